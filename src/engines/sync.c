@@ -1,0 +1,74 @@
+/* sync: pread/pwrite/fsync, one system call per operation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "../engine.h"
+
+struct sync_priv {
+    int fsync_mode;
+};
+
+static int sync_init(void **priv, const struct sbio_config *cfg)
+{
+    static struct sync_priv modes[2] = {{SBIO_FSYNC_FSYNC}, {SBIO_FSYNC_FDATASYNC}};
+    /* Read-only and shared: nothing per thread to allocate. */
+    *priv = &modes[cfg->fsync_mode == SBIO_FSYNC_FDATASYNC];
+    return 0;
+}
+
+static void sync_cleanup(void *priv)
+{
+    (void)priv;
+}
+
+static int sync_open(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
+{
+    (void)priv;
+    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
+    return f->fd < 0 ? -errno : 0;
+}
+
+static int sync_close(void *priv, struct sbio_file *f)
+{
+    (void)priv;
+    int rc = close(f->fd) ? -errno : 0;
+    f->fd = -1;
+    return rc;
+}
+
+static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
+{
+    const struct sync_priv *p = priv;
+    int fd = files[io->file].fd;
+    ssize_t n;
+    switch (io->op) {
+    case SBIO_READ:
+        n = pread(fd, io->buf, io->len, (off_t)io->offset);
+        io->res = n < 0 ? -errno : n;
+        break;
+    case SBIO_WRITE:
+        n = pwrite(fd, io->buf, io->len, (off_t)io->offset);
+        io->res = n < 0 ? -errno : n;
+        if (n == (ssize_t)io->len && (io->flags & SBIO_IO_FSYNC_AFTER)) {
+            int rc = sbio_engine_sync_file(fd, p->fsync_mode);
+            if (rc)
+                io->res = rc;
+        }
+        break;
+    default:
+        io->res = sbio_engine_sync_file(fd, p->fsync_mode);
+        break;
+    }
+    return SBIO_Q_DONE;
+}
+
+const struct sbio_engine_ops sbio_engine_sync = {
+    .name = "sync",
+    .flags = SBIO_ENG_SYNC,
+    .init = sync_init,
+    .cleanup = sync_cleanup,
+    .open_file = sync_open,
+    .close_file = sync_close,
+    .queue = sync_queue,
+};

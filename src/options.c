@@ -1,0 +1,731 @@
+#include "options.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum opt_type {
+    T_BOOL,
+    T_UINT,
+    T_SIZE,
+    T_DOUBLE,
+    T_ENUM,
+    T_FLAGS,
+    T_STR,
+    T_LIST,
+    T_FILL,
+    T_TEST,       /* --test=fileio: sysbench's old way to name the test */
+    T_IGNORE,     /* sysbench option that does not concern file I/O; takes a value */
+    T_IGNORE_BOOL /* the same, boolean */
+};
+
+/* Options that a later piece of work implements: parsed and validated now so a typo
+ * is caught, but refused when used, never silently ignored. */
+#define OPT_LATER 1u
+
+#define ALL_RUN (SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_COMPARE))
+#define SET_CMDS                                                                           \
+    (SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |          \
+     SBIO_C(SBIO_CMD_COMPARE))
+#define OFF(f) offsetof(struct sbio_config, f)
+
+struct optdef {
+    const char *name;
+    const char *old; /* sysbench's old spelling, accepted with a note */
+    enum opt_type type;
+    size_t off;
+    const char *def;     /* default, as the user would write it ("" for none) */
+    const char *choices; /* T_ENUM: "a|b|c" (index = value); T_FLAGS: "a,b,c" (bit i) */
+    uint64_t min, max;   /* T_UINT, T_SIZE */
+    unsigned cmds;
+    unsigned flags;
+    const char *arg; /* placeholder shown in help */
+    const char *help;
+};
+
+/* The table. Order is the order of `sbio help`: sysbench's options first, as sysbench
+ * lists them, then sbio's own. */
+static const struct optdef opts[] = {
+    /* sysbench general options */
+    {"threads", "num-threads", T_UINT, OFF(threads), "1", NULL, 1, 100000, ALL_RUN, 0, "N",
+     "number of worker threads"},
+    {"events", "max-requests", T_UINT, OFF(events), "0", NULL, 0, UINT64_MAX, ALL_RUN, 0, "N",
+     "total number of events (reads, writes, periodic fsyncs) over all threads; 0: no limit"},
+    {"time", "max-time", T_UINT, OFF(time_s), "10", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
+     "limit on the run's duration in seconds; 0: no limit"},
+    {"warmup-time", NULL, T_UINT, OFF(warmup_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
+     "run this many seconds before measuring; warm-up operations are not counted"},
+    {"rate", "tx-rate", T_UINT, OFF(rate), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
+     "target rate in operations per second over all threads; 0: unlimited"},
+    {"report-interval", NULL, T_UINT, OFF(report_interval_s), "0", NULL, 0, UINT32_MAX,
+     ALL_RUN, 0, "N", "print interim statistics every N seconds; 0: off"},
+    {"percentile", NULL, T_UINT, OFF(percentile), "95", NULL, 0, 100, ALL_RUN, 0, "N",
+     "extra latency percentile to report (1-100); 0: off"},
+    {"histogram", NULL, T_BOOL, OFF(histogram), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "print the latency histogram of each operation type"},
+    {"rand-seed", NULL, T_UINT, OFF(rand_seed), "0", NULL, 0, UINT64_MAX,
+     ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), 0, "N",
+     "seed for offsets and fill data; 0: from the clock (the seed used is printed)"},
+    {"validate", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0,
+     ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), OPT_LATER, "on|off",
+     "sysbench's name for --verify"},
+    /* sysbench fileio options */
+    {"file-num", NULL, T_UINT, OFF(file_num), "128", NULL, 1, 1000000, SET_CMDS, 0, "N",
+     "number of files in the set"},
+    {"file-block-size", NULL, T_SIZE, OFF(block_size), "16K", NULL, 1, SBIO_GIB, SET_CMDS, 0,
+     "SIZE", "block size of every I/O operation"},
+    {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1,
+     SET_CMDS, 0, "SIZE", "total size of the file set (each file gets an equal share)"},
+    {"file-test-mode", NULL, T_ENUM, OFF(mode), "",
+     "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0, ALL_RUN, 0, "MODE",
+     "test mode (required by run)"},
+    {"file-io-mode", NULL, T_ENUM, OFF(io_mode), "sync", "sync|async|mmap", 0, 0, ALL_RUN, 0,
+     "MODE", "sysbench's engine choice: sync, async (libaio) or mmap"},
+    {"file-async-backlog", NULL, T_UINT, OFF(async_backlog), "128", NULL, 1, 65536, ALL_RUN,
+     0, "N", "sysbench's name for --iodepth"},
+    {"file-extra-flags", NULL, T_FLAGS, OFF(extra_flags), "", "sync,dsync,direct", 0, 0,
+     ALL_RUN, 0, "LIST", "extra flags to open files with: sync, dsync, direct"},
+    {"file-fsync-freq", NULL, T_UINT, OFF(fsync_freq), "100", NULL, 0, UINT64_MAX, ALL_RUN,
+     0, "N", "fsync after this many requests of a thread; 0: no periodic fsync"},
+    {"file-fsync-all", NULL, T_BOOL, OFF(fsync_all), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "fsync after each write, inside that write's event"},
+    {"file-fsync-end", NULL, T_BOOL, OFF(fsync_end), "on", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "fsync every file at the end of the run (measured, not an event)"},
+    {"file-fsync-mode", NULL, T_ENUM, OFF(fsync_mode), "fsync", "fsync|fdatasync", 0, 0,
+     ALL_RUN, 0, "MODE", "call used to synchronise: fsync or fdatasync"},
+    {"file-merged-requests", NULL, T_UINT, OFF(merged_requests), "0", NULL, 0, 65536,
+     ALL_RUN, 0, "N", "merge up to N adjacent sequential requests into one; 0: no merging"},
+    {"file-rw-ratio", NULL, T_DOUBLE, OFF(rw_ratio), "1.5", NULL, 0, 0, ALL_RUN, 0, "R",
+     "reads per write in rndrw (kept exactly per thread)"},
+    /* sbio's own */
+    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, SET_CMDS, 0, "DIR",
+     "folder of the file set"},
+    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "DEV",
+     "run on a raw block device instead of a file set (needs --allow-destroy)"},
+    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS,
+     OPT_LATER, "on|off", "allow writing to the device named by --filename"},
+    {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
+     ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
+    {"iodepth", NULL, T_UINT, OFF(iodepth), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
+     "requests in flight per thread for queued engines"},
+    {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "FILE",
+     "Lua workload script (path, or a name from the installed workloads)"},
+    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0,
+     ALL_RUN, OPT_LATER, "FMT", "report format: text, json or csv"},
+    {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
+     ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF), OPT_LATER, "FILE",
+     "write the report to FILE (-o)"},
+    {"log-interval", NULL, T_UINT, OFF(log_interval_ms), "0", NULL, 0, UINT32_MAX, ALL_RUN,
+     OPT_LATER, "MS", "record interim samples every MS milliseconds without printing them"},
+    {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, OPT_LATER, "NAME",
+     "I/O scheduler to set on the file set's device for the run (restored after)"},
+    {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE),
+     OPT_LATER, "LIST", "compare: schedulers to run the workload under"},
+    {"vary", NULL, T_LIST, OFF(vary), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
+     "KEY=LIST", "compare: a setting and its values (repeatable)"},
+    {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, OPT_LATER, "KEY=VALUE",
+     "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
+    {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0,
+     ALL_RUN | SBIO_C(SBIO_CMD_RESTORE), OPT_LATER, "DEV",
+     "block device whose queue to tune when --dir has none"},
+    {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, OPT_LATER,
+     "on|off", "sync and drop the page cache before the run (root)"},
+    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE),
+     OPT_LATER, "N", "compare: runs per setting"},
+    {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
+     SBIO_C(SBIO_CMD_COMPARE), OPT_LATER, "ORDER",
+     "compare: order of settings within a repeat"},
+    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF),
+     OPT_LATER, "PCT", "diff: smallest difference in percent worth flagging"},
+    {"verify", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0,
+     ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), OPT_LATER, "on|off",
+     "write checkable blocks and verify every read"},
+    {"verify-fatal", NULL, T_BOOL, OFF(verify_fatal), "off", NULL, 0, 0, ALL_RUN, OPT_LATER,
+     "on|off", "stop at the first verification failure"},
+    {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0,
+     ALL_RUN, 0, "KIND",
+     "sequential modes: one shared stream, or one slice of the set per thread"},
+    {"file-fsync-scope", NULL, T_ENUM, OFF(fsync_scope), "all", "all|dirty", 0, 0, ALL_RUN, 0,
+     "SCOPE", "periodic and end fsyncs: every file (as sysbench) or only files written"},
+    {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
+     SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN), 0, "HOW",
+     "prepare by writing every block, or by fallocate (faster; blocks read as zeros)"},
+    {"file-fill", NULL, T_FILL, OFF(fill), "random", "random|zero|compressible:P", 0, 0,
+     SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN), 0, "FILL",
+     "bytes written: random, zero, or compressible:P (P% of each 4 KiB zeros)"},
+    {"cpus", NULL, T_STR, OFF(cpus), "", NULL, 0, 0, ALL_RUN, 0, "LIST",
+     "pin worker threads to these CPUs, e.g. 0-3,6 (round-robin)"},
+    /* sysbench's old test selector and options that do not concern file I/O */
+    {"test", NULL, T_TEST, 0, "", NULL, 0, 0, 0, 0, "fileio", NULL},
+    {"forced-shutdown", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"thread-stack-size", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"thread-init-timeout", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"report-checkpoints", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"debug", NULL, T_IGNORE_BOOL, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"config-file", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"luajit-cmd", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-type", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-spec-iter", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-spec-pct", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-spec-res", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-pareto-h", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"rand-zipfian-exp", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"verbosity", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"db-driver", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"db-ps-mode", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+    {"db-debug", NULL, T_IGNORE_BOOL, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+_Static_assert(NOPTS <= 4 * 64, "struct sbio_config.given holds 256 options");
+
+/* Database driver options (--mysql-host, --pgsql-port, …) are a family, not a list. */
+static const char *const ignored_prefixes[] = {"mysql-", "pgsql-"};
+
+static const char *const cmd_names[SBIO_CMD_NR] = {
+    [SBIO_CMD_NONE] = "", [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
+    [SBIO_CMD_CLEANUP] = "cleanup", [SBIO_CMD_COMPARE] = "compare", [SBIO_CMD_DIFF] = "diff",
+    [SBIO_CMD_PLOT] = "plot", [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
+    [SBIO_CMD_VERSION] = "version",
+};
+
+static const char *const cmd_help[SBIO_CMD_NR] = {
+    [SBIO_CMD_PREPARE] = "create the file set (test_file.N and sbio.manifest) in --dir",
+    [SBIO_CMD_RUN] = "run the workload on the prepared set and report",
+    [SBIO_CMD_CLEANUP] = "remove the files the manifest names, then the manifest",
+    [SBIO_CMD_COMPARE] = "run one workload under several settings (not implemented yet)",
+    [SBIO_CMD_DIFF] = "compare two JSON results (not implemented yet)",
+    [SBIO_CMD_PLOT] = "chart JSON results with gnuplot (not implemented yet)",
+    [SBIO_CMD_RESTORE] = "restore device settings an interrupted sbio changed "
+                         "(not implemented yet)",
+    [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
+    [SBIO_CMD_VERSION] = "print the version",
+};
+
+const char *sbio_cmd_name(enum sbio_cmd cmd)
+{
+    return cmd < SBIO_CMD_NR ? cmd_names[cmd] : "?";
+}
+
+/* The n-th '|'-separated word of choices into buf. */
+static const char *opt_choice(const char *choices, int n, char *buf, size_t len)
+{
+    const char *p = choices;
+    for (int i = 0; i < n && p; i++) {
+        p = strchr(p, '|');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return NULL;
+    size_t l = strcspn(p, "|");
+    if (l >= len)
+        l = len - 1;
+    memcpy(buf, p, l);
+    buf[l] = 0;
+    return buf;
+}
+
+static const char *table_choice(const char *optname, int v)
+{
+    static _Thread_local char buf[32];
+    for (size_t i = 0; i < NOPTS; i++)
+        if (!strcmp(opts[i].name, optname))
+            return opt_choice(opts[i].choices, v, buf, sizeof(buf)) ? buf : "?";
+    return "?";
+}
+
+const char *sbio_mode_name(int mode)
+{
+    return mode == SBIO_MODE_NONE ? "(none)" : table_choice("file-test-mode", mode);
+}
+
+const char *sbio_engine_name(int engine)
+{
+    return table_choice("ioengine", engine);
+}
+
+const char *sbio_fill_name(int fill)
+{
+    static const char *const n[] = {"random", "zero", "compressible"};
+    return fill >= 0 && fill < 3 ? n[fill] : "?";
+}
+
+char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
+{
+    static const char *const n[] = {"sync", "dsync", "direct"};
+    buf[0] = 0;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!(flags & (1u << i)))
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", l ? "," : "", n[i]);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "(none)");
+    return buf;
+}
+
+/* What a type accepts, for error messages. */
+static void opt_accepted(const struct optdef *d, char *buf, size_t len)
+{
+    switch (d->type) {
+    case T_BOOL:
+        snprintf(buf, len, "on/off, true/false, yes/no, 1/0");
+        break;
+    case T_UINT:
+        if (d->max == UINT64_MAX)
+            snprintf(buf, len, "an integer from %" PRIu64, d->min);
+        else
+            snprintf(buf, len, "an integer from %" PRIu64 " to %" PRIu64, d->min, d->max);
+        break;
+    case T_SIZE: {
+        char lo[32], hi[32];
+        if (d->max >= (UINT64_MAX >> 1))
+            snprintf(buf, len, "a size of at least %s (bytes, or K/M/G/T, e.g. 16K, 2G)",
+                     sbio_fmt_bytes(lo, sizeof(lo), d->min));
+        else
+            snprintf(buf, len, "a size from %s to %s (bytes, or K/M/G/T, e.g. 16K, 2G)",
+                     sbio_fmt_bytes(lo, sizeof(lo), d->min),
+                     sbio_fmt_bytes(hi, sizeof(hi), d->max));
+        break;
+    }
+    case T_DOUBLE:
+        snprintf(buf, len, "a number greater than 0");
+        break;
+    case T_ENUM:
+    case T_FILL: {
+        snprintf(buf, len, "one of ");
+        size_t l = strlen(buf);
+        for (const char *p = d->choices; *p && l + 2 < len; p++, l++)
+            buf[l] = *p == '|' ? ',' : *p;
+        buf[l] = 0;
+        break;
+    }
+    case T_FLAGS:
+        snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices);
+        break;
+    case T_TEST:
+        snprintf(buf, len, "fileio");
+        break;
+    default:
+        snprintf(buf, len, "any value");
+        break;
+    }
+}
+
+static int opt_bad(const struct optdef *d, const char *value, const char *why)
+{
+    char acc[160];
+    opt_accepted(d, acc, sizeof(acc));
+    sbio_err("--%s: '%s' %s; accepted: %s", d->name, value, why ? why : "is not valid", acc);
+    return -EINVAL;
+}
+
+/* Parse value into cfg according to d. */
+static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    char *base = (char *)cfg;
+    int rc;
+    switch (d->type) {
+    case T_BOOL:
+        if (sbio_parse_bool(value, (bool *)(base + d->off)))
+            return opt_bad(d, value, NULL);
+        return 0;
+    case T_UINT:
+    case T_SIZE: {
+        uint64_t v;
+        rc = d->type == T_UINT ? sbio_parse_u64(value, &v) : sbio_parse_size(value, &v);
+        if (rc)
+            return opt_bad(d, value, rc == -ERANGE ? "is too large" : NULL);
+        if (v < d->min || v > d->max)
+            return opt_bad(d, value, "is out of range");
+        *(uint64_t *)(base + d->off) = v;
+        return 0;
+    }
+    case T_DOUBLE: {
+        double v;
+        if (sbio_parse_double(value, &v) || v <= 0)
+            return opt_bad(d, value, NULL);
+        *(double *)(base + d->off) = v;
+        return 0;
+    }
+    case T_ENUM: {
+        char buf[32];
+        for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
+            if (!strcmp(buf, value)) {
+                *(int *)(base + d->off) = i;
+                return 0;
+            }
+        }
+        /* An empty value for an option without a default (--file-test-mode=) unsets it. */
+        if (!value[0] && !d->def[0]) {
+            *(int *)(base + d->off) = SBIO_MODE_NONE;
+            return 0;
+        }
+        return opt_bad(d, value, NULL);
+    }
+    case T_FLAGS: {
+        unsigned bits = 0;
+        char tmp[128];
+        snprintf(tmp, sizeof(tmp), "%s", value);
+        if (strlen(value) >= sizeof(tmp))
+            return opt_bad(d, value, "is too long");
+        char *save = NULL;
+        for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            static const char *const names[] = {"sync", "dsync", "direct"};
+            unsigned i;
+            for (i = 0; i < 3; i++)
+                if (!strcmp(w, names[i]))
+                    break;
+            if (i == 3)
+                return opt_bad(d, value, NULL);
+            bits |= 1u << i;
+        }
+        *(unsigned *)(base + d->off) = bits;
+        return 0;
+    }
+    case T_STR:
+        *(const char **)(base + d->off) = value;
+        return 0;
+    case T_LIST: {
+        const char **arr = (const char **)(base + d->off);
+        int *count = d->off == OFF(vary) ? &cfg->nvary : &cfg->nqueue;
+        if (!strchr(value, '='))
+            return opt_bad(d, value, "has no '='");
+        if (*count >= SBIO_MAX_LIST)
+            return opt_bad(d, value, "is one too many");
+        arr[(*count)++] = value;
+        return 0;
+    }
+    case T_FILL: {
+        if (!strcmp(value, "random")) {
+            cfg->fill = SBIO_FILL_RANDOM;
+            return 0;
+        }
+        if (!strcmp(value, "zero")) {
+            cfg->fill = SBIO_FILL_ZERO;
+            return 0;
+        }
+        uint64_t p;
+        if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) &&
+            p <= 100) {
+            cfg->fill = SBIO_FILL_COMPRESSIBLE;
+            cfg->fill_pct = p;
+            return 0;
+        }
+        return opt_bad(d, value, "is not valid (P is 0 to 100)");
+    }
+    case T_TEST:
+        if (strcmp(value, "fileio"))
+            return opt_bad(d, value, "is not a test sbio runs");
+        sbio_note("--test=fileio is sysbench's old way to choose the test; sbio only "
+                  "does file I/O");
+        return 0;
+    case T_IGNORE:
+    case T_IGNORE_BOOL:
+        sbio_note("--%s does not concern file I/O; ignored", d->name);
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static const struct optdef *opt_find(const char *name, size_t len, bool *old)
+{
+    *old = false;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+            return &opts[i];
+        if (opts[i].old && strlen(opts[i].old) == len && !strncmp(opts[i].old, name, len)) {
+            *old = true;
+            return &opts[i];
+        }
+    }
+    return NULL;
+}
+
+void sbio_options_defaults(struct sbio_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->mode = SBIO_MODE_NONE;
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct optdef *d = &opts[i];
+        if (d->type >= T_TEST || d->type == T_LIST)
+            continue;
+        if (d->type == T_STR) {
+            *(const char **)((char *)cfg + d->off) = d->def[0] ? d->def : NULL;
+            continue;
+        }
+        if (!d->def[0] && d->type != T_FLAGS)
+            continue;
+        /* Defaults are in the table as text and go through the same parser: a bad
+         * default is a bug, caught by the unit tests. */
+        if (opt_set(cfg, d, d->def))
+            abort();
+    }
+}
+
+static enum sbio_cmd cmd_lookup(const char *w)
+{
+    for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
+        if (!strcmp(cmd_names[c], w))
+            return (enum sbio_cmd)c;
+    return SBIO_CMD_NONE;
+}
+
+int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
+{
+    bool want_help = false, only_args = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || !a[1]) {
+            if (cfg->cmd == SBIO_CMD_NONE) {
+                enum sbio_cmd c = cmd_lookup(a);
+                if (c == SBIO_CMD_NONE && !strcmp(a, "fileio")) {
+                    sbio_note("'fileio' is sysbench's test name; sbio only does file I/O");
+                    continue;
+                }
+                if (c == SBIO_CMD_NONE) {
+                    sbio_err("unknown command '%s'; accepted: prepare, run, cleanup, "
+                             "compare, diff, plot, restore, help, version",
+                             a);
+                    return -EINVAL;
+                }
+                cfg->cmd = c;
+                continue;
+            }
+            if (cfg->nargs >= SBIO_MAX_ARGS) {
+                sbio_err("too many arguments after '%s' (at most %d)", sbio_cmd_name(cfg->cmd),
+                         SBIO_MAX_ARGS);
+                return -EINVAL;
+            }
+            cfg->args[cfg->nargs++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_args = true;
+            continue;
+        }
+        if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc) {
+                sbio_err("-o needs a value: the output file");
+                return -EINVAL;
+            }
+            a = argv[++i];
+            bool old;
+            const struct optdef *d = opt_find("output", 6, &old);
+            cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+            cfg->output = a;
+            continue;
+        }
+        if (a[1] != '-') {
+            sbio_err("unknown option '%s'; options are long (--name=value), see sbio help",
+                     a);
+            return -EINVAL;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const char *value = eq ? eq + 1 : NULL;
+        if (nlen == 4 && !strncmp(name, "help", 4) && !value) {
+            want_help = true;
+            continue;
+        }
+        if (nlen == 7 && !strncmp(name, "version", 7) && !value) {
+            cfg->cmd = SBIO_CMD_VERSION;
+            continue;
+        }
+        bool old;
+        const struct optdef *d = opt_find(name, nlen, &old);
+        if (!d) {
+            for (size_t p = 0; p < 2; p++) {
+                size_t pl = strlen(ignored_prefixes[p]);
+                if (nlen > pl && !strncmp(name, ignored_prefixes[p], pl)) {
+                    sbio_note("--%.*s does not concern file I/O; ignored", (int)nlen, name);
+                    goto next;
+                }
+            }
+            sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen,
+                     name);
+            return -EINVAL;
+        }
+        if (old)
+            sbio_note("--%s is sysbench's old spelling of --%s", d->old, d->name);
+        if (d->type == T_BOOL || d->type == T_IGNORE_BOOL) {
+            /* A boolean never takes the next word: "--histogram run" is on + command. */
+            if (!value)
+                value = "on";
+        } else if (!value) {
+            if (d->type == T_IGNORE) {
+                sbio_note("--%s does not concern file I/O; ignored", d->name);
+                continue;
+            }
+            if (i + 1 >= argc) {
+                char acc[160];
+                opt_accepted(d, acc, sizeof(acc));
+                sbio_err("--%s needs a value; accepted: %s", d->name, acc);
+                return -EINVAL;
+            }
+            value = argv[++i];
+        }
+        if (opt_set(cfg, d, value))
+            return -EINVAL;
+        cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+    next:;
+    }
+    if (want_help) {
+        /* "sbio run --help" is "sbio help run". */
+        if (cfg->cmd != SBIO_CMD_NONE && cfg->cmd != SBIO_CMD_HELP) {
+            cfg->args[0] = cmd_names[cfg->cmd];
+            cfg->nargs = 1;
+        }
+        cfg->cmd = SBIO_CMD_HELP;
+    }
+    return 0;
+}
+
+bool sbio_options_given(const struct sbio_config *cfg, const char *name)
+{
+    bool old;
+    const struct optdef *d = opt_find(name, strlen(name), &old);
+    if (!d)
+        return false;
+    size_t i = (size_t)(d - opts);
+    if (cfg->given[i / 64] & (1ULL << (i % 64)))
+        return true;
+    /* --validate and --verify set the same field: either counts. */
+    for (size_t j = 0; j < NOPTS; j++)
+        if (j != i && opts[j].type == d->type && opts[j].off == d->off && d->off &&
+            (cfg->given[j / 64] & (1ULL << (j % 64))))
+            return true;
+    return false;
+}
+
+int sbio_options_validate(struct sbio_config *cfg)
+{
+    switch (cfg->cmd) {
+    case SBIO_CMD_NONE:
+        sbio_err("no command given; accepted: prepare, run, cleanup, compare, diff, plot, "
+                 "restore, help, version (sbio help)");
+        return -EINVAL;
+    case SBIO_CMD_COMPARE:
+    case SBIO_CMD_DIFF:
+    case SBIO_CMD_PLOT:
+    case SBIO_CMD_RESTORE:
+        sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd));
+        return -EINVAL;
+    case SBIO_CMD_HELP:
+    case SBIO_CMD_VERSION:
+        return 0;
+    default:
+        break;
+    }
+    if (cfg->nargs) {
+        sbio_err("%s takes no arguments, found '%s'; options are written --name=value",
+                 sbio_cmd_name(cfg->cmd), cfg->args[0]);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < NOPTS; i++) {
+        if ((opts[i].flags & OPT_LATER) && (cfg->given[i / 64] & (1ULL << (i % 64)))) {
+            sbio_err("--%s: not implemented yet", opts[i].name);
+            return -EINVAL;
+        }
+    }
+    /* The sysbench spelling and the general one of the same choice must agree. */
+    static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO,
+                                         SBIO_ENGINE_MMAP};
+    if (sbio_options_given(cfg, "file-io-mode")) {
+        int e = mode_to_engine[cfg->io_mode];
+        if (sbio_options_given(cfg, "ioengine") && cfg->ioengine != e) {
+            sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them",
+                     table_choice("file-io-mode", cfg->io_mode),
+                     sbio_engine_name(cfg->ioengine));
+            return -EINVAL;
+        }
+        cfg->ioengine = e;
+    }
+    if (sbio_options_given(cfg, "file-async-backlog")) {
+        if (sbio_options_given(cfg, "iodepth") && cfg->iodepth != cfg->async_backlog) {
+            sbio_err("--file-async-backlog=%" PRIu64 " and --iodepth=%" PRIu64
+                     " disagree; give one of them",
+                     cfg->async_backlog, cfg->iodepth);
+            return -EINVAL;
+        }
+        cfg->iodepth = cfg->async_backlog;
+    }
+    if (cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) {
+        if (cfg->ioengine != SBIO_ENGINE_SYNC && cfg->ioengine != SBIO_ENGINE_NULL) {
+            sbio_err("--ioengine=%s: not implemented yet (this build has sync and null)",
+                     sbio_engine_name(cfg->ioengine));
+            return -EINVAL;
+        }
+        if (cfg->mode == SBIO_MODE_NONE) {
+            sbio_err("run needs --file-test-mode; accepted: seqwr, seqrewr, seqrd, rndrd, "
+                     "rndwr, rndrw");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static void help_option(FILE *out, const struct optdef *d)
+{
+    char left[64];
+    snprintf(left, sizeof(left), "--%s=%s", d->name, d->arg);
+    const char *def = d->def[0] ? d->def : NULL;
+    fprintf(out, "  %-30s %s", left, d->help);
+    if (def)
+        fprintf(out, " [%s]", def);
+    if (d->old)
+        fprintf(out, " (old: --%s)", d->old);
+    if (d->flags & OPT_LATER)
+        fprintf(out, " (not implemented yet)");
+    fputc('\n', out);
+}
+
+int sbio_options_help(FILE *out, const char *topic)
+{
+    enum sbio_cmd only = SBIO_CMD_NONE;
+    if (topic) {
+        only = cmd_lookup(topic);
+        if (only == SBIO_CMD_NONE) {
+            sbio_err("help: unknown command '%s'; accepted: prepare, run, cleanup, compare, "
+                     "diff, plot, restore, help, version",
+                     topic);
+            return -EINVAL;
+        }
+    }
+    if (only == SBIO_CMD_NONE) {
+        fprintf(out, "Usage: sbio [OPTIONS] COMMAND [OPTIONS]\n\n"
+                     "A multi-threaded file I/O benchmark; a sysbench fileio command line "
+                     "works with 'sysbench fileio' replaced by 'sbio'.\n\nCommands:\n");
+        for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
+            fprintf(out, "  %-10s %s\n", cmd_names[c], cmd_help[c]);
+        fprintf(out, "\nOptions (--name=value or --name value; a boolean alone means on; "
+                     "sizes take K/M/G/T):\n");
+    } else {
+        fprintf(out, "Usage: sbio %s [OPTIONS]\n  %s\n\nOptions:\n", cmd_names[only],
+                cmd_help[only]);
+    }
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct optdef *d = &opts[i];
+        if (!d->help)
+            continue;
+        if (only != SBIO_CMD_NONE && !(d->cmds & SBIO_C(only)))
+            continue;
+        help_option(out, d);
+    }
+    if (only == SBIO_CMD_NONE) {
+        fprintf(out, "  %-30s %s\n", "-o FILE", "short for --output");
+        fprintf(out, "\nAccepted and ignored (sysbench options that do not concern file I/O):"
+                     "\n ");
+        for (size_t i = 0; i < NOPTS; i++)
+            if (opts[i].type == T_IGNORE || opts[i].type == T_IGNORE_BOOL)
+                fprintf(out, " --%s", opts[i].name);
+        fprintf(out, " --mysql-* --pgsql-*\n");
+    }
+    return 0;
+}

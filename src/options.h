@@ -1,0 +1,153 @@
+/* The option table and the parsed configuration.
+ *
+ * One table (options.c) lists every option: its name, sysbench alias, type, default,
+ * accepted values, help text and the commands that use it. Parsing, validation,
+ * `sbio help` and `sbio help COMMAND` are all driven by it. */
+#ifndef SBIO_OPTIONS_H
+#define SBIO_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sbio_cmd {
+    SBIO_CMD_NONE,
+    SBIO_CMD_PREPARE,
+    SBIO_CMD_RUN,
+    SBIO_CMD_CLEANUP,
+    SBIO_CMD_COMPARE,
+    SBIO_CMD_DIFF,
+    SBIO_CMD_PLOT,
+    SBIO_CMD_RESTORE,
+    SBIO_CMD_HELP,
+    SBIO_CMD_VERSION,
+    SBIO_CMD_NR
+};
+
+/* Bit per command, for the table's "used by" column. */
+#define SBIO_C(cmd) (1u << (cmd))
+
+enum sbio_mode {
+    SBIO_MODE_SEQWR,
+    SBIO_MODE_SEQREWR,
+    SBIO_MODE_SEQRD,
+    SBIO_MODE_RNDRD,
+    SBIO_MODE_RNDWR,
+    SBIO_MODE_RNDRW,
+    SBIO_MODE_NONE /* not given: run requires one */
+};
+
+enum sbio_io_mode { SBIO_IOMODE_SYNC, SBIO_IOMODE_ASYNC, SBIO_IOMODE_MMAP };
+enum sbio_ioengine {
+    SBIO_ENGINE_SYNC,
+    SBIO_ENGINE_LIBAIO,
+    SBIO_ENGINE_IO_URING,
+    SBIO_ENGINE_MMAP,
+    SBIO_ENGINE_NULL
+};
+enum sbio_extra_flag { SBIO_XF_SYNC = 1, SBIO_XF_DSYNC = 2, SBIO_XF_DIRECT = 4 };
+enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
+enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
+enum sbio_seq_stream { SBIO_SEQ_SHARED, SBIO_SEQ_PER_THREAD };
+enum sbio_prealloc { SBIO_PREALLOC_WRITE, SBIO_PREALLOC_FALLOCATE };
+enum sbio_fill { SBIO_FILL_RANDOM, SBIO_FILL_ZERO, SBIO_FILL_COMPRESSIBLE };
+enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
+
+#define SBIO_MAX_ARGS 64
+#define SBIO_MAX_LIST 32
+
+struct sbio_config {
+    enum sbio_cmd cmd;
+    int nargs; /* words after the command (help TOPIC, diff/plot files) */
+    const char *args[SBIO_MAX_ARGS];
+
+    /* sysbench general options */
+    uint64_t threads;
+    uint64_t time_s; /* 0: no limit */
+    uint64_t events; /* 0: no limit */
+    uint64_t warmup_s;
+    uint64_t rate; /* ops/s over all threads, 0: unlimited */
+    uint64_t report_interval_s;
+    uint64_t percentile; /* 1..100 */
+    bool histogram;
+    uint64_t rand_seed; /* 0: from the clock */
+
+    /* sysbench fileio options */
+    uint64_t file_num;
+    uint64_t block_size;
+    uint64_t total_size;
+    int mode;    /* enum sbio_mode */
+    int io_mode; /* enum sbio_io_mode */
+    uint64_t async_backlog;
+    unsigned extra_flags; /* enum sbio_extra_flag bits */
+    uint64_t fsync_freq;
+    bool fsync_all;
+    bool fsync_end;
+    int fsync_mode; /* enum sbio_fsync_mode */
+    uint64_t merged_requests;
+    double rw_ratio;
+    bool verify; /* --verify, sysbench's --validate */
+
+    /* sbio's own */
+    const char *dir;
+    const char *filename;
+    bool allow_destroy;
+    int ioengine; /* enum sbio_ioengine, resolved from --ioengine or --file-io-mode */
+    uint64_t iodepth;
+    const char *script;
+    int output_format;
+    const char *output;
+    uint64_t log_interval_ms;
+    const char *scheduler;
+    const char *schedulers;
+    int nvary;
+    const char *vary[SBIO_MAX_LIST];
+    int nqueue;
+    const char *queue[SBIO_MAX_LIST];
+    const char *queue_device;
+    bool drop_caches;
+    uint64_t repeat;
+    int seq_stream;  /* enum sbio_seq_stream */
+    int fsync_scope; /* enum sbio_fsync_scope */
+    int prealloc;    /* enum sbio_prealloc */
+    int fill;        /* enum sbio_fill */
+    uint64_t fill_pct; /* compressible:P */
+    const char *cpus;
+    int order; /* compare: 0 sequential, 1 random */
+    bool verify_fatal;
+    uint64_t threshold;
+
+    /* Which options were given explicitly, by table index. */
+    uint64_t given[4];
+};
+
+/* Fill cfg with every option's default. */
+void sbio_options_defaults(struct sbio_config *cfg);
+
+/* Parse argv (argv[0] is the program). Options may stand before or after the command.
+ * Returns 0, or -EINVAL after printing one line naming the option, the value and what
+ * is accepted. Notes (old sysbench spellings, ignored options) go to stderr. */
+int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv);
+
+/* Cross-option checks for cfg->cmd (conflicts, options not implemented yet, values a
+ * command needs). Returns 0 or -EINVAL after printing one line. */
+int sbio_options_validate(struct sbio_config *cfg);
+
+/* True when the option named NAME (canonical name, without dashes) was on the command
+ * line, under any of its spellings. */
+bool sbio_options_given(const struct sbio_config *cfg, const char *name);
+
+/* Print help: all options (topic NULL), or the options one command uses. Returns 0, or
+ * -EINVAL for an unknown topic. */
+int sbio_options_help(FILE *out, const char *topic);
+
+/* Names for enums, for reports. */
+const char *sbio_cmd_name(enum sbio_cmd cmd);
+const char *sbio_mode_name(int mode);
+const char *sbio_engine_name(int engine);
+const char *sbio_fill_name(int fill);
+/* "direct,sync" or "(none)"; returns buf. */
+char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
+
+#endif

@@ -1,0 +1,307 @@
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "runner.h"
+#include "version.h"
+#include "util.h"
+#include "workload.h"
+
+static const char *const op_name[SBIO_OP_NR] = {"read", "write", "fsync"};
+
+static const char *mode_long(int mode)
+{
+    static const char *const n[] = {"sequential write (creation)", "sequential rewrite",
+                                    "sequential read", "random read", "random write",
+                                    "random r/w"};
+    return mode >= 0 && mode < 6 ? n[mode] : "?";
+}
+
+void sbio_report_header(FILE *out, const struct sbio_config *cfg,
+                        const struct sbio_fileset *fs, uint64_t seed)
+{
+    char a[32], b[32];
+    fprintf(out, "sbio %s\n\n", SBIO_VERSION);
+    fprintf(out, "Running the test with following options:\n");
+    fprintf(out, "Number of threads: %" PRIu64 "\n", cfg->threads);
+    fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
+            cfg->rand_seed ? "" : " (from the clock)", seed);
+    if (cfg->warmup_s)
+        fprintf(out, "Warm-up: %" PRIu64 " s, not counted\n", cfg->warmup_s);
+    if (cfg->rate)
+        fprintf(out, "Target rate: %" PRIu64 " ops/s (latency from each op's intended start)\n",
+                cfg->rate);
+    if (cfg->cpus)
+        fprintf(out, "Threads pinned to CPUs %s\n", cfg->cpus);
+    fprintf(out, "\nExtra file open flags: %s\n", sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
+    fprintf(out, "%u files, %s each\n", fs->nfiles,
+            sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
+    fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
+    fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), cfg->block_size));
+    if (cfg->merged_requests > 1 && sbio_mode_sequential(cfg->mode))
+        fprintf(out, "Merging requests up to %s for sequential IO.\n",
+                sbio_fmt_bytes(a, sizeof(a), cfg->block_size * cfg->merged_requests));
+    if (cfg->events)
+        fprintf(out, "Number of IO requests: %" PRIu64 "\n", cfg->events);
+    if (cfg->mode == SBIO_MODE_RNDRW)
+        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", cfg->rw_ratio);
+    if (sbio_mode_sequential(cfg->mode))
+        fprintf(out, "Sequential stream: %s\n",
+                cfg->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
+                                                   : "one slice of the set per thread");
+    if (cfg->fsync_all)
+        fprintf(out, "Calling %s() after each write operation.\n",
+                cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync");
+    else {
+        if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
+            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64
+                         " requests (%s).\n",
+                    cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync",
+                    cfg->fsync_freq,
+                    cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
+                                                         : "every file");
+        if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
+            fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
+    }
+    fprintf(out, "Using %s I/O mode (engine %s)\n",
+            cfg->ioengine == SBIO_ENGINE_NULL ? "null (no I/O)" : "synchronous",
+            sbio_engine_name(cfg->ioengine));
+    fprintf(out, "Doing %s test\n", mode_long(cfg->mode));
+    fprintf(out, "Threads started!\n\n");
+    fflush(out);
+}
+
+/* Which op types a mode produces, for interim lines. */
+static bool mode_has(const struct sbio_config *cfg, int op)
+{
+    if (op == SBIO_READ)
+        return sbio_mode_reads(cfg->mode);
+    if (op == SBIO_WRITE)
+        return sbio_mode_writes(cfg->mode);
+    return sbio_mode_writes(cfg->mode) && (cfg->fsync_freq || cfg->fsync_all || cfg->fsync_end);
+}
+
+void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s,
+                          double interval_s, const struct sbio_stats *cur,
+                          const struct sbio_stats *prev)
+{
+    char l[32];
+    fprintf(out, "[ %.0fs ]", t_s);
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        if (!mode_has(cfg, op))
+            continue;
+        struct sbio_hist d;
+        sbio_hist_sub(&d, &cur->lat[op], &prev->lat[op]);
+        uint64_t ops = d.count;
+        if (op == SBIO_FSYNC)
+            ops += cur->write_fsyncs - prev->write_fsyncs;
+        fprintf(out, " %s: %.2f/s", op_name[op], interval_s > 0 ? (double)ops / interval_s : 0);
+        if (op != SBIO_FSYNC)
+            fprintf(out, " %.2f MiB/s",
+                    interval_s > 0
+                        ? (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB / interval_s
+                        : 0);
+        if (d.count)
+            fprintf(out, " p99 %s", sbio_fmt_ns(l, sizeof(l), (double)sbio_hist_percentile(&d, 99)));
+        fprintf(out, ";");
+    }
+    fputc('\n', out);
+    fflush(out);
+}
+
+static void print_lat_row(FILE *out, const char *name, const struct sbio_hist *h, uint64_t ops,
+                          uint64_t bytes, double secs, uint64_t extra_pct)
+{
+    char v[8][24];
+    fprintf(out, "  %-6s %10" PRIu64 " %11.2f %9.2f", name, ops, secs > 0 ? (double)ops / secs : 0,
+            secs > 0 ? (double)bytes / SBIO_MIB / secs : 0);
+    if (!h->count) {
+        fprintf(out, "\n");
+        return;
+    }
+    static const double pcts[] = {50, 95, 99, 99.9};
+    sbio_fmt_ns(v[0], sizeof(v[0]), (double)h->min_ns);
+    sbio_fmt_ns(v[1], sizeof(v[1]), sbio_hist_mean(h));
+    for (int i = 0; i < 4; i++)
+        sbio_fmt_ns(v[2 + i], sizeof(v[0]), (double)sbio_hist_percentile(h, pcts[i]));
+    sbio_fmt_ns(v[6], sizeof(v[0]), (double)h->max_ns);
+    fprintf(out, " %10s %10s %10s %10s %10s %10s %10s", v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+    if (extra_pct)
+        fprintf(out, " %10s",
+                sbio_fmt_ns(v[7], sizeof(v[7]), (double)sbio_hist_percentile(h, (double)extra_pct)));
+    fputc('\n', out);
+}
+
+static void print_histogram(FILE *out, const char *name, const struct sbio_hist *h)
+{
+    if (!h->count)
+        return;
+    uint64_t maxc = 0;
+    for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
+        if (h->buckets[i] > maxc)
+            maxc = h->buckets[i];
+    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " ops):\n", name,
+            h->count);
+    for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++) {
+        if (!h->buckets[i])
+            continue;
+        char v[24];
+        int bar = (int)(40.0 * (double)h->buckets[i] / (double)maxc);
+        fprintf(out, "  %12s |%-40.*s %" PRIu64 "\n", sbio_fmt_ns(v, sizeof(v), (double)sbio_hist_bucket_mid(i)),
+                bar, "****************************************", h->buckets[i]);
+    }
+}
+
+static void mean_stddev(const double *x, unsigned n, double *mean, double *sd)
+{
+    double s = 0, q = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += x[i];
+    *mean = n ? s / n : 0;
+    for (unsigned i = 0; i < n; i++)
+        q += (x[i] - *mean) * (x[i] - *mean);
+    *sd = n ? sqrt(q / n) : 0;
+}
+
+void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                      const struct sbio_run_result *res)
+{
+    const struct sbio_stats *t = &res->total;
+    double secs = (double)res->elapsed_ns / 1e9;
+    char a[32], b[32];
+    (void)fs;
+
+    if (res->stop_signal)
+        fprintf(out, "\n*** Interrupted by %s after %.2f s: the figures cover the time measured "
+                     "***\n",
+                res->stop_signal == SIGINT ? "SIGINT" : res->stop_signal == SIGTERM ? "SIGTERM"
+                                                                                    : "a signal",
+                secs);
+    if (res->error)
+        fprintf(out, "\n*** Stopped by an I/O error: %s ***\n", res->error_msg);
+
+    uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
+    fprintf(out, "\nFile operations:\n");
+    fprintf(out, "    reads/s:                      %.2f\n",
+            secs > 0 ? (double)t->lat[SBIO_READ].count / secs : 0);
+    fprintf(out, "    writes/s:                     %.2f\n",
+            secs > 0 ? (double)t->lat[SBIO_WRITE].count / secs : 0);
+    fprintf(out, "    fsyncs/s:                     %.2f\n", secs > 0 ? (double)fsyncs / secs : 0);
+    fprintf(out, "\nThroughput:\n");
+    fprintf(out, "    read, MiB/s:                  %.2f\n",
+            secs > 0 ? (double)t->bytes[SBIO_READ] / SBIO_MIB / secs : 0);
+    fprintf(out, "    written, MiB/s:               %.2f\n",
+            secs > 0 ? (double)t->bytes[SBIO_WRITE] / SBIO_MIB / secs : 0);
+
+    fprintf(out, "\nGeneral statistics:\n");
+    fprintf(out, "    total time:                          %.4fs\n", secs);
+    fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
+    fprintf(out, "    reads, writes, fsyncs:               %" PRIu64 ", %" PRIu64 ", %" PRIu64
+                 "\n",
+            t->lat[SBIO_READ].count, t->lat[SBIO_WRITE].count, fsyncs);
+    if (fsyncs)
+        fprintf(out, "    fsyncs periodic, at end, in writes:  %" PRIu64 ", %" PRIu64 ", %" PRIu64
+                     "\n",
+                t->lat[SBIO_FSYNC].count - t->end_fsyncs, t->end_fsyncs, t->write_fsyncs);
+    fprintf(out, "    bytes read, written:                 %s, %s\n",
+            sbio_fmt_bytes(a, sizeof(a), t->bytes[SBIO_READ]),
+            sbio_fmt_bytes(b, sizeof(b), t->bytes[SBIO_WRITE]));
+
+    /* sysbench's latency block: all operations together. */
+    struct sbio_hist all;
+    sbio_hist_init(&all);
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        sbio_hist_merge(&all, &t->lat[op]);
+    fprintf(out, "\nLatency (all operations):\n");
+    fprintf(out, "         min:        %12s\n", sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
+    fprintf(out, "         avg:        %12s\n", sbio_fmt_ns(a, sizeof(a), sbio_hist_mean(&all)));
+    fprintf(out, "         max:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.max_ns));
+    if (cfg->percentile)
+        fprintf(out, "         %3" PRIu64 "th percentile: %8s\n", cfg->percentile,
+                sbio_fmt_ns(a, sizeof(a), (double)sbio_hist_percentile(&all, (double)cfg->percentile)));
+    else
+        fprintf(out, "         percentile stats: disabled\n");
+    fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
+
+    uint64_t extra = cfg->percentile;
+    if (extra == 50 || extra == 95 || extra == 99)
+        extra = 0;
+    fprintf(out, "\nPer operation type:\n  %-6s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s", "op",
+            "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
+    if (extra)
+        fprintf(out, " %9s%" PRIu64, "p", extra);
+    fputc('\n', out);
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        if (!t->lat[op].count && !(op == SBIO_FSYNC && t->write_fsyncs))
+            continue;
+        print_lat_row(out, op_name[op], &t->lat[op],
+                      t->lat[op].count + (op == SBIO_FSYNC ? t->write_fsyncs : 0), t->bytes[op],
+                      secs, extra);
+    }
+    if (t->write_fsyncs)
+        fprintf(out, "  (--file-fsync-all: the %" PRIu64 " fsyncs after writes are inside the "
+                     "writes' latency)\n",
+                t->write_fsyncs);
+
+    /* Fairness, as sysbench: events and busy time per thread. */
+    unsigned n = res->threads;
+    double em = 0, es = 0, bm = 0, bs = 0;
+    double *ev = calloc(n ? n : 1, sizeof(double)), *busy = calloc(n ? n : 1, sizeof(double));
+    if (ev && busy) {
+        for (unsigned i = 0; i < n; i++) {
+            ev[i] = (double)res->per_thread[i].events;
+            busy[i] = (double)sbio_stats_busy_ns(&res->per_thread[i]) / 1e9;
+        }
+        mean_stddev(ev, n, &em, &es);
+        mean_stddev(busy, n, &bm, &bs);
+    }
+    free(ev);
+    free(busy);
+    fprintf(out, "\nThreads fairness:\n");
+    fprintf(out, "    events (avg/stddev):           %.4f/%.2f\n", em, es);
+    fprintf(out, "    execution time (avg/stddev):   %.4f/%.2f\n", bm, bs);
+
+    fprintf(out, "\nPer thread:\n  %6s %10s %11s %9s %10s %10s %10s\n", "thread", "events", "ops/s",
+            "MiB/s", "avg", "p99", "max");
+    for (unsigned i = 0; i < n; i++) {
+        const struct sbio_stats *s = &res->per_thread[i];
+        struct sbio_hist h;
+        sbio_hist_init(&h);
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            sbio_hist_merge(&h, &s->lat[op]);
+        double ts = s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
+                        ? (double)(s->end_ns - s->start_ns) / 1e9
+                        : 0;
+        char v[3][24];
+        fprintf(out, "  %6u %10" PRIu64 " %11.2f %9.2f %10s %10s %10s\n", i, s->events,
+                ts > 0 ? (double)sbio_stats_ops(s) / ts : 0,
+                ts > 0 ? (double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB / ts : 0,
+                sbio_fmt_ns(v[0], sizeof(v[0]), sbio_hist_mean(&h)),
+                sbio_fmt_ns(v[1], sizeof(v[1]), (double)sbio_hist_percentile(&h, 99)),
+                sbio_fmt_ns(v[2], sizeof(v[2]), (double)h.max_ns));
+    }
+
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(out, "\nCPU: user %.1f%%, system %.1f%% of one CPU (%.2f s user, %.2f s system over "
+                 "%.2f s; %.1f%% of the machine's %ld CPUs)\n",
+            secs > 0 ? 100 * res->user_s / secs : 0, secs > 0 ? 100 * res->sys_s / secs : 0,
+            res->user_s, res->sys_s, secs,
+            secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0, ncpu);
+    if (res->skipped_tails)
+        fprintf(out, "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64
+                     "-byte alignment were skipped\n",
+                res->skipped_tails, sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes),
+                res->direct_align);
+    if (res->completed_bytes)
+        fprintf(out, "seqwr: the run ended before the set was whole again; %s were written "
+                     "outside the measured time to complete it\n",
+                sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
+    if (cfg->histogram)
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            print_histogram(out, op_name[op], &t->lat[op]);
+    fflush(out);
+}

@@ -1,0 +1,701 @@
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "report.h"
+#include "util.h"
+
+#define MAX_CPUS 4096
+#define POLL_NS 20000000ULL /* the main thread checks signals and limits every 20 ms */
+
+struct run;
+
+/* A barrier whose party count can shrink: if pthread_create fails half-way, the threads
+ * already started must still be released (pthread_barrier_t cannot do that). */
+struct gate {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    unsigned parties, waiting, gen;
+};
+
+static void gate_init(struct gate *g, unsigned parties)
+{
+    pthread_mutex_init(&g->m, NULL);
+    pthread_cond_init(&g->c, NULL);
+    g->parties = parties;
+    g->waiting = g->gen = 0;
+}
+
+static void gate_release_locked(struct gate *g)
+{
+    g->waiting = 0;
+    g->gen++;
+    pthread_cond_broadcast(&g->c);
+}
+
+static void gate_wait(struct gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    unsigned gen = g->gen;
+    if (++g->waiting >= g->parties)
+        gate_release_locked(g);
+    else
+        while (gen == g->gen)
+            pthread_cond_wait(&g->c, &g->m);
+    pthread_mutex_unlock(&g->m);
+}
+
+static void gate_shrink(struct gate *g, unsigned parties)
+{
+    pthread_mutex_lock(&g->m);
+    g->parties = parties;
+    if (g->waiting && g->waiting >= parties)
+        gate_release_locked(g);
+    pthread_mutex_unlock(&g->m);
+}
+
+static void gate_destroy(struct gate *g)
+{
+    pthread_mutex_destroy(&g->m);
+    pthread_cond_destroy(&g->c);
+}
+
+struct worker {
+    struct run *run;
+    unsigned id;
+    pthread_t tid;
+    struct sbio_file *files;
+    void *eng_priv;
+    void *buf;
+    struct sbio_wl wl;
+    struct sbio_stats *stats;
+    int cpu; /* -1: not pinned */
+    uint64_t local_budget;
+    int err; /* -errno of the first failure */
+    char err_msg[320];
+    int done;
+};
+
+struct run {
+    const struct sbio_config *cfg;
+    const struct sbio_engine_ops *eng;
+    struct sbio_fileset *fs;
+    struct sbio_layout lay;
+    struct sbio_wl_shared sh;
+    struct worker *w;
+    unsigned nthreads;
+    int oflags;
+    uint64_t rate_interval_ns; /* per thread, 0: unlimited */
+    struct gate barrier;
+    bool warmup;
+    bool budget;
+    _Alignas(64) int stop;   /* ends the current phase */
+    _Alignas(64) uint64_t budget_left;
+    _Alignas(64) int failed; /* a worker failed: everyone stops */
+};
+
+static inline int run_stopped(const struct run *r)
+{
+    return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+/* Claim events from the global budget in small batches, never more than is left, so the
+ * total over all threads is exactly --events. */
+static bool claim_events(struct worker *w)
+{
+    struct run *r = w->run;
+    uint64_t left = __atomic_load_n(&r->budget_left, __ATOMIC_RELAXED);
+    for (;;) {
+        if (!left)
+            return false;
+        uint64_t take = left / (r->nthreads * 8u);
+        if (take > 64)
+            take = 64;
+        if (!take)
+            take = 1;
+        if (__atomic_compare_exchange_n(&r->budget_left, &left, left - take, true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            w->local_budget = take;
+            return true;
+        }
+    }
+}
+
+static const char *const op_call[] = {"pread", "pwrite", "fsync"};
+
+static void worker_fail(struct worker *w, const struct sbio_io *io)
+{
+    const char *name = w->run->fs->files[io->file].name;
+    const char *call = io->op == SBIO_FSYNC && w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC
+                           ? "fdatasync"
+                           : op_call[io->op];
+    if (io->res < 0) {
+        w->err = (int)io->res;
+        if (io->op == SBIO_FSYNC)
+            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s: %s", w->run->cfg->dir, name,
+                     call, strerror((int)-io->res));
+        else
+            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s at offset %" PRIu64 ": %s",
+                     w->run->cfg->dir, name, call, io->offset, strerror((int)-io->res));
+    } else {
+        w->err = -EIO;
+        snprintf(w->err_msg, sizeof(w->err_msg),
+                 "%s/%s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)",
+                 w->run->cfg->dir, name, call, io->offset,
+                 io->op == SBIO_READ ? "read" : "write", io->res, io->len);
+    }
+    __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool io_ok(const struct sbio_io *io)
+{
+    return io->op == SBIO_FSYNC ? io->res == 0 : io->res == (int64_t)io->len;
+}
+
+/* The measured (or warm-up) loop. Synchronous engines: one clock read per op, the end of
+ * one op is the start of the next. Under --rate each op starts at its intended time and
+ * its latency is measured from there, so a stall is not hidden. */
+static void worker_loop(struct worker *w, bool measure)
+{
+    struct run *r = w->run;
+    const struct sbio_engine_ops *eng = r->eng;
+    struct sbio_stats *st = w->stats;
+    struct sbio_io io = {.buf = w->buf};
+    bool budget = measure && r->budget;
+    uint64_t interval = r->rate_interval_ns;
+    uint64_t t = sbio_now_ns();
+    /* Spread the threads' schedules over one interval. */
+    uint64_t next_start = t + (interval ? interval * w->id / r->nthreads : 0);
+
+    for (;;) {
+        if (run_stopped(r))
+            break;
+        if (budget) {
+            if (!w->local_budget && !claim_events(w))
+                break;
+            w->local_budget--;
+        }
+        if (!sbio_wl_next(&w->wl, &io))
+            break;
+        if (interval) {
+            if (t < next_start) {
+                struct timespec ts = {.tv_sec = (time_t)(next_start / 1000000000ULL),
+                                      .tv_nsec = (long)(next_start % 1000000000ULL)};
+                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                    ;
+            }
+            t = next_start;
+            next_start += interval;
+        }
+        io.start_ns = t;
+        eng->queue(w->eng_priv, w->files, &io);
+        uint64_t t2 = sbio_now_ns();
+        if (!io_ok(&io)) {
+            worker_fail(w, &io);
+            break;
+        }
+        if (measure) {
+            sbio_stats_record(st, io.op, t2 - t, io.op == SBIO_FSYNC ? 0 : io.len, 1);
+            if (io.flags & SBIO_IO_FSYNC_AFTER)
+                /* --file-fsync-all: the fsync is inside the write's event and latency, and
+                 * counted with the fsyncs. */
+                __atomic_store_n(&st->write_fsyncs, st->write_fsyncs + 1, __ATOMIC_RELAXED);
+        }
+        sbio_wl_complete(&w->wl, &io);
+        t = t2;
+    }
+}
+
+/* --file-fsync-end: inside the measured time, reported with the fsyncs, not events. */
+static void worker_end_fsyncs(struct worker *w)
+{
+    struct sbio_io io = {.buf = w->buf};
+    sbio_wl_begin_end(&w->wl);
+    while (!__atomic_load_n(&w->run->failed, __ATOMIC_RELAXED) && sbio_wl_next(&w->wl, &io)) {
+        uint64_t t = sbio_now_ns();
+        io.start_ns = t;
+        w->run->eng->queue(w->eng_priv, w->files, &io);
+        uint64_t t2 = sbio_now_ns();
+        if (!io_ok(&io)) {
+            worker_fail(w, &io);
+            return;
+        }
+        sbio_stats_record(w->stats, io.op, t2 - t, 0, 0);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct run *r = w->run;
+
+    if (w->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(w->cpu, &set);
+        int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+        if (rc && !w->err) {
+            w->err = -rc;
+            snprintf(w->err_msg, sizeof(w->err_msg), "--cpus: pinning thread %u to CPU %d: %s",
+                     w->id, w->cpu, strerror(rc));
+        }
+    }
+    /* Every thread opens its own descriptors: shared descriptors cost scaling. */
+    for (unsigned i = 0; i < r->lay.nfiles && !w->err; i++) {
+        int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
+                                   r->oflags);
+        if (rc) {
+            w->err = rc;
+            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: open: %s", r->cfg->dir,
+                     r->fs->files[i].name, strerror(-rc));
+        }
+        w->files[i].size = r->lay.size[i];
+    }
+    if (w->err)
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+
+    gate_wait(&r->barrier); /* all open: main decides to go */
+    if (r->warmup) {
+        gate_wait(&r->barrier); /* warm-up starts */
+        if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            worker_loop(w, false);
+        gate_wait(&r->barrier); /* warm-up over: main truncates for seqwr */
+    }
+    gate_wait(&r->barrier); /* measured phase starts */
+    if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&w->stats->start_ns, sbio_now_ns(), __ATOMIC_RELAXED);
+        worker_loop(w, true);
+        if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            worker_end_fsyncs(w);
+        __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
+    }
+    for (unsigned i = 0; i < r->lay.nfiles; i++)
+        if (w->files[i].fd >= 0 || (r->eng->flags & SBIO_ENG_NO_IO))
+            r->eng->close_file(w->eng_priv, &w->files[i]);
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+int sbio_runner_parse_cpus(const char *s, int *cpus, int max)
+{
+    int n = 0;
+    const char *p = s;
+    if (!*p)
+        return -EINVAL;
+    while (*p) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return -EINVAL;
+        long a = strtol(p, &end, 10), b = a;
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9')
+                return -EINVAL;
+            b = strtol(end + 1, &end, 10);
+        }
+        if (a > b || b >= MAX_CPUS)
+            return -EINVAL;
+        for (long c = a; c <= b; c++) {
+            if (n >= max)
+                return -EINVAL;
+            cpus[n++] = (int)c;
+        }
+        if (*end == ',' && end[1])
+            end++;
+        else if (*end)
+            return -EINVAL;
+        p = end;
+    }
+    return n;
+}
+
+/* O_DIRECT alignment of the set's file system: statx's dio_offset_align, 4096 when the
+ * kernel does not tell. */
+static uint64_t direct_alignment(int dirfd, const char *name)
+{
+#ifdef STATX_DIOALIGN
+    struct statx stx;
+    if (!statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_DIOALIGN, &stx) &&
+        (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
+        return stx.stx_dio_offset_align;
+#else
+    (void)dirfd, (void)name;
+#endif
+    return 4096;
+}
+
+/* The main thread's wait: until the deadline, a signal, all workers done, or the next
+ * interim report. */
+static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, bool report,
+                     struct sbio_stats *prev, struct sbio_stats *cur, struct sbio_stats *tmp)
+{
+    uint64_t interval_ns = r->cfg->report_interval_s * 1000000000ULL;
+    uint64_t next_report = start_ns + interval_ns;
+    uint64_t last_report = start_ns;
+    for (;;) {
+        int sig = sbio_stop_requested();
+        if (sig) {
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            return;
+        unsigned done = 0;
+        for (unsigned i = 0; i < r->nthreads; i++)
+            done += (unsigned)__atomic_load_n(&r->w[i].done, __ATOMIC_ACQUIRE);
+        if (done == r->nthreads)
+            return;
+        uint64_t now = sbio_now_ns();
+        if (limit_ns && now >= start_ns + limit_ns) {
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        if (report && interval_ns && now >= next_report) {
+            sbio_stats_init(cur);
+            for (unsigned i = 0; i < r->nthreads; i++) {
+                sbio_stats_snapshot(tmp, r->w[i].stats);
+                sbio_stats_merge(cur, tmp);
+            }
+            sbio_report_interval(stdout, r->cfg, (double)(now - start_ns) / 1e9,
+                                 (double)(now - last_report) / 1e9, cur, prev);
+            *prev = *cur;
+            last_report = now;
+            next_report += interval_ns;
+            while (next_report <= now)
+                next_report += interval_ns;
+        }
+        uint64_t wake = now + POLL_NS;
+        if (limit_ns && start_ns + limit_ns < wake)
+            wake = start_ns + limit_ns;
+        if (report && interval_ns && next_report < wake)
+            wake = next_report;
+        struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ULL),
+                              .tv_nsec = (long)(wake % 1000000000ULL)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+}
+
+/* seqwr measures writing into emptied files. */
+static int truncate_set(struct run *r)
+{
+    for (unsigned i = 0; i < r->fs->nfiles; i++) {
+        int fd = openat(r->fs->dirfd, r->fs->files[i].name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, 0)) {
+            int e = errno;
+            sbio_err("%s/%s: truncate: %s", r->cfg->dir, r->fs->files[i].name, strerror(e));
+            if (fd >= 0)
+                close(fd);
+            return -e;
+        }
+        close(fd);
+    }
+    __atomic_store_n(&r->sh.seq_next, 0, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < r->nthreads; i++)
+        r->w[i].wl.slice_pos = 0;
+    return 0;
+}
+
+/* Write back the sequential requests a seqwr run did not reach, outside the measured time,
+ * so the set stays whole and valid. */
+static int complete_seqwr(struct run *r, uint64_t *bytes)
+{
+    struct sbio_fileset *fs = r->fs;
+    int rc = 0;
+    *bytes = 0;
+    /* Missing request ranges [a, b). */
+    uint64_t nr = r->sh.seq_stream == SBIO_SEQ_PER_THREAD ? r->nthreads : 1;
+    for (uint64_t t = 0; t < nr && !rc; t++) {
+        uint64_t a, b;
+        if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
+            const struct sbio_wl *wl = &r->w[t].wl;
+            uint64_t done = wl->slice_pos < wl->slice_units ? wl->slice_pos : wl->slice_units;
+            a = wl->slice_first + done;
+            b = wl->slice_first + wl->slice_units;
+        } else {
+            uint64_t done = __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
+            a = done < r->lay.seq_units ? done : r->lay.seq_units;
+            b = r->lay.seq_units;
+        }
+        while (a < b && !rc) {
+            unsigned f;
+            uint64_t off;
+            uint32_t len;
+            sbio_layout_seq(&r->lay, a, &f, &off, &len);
+            /* Extend the piece to the end of the range or of the file. */
+            uint64_t last = b - 1 < r->lay.seq_first[f + 1] - 1 ? b - 1 : r->lay.seq_first[f + 1] - 1;
+            unsigned f2;
+            uint64_t off2;
+            uint32_t len2;
+            sbio_layout_seq(&r->lay, last, &f2, &off2, &len2);
+            rc = sbio_fileset_write_range(fs, f, off, off2 + len2 - off);
+            *bytes += off2 + len2 - off;
+            a = last + 1;
+        }
+    }
+    if (!rc) {
+        uint64_t more;
+        rc = sbio_fileset_complete(fs, &more); /* skipped tails, fsync, manifest complete */
+        *bytes += more;
+    }
+    return rc;
+}
+
+int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                    struct sbio_run_result *res)
+{
+    struct run r = {.cfg = cfg, .fs = fs, .nthreads = (unsigned)cfg->threads};
+    int rc = 0;
+    unsigned started = 0;
+    bool barrier = false, cfg_no_report = false;
+    int *cpus = NULL;
+    int ncpus = 0;
+
+    memset(res, 0, sizeof(*res));
+    res->threads = r.nthreads;
+    r.eng = sbio_engine_find(cfg->ioengine);
+    if (!r.eng) {
+        sbio_err("--ioengine=%s: not available in this build", sbio_engine_name(cfg->ioengine));
+        return -SBIO_EUSAGE;
+    }
+    if (cfg->cpus) {
+        cpus = calloc(MAX_CPUS, sizeof(int));
+        if (!cpus)
+            return -ENOMEM;
+        ncpus = sbio_runner_parse_cpus(cfg->cpus, cpus, MAX_CPUS);
+        cpu_set_t allowed;
+        sched_getaffinity(0, sizeof(allowed), &allowed);
+        for (int i = 0; ncpus > 0 && i < ncpus; i++)
+            if (!CPU_ISSET(cpus[i], &allowed)) {
+                sbio_err("--cpus=%s: CPU %d is not available to this process", cfg->cpus,
+                         cpus[i]);
+                free(cpus);
+                return -SBIO_EUSAGE;
+            }
+        if (ncpus <= 0) {
+            sbio_err("--cpus=%s is not valid; accepted: a list of CPU numbers and ranges, "
+                     "e.g. 0-3,6",
+                     cfg->cpus);
+            free(cpus);
+            return -SBIO_EUSAGE;
+        }
+        res->ncpus = (unsigned)ncpus;
+    }
+
+    uint64_t direct_align = 0;
+    r.oflags = sbio_mode_writes(cfg->mode) ? O_RDWR : O_RDONLY;
+    if (cfg->extra_flags & SBIO_XF_SYNC)
+        r.oflags |= O_SYNC;
+    if (cfg->extra_flags & SBIO_XF_DSYNC)
+        r.oflags |= O_DSYNC;
+    if ((cfg->extra_flags & SBIO_XF_DIRECT) && !(r.eng->flags & SBIO_ENG_NO_IO)) {
+        r.oflags |= O_DIRECT;
+        direct_align = direct_alignment(fs->dirfd, fs->files[0].name);
+        if (cfg->block_size % direct_align) {
+            sbio_err("--file-block-size=%" PRIu64 " is not a multiple of %" PRIu64
+                     " bytes, the O_DIRECT alignment of %s; accepted: multiples of %" PRIu64,
+                     cfg->block_size, direct_align, cfg->dir, direct_align);
+            free(cpus);
+            return -SBIO_EUSAGE;
+        }
+    }
+    res->direct_align = direct_align;
+
+    uint64_t *sizes = calloc(fs->nfiles, sizeof(uint64_t));
+    if (!sizes) {
+        free(cpus);
+        return -ENOMEM;
+    }
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        sizes[i] = fs->files[i].size;
+    rc = sbio_layout_init(&r.lay, fs->nfiles, sizes, cfg->block_size, cfg->merged_requests,
+                          direct_align);
+    free(sizes);
+    if (rc) {
+        free(cpus);
+        return rc;
+    }
+    res->skipped_tails = r.lay.skipped_tails;
+    res->skipped_bytes = r.lay.skipped_bytes;
+    if (sbio_mode_sequential(cfg->mode) ? !r.lay.seq_units : !r.lay.rnd_blocks) {
+        sbio_err("--file-block-size=%" PRIu64 " is larger than the files (%" PRIu64
+                 " bytes): no whole block to %s",
+                 cfg->block_size, fs->files[0].size,
+                 sbio_mode_sequential(cfg->mode) ? "issue" : "draw");
+        rc = -SBIO_EUSAGE;
+        goto out_layout;
+    }
+    res->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
+    sbio_wl_shared_init(&r.sh, cfg, &r.lay, res->seed);
+    if (cfg->rate)
+        r.rate_interval_ns = (uint64_t)(1e9 * (double)r.nthreads / (double)cfg->rate);
+    r.budget = cfg->events > 0;
+    r.budget_left = cfg->events;
+    r.warmup = cfg->warmup_s > 0;
+
+    r.w = calloc(r.nthreads, sizeof(*r.w));
+    res->per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * r.nthreads);
+    if (!r.w || !res->per_thread) {
+        rc = -ENOMEM;
+        goto out_workers;
+    }
+    for (unsigned i = 0; i < r.nthreads; i++) {
+        struct worker *w = &r.w[i];
+        w->run = &r;
+        w->id = i;
+        w->cpu = ncpus ? cpus[i % (unsigned)ncpus] : -1;
+        w->stats = &res->per_thread[i];
+        sbio_stats_init(w->stats);
+        w->files = calloc(fs->nfiles, sizeof(*w->files));
+        if (!w->files || posix_memalign(&w->buf, 4096, r.lay.req)) {
+            rc = -ENOMEM;
+            goto out_workers;
+        }
+        for (unsigned f = 0; f < fs->nfiles; f++)
+            w->files[f].fd = -1;
+        /* Writes carry the set's fill pattern, varied per thread. */
+        sbio_fileset_fill(fs, i, 0, w->buf, r.lay.req);
+        rc = sbio_wl_init(&w->wl, &r.sh, i);
+        if (rc == -ERANGE) {
+            sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
+                     " requests of %" PRIu64 " bytes; use fewer threads or a smaller block",
+                     r.nthreads, r.lay.seq_units, r.lay.req);
+            rc = -SBIO_EUSAGE;
+            goto out_workers;
+        }
+        if (rc)
+            goto out_workers;
+        if ((rc = r.eng->init(&w->eng_priv, cfg)))
+            goto out_workers;
+    }
+
+    bool seqwr = cfg->mode == SBIO_MODE_SEQWR;
+    if (seqwr && !created && (rc = sbio_fileset_mark(fs, false)))
+        goto out_workers;
+    if (seqwr && !r.warmup && (rc = truncate_set(&r)))
+        goto out_workers;
+
+    gate_init(&r.barrier, r.nthreads + 1);
+    barrier = true;
+    /* Workers must not take SIGINT/SIGTERM: the main thread turns them into the stop flag. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (; started < r.nthreads; started++) {
+        int e = pthread_create(&r.w[started].tid, NULL, worker_main, &r.w[started]);
+        if (e) {
+            rc = -e;
+            break;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        sbio_err("pthread_create for thread %u of %u: %s", started + 1, r.nthreads,
+                 strerror(-rc));
+        __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
+        gate_shrink(&r.barrier, started + 1);
+        r.nthreads = started;
+    }
+
+    gate_wait(&r.barrier); /* all threads have opened their files */
+    /* Interim reports: the previous total, the current one, and one thread's snapshot. */
+    struct sbio_stats *rep = aligned_alloc(64, 3 * sizeof(struct sbio_stats));
+    if (!rep) {
+        __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
+        cfg_no_report = true;
+    }
+    if (r.warmup) {
+        gate_wait(&r.barrier);
+        uint64_t ws = sbio_now_ns();
+        run_wait(&r, ws, cfg->warmup_s * 1000000000ULL, false, NULL, NULL, NULL);
+        __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+        gate_wait(&r.barrier); /* workers are out of the warm-up loop */
+        for (unsigned i = 0; i < r.nthreads; i++)
+            sbio_stats_init(r.w[i].stats);
+        if (seqwr && !__atomic_load_n(&r.failed, __ATOMIC_RELAXED) && truncate_set(&r))
+            __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
+        if (!sbio_stop_requested())
+            __atomic_store_n(&r.stop, 0, __ATOMIC_RELAXED);
+    }
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_SELF, &ru0);
+    uint64_t start_ns = sbio_now_ns();
+    gate_wait(&r.barrier); /* go */
+    if (rep)
+        sbio_stats_init(&rep[0]);
+    run_wait(&r, start_ns, cfg->time_s * 1000000000ULL, !cfg_no_report, rep, rep + 1, rep + 2);
+    free(rep);
+    for (unsigned i = 0; i < r.nthreads; i++)
+        pthread_join(r.w[i].tid, NULL);
+    getrusage(RUSAGE_SELF, &ru1);
+    res->user_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                  (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6;
+    res->sys_s = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+    res->stop_signal = sbio_stop_requested();
+
+    sbio_stats_init(&res->total);
+    for (unsigned i = 0; i < r.nthreads; i++) {
+        sbio_stats_merge(&res->total, &res->per_thread[i]);
+        if (r.w[i].err && !res->error) {
+            res->error = r.w[i].err;
+            snprintf(res->error_msg, sizeof(res->error_msg), "%s", r.w[i].err_msg);
+        }
+    }
+    if (res->total.start_ns != UINT64_MAX && res->total.end_ns > res->total.start_ns)
+        res->elapsed_ns = res->total.end_ns - res->total.start_ns;
+    else
+        res->elapsed_ns = sbio_now_ns() - start_ns;
+
+    if (seqwr) {
+        int crc = complete_seqwr(&r, &res->completed_bytes);
+        if (crc && !res->error) {
+            res->error = crc;
+            snprintf(res->error_msg, sizeof(res->error_msg),
+                     "completing the set after seqwr failed (see above)");
+        }
+    }
+    rc = 0;
+
+out_workers:
+    if (barrier)
+        gate_destroy(&r.barrier);
+    if (r.w) {
+        for (unsigned i = 0; i < r.nthreads; i++) {
+            if (r.w[i].eng_priv)
+                r.eng->cleanup(r.w[i].eng_priv);
+            sbio_wl_fini(&r.w[i].wl);
+            free(r.w[i].files);
+            free(r.w[i].buf);
+        }
+        free(r.w);
+    }
+    if (rc) {
+        free(res->per_thread);
+        res->per_thread = NULL;
+    }
+out_layout:
+    sbio_layout_free(&r.lay);
+    free(cpus);
+    return rc;
+}
+
+void sbio_run_result_free(struct sbio_run_result *res)
+{
+    free(res->per_thread);
+    res->per_thread = NULL;
+}

@@ -1,0 +1,48 @@
+/* The runner: N worker threads, a start barrier, the stop flag, time and event limits,
+ * warm-up, rate limiting, CPU pinning and interim reports.
+ *
+ * Each worker opens its own descriptors, owns its stats, and in its hot loop asks the
+ * workload for the next op, hands it to the engine and records the latency: no lock, no
+ * allocation, no shared write except the event budget (claimed in small batches) and the
+ * shared sequential stream (one atomic add). */
+#ifndef SBIO_RUNNER_H
+#define SBIO_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fileset.h"
+#include "options.h"
+#include "stats.h"
+#include "workload.h"
+
+struct sbio_run_result {
+    unsigned threads;
+    struct sbio_stats *per_thread; /* [threads] */
+    struct sbio_stats total;
+    uint64_t seed;       /* the seed used: printed so any run can be repeated */
+    uint64_t elapsed_ns; /* measured phase: first start to last end, end fsyncs included */
+    double user_s, sys_s; /* CPU of the process over the measured phase */
+    int stop_signal;      /* SIGINT/SIGTERM that interrupted the run, or 0 */
+    int error;            /* first I/O error (-errno), or 0 */
+    char error_msg[320];
+    uint64_t completed_bytes; /* seqwr: written outside the measured time to complete the set */
+    unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
+    uint64_t skipped_bytes;
+    uint64_t direct_align;
+    unsigned ncpus;           /* --cpus: how many CPUs the threads were pinned to */
+};
+
+/* Run the workload of cfg on the open set fs. Returns 0 when the run happened (its result
+ * may still carry an I/O error or a stop signal), -SBIO_EUSAGE for input that cannot run
+ * (message printed, nothing touched), or -errno for a failure before the run started. */
+int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                    struct sbio_run_result *res);
+
+void sbio_run_result_free(struct sbio_run_result *res);
+
+/* Parse a CPU list ("0-3,6") into cpus (at most max entries). Returns the count, or
+ * -EINVAL when malformed. */
+int sbio_runner_parse_cpus(const char *s, int *cpus, int max);
+
+#endif

@@ -1,0 +1,52 @@
+#include "stats.h"
+
+#include <string.h>
+
+void sbio_stats_init(struct sbio_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    for (int i = 0; i < SBIO_OP_NR; i++)
+        sbio_hist_init(&s->lat[i]);
+    s->start_ns = UINT64_MAX;
+}
+
+void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
+{
+    for (int i = 0; i < SBIO_OP_NR; i++) {
+        sbio_hist_snapshot(&dst->lat[i], &src->lat[i]);
+        dst->bytes[i] = __atomic_load_n(&src->bytes[i], __ATOMIC_RELAXED);
+    }
+    dst->events = __atomic_load_n(&src->events, __ATOMIC_RELAXED);
+    dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
+    dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
+    dst->errors = __atomic_load_n(&src->errors, __ATOMIC_RELAXED);
+    dst->start_ns = __atomic_load_n(&src->start_ns, __ATOMIC_RELAXED);
+    dst->end_ns = __atomic_load_n(&src->end_ns, __ATOMIC_RELAXED);
+}
+
+void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
+{
+    for (int i = 0; i < SBIO_OP_NR; i++) {
+        sbio_hist_merge(&dst->lat[i], &src->lat[i]);
+        dst->bytes[i] += src->bytes[i];
+    }
+    dst->events += src->events;
+    dst->end_fsyncs += src->end_fsyncs;
+    dst->write_fsyncs += src->write_fsyncs;
+    dst->errors += src->errors;
+    if (src->start_ns < dst->start_ns)
+        dst->start_ns = src->start_ns;
+    if (src->end_ns > dst->end_ns)
+        dst->end_ns = src->end_ns;
+}
+
+uint64_t sbio_stats_ops(const struct sbio_stats *s)
+{
+    return s->lat[SBIO_READ].count + s->lat[SBIO_WRITE].count + s->lat[SBIO_FSYNC].count +
+           s->write_fsyncs;
+}
+
+uint64_t sbio_stats_busy_ns(const struct sbio_stats *s)
+{
+    return s->lat[SBIO_READ].sum_ns + s->lat[SBIO_WRITE].sum_ns + s->lat[SBIO_FSYNC].sum_ns;
+}

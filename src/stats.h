@@ -1,0 +1,51 @@
+/* Per-thread statistics: one latency histogram per op type plus byte and event counters.
+ *
+ * Each worker owns its struct sbio_stats and is its only writer; updates are relaxed
+ * atomic stores so the interim reporter can read them concurrently (relaxed loads) without
+ * a lock or a locked instruction. The parent merges them after join. */
+#ifndef SBIO_STATS_H
+#define SBIO_STATS_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "hist.h"
+
+struct sbio_stats {
+    struct sbio_hist lat[SBIO_OP_NR]; /* latency per op type; lat[op].count = ops */
+    uint64_t bytes[SBIO_OP_NR];
+    uint64_t events;     /* reads + writes + periodic fsyncs: what --events counts */
+    uint64_t end_fsyncs; /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
+    uint64_t write_fsyncs; /* --file-fsync-all fsyncs: inside their write's event and latency */
+    uint64_t errors;
+    uint64_t start_ns, end_ns; /* the thread's measured phase */
+};
+
+void sbio_stats_init(struct sbio_stats *s);
+
+/* Hot path: record one completed operation. Single writer. */
+static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint64_t lat_ns,
+                                     uint64_t bytes, int is_event)
+{
+    sbio_hist_record(&s->lat[op], lat_ns);
+    if (bytes)
+        __atomic_store_n(&s->bytes[op], s->bytes[op] + bytes, __ATOMIC_RELAXED);
+    if (is_event)
+        __atomic_store_n(&s->events, s->events + 1, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n(&s->end_fsyncs, s->end_fsyncs + 1, __ATOMIC_RELAXED);
+}
+
+/* Concurrent reader: copy with relaxed loads. */
+void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src);
+
+/* dst += src (histograms bucket by bucket, counters summed, start min, end max). */
+void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src);
+
+/* Operations of all types (reads + writes + all fsyncs). */
+uint64_t sbio_stats_ops(const struct sbio_stats *s);
+
+/* Busy time: the sum of all operation latencies, in ns. */
+uint64_t sbio_stats_busy_ns(const struct sbio_stats *s);
+
+#endif

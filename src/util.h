@@ -1,0 +1,87 @@
+/* Small helpers shared by every module: value parsing, clocks, messages, formatting. */
+#ifndef SBIO_UTIL_H
+#define SBIO_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define SBIO_KIB 1024ULL
+#define SBIO_MIB (1024ULL * 1024)
+#define SBIO_GIB (1024ULL * 1024 * 1024)
+
+/* Monotonic clock in ns. Costs one vDSO call (~20 ns here). */
+static inline uint64_t sbio_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Parse a size: plain bytes or a number with K/M/G/T (either case, binary multiples),
+ * optionally followed by B or iB ("16K", "16KiB", "16kb", "2G", "4096").
+ * Returns 0, -EINVAL when malformed, -ERANGE on overflow. */
+int sbio_parse_size(const char *s, uint64_t *out);
+
+/* Parse a non-negative decimal integer (no sign, no suffix). 0, -EINVAL or -ERANGE. */
+int sbio_parse_u64(const char *s, uint64_t *out);
+
+/* Parse a finite non-negative decimal number. 0 or -EINVAL. */
+int sbio_parse_double(const char *s, double *out);
+
+/* Parse on/off, true/false, yes/no, 1/0 (case-insensitive). 0 or -EINVAL. */
+int sbio_parse_bool(const char *s, bool *out);
+
+/* "sbio: " + message + newline on stderr. The one way modules talk to the user about
+ * errors; they still return -errno and let main.c decide the exit code. */
+void sbio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "sbio: note: " + message, for things that are accepted but worth knowing. */
+void sbio_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Format a duration in ns with a unit that fits: "850 ns", "12.3 us", "4.56 ms", "1.20 s".
+ * Never prints "0.00 ms" for a non-zero value. Returns buf. */
+char *sbio_fmt_ns(char *buf, size_t len, double ns);
+/* Format a byte count: "512 B", "16 KiB", "1.5 GiB" (exact integers printed without
+ * decimals). Returns buf. */
+char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/* Write all of buf at off with pwrite, retrying short writes and EINTR.
+ * Returns 0 or -errno. */
+int sbio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
+/* xorshift64* : fast, good enough for offsets and fill data; never returns the same
+ * stream for different non-zero seeds. State must be non-zero. */
+static inline uint64_t sbio_rand64(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* splitmix64: turns (seed, thread id) into well-spread non-zero PRNG states. */
+uint64_t sbio_mix64(uint64_t x);
+
+/* Uniform integer in [0, n) without modulo bias worth measuring (Lemire's multiply). */
+static inline uint64_t sbio_rand_below(uint64_t *state, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)sbio_rand64(state) * n) >> 64);
+}
+
+
+
+/* Error code for bad usage or bad input: the message is already printed, exit 2, nothing
+ * on disk was touched. Returned negated, like an errno. */
+#define SBIO_EUSAGE 4095
+
+/* The stop flag: set by a signal handler (SIGINT/SIGTERM) or the runner's timer; long
+ * loops poll it with a relaxed load. The one mutable global, as style.md allows. */
+extern volatile int sbio_stop_signal; /* the signal number that asked us to stop, or 0 */
+static inline int sbio_stop_requested(void)
+{
+    return __atomic_load_n(&sbio_stop_signal, __ATOMIC_RELAXED);
+}
+#endif

@@ -1,0 +1,275 @@
+#include "workload.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+bool sbio_mode_writes(int mode)
+{
+    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_RNDWR ||
+           mode == SBIO_MODE_RNDRW;
+}
+
+bool sbio_mode_reads(int mode)
+{
+    return mode == SBIO_MODE_SEQRD || mode == SBIO_MODE_RNDRD || mode == SBIO_MODE_RNDRW;
+}
+
+bool sbio_mode_sequential(int mode)
+{
+    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_SEQRD;
+}
+
+int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
+                     uint64_t block, uint64_t merged, uint64_t direct_align)
+{
+    memset(l, 0, sizeof(*l));
+    l->nfiles = nfiles;
+    l->block = block;
+    l->req = block * (merged > 1 ? merged : 1);
+    l->size = calloc(nfiles, sizeof(uint64_t));
+    l->seq_first = calloc(nfiles + 1, sizeof(uint64_t));
+    l->rnd_first = calloc(nfiles + 1, sizeof(uint64_t));
+    if (!l->size || !l->seq_first || !l->rnd_first) {
+        sbio_layout_free(l);
+        return -ENOMEM;
+    }
+    l->uniform = true;
+    for (unsigned i = 0; i < nfiles; i++) {
+        uint64_t s = sizes[i];
+        l->size[i] = s;
+        if (s != sizes[0])
+            l->uniform = false;
+        uint64_t units = s / l->req, tail = s % l->req;
+        if (tail) {
+            /* O_DIRECT cannot issue a misaligned tail: skip it and say so. */
+            if (direct_align && tail % direct_align) {
+                l->skipped_tails++;
+                l->skipped_bytes += tail;
+            } else {
+                units++;
+            }
+        }
+        l->seq_first[i + 1] = l->seq_first[i] + units;
+        l->rnd_first[i + 1] = l->rnd_first[i] + s / block;
+    }
+    l->seq_units = l->seq_first[nfiles];
+    l->rnd_blocks = l->rnd_first[nfiles];
+    return 0;
+}
+
+void sbio_layout_free(struct sbio_layout *l)
+{
+    free(l->size);
+    free(l->seq_first);
+    free(l->rnd_first);
+    l->size = l->seq_first = l->rnd_first = NULL;
+}
+
+/* Largest i with first[i] <= x (first is non-decreasing, first[0] = 0). */
+static unsigned layout_search(const uint64_t *first, unsigned n, uint64_t x)
+{
+    unsigned lo = 0, hi = n; /* invariant: first[lo] <= x < first[hi] */
+    while (hi - lo > 1) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (first[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* Files with no unit share a first[] value: move past them. */
+    while (lo + 1 < n && first[lo + 1] <= x)
+        lo++;
+    return lo;
+}
+
+void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
+                     uint64_t *off, uint32_t *len)
+{
+    unsigned f;
+    uint64_t per = l->seq_first[1];
+    if (l->uniform && per)
+        f = (unsigned)(unit / per);
+    else
+        f = layout_search(l->seq_first, l->nfiles, unit);
+    uint64_t o = (unit - l->seq_first[f]) * l->req;
+    uint64_t left = l->size[f] - o;
+    *file = f;
+    *off = o;
+    *len = (uint32_t)(left < l->req ? left : l->req);
+}
+
+void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file,
+                       uint64_t *off)
+{
+    unsigned f;
+    uint64_t per = l->rnd_first[1];
+    if (l->uniform && per)
+        f = (unsigned)(blk / per);
+    else
+        f = layout_search(l->rnd_first, l->nfiles, blk);
+    *file = f;
+    *off = (blk - l->rnd_first[f]) * l->block;
+}
+
+void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cfg,
+                         const struct sbio_layout *lay, uint64_t seed)
+{
+    memset(sh, 0, sizeof(*sh));
+    sh->lay = lay;
+    sh->mode = cfg->mode;
+    sh->seq_stream = cfg->seq_stream;
+    sh->threads = (unsigned)cfg->threads;
+    sh->rw_ratio = cfg->rw_ratio;
+    sh->fsync_scope = cfg->fsync_scope;
+    sh->seed = seed;
+    /* As sysbench: --file-fsync-all replaces the periodic and the end fsyncs. */
+    sh->fsync_all = cfg->fsync_all;
+    sh->fsync_freq = cfg->fsync_all ? 0 : cfg->fsync_freq;
+    sh->fsync_end = cfg->fsync_all ? false : cfg->fsync_end;
+}
+
+int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
+{
+    memset(w, 0, sizeof(*w));
+    w->sh = sh;
+    w->shw = sh;
+    w->thread = thread;
+    w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
+    w->fsync_next = -1;
+    if (sh->fsync_scope == SBIO_SCOPE_DIRTY) {
+        w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
+        if (!w->dirty_map)
+            return -ENOMEM;
+    }
+    if (sbio_mode_sequential(sh->mode) && sh->seq_stream == SBIO_SEQ_PER_THREAD) {
+        uint64_t per = sh->lay->seq_units / sh->threads;
+        if (!per) {
+            free(w->dirty_map);
+            w->dirty_map = NULL;
+            return -ERANGE;
+        }
+        w->slice_first = per * thread;
+        w->slice_units = thread + 1 == sh->threads ? sh->lay->seq_units - w->slice_first : per;
+    }
+    return 0;
+}
+
+void sbio_wl_fini(struct sbio_wl *w)
+{
+    free(w->dirty_map);
+    w->dirty_map = NULL;
+}
+
+/* The first file at or after `from` that the current fsync round covers, or -1. */
+static int64_t wl_fsync_find(const struct sbio_wl *w, uint64_t from)
+{
+    unsigned n = w->sh->lay->nfiles;
+    if (!w->dirty_map)
+        return from < n ? (int64_t)from : -1;
+    for (uint64_t i = from; i < n;) {
+        uint64_t word = w->dirty_map[i / 64] >> (i % 64);
+        if (word)
+            return (int64_t)(i + (uint64_t)__builtin_ctzll(word));
+        i = (i / 64 + 1) * 64;
+    }
+    return -1;
+}
+
+/* Emit the next fsync of the current round; ends the round after its last file. */
+static int wl_emit_fsync(struct sbio_wl *w, struct sbio_io *io)
+{
+    unsigned f = (unsigned)w->fsync_next;
+    io->op = SBIO_FSYNC;
+    io->flags = w->ending ? SBIO_IO_NOT_EVENT : 0;
+    io->file = f;
+    io->offset = 0;
+    io->len = 0;
+    if (w->dirty_map)
+        w->dirty_map[f / 64] &= ~(1ULL << (f % 64));
+    w->fsync_next = wl_fsync_find(w, (uint64_t)f + 1);
+    if (w->fsync_next < 0)
+        w->dirty = false;
+    return 1;
+}
+
+static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
+{
+    w->dirty = true;
+    if (w->dirty_map)
+        w->dirty_map[f / 64] |= 1ULL << (f % 64);
+}
+
+int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
+{
+    const struct sbio_wl_shared *sh = w->sh;
+    const struct sbio_layout *lay = sh->lay;
+
+    if (w->fsync_next >= 0)
+        return wl_emit_fsync(w, io);
+    if (w->ending)
+        return 0;
+
+    enum sbio_op op;
+    switch (sh->mode) {
+    case SBIO_MODE_SEQRD:
+    case SBIO_MODE_RNDRD:
+        op = SBIO_READ;
+        break;
+    case SBIO_MODE_RNDRW:
+        op = ((double)w->reads + 1.0) / ((double)w->writes + 1.0) < sh->rw_ratio ? SBIO_READ
+                                                                                  : SBIO_WRITE;
+        break;
+    default:
+        op = SBIO_WRITE;
+        break;
+    }
+
+    /* The periodic fsync round, as sysbench: it starts before the next request once the
+     * thread has written and its request count is a multiple of the frequency. Sequential
+     * modes only check when the next request is a write, as sysbench does. */
+    if (sh->fsync_freq && w->dirty && w->requests % sh->fsync_freq == 0 &&
+        (op == SBIO_WRITE || !sbio_mode_sequential(sh->mode))) {
+        w->fsync_next = wl_fsync_find(w, 0);
+        if (w->fsync_next >= 0)
+            return wl_emit_fsync(w, io);
+        w->dirty = false;
+    }
+
+    io->op = op;
+    io->flags = op == SBIO_WRITE && sh->fsync_all ? SBIO_IO_FSYNC_AFTER : 0;
+    if (sbio_mode_sequential(sh->mode)) {
+        uint64_t unit;
+        if (w->slice_units) {
+            unit = w->slice_first + w->slice_pos % w->slice_units;
+            w->slice_pos++;
+        } else {
+            unit = __atomic_fetch_add(&w->shw->seq_next, 1, __ATOMIC_RELAXED) % lay->seq_units;
+        }
+        sbio_layout_seq(lay, unit, &io->file, &io->offset, &io->len);
+    } else {
+        uint64_t blk = sbio_rand_below(&w->rng, lay->rnd_blocks);
+        sbio_layout_block(lay, blk, &io->file, &io->offset);
+        io->len = (uint32_t)lay->block;
+    }
+    w->requests++;
+    if (op == SBIO_WRITE)
+        wl_mark_dirty(w, io->file);
+    return 1;
+}
+
+void sbio_wl_begin_end(struct sbio_wl *w)
+{
+    /* A periodic round in progress is left unfinished: the end round covers it. */
+    w->fsync_next = -1;
+    w->ending = true;
+    if (!w->sh->fsync_end || !sbio_mode_writes(w->sh->mode))
+        return;
+    if (w->dirty_map) {
+        w->fsync_next = wl_fsync_find(w, 0);
+    } else {
+        w->fsync_next = 0;
+    }
+}

@@ -1,0 +1,118 @@
+/* Op generators: the built-in modes (seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw) produce the
+ * next operation of a thread. Lua mixes will share the same ops shape.
+ *
+ * Semantics (design.md §3, sysbench-compatible by default):
+ *  - sequential modes walk the concatenated set in requests of block * max(1, merged)
+ *    bytes, a file's tail as a short request (skipped under O_DIRECT when misaligned);
+ *    one shared stream taken with an atomic counter, or per-thread slices of whole
+ *    requests (the remainder to the last thread); both wrap at the end;
+ *  - random modes draw whole blocks uniformly over the set; a tail shorter than a block
+ *    is never drawn;
+ *  - rndrw reads when (reads + 1) / (writes + 1) < ratio, per thread, as sysbench;
+ *  - periodic fsync: when the thread has written and its request count is a multiple
+ *    of --file-fsync-freq, it fsyncs every file (or, with --file-fsync-scope=dirty, every
+ *    file it wrote since), one fsync per event, before its next request. */
+#ifndef SBIO_WORKLOAD_H
+#define SBIO_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "options.h"
+
+/* The set as the generators see it; shared by all threads, read-only once built. */
+struct sbio_layout {
+    unsigned nfiles;
+    uint64_t block;      /* bytes per random request */
+    uint64_t req;        /* bytes per sequential request (block * merged) */
+    uint64_t *size;      /* [nfiles] */
+    uint64_t *seq_first; /* [nfiles + 1] first sequential request of each file */
+    uint64_t *rnd_first; /* [nfiles + 1] first whole block of each file */
+    uint64_t seq_units, rnd_blocks;
+    bool uniform;            /* every file the same size: division instead of a search */
+    unsigned skipped_tails;  /* O_DIRECT: misaligned tails left out */
+    uint64_t skipped_bytes;
+};
+
+/* Build the layout. direct_align is the O_DIRECT alignment (0 without O_DIRECT).
+ * Returns 0 or -ENOMEM. */
+int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
+                     uint64_t block, uint64_t merged, uint64_t direct_align);
+void sbio_layout_free(struct sbio_layout *l);
+/* Map a sequential request index to file, offset and length. */
+void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
+                     uint64_t *off, uint32_t *len);
+/* Map a whole-block index to file and offset. */
+void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file,
+                       uint64_t *off);
+
+/* What all threads of one run share. */
+struct sbio_wl_shared {
+    const struct sbio_layout *lay;
+    int mode;
+    int seq_stream;
+    unsigned threads;
+    uint64_t fsync_freq;
+    bool fsync_all;
+    bool fsync_end;
+    int fsync_scope;
+    double rw_ratio;
+    uint64_t seed;
+    /* The shared sequential stream, alone on its cache line. */
+    _Alignas(64) uint64_t seq_next;
+    char pad[56];
+};
+
+void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cfg,
+                         const struct sbio_layout *lay, uint64_t seed);
+
+/* One thread's generator state. */
+struct sbio_wl {
+    const struct sbio_wl_shared *sh;
+    struct sbio_wl_shared *shw; /* for the atomic stream counter */
+    unsigned thread;
+    uint64_t rng;
+    uint64_t reads, writes; /* completed, for the rndrw ratio */
+    uint64_t requests;      /* reads + writes issued, for the fsync cadence */
+    bool dirty;
+    bool ending;            /* end fsyncs being issued */
+    int64_t fsync_next;     /* next file of the current fsync round, -1: none */
+    uint64_t *dirty_map;    /* scope=dirty: files written since the last round */
+    uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
+};
+
+/* 0, -ENOMEM, or -ERANGE when per-thread slices would be empty (more threads than
+ * requests in the set). */
+int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread);
+void sbio_wl_fini(struct sbio_wl *w);
+
+/* Fill io (op, file, offset, len, flags) with the thread's next operation. Returns 1, or 0
+ * when there is nothing more (only after sbio_wl_begin_end). Never allocates or locks. */
+int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io);
+
+/* Account a completed operation (the rndrw ratio counts completions, as sysbench). */
+static inline void sbio_wl_complete(struct sbio_wl *w, const struct sbio_io *io)
+{
+    if (io->op == SBIO_READ)
+        w->reads++;
+    else if (io->op == SBIO_WRITE)
+        w->writes++;
+}
+
+/* Switch to the end of the run: next() then yields the --file-fsync-end fsyncs (flagged
+ * SBIO_IO_NOT_EVENT) and then 0. Read-only modes have none, as in sysbench. */
+void sbio_wl_begin_end(struct sbio_wl *w);
+
+/* Sequential requests this thread's stream has issued, for seqwr completion: with the
+ * shared stream the caller uses sh->seq_next instead. */
+static inline uint64_t sbio_wl_slice_done(const struct sbio_wl *w)
+{
+    return w->slice_pos;
+}
+
+bool sbio_mode_writes(int mode);
+bool sbio_mode_reads(int mode);
+bool sbio_mode_sequential(int mode);
+
+#endif
