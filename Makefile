@@ -20,7 +20,7 @@ UNIT_SRCS := $(wildcard tests/test_*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c bench/*.c)
 
-.PHONY: all deps run test unit integration install clean format format-check
+.PHONY: all deps run test bench install clean format format-check
 
 all: sbio
 
@@ -48,6 +48,12 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@./tests/run-tests.sh $(UNIT_BINS)
+
+# make bench: sbio vs the pread floor, sysbench and fio, side by side (see doc/performance.md).
+bench:
+	@./scripts/install-deps.sh fio sysbench
+	@$(MAKE) --no-print-directory all
+	@./bench/run.sh
 
 install: sbio
 	install -D -m 0755 sbio $(DESTDIR)$(PREFIX)/bin/sbio

@@ -8,10 +8,8 @@ extern const struct sbio_engine_ops sbio_engine_null;
 
 /* Indexed by enum sbio_ioengine; NULL where this build has no such engine yet. */
 static const struct sbio_engine_ops *const engines[] = {
-    [SBIO_ENGINE_SYNC] = &sbio_engine_sync,
-    [SBIO_ENGINE_LIBAIO] = NULL,
-    [SBIO_ENGINE_IO_URING] = NULL,
-    [SBIO_ENGINE_MMAP] = NULL,
+    [SBIO_ENGINE_SYNC] = &sbio_engine_sync, [SBIO_ENGINE_LIBAIO] = NULL,
+    [SBIO_ENGINE_IO_URING] = NULL,          [SBIO_ENGINE_MMAP] = NULL,
     [SBIO_ENGINE_NULL] = &sbio_engine_null,
 };
 

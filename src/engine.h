@@ -19,7 +19,7 @@ struct sbio_file {
 };
 
 #define SBIO_IO_FSYNC_AFTER 1u /* --file-fsync-all: sync the file after the write */
-#define SBIO_IO_NOT_EVENT 2u   /* an end fsync: reported with the fsyncs, not an event */
+#define SBIO_IO_NOT_EVENT   2u /* an end fsync: reported with the fsyncs, not an event */
 
 struct sbio_io {
     enum sbio_op op;
@@ -34,9 +34,9 @@ struct sbio_io {
 
 enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 
-#define SBIO_ENG_SYNC 1u        /* queue() always completes: one clock read per op */
+#define SBIO_ENG_SYNC        1u /* queue() always completes: one clock read per op */
 #define SBIO_ENG_NEEDS_ALIGN 2u /* buffers and offsets must be aligned even without O_DIRECT */
-#define SBIO_ENG_NO_IO 4u       /* does no I/O at all (null) */
+#define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
 
 struct sbio_engine_ops {
     const char *name;
@@ -46,8 +46,7 @@ struct sbio_engine_ops {
     void (*cleanup)(void *priv);
     /* Open f->name relative to dirfd with oflags (O_RDWR plus extra flags); sets f->fd.
      * Returns 0 or -errno. */
-    int (*open_file)(void *priv, struct sbio_file *f, int dirfd, const char *name,
-                     int oflags);
+    int (*open_file)(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags);
     int (*close_file)(void *priv, struct sbio_file *f);
     /* Start io on files[io->file]. SBIO_Q_DONE with io->res set, SBIO_Q_QUEUED, or
      * SBIO_Q_BUSY when the queue is full (reap first). */

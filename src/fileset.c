@@ -86,6 +86,19 @@ static int manifest_bad(int line, const char *why)
 
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
 {
+    /* Keys a manifest lacks must not keep the caller's stale or uninitialised values (a
+     * set without state= is not complete), and on any error there is nothing to free. */
+    fs->files = NULL;
+    fs->nfiles = 0;
+    fs->bytes = 0;
+    fs->complete = false;
+    fs->total_size = 0;
+    fs->block_size = 0;
+    fs->fill = SBIO_FILL_RANDOM;
+    fs->fill_pct = 0;
+    fs->seed = 0;
+    fs->verify = false;
+    fs->prealloc = SBIO_PREALLOC_WRITE;
     int fd = openat(dirfd, SBIO_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -98,9 +111,6 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
     char line[512];
     int n = 0, rc = 0;
     bool have_format = false, have_num = false;
-    fs->files = NULL;
-    fs->nfiles = 0;
-    fs->bytes = 0;
     unsigned seen = 0;
     while (fgets(line, sizeof(line), f)) {
         n++;
@@ -139,8 +149,7 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
                 break;
             }
             have_num = true;
-        } else if (!strcmp(k, "total_size") || !strcmp(k, "block_size") ||
-                   !strcmp(k, "seed")) {
+        } else if (!strcmp(k, "total_size") || !strcmp(k, "block_size") || !strcmp(k, "seed")) {
             if (sbio_parse_u64(v, &u)) {
                 rc = manifest_bad(n, "not a number");
                 break;
@@ -151,8 +160,7 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
                 fs->fill = SBIO_FILL_RANDOM;
             else if (!strcmp(v, "zero"))
                 fs->fill = SBIO_FILL_ZERO;
-            else if (!strncmp(v, "compressible:", 13) && !sbio_parse_u64(v + 13, &u) &&
-                     u <= 100) {
+            else if (!strncmp(v, "compressible:", 13) && !sbio_parse_u64(v + 13, &u) && u <= 100) {
                 fs->fill = SBIO_FILL_COMPRESSIBLE;
                 fs->fill_pct = u;
             } else {
@@ -160,15 +168,17 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
                 break;
             }
         } else if (!strcmp(k, "prealloc")) {
-            fs->prealloc = strcmp(v, "fallocate") ? SBIO_PREALLOC_WRITE
-                                                  : SBIO_PREALLOC_FALLOCATE;
+            fs->prealloc = strcmp(v, "fallocate") ? SBIO_PREALLOC_WRITE : SBIO_PREALLOC_FALLOCATE;
         } else if (!strcmp(k, "verify")) {
             fs->verify = !strcmp(v, "1");
         } else if (!strncmp(k, "file.", 5)) {
-            char name[64];
+            char name[64], num[32], extra[2];
             uint64_t idx, size;
+            /* The size as strictly as any number ("-1" or "12x" are damage), and each
+             * index once: a repeated entry would leave another one unnamed. */
             if (!have_num || sbio_parse_u64(k + 5, &idx) || idx >= fs->nfiles ||
-                sscanf(v, "%63s %" SCNu64, name, &size) != 2 || strchr(name, '/') ||
+                fs->files[idx].name[0] || sscanf(v, "%63s %31s %1s", name, num, extra) != 2 ||
+                sbio_parse_u64(num, &size) || strchr(name, '/') ||
                 strlen(name) >= sizeof(fs->files[0].name)) {
                 rc = manifest_bad(n, "bad file entry");
                 break;
@@ -215,8 +225,7 @@ void sbio_fileset_fill(const struct sbio_fileset *fs, unsigned file, uint64_t of
         memset(out, 0, len);
         return;
     }
-    uint64_t zeros = fs->fill == SBIO_FILL_COMPRESSIBLE ? SBIO_FILL_CHUNK * fs->fill_pct / 100
-                                                        : 0;
+    uint64_t zeros = fs->fill == SBIO_FILL_COMPRESSIBLE ? SBIO_FILL_CHUNK * fs->fill_pct / 100 : 0;
     while (len) {
         uint64_t chunk = off / SBIO_FILL_CHUNK, in = off % SBIO_FILL_CHUNK;
         uint64_t n = SBIO_FILL_CHUNK - in < len ? SBIO_FILL_CHUNK - in : len;
@@ -324,8 +333,8 @@ static int prep_check_names(int dfd, const struct sbio_fileset *fs, bool manifes
             return -SBIO_EUSAGE;
         }
         if (S_ISLNK(st.st_mode)) {
-            sbio_err("%s/%s is a symbolic link; sbio never writes through one: remove it",
-                     dir, fs->files[i].name);
+            sbio_err("%s/%s is a symbolic link; sbio never writes through one: remove it", dir,
+                     fs->files[i].name);
             return -SBIO_EUSAGE;
         }
         if (!S_ISREG(st.st_mode)) {
@@ -458,7 +467,7 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
         printf("No bytes written: every file already had its size.\n");
     else
         printf("%" PRIu64 " bytes written in %.2f seconds (%.2f MiB/sec).\n", written, secs,
-           secs > 0 ? (double)written / SBIO_MIB / secs : 0.0);
+               secs > 0 ? (double)written / SBIO_MIB / secs : 0.0);
 out:
     if (rc == -EINTR) {
         if (isatty(STDOUT_FILENO))
@@ -514,8 +523,8 @@ out:
     return rc;
 }
 
-int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg,
-                      bool allow_create, bool *created)
+int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
+                      bool *created)
 {
     *created = false;
     fs->dirfd = -1;
@@ -539,8 +548,8 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg,
             return rc;
         }
         for (unsigned i = 0; i < fs->nfiles; i++) {
-            int fd = openat(dfd, fs->files[i].name,
-                            O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+            int fd =
+                openat(dfd, fs->files[i].name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
             if (fd < 0) {
                 rc = -errno;
                 sbio_err("%s/%s: open: %s", cfg->dir, fs->files[i].name, strerror(errno));
@@ -556,8 +565,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg,
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_err("%s/%s is damaged; run sbio cleanup and prepare again", cfg->dir,
-                 SBIO_MANIFEST);
+        sbio_err("%s/%s is damaged; run sbio cleanup and prepare again", cfg->dir, SBIO_MANIFEST);
         return -SBIO_EUSAGE;
     }
     if (rc) {
@@ -580,8 +588,8 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg,
             return -SBIO_EUSAGE;
         }
         if (!S_ISREG(st.st_mode)) {
-            sbio_err("%s/%s is not a regular file; run sbio cleanup and prepare again",
-                     cfg->dir, f->name);
+            sbio_err("%s/%s is not a regular file; run sbio cleanup and prepare again", cfg->dir,
+                     f->name);
             return -SBIO_EUSAGE;
         }
         if ((uint64_t)st.st_size != f->size) {
@@ -640,8 +648,7 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
     return rc;
 }
 
-int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off,
-                             uint64_t len)
+int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
 {
     const char *name = fs->files[file].name;
     void *buf = NULL;
@@ -661,8 +668,7 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
         sbio_fileset_fill(fs, file, off, buf, n);
         rc = sbio_pwrite_all(fd, buf, n, off);
         if (rc)
-            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, name, off,
-                     strerror(-rc));
+            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, name, off, strerror(-rc));
         off += n;
     }
     if (!rc && fsync(fd)) {

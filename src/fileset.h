@@ -11,9 +11,9 @@
 
 #include "options.h"
 
-#define SBIO_MANIFEST "sbio.manifest"
+#define SBIO_MANIFEST        "sbio.manifest"
 #define SBIO_MANIFEST_FORMAT 1
-#define SBIO_FILL_CHUNK 4096 /* fill data is a function of (seed, file, 4 KiB chunk) */
+#define SBIO_FILL_CHUNK      4096 /* fill data is a function of (seed, file, 4 KiB chunk) */
 
 struct sbio_fileset_file {
     char name[32];
@@ -63,8 +63,8 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg);
 /* run: open the folder and load a complete set whose files all have their sizes.
  * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
  * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
-int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg,
-                      bool allow_create, bool *created);
+int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
+                      bool *created);
 
 /* Write the fill bytes of file `file` for [off, off + len) into buf: deterministic in
  * (fs->seed, file, off), so an extended or completed file has the content prepare gives. */
@@ -77,8 +77,7 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes);
 
 /* Write the fill bytes of [off, off + len) of file `file` and fsync it (seqwr completion).
  * Returns 0 or -errno (message printed with file, offset and call). */
-int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off,
-                             uint64_t len);
+int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len);
 
 /* Mark the manifest incomplete or complete (before truncating for seqwr, after). */
 int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);

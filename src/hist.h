@@ -29,15 +29,14 @@
 
 #include <stdint.h>
 
-#define SBIO_HIST_SUB_BITS 6
+#define SBIO_HIST_SUB_BITS  6
 #define SBIO_HIST_SUB_COUNT (1u << SBIO_HIST_SUB_BITS)
 /* Values below 2^SBIO_HIST_MAX_BITS ns are in range. 45 gives an hour a factor ~10 of room
  * so the overflow bucket only ever catches hung I/O. */
 #define SBIO_HIST_MAX_BITS 45
-#define SBIO_HIST_MAX_NS ((UINT64_C(1) << SBIO_HIST_MAX_BITS) - 1)
+#define SBIO_HIST_MAX_NS   ((UINT64_C(1) << SBIO_HIST_MAX_BITS) - 1)
 /* Octaves 0..5 collapse into the first 64 exact buckets, then one group of 64 per octave. */
-#define SBIO_HIST_NBUCKETS \
-    ((SBIO_HIST_MAX_BITS - SBIO_HIST_SUB_BITS + 1) * SBIO_HIST_SUB_COUNT)
+#define SBIO_HIST_NBUCKETS ((SBIO_HIST_MAX_BITS - SBIO_HIST_SUB_BITS + 1) * SBIO_HIST_SUB_COUNT)
 
 struct sbio_hist {
     uint64_t count;  /* values recorded */

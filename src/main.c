@@ -86,22 +86,14 @@ int main(int argc, char **argv)
     switch (cfg.cmd) {
     case SBIO_CMD_HELP:
         return sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL) ? EXIT_USAGE : EXIT_OK;
-    case SBIO_CMD_VERSION:
-        printf("sbio %s\n", SBIO_VERSION);
-        return EXIT_OK;
-    default:
-        break;
+    case SBIO_CMD_VERSION: printf("sbio %s\n", SBIO_VERSION); return EXIT_OK;
+    default: break;
     }
     install_signals();
     switch (cfg.cmd) {
-    case SBIO_CMD_PREPARE:
-        return exit_code(sbio_fileset_prepare(&cfg));
-    case SBIO_CMD_CLEANUP:
-        return exit_code(sbio_fileset_cleanup(&cfg));
-    case SBIO_CMD_RUN:
-        return cmd_run(&cfg);
-    default:
-        sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd));
-        return EXIT_USAGE;
+    case SBIO_CMD_PREPARE: return exit_code(sbio_fileset_prepare(&cfg));
+    case SBIO_CMD_CLEANUP: return exit_code(sbio_fileset_cleanup(&cfg));
+    case SBIO_CMD_RUN: return cmd_run(&cfg);
+    default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }
 }

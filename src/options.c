@@ -27,8 +27,8 @@ enum opt_type {
 #define OPT_LATER 1u
 
 #define ALL_RUN (SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_COMPARE))
-#define SET_CMDS                                                                           \
-    (SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |          \
+#define SET_CMDS                                                                                   \
+    (SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |                  \
      SBIO_C(SBIO_CMD_COMPARE))
 #define OFF(f) offsetof(struct sbio_config, f)
 
@@ -60,8 +60,8 @@ static const struct optdef opts[] = {
      "run this many seconds before measuring; warm-up operations are not counted"},
     {"rate", "tx-rate", T_UINT, OFF(rate), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
      "target rate in operations per second over all threads; 0: unlimited"},
-    {"report-interval", NULL, T_UINT, OFF(report_interval_s), "0", NULL, 0, UINT32_MAX,
-     ALL_RUN, 0, "N", "print interim statistics every N seconds; 0: off"},
+    {"report-interval", NULL, T_UINT, OFF(report_interval_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0,
+     "N", "print interim statistics every N seconds; 0: off"},
     {"percentile", NULL, T_UINT, OFF(percentile), "95", NULL, 0, 100, ALL_RUN, 0, "N",
      "extra latency percentile to report (1-100); 0: off"},
     {"histogram", NULL, T_BOOL, OFF(histogram), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -69,52 +69,49 @@ static const struct optdef opts[] = {
     {"rand-seed", NULL, T_UINT, OFF(rand_seed), "0", NULL, 0, UINT64_MAX,
      ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), 0, "N",
      "seed for offsets and fill data; 0: from the clock (the seed used is printed)"},
-    {"validate", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), OPT_LATER, "on|off",
-     "sysbench's name for --verify"},
+    {"validate", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0, ALL_RUN | SBIO_C(SBIO_CMD_PREPARE),
+     OPT_LATER, "on|off", "sysbench's name for --verify"},
     /* sysbench fileio options */
     {"file-num", NULL, T_UINT, OFF(file_num), "128", NULL, 1, 1000000, SET_CMDS, 0, "N",
      "number of files in the set"},
     {"file-block-size", NULL, T_SIZE, OFF(block_size), "16K", NULL, 1, SBIO_GIB, SET_CMDS, 0,
      "SIZE", "block size of every I/O operation"},
-    {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1,
-     SET_CMDS, 0, "SIZE", "total size of the file set (each file gets an equal share)"},
-    {"file-test-mode", NULL, T_ENUM, OFF(mode), "",
-     "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0, ALL_RUN, 0, "MODE",
-     "test mode (required by run)"},
+    {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1, SET_CMDS, 0,
+     "SIZE", "total size of the file set (each file gets an equal share)"},
+    {"file-test-mode", NULL, T_ENUM, OFF(mode), "", "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0,
+     ALL_RUN, 0, "MODE", "test mode (required by run)"},
     {"file-io-mode", NULL, T_ENUM, OFF(io_mode), "sync", "sync|async|mmap", 0, 0, ALL_RUN, 0,
      "MODE", "sysbench's engine choice: sync, async (libaio) or mmap"},
-    {"file-async-backlog", NULL, T_UINT, OFF(async_backlog), "128", NULL, 1, 65536, ALL_RUN,
-     0, "N", "sysbench's name for --iodepth"},
-    {"file-extra-flags", NULL, T_FLAGS, OFF(extra_flags), "", "sync,dsync,direct", 0, 0,
-     ALL_RUN, 0, "LIST", "extra flags to open files with: sync, dsync, direct"},
-    {"file-fsync-freq", NULL, T_UINT, OFF(fsync_freq), "100", NULL, 0, UINT64_MAX, ALL_RUN,
-     0, "N", "fsync after this many requests of a thread; 0: no periodic fsync"},
+    {"file-async-backlog", NULL, T_UINT, OFF(async_backlog), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
+     "sysbench's name for --iodepth"},
+    {"file-extra-flags", NULL, T_FLAGS, OFF(extra_flags), "", "sync,dsync,direct", 0, 0, ALL_RUN, 0,
+     "LIST", "extra flags to open files with: sync, dsync, direct"},
+    {"file-fsync-freq", NULL, T_UINT, OFF(fsync_freq), "100", NULL, 0, UINT64_MAX, ALL_RUN, 0, "N",
+     "fsync after this many requests of a thread; 0: no periodic fsync"},
     {"file-fsync-all", NULL, T_BOOL, OFF(fsync_all), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "fsync after each write, inside that write's event"},
     {"file-fsync-end", NULL, T_BOOL, OFF(fsync_end), "on", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "fsync every file at the end of the run (measured, not an event)"},
-    {"file-fsync-mode", NULL, T_ENUM, OFF(fsync_mode), "fsync", "fsync|fdatasync", 0, 0,
-     ALL_RUN, 0, "MODE", "call used to synchronise: fsync or fdatasync"},
-    {"file-merged-requests", NULL, T_UINT, OFF(merged_requests), "0", NULL, 0, 65536,
-     ALL_RUN, 0, "N", "merge up to N adjacent sequential requests into one; 0: no merging"},
+    {"file-fsync-mode", NULL, T_ENUM, OFF(fsync_mode), "fsync", "fsync|fdatasync", 0, 0, ALL_RUN, 0,
+     "MODE", "call used to synchronise: fsync or fdatasync"},
+    {"file-merged-requests", NULL, T_UINT, OFF(merged_requests), "0", NULL, 0, 65536, ALL_RUN, 0,
+     "N", "merge up to N adjacent sequential requests into one; 0: no merging"},
     {"file-rw-ratio", NULL, T_DOUBLE, OFF(rw_ratio), "1.5", NULL, 0, 0, ALL_RUN, 0, "R",
      "reads per write in rndrw (kept exactly per thread)"},
     /* sbio's own */
-    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, SET_CMDS, 0, "DIR",
-     "folder of the file set"},
+    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, SET_CMDS, 0, "DIR", "folder of the file set"},
     {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "DEV",
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
-    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS,
-     OPT_LATER, "on|off", "allow writing to the device named by --filename"},
+    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, OPT_LATER,
+     "on|off", "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
      ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
     {"iodepth", NULL, T_UINT, OFF(iodepth), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
      "requests in flight per thread for queued engines"},
     {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "FILE",
      "Lua workload script (path, or a name from the installed workloads)"},
-    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0,
-     ALL_RUN, OPT_LATER, "FMT", "report format: text, json or csv"},
+    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN,
+     OPT_LATER, "FMT", "report format: text, json or csv"},
     {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
      ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF), OPT_LATER, "FILE",
      "write the report to FILE (-o)"},
@@ -131,23 +128,20 @@ static const struct optdef opts[] = {
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0,
      ALL_RUN | SBIO_C(SBIO_CMD_RESTORE), OPT_LATER, "DEV",
      "block device whose queue to tune when --dir has none"},
-    {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, OPT_LATER,
-     "on|off", "sync and drop the page cache before the run (root)"},
-    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE),
-     OPT_LATER, "N", "compare: runs per setting"},
+    {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, OPT_LATER, "on|off",
+     "sync and drop the page cache before the run (root)"},
+    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
+     "N", "compare: runs per setting"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
-     SBIO_C(SBIO_CMD_COMPARE), OPT_LATER, "ORDER",
-     "compare: order of settings within a repeat"},
-    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF),
-     OPT_LATER, "PCT", "diff: smallest difference in percent worth flagging"},
-    {"verify", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), OPT_LATER, "on|off",
-     "write checkable blocks and verify every read"},
+     SBIO_C(SBIO_CMD_COMPARE), OPT_LATER, "ORDER", "compare: order of settings within a repeat"},
+    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), OPT_LATER,
+     "PCT", "diff: smallest difference in percent worth flagging"},
+    {"verify", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0, ALL_RUN | SBIO_C(SBIO_CMD_PREPARE),
+     OPT_LATER, "on|off", "write checkable blocks and verify every read"},
     {"verify-fatal", NULL, T_BOOL, OFF(verify_fatal), "off", NULL, 0, 0, ALL_RUN, OPT_LATER,
      "on|off", "stop at the first verification failure"},
-    {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0,
-     ALL_RUN, 0, "KIND",
-     "sequential modes: one shared stream, or one slice of the set per thread"},
+    {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0, ALL_RUN, 0,
+     "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
     {"file-fsync-scope", NULL, T_ENUM, OFF(fsync_scope), "all", "all|dirty", 0, 0, ALL_RUN, 0,
      "SCOPE", "periodic and end fsyncs: every file (as sysbench) or only files written"},
     {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
@@ -186,9 +180,9 @@ _Static_assert(NOPTS <= 4 * 64, "struct sbio_config.given holds 256 options");
 static const char *const ignored_prefixes[] = {"mysql-", "pgsql-"};
 
 static const char *const cmd_names[SBIO_CMD_NR] = {
-    [SBIO_CMD_NONE] = "", [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
+    [SBIO_CMD_NONE] = "",           [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
     [SBIO_CMD_CLEANUP] = "cleanup", [SBIO_CMD_COMPARE] = "compare", [SBIO_CMD_DIFF] = "diff",
-    [SBIO_CMD_PLOT] = "plot", [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
+    [SBIO_CMD_PLOT] = "plot",       [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
     [SBIO_CMD_VERSION] = "version",
 };
 
@@ -231,10 +225,14 @@ static const char *opt_choice(const char *choices, int n, char *buf, size_t len)
 
 static const char *table_choice(const char *optname, int v)
 {
-    static _Thread_local char buf[32];
+    /* A few buffers in turn: one message may hold several names ("--file-io-mode=%s and
+     * --ioengine=%s"), and a single buffer would print the last one twice. */
+    static _Thread_local char bufs[4][32];
+    static _Thread_local unsigned next;
+    char *buf = bufs[next++ % 4];
     for (size_t i = 0; i < NOPTS; i++)
         if (!strcmp(opts[i].name, optname))
-            return opt_choice(opts[i].choices, v, buf, sizeof(buf)) ? buf : "?";
+            return opt_choice(opts[i].choices, v, buf, sizeof(bufs[0])) ? buf : "?";
     return "?";
 }
 
@@ -273,9 +271,7 @@ char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
 static void opt_accepted(const struct optdef *d, char *buf, size_t len)
 {
     switch (d->type) {
-    case T_BOOL:
-        snprintf(buf, len, "on/off, true/false, yes/no, 1/0");
-        break;
+    case T_BOOL: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
     case T_UINT:
         if (d->max == UINT64_MAX)
             snprintf(buf, len, "an integer from %" PRIu64, d->min);
@@ -293,9 +289,7 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
                      sbio_fmt_bytes(hi, sizeof(hi), d->max));
         break;
     }
-    case T_DOUBLE:
-        snprintf(buf, len, "a number greater than 0");
-        break;
+    case T_DOUBLE: snprintf(buf, len, "a number greater than 0"); break;
     case T_ENUM:
     case T_FILL: {
         snprintf(buf, len, "one of ");
@@ -305,15 +299,10 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
         buf[l] = 0;
         break;
     }
-    case T_FLAGS:
-        snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices);
-        break;
-    case T_TEST:
-        snprintf(buf, len, "fileio");
-        break;
-    default:
-        snprintf(buf, len, "any value");
-        break;
+    case T_FLAGS: snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices); break;
+    case T_TEST: snprintf(buf, len, "fileio"); break;
+    case T_LIST: snprintf(buf, len, "%s (repeatable, at most %d)", d->arg, SBIO_MAX_LIST); break;
+    default: snprintf(buf, len, "any value"); break;
     }
 }
 
@@ -388,9 +377,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         *(unsigned *)(base + d->off) = bits;
         return 0;
     }
-    case T_STR:
-        *(const char **)(base + d->off) = value;
-        return 0;
+    case T_STR: *(const char **)(base + d->off) = value; return 0;
     case T_LIST: {
         const char **arr = (const char **)(base + d->off);
         int *count = d->off == OFF(vary) ? &cfg->nvary : &cfg->nqueue;
@@ -411,8 +398,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
             return 0;
         }
         uint64_t p;
-        if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) &&
-            p <= 100) {
+        if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) && p <= 100) {
             cfg->fill = SBIO_FILL_COMPRESSIBLE;
             cfg->fill_pct = p;
             return 0;
@@ -426,9 +412,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
                   "does file I/O");
         return 0;
     case T_IGNORE:
-    case T_IGNORE_BOOL:
-        sbio_note("--%s does not concern file I/O; ignored", d->name);
-        return 0;
+    case T_IGNORE_BOOL: sbio_note("--%s does not concern file I/O; ignored", d->name); return 0;
     }
     return -EINVAL;
 }
@@ -522,8 +506,7 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
             continue;
         }
         if (a[1] != '-') {
-            sbio_err("unknown option '%s'; options are long (--name=value), see sbio help",
-                     a);
+            sbio_err("unknown option '%s'; options are long (--name=value), see sbio help", a);
             return -EINVAL;
         }
         const char *name = a + 2;
@@ -548,8 +531,7 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
                     goto next;
                 }
             }
-            sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen,
-                     name);
+            sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen, name);
             return -EINVAL;
         }
         if (old)
@@ -559,7 +541,9 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
             if (!value)
                 value = "on";
         } else if (!value) {
-            if (d->type == T_IGNORE) {
+            /* An ignored option takes its value like any other ("--verbosity 5"), or
+             * none at the end of the line: ignored options are never an error. */
+            if (d->type == T_IGNORE && i + 1 >= argc) {
                 sbio_note("--%s does not concern file I/O; ignored", d->name);
                 continue;
             }
@@ -618,10 +602,8 @@ int sbio_options_validate(struct sbio_config *cfg)
         sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd));
         return -EINVAL;
     case SBIO_CMD_HELP:
-    case SBIO_CMD_VERSION:
-        return 0;
-    default:
-        break;
+    case SBIO_CMD_VERSION: return 0;
+    default: break;
     }
     if (cfg->nargs) {
         sbio_err("%s takes no arguments, found '%s'; options are written --name=value",
@@ -635,14 +617,12 @@ int sbio_options_validate(struct sbio_config *cfg)
         }
     }
     /* The sysbench spelling and the general one of the same choice must agree. */
-    static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO,
-                                         SBIO_ENGINE_MMAP};
+    static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO, SBIO_ENGINE_MMAP};
     if (sbio_options_given(cfg, "file-io-mode")) {
         int e = mode_to_engine[cfg->io_mode];
         if (sbio_options_given(cfg, "ioengine") && cfg->ioengine != e) {
             sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them",
-                     table_choice("file-io-mode", cfg->io_mode),
-                     sbio_engine_name(cfg->ioengine));
+                     table_choice("file-io-mode", cfg->io_mode), sbio_engine_name(cfg->ioengine));
             return -EINVAL;
         }
         cfg->ioengine = e;
@@ -655,6 +635,16 @@ int sbio_options_validate(struct sbio_config *cfg)
             return -EINVAL;
         }
         cfg->iodepth = cfg->async_backlog;
+    }
+    /* A request is one pread/pwrite: keep it within what one call transfers (and a
+     * per-thread buffer). */
+    uint64_t req = cfg->block_size * (cfg->merged_requests > 1 ? cfg->merged_requests : 1);
+    if (req > SBIO_GIB ||
+        req / cfg->block_size != (cfg->merged_requests > 1 ? cfg->merged_requests : 1)) {
+        sbio_err("--file-block-size=%" PRIu64 " with --file-merged-requests=%" PRIu64
+                 " makes requests of more than 1 GiB; accepted: block x merged <= 1G",
+                 cfg->block_size, cfg->merged_requests);
+        return -EINVAL;
     }
     if (cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) {
         if (cfg->ioengine != SBIO_ENGINE_SYNC && cfg->ioengine != SBIO_ENGINE_NULL) {

@@ -108,10 +108,10 @@ struct sbio_config {
     const char *queue_device;
     bool drop_caches;
     uint64_t repeat;
-    int seq_stream;  /* enum sbio_seq_stream */
-    int fsync_scope; /* enum sbio_fsync_scope */
-    int prealloc;    /* enum sbio_prealloc */
-    int fill;        /* enum sbio_fill */
+    int seq_stream;    /* enum sbio_seq_stream */
+    int fsync_scope;   /* enum sbio_fsync_scope */
+    int prealloc;      /* enum sbio_prealloc */
+    int fill;          /* enum sbio_fill */
     uint64_t fill_pct; /* compressible:P */
     const char *cpus;
     int order; /* compare: 0 sequential, 1 random */

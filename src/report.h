@@ -12,13 +12,12 @@
 struct sbio_run_result;
 
 /* The header printed before the run starts: configuration, set, seed. */
-void sbio_report_header(FILE *out, const struct sbio_config *cfg,
-                        const struct sbio_fileset *fs, uint64_t seed);
+void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                        uint64_t seed);
 
 /* One interim line: the interval between prev and cur (both totals over all threads). */
-void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s,
-                          double interval_s, const struct sbio_stats *cur,
-                          const struct sbio_stats *prev);
+void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,
+                          const struct sbio_stats *cur, const struct sbio_stats *prev);
 
 /* The final text report. */
 void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,

@@ -15,14 +15,17 @@ static const char *const op_name[SBIO_OP_NR] = {"read", "write", "fsync"};
 
 static const char *mode_long(int mode)
 {
-    static const char *const n[] = {"sequential write (creation)", "sequential rewrite",
-                                    "sequential read", "random read", "random write",
+    static const char *const n[] = {"sequential write (creation)",
+                                    "sequential rewrite",
+                                    "sequential read",
+                                    "random read",
+                                    "random write",
                                     "random r/w"};
     return mode >= 0 && mode < 6 ? n[mode] : "?";
 }
 
-void sbio_report_header(FILE *out, const struct sbio_config *cfg,
-                        const struct sbio_fileset *fs, uint64_t seed)
+void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                        uint64_t seed)
 {
     char a[32], b[32];
     fprintf(out, "sbio %s\n\n", SBIO_VERSION);
@@ -37,7 +40,8 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg,
                 cfg->rate);
     if (cfg->cpus)
         fprintf(out, "Threads pinned to CPUs %s\n", cfg->cpus);
-    fprintf(out, "\nExtra file open flags: %s\n", sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
+    fprintf(out, "\nExtra file open flags: %s\n",
+            sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
     fprintf(out, "%u files, %s each\n", fs->nfiles,
             sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
     fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
@@ -58,12 +62,10 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg,
                 cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync");
     else {
         if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
-            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64
-                         " requests (%s).\n",
-                    cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync",
-                    cfg->fsync_freq,
-                    cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
-                                                         : "every file");
+            fprintf(
+                out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests (%s).\n",
+                cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync", cfg->fsync_freq,
+                cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote" : "every file");
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
@@ -85,9 +87,8 @@ static bool mode_has(const struct sbio_config *cfg, int op)
     return sbio_mode_writes(cfg->mode) && (cfg->fsync_freq || cfg->fsync_all || cfg->fsync_end);
 }
 
-void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s,
-                          double interval_s, const struct sbio_stats *cur,
-                          const struct sbio_stats *prev)
+void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,
+                          const struct sbio_stats *cur, const struct sbio_stats *prev)
 {
     char l[32];
     fprintf(out, "[ %.0fs ]", t_s);
@@ -106,7 +107,8 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s,
                         ? (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB / interval_s
                         : 0);
         if (d.count)
-            fprintf(out, " p99 %s", sbio_fmt_ns(l, sizeof(l), (double)sbio_hist_percentile(&d, 99)));
+            fprintf(out, " p99 %s",
+                    sbio_fmt_ns(l, sizeof(l), (double)sbio_hist_percentile(&d, 99)));
         fprintf(out, ";");
     }
     fputc('\n', out);
@@ -131,8 +133,9 @@ static void print_lat_row(FILE *out, const char *name, const struct sbio_hist *h
     sbio_fmt_ns(v[6], sizeof(v[0]), (double)h->max_ns);
     fprintf(out, " %10s %10s %10s %10s %10s %10s %10s", v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
     if (extra_pct)
-        fprintf(out, " %10s",
-                sbio_fmt_ns(v[7], sizeof(v[7]), (double)sbio_hist_percentile(h, (double)extra_pct)));
+        fprintf(
+            out, " %10s",
+            sbio_fmt_ns(v[7], sizeof(v[7]), (double)sbio_hist_percentile(h, (double)extra_pct)));
     fputc('\n', out);
 }
 
@@ -151,8 +154,9 @@ static void print_histogram(FILE *out, const char *name, const struct sbio_hist 
             continue;
         char v[24];
         int bar = (int)(40.0 * (double)h->buckets[i] / (double)maxc);
-        fprintf(out, "  %12s |%-40.*s %" PRIu64 "\n", sbio_fmt_ns(v, sizeof(v), (double)sbio_hist_bucket_mid(i)),
-                bar, "****************************************", h->buckets[i]);
+        fprintf(out, "  %12s |%-40.*s %" PRIu64 "\n",
+                sbio_fmt_ns(v, sizeof(v), (double)sbio_hist_bucket_mid(i)), bar,
+                "****************************************", h->buckets[i]);
     }
 }
 
@@ -176,10 +180,12 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     (void)fs;
 
     if (res->stop_signal)
-        fprintf(out, "\n*** Interrupted by %s after %.2f s: the figures cover the time measured "
-                     "***\n",
-                res->stop_signal == SIGINT ? "SIGINT" : res->stop_signal == SIGTERM ? "SIGTERM"
-                                                                                    : "a signal",
+        fprintf(out,
+                "\n*** Interrupted by %s after %.2f s: the figures cover the time measured "
+                "***\n",
+                res->stop_signal == SIGINT    ? "SIGINT"
+                : res->stop_signal == SIGTERM ? "SIGTERM"
+                                              : "a signal",
                 secs);
     if (res->error)
         fprintf(out, "\n*** Stopped by an I/O error: %s ***\n", res->error_msg);
@@ -200,12 +206,11 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     fprintf(out, "\nGeneral statistics:\n");
     fprintf(out, "    total time:                          %.4fs\n", secs);
     fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
-    fprintf(out, "    reads, writes, fsyncs:               %" PRIu64 ", %" PRIu64 ", %" PRIu64
-                 "\n",
+    fprintf(out, "    reads, writes, fsyncs:               %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
             t->lat[SBIO_READ].count, t->lat[SBIO_WRITE].count, fsyncs);
     if (fsyncs)
-        fprintf(out, "    fsyncs periodic, at end, in writes:  %" PRIu64 ", %" PRIu64 ", %" PRIu64
-                     "\n",
+        fprintf(out,
+                "    fsyncs periodic, at end, in writes:  %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
                 t->lat[SBIO_FSYNC].count - t->end_fsyncs, t->end_fsyncs, t->write_fsyncs);
     fprintf(out, "    bytes read, written:                 %s, %s\n",
             sbio_fmt_bytes(a, sizeof(a), t->bytes[SBIO_READ]),
@@ -217,12 +222,14 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     for (int op = 0; op < SBIO_OP_NR; op++)
         sbio_hist_merge(&all, &t->lat[op]);
     fprintf(out, "\nLatency (all operations):\n");
-    fprintf(out, "         min:        %12s\n", sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
+    fprintf(out, "         min:        %12s\n",
+            sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
     fprintf(out, "         avg:        %12s\n", sbio_fmt_ns(a, sizeof(a), sbio_hist_mean(&all)));
     fprintf(out, "         max:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.max_ns));
     if (cfg->percentile)
-        fprintf(out, "         %3" PRIu64 "th percentile: %8s\n", cfg->percentile,
-                sbio_fmt_ns(a, sizeof(a), (double)sbio_hist_percentile(&all, (double)cfg->percentile)));
+        fprintf(
+            out, "         %3" PRIu64 "th percentile: %8s\n", cfg->percentile,
+            sbio_fmt_ns(a, sizeof(a), (double)sbio_hist_percentile(&all, (double)cfg->percentile)));
     else
         fprintf(out, "         percentile stats: disabled\n");
     fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
@@ -230,8 +237,8 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     uint64_t extra = cfg->percentile;
     if (extra == 50 || extra == 95 || extra == 99)
         extra = 0;
-    fprintf(out, "\nPer operation type:\n  %-6s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s", "op",
-            "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
+    fprintf(out, "\nPer operation type:\n  %-6s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
+            "op", "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
     if (extra)
         fprintf(out, " %9s%" PRIu64, "p", extra);
     fputc('\n', out);
@@ -243,8 +250,9 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                       secs, extra);
     }
     if (t->write_fsyncs)
-        fprintf(out, "  (--file-fsync-all: the %" PRIu64 " fsyncs after writes are inside the "
-                     "writes' latency)\n",
+        fprintf(out,
+                "  (--file-fsync-all: the %" PRIu64 " fsyncs after writes are inside the "
+                "writes' latency)\n",
                 t->write_fsyncs);
 
     /* Fairness, as sysbench: events and busy time per thread. */
@@ -286,19 +294,28 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     }
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    fprintf(out, "\nCPU: user %.1f%%, system %.1f%% of one CPU (%.2f s user, %.2f s system over "
-                 "%.2f s; %.1f%% of the machine's %ld CPUs)\n",
-            secs > 0 ? 100 * res->user_s / secs : 0, secs > 0 ? 100 * res->sys_s / secs : 0,
-            res->user_s, res->sys_s, secs,
-            secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0, ncpu);
+    /* getrusage has tick granularity: percentages of a run this short mean nothing. */
+    if (secs < 0.1)
+        fprintf(out, "\nCPU: %.3f s user, %.3f s system (run too short for percentages)\n",
+                res->user_s, res->sys_s);
+    else
+        fprintf(out,
+                "\nCPU: user %.1f%%, system %.1f%% of one CPU (%.2f s user, %.2f s system over "
+                "%.2f s; %.1f%% of the machine's %ld CPUs)\n",
+                secs > 0 ? 100 * res->user_s / secs : 0, secs > 0 ? 100 * res->sys_s / secs : 0,
+                res->user_s, res->sys_s, secs,
+                secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0,
+                ncpu);
     if (res->skipped_tails)
-        fprintf(out, "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64
-                     "-byte alignment were skipped\n",
+        fprintf(out,
+                "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64
+                "-byte alignment were skipped\n",
                 res->skipped_tails, sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes),
                 res->direct_align);
     if (res->completed_bytes)
-        fprintf(out, "seqwr: the run ended before the set was whole again; %s were written "
-                     "outside the measured time to complete it\n",
+        fprintf(out,
+                "seqwr: the run ended before the set was whole again; %s were written "
+                "outside the measured time to complete it\n",
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
     if (cfg->histogram)
         for (int op = 0; op < SBIO_OP_NR; op++)

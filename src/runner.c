@@ -18,7 +18,7 @@
 #include "util.h"
 
 #define MAX_CPUS 4096
-#define POLL_NS 20000000ULL /* the main thread checks signals and limits every 20 ms */
+#define POLL_NS  20000000ULL /* the main thread checks signals and limits every 20 ms */
 
 struct run;
 
@@ -101,7 +101,7 @@ struct run {
     struct gate barrier;
     bool warmup;
     bool budget;
-    _Alignas(64) int stop;   /* ends the current phase */
+    _Alignas(64) int stop; /* ends the current phase */
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
 };
@@ -125,8 +125,8 @@ static bool claim_events(struct worker *w)
             take = 64;
         if (!take)
             take = 1;
-        if (__atomic_compare_exchange_n(&r->budget_left, &left, left - take, true,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        if (__atomic_compare_exchange_n(&r->budget_left, &left, left - take, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
             w->local_budget = take;
             return true;
         }
@@ -144,8 +144,8 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
     if (io->res < 0) {
         w->err = (int)io->res;
         if (io->op == SBIO_FSYNC)
-            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s: %s", w->run->cfg->dir, name,
-                     call, strerror((int)-io->res));
+            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s: %s", w->run->cfg->dir, name, call,
+                     strerror((int)-io->res));
         else
             snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s at offset %" PRIu64 ": %s",
                      w->run->cfg->dir, name, call, io->offset, strerror((int)-io->res));
@@ -153,8 +153,8 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
         w->err = -EIO;
         snprintf(w->err_msg, sizeof(w->err_msg),
                  "%s/%s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)",
-                 w->run->cfg->dir, name, call, io->offset,
-                 io->op == SBIO_READ ? "read" : "write", io->res, io->len);
+                 w->run->cfg->dir, name, call, io->offset, io->op == SBIO_READ ? "read" : "write",
+                 io->res, io->len);
     }
     __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
@@ -435,7 +435,8 @@ static int complete_seqwr(struct run *r, uint64_t *bytes)
             uint32_t len;
             sbio_layout_seq(&r->lay, a, &f, &off, &len);
             /* Extend the piece to the end of the range or of the file. */
-            uint64_t last = b - 1 < r->lay.seq_first[f + 1] - 1 ? b - 1 : r->lay.seq_first[f + 1] - 1;
+            uint64_t last =
+                b - 1 < r->lay.seq_first[f + 1] - 1 ? b - 1 : r->lay.seq_first[f + 1] - 1;
             unsigned f2;
             uint64_t off2;
             uint32_t len2;
@@ -479,8 +480,7 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         sched_getaffinity(0, sizeof(allowed), &allowed);
         for (int i = 0; ncpus > 0 && i < ncpus; i++)
             if (!CPU_ISSET(cpus[i], &allowed)) {
-                sbio_err("--cpus=%s: CPU %d is not available to this process", cfg->cpus,
-                         cpus[i]);
+                sbio_err("--cpus=%s: CPU %d is not available to this process", cfg->cpus, cpus[i]);
                 free(cpus);
                 return -SBIO_EUSAGE;
             }
@@ -581,7 +581,9 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
             goto out_workers;
     }
 
-    bool seqwr = cfg->mode == SBIO_MODE_SEQWR;
+    /* The null engine writes nothing: truncating (and completing) would punch a hole of
+     * zeros into a real set. */
+    bool seqwr = cfg->mode == SBIO_MODE_SEQWR && !(r.eng->flags & SBIO_ENG_NO_IO);
     if (seqwr && !created && (rc = sbio_fileset_mark(fs, false)))
         goto out_workers;
     if (seqwr && !r.warmup && (rc = truncate_set(&r)))
@@ -604,11 +606,10 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        sbio_err("pthread_create for thread %u of %u: %s", started + 1, r.nthreads,
-                 strerror(-rc));
+        sbio_err("pthread_create for thread %u of %u: %s", started + 1, r.nthreads, strerror(-rc));
         __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
         gate_shrink(&r.barrier, started + 1);
-        r.nthreads = started;
+        r.nthreads = started; /* join and merge only what started; cleanup frees all */
     }
 
     gate_wait(&r.barrier); /* all threads have opened their files */
@@ -661,8 +662,10 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     else
         res->elapsed_ns = sbio_now_ns() - start_ns;
 
-    if (seqwr) {
-        int crc = complete_seqwr(&r, &res->completed_bytes);
+    if (seqwr || created) {
+        /* A set created for this run by the null engine is still empty: fill it all. */
+        int crc = seqwr ? complete_seqwr(&r, &res->completed_bytes)
+                        : sbio_fileset_complete(fs, &res->completed_bytes);
         if (crc && !res->error) {
             res->error = crc;
             snprintf(res->error_msg, sizeof(res->error_msg),
@@ -675,7 +678,7 @@ out_workers:
     if (barrier)
         gate_destroy(&r.barrier);
     if (r.w) {
-        for (unsigned i = 0; i < r.nthreads; i++) {
+        for (unsigned i = 0; i < res->threads; i++) {
             if (r.w[i].eng_priv)
                 r.eng->cleanup(r.w[i].eng_priv);
             sbio_wl_fini(&r.w[i].wl);

@@ -20,8 +20,8 @@ struct sbio_run_result {
     unsigned threads;
     struct sbio_stats *per_thread; /* [threads] */
     struct sbio_stats total;
-    uint64_t seed;       /* the seed used: printed so any run can be repeated */
-    uint64_t elapsed_ns; /* measured phase: first start to last end, end fsyncs included */
+    uint64_t seed;        /* the seed used: printed so any run can be repeated */
+    uint64_t elapsed_ns;  /* measured phase: first start to last end, end fsyncs included */
     double user_s, sys_s; /* CPU of the process over the measured phase */
     int stop_signal;      /* SIGINT/SIGTERM that interrupted the run, or 0 */
     int error;            /* first I/O error (-errno), or 0 */
@@ -30,7 +30,7 @@ struct sbio_run_result {
     unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
     uint64_t skipped_bytes;
     uint64_t direct_align;
-    unsigned ncpus;           /* --cpus: how many CPUs the threads were pinned to */
+    unsigned ncpus; /* --cpus: how many CPUs the threads were pinned to */
 };
 
 /* Run the workload of cfg on the open set fs. Returns 0 when the run happened (its result

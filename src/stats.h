@@ -14,8 +14,8 @@
 struct sbio_stats {
     struct sbio_hist lat[SBIO_OP_NR]; /* latency per op type; lat[op].count = ops */
     uint64_t bytes[SBIO_OP_NR];
-    uint64_t events;     /* reads + writes + periodic fsyncs: what --events counts */
-    uint64_t end_fsyncs; /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
+    uint64_t events;       /* reads + writes + periodic fsyncs: what --events counts */
+    uint64_t end_fsyncs;   /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
     uint64_t write_fsyncs; /* --file-fsync-all fsyncs: inside their write's event and latency */
     uint64_t errors;
     uint64_t start_ns, end_ns; /* the thread's measured phase */

@@ -71,8 +71,6 @@ static inline uint64_t sbio_rand_below(uint64_t *state, uint64_t n)
     return (uint64_t)(((unsigned __int128)sbio_rand64(state) * n) >> 64);
 }
 
-
-
 /* Error code for bad usage or bad input: the message is already printed, exit 2, nothing
  * on disk was touched. Returned negated, like an errno. */
 #define SBIO_EUSAGE 4095

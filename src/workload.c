@@ -22,8 +22,8 @@ bool sbio_mode_sequential(int mode)
     return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_SEQRD;
 }
 
-int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
-                     uint64_t block, uint64_t merged, uint64_t direct_align)
+int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes, uint64_t block,
+                     uint64_t merged, uint64_t direct_align)
 {
     memset(l, 0, sizeof(*l));
     l->nfiles = nfiles;
@@ -85,8 +85,8 @@ static unsigned layout_search(const uint64_t *first, unsigned n, uint64_t x)
     return lo;
 }
 
-void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
-                     uint64_t *off, uint32_t *len)
+void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file, uint64_t *off,
+                     uint32_t *len)
 {
     unsigned f;
     uint64_t per = l->seq_first[1];
@@ -101,8 +101,7 @@ void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
     *len = (uint32_t)(left < l->req ? left : l->req);
 }
 
-void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file,
-                       uint64_t *off)
+void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off)
 {
     unsigned f;
     uint64_t per = l->rnd_first[1];
@@ -215,16 +214,12 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
     enum sbio_op op;
     switch (sh->mode) {
     case SBIO_MODE_SEQRD:
-    case SBIO_MODE_RNDRD:
-        op = SBIO_READ;
-        break;
+    case SBIO_MODE_RNDRD: op = SBIO_READ; break;
     case SBIO_MODE_RNDRW:
         op = ((double)w->reads + 1.0) / ((double)w->writes + 1.0) < sh->rw_ratio ? SBIO_READ
-                                                                                  : SBIO_WRITE;
+                                                                                 : SBIO_WRITE;
         break;
-    default:
-        op = SBIO_WRITE;
-        break;
+    default: op = SBIO_WRITE; break;
     }
 
     /* The periodic fsync round, as sysbench: it starts before the next request once the

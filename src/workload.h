@@ -30,22 +30,21 @@ struct sbio_layout {
     uint64_t *seq_first; /* [nfiles + 1] first sequential request of each file */
     uint64_t *rnd_first; /* [nfiles + 1] first whole block of each file */
     uint64_t seq_units, rnd_blocks;
-    bool uniform;            /* every file the same size: division instead of a search */
-    unsigned skipped_tails;  /* O_DIRECT: misaligned tails left out */
+    bool uniform;           /* every file the same size: division instead of a search */
+    unsigned skipped_tails; /* O_DIRECT: misaligned tails left out */
     uint64_t skipped_bytes;
 };
 
 /* Build the layout. direct_align is the O_DIRECT alignment (0 without O_DIRECT).
  * Returns 0 or -ENOMEM. */
-int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
-                     uint64_t block, uint64_t merged, uint64_t direct_align);
+int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes, uint64_t block,
+                     uint64_t merged, uint64_t direct_align);
 void sbio_layout_free(struct sbio_layout *l);
 /* Map a sequential request index to file, offset and length. */
-void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
-                     uint64_t *off, uint32_t *len);
+void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file, uint64_t *off,
+                     uint32_t *len);
 /* Map a whole-block index to file and offset. */
-void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file,
-                       uint64_t *off);
+void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off);
 
 /* What all threads of one run share. */
 struct sbio_wl_shared {
@@ -76,9 +75,9 @@ struct sbio_wl {
     uint64_t reads, writes; /* completed, for the rndrw ratio */
     uint64_t requests;      /* reads + writes issued, for the fsync cadence */
     bool dirty;
-    bool ending;            /* end fsyncs being issued */
-    int64_t fsync_next;     /* next file of the current fsync round, -1: none */
-    uint64_t *dirty_map;    /* scope=dirty: files written since the last round */
+    bool ending;         /* end fsyncs being issued */
+    int64_t fsync_next;  /* next file of the current fsync round, -1: none */
+    uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
 };
 

@@ -14,9 +14,9 @@
 
 #define NS_PER_US 1000ULL
 #define NS_PER_MS 1000000ULL
-#define NS_PER_S 1000000000ULL
-#define HOUR_NS (3600ULL * NS_PER_S)
-#define NSAMPLES 100000
+#define NS_PER_S  1000000000ULL
+#define HOUR_NS   (3600ULL * NS_PER_S)
+#define NSAMPLES  100000
 /* The documented bound (midpoint within width/2 <= lower/128); tighter than the 1 % asked. */
 #define REL_TOL (1.0 / 128.0 + 1e-12)
 
@@ -226,8 +226,8 @@ static void test_merge_equals_add(void **state)
     struct sbio_hist *ha = hist_new(), *hb = hist_new(), *hall = hist_new();
 
     for (size_t i = 0; i < NSAMPLES; i++) {
-        a[i] = to_ns(exp(9.0 + 1.2 * rng_normal(&seed)));          /* ~8 us lognormal */
-        b[i] = 50 + rng_next(&seed) % (100 * NS_PER_MS);            /* uniform to 100 ms */
+        a[i] = to_ns(exp(9.0 + 1.2 * rng_normal(&seed))); /* ~8 us lognormal */
+        b[i] = 50 + rng_next(&seed) % (100 * NS_PER_MS);  /* uniform to 100 ms */
     }
     b[7] = 3; /* b holds the overall min, a the overall max */
     a[11] = 2 * HOUR_NS;
@@ -287,7 +287,7 @@ static void test_pct_exponential(void **state)
     uint64_t seed = 3;
     uint64_t *v = test_malloc(NSAMPLES * sizeof(*v));
     for (size_t i = 0; i < NSAMPLES; i++)
-        v[i] = to_ns(-200.0 * NS_PER_US * log(rng_unit(&seed)));  /* mean 200 us */
+        v[i] = to_ns(-200.0 * NS_PER_US * log(rng_unit(&seed))); /* mean 200 us */
     check_percentiles("exponential", v, NSAMPLES);
     test_free(v);
 }
@@ -362,8 +362,8 @@ static void test_sub(void **state)
         early[i] = to_ns(exp(10.0 + rng_normal(&seed)));
         late[i] = to_ns(exp(12.0 + rng_normal(&seed)));
     }
-    early[0] = 1;                /* cumulative min stays in the early part */
-    early[1] = 100 * NS_PER_S;   /* and so does the cumulative max */
+    early[0] = 1;              /* cumulative min stays in the early part */
+    early[1] = 100 * NS_PER_S; /* and so does the cumulative max */
     hist_fill(h, early, NSAMPLES);
     sbio_hist_snapshot(older, h);
     hist_fill(h, late, NSAMPLES);

@@ -56,9 +56,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
                 io->res = rc;
         }
         break;
-    default:
-        io->res = sbio_engine_sync_file(fd, p->fsync_mode);
-        break;
+    default: io->res = sbio_engine_sync_file(fd, p->fsync_mode); break;
     }
     return SBIO_Q_DONE;
 }

@@ -1,0 +1,58 @@
+# Shared helpers for integration tests: source it first. Each check prints one TAP line,
+# "ok - …" or "not ok - …"; tests/run-tests.sh counts them.
+# Every test works in its own temporary folder, removed on exit (and loop devices are
+# detached by the test's own trap, which must call t_cleanup).
+set -u
+SBIO=${SBIO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/sbio}
+T=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbio-$T.XXXXXX")
+t_cleanup() { rm -rf "$TMP"; }
+trap t_cleanup EXIT
+
+ok() { echo "ok - $T: $1"; }
+notok() { echo "not ok - $T: $1"; }
+# skip REASON: under CI=true the runner turns it into a failure.
+skip() { echo "ok - $T: # SKIP $1"; }
+
+# check DESC CMD…: passes when CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else notok "$desc"; fi
+}
+
+# expect_exit CODE DESC CMD…: runs CMD with stdout in $TMP/out and stderr in $TMP/err.
+expect_exit() {
+	local code=$1 desc=$2 rc
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq "$code" ]; then
+		ok "$desc"
+	else
+		notok "$desc (exit $rc, expected $code; stderr: $(head -c 400 "$TMP/err" | tr '\n' ' '))"
+	fi
+}
+
+# eq DESC GOT WANT
+eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1 (got '$2', want '$3')"; fi
+}
+
+# near DESC GOT WANT PCT: |got - want| <= pct% of want
+near() {
+	if awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; then
+		ok "$1"
+	else
+		notok "$1 (got $2, want $3 ± $4%)"
+	fi
+}
+
+# stderr_one_line DESC: the last command's stderr is exactly one line.
+stderr_one_line() {
+	local n
+	n=$(grep -vc '^sbio: note:' "$TMP/err")
+	if [ "$n" -eq 1 ]; then ok "$1"; else notok "$1 ($n lines: $(head -c 300 "$TMP/err" | tr '\n' '|'))"; fi
+}
+
+need_root() { [ "$(id -u)" -eq 0 ]; }

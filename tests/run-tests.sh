@@ -1,0 +1,60 @@
+#!/bin/bash
+# Run every unit test binary given as arguments and every tests/integration/*.sh script,
+# count their TAP lines ("ok …" / "not ok …"), and end with one line "N passed, N failed".
+# Exit status is non-zero when anything failed. Under CI=true a skip is a failure.
+set -u
+cd "$(dirname "$0")/.."
+export SBIO="$PWD/sbio"
+passed=0
+failed=0
+skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+count() { # name, exit status of the producer; TAP lines in $log
+	local name=$1 status=$2 p f s
+	p=$(grep -c '^ok ' "$log" | tr -d ' ')
+	s=$(grep -c '^ok .*# SKIP' "$log" | tr -d ' ')
+	f=$(grep -c '^not ok ' "$log" | tr -d ' ')
+	if [ "${CI:-}" = true ] && [ "$s" -gt 0 ]; then
+		grep '^ok .*# SKIP' "$log" | sed 's/^/  (CI=true: a skip is a failure) /'
+		f=$((f + s))
+		p=$((p - s))
+	fi
+	# A producer that died without reporting a failure still failed.
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name exited with status $status"
+		f=1
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name reported nothing"
+		f=1
+	fi
+	passed=$((passed + p - s))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+	printf '%-40s %4d passed %4d failed %4d skipped\n' "$name" $((p - s)) "$f" "$s"
+}
+
+for bin in "$@"; do
+	name=$(basename "$bin")
+	CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1
+	status=$?
+	grep '^not ok' "$log"
+	count "$name" "$status"
+done
+
+for t in tests/integration/*.sh; do
+	[ -e "$t" ] || continue
+	[ "$(basename "$t")" = lib.sh ] && continue
+	name=$(basename "$t")
+	start=$(date +%s)
+	bash "$t" >"$log" 2>&1
+	status=$?
+	grep -E '^not ok|# SKIP' "$log"
+	count "$name ($(($(date +%s) - start)) s)" "$status"
+done
+
+[ "$skipped" -gt 0 ] && echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
