@@ -1,0 +1,216 @@
+#!/bin/bash
+# sbio run: fidelity of the counts (issue 3, "Tests / Integration").
+# Every mode with 1, 2 and 8 threads; seqwr leaves the set whole; the report's reads, writes
+# and fsyncs equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
+# rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's
+# op mix. Small sets (4 x 8 MiB) under $TMP only.
+source "$(dirname "$0")/lib.sh"
+
+D=$TMP/set
+mkdir -p "$D"
+SET=(--dir="$D" --file-num=4 --file-total-size=32M)
+FILE_SIZE=8388608
+BLOCK=16384
+NFILES=4
+
+# --- helpers: fields of the text report (file $1) ---
+events_of() { awk '/total number of events:/ { print $NF }' "$1"; }
+# "R W F": reads, writes, all fsyncs (periodic + end + in writes)
+rwf_of() { sed -n 's/.*reads, writes, fsyncs: *//p' "$1" | tr -d ','; }
+# "P E W": fsyncs periodic, at end, in writes (the line is absent when there is no fsync)
+pew_of() {
+	local l
+	l=$(sed -n 's/.*fsyncs periodic, at end, in writes: *//p' "$1" | tr -d ',')
+	echo "${l:-0 0 0}"
+}
+# bytes of a "N.NN MiB"-style figure
+to_bytes() {
+	awk -v v="$1" -v u="$2" 'BEGIN { m = 1; if (u == "KiB") m = 1024; if (u == "MiB") m = 1048576;
+		if (u == "GiB") m = 1073741824; printf "%.0f\n", v * m }'
+}
+
+expect_exit 0 "prepare 4 x 8 MiB" "$SBIO" prepare "${SET[@]}"
+
+# --- every mode with 1, 2 and 8 threads: exit 0, events == reads + writes + periodic fsyncs ---
+N=2000
+for mode in seqwr seqrewr seqrd rndrd rndwr rndrw; do
+	for th in 1 2 8; do
+		"$SBIO" run "${SET[@]}" --file-test-mode=$mode --threads=$th --events=$N \
+			>"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		ev=$(events_of "$TMP/out")
+		read -r r w f < <(rwf_of "$TMP/out")
+		read -r p e iw < <(pew_of "$TMP/out")
+		why=""
+		[ "$rc" -eq 0 ] || why="exit $rc: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+		[ -z "$why" ] && [ "${ev:-x}" != "$N" ] && why="events '$ev', want $N"
+		[ -z "$why" ] && [ $((r + w + p)) -ne "$ev" ] &&
+			why="reads+writes+periodic fsyncs = $r+$w+$p = $((r + w + p)), events $ev"
+		[ -z "$why" ] && [ $((p + e + iw)) -ne "$f" ] && why="fsyncs $f != $p+$e+$iw"
+		case $mode in # the op types the mode may produce
+		seqrd | rndrd) [ -z "$why" ] && [ $((w + f)) -ne 0 ] && why="read-only mode wrote: $w writes, $f fsyncs" ;;
+		seqwr | seqrewr | rndwr) [ -z "$why" ] && [ "$r" -ne 0 ] && why="write-only mode read $r times" ;;
+		esac
+		if [ -z "$why" ]; then ok "$mode, $th threads: events $ev = $r reads + $w writes + $p periodic fsyncs"; else notok "$mode, $th threads: $why"; fi
+	done
+done
+
+# --- seqwr ended before the pass was complete: the set is whole again, outside the measured time ---
+"$SBIO" run "${SET[@]}" --file-test-mode=seqwr --threads=2 --events=500 >"$TMP/out" 2>"$TMP/err"
+eq "seqwr --events=500: exit status" "$?" 0
+read -r r w f < <(rwf_of "$TMP/out")
+sizes=$(for i in 0 1 2 3; do stat -c %s "$D/test_file.$i"; done | sort -u | tr '\n' ' ')
+eq "seqwr --events=500: every file is full size again" "$sizes" "$FILE_SIZE "
+eq "seqwr --events=500: manifest state=complete" "$(grep '^state=' "$D/sbio.manifest")" "state=complete"
+line=$(grep '^seqwr: .*outside the measured time' "$TMP/out")
+if [ -n "$line" ]; then
+	read -r v u < <(sed -E 's/.* ([0-9.]+) (B|KiB|MiB|GiB) were written outside.*/\1 \2/' <<<"$line")
+	got=$(to_bytes "$v" "$u")
+	want=$((NFILES * FILE_SIZE - w * BLOCK))
+	# the report rounds to 2 decimals of its unit: ±0.005 MiB, under one 16 KiB block
+	near "seqwr --events=500: the report's completed amount ($v $u) = set - $w writes x 16 KiB" \
+		"$got" "$want" 0.05
+else
+	notok "seqwr --events=500: the report says what was completed outside the measured time (no 'seqwr: … outside the measured time' line)"
+fi
+
+# --- the report's counts against the system calls strace sees ---
+# strace -ff writes one file per thread, so the worker threads' calls (the measured phase) are
+# told apart from the main thread's (seqwr completion: 1 MiB pwrites + one fsync per file,
+# and the manifest) without guessing from sizes. Only calls on test_file.* count (-y shows
+# the path), which leaves out the dynamic loader's pread64 of libc and the manifest's fsyncs.
+# Sets: WR WW WF = worker pread64, pwrite64, fsync+fdatasync; MR MW MWB MF = main thread
+# pread64, pwrite64, pwrite64 bytes, fsync; MWMAX = largest main-thread pwrite64.
+strace_run() {
+	local dir=$TMP/strace.$1 f main
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	strace -ff -qq -y -e trace=execve,pread64,pwrite64,fsync,fdatasync -o "$dir/tr" \
+		"$SBIO" "$@" >"$TMP/out" 2>"$TMP/err"
+	STRACE_RC=$?
+	main=$(grep -l '^execve(' "$dir"/tr.*)
+	WR=0 WW=0 WF=0 MR=0 MW=0 MWB=0 MF=0 MWMAX=0
+	for f in "$dir"/tr.*; do
+		read -r pr pw pwb pwmax fs < <(awk '
+			/^pread64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { pr++ }
+			/^pwrite64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { pw++; n = $NF + 0; pwb += n; if (n > mx) mx = n }
+			/^f(data)?sync\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { fs++ }
+			END { printf "%d %d %d %d %d\n", pr, pw, pwb, mx, fs }' "$f")
+		if [ "$f" = "$main" ]; then
+			MR=$pr MW=$pw MWB=$pwb MWMAX=$pwmax MF=$fs
+		else
+			WR=$((WR + pr)) WW=$((WW + pw)) WF=$((WF + fs))
+		fi
+	done
+}
+
+# rndrw, 2 threads: every call is in the measured phase (periodic and end fsyncs are both fsyncs).
+strace_run rndrw run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=1000
+eq "strace rndrw: exit status" "$STRACE_RC" 0
+read -r r w f < <(rwf_of "$TMP/out")
+read -r p e iw < <(pew_of "$TMP/out")
+eq "strace rndrw: reported reads = pread64 calls" "$r" "$WR"
+eq "strace rndrw: reported writes = pwrite64 calls" "$w" "$WW"
+eq "strace rndrw: reported fsyncs ($p periodic + $e at end) = fsync calls" "$f" "$WF"
+eq "strace rndrw: no I/O on the set outside the worker threads (pread, pwrite, fsync)" "$MR $MW $MF" "0 0 0"
+[ "$e" -eq $((2 * NFILES)) ] && ok "strace rndrw: end fsyncs = 2 threads x $NFILES files" ||
+	notok "strace rndrw: end fsyncs = 2 threads x $NFILES files (got $e, want $((2 * NFILES)))"
+
+# seqwr, 2 threads, --events=1000 (about 970 of the set's 2048 blocks): the workers' calls are
+# the report's; the main thread completes the rest outside the measured time.
+strace_run seqwr run "${SET[@]}" --file-test-mode=seqwr --threads=2 --events=1000
+eq "strace seqwr: exit status" "$STRACE_RC" 0
+read -r r w f < <(rwf_of "$TMP/out")
+read -r p e iw < <(pew_of "$TMP/out")
+eq "strace seqwr: reported writes = the workers' pwrite64 calls" "$w" "$WW"
+eq "strace seqwr: reported fsyncs ($p periodic + $e at end) = the workers' fsync calls" "$f" "$WF"
+eq "strace seqwr: reported reads = pread64 calls (0)" "$r $((WR + MR))" "0 0"
+want=$((NFILES * FILE_SIZE - w * BLOCK))
+eq "strace seqwr: completion writes set - reported writes ($want bytes) in the main thread" "$MWB" "$want"
+[ "$MWMAX" -le 1048576 ] && ok "strace seqwr: completion writes in requests of at most 1 MiB ($MW pwrites)" ||
+	notok "strace seqwr: completion writes in requests of at most 1 MiB (largest $MWMAX)"
+touched=$((NFILES - w * BLOCK / FILE_SIZE))
+eq "strace seqwr: completion fsyncs each file it wrote once" "$MF" "$touched"
+line=$(grep '^seqwr: .*outside the measured time' "$TMP/out")
+read -r v u < <(sed -E 's/.* ([0-9.]+) (B|KiB|MiB|GiB) were written outside.*/\1 \2/' <<<"$line")
+near "strace seqwr: the report's completed amount ($v $u) = the main thread's pwrite64 bytes" \
+	"$(to_bytes "${v:-0}" "${u:-B}")" "$MWB" 0.05
+
+# seqwr whose pass completes within the run (--events larger than the set's 2048 blocks):
+# nothing is completed afterwards, so every call on the set is the report's.
+strace_run seqwr_full run "${SET[@]}" --file-test-mode=seqwr --threads=2 --events=2500
+read -r r w f < <(rwf_of "$TMP/out")
+eq "strace seqwr (full pass): writes = pwrite64 calls, fsyncs = fsync calls, nothing completed after" \
+	"$w $f $MW $MF" "$WW $WF 0 0"
+grep -q '^seqwr: .*outside the measured time' "$TMP/out" &&
+	notok "strace seqwr (full pass): the report claims a completion that did not happen" ||
+	ok "strace seqwr (full pass): the report claims no completion"
+
+# --- --events=N is exact (3 threads: N not a multiple of the thread count) ---
+for n in 1000 997; do
+	for mode in rndrw seqrd; do
+		"$SBIO" run "${SET[@]}" --file-test-mode=$mode --threads=3 --events=$n >"$TMP/out" 2>"$TMP/err"
+		read -r r w f < <(rwf_of "$TMP/out")
+		read -r p e iw < <(pew_of "$TMP/out")
+		eq "--events=$n, $mode, 3 threads: events and reads+writes+periodic fsyncs" \
+			"$(events_of "$TMP/out") $((r + w + p))" "$n $n"
+	done
+done
+
+# --- rndrw's read/write ratio within 1% ---
+for ratio in 1.5 3; do
+	opt=()
+	[ "$ratio" != 1.5 ] && opt=("--file-rw-ratio=$ratio")
+	"$SBIO" run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=20000 "${opt[@]}" >"$TMP/out" 2>"$TMP/err"
+	read -r r w f < <(rwf_of "$TMP/out")
+	near "rndrw ${opt[*]:-(default)}: reads/writes = $r/$w within 1% of $ratio" \
+		"$(awk -v r="$r" -v w="$w" 'BEGIN { print (w ? r / w : 0) }')" "$ratio" 1
+done
+
+# --- --rand-seed reproduces the offsets ---
+offsets() { # seed → the worker's pread64 "file offset" sequence in $TMP/off.$1
+	strace -f -qq -y -e trace=pread64 -o "$TMP/seed.tr" "$SBIO" run "${SET[@]}" \
+		--file-test-mode=rndrd --threads=1 --events=200 --rand-seed="$1" >"$TMP/out" 2>"$TMP/err"
+	sed -nE 's/^[0-9]+ +pread64\([0-9]+<[^>]*\/(test_file\.[0-9]+)>, .*, ([0-9]+)\) += .*/\1 \2/p' \
+		"$TMP/seed.tr" >"$TMP/off.$1"
+}
+offsets 42
+cp "$TMP/off.42" "$TMP/off.42a"
+offsets 42
+offsets 43
+eq "--rand-seed=42: 200 reads traced" "$(wc -l <"$TMP/off.42")" 200
+check "--rand-seed=42 twice: the same 200 offsets in the same order" cmp -s "$TMP/off.42a" "$TMP/off.42"
+differ() { ! cmp -s "$1" "$2"; }
+check "--rand-seed=43: offsets differ from --rand-seed=42" differ "$TMP/off.42" "$TMP/off.43"
+check "--rand-seed=43: the report prints the seed" grep -q '^Random seed: 43 ' "$TMP/out"
+
+# --- a sysbench command line gives sysbench's op mix ---
+# Measured once with sysbench 1.0.20 on this machine (ext4, 2 CPUs), in a folder of its own:
+#   sysbench fileio --threads=16 --file-test-mode=rndrw --file-num=16 --file-total-size=64M prepare
+#   sysbench fileio --threads=16 --file-test-mode=rndrw --file-num=16 --file-total-size=64M --events=20000 run
+# reads/s : writes/s : fsyncs/s over four runs (the same time divides all three):
+#   56428.27:37617.03:16401.22  50534.39:33687.96:14688.13  56303.23:37533.67:16364.88
+#   59557.63:39703.17:17310.79  → 51.1% : 34.1% : 14.8%
+# and under strace -f -c: 10343 pread64, 6907 pwrite64, 3008 fsync (51.1% : 34.1% : 14.8%;
+# 3008 = 2752 periodic + 256 at the end, 16 threads x 16 files: sysbench's fsyncs/s includes
+# the end fsyncs, so sbio's total fsyncs is compared).
+SB_READ=51.1 SB_WRITE=34.1 SB_FSYNC=14.8
+S=$TMP/sysbench-line
+mkdir -p "$S"
+SBLINE=(--threads=16 --file-test-mode=rndrw --file-num=16 --file-total-size=64M)
+(cd "$S" && "$SBIO" "${SBLINE[@]}" prepare) >"$TMP/out" 2>"$TMP/err"
+eq "sysbench command line: prepare (16 files, 64M)" "$?" 0
+(cd "$S" && "$SBIO" "${SBLINE[@]}" --events=20000 run) >"$TMP/out" 2>"$TMP/err"
+eq "sysbench command line: run exits 0" "$?" 0
+read -r r w f < <(rwf_of "$TMP/out")
+tot=$((r + w + f))
+for x in "reads $r $SB_READ" "writes $w $SB_WRITE" "fsyncs $f $SB_FSYNC"; do
+	set -- $x # name, count (and sysbench %): split on purpose
+	pct=$(awk -v n="$2" -v t="$tot" 'BEGIN { printf "%.2f", t ? 100 * n / t : 0 }')
+	if awk -v a="$pct" -v b="$3" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }'; then
+		ok "sysbench command line: $1 are $pct% of operations (sysbench: $3% ± 2 points)"
+	else
+		notok "sysbench command line: $1 are $pct% of operations (sysbench: $3% ± 2 points; $r:$w:$f)"
+	fi
+done
