@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileset.h"
 #include "options.h"
 #include "report.h"
 #include "runner.h"
+#include "sysblock.h"
 #include "util.h"
 #include "version.h"
 
@@ -45,20 +47,57 @@ static int cmd_run(const struct sbio_config *cfg)
 {
     struct sbio_fileset fs;
     struct sbio_run_result res;
+    struct sbio_target target;
+    struct sbio_tune tune = {0};
     bool created;
-    int rc = sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
+    if (cfg->drop_caches && geteuid() != 0 && !getenv("SBIO_PROCFS_ROOT")) {
+        sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
+        return EXIT_USAGE;
+    }
+    /* Everything that can refuse the settings is checked before the set is touched. */
+    int rc = sbio_sysblock_resolve(cfg->dir, cfg->queue_device, &target);
+    if (rc) {
+        if (cfg->queue_device)
+            sbio_err("--queue-device=%s: no such block device", cfg->queue_device);
+        else if (rc == -ENOENT)
+            sbio_err("--dir %s: %s; create the folder first", cfg->dir, strerror(-rc));
+        else
+            sbio_err("%s: finding its block device: %s", cfg->dir, strerror(-rc));
+        return cfg->queue_device || rc == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
+    }
+    if ((rc = sbio_tune_check(&target, cfg->scheduler, cfg->queue, cfg->nqueue)))
+        return exit_code(rc);
+    rc = sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
     if (rc) {
         sbio_fileset_close(&fs);
         return exit_code(rc);
     }
     if (created)
         printf("No file set in %s: seqwr creates one (%u files)\n", cfg->dir, fs.nfiles);
-    /* The seed is drawn by the runner; print the header once it is known. */
+    /* The seed is drawn here so the header can print it before the run. */
     struct sbio_config c = *cfg;
     if (!c.rand_seed)
         c.rand_seed = sbio_mix64(sbio_now_ns() ^ (uint64_t)(uintptr_t)&c);
+    rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, stdout);
+    if (rc) {
+        sbio_fileset_close(&fs);
+        return exit_code(rc);
+    }
     sbio_report_header(stdout, cfg, &fs, c.rand_seed);
-    rc = sbio_runner_run(&c, &fs, created, &res);
+    sbio_sysblock_describe(stdout, &target);
+    if (cfg->drop_caches) {
+        rc = sbio_drop_caches();
+        if (!rc)
+            printf("Page cache dropped (sync, then drop_caches=3)\n");
+    }
+    printf("\nThreads started!\n\n");
+    fflush(stdout);
+    if (!rc)
+        rc = sbio_runner_run(&c, &fs, created, &target, &res);
+    /* Settings go back before anything else can fail. */
+    int rrc = sbio_tune_restore(&tune);
+    if (rrc)
+        sbio_err("some settings could not be restored; run sbio restore as root");
     if (rc) {
         sbio_fileset_close(&fs);
         return exit_code(rc);
@@ -70,10 +109,24 @@ static int cmd_run(const struct sbio_config *cfg)
         code = EXIT_FAILED;
     } else if (res.stop_signal) {
         code = EXIT_INTERRUPTED;
+    } else if (rrc) {
+        code = EXIT_FAILED;
     }
     sbio_run_result_free(&res);
     sbio_fileset_close(&fs);
     return code;
+}
+
+static int cmd_restore(void)
+{
+    int n = sbio_tune_recover(true);
+    if (n < 0) {
+        sbio_err("restore: %s", strerror(-n));
+        return EXIT_FAILED;
+    }
+    if (n == 0)
+        printf("Nothing to restore\n");
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -90,7 +143,11 @@ int main(int argc, char **argv)
     default: break;
     }
     install_signals();
+    /* Whatever a killed sbio left changed is put back by the next command, whichever. */
+    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")))
+        sbio_tune_recover(false);
     switch (cfg.cmd) {
+    case SBIO_CMD_RESTORE: return cmd_restore();
     case SBIO_CMD_PREPARE: return exit_code(sbio_fileset_prepare(&cfg));
     case SBIO_CMD_CLEANUP: return exit_code(sbio_fileset_cleanup(&cfg));
     case SBIO_CMD_RUN: return cmd_run(&cfg);

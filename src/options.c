@@ -117,18 +117,18 @@ static const struct optdef opts[] = {
      "write the report to FILE (-o)"},
     {"log-interval", NULL, T_UINT, OFF(log_interval_ms), "0", NULL, 0, UINT32_MAX, ALL_RUN,
      OPT_LATER, "MS", "record interim samples every MS milliseconds without printing them"},
-    {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, OPT_LATER, "NAME",
+    {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O scheduler to set on the file set's device for the run (restored after)"},
     {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE),
      OPT_LATER, "LIST", "compare: schedulers to run the workload under"},
     {"vary", NULL, T_LIST, OFF(vary), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
      "KEY=LIST", "compare: a setting and its values (repeatable)"},
-    {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, OPT_LATER, "KEY=VALUE",
+    {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, 0, "KEY=VALUE",
      "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_RESTORE), OPT_LATER, "DEV",
+     ALL_RUN | SBIO_C(SBIO_CMD_RESTORE), 0, "DEV",
      "block device whose queue to tune when --dir has none"},
-    {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, OPT_LATER, "on|off",
+    {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "sync and drop the page cache before the run (root)"},
     {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
      "N", "compare: runs per setting"},
@@ -193,8 +193,7 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_COMPARE] = "run one workload under several settings (not implemented yet)",
     [SBIO_CMD_DIFF] = "compare two JSON results (not implemented yet)",
     [SBIO_CMD_PLOT] = "chart JSON results with gnuplot (not implemented yet)",
-    [SBIO_CMD_RESTORE] = "restore device settings an interrupted sbio changed "
-                         "(not implemented yet)",
+    [SBIO_CMD_RESTORE] = "restore device settings an sbio that was killed or crashed left",
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
     [SBIO_CMD_VERSION] = "print the version",
 };
@@ -598,7 +597,6 @@ int sbio_options_validate(struct sbio_config *cfg)
     case SBIO_CMD_COMPARE:
     case SBIO_CMD_DIFF:
     case SBIO_CMD_PLOT:
-    case SBIO_CMD_RESTORE:
         sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd));
         return -EINVAL;
     case SBIO_CMD_HELP:

@@ -73,7 +73,6 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
             cfg->ioengine == SBIO_ENGINE_NULL ? "null (no I/O)" : "synchronous",
             sbio_engine_name(cfg->ioengine));
     fprintf(out, "Doing %s test\n", mode_long(cfg->mode));
-    fprintf(out, "Threads started!\n\n");
     fflush(out);
 }
 
@@ -317,6 +316,33 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 "seqwr: the run ended before the set was whole again; %s were written "
                 "outside the measured time to complete it\n",
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
+    for (unsigned i = 0; i < res->ndisk; i++) {
+        /* Deltas of /sys/block/DEV/stat over the measured phase; merges counted too. */
+        const uint64_t *d0 = res->disk0[i].f, *d1 = res->disk1[i].f;
+        uint64_t d[17];
+        for (int k = 0; k < 17; k++)
+            d[k] = d1[k] - d0[k];
+        fprintf(out,
+                "Device %s over the run: reads %" PRIu64 " (merged %" PRIu64
+                ", %s), writes %" PRIu64 " (merged %" PRIu64 ", %s), flushes %" PRIu64
+                ", util %.1f%%, avg queue %.2f\n",
+                res->disk_name[i], d[0], d[1], sbio_fmt_bytes(a, sizeof(a), d[2] * 512), d[4], d[5],
+                sbio_fmt_bytes(b, sizeof(b), d[6] * 512), d[15],
+                secs > 0 ? 100.0 * (double)d[9] / 1e3 / secs : 0,
+                secs > 0 ? (double)d[10] / 1e3 / secs : 0);
+    }
+    if (res->have_cache) {
+        long pg = sysconf(_SC_PAGESIZE);
+        char c[4][32];
+        fprintf(out,
+                "Page cache of the set: at start %s cached, %s dirty; at end %s cached, %s dirty,"
+                " %" PRIu64 " pages under writeback\n",
+                sbio_fmt_bytes(c[0], sizeof(c[0]), res->cache0.cached * (uint64_t)pg),
+                sbio_fmt_bytes(c[1], sizeof(c[1]), res->cache0.dirty * (uint64_t)pg),
+                sbio_fmt_bytes(c[2], sizeof(c[2]), res->cache1.cached * (uint64_t)pg),
+                sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
+                res->cache1.writeback);
+    }
     if (cfg->histogram)
         for (int op = 0; op < SBIO_OP_NR; op++)
             print_histogram(out, op_name[op], &t->lat[op]);

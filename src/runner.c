@@ -454,8 +454,45 @@ static int complete_seqwr(struct run *r, uint64_t *bytes)
     return rc;
 }
 
+/* Device counters of the target's devices into ds[]. */
+static void snap_disks(const struct sbio_target *t, struct sbio_run_result *res,
+                       struct sbio_diskstat *ds)
+{
+    res->ndisk = 0;
+    if (!t || !t->has_top)
+        return;
+    sbio_diskstat_read(&t->top, &ds[0]);
+    snprintf(res->disk_name[0], sizeof(res->disk_name[0]), "%s", t->top.name);
+    res->ndisk = 1;
+    for (unsigned i = 0; i < t->ndev; i++) {
+        if (!strcmp(t->dev[i].name, t->top.name))
+            continue;
+        sbio_diskstat_read(&t->dev[i], &ds[res->ndisk]);
+        snprintf(res->disk_name[res->ndisk], sizeof(res->disk_name[0]), "%s", t->dev[i].name);
+        res->ndisk++;
+    }
+}
+
+/* Page cache state of the whole set (cachestat); false when the kernel lacks it. */
+static bool snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+    if (fs->dirfd < 0)
+        return false;
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        int fd = openat(fs->dirfd, fs->files[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        int rc = sbio_cachestat_add(fd, cs);
+        close(fd);
+        if (rc)
+            return false;
+    }
+    return true;
+}
+
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                    struct sbio_run_result *res)
+                    const struct sbio_target *target, struct sbio_run_result *res)
 {
     struct run r = {.cfg = cfg, .fs = fs, .nthreads = (unsigned)cfg->threads};
     int rc = 0;
@@ -633,6 +670,8 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
             __atomic_store_n(&r.stop, 0, __ATOMIC_RELAXED);
     }
     struct rusage ru0, ru1;
+    res->have_cache = snap_cache(fs, &res->cache0);
+    snap_disks(target, res, res->disk0);
     getrusage(RUSAGE_SELF, &ru0);
     uint64_t start_ns = sbio_now_ns();
     gate_wait(&r.barrier); /* go */
@@ -643,6 +682,9 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     for (unsigned i = 0; i < r.nthreads; i++)
         pthread_join(r.w[i].tid, NULL);
     getrusage(RUSAGE_SELF, &ru1);
+    snap_disks(target, res, res->disk1);
+    if (res->have_cache)
+        res->have_cache = snap_cache(fs, &res->cache1);
     res->user_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
                   (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6;
     res->sys_s = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +

@@ -14,6 +14,7 @@
 #include "fileset.h"
 #include "options.h"
 #include "stats.h"
+#include "sysblock.h"
 #include "workload.h"
 
 struct sbio_run_result {
@@ -31,13 +32,22 @@ struct sbio_run_result {
     uint64_t skipped_bytes;
     uint64_t direct_align;
     unsigned ncpus; /* --cpus: how many CPUs the threads were pinned to */
+    /* Device counters at the start and end of the measured phase: [0] is the top device,
+     * [1..] the scheduler devices when they differ (dm/md slaves). */
+    unsigned ndisk;
+    char disk_name[SBIO_MAX_DEVS + 1][64];
+    struct sbio_diskstat disk0[SBIO_MAX_DEVS + 1], disk1[SBIO_MAX_DEVS + 1];
+    /* Page cache state of the set before and after the measured phase. */
+    bool have_cache;
+    struct sbio_cachestat cache0, cache1;
 };
 
-/* Run the workload of cfg on the open set fs. Returns 0 when the run happened (its result
+/* Run the workload of cfg on the open set fs; target (may be NULL) names the devices whose
+ * counters the result carries. Returns 0 when the run happened (its result
  * may still carry an I/O error or a stop signal), -SBIO_EUSAGE for input that cannot run
  * (message printed, nothing touched), or -errno for a failure before the run started. */
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                    struct sbio_run_result *res);
+                    const struct sbio_target *target, struct sbio_run_result *res);
 
 void sbio_run_result_free(struct sbio_run_result *res);
 

@@ -1,0 +1,911 @@
+#include "sysblock.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+static const char *root_of(const char *env, const char *def)
+{
+    const char *r = getenv(env);
+    return r && *r ? r : def;
+}
+
+static const char *sysfs_root(void)
+{
+    return root_of("SBIO_SYSFS_ROOT", "/sys");
+}
+
+static const char *procfs_root(void)
+{
+    return root_of("SBIO_PROCFS_ROOT", "/proc");
+}
+
+static const char *state_dir(void)
+{
+    return root_of("SBIO_STATE_DIR", "/run/sbio");
+}
+
+/* Read a small text file, trailing whitespace removed. 0 or -errno. */
+static int read_text(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, buf, len - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        return -e;
+    buf[n] = 0;
+    while (n > 0 && isspace((unsigned char)buf[n - 1]))
+        buf[--n] = 0;
+    return 0;
+}
+
+static int write_text(const char *path, const char *value)
+{
+    /* O_TRUNC is a no-op on sysfs and makes a fake tree behave like it. */
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = write(fd, value, strlen(value));
+    int e = errno;
+    if (close(fd) && n >= 0)
+        return -errno;
+    return n < 0 ? -e : 0;
+}
+
+int sbio_sysblock_read(const struct sbio_blockdev *d, const char *knob, char *buf, size_t len)
+{
+    char path[PATH_MAX + 512];
+    snprintf(path, sizeof(path), "%s/queue/%s", d->dir, knob);
+    return read_text(path, buf, len);
+}
+
+int sbio_sysblock_write(const struct sbio_blockdev *d, const char *knob, const char *value)
+{
+    char path[PATH_MAX + 512];
+    snprintf(path, sizeof(path), "%s/queue/%s", d->dir, knob);
+    return write_text(path, value);
+}
+
+int sbio_sched_parse(const char *line, char names[][32], int max, int *current)
+{
+    int n = 0;
+    *current = -1;
+    const char *p = line;
+    while (*p && n < max) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        bool cur = *p == '[';
+        if (cur)
+            p++;
+        size_t l = strcspn(p, " \t\n]");
+        snprintf(names[n], 32, "%.*s", (int)(l < 31 ? l : 31), p);
+        p += l;
+        if (*p == ']')
+            p++;
+        if (cur)
+            *current = n;
+        n++;
+    }
+    /* A plain file (a fake tree) holds just the name written to it. */
+    if (*current < 0 && n == 1)
+        *current = 0;
+    return n;
+}
+
+const char *sbio_sched_canonical(const char *name)
+{
+    return strcmp(name, "deadline") ? name : "mq-deadline";
+}
+
+/* Fill d from a device's sysfs folder (a partition is replaced by its disk). */
+static int dev_from_dir(const char *dir, struct sbio_blockdev *d)
+{
+    char real[PATH_MAX], buf[64], path[PATH_MAX + 32];
+    if (!realpath(dir, real))
+        return -errno;
+    snprintf(path, sizeof(path), "%s/partition", real);
+    if (!access(path, F_OK)) {
+        char *slash = strrchr(real, '/');
+        if (slash)
+            *slash = 0;
+    }
+    memset(d, 0, sizeof(*d));
+    snprintf(d->dir, sizeof(d->dir), "%s", real);
+    const char *base = strrchr(real, '/');
+    snprintf(d->name, sizeof(d->name), "%.63s", base ? base + 1 : real);
+    snprintf(path, sizeof(path), "%s/dev", real);
+    if (read_text(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &d->major, &d->minor) != 2)
+        return -ENODEV;
+    snprintf(path, sizeof(path), "%s/diskseq", real);
+    if (read_text(path, d->diskseq, sizeof(d->diskseq)))
+        d->diskseq[0] = 0;
+    return 0;
+}
+
+static int dev_from_majmin(unsigned maj, unsigned min, struct sbio_blockdev *d)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root(), maj, min);
+    return dev_from_dir(path, d);
+}
+
+/* Decode mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '7' && p[2] && p[3]) {
+            *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+            p += 3;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+}
+
+/* The mount that holds a file of device dev under real path: the last mountinfo entry
+ * with that device whose mount point is a prefix of the path. */
+static void find_mount(const char *real, dev_t dev, struct sbio_target *t)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/self/mountinfo", procfs_root());
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    char line[4096];
+    size_t best = 0;
+    while (fgets(line, sizeof(line), f)) {
+        char mp[PATH_MAX], opts[512], fstype[64], source[256];
+        unsigned maj, min;
+        char *sep = strstr(line, " - ");
+        if (!sep || sscanf(line, "%*d %*d %u:%u %*s %4095s %511s", &maj, &min, mp, opts) != 4 ||
+            sscanf(sep + 3, "%63s %255s", fstype, source) != 2)
+            continue;
+        unescape(mp);
+        size_t l = strlen(mp);
+        bool prefix = !strncmp(real, mp, l) && (real[l] == '/' || real[l] == 0 || l == 1);
+        if (makedev(maj, min) != dev || !prefix || l < best)
+            continue;
+        best = l;
+        snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", mp);
+        snprintf(t->mount_opts, sizeof(t->mount_opts), "%s", opts);
+        snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
+        snprintf(t->source, sizeof(t->source), "%s", source);
+    }
+    fclose(f);
+}
+
+/* dm/md: the scheduler sits on the slaves (recursively); a plain disk carries its own. */
+static void add_sched_devs(struct sbio_target *t, const struct sbio_blockdev *d, int depth)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/slaves", d->dir);
+    DIR *dir = opendir(path);
+    bool any = false;
+    if (dir && depth < 8) {
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char sub[PATH_MAX * 2];
+            struct sbio_blockdev s;
+            snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+            if (dev_from_dir(sub, &s))
+                continue;
+            any = true;
+            add_sched_devs(t, &s, depth + 1);
+        }
+    }
+    if (dir)
+        closedir(dir);
+    if (any || t->ndev >= SBIO_MAX_DEVS)
+        return;
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (!strcmp(t->dev[i].name, d->name))
+            return;
+    t->dev[t->ndev++] = *d;
+}
+
+int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbio_target *t)
+{
+    memset(t, 0, sizeof(*t));
+    struct stat st;
+    char real[PATH_MAX];
+    if (stat(path, &st) || !realpath(path, real))
+        return -errno;
+    find_mount(real, st.st_dev, t);
+    if (!t->fstype[0])
+        snprintf(t->fstype, sizeof(t->fstype), "unknown");
+    int rc;
+    if (queue_device) {
+        unsigned maj, min;
+        char p[PATH_MAX + 64];
+        struct stat ds;
+        if (sscanf(queue_device, "%u:%u", &maj, &min) == 2) {
+            rc = dev_from_majmin(maj, min, &t->top);
+        } else if (queue_device[0] == '/') {
+            if (stat(queue_device, &ds) || !S_ISBLK(ds.st_mode))
+                return -ENODEV;
+            rc = dev_from_majmin(major(ds.st_rdev), minor(ds.st_rdev), &t->top);
+        } else {
+            snprintf(p, sizeof(p), "%s/block/%s", sysfs_root(), queue_device);
+            rc = dev_from_dir(p, &t->top);
+        }
+        if (rc)
+            return -ENODEV;
+    } else {
+        dev_t dev = st.st_dev;
+        if (major(dev) == 0) {
+            /* Anonymous device (btrfs, or no device at all): the mount's source says. */
+            struct stat ss;
+            if (strncmp(t->source, "/dev/", 5) || stat(t->source, &ss) || !S_ISBLK(ss.st_mode))
+                return 0;
+            dev = ss.st_rdev;
+        }
+        if (dev_from_majmin(major(dev), minor(dev), &t->top))
+            return 0;
+    }
+    t->has_top = true;
+    add_sched_devs(t, &t->top, 0);
+    return 0;
+}
+
+/* Knobs --queue may set; iosched/<tunable> is checked against the scheduler in effect. */
+static const char *const knobs[] = {"read_ahead_kb", "max_sectors_kb", "nr_requests", "nomerges",
+                                    "rotational",    "wbt_lat_usec",   "rq_affinity", "add_random"};
+
+static bool knob_allowed(const char *k)
+{
+    if (!strncmp(k, "iosched/", 8))
+        return k[8] && !strchr(k + 8, '/') && strcmp(k + 8, "..");
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+        if (!strcmp(k, knobs[i]))
+            return true;
+    return false;
+}
+
+/* The devices a knob applies to: readahead is the top device's (it drives the file
+ * system's readahead); everything else sits on the scheduler's devices. */
+static unsigned knob_devs(const struct sbio_target *t, const char *knob,
+                          const struct sbio_blockdev **out)
+{
+    if (!strcmp(knob, "read_ahead_kb")) {
+        out[0] = &t->top;
+        return 1;
+    }
+    for (unsigned i = 0; i < t->ndev; i++)
+        out[i] = &t->dev[i];
+    return t->ndev;
+}
+
+static const struct sbio_blockdev *find_dev(const struct sbio_target *t, const char *name)
+{
+    if (!strcmp(t->top.name, name))
+        return &t->top;
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (!strcmp(t->dev[i].name, name))
+            return &t->dev[i];
+    return NULL;
+}
+
+static int boot_id(char *buf, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs_root());
+    return read_text(path, buf, len);
+}
+
+/* The state file: written before the first change and after each, so a crash at any point
+ * leaves enough to restore. */
+static int state_write(const struct sbio_tune *tu)
+{
+    char tmp[PATH_MAX + 8], boot[64] = "";
+    boot_id(boot, sizeof(boot));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", tu->state_path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -errno;
+    fprintf(f, "format=1\nboot_id=%s\npid=%d\n", boot, (int)getpid());
+    const struct sbio_target *t = tu->t;
+    fprintf(f, "dev=%s %u:%u %s\n", t->top.name, t->top.major, t->top.minor,
+            t->top.diskseq[0] ? t->top.diskseq : "-");
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (strcmp(t->dev[i].name, t->top.name))
+            fprintf(f, "dev=%s %u:%u %s\n", t->dev[i].name, t->dev[i].major, t->dev[i].minor,
+                    t->dev[i].diskseq[0] ? t->dev[i].diskseq : "-");
+    for (unsigned i = 0; i < tu->nitems; i++)
+        fprintf(f, "item=%s %s %s %s\n", tu->items[i].dev, tu->items[i].knob, tu->items[i].orig,
+                tu->items[i].set[0] ? tu->items[i].set : "-");
+    int rc = 0;
+    if (fflush(f) || fsync(fileno(f)))
+        rc = -errno;
+    if (fclose(f) && !rc)
+        rc = -errno;
+    if (!rc && rename(tmp, tu->state_path))
+        rc = -errno;
+    return rc;
+}
+
+static int lock_dev(struct sbio_tune *tu, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/%s.lock", state_dir(), name);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        sbio_err("%s: open: %s", path, strerror(errno));
+        return -errno;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        sbio_err("another sbio is tuning %s (lock %s held): wait for it, or run the two on "
+                 "different devices",
+                 name, path);
+        return -SBIO_EUSAGE;
+    }
+    tu->lock_fd[tu->nlocks++] = fd;
+    return 0;
+}
+
+static void unlock_all(struct sbio_tune *tu)
+{
+    for (unsigned i = 0; i < tu->nlocks; i++)
+        close(tu->lock_fd[i]);
+    tu->nlocks = 0;
+}
+
+/* Current value of an item in the form restore compares: the bracketed scheduler. */
+static int item_current(const struct sbio_target *t, const struct sbio_tune_item *it, char *buf,
+                        size_t len)
+{
+    const struct sbio_blockdev *d = find_dev(t, it->dev);
+    if (!d)
+        return -ENODEV;
+    int rc = sbio_sysblock_read(d, it->knob, buf, len);
+    if (rc || strcmp(it->knob, "scheduler"))
+        return rc;
+    char names[SBIO_MAX_SCHED][32];
+    int cur;
+    sbio_sched_parse(buf, names, SBIO_MAX_SCHED, &cur);
+    snprintf(buf, len, "%.31s", cur >= 0 ? names[cur] : "");
+    return 0;
+}
+
+/* Plan one setting: record the value before any change (an iosched/ tunable of a scheduler
+ * about to be set has none: "-"). */
+static int add_item(struct sbio_tune *tu, const struct sbio_blockdev *d, const char *knob,
+                    const char *want, bool absent)
+{
+    if (tu->nitems >= sizeof(tu->items) / sizeof(tu->items[0])) {
+        sbio_err("too many queue settings (at most %zu)", sizeof(tu->items) / sizeof(tu->items[0]));
+        return -SBIO_EUSAGE;
+    }
+    struct sbio_tune_item *it = &tu->items[tu->nitems];
+    memset(it, 0, sizeof(*it));
+    snprintf(it->dev, sizeof(it->dev), "%s", d->name);
+    snprintf(it->knob, sizeof(it->knob), "%s", knob);
+    snprintf(it->want, sizeof(it->want), "%s", want);
+    if (absent) {
+        snprintf(it->orig, sizeof(it->orig), "-");
+    } else {
+        int rc = item_current(tu->t, it, it->orig, sizeof(it->orig));
+        if (rc)
+            return rc;
+    }
+    tu->nitems++;
+    return 0;
+}
+
+/* Write one item, read it back, record and print the value in effect. */
+static int apply_item(struct sbio_tune *tu, struct sbio_tune_item *it, FILE *out)
+{
+    const struct sbio_blockdev *d = find_dev(tu->t, it->dev);
+    const char *value = it->want;
+    /* Record the intent first: a crash between the write and the next state update still
+     * leaves the original value on disk. */
+    memcpy(it->set, it->want, sizeof(it->set));
+    int rc = state_write(tu);
+    if (rc) {
+        sbio_err("%s: write: %s", tu->state_path, strerror(-rc));
+        return rc;
+    }
+    rc = sbio_sysblock_write(d, it->knob, value);
+    if (rc) {
+        sbio_err("%s/queue/%s: the kernel refused '%s': %s", d->dir, it->knob, value,
+                 strerror(-rc));
+        it->set[0] = 0; /* unchanged */
+        state_write(tu);
+        return -SBIO_EUSAGE;
+    }
+    char now[128];
+    rc = item_current(tu->t, it, now, sizeof(now));
+    if (rc)
+        return rc;
+    snprintf(it->set, sizeof(it->set), "%s", now);
+    if ((rc = state_write(tu)))
+        return rc;
+    bool sched = !strcmp(it->knob, "scheduler");
+    if (sched && strcmp(now, sbio_sched_canonical(value))) {
+        sbio_err("%s/queue/scheduler: wrote '%s' but '%s' is in effect", d->dir, value, now);
+        return -SBIO_EUSAGE;
+    }
+    if (out) {
+        fprintf(out, "%s %s: %s (was %s)", it->dev, it->knob, now, it->orig);
+        if (!sched && strcmp(now, value))
+            fprintf(out, " — asked %s, the kernel capped it", value);
+        fputc('\n', out);
+    }
+    return 0;
+}
+
+int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const char *const *queue,
+                    int nqueue)
+{
+    if (!scheduler && !nqueue)
+        return 0;
+    const char *what = scheduler ? "--scheduler" : "--queue";
+    if (geteuid() != 0 && !getenv("SBIO_SYSFS_ROOT")) {
+        sbio_err("%s changes kernel settings and needs root", what);
+        return -SBIO_EUSAGE;
+    }
+    if (!t->has_top) {
+        sbio_err("%s: the set is on %s (%s), which has no block device queue: nothing can be "
+                 "tuned; name a device with --queue-device",
+                 what, t->fstype, t->source[0] ? t->source : "no source");
+        return -SBIO_EUSAGE;
+    }
+    /* Validate everything before the first change. */
+    if (scheduler) {
+        for (unsigned i = 0; i < t->ndev; i++) {
+            char line[256], names[SBIO_MAX_SCHED][32];
+            int cur, n;
+            if (sbio_sysblock_read(&t->dev[i], "scheduler", line, sizeof(line))) {
+                sbio_err("--scheduler=%s: %s has no scheduler file", scheduler, t->dev[i].name);
+                return -SBIO_EUSAGE;
+            }
+            n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+            bool found = false;
+            for (int k = 0; k < n; k++)
+                found |= !strcmp(names[k], sbio_sched_canonical(scheduler));
+            if (!found) {
+                char list[SBIO_MAX_SCHED * 34] = "";
+                for (int k = 0; k < n; k++)
+                    snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                             k ? ", " : "", names[k]);
+                sbio_err("--scheduler=%s: %s offers %s", scheduler, t->dev[i].name, list);
+                return -SBIO_EUSAGE;
+            }
+        }
+    }
+    for (int q = 0; q < nqueue; q++) {
+        const char *eq = strchr(queue[q], '=');
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - queue[q]), queue[q]);
+        if (!knob_allowed(key) || !eq[1] || strpbrk(eq + 1, " \n")) {
+            sbio_err("--queue %s: accepted: KEY=VALUE with KEY one of read_ahead_kb, "
+                     "max_sectors_kb, nr_requests, nomerges, rotational, wbt_lat_usec, "
+                     "rq_affinity, add_random, iosched/TUNABLE",
+                     queue[q]);
+            return -SBIO_EUSAGE;
+        }
+        /* iosched/ tunables of a scheduler about to be set only exist after the switch. */
+        if (scheduler && !strncmp(key, "iosched/", 8))
+            continue;
+        const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
+        unsigned nd = knob_devs(t, key, devs);
+        for (unsigned i = 0; i < nd; i++) {
+            char v[128];
+            if (sbio_sysblock_read(devs[i], key, v, sizeof(v))) {
+                sbio_err("--queue %s: %s/queue/%s does not exist", queue[q], devs[i]->dir, key);
+                return -SBIO_EUSAGE;
+            }
+        }
+    }
+
+    return 0;
+}
+
+int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *scheduler,
+                    const char *const *queue, int nqueue, FILE *out)
+{
+    memset(tu, 0, sizeof(*tu));
+    tu->t = t;
+    if (!scheduler && !nqueue)
+        return 0;
+    int rc = sbio_tune_check(t, scheduler, queue, nqueue);
+    if (rc)
+        return rc;
+    rc = mkdir(state_dir(), 0700);
+    if (rc && errno != EEXIST) {
+        sbio_err("%s: mkdir: %s", state_dir(), strerror(errno));
+        return -errno;
+    }
+    if ((rc = lock_dev(tu, t->top.name)))
+        return rc;
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (strcmp(t->dev[i].name, t->top.name) && (rc = lock_dev(tu, t->dev[i].name))) {
+            unlock_all(tu);
+            return rc;
+        }
+    snprintf(tu->state_path, sizeof(tu->state_path), "%s/%s.state", state_dir(), t->top.name);
+    tu->active = true;
+
+    /* Plan every setting and record every original before the first change: the scheduler
+     * switch resets nr_requests, so its original must be read before it. Order of
+     * application: scheduler, iosched/ tunables, nr_requests, the rest. */
+    if (scheduler)
+        for (unsigned i = 0; i < t->ndev && !rc; i++)
+            rc = add_item(tu, &t->dev[i], "scheduler", sbio_sched_canonical(scheduler), false);
+    for (int pass = 0; pass < 3 && !rc; pass++) {
+        for (int q = 0; q < nqueue && !rc; q++) {
+            const char *eq = strchr(queue[q], '=');
+            char key[64];
+            snprintf(key, sizeof(key), "%.*s", (int)(eq - queue[q]), queue[q]);
+            bool iosched = !strncmp(key, "iosched/", 8);
+            int kpass = iosched ? 0 : !strcmp(key, "nr_requests") ? 1 : 2;
+            if (kpass != pass)
+                continue;
+            const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
+            unsigned nd = knob_devs(t, key, devs);
+            for (unsigned i = 0; i < nd && !rc; i++)
+                rc = add_item(tu, devs[i], key, eq + 1, iosched && scheduler);
+        }
+    }
+    if (!rc && (rc = state_write(tu)))
+        sbio_err("%s: write: %s", tu->state_path, strerror(-rc));
+    for (unsigned i = 0; i < tu->nitems && !rc; i++) {
+        struct sbio_tune_item *it = &tu->items[i];
+        if (!strcmp(it->orig, "-")) {
+            const struct sbio_blockdev *d = find_dev(t, it->dev);
+            char v[128], line[256] = "";
+            if (sbio_sysblock_read(d, it->knob, v, sizeof(v))) {
+                sbio_sysblock_read(d, "scheduler", line, sizeof(line));
+                sbio_err("--queue %s=%s: %s/queue/%s does not exist under the scheduler in "
+                         "effect (%s)",
+                         it->knob, it->want, d->dir, it->knob, line);
+                rc = -SBIO_EUSAGE;
+                break;
+            }
+        }
+        rc = apply_item(tu, it, out);
+    }
+    if (rc) {
+        /* Nothing stays changed when the settings cannot all be applied. */
+        sbio_tune_restore(tu);
+        return rc;
+    }
+    return 0;
+}
+
+/* Restore items given which of them are still as sbio left them. */
+static int restore_items(const struct sbio_target *t, struct sbio_tune_item *items, unsigned n,
+                         FILE *log)
+{
+    bool ours[64] = {false};
+    int rc = 0;
+    for (unsigned i = 0; i < n && i < 64; i++) {
+        char now[128];
+        if (!items[i].set[0] || !strcmp(items[i].orig, "-"))
+            continue; /* never written, or came with sbio's scheduler and leave with it */
+        if (item_current(t, &items[i], now, sizeof(now))) {
+            sbio_err("warning: %s %s cannot be read any more; not restored", items[i].dev,
+                     items[i].knob);
+            continue;
+        }
+        ours[i] = !strcmp(now, items[i].set);
+        if (!ours[i] && strcmp(now, items[i].orig))
+            sbio_err("warning: %s %s is %s, not the %s sbio set: someone changed it since; "
+                     "left alone",
+                     items[i].dev, items[i].knob, now, items[i].set);
+    }
+    /* Scheduler first (it resets nr_requests and drops iosched/), then the rest in reverse. */
+    bool sched_restored[64] = {false};
+    for (unsigned i = 0; i < n && i < 64; i++) {
+        if (!ours[i] || strcmp(items[i].knob, "scheduler"))
+            continue;
+        const struct sbio_blockdev *d = find_dev(t, items[i].dev);
+        int e = d ? sbio_sysblock_write(d, "scheduler", items[i].orig) : -ENODEV;
+        if (e) {
+            sbio_err("restoring %s scheduler to %s: %s", items[i].dev, items[i].orig, strerror(-e));
+            rc = e;
+            continue;
+        }
+        sched_restored[i] = true;
+        if (log)
+            fprintf(log, "restored %s scheduler: %s\n", items[i].dev, items[i].orig);
+    }
+    for (unsigned j = n; j-- > 0;) {
+        if (j >= 64 || !ours[j] || !strcmp(items[j].knob, "scheduler"))
+            continue;
+        bool gone = false;
+        for (unsigned i = 0; i < n && i < 64; i++)
+            if (sched_restored[i] && !strcmp(items[i].dev, items[j].dev) &&
+                !strncmp(items[j].knob, "iosched/", 8))
+                gone = true; /* the tunables left with the scheduler that had them */
+        if (gone)
+            continue;
+        const struct sbio_blockdev *d = find_dev(t, items[j].dev);
+        int e = d ? sbio_sysblock_write(d, items[j].knob, items[j].orig) : -ENODEV;
+        if (e) {
+            sbio_err("restoring %s %s to %s: %s", items[j].dev, items[j].knob, items[j].orig,
+                     strerror(-e));
+            rc = e;
+        } else if (log) {
+            fprintf(log, "restored %s %s: %s\n", items[j].dev, items[j].knob, items[j].orig);
+        }
+    }
+    return rc;
+}
+
+int sbio_tune_restore(struct sbio_tune *tu)
+{
+    if (!tu->active)
+        return 0;
+    int rc = restore_items(tu->t, tu->items, tu->nitems, NULL);
+    if (!rc) {
+        unlink(tu->state_path);
+        tu->active = false;
+    }
+    unlock_all(tu);
+    return rc;
+}
+
+/* Parse a state file into t (devices) and items. 0, or -EBADMSG. */
+static int state_read(const char *path, char *boot, size_t blen, struct sbio_target *t,
+                      struct sbio_tune_item *items, unsigned *n, char seqs[][32])
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    char line[512];
+    unsigned nd = 0;
+    *n = 0;
+    boot[0] = 0;
+    memset(t, 0, sizeof(*t));
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "boot_id=", 8)) {
+            snprintf(boot, blen, "%.63s", line + 8);
+        } else if (!strncmp(line, "dev=", 4) && nd < SBIO_MAX_DEVS) {
+            struct sbio_blockdev *d = nd == 0 ? &t->top : &t->dev[nd];
+            if (sscanf(line + 4, "%63s %u:%u %31s", d->name, &d->major, &d->minor, seqs[nd]) != 4)
+                continue;
+            if (nd == 0)
+                t->dev[0] = t->top;
+            nd++;
+        } else if (!strncmp(line, "item=", 5) && *n < 64) {
+            struct sbio_tune_item *it = &items[*n];
+            if (sscanf(line + 5, "%63s %63s %127s %127s", it->dev, it->knob, it->orig, it->set) ==
+                4) {
+                if (!strcmp(it->set, "-"))
+                    it->set[0] = 0;
+                (*n)++;
+            }
+        }
+    }
+    fclose(f);
+    t->ndev = nd;
+    t->has_top = nd > 0;
+    return nd ? 0 : -EBADMSG;
+}
+
+int sbio_tune_recover(bool verbose)
+{
+    DIR *dir = opendir(state_dir());
+    if (!dir)
+        return errno == ENOENT ? 0 : -errno;
+    int restored = 0;
+    struct dirent *e;
+    char boot_now[64] = "";
+    boot_id(boot_now, sizeof(boot_now));
+    while ((e = readdir(dir))) {
+        size_t l = strlen(e->d_name);
+        if (l < 7 || strcmp(e->d_name + l - 6, ".state"))
+            continue;
+        char path[PATH_MAX + 256], lockp[PATH_MAX + 256], name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
+        snprintf(path, sizeof(path), "%s/%s", state_dir(), e->d_name);
+        snprintf(lockp, sizeof(lockp), "%s/%s.lock", state_dir(), name);
+        int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lfd < 0)
+            continue;
+        if (flock(lfd, LOCK_EX | LOCK_NB)) {
+            close(lfd); /* a live sbio owns it */
+            continue;
+        }
+        struct sbio_target t;
+        struct sbio_tune_item items[64];
+        unsigned n = 0;
+        char boot[64], seqs[SBIO_MAX_DEVS][32];
+        int rc = state_read(path, boot, sizeof(boot), &t, items, &n, seqs);
+        if (rc) {
+            sbio_note("%s is damaged; removed without restoring", path);
+            unlink(path);
+            close(lfd);
+            continue;
+        }
+        if (strcmp(boot, boot_now)) {
+            sbio_note("%s is from an earlier boot (settings were reset by the reboot); removed",
+                      path);
+            unlink(path);
+            close(lfd);
+            continue;
+        }
+        /* The device must still be the one tuned: same numbers, same disk sequence. */
+        bool same = true;
+        for (unsigned i = 0; i < t.ndev; i++) {
+            struct sbio_blockdev *d = i == 0 ? &t.top : &t.dev[i];
+            struct sbio_blockdev now;
+            if (dev_from_majmin(d->major, d->minor, &now) || strcmp(now.name, d->name) ||
+                (strcmp(seqs[i], "-") && strcmp(now.diskseq, seqs[i]))) {
+                same = false;
+                break;
+            }
+            *d = now;
+            if (i == 0)
+                t.dev[0] = now;
+        }
+        if (!same) {
+            sbio_note("%s: device %s is gone or was re-attached since; nothing to restore; "
+                      "removed",
+                      path, t.top.name);
+            unlink(path);
+            close(lfd);
+            continue;
+        }
+        sbio_note("an earlier sbio (killed or crashed) left settings on %s: restoring them",
+                  t.top.name);
+        rc = restore_items(&t, items, n, verbose ? stdout : NULL);
+        if (!rc) {
+            unlink(path);
+            for (unsigned i = 0; i < n; i++)
+                restored += items[i].set[0] ? 1 : 0;
+        }
+        close(lfd);
+    }
+    closedir(dir);
+    return restored;
+}
+
+int sbio_diskstat_read(const struct sbio_blockdev *d, struct sbio_diskstat *s)
+{
+    char path[PATH_MAX + 8], buf[512];
+    memset(s, 0, sizeof(*s));
+    snprintf(path, sizeof(path), "%s/stat", d->dir);
+    int rc = read_text(path, buf, sizeof(buf));
+    if (rc)
+        return rc;
+    char *p = buf;
+    for (int i = 0; i < 17; i++) {
+        char *end;
+        s->f[i] = strtoull(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+    }
+    return 0;
+}
+
+int sbio_cachestat_add(int fd, struct sbio_cachestat *cs)
+{
+    struct {
+        uint64_t off, len;
+    } range = {0, 0};
+    struct {
+        uint64_t cached, dirty, writeback, evicted, recently_evicted;
+    } st;
+    if (syscall(__NR_cachestat, fd, &range, &st, 0))
+        return -errno;
+    cs->cached += st.cached;
+    cs->dirty += st.dirty;
+    cs->writeback += st.writeback;
+    cs->evicted += st.evicted;
+    cs->recently_evicted += st.recently_evicted;
+    return 0;
+}
+
+int sbio_drop_caches(void)
+{
+    if (geteuid() != 0 && !getenv("SBIO_PROCFS_ROOT")) {
+        sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
+        return -SBIO_EUSAGE;
+    }
+    /* Without the sync, dirty pages stay cached. */
+    sync();
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/sys/vm/drop_caches", procfs_root());
+    int rc = write_text(path, "3");
+    if (rc)
+        sbio_err("%s: write: %s", path, strerror(-rc));
+    return rc;
+}
+
+static void describe_dev(FILE *out, const struct sbio_blockdev *d, bool top)
+{
+    char v[512], w[256], path[PATH_MAX + 64];
+    fprintf(out, "Device %s (%u:%u)", d->name, d->major, d->minor);
+    snprintf(path, sizeof(path), "%s/device/model", d->dir);
+    if (!read_text(path, v, sizeof(v)))
+        fprintf(out, ", model %s", v);
+    snprintf(path, sizeof(path), "%s/loop/backing_file", d->dir);
+    if (!read_text(path, v, sizeof(v)))
+        fprintf(out, ", loop on %s", v);
+    if (!sbio_sysblock_read(d, "logical_block_size", v, sizeof(v)) &&
+        !sbio_sysblock_read(d, "physical_block_size", w, sizeof(w)))
+        fprintf(out, ", sectors %s/%s (logical/physical)", v, w);
+    if (!sbio_sysblock_read(d, "write_cache", v, sizeof(v)))
+        fprintf(out, ", write cache: %s", v);
+    fputc('\n', out);
+    if (!sbio_sysblock_read(d, "scheduler", v, sizeof(v)))
+        fprintf(out, "  scheduler: %s\n", v);
+    fprintf(out, " ");
+    static const char *const show[] = {"read_ahead_kb", "max_sectors_kb", "max_hw_sectors_kb",
+                                       "nr_requests",   "nomerges",       "rotational",
+                                       "wbt_lat_usec",  "rq_affinity"};
+    for (size_t i = 0; i < sizeof(show) / sizeof(show[0]); i++)
+        if ((top || strcmp(show[i], "read_ahead_kb")) &&
+            !sbio_sysblock_read(d, show[i], v, sizeof(v)))
+            fprintf(out, " %s=%s", show[i], v);
+    fputc('\n', out);
+    snprintf(path, sizeof(path), "%s/queue/iosched", d->dir);
+    DIR *dir = opendir(path);
+    if (dir) {
+        struct dirent *e;
+        bool any = false;
+        while ((e = readdir(dir))) {
+            char k[300];
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(k, sizeof(k), "iosched/%s", e->d_name);
+            if (!sbio_sysblock_read(d, k, v, sizeof(v))) {
+                fprintf(out, "%s %s=%s", any ? "" : "  iosched:", e->d_name, v);
+                any = true;
+            }
+        }
+        closedir(dir);
+        if (any)
+            fputc('\n', out);
+    }
+}
+
+void sbio_sysblock_describe(FILE *out, const struct sbio_target *t)
+{
+    fprintf(out, "File system: %s on %s, mounted at %s (%s)\n", t->fstype,
+            t->source[0] ? t->source : "?", t->mountpoint[0] ? t->mountpoint : "?",
+            t->mount_opts[0] ? t->mount_opts : "?");
+    if (!t->has_top)
+        fprintf(out, "No block device under the set (%s): no queue settings apply\n", t->fstype);
+    else {
+        describe_dev(out, &t->top, true);
+        for (unsigned i = 0; i < t->ndev; i++)
+            if (strcmp(t->dev[i].name, t->top.name))
+                describe_dev(out, &t->dev[i], false);
+    }
+    char a[32] = "?", b[32] = "?", path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/sys/vm/dirty_ratio", procfs_root());
+    read_text(path, a, sizeof(a));
+    snprintf(path, sizeof(path), "%s/sys/vm/dirty_background_ratio", procfs_root());
+    read_text(path, b, sizeof(b));
+    fprintf(out, "vm.dirty_ratio=%s vm.dirty_background_ratio=%s\n", a, b);
+}
