@@ -1,5 +1,6 @@
 /* sbio: parse the command line, dispatch the command; the only place that exits. */
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,47 +73,90 @@ static int cmd_run(const struct sbio_config *cfg)
         sbio_fileset_close(&fs);
         return exit_code(rc);
     }
+    /* Where each format goes: the machine format to --output (or to stdout, the text then
+     * being silent); the text report to the terminal (or to --output when it is text). */
+    FILE *text = stdout, *machine = NULL, *devnull = NULL;
+    bool csv_header = true;
+    if (cfg->output) {
+        bool csv = cfg->output_format == SBIO_OUT_CSV;
+        FILE *f = fopen(cfg->output, csv ? "a" : "w");
+        if (!f) {
+            sbio_err("--output %s: %s", cfg->output, strerror(errno));
+            sbio_fileset_close(&fs);
+            return EXIT_USAGE;
+        }
+        /* CSV appends one line per run under a single header. */
+        csv_header = !csv || ftell(f) == 0;
+        if (cfg->output_format == SBIO_OUT_TEXT)
+            text = f;
+        else
+            machine = f;
+    } else if (cfg->output_format != SBIO_OUT_TEXT) {
+        machine = stdout;
+        devnull = fopen("/dev/null", "w");
+        text = devnull ? devnull : stderr;
+    }
+    FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
     if (created)
-        printf("No file set in %s: seqwr creates one (%u files)\n", cfg->dir, fs.nfiles);
+        fprintf(text, "No file set in %s: seqwr creates one (%u files)\n", cfg->dir, fs.nfiles);
     /* The seed is drawn here so the header can print it before the run. */
     struct sbio_config c = *cfg;
     if (!c.rand_seed)
         c.rand_seed = sbio_mix64(sbio_now_ns() ^ (uint64_t)(uintptr_t)&c);
-    rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, stdout);
-    if (rc) {
-        sbio_fileset_close(&fs);
-        return exit_code(rc);
-    }
-    sbio_report_header(stdout, cfg, &fs, c.rand_seed);
-    sbio_sysblock_describe(stdout, &target);
-    if (cfg->drop_caches) {
-        rc = sbio_drop_caches();
+    json_t *env = NULL;
+    rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, text);
+    if (!rc) {
+        sbio_report_header(text, cfg, &fs, c.rand_seed);
+        sbio_sysblock_describe(text, &target);
+        /* The environment is read now, while sbio's settings are in effect. */
+        if (machine)
+            env = sbio_json_environment(&target);
+        if (cfg->drop_caches) {
+            rc = sbio_drop_caches();
+            if (!rc)
+                fprintf(text, "Page cache dropped (sync, then drop_caches=3)\n");
+        }
+        fprintf(text, "\nThreads started!\n\n");
+        fflush(text);
         if (!rc)
-            printf("Page cache dropped (sync, then drop_caches=3)\n");
+            rc = sbio_runner_run(&c, &fs, created, &target, interim, &res);
     }
-    printf("\nThreads started!\n\n");
-    fflush(stdout);
-    if (!rc)
-        rc = sbio_runner_run(&c, &fs, created, &target, &res);
     /* Settings go back before anything else can fail. */
     int rrc = sbio_tune_restore(&tune);
     if (rrc)
         sbio_err("some settings could not be restored; run sbio restore as root");
-    if (rc) {
-        sbio_fileset_close(&fs);
-        return exit_code(rc);
-    }
-    sbio_report_text(stdout, cfg, &fs, &res);
     int code = EXIT_OK;
+    if (rc) {
+        code = exit_code(rc);
+        goto out;
+    }
+    sbio_report_text(text, cfg, &fs, &res);
+    if (machine) {
+        json_t *doc = sbio_json_result(cfg, &fs, &res, env);
+        int wrc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(machine, doc)
+                                                      : sbio_report_csv(machine, doc, csv_header);
+        json_decref(doc);
+        if (wrc || fflush(machine)) {
+            sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)",
+                     strerror(errno));
+            code = EXIT_FAILED;
+        }
+    }
     if (res.error) {
         sbio_err("%s", res.error_msg);
         code = EXIT_FAILED;
     } else if (res.stop_signal) {
         code = EXIT_INTERRUPTED;
-    } else if (rrc) {
+    } else if (rrc && code == EXIT_OK) {
         code = EXIT_FAILED;
     }
     sbio_run_result_free(&res);
+out:
+    json_decref(env);
+    if (machine && machine != stdout)
+        fclose(machine);
+    if (text != stdout && text != stderr)
+        fclose(text);
     sbio_fileset_close(&fs);
     return code;
 }

@@ -110,13 +110,13 @@ static const struct optdef opts[] = {
      "requests in flight per thread for queued engines"},
     {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "FILE",
      "Lua workload script (path, or a name from the installed workloads)"},
-    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN,
-     OPT_LATER, "FMT", "report format: text, json or csv"},
+    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN, 0,
+     "FMT", "report format: text, json or csv"},
     {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF), OPT_LATER, "FILE",
+     ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF), 0, "FILE",
      "write the report to FILE (-o)"},
-    {"log-interval", NULL, T_UINT, OFF(log_interval_ms), "0", NULL, 0, UINT32_MAX, ALL_RUN,
-     OPT_LATER, "MS", "record interim samples every MS milliseconds without printing them"},
+    {"log-interval", NULL, T_UINT, OFF(log_interval_ms), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "MS",
+     "record interim samples every MS milliseconds without printing them"},
     {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O scheduler to set on the file set's device for the run (restored after)"},
     {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE),
@@ -461,6 +461,8 @@ static enum sbio_cmd cmd_lookup(const char *w)
 
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
 {
+    cfg->argc = argc;
+    cfg->argv = argv;
     bool want_help = false, only_args = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -613,6 +615,14 @@ int sbio_options_validate(struct sbio_config *cfg)
             sbio_err("--%s: not implemented yet", opts[i].name);
             return -EINVAL;
         }
+    }
+    /* -o r.json or r.csv chooses the format unless --output-format says otherwise. */
+    if (cfg->output && !sbio_options_given(cfg, "output-format")) {
+        size_t l = strlen(cfg->output);
+        if (l > 5 && !strcmp(cfg->output + l - 5, ".json"))
+            cfg->output_format = SBIO_OUT_JSON;
+        else if (l > 4 && !strcmp(cfg->output + l - 4, ".csv"))
+            cfg->output_format = SBIO_OUT_CSV;
     }
     /* The sysbench spelling and the general one of the same choice must agree. */
     static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO, SBIO_ENGINE_MMAP};

@@ -59,6 +59,8 @@ enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
 
 struct sbio_config {
     enum sbio_cmd cmd;
+    int argc; /* the command line, for the JSON result */
+    char **argv;
     int nargs; /* words after the command (help TOPIC, diff/plot files) */
     const char *args[SBIO_MAX_ARGS];
 

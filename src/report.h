@@ -3,11 +3,14 @@
 #ifndef SBIO_REPORT_H
 #define SBIO_REPORT_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "fileset.h"
 #include "options.h"
 #include "stats.h"
+#include "sysblock.h"
 
 struct sbio_run_result;
 
@@ -22,5 +25,21 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
 /* The final text report. */
 void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res);
+
+/* The environment part of the JSON document; taken before the run, while the settings
+ * sbio applied are still in effect. t may be NULL. */
+json_t *sbio_json_environment(const struct sbio_target *t);
+
+/* The whole result document (schema sbio-result/1, see doc/json.md). env is referenced,
+ * not stolen. The caller json_decref()s the result. */
+json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                         const struct sbio_run_result *res, json_t *env);
+
+/* Write the document, indented. 0 or -EIO. */
+int sbio_report_json(FILE *out, json_t *doc);
+
+/* One CSV line of the document's main figures (with the header line first when asked):
+ * every value is taken from the JSON document, so the two agree. 0 or -EIO. */
+int sbio_report_csv(FILE *out, json_t *doc, bool header);
 
 #endif

@@ -337,14 +337,76 @@ static uint64_t direct_alignment(int dirfd, const char *name)
     return 4096;
 }
 
-/* The main thread's wait: until the deadline, a signal, all workers done, or the next
- * interim report. */
-static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, bool report,
-                     struct sbio_stats *prev, struct sbio_stats *cur, struct sbio_stats *tmp)
+/* Interim statistics on two schedules: printed lines (--report-interval) and recorded
+ * samples (--log-interval, or the report interval when only that is given). */
+struct ticker {
+    uint64_t interval_ns, next_ns, last_ns;
+    struct sbio_stats *prev;
+};
+
+static void ticker_init(struct ticker *tk, uint64_t interval_ns, uint64_t start_ns,
+                        struct sbio_stats *prev)
 {
-    uint64_t interval_ns = r->cfg->report_interval_s * 1000000000ULL;
-    uint64_t next_report = start_ns + interval_ns;
-    uint64_t last_report = start_ns;
+    tk->interval_ns = interval_ns;
+    tk->next_ns = start_ns + interval_ns;
+    tk->last_ns = start_ns;
+    tk->prev = prev;
+    if (prev)
+        sbio_stats_init(prev);
+}
+
+static bool ticker_due(const struct ticker *tk, uint64_t now)
+{
+    return tk->interval_ns && tk->prev && now >= tk->next_ns;
+}
+
+static void ticker_advance(struct ticker *tk, uint64_t now, const struct sbio_stats *cur)
+{
+    *tk->prev = *cur;
+    tk->last_ns = now;
+    while (tk->next_ns <= now)
+        tk->next_ns += tk->interval_ns;
+}
+
+/* Append the interval [tk->last_ns, now] to the result's time series. */
+static void record_sample(struct sbio_run_result *res, const struct ticker *tk, uint64_t start_ns,
+                          uint64_t now, const struct sbio_stats *cur)
+{
+    if (res->nsamples == res->samples_cap) {
+        size_t cap = res->samples_cap ? res->samples_cap * 2 : 64;
+        struct sbio_sample *n = realloc(res->samples, cap * sizeof(*n));
+        if (!n)
+            return; /* the series gets a gap; the run goes on */
+        res->samples = n;
+        res->samples_cap = cap;
+    }
+    struct sbio_sample *sm = &res->samples[res->nsamples++];
+    sm->t_s = (double)(now - start_ns) / 1e9;
+    sm->dur_s = (double)(now - tk->last_ns) / 1e9;
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        struct sbio_hist d;
+        sbio_hist_sub(&d, &cur->lat[op], &tk->prev->lat[op]);
+        sm->ops[op] = d.count;
+        sm->bytes[op] = cur->bytes[op] - tk->prev->bytes[op];
+        sm->mean_ns[op] = sbio_hist_mean(&d);
+        sm->p50_ns[op] = sbio_hist_percentile(&d, 50);
+        sm->p99_ns[op] = sbio_hist_percentile(&d, 99);
+        sm->max_ns[op] = d.count ? d.max_ns : 0;
+    }
+    sm->ops[SBIO_FSYNC] += cur->write_fsyncs - tk->prev->write_fsyncs;
+}
+
+/* The main thread's wait: until the deadline, a signal, all workers done, or the next
+ * interim line or sample. rep holds 4 stats: print prev, log prev, current, scratch. */
+static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, struct sbio_stats *rep,
+                     struct sbio_run_result *res, FILE *interim)
+{
+    const struct sbio_config *cfg = r->cfg;
+    struct ticker print, log;
+    uint64_t print_ns = cfg->report_interval_s * 1000000000ULL;
+    uint64_t log_ns = cfg->log_interval_ms ? cfg->log_interval_ms * 1000000ULL : print_ns;
+    ticker_init(&print, rep ? print_ns : 0, start_ns, rep);
+    ticker_init(&log, rep && res ? log_ns : 0, start_ns, rep ? rep + 1 : NULL);
     for (;;) {
         int sig = sbio_stop_requested();
         if (sig) {
@@ -363,25 +425,31 @@ static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, bool r
             __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
             return;
         }
-        if (report && interval_ns && now >= next_report) {
+        bool pdue = ticker_due(&print, now), ldue = ticker_due(&log, now);
+        if (pdue || ldue) {
+            struct sbio_stats *cur = rep + 2, *tmp = rep + 3;
             sbio_stats_init(cur);
             for (unsigned i = 0; i < r->nthreads; i++) {
                 sbio_stats_snapshot(tmp, r->w[i].stats);
                 sbio_stats_merge(cur, tmp);
             }
-            sbio_report_interval(stdout, r->cfg, (double)(now - start_ns) / 1e9,
-                                 (double)(now - last_report) / 1e9, cur, prev);
-            *prev = *cur;
-            last_report = now;
-            next_report += interval_ns;
-            while (next_report <= now)
-                next_report += interval_ns;
+            if (pdue) {
+                sbio_report_interval(interim, cfg, (double)(now - start_ns) / 1e9,
+                                     (double)(now - print.last_ns) / 1e9, cur, print.prev);
+                ticker_advance(&print, now, cur);
+            }
+            if (ldue) {
+                record_sample(res, &log, start_ns, now, cur);
+                ticker_advance(&log, now, cur);
+            }
         }
         uint64_t wake = now + POLL_NS;
         if (limit_ns && start_ns + limit_ns < wake)
             wake = start_ns + limit_ns;
-        if (report && interval_ns && next_report < wake)
-            wake = next_report;
+        if (print.interval_ns && print.prev && print.next_ns < wake)
+            wake = print.next_ns;
+        if (log.interval_ns && log.prev && log.next_ns < wake)
+            wake = log.next_ns;
         struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ULL),
                               .tv_nsec = (long)(wake % 1000000000ULL)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -492,12 +560,12 @@ static bool snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)
 }
 
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                    const struct sbio_target *target, struct sbio_run_result *res)
+                    const struct sbio_target *target, FILE *interim, struct sbio_run_result *res)
 {
     struct run r = {.cfg = cfg, .fs = fs, .nthreads = (unsigned)cfg->threads};
     int rc = 0;
     unsigned started = 0;
-    bool barrier = false, cfg_no_report = false;
+    bool barrier = false;
     int *cpus = NULL;
     int ncpus = 0;
 
@@ -651,15 +719,11 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
 
     gate_wait(&r.barrier); /* all threads have opened their files */
     /* Interim reports: the previous total, the current one, and one thread's snapshot. */
-    struct sbio_stats *rep = aligned_alloc(64, 3 * sizeof(struct sbio_stats));
-    if (!rep) {
-        __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
-        cfg_no_report = true;
-    }
+    struct sbio_stats *rep = aligned_alloc(64, 4 * sizeof(struct sbio_stats));
     if (r.warmup) {
         gate_wait(&r.barrier);
         uint64_t ws = sbio_now_ns();
-        run_wait(&r, ws, cfg->warmup_s * 1000000000ULL, false, NULL, NULL, NULL);
+        run_wait(&r, ws, cfg->warmup_s * 1000000000ULL, NULL, NULL, NULL);
         __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
         gate_wait(&r.barrier); /* workers are out of the warm-up loop */
         for (unsigned i = 0; i < r.nthreads; i++)
@@ -675,9 +739,8 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     getrusage(RUSAGE_SELF, &ru0);
     uint64_t start_ns = sbio_now_ns();
     gate_wait(&r.barrier); /* go */
-    if (rep)
-        sbio_stats_init(&rep[0]);
-    run_wait(&r, start_ns, cfg->time_s * 1000000000ULL, !cfg_no_report, rep, rep + 1, rep + 2);
+    /* Without memory for snapshots the run goes on without interim lines or samples. */
+    run_wait(&r, start_ns, cfg->time_s * 1000000000ULL, rep, res, interim ? interim : stdout);
     free(rep);
     for (unsigned i = 0; i < r.nthreads; i++)
         pthread_join(r.w[i].tid, NULL);
@@ -743,4 +806,6 @@ void sbio_run_result_free(struct sbio_run_result *res)
 {
     free(res->per_thread);
     res->per_thread = NULL;
+    free(res->samples);
+    res->samples = NULL;
 }

@@ -10,12 +10,22 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fileset.h"
 #include "options.h"
 #include "stats.h"
 #include "sysblock.h"
 #include "workload.h"
+
+/* One interval of the time series (--report-interval / --log-interval). */
+struct sbio_sample {
+    double t_s;   /* end of the interval, seconds since the measured start */
+    double dur_s; /* length of the interval */
+    uint64_t ops[SBIO_OP_NR], bytes[SBIO_OP_NR];
+    double mean_ns[SBIO_OP_NR];
+    uint64_t p50_ns[SBIO_OP_NR], p99_ns[SBIO_OP_NR], max_ns[SBIO_OP_NR];
+};
 
 struct sbio_run_result {
     unsigned threads;
@@ -40,14 +50,17 @@ struct sbio_run_result {
     /* Page cache state of the set before and after the measured phase. */
     bool have_cache;
     struct sbio_cachestat cache0, cache1;
+    /* The time series. */
+    struct sbio_sample *samples;
+    size_t nsamples, samples_cap;
 };
 
 /* Run the workload of cfg on the open set fs; target (may be NULL) names the devices whose
- * counters the result carries. Returns 0 when the run happened (its result
- * may still carry an I/O error or a stop signal), -SBIO_EUSAGE for input that cannot run
- * (message printed, nothing touched), or -errno for a failure before the run started. */
+ * counters the result carries; interim lines go to interim (NULL: stdout). Returns 0 when the run
+ * happened (its result may still carry an I/O error or a stop signal), -SBIO_EUSAGE for input that
+ * cannot run (message printed, nothing touched), or -errno for a failure before the run started. */
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                    const struct sbio_target *target, struct sbio_run_result *res);
+                    const struct sbio_target *target, FILE *interim, struct sbio_run_result *res);
 
 void sbio_run_result_free(struct sbio_run_result *res);
 

@@ -1,0 +1,527 @@
+/* The JSON result document (jansson) and the CSV line derived from it: one source of
+ * values, so the two formats cannot disagree. doc/json.md describes every field. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "runner.h"
+#include "util.h"
+#include "version.h"
+#include "workload.h"
+
+#define SBIO_SCHEMA "sbio-result/1"
+
+static const char *const op_key[SBIO_OP_NR] = {"read", "write", "fsync"};
+static const double pcts[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
+
+static json_t *jstr_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *knobs_json(const struct sbio_blockdev *d, const char *const *names, size_t n)
+{
+    json_t *o = json_object();
+    char v[256];
+    for (size_t i = 0; i < n; i++)
+        if (!sbio_sysblock_read(d, names[i], v, sizeof(v)))
+            json_object_set_new(o, names[i], json_string(v));
+    return o;
+}
+
+static json_t *device_json(const struct sbio_blockdev *d)
+{
+    static const char *const queue[] = {"scheduler",          "read_ahead_kb", "max_sectors_kb",
+                                        "max_hw_sectors_kb",  "nr_requests",   "nomerges",
+                                        "rotational",         "wbt_lat_usec",  "rq_affinity",
+                                        "add_random",         "write_cache",   "logical_block_size",
+                                        "physical_block_size"};
+    json_t *o = json_object();
+    char v[512], path[PATH_MAX + 32];
+    json_object_set_new(o, "name", json_string(d->name));
+    json_object_set_new(o, "major", json_integer(d->major));
+    json_object_set_new(o, "minor", json_integer(d->minor));
+    snprintf(path, sizeof(path), "%s/device/model", d->dir);
+    FILE *f = fopen(path, "re");
+    v[0] = 0;
+    if (f) {
+        if (fgets(v, sizeof(v), f))
+            v[strcspn(v, "\n")] = 0;
+        fclose(f);
+    }
+    json_object_set_new(o, "model", jstr_or_null(v));
+    json_object_set_new(o, "queue", knobs_json(d, queue, sizeof(queue) / sizeof(queue[0])));
+    /* The scheduler's tunables, whatever they are called. */
+    json_t *io = json_object();
+    snprintf(path, sizeof(path), "%s/queue/iosched", d->dir);
+    DIR *dir = opendir(path);
+    if (dir) {
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+            char k[300];
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(k, sizeof(k), "iosched/%s", e->d_name);
+            if (!sbio_sysblock_read(d, k, v, sizeof(v)))
+                json_object_set_new(io, e->d_name, json_string(v));
+        }
+        closedir(dir);
+    }
+    json_object_set_new(o, "iosched", io);
+    return o;
+}
+
+static json_t *read_proc_int(const char *rel)
+{
+    const char *root = getenv("SBIO_PROCFS_ROOT");
+    char path[PATH_MAX], v[64];
+    snprintf(path, sizeof(path), "%s/%s", root && *root ? root : "/proc", rel);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return json_null();
+    json_t *r = json_null();
+    if (fgets(v, sizeof(v), f))
+        r = json_integer(strtoll(v, NULL, 10));
+    fclose(f);
+    return r;
+}
+
+json_t *sbio_json_environment(const struct sbio_target *t)
+{
+    json_t *env = json_object();
+    struct utsname u;
+    char host[256] = "";
+    if (!uname(&u)) {
+        json_object_set_new(env, "kernel", json_string(u.release));
+        json_object_set_new(env, "machine", json_string(u.machine));
+    }
+    gethostname(host, sizeof(host) - 1);
+    json_object_set_new(env, "hostname", json_string(host));
+    json_object_set_new(env, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(env, "page_size", json_integer(sysconf(_SC_PAGESIZE)));
+    json_t *fsj = json_object();
+    json_object_set_new(fsj, "type", jstr_or_null(t ? t->fstype : NULL));
+    json_object_set_new(fsj, "source", jstr_or_null(t ? t->source : NULL));
+    json_object_set_new(fsj, "mountpoint", jstr_or_null(t ? t->mountpoint : NULL));
+    json_object_set_new(fsj, "options", jstr_or_null(t ? t->mount_opts : NULL));
+    json_object_set_new(env, "filesystem", fsj);
+    json_t *devs = json_array();
+    if (t && t->has_top) {
+        json_t *d = device_json(&t->top);
+        json_object_set_new(d, "role", json_string("top"));
+        json_array_append_new(devs, d);
+        for (unsigned i = 0; i < t->ndev; i++) {
+            if (!strcmp(t->dev[i].name, t->top.name)) {
+                json_object_set_new(d, "role", json_string("top+scheduler"));
+                continue;
+            }
+            json_t *s = device_json(&t->dev[i]);
+            json_object_set_new(s, "role", json_string("scheduler"));
+            json_array_append_new(devs, s);
+        }
+    }
+    json_object_set_new(env, "devices", devs);
+    json_t *vm = json_object();
+    json_object_set_new(vm, "dirty_ratio", read_proc_int("sys/vm/dirty_ratio"));
+    json_object_set_new(vm, "dirty_background_ratio",
+                        read_proc_int("sys/vm/dirty_background_ratio"));
+    json_object_set_new(env, "vm", vm);
+    return env;
+}
+
+static json_t *config_json(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                           uint64_t seed)
+{
+    json_t *c = json_object();
+    char buf[64];
+    json_object_set_new(c, "file_test_mode", json_string(sbio_mode_name(cfg->mode)));
+    json_object_set_new(c, "threads", json_integer((json_int_t)cfg->threads));
+    json_object_set_new(c, "time_s", json_integer((json_int_t)cfg->time_s));
+    json_object_set_new(c, "events", json_integer((json_int_t)cfg->events));
+    json_object_set_new(c, "warmup_time_s", json_integer((json_int_t)cfg->warmup_s));
+    json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)cfg->rate));
+    json_object_set_new(c, "ioengine", json_string(sbio_engine_name(cfg->ioengine)));
+    json_object_set_new(c, "iodepth", json_integer((json_int_t)cfg->iodepth));
+    json_object_set_new(c, "file_extra_flags",
+                        json_string(sbio_extra_flags_str(buf, sizeof(buf), cfg->extra_flags)));
+    json_object_set_new(c, "block_size_bytes", json_integer((json_int_t)cfg->block_size));
+    json_object_set_new(c, "file_num", json_integer(fs->nfiles));
+    json_object_set_new(c, "file_size_bytes",
+                        json_integer((json_int_t)(fs->nfiles ? fs->files[0].size : 0)));
+    json_object_set_new(c, "total_size_bytes", json_integer((json_int_t)fs->bytes));
+    json_object_set_new(c, "file_fsync_freq", json_integer((json_int_t)cfg->fsync_freq));
+    json_object_set_new(c, "file_fsync_all", json_boolean(cfg->fsync_all));
+    json_object_set_new(c, "file_fsync_end", json_boolean(cfg->fsync_end));
+    json_object_set_new(
+        c, "file_fsync_mode",
+        json_string(cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync"));
+    json_object_set_new(c, "file_fsync_scope",
+                        json_string(cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "dirty" : "all"));
+    json_object_set_new(c, "file_merged_requests", json_integer((json_int_t)cfg->merged_requests));
+    json_object_set_new(c, "file_rw_ratio", json_real(cfg->rw_ratio));
+    json_object_set_new(c, "seq_stream",
+                        json_string(cfg->seq_stream == SBIO_SEQ_SHARED ? "shared" : "per-thread"));
+    snprintf(buf, sizeof(buf), "%" PRIu64, seed);
+    /* A string: seeds use all 64 bits, more than a JSON number keeps exactly. */
+    json_object_set_new(c, "rand_seed", json_string(buf));
+    json_object_set_new(c, "dir", json_string(cfg->dir));
+    json_object_set_new(c, "cpus", jstr_or_null(cfg->cpus));
+    json_object_set_new(c, "scheduler", jstr_or_null(cfg->scheduler));
+    json_t *q = json_array();
+    for (int i = 0; i < cfg->nqueue; i++)
+        json_array_append_new(q, json_string(cfg->queue[i]));
+    json_object_set_new(c, "queue", q);
+    json_object_set_new(c, "drop_caches", json_boolean(cfg->drop_caches));
+    json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
+    return c;
+}
+
+static json_t *latency_json(const struct sbio_hist *h, bool buckets)
+{
+    json_t *l = json_object();
+    json_object_set_new(l, "count", json_integer((json_int_t)h->count));
+    json_object_set_new(l, "min_ns", json_integer(h->count ? (json_int_t)h->min_ns : 0));
+    json_object_set_new(l, "mean_ns", json_real(sbio_hist_mean(h)));
+    json_object_set_new(l, "stddev_ns", json_real(sbio_hist_stddev(h)));
+    json_object_set_new(l, "max_ns", json_integer((json_int_t)h->max_ns));
+    json_object_set_new(l, "sum_ns", json_integer((json_int_t)h->sum_ns));
+    json_t *p = json_object();
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+        char k[16];
+        snprintf(k, sizeof(k), "%g", pcts[i]);
+        json_object_set_new(p, k, json_integer((json_int_t)sbio_hist_percentile(h, pcts[i])));
+    }
+    json_object_set_new(l, "percentiles_ns", p);
+    if (buckets) {
+        /* Non-empty buckets as [lower_ns, upper_ns, count]: enough to merge results. */
+        json_t *b = json_array();
+        for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
+            if (h->buckets[i])
+                json_array_append_new(b, json_pack("[I,I,I]", (json_int_t)sbio_hist_bucket_lower(i),
+                                                   (json_int_t)sbio_hist_bucket_upper(i),
+                                                   (json_int_t)h->buckets[i]));
+        json_object_set_new(l, "histogram", b);
+    }
+    return l;
+}
+
+static double per_s(double v, double secs)
+{
+    return secs > 0 ? v / secs : 0;
+}
+
+static json_t *optype_json(const struct sbio_stats *t, int op, double secs)
+{
+    json_t *o = json_object();
+    uint64_t ops = t->lat[op].count + (op == SBIO_FSYNC ? t->write_fsyncs : 0);
+    json_object_set_new(o, "ops", json_integer((json_int_t)ops));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)t->bytes[op]));
+    json_object_set_new(o, "ops_per_s", json_real(per_s((double)ops, secs)));
+    json_object_set_new(o, "mib_per_s", json_real(per_s((double)t->bytes[op] / SBIO_MIB, secs)));
+    json_object_set_new(o, "latency", latency_json(&t->lat[op], true));
+    if (op == SBIO_FSYNC) {
+        json_object_set_new(o, "periodic",
+                            json_integer((json_int_t)(t->lat[op].count - t->end_fsyncs)));
+        json_object_set_new(o, "end", json_integer((json_int_t)t->end_fsyncs));
+        json_object_set_new(o, "in_writes", json_integer((json_int_t)t->write_fsyncs));
+    }
+    return o;
+}
+
+static json_t *threads_json(const struct sbio_run_result *res)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < res->threads; i++) {
+        const struct sbio_stats *s = &res->per_thread[i];
+        struct sbio_hist h;
+        sbio_hist_init(&h);
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            sbio_hist_merge(&h, &s->lat[op]);
+        double ts = s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
+                        ? (double)(s->end_ns - s->start_ns) / 1e9
+                        : 0;
+        json_t *o = json_object();
+        json_object_set_new(o, "thread", json_integer(i));
+        json_object_set_new(o, "events", json_integer((json_int_t)s->events));
+        json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
+        for (int op = 0; op < SBIO_OP_NR; op++) {
+            char k[32];
+            snprintf(k, sizeof(k), "%s_ops", op_key[op]);
+            json_object_set_new(
+                o, k,
+                json_integer(
+                    (json_int_t)(s->lat[op].count + (op == SBIO_FSYNC ? s->write_fsyncs : 0))));
+        }
+        json_object_set_new(o, "bytes_read", json_integer((json_int_t)s->bytes[SBIO_READ]));
+        json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes[SBIO_WRITE]));
+        json_object_set_new(o, "duration_s", json_real(ts));
+        json_object_set_new(o, "ops_per_s", json_real(per_s((double)sbio_stats_ops(s), ts)));
+        json_object_set_new(o, "mib_per_s",
+                            json_real(per_s((double)(s->bytes[0] + s->bytes[1]) / SBIO_MIB, ts)));
+        json_object_set_new(o, "busy_s", json_real((double)sbio_stats_busy_ns(s) / 1e9));
+        json_object_set_new(o, "latency", latency_json(&h, false));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *samples_json(const struct sbio_run_result *res)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < res->nsamples; i++) {
+        const struct sbio_sample *sm = &res->samples[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "t_s", json_real(sm->t_s));
+        json_object_set_new(o, "duration_s", json_real(sm->dur_s));
+        for (int op = 0; op < SBIO_OP_NR; op++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "ops", json_integer((json_int_t)sm->ops[op]));
+            json_object_set_new(x, "bytes", json_integer((json_int_t)sm->bytes[op]));
+            json_object_set_new(x, "ops_per_s", json_real(per_s((double)sm->ops[op], sm->dur_s)));
+            json_object_set_new(x, "mib_per_s",
+                                json_real(per_s((double)sm->bytes[op] / SBIO_MIB, sm->dur_s)));
+            json_object_set_new(x, "mean_ns", json_real(sm->mean_ns[op]));
+            json_object_set_new(x, "p50_ns", json_integer((json_int_t)sm->p50_ns[op]));
+            json_object_set_new(x, "p99_ns", json_integer((json_int_t)sm->p99_ns[op]));
+            json_object_set_new(x, "max_ns", json_integer((json_int_t)sm->max_ns[op]));
+            json_object_set_new(o, op_key[op], x);
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *devices_json(const struct sbio_run_result *res, double secs)
+{
+    static const char *const f[] = {"reads",
+                                    "reads_merged",
+                                    "sectors_read",
+                                    "read_ms",
+                                    "writes",
+                                    "writes_merged",
+                                    "sectors_written",
+                                    "write_ms",
+                                    "in_flight",
+                                    "io_ms",
+                                    "time_in_queue_ms",
+                                    "discards",
+                                    "discards_merged",
+                                    "sectors_discarded",
+                                    "discard_ms",
+                                    "flushes",
+                                    "flush_ms"};
+    json_t *a = json_array();
+    for (unsigned i = 0; i < res->ndisk; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(res->disk_name[i]));
+        for (int k = 0; k < 17; k++) {
+            /* in_flight is a gauge: its value at the end, not a delta. */
+            uint64_t v = k == 8 ? res->disk1[i].f[k] : res->disk1[i].f[k] - res->disk0[i].f[k];
+            json_object_set_new(o, f[k], json_integer((json_int_t)v));
+        }
+        uint64_t io_ms = res->disk1[i].f[9] - res->disk0[i].f[9];
+        uint64_t q_ms = res->disk1[i].f[10] - res->disk0[i].f[10];
+        json_object_set_new(
+            o, "bytes_read",
+            json_integer((json_int_t)((res->disk1[i].f[2] - res->disk0[i].f[2]) * 512)));
+        json_object_set_new(
+            o, "bytes_written",
+            json_integer((json_int_t)((res->disk1[i].f[6] - res->disk0[i].f[6]) * 512)));
+        json_object_set_new(o, "util_pct", json_real(per_s(100.0 * (double)io_ms / 1e3, secs)));
+        json_object_set_new(o, "avg_queue", json_real(per_s((double)q_ms / 1e3, secs)));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *cache_json(const struct sbio_cachestat *c)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:I}", "cached_pages", (json_int_t)c->cached, "dirty_pages",
+                     (json_int_t)c->dirty, "writeback_pages", (json_int_t)c->writeback,
+                     "evicted_pages", (json_int_t)c->evicted, "recently_evicted_pages",
+                     (json_int_t)c->recently_evicted);
+}
+
+json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                         const struct sbio_run_result *res, json_t *env)
+{
+    json_t *doc = json_object();
+    const struct sbio_stats *t = &res->total;
+    double secs = (double)res->elapsed_ns / 1e9;
+    json_object_set_new(doc, "schema", json_string(SBIO_SCHEMA));
+    json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
+    json_t *argv = json_array();
+    for (int i = 0; i < cfg->argc; i++)
+        json_array_append_new(argv, json_string(cfg->argv[i]));
+    json_object_set_new(doc, "command_line", argv);
+    json_object_set_new(doc, "command", json_string(sbio_cmd_name(cfg->cmd)));
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    json_object_set_new(doc, "finished_utc", json_string(when));
+    json_object_set_new(doc, "config", config_json(cfg, fs, res->seed));
+    json_object_set(doc, "environment", env ? env : json_null());
+
+    json_t *r = json_object();
+    json_object_set_new(r, "interrupted", json_boolean(res->stop_signal != 0));
+    json_object_set_new(r, "signal",
+                        res->stop_signal == SIGINT    ? json_string("SIGINT")
+                        : res->stop_signal == SIGTERM ? json_string("SIGTERM")
+                        : res->stop_signal            ? json_integer(res->stop_signal)
+                                                      : json_null());
+    json_t *errs = json_array();
+    if (res->error)
+        json_array_append_new(
+            errs, json_pack("{s:s,s:i}", "message", res->error_msg, "errno", -res->error));
+    json_object_set_new(r, "errors", errs);
+    json_object_set_new(r, "elapsed_s", json_real(secs));
+    json_object_set_new(r, "events", json_integer((json_int_t)t->events));
+    json_object_set_new(r, "ops", json_integer((json_int_t)sbio_stats_ops(t)));
+    json_t *ops = json_object();
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        json_object_set_new(ops, op_key[op], optype_json(t, op, secs));
+    json_object_set_new(r, "op_types", ops);
+    struct sbio_hist all;
+    sbio_hist_init(&all);
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        sbio_hist_merge(&all, &t->lat[op]);
+    json_object_set_new(r, "latency_all", latency_json(&all, false));
+    json_object_set_new(r, "threads", threads_json(res));
+    json_t *cpu = json_object();
+    json_object_set_new(cpu, "user_s", json_real(res->user_s));
+    json_object_set_new(cpu, "system_s", json_real(res->sys_s));
+    json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
+    json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
+    json_object_set_new(r, "cpu", cpu);
+    json_object_set_new(r, "devices", devices_json(res, secs));
+    if (res->have_cache)
+        json_object_set_new(r, "page_cache",
+                            json_pack("{s:o,s:o}", "start", cache_json(&res->cache0), "end",
+                                      cache_json(&res->cache1)));
+    else
+        json_object_set_new(r, "page_cache", json_null());
+    json_object_set_new(r, "samples", samples_json(res));
+    json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
+    json_object_set_new(r, "direct_skipped_tail_bytes",
+                        json_integer((json_int_t)res->skipped_bytes));
+    json_object_set_new(doc, "result", r);
+    return doc;
+}
+
+int sbio_report_json(FILE *out, json_t *doc)
+{
+    int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    return rc ? -EIO : 0;
+}
+
+/* CSV columns: a name and a JSON path into the result document. */
+static const char *const csv_cols[][2] = {
+    {"sbio_version", "sbio_version"},
+    {"finished_utc", "finished_utc"},
+    {"file_test_mode", "config.file_test_mode"},
+    {"threads", "config.threads"},
+    {"ioengine", "config.ioengine"},
+    {"file_extra_flags", "config.file_extra_flags"},
+    {"block_size_bytes", "config.block_size_bytes"},
+    {"file_num", "config.file_num"},
+    {"total_size_bytes", "config.total_size_bytes"},
+    {"scheduler", "config.scheduler"},
+    {"rand_seed", "config.rand_seed"},
+    {"elapsed_s", "result.elapsed_s"},
+    {"events", "result.events"},
+    {"interrupted", "result.interrupted"},
+    {"read_ops", "result.op_types.read.ops"},
+    {"write_ops", "result.op_types.write.ops"},
+    {"fsync_ops", "result.op_types.fsync.ops"},
+    {"read_ops_per_s", "result.op_types.read.ops_per_s"},
+    {"write_ops_per_s", "result.op_types.write.ops_per_s"},
+    {"fsync_ops_per_s", "result.op_types.fsync.ops_per_s"},
+    {"read_mib_per_s", "result.op_types.read.mib_per_s"},
+    {"write_mib_per_s", "result.op_types.write.mib_per_s"},
+    {"read_lat_mean_ns", "result.op_types.read.latency.mean_ns"},
+    {"read_lat_p50_ns", "result.op_types.read.latency.percentiles_ns.50"},
+    {"read_lat_p95_ns", "result.op_types.read.latency.percentiles_ns.95"},
+    {"read_lat_p99_ns", "result.op_types.read.latency.percentiles_ns.99"},
+    {"read_lat_max_ns", "result.op_types.read.latency.max_ns"},
+    {"write_lat_mean_ns", "result.op_types.write.latency.mean_ns"},
+    {"write_lat_p50_ns", "result.op_types.write.latency.percentiles_ns.50"},
+    {"write_lat_p95_ns", "result.op_types.write.latency.percentiles_ns.95"},
+    {"write_lat_p99_ns", "result.op_types.write.latency.percentiles_ns.99"},
+    {"write_lat_max_ns", "result.op_types.write.latency.max_ns"},
+    {"fsync_lat_mean_ns", "result.op_types.fsync.latency.mean_ns"},
+    {"fsync_lat_p99_ns", "result.op_types.fsync.latency.percentiles_ns.99"},
+    {"cpu_user_pct", "result.cpu.user_pct"},
+    {"cpu_system_pct", "result.cpu.system_pct"},
+    {"error", "result.errors.0.message"},
+};
+
+static json_t *json_path(json_t *doc, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s", path);
+    json_t *cur = doc;
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && cur; k = strtok_r(NULL, ".", &save)) {
+        if (json_is_array(cur))
+            cur = json_array_get(cur, strtoul(k, NULL, 10));
+        else if (json_is_object(cur)) {
+            /* Percentile keys contain a dot ("99.9"): try the rest of the path whole. */
+            json_t *whole = save && *save ? json_object_get(cur, path + (k - buf)) : NULL;
+            if (whole)
+                return whole;
+            cur = json_object_get(cur, k);
+        } else
+            cur = NULL;
+    }
+    return cur;
+}
+
+static void csv_value(FILE *out, json_t *v)
+{
+    if (!v || json_is_null(v))
+        return;
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (strpbrk(s, ",\"\n")) {
+            fputc('"', out);
+            for (; *s; s++) {
+                if (*s == '"')
+                    fputc('"', out);
+                fputc(*s, out);
+            }
+            fputc('"', out);
+        } else {
+            fputs(s, out);
+        }
+    } else if (json_is_integer(v)) {
+        fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    } else if (json_is_real(v)) {
+        fprintf(out, "%.6g", json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        fputs(json_is_true(v) ? "true" : "false", out);
+    }
+}
+
+int sbio_report_csv(FILE *out, json_t *doc, bool header)
+{
+    size_t n = sizeof(csv_cols) / sizeof(csv_cols[0]);
+    if (header)
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "%s%s", csv_cols[i][0], i + 1 < n ? "," : "\n");
+    for (size_t i = 0; i < n; i++) {
+        csv_value(out, json_path(doc, csv_cols[i][1]));
+        fputc(i + 1 < n ? ',' : '\n', out);
+    }
+    return ferror(out) ? -EIO : 0;
+}
