@@ -172,7 +172,7 @@ static void run_config(struct sbio_config *cfg, int mode, unsigned threads, uint
 static void run_ok(const struct sbio_config *cfg, struct sbio_fileset *fs,
                    struct sbio_run_result *res)
 {
-    assert_int_equal(sbio_runner_run(cfg, fs, false, NULL, res), 0);
+    assert_int_equal(sbio_runner_run(cfg, fs, false, NULL, NULL, res), 0);
     assert_int_equal(res->error, 0);
     assert_int_equal(res->stop_signal, 0);
     assert_int_equal(res->threads, cfg->threads);
@@ -328,7 +328,7 @@ static void test_refused(void **state)
     memfs_init(&m, 2, 2 * BLK + 100); /* 3 sequential requests per file */
     run_config(&cfg, SBIO_MODE_SEQRD, 7, 10, 2, 2 * BLK + 100);
     cfg.seq_stream = SBIO_SEQ_PER_THREAD;
-    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, &res), -SBIO_EUSAGE);
+    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, NULL, &res), -SBIO_EUSAGE);
     assert_null(res.per_thread);
     /* Six threads for six requests is fine. */
     cfg.threads = 6;
@@ -346,7 +346,7 @@ static void test_refused(void **state)
 
     memfs_init(&m, 2, BLK - 1);
     run_config(&cfg, SBIO_MODE_RNDRD, 1, 10, 2, BLK - 1);
-    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, &res), -SBIO_EUSAGE);
+    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, NULL, &res), -SBIO_EUSAGE);
 }
 
 /* A real prepared set in a temporary folder: the event budget holds there too, seqrd leaves
