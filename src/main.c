@@ -9,6 +9,7 @@
 
 #include "fileset.h"
 #include "options.h"
+#include "plot.h"
 #include "report.h"
 #include "runner.h"
 #include "sysblock.h"
@@ -56,15 +57,19 @@ static int cmd_run(const struct sbio_config *cfg)
         return EXIT_USAGE;
     }
     /* Everything that can refuse the settings is checked before the set is touched. */
+    if ((cfg->scheduler || cfg->nqueue) && geteuid() != 0 && !getenv("SBIO_SYSFS_ROOT")) {
+        sbio_err("%s changes kernel settings and needs root",
+                 cfg->scheduler ? "--scheduler" : "--queue");
+        return EXIT_USAGE;
+    }
     int rc = sbio_sysblock_resolve(cfg->dir, cfg->queue_device, &target);
     if (rc) {
         if (cfg->queue_device)
             sbio_err("--queue-device=%s: no such block device", cfg->queue_device);
-        else if (rc == -ENOENT)
-            sbio_err("--dir %s: %s; create the folder first", cfg->dir, strerror(-rc));
         else
-            sbio_err("%s: finding its block device: %s", cfg->dir, strerror(-rc));
-        return cfg->queue_device || rc == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
+            sbio_err("--dir %s: %s%s", cfg->dir, strerror(-rc),
+                     rc == -ENOENT ? "; create the folder first" : "");
+        return EXIT_USAGE;
     }
     if ((rc = sbio_tune_check(&target, cfg->scheduler, cfg->queue, cfg->nqueue)))
         return exit_code(rc);
@@ -192,6 +197,7 @@ int main(int argc, char **argv)
         sbio_tune_recover(false);
     switch (cfg.cmd) {
     case SBIO_CMD_RESTORE: return cmd_restore();
+    case SBIO_CMD_PLOT: return exit_code(sbio_plot(&cfg));
     case SBIO_CMD_PREPARE: return exit_code(sbio_fileset_prepare(&cfg));
     case SBIO_CMD_CLEANUP: return exit_code(sbio_fileset_cleanup(&cfg));
     case SBIO_CMD_RUN: return cmd_run(&cfg);

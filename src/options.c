@@ -136,6 +136,10 @@ static const struct optdef opts[] = {
      SBIO_C(SBIO_CMD_COMPARE), OPT_LATER, "ORDER", "compare: order of settings within a repeat"},
     {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), OPT_LATER,
      "PCT", "diff: smallest difference in percent worth flagging"},
+    {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
+     "plot: keep the data files and the script given to gnuplot in DIR"},
+    {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",
+     "plot: chart size in pixels"},
     {"verify", NULL, T_BOOL, OFF(verify), "off", NULL, 0, 0, ALL_RUN | SBIO_C(SBIO_CMD_PREPARE),
      OPT_LATER, "on|off", "write checkable blocks and verify every read"},
     {"verify-fatal", NULL, T_BOOL, OFF(verify_fatal), "off", NULL, 0, 0, ALL_RUN, OPT_LATER,
@@ -192,7 +196,7 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_CLEANUP] = "remove the files the manifest names, then the manifest",
     [SBIO_CMD_COMPARE] = "run one workload under several settings (not implemented yet)",
     [SBIO_CMD_DIFF] = "compare two JSON results (not implemented yet)",
-    [SBIO_CMD_PLOT] = "chart JSON results with gnuplot (not implemented yet)",
+    [SBIO_CMD_PLOT] = "plot R.json… -o chart.png: chart JSON results with gnuplot",
     [SBIO_CMD_RESTORE] = "restore device settings an sbio that was killed or crashed left",
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
     [SBIO_CMD_VERSION] = "print the version",
@@ -598,9 +602,19 @@ int sbio_options_validate(struct sbio_config *cfg)
         return -EINVAL;
     case SBIO_CMD_COMPARE:
     case SBIO_CMD_DIFF:
-    case SBIO_CMD_PLOT:
         sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd));
         return -EINVAL;
+    case SBIO_CMD_PLOT:
+        if (!cfg->nargs) {
+            sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
+                     "chart.png");
+            return -EINVAL;
+        }
+        if (!cfg->output) {
+            sbio_err("plot needs -o FILE (a .png, or .svg)");
+            return -EINVAL;
+        }
+        return 0;
     case SBIO_CMD_HELP:
     case SBIO_CMD_VERSION: return 0;
     default: break;

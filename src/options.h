@@ -119,6 +119,8 @@ struct sbio_config {
     int order; /* compare: 0 sequential, 1 random */
     bool verify_fatal;
     uint64_t threshold;
+    const char *keep_data; /* plot: keep gnuplot's data files in this folder */
+    const char *plot_size; /* plot: WIDTHxHEIGHT */
 
     /* Which options were given explicitly, by table index. */
     uint64_t given[4];
