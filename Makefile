@@ -57,6 +57,7 @@ bench:
 
 install: sbio
 	install -D -m 0755 sbio $(DESTDIR)$(PREFIX)/bin/sbio
+	install -D -m 0644 doc/sbio.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -1,0 +1,21 @@
+#!/bin/bash
+# The documentation stays true: every option `sbio help` lists as available is in the man
+# page, every command in the README and the man page, and make install puts both in place.
+source "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+MAN=$ROOT/doc/sbio.1
+"$SBIO" help | sed "/^Accepted and ignored/,\$d" >"$TMP/help"
+for opt in $(grep -E '^  --' "$TMP/help" | grep -v 'not implemented yet' | sed -E 's/^  (--[a-z0-9-]+).*/\1/'); do
+	esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+	if grep -q -- "$esc" "$MAN"; then ok "man page documents $opt"; else notok "man page lacks $opt"; fi
+done
+for cmd in prepare run cleanup plot restore help version; do
+	check "man page documents the $cmd command" grep -q "^\.B $cmd\|^\.B plot" "$MAN"
+	check "README names the $cmd command" grep -q "\`$cmd" "$ROOT/README.md"
+done
+if command -v groff >/dev/null; then
+	check "man page renders without warnings" bash -c "groff -man -Tutf8 -ww '$MAN' 2>&1 >/dev/null | grep -q . && exit 1 || exit 0"
+fi
+make -s -C "$ROOT" install DESTDIR="$TMP/inst" PREFIX=/usr >/dev/null 2>&1
+check "make install puts the binary under DESTDIR/PREFIX" test -x "$TMP/inst/usr/bin/sbio"
+check "make install puts the man page under DESTDIR/PREFIX" test -f "$TMP/inst/usr/share/man/man1/sbio.1"
