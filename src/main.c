@@ -185,6 +185,9 @@ int main(int argc, char **argv)
     if (sbio_options_parse(&cfg, argc, argv) || sbio_options_validate(&cfg))
         return EXIT_USAGE;
 
+    /* Whatever a killed sbio left changed is put back by the next command, whichever. */
+    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")))
+        sbio_tune_recover(false);
     switch (cfg.cmd) {
     case SBIO_CMD_HELP:
         return sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL) ? EXIT_USAGE : EXIT_OK;
@@ -192,9 +195,6 @@ int main(int argc, char **argv)
     default: break;
     }
     install_signals();
-    /* Whatever a killed sbio left changed is put back by the next command, whichever. */
-    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")))
-        sbio_tune_recover(false);
     switch (cfg.cmd) {
     case SBIO_CMD_RESTORE: return cmd_restore();
     case SBIO_CMD_PLOT: return exit_code(sbio_plot(&cfg));

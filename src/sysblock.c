@@ -250,8 +250,13 @@ int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbi
                 return -ENODEV;
             rc = dev_from_majmin(major(ds.st_rdev), minor(ds.st_rdev), &t->top);
         } else {
+            /* /sys/block lists disks only; a partition's name is in /sys/class/block. */
             snprintf(p, sizeof(p), "%s/block/%s", sysfs_root(), queue_device);
             rc = dev_from_dir(p, &t->top);
+            if (rc) {
+                snprintf(p, sizeof(p), "%s/class/block/%s", sysfs_root(), queue_device);
+                rc = dev_from_dir(p, &t->top);
+            }
         }
         if (rc)
             return -ENODEV;
@@ -354,8 +359,9 @@ static int lock_dev(struct sbio_tune *tu, const char *name)
     snprintf(path, sizeof(path), "%s/%s.lock", state_dir(), name);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
-        sbio_err("%s: open: %s", path, strerror(errno));
-        return -errno;
+        int e = errno;
+        sbio_err("%s: open: %s", path, strerror(e));
+        return -e;
     }
     if (flock(fd, LOCK_EX | LOCK_NB)) {
         close(fd);
@@ -392,6 +398,20 @@ static int item_current(const struct sbio_target *t, const struct sbio_tune_item
     return 0;
 }
 
+/* Whether setting scheduler on d switches it: writing the one in effect changes nothing (the
+ * kernel keeps its iosched/ tunables and nr_requests). */
+static bool sched_switches(const struct sbio_blockdev *d, const char *scheduler)
+{
+    char line[256], names[SBIO_MAX_SCHED][32];
+    int cur;
+    if (!scheduler)
+        return false;
+    if (sbio_sysblock_read(d, "scheduler", line, sizeof(line)))
+        return true;
+    sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+    return cur < 0 || strcmp(names[cur], sbio_sched_canonical(scheduler));
+}
+
 /* Plan one setting: record the value before any change (an iosched/ tunable of a scheduler
  * about to be set has none: "-"). */
 static int add_item(struct sbio_tune *tu, const struct sbio_blockdev *d, const char *knob,
@@ -422,8 +442,12 @@ static int apply_item(struct sbio_tune *tu, struct sbio_tune_item *it, FILE *out
 {
     const struct sbio_blockdev *d = find_dev(tu->t, it->dev);
     const char *value = it->want;
+    char before[sizeof(it->set)];
+    if (!value[0])
+        return 0; /* not asked for: nr_requests as the scheduler switch left it, recorded then */
     /* Record the intent first: a crash between the write and the next state update still
      * leaves the original value on disk. */
+    memcpy(before, it->set, sizeof(before));
     memcpy(it->set, it->want, sizeof(it->set));
     int rc = state_write(tu);
     if (rc) {
@@ -434,7 +458,7 @@ static int apply_item(struct sbio_tune *tu, struct sbio_tune_item *it, FILE *out
     if (rc) {
         sbio_err("%s/queue/%s: the kernel refused '%s': %s", d->dir, it->knob, value,
                  strerror(-rc));
-        it->set[0] = 0; /* unchanged */
+        memcpy(it->set, before, sizeof(it->set)); /* unchanged by this write */
         state_write(tu);
         return -SBIO_EUSAGE;
     }
@@ -443,9 +467,17 @@ static int apply_item(struct sbio_tune *tu, struct sbio_tune_item *it, FILE *out
     if (rc)
         return rc;
     snprintf(it->set, sizeof(it->set), "%s", now);
+    bool sched = !strcmp(it->knob, "scheduler");
+    /* The switch reset nr_requests: restore must put the original back even when sbio's own
+     * nr_requests write never happens (refused, or an earlier failure). */
+    for (unsigned k = 0; sched && k < tu->nitems; k++) {
+        struct sbio_tune_item *o = &tu->items[k];
+        if (!o->set[0] && !strcmp(o->dev, it->dev) && !strcmp(o->knob, "nr_requests") &&
+            item_current(tu->t, o, o->set, sizeof(o->set)))
+            o->set[0] = 0;
+    }
     if ((rc = state_write(tu)))
         return rc;
-    bool sched = !strcmp(it->knob, "scheduler");
     if (sched && strcmp(now, sbio_sched_canonical(value))) {
         sbio_err("%s/queue/scheduler: wrote '%s' but '%s' is in effect", d->dir, value, now);
         return -SBIO_EUSAGE;
@@ -501,21 +533,21 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
     for (int q = 0; q < nqueue; q++) {
         const char *eq = strchr(queue[q], '=');
         char key[64];
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - queue[q]), queue[q]);
-        if (!knob_allowed(key) || !eq[1] || strpbrk(eq + 1, " \n")) {
+        snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - queue[q]) : 0, queue[q]);
+        if (!eq || !knob_allowed(key) || !eq[1] || strpbrk(eq + 1, " \n")) {
             sbio_err("--queue %s: accepted: KEY=VALUE with KEY one of read_ahead_kb, "
                      "max_sectors_kb, nr_requests, nomerges, rotational, wbt_lat_usec, "
                      "rq_affinity, add_random, iosched/TUNABLE",
                      queue[q]);
             return -SBIO_EUSAGE;
         }
-        /* iosched/ tunables of a scheduler about to be set only exist after the switch. */
-        if (scheduler && !strncmp(key, "iosched/", 8))
-            continue;
         const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
         unsigned nd = knob_devs(t, key, devs);
         for (unsigned i = 0; i < nd; i++) {
             char v[128];
+            /* iosched/ tunables of a scheduler about to be set only exist after the switch. */
+            if (!strncmp(key, "iosched/", 8) && sched_switches(devs[i], scheduler))
+                continue;
             if (sbio_sysblock_read(devs[i], key, v, sizeof(v))) {
                 sbio_err("--queue %s: %s/queue/%s does not exist", queue[q], devs[i]->dir, key);
                 return -SBIO_EUSAGE;
@@ -554,6 +586,9 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
     /* Plan every setting and record every original before the first change: the scheduler
      * switch resets nr_requests, so its original must be read before it. Order of
      * application: scheduler, iosched/ tunables, nr_requests, the rest. */
+    bool asked_nr = false;
+    for (int q = 0; q < nqueue; q++)
+        asked_nr |= !strncmp(queue[q], "nr_requests=", 12);
     if (scheduler)
         for (unsigned i = 0; i < t->ndev && !rc; i++)
             rc = add_item(tu, &t->dev[i], "scheduler", sbio_sched_canonical(scheduler), false);
@@ -569,7 +604,15 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
             const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
             unsigned nd = knob_devs(t, key, devs);
             for (unsigned i = 0; i < nd && !rc; i++)
-                rc = add_item(tu, devs[i], key, eq + 1, iosched && scheduler);
+                rc = add_item(tu, devs[i], key, eq + 1,
+                              iosched && sched_switches(devs[i], scheduler));
+        }
+        /* A switch resets nr_requests: put it back after even when not asked to set it. */
+        for (unsigned i = 0; pass == 1 && !asked_nr && i < t->ndev && !rc; i++) {
+            char v[128];
+            if (sched_switches(&t->dev[i], scheduler) &&
+                !sbio_sysblock_read(&t->dev[i], "nr_requests", v, sizeof(v)))
+                rc = add_item(tu, &t->dev[i], "nr_requests", "", false);
         }
     }
     if (!rc && (rc = state_write(tu)))
@@ -598,12 +641,14 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
     return 0;
 }
 
-/* Restore items given which of them are still as sbio left them. */
+/* Restore items given which of them are still as sbio left them; *nrestored counts the
+ * writes. */
 static int restore_items(const struct sbio_target *t, struct sbio_tune_item *items, unsigned n,
-                         FILE *log)
+                         FILE *log, unsigned *nrestored)
 {
     bool ours[64] = {false};
     int rc = 0;
+    *nrestored = 0;
     for (unsigned i = 0; i < n && i < 64; i++) {
         char now[128];
         if (!items[i].set[0] || !strcmp(items[i].orig, "-"))
@@ -631,7 +676,9 @@ static int restore_items(const struct sbio_target *t, struct sbio_tune_item *ite
             rc = e;
             continue;
         }
-        sched_restored[i] = true;
+        /* Only a real switch drops the iosched/ tunables: the same name again changes nothing. */
+        sched_restored[i] = strcmp(items[i].orig, items[i].set) != 0;
+        ++*nrestored;
         if (log)
             fprintf(log, "restored %s scheduler: %s\n", items[i].dev, items[i].orig);
     }
@@ -651,9 +698,11 @@ static int restore_items(const struct sbio_target *t, struct sbio_tune_item *ite
             sbio_err("restoring %s %s to %s: %s", items[j].dev, items[j].knob, items[j].orig,
                      strerror(-e));
             rc = e;
-        } else if (log) {
-            fprintf(log, "restored %s %s: %s\n", items[j].dev, items[j].knob, items[j].orig);
+            continue;
         }
+        ++*nrestored;
+        if (log)
+            fprintf(log, "restored %s %s: %s\n", items[j].dev, items[j].knob, items[j].orig);
     }
     return rc;
 }
@@ -662,7 +711,8 @@ int sbio_tune_restore(struct sbio_tune *tu)
 {
     if (!tu->active)
         return 0;
-    int rc = restore_items(tu->t, tu->items, tu->nitems, NULL);
+    unsigned nrestored;
+    int rc = restore_items(tu->t, tu->items, tu->nitems, NULL, &nrestored);
     if (!rc) {
         unlink(tu->state_path);
         tu->active = false;
@@ -776,12 +826,11 @@ int sbio_tune_recover(bool verbose)
         }
         sbio_note("an earlier sbio (killed or crashed) left settings on %s: restoring them",
                   t.top.name);
-        rc = restore_items(&t, items, n, verbose ? stdout : NULL);
-        if (!rc) {
+        unsigned nrestored;
+        rc = restore_items(&t, items, n, verbose ? stdout : NULL, &nrestored);
+        restored += (int)nrestored;
+        if (!rc)
             unlink(path);
-            for (unsigned i = 0; i < n; i++)
-                restored += items[i].set[0] ? 1 : 0;
-        }
         close(lfd);
     }
     closedir(dir);

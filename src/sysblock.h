@@ -42,8 +42,8 @@ struct sbio_target {
     struct sbio_blockdev dev[SBIO_MAX_DEVS];
 };
 
-/* Map path (or, when queue_device is given, that device: "sda", "/dev/sda" or "8:0") to its
- * devices. A partition maps to its disk; dm/md to their slaves for the scheduler; major 0
+/* Map path (or, when queue_device is given, that device: "sda", "sda1", "/dev/sda" or "8:0")
+ * to its devices. A partition maps to its disk; dm/md to their slaves for the scheduler; major 0
  * (btrfs, …) through the mount's source in mountinfo. A path with no block device is not an
  * error: t->has_top is false and fstype says what it is. Returns 0 or -errno. */
 int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbio_target *t);
@@ -85,10 +85,11 @@ struct sbio_tune {
  * root, an existing knob, a scheduler the device offers (the message lists them) — any
  * refusal before the first change is -SBIO_EUSAGE with one line and nothing changed. Then
  * takes the devices' locks (-SBIO_EUSAGE when another sbio holds one), writes the state file,
- * sets the scheduler first and everything else after it (the switch resets nr_requests),
- * reads each value back and prints the value in effect (silent kernel caps included) to
- * out. A value the kernel refuses, or an iosched/ tunable the new scheduler lacks, restores
- * what was set and returns -SBIO_EUSAGE naming the file and value. */
+ * sets the scheduler first and everything else after it (the switch resets nr_requests: a
+ * switch records it for restore even when not asked to set it), reads each value back and
+ * prints the value in effect (silent kernel caps included) to out. A value the kernel refuses,
+ * or an iosched/ tunable the new scheduler lacks, restores what was set and returns
+ * -SBIO_EUSAGE naming the file and value. */
 /* The validation part of sbio_tune_apply alone: nothing is written. 0 or -SBIO_EUSAGE. */
 int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const char *const *queue,
                     int nqueue);
