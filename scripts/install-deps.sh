@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential pkg-config libluajit-5.1-dev luajit libaio-dev liburing-dev \
-libcmocka-dev libjansson-dev strace fiu-utils util-linux e2fsprogs procps"
+libcmocka-dev libjansson-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

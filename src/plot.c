@@ -1,12 +1,812 @@
+/* sbio plot: JSON results -> plain-text data files + a gnuplot script -> gnuplot.
+ *
+ * Every input is read and checked before anything is created, so bad input leaves no trace.
+ * The data files hold the JSON's numbers unscaled (ns, ops/s) and the script does the unit
+ * conversion, so a kept data file can be checked against the JSON directly. The script
+ * names its data files relative to its own folder and gnuplot runs there, so
+ * `cd DIR && gnuplot plot.gp` redraws a chart kept with --keep-data. */
 #include "plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util.h"
 
+#define PLOT_SCHEMA      "sbio-result/1"
+#define PLOT_SCRIPT      "plot.gp"
+#define PLOT_THROUGHPUT  "throughput.dat"
+#define PLOT_PERCENTILES "percentiles.dat"
+#define PLOT_COMPARE     "compare.dat"
+#define PLOT_NO_SAMPLES  "no time series: run with --report-interval or --log-interval"
+#define PLOT_MAX_PIXELS  20000
+
+enum { PLOT_READ, PLOT_WRITE, PLOT_FSYNC, PLOT_OP_NR };
+
+static const char *const plot_op_key[PLOT_OP_NR] = {"read", "write", "fsync"};
+/* One colour per op type in every chart, so a reader learns them once. */
+static const char *const plot_op_color[PLOT_OP_NR] = {"#1f77b4", "#ff7f0e", "#2ca02c"};
+static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
+#define PLOT_NPCT (sizeof(plot_pct_key) / sizeof(plot_pct_key[0]))
+
+struct plot_run {
+    const char *path;
+    char name[256]; /* base name without .json: the run's label */
+    json_t *doc;
+    json_t *result;
+    json_t *op_types;
+    json_t *samples; /* array, possibly empty */
+};
+
+struct plot_ctx {
+    const struct sbio_config *cfg;
+    unsigned width, height;
+    bool svg;
+    bool temp; /* dir is ours to remove */
+    char dir[PATH_MAX];
+    char output[PATH_MAX]; /* absolute: gnuplot runs in dir */
+    int nruns;
+    struct plot_run runs[SBIO_MAX_ARGS];
+};
+
+/* A number at a path of object keys (NULL-terminated), NAN when absent or not a number:
+ * gnuplot reads NaN as a missing point, which is what an absent field is. */
+static double plot_num(json_t *o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    const char *k;
+    while (o && (k = va_arg(ap, const char *)))
+        o = json_object_get(o, k);
+    va_end(ap);
+    return json_is_number(o) ? json_number_value(o) : NAN;
+}
+
+static const char *plot_str(json_t *o, const char *k1, const char *k2)
+{
+    json_t *v = json_object_get(json_object_get(o, k1), k2);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* An op type is charted when the run did any: a read-only run has no write line. */
+static bool plot_op_done(const struct plot_run *r, int op)
+{
+    double ops = plot_num(r->op_types, plot_op_key[op], "ops", NULL);
+    return ops > 0;
+}
+
+/* fsyncs inside writes count as ops but are not timed on their own: no latency to show. */
+static bool plot_op_timed(const struct plot_run *r, int op)
+{
+    double n = plot_num(r->op_types, plot_op_key[op], "latency", "count", NULL);
+    return n > 0;
+}
+
+static int plot_parse_size(const char *s, unsigned *w, unsigned *h)
+{
+    char *end;
+    errno = 0;
+    unsigned long a = strtoul(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X') || errno)
+        goto err;
+    const char *t = end + 1;
+    unsigned long b = strtoul(t, &end, 10);
+    if (end == t || *end || errno || *s == '-' || *t == '-')
+        goto err;
+    if (a < 100 || b < 100 || a > PLOT_MAX_PIXELS || b > PLOT_MAX_PIXELS)
+        goto err;
+    *w = (unsigned)a;
+    *h = (unsigned)b;
+    return 0;
+err:
+    sbio_err("--size %s: expected WIDTHxHEIGHT in pixels, each 100..%d (e.g. 1200x800)", s,
+             PLOT_MAX_PIXELS);
+    return -SBIO_EUSAGE;
+}
+
+static void plot_run_name(struct plot_run *r)
+{
+    const char *base = strrchr(r->path, '/');
+    base = base ? base + 1 : r->path;
+    snprintf(r->name, sizeof(r->name), "%s", base);
+    size_t n = strlen(r->name);
+    if (n > 5 && !strcasecmp(r->name + n - 5, ".json"))
+        r->name[n - 5] = 0;
+    /* The name goes into a quoted data-file column: a double quote would end it early. */
+    for (char *p = r->name; *p; p++)
+        if (*p == '"')
+            *p = '\'';
+}
+
+/* Reads and checks one result; the message names the file and what is wrong with it. */
+static int plot_load(struct plot_run *r)
+{
+    FILE *f = fopen(r->path, "re");
+    if (!f) {
+        sbio_err("plot: %s: %s", r->path, strerror(errno));
+        return -SBIO_EUSAGE;
+    }
+    json_error_t jerr;
+    r->doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
+    fclose(f);
+    if (!r->doc) {
+        sbio_err("plot: %s: not JSON (line %d column %d: %s)", r->path, jerr.line, jerr.column,
+                 jerr.text);
+        return -SBIO_EUSAGE;
+    }
+    json_t *schema = json_object_get(r->doc, "schema");
+    if (!json_is_string(schema) || strcmp(json_string_value(schema), PLOT_SCHEMA)) {
+        sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\")", r->path,
+                 json_is_string(schema) ? "\"" : "",
+                 json_is_string(schema) ? json_string_value(schema) : "absent",
+                 json_is_string(schema) ? "\"" : "", PLOT_SCHEMA);
+        return -SBIO_EUSAGE;
+    }
+    r->result = json_object_get(r->doc, "result");
+    r->op_types = json_object_get(r->result, "op_types");
+    if (!json_is_object(r->op_types)) {
+        sbio_err("plot: %s: an sbio result without result.op_types: the file is truncated or "
+                 "was edited",
+                 r->path);
+        return -SBIO_EUSAGE;
+    }
+    r->samples = json_object_get(r->result, "samples");
+    if (!json_is_array(r->samples))
+        r->samples = NULL;
+    plot_run_name(r);
+    return 0;
+}
+
+/* gnuplot's single-quoted strings have one escape: '' for '. */
+static void plot_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* "rndrw, 2 threads, 16 KiB blocks, sync": what a reader needs to tell runs apart. The
+ * short form ("rndrw, 2 thr, 16 KiB, sync") fits under a bar group. */
+static void plot_describe(const struct plot_run *r, bool brief, char *buf, size_t len)
+{
+    json_t *cfg = json_object_get(r->doc, "config");
+    const char *mode = plot_str(r->doc, "config", "file_test_mode");
+    const char *engine = plot_str(r->doc, "config", "ioengine");
+    const char *flags = plot_str(r->doc, "config", "file_extra_flags");
+    double threads = plot_num(cfg, "threads", NULL);
+    double bs = plot_num(cfg, "block_size_bytes", NULL);
+    char bsbuf[32] = "?";
+    if (bs > 0)
+        sbio_fmt_bytes(bsbuf, sizeof(bsbuf), (uint64_t)bs);
+    bool extra = flags && strcmp(flags, "(none)");
+    snprintf(buf, len, "%s, %.0f %s%s, %s%s, %s%s%s", mode ? mode : "?",
+             isnan(threads) ? 0 : threads, brief ? "thr" : "thread",
+             brief || threads == 1 ? "" : "s", bsbuf, brief ? "" : " blocks", engine ? engine : "?",
+             extra ? " " : "", extra ? flags : "");
+}
+
+/* Axis tick labels stay short numbers: operations/s shown in thousands or millions when
+ * they are that large. The data files keep the plain figures. */
+static double plot_ops_scale(double max, const char **label)
+{
+    if (max >= 1e6) {
+        *label = "million operations/s";
+        return 1e6;
+    }
+    if (max >= 1e4) {
+        *label = "thousand operations/s";
+        return 1e3;
+    }
+    *label = "operations/s";
+    return 1;
+}
+
+/* Spelled out so the data files read the same whatever the C library prints for NaN. */
+static void plot_put(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs(" NaN", f);
+    else
+        fprintf(f, " %.10g", v);
+}
+
+static int plot_close(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        int e = errno ? errno : EIO;
+        sbio_err("plot: %s: write: %s", path, strerror(e));
+        return -e;
+    }
+    return 0;
+}
+
+static FILE *plot_create(const struct plot_ctx *c, const char *name, int *rc)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+    FILE *f = fopen(path, "we");
+    if (!f) {
+        *rc = -errno;
+        sbio_err("plot: %s: %s", path, strerror(errno));
+    }
+    return f;
+}
+
+/* The time series: t_s then ops/s of each op type (all three, NaN where absent). */
+static int plot_write_throughput(const struct plot_ctx *c, const struct plot_run *r)
+{
+    int rc = 0;
+    FILE *f = plot_create(c, PLOT_THROUGHPUT, &rc);
+    if (!f)
+        return rc;
+    fprintf(f, "# %s: result.samples[].t_s and [].TYPE.ops_per_s\n", r->path);
+    fprintf(f, "# t_s read_ops_per_s write_ops_per_s fsync_ops_per_s\n");
+    size_t i;
+    json_t *s;
+    json_array_foreach(r->samples, i, s)
+    {
+        fprintf(f, "%.10g", plot_num(s, "t_s", NULL));
+        for (int op = 0; op < PLOT_OP_NR; op++)
+            plot_put(f, plot_num(s, plot_op_key[op], "ops_per_s", NULL));
+        fputc('\n', f);
+    }
+    return plot_close(f, PLOT_THROUGHPUT);
+}
+
+/* One row per percentile, one column per op type, in ns as in the JSON. */
+static int plot_write_percentiles(const struct plot_ctx *c, const struct plot_run *r)
+{
+    int rc = 0;
+    FILE *f = plot_create(c, PLOT_PERCENTILES, &rc);
+    if (!f)
+        return rc;
+    fprintf(f, "# %s: result.op_types.TYPE.latency.percentiles_ns\n", r->path);
+    fprintf(f, "# percentile read_ns write_ns fsync_ns\n");
+    for (size_t p = 0; p < PLOT_NPCT; p++) {
+        fprintf(f, "p%s", plot_pct_key[p]);
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            double v = plot_num(r->op_types, plot_op_key[op], "latency", "percentiles_ns",
+                                plot_pct_key[p], NULL);
+            /* A log axis has no place for 0 (an op type never timed). */
+            plot_put(f, v > 0 ? v : NAN);
+        }
+        fputc('\n', f);
+    }
+    return plot_close(f, PLOT_PERCENTILES);
+}
+
+/* One row per run: its label, a description, ops/s then p99 (ns) per op type. */
+static int plot_write_compare(const struct plot_ctx *c)
+{
+    int rc = 0;
+    FILE *f = plot_create(c, PLOT_COMPARE, &rc);
+    if (!f)
+        return rc;
+    fprintf(f, "# result.op_types.TYPE.ops_per_s and .latency.percentiles_ns.99, one run a "
+               "line\n");
+    fprintf(f, "# name description read_ops_per_s write_ops_per_s fsync_ops_per_s read_p99_ns "
+               "write_p99_ns fsync_p99_ns\n");
+    for (int i = 0; i < c->nruns; i++) {
+        const struct plot_run *r = &c->runs[i];
+        char desc[256];
+        plot_describe(r, true, desc, sizeof(desc));
+        for (char *p = desc; *p; p++)
+            if (*p == '"')
+                *p = '\'';
+        fprintf(f, "\"%s\" \"%s\"", r->name, desc);
+        for (int op = 0; op < PLOT_OP_NR; op++)
+            plot_put(f, plot_num(r->op_types, plot_op_key[op], "ops_per_s", NULL));
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            double v =
+                plot_num(r->op_types, plot_op_key[op], "latency", "percentiles_ns", "99", NULL);
+            plot_put(f, v > 0 && plot_op_timed(r, op) ? v : NAN);
+        }
+        fputc('\n', f);
+    }
+    return plot_close(f, PLOT_COMPARE);
+}
+
+/* pngcairo draws antialiased text and lines; the libgd png terminal is the fallback some
+ * gnuplot builds only have. The choice is made by gnuplot itself at run time, so a kept
+ * script stays portable. */
+static void plot_write_terminal(FILE *f, const struct plot_ctx *c)
+{
+    fprintf(f, "set encoding utf8\n");
+    if (c->svg) {
+        fprintf(f,
+                "set terminal svg size %u,%u dynamic noenhanced font 'sans,12' background "
+                "'#ffffff'\n",
+                c->width, c->height);
+    } else {
+        fprintf(f,
+                "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                "    set terminal pngcairo size %u,%u noenhanced font 'sans,11' background "
+                "'#ffffff'\n"
+                "} else {\n"
+                "    set terminal png size %u,%u noenhanced truecolor background '#ffffff'\n"
+                "}\n",
+                c->width, c->height, c->width, c->height);
+    }
+    fprintf(f, "set output ");
+    plot_quote(f, c->output);
+    fputc('\n', f);
+    /* Value labels in the unit that fits, as the text report prints them. */
+    fprintf(f, "plot_fmt_ns(ns) = ns < 1e3 ? sprintf('%%.0f ns', ns) : ns < 1e6 ? "
+               "sprintf('%%.3g µs', ns / 1e3) : ns < 1e9 ? sprintf('%%.3g ms', ns / 1e6) : "
+               "sprintf('%%.3g s', ns / 1e9)\n");
+    fprintf(f, "plot_fmt_ops(v) = v >= 1e6 ? sprintf('%%.3gM', v / 1e6) : v >= 1e3 ? "
+               "sprintf('%%.3gk', v / 1e3) : sprintf('%%.3g', v)\n");
+    /* Fixed margins line the two panels' plot areas up whatever their tick labels' widths. */
+    fprintf(f, "set lmargin 12\nset rmargin 14\nset grid ytics lc rgb '#d0d0d0'\n"
+               "set key outside right top\nset border 3\nset tics nomirror\n");
+}
+
+static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
+{
+    char desc[256];
+    plot_describe(r, false, desc, sizeof(desc));
+    double elapsed = plot_num(r->result, "elapsed_s", NULL);
+    char title[PATH_MAX + 512];
+    snprintf(title, sizeof(title), "sbio: %s (%s, %.1f s)", r->name, desc, elapsed);
+    size_t nsamples = r->samples ? json_array_size(r->samples) : 0;
+
+    plot_write_terminal(f, c);
+    fprintf(f, "set multiplot layout 2,1 title ");
+    plot_quote(f, title);
+    fprintf(f, " font ',13'\n");
+
+    double max = 0;
+    size_t i;
+    json_t *smp;
+    if (nsamples)
+        json_array_foreach(r->samples, i, smp) for (int op = 0; op < PLOT_OP_NR; op++)
+        {
+            double v = plot_num(smp, plot_op_key[op], "ops_per_s", NULL);
+            if (v > max)
+                max = v;
+        }
+    const char *ylabel;
+    double scale = plot_ops_scale(max, &ylabel);
+    fprintf(f,
+            "set title 'Throughput over time'\n"
+            "set xlabel 'time since the measured start (s)'\n"
+            "set ylabel '%s'\n"
+            "set yrange [0:*]\nset xrange [0:*]\n",
+            ylabel);
+    bool any = false;
+    if (nsamples) {
+        /* Points mark each interval while they stay readable; a long log is a line. */
+        const char *style = nsamples <= 60 ? "linespoints pt 7 ps 0.6" : "lines";
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            if (!plot_op_done(r, op))
+                continue;
+            fprintf(f, "%s '%s' using 1:($%d/%g) with %s lw 2 lc rgb '%s' title '%s'",
+                    any ? ", \\\n    " : "plot", PLOT_THROUGHPUT, op + 2, scale, style,
+                    plot_op_color[op], plot_op_key[op]);
+            any = true;
+        }
+    }
+    if (!any) {
+        /* Keep the panel so the layout does not change, and say why it is empty. */
+        fprintf(f,
+                "set xrange [0:1]\nset yrange [0:1]\nunset ytics\nunset xtics\n"
+                "set label 1 '%s' at graph 0.5,0.5 center\n"
+                "plot 1/0 notitle\n"
+                "unset label 1\nset xtics nomirror\nset ytics nomirror\n",
+                PLOT_NO_SAMPLES);
+    } else {
+        fputc('\n', f);
+    }
+
+    fprintf(f,
+            "set title 'Latency percentiles over the whole run (log scale)'\n"
+            "set xlabel 'percentile'\n"
+            "set ylabel 'latency (µs)'\n"
+            "set logscale y\n"
+            "set xrange [-0.3:%.1f]\nset yrange [*:*]\nset autoscale y\n",
+            (double)PLOT_NPCT - 0.7);
+    any = false;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        if (!plot_op_timed(r, op))
+            continue;
+        /* Data in ns as in the JSON; the axis is in µs. */
+        fprintf(f,
+                "%s '%s' using 0:($%d/1000.0):xtic(1) with linespoints lw 2 pt 7 ps 1 "
+                "lc rgb '%s' title '%s', \\\n"
+                "    '' using 0:($%d/1000.0):(plot_fmt_ns($%d)) with labels "
+                "offset 0,0.9 tc rgb '%s' notitle",
+                any ? ", \\\n    " : "plot", PLOT_PERCENTILES, op + 2, plot_op_color[op],
+                plot_op_key[op], op + 2, op + 2, plot_op_color[op]);
+        any = true;
+    }
+    if (!any)
+        fprintf(f, "unset logscale y\nset yrange [0:1]\n"
+                   "set label 2 'no operations timed' at graph 0.5,0.5 center\n"
+                   "plot 1/0 notitle");
+    fprintf(f, "\nunset multiplot\n");
+}
+
+static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
+{
+    bool done[PLOT_OP_NR] = {false}, timed[PLOT_OP_NR] = {false};
+    int ndone = 0, ntimed = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        for (int i = 0; i < c->nruns; i++) {
+            done[op] |= plot_op_done(&c->runs[i], op);
+            timed[op] |= plot_op_timed(&c->runs[i], op);
+        }
+        ndone += done[op];
+        ntimed += timed[op];
+    }
+
+    plot_write_terminal(f, c);
+    fprintf(f,
+            "set multiplot layout 2,1 title 'sbio: %d runs, throughput and p99 latency per "
+            "op type' font ',13'\n",
+            c->nruns);
+    fprintf(f,
+            "set style data histograms\n"
+            "set style histogram clustered gap 1\n"
+            "set style fill solid 1.0 border -1\n"
+            "set xtics nomirror scale 0\n"
+            "set xrange [-0.6:%d.6]\n",
+            c->nruns - 1);
+    /* What fits under and over the bars depends on the pixels a group gets (the margins
+     * take about 260): a second tick line naming the workload, value labels on the bars
+     * (about 48 px at the small font; tick text about 8 px a character), or only slanted run names
+     * when groups are narrow. The bottom margin is set because gnuplot leaves too little for
+     * two-line labels. */
+    unsigned group_px = c->width > 360 ? (c->width - 260) / (unsigned)c->nruns : 0;
+    size_t longest = 0, longest_desc = 0;
+    for (int i = 0; i < c->nruns; i++) {
+        char d[256];
+        plot_describe(&c->runs[i], true, d, sizeof(d));
+        if (strlen(c->runs[i].name) > longest)
+            longest = strlen(c->runs[i].name);
+        if (strlen(d) > longest_desc)
+            longest_desc = strlen(d);
+    }
+    bool desc = group_px >= 8 * longest_desc + 20;
+    bool slant = !desc && group_px < 8 * longest + 10;
+    unsigned bar_px = group_px / (unsigned)(ndone > ntimed ? ndone + 1 : ntimed + 1);
+    bool values = bar_px >= 48;
+    if (slant)
+        fprintf(f, "set xtics rotate by -30\n");
+    fprintf(f, "set bmargin %d\n", slant ? 3 + (int)(longest / 3) : desc ? 4 : 3);
+    double max = 0;
+    for (int i = 0; i < c->nruns; i++)
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            double v = plot_num(c->runs[i].op_types, plot_op_key[op], "ops_per_s", NULL);
+            if (v > max)
+                max = v;
+        }
+    const char *ylabel;
+    double scale = plot_ops_scale(max, &ylabel);
+    const char *xtic = desc ? "xtic(strcol(1).\"\\n\".strcol(2))" : "xtic(1)";
+
+    /* Value labels sit on the bar centres: clustered bar k of n in row i is centred at
+     * i + (k - (n-1)/2) / (n + gap). */
+    fprintf(f, "set title 'Throughput per run'\nset ylabel '%s'\nset yrange [0:*]\n", ylabel);
+    int k = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        if (!done[op])
+            continue;
+        fprintf(f, "%s '%s' using ($%d/%g):%s lc rgb '%s' title '%s'", k ? ", \\\n    " : "plot",
+                PLOT_COMPARE, op + 3, scale, xtic, plot_op_color[op], plot_op_key[op]);
+        k++;
+    }
+    k = 0;
+    for (int op = 0; op < PLOT_OP_NR && values; op++) {
+        if (!done[op])
+            continue;
+        fprintf(f,
+                ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/%g):($%d > 0 ? "
+                "plot_fmt_ops($%d) : '') with labels offset 0,0.7 font ',9' notitle",
+                k, (ndone - 1) / 2.0, ndone + 1, op + 3, scale, op + 3, op + 3);
+        k++;
+    }
+    if (!ndone)
+        fprintf(f, "set yrange [0:1]\nset label 1 'no operations' at graph 0.5,0.5 center\n"
+                   "plot 1/0 notitle\nunset label 1");
+    fputc('\n', f);
+
+    fprintf(f, "set title 'p99 latency per run (log scale)'\nset ylabel 'p99 latency (µs)'\n"
+               "set logscale y\nset yrange [*:*]\nset autoscale y\n");
+    k = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        if (!timed[op])
+            continue;
+        fprintf(f, "%s '%s' using ($%d/1000.0):%s lc rgb '%s' title '%s'",
+                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, xtic, plot_op_color[op],
+                plot_op_key[op]);
+        k++;
+    }
+    k = 0;
+    for (int op = 0; op < PLOT_OP_NR && values; op++) {
+        if (!timed[op])
+            continue;
+        fprintf(f,
+                ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/1000.0):(plot_fmt_ns("
+                "$%d)) with labels offset 0,0.7 font ',9' notitle",
+                k, (ntimed - 1) / 2.0, ntimed + 1, op + 6, op + 6);
+        k++;
+    }
+    if (!ntimed)
+        fprintf(f, "unset logscale y\nset yrange [0:1]\n"
+                   "set label 1 'no operations timed' at graph 0.5,0.5 center\nplot 1/0 notitle");
+    fprintf(f, "\nunset multiplot\n");
+}
+
+static int plot_write_files(const struct plot_ctx *c)
+{
+    int rc;
+    if (c->nruns == 1) {
+        const struct plot_run *r = &c->runs[0];
+        if (r->samples && json_array_size(r->samples) && (rc = plot_write_throughput(c, r)))
+            return rc;
+        if ((rc = plot_write_percentiles(c, r)))
+            return rc;
+    } else if ((rc = plot_write_compare(c))) {
+        return rc;
+    }
+    rc = 0;
+    FILE *f = plot_create(c, PLOT_SCRIPT, &rc);
+    if (!f)
+        return rc;
+    fprintf(f, "# Written by sbio plot; redraw with: cd THIS_FOLDER && gnuplot %s\n", PLOT_SCRIPT);
+    if (c->nruns == 1)
+        plot_write_run_script(f, c, &c->runs[0]);
+    else
+        plot_write_compare_script(f, c);
+    return plot_close(f, PLOT_SCRIPT);
+}
+
+/* mkdir -p: --keep-data may name a folder several levels deep. */
+static int plot_mkdir_p(const char *dir)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+        return -ENAMETOOLONG;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(p, 0777) && errno != EEXIST)
+            return -errno;
+        *s = '/';
+    }
+    if (mkdir(p, 0777) && errno != EEXIST)
+        return -errno;
+    struct stat st;
+    if (stat(p, &st))
+        return -errno;
+    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int plot_make_dir(struct plot_ctx *c)
+{
+    const char *keep = c->cfg->keep_data;
+    if (keep && *keep) {
+        int rc = plot_mkdir_p(keep);
+        if (rc) {
+            sbio_err("plot: --keep-data %s: %s", keep, strerror(-rc));
+            return rc == -ENOTDIR || rc == -ENAMETOOLONG ? -SBIO_EUSAGE : rc;
+        }
+        if (!realpath(keep, c->dir)) {
+            sbio_err("plot: --keep-data %s: %s", keep, strerror(errno));
+            return -errno;
+        }
+        return 0;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(c->dir, sizeof(c->dir), "%s/sbio-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(c->dir)) {
+        int e = errno;
+        sbio_err("plot: mkdtemp %s: %s", c->dir, strerror(e));
+        return -e;
+    }
+    c->temp = true;
+    return 0;
+}
+
+static void plot_remove_dir(const struct plot_ctx *c)
+{
+    static const char *const files[] = {PLOT_SCRIPT, PLOT_THROUGHPUT, PLOT_PERCENTILES,
+                                        PLOT_COMPARE};
+    if (!c->temp)
+        return;
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", c->dir, files[i]);
+        unlink(path);
+    }
+    rmdir(c->dir);
+}
+
+/* gnuplot runs in the data folder, so the output name must not depend on the cwd. The
+ * folder is checked here too: gnuplot would only say "cannot open file" after starting. */
+static int plot_output_path(struct plot_ctx *c)
+{
+    const char *out = c->cfg->output;
+    char cwd[PATH_MAX];
+    if (out[0] == '/') {
+        snprintf(c->output, sizeof(c->output), "%s", out);
+    } else {
+        if (!getcwd(cwd, sizeof(cwd))) {
+            sbio_err("plot: getcwd: %s", strerror(errno));
+            return -errno;
+        }
+        if (snprintf(c->output, sizeof(c->output), "%s/%s", cwd, out) >= (int)sizeof(c->output)) {
+            sbio_err("plot: -o %s: %s", out, strerror(ENAMETOOLONG));
+            return -SBIO_EUSAGE;
+        }
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", c->output);
+    *strrchr(dir, '/') = 0;
+    if (access(*dir ? dir : "/", W_OK)) {
+        sbio_err("plot: -o %s: folder %s: %s", out, *dir ? dir : "/", strerror(errno));
+        return -SBIO_EUSAGE;
+    }
+    size_t n = strlen(c->output);
+    c->svg = n > 4 && !strcasecmp(c->output + n - 4, ".svg");
+    return 0;
+}
+
+/* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
+ * it fails: on success they are warnings the chart already makes plain. A close-on-exec
+ * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
+static int plot_gnuplot(const struct plot_ctx *c)
+{
+    int errp[2], execp[2];
+    if (pipe2(errp, O_CLOEXEC))
+        return -errno;
+    if (pipe2(execp, O_CLOEXEC)) {
+        int e = errno;
+        close(errp[0]);
+        close(errp[1]);
+        return -e;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sbio_err("plot: fork: %s", strerror(e));
+        close(errp[0]);
+        close(errp[1]);
+        close(execp[0]);
+        close(execp[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        int e;
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDOUT_FILENO);
+        }
+        dup2(errp[1], STDERR_FILENO);
+        if (chdir(c->dir)) {
+            e = errno;
+        } else {
+            char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
+            execvp(argv[0], argv);
+            e = errno;
+        }
+        if (write(execp[1], &e, sizeof(e)) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(errp[1]);
+    close(execp[1]);
+
+    char msg[4096];
+    size_t len = 0;
+    for (;;) {
+        char buf[1024];
+        ssize_t n = read(errp[0], buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        size_t take = (size_t)n < sizeof(msg) - 1 - len ? (size_t)n : sizeof(msg) - 1 - len;
+        memcpy(msg + len, buf, take);
+        len += take;
+    }
+    msg[len] = 0;
+    close(errp[0]);
+    int exec_errno = 0;
+    ssize_t got;
+    do
+        got = read(execp[0], &exec_errno, sizeof(exec_errno));
+    while (got < 0 && errno == EINTR);
+    close(execp[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+
+    if (got == (ssize_t)sizeof(exec_errno)) {
+        if (exec_errno == ENOENT) {
+            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
+            return -SBIO_EUSAGE;
+        }
+        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
+        return -exec_errno;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    /* A failed gnuplot may leave a half-drawn chart: worse than none. */
+    unlink(c->output);
+    /* gnuplot's own message is the useful part; its last non-empty line names the error. */
+    while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+        msg[--len] = 0;
+    char *last = strrchr(msg, '\n');
+    last = last ? last + 1 : msg;
+    if (WIFEXITED(status))
+        sbio_err("plot: gnuplot exited with status %d: %s", WEXITSTATUS(status),
+                 *last ? last : "(no message)");
+    else
+        sbio_err("plot: gnuplot killed by signal %d", WTERMSIG(status));
+    return -EIO;
+}
+
 int sbio_plot(const struct sbio_config *cfg)
 {
-    (void)cfg;
-    sbio_err("plot: not implemented yet");
-    return -SBIO_EUSAGE;
+    struct plot_ctx *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    c->cfg = cfg;
+    int rc;
+    if (!cfg->output || !*cfg->output) {
+        sbio_err("plot needs -o FILE (a .png, or .svg)");
+        rc = -SBIO_EUSAGE;
+        goto out;
+    }
+    if (cfg->nargs < 1) {
+        sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
+                 "chart.png");
+        rc = -SBIO_EUSAGE;
+        goto out;
+    }
+    if ((rc = plot_parse_size(cfg->plot_size && *cfg->plot_size ? cfg->plot_size : "1200x800",
+                              &c->width, &c->height)))
+        goto out;
+    if ((rc = plot_output_path(c)))
+        goto out;
+    for (int i = 0; i < cfg->nargs; i++) {
+        c->runs[i].path = cfg->args[i];
+        c->nruns = i + 1;
+        if ((rc = plot_load(&c->runs[i])))
+            goto out;
+    }
+    if (c->nruns == 1 && (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
+        sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
+
+    if ((rc = plot_make_dir(c)))
+        goto out;
+    if (!(rc = plot_write_files(c)))
+        rc = plot_gnuplot(c);
+    plot_remove_dir(c);
+out:
+    for (int i = 0; i < c->nruns; i++)
+        json_decref(c->runs[i].doc);
+    free(c);
+    return rc;
 }

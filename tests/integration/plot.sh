@@ -1,0 +1,251 @@
+#!/bin/bash
+# sbio plot (issue 5, scope 4 and "Tests"): charts of real results from real runs.
+# The data files kept with --keep-data hold the JSON's values; the PNGs have the asked size
+# (from the IHDR chunk) and are not blank; --size and .svg work; bad input is exit 2 with one
+# line and writes nothing. Three 2-second runs on a 2 x 8 MiB set under $TMP.
+source "$(dirname "$0")/lib.sh"
+
+D=$TMP/set
+mkdir -p "$D"
+SET=(--dir="$D" --file-num=2 --file-total-size=16M)
+
+# --- helpers ---
+# flat FILE: jansson's JSON_INDENT(2) output (one value a line) as path=value lines, e.g.
+# result.samples.0.read.ops_per_s=35898.40376 — enough to read a result without jq or python.
+flat() {
+	awk '{
+		l = $0; sub(/^ +/, "", l); sub(/,$/, "", l)
+		if (l == "}" || l == "]") { d--; next }
+		k = ""
+		if (match(l, /^"[^"]*": /)) { k = substr(l, 2, RLENGTH - 4); l = substr(l, RLENGTH + 1) }
+		else if (d > 0 && arr[d]) k = idx[d]++
+		if (l == "{" || l == "[") { d++; name[d] = k; arr[d] = (l == "["); idx[d] = 0; next }
+		p = ""; for (i = 2; i <= d; i++) p = p name[i] "."
+		print p k "=" l
+	}' "$1"
+}
+# jget FLATFILE PATH: the value at PATH
+jget() { grep -F -m1 "$2=" "$1" | sed 's/^[^=]*=//'; }
+# col FILE ROW COL: a field of a data file (comment lines skipped; ROW from 1)
+col() { awk -v r="$2" -v c="$3" '!/^#/ && ++n == r { print $c }' "$1"; }
+# png_size FILE: "W H" from the IHDR chunk (bytes 16..23, big-endian), or "not a PNG"
+png_size() {
+	if [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" != 89504e470d0a1a0a ]; then
+		echo "not a PNG"
+		return
+	fi
+	od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4,
+		$5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+# Not blank, without decoding: a blank gnuplot canvas compresses to ~5 KB at 1200x800 (~3 KB
+# at 800x600) and empty axes with titles to ~10 KB (~8 KB); these charts, whose lines, bars
+# and value labels carry the data, come out at 28-75 KB. 16 KB sits between the two.
+MIN_PNG_BYTES=16000
+# png_colours FILE RRGGBB…: decodes the PNG (python3, zlib) and prints how many distinct
+# colours it has, then those of RRGGBB… it contains. The op types' colours (read #1f77b4,
+# write #ff7f0e, fsync #2ca02c) appear only where a data line or bar was drawn.
+png_colours() {
+	python3 - "$@" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+pos, idat = 8, b''
+while pos < len(d):
+    n, t = struct.unpack('>I4s', d[pos:pos + 8])
+    body = d[pos + 8:pos + 8 + n]
+    if t == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+    elif t == b'IDAT':
+        idat += body
+    pos += 12 + n
+bpp = {2: 3, 6: 4}[ctype]
+raw, stride = zlib.decompress(idat), w * bpp
+prev, colours, i = bytearray(stride), set(), 0
+for y in range(h):
+    f, row = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    if f == 2:
+        row = bytearray((u + v) & 255 for u, v in zip(row, prev))
+    elif f:
+        for x in range(stride):
+            a = row[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                p = a
+            elif f == 3:
+                p = (a + b) >> 1
+            else:
+                q = a + b - c
+                pa, pb, pc = abs(q - a), abs(q - b), abs(q - c)
+                p = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            row[x] = (row[x] + p) & 255
+    colours.update(bytes(row[j:j + 3]).hex() for j in range(0, stride, bpp))
+    prev = row
+print(len(colours), ' '.join(c for c in sys.argv[2:] if c in colours))
+EOF
+}
+# not_blank DESC FILE
+not_blank() {
+	local n
+	n=$(stat -c %s "$2" 2>/dev/null || echo 0)
+	if [ "$n" -gt "$MIN_PNG_BYTES" ]; then ok "$1: $n bytes > $MIN_PNG_BYTES"; else notok "$1: $n bytes, want > $MIN_PNG_BYTES"; fi
+}
+OPS_COLOURS=(1f77b4 ff7f0e 2ca02c)
+# contains DESC PATTERN FILE: FILE has a line with the fixed string PATTERN.
+contains() {
+	if grep -qF -- "$2" "$3"; then ok "$1"; else notok "$1 ($3: $(head -c 300 "$3" | tr '\n' '|'))"; fi
+}
+
+if ! command -v gnuplot >/dev/null; then
+	skip "gnuplot is not installed (make deps installs gnuplot-nox); only the missing-gnuplot message is checked"
+	# The smallest document sbio accepts, so the failure is the missing gnuplot.
+	echo '{"schema": "sbio-result/1", "result": {"op_types": {}}}' >"$TMP/min.json"
+	expect_exit 2 "gnuplot missing: exit 2" "$SBIO" plot "$TMP/min.json" -o "$TMP/x.png"
+	contains "gnuplot missing: the message names the package" 'install the Debian package gnuplot-nox' "$TMP/err"
+	exit 0
+fi
+
+# --- real results: rndrw with a 200 ms time series, seqrd with 1 s intervals, rndrd without ---
+expect_exit 0 "prepare 2 x 8 MiB" "$SBIO" prepare "${SET[@]}"
+expect_exit 0 "run rndrw, 2 threads, --log-interval=200" "$SBIO" run "${SET[@]}" \
+	--file-test-mode=rndrw --threads=2 --time=2 --log-interval=200 -o "$TMP/rw.json"
+expect_exit 0 "run seqrd, 1 thread, --report-interval=1" "$SBIO" run "${SET[@]}" \
+	--file-test-mode=seqrd --threads=1 --time=2 --report-interval=1 -o "$TMP/seq.json"
+expect_exit 0 "run rndrd, 2 threads, no time series" "$SBIO" run "${SET[@]}" \
+	--file-test-mode=rndrd --threads=2 --time=2 -o "$TMP/nots.json"
+flat "$TMP/rw.json" >"$TMP/rw.flat"
+flat "$TMP/seq.json" >"$TMP/seq.flat"
+flat "$TMP/nots.json" >"$TMP/nots.flat"
+eq "the flattener reads the schema" "$(jget "$TMP/rw.flat" schema)" '"sbio-result/1"'
+
+# --- one result: throughput over time and latency percentiles ---
+mkdir -p "$TMP/tmpdir"
+TMPDIR=$TMP/tmpdir expect_exit 0 "plot one result" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one.png"
+eq "plot one result: nothing on stderr" "$(cat "$TMP/err")" ""
+eq "plot one result: the private data folder is removed" "$(ls -A "$TMP/tmpdir")" ""
+eq "one.png is 1200x800 by default" "$(png_size "$TMP/one.png")" "1200 800"
+not_blank "one.png is not blank" "$TMP/one.png"
+
+K=$TMP/keep/one # two levels: --keep-data creates what is missing
+expect_exit 0 "plot one result --keep-data" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one-k.png" --keep-data "$K"
+eq "--keep-data keeps the script and the data files" "$(cd "$K" && printf '%s ' *)" \
+	"percentiles.dat plot.gp throughput.dat "
+nsamples=$(grep -c '^result\.samples\.[0-9]*\.t_s=' "$TMP/rw.flat")
+if [ "$nsamples" -ge 5 ]; then ok "rndrw recorded $nsamples samples"; else notok "rndrw recorded $nsamples samples, want >= 5 (2 s at 200 ms)"; fi
+eq "throughput.dat has one row per sample" "$(grep -vc '^#' "$K/throughput.dat")" "$nsamples"
+for s in 0 $((nsamples - 1)); do
+	near "throughput.dat row $((s + 1)) t_s = samples[$s].t_s" "$(col "$K/throughput.dat" $((s + 1)) 1)" \
+		"$(jget "$TMP/rw.flat" "result.samples.$s.t_s")" 0.0001
+	c=2
+	for op in read write fsync; do
+		near "throughput.dat row $((s + 1)) $op ops/s = samples[$s].$op.ops_per_s" \
+			"$(col "$K/throughput.dat" $((s + 1)) $c)" \
+			"$(jget "$TMP/rw.flat" "result.samples.$s.$op.ops_per_s")" 0.0001
+		c=$((c + 1))
+	done
+done
+row=1
+for p in 50 90 99 99.9; do
+	eq "percentiles.dat row $row is p$p" "$(col "$K/percentiles.dat" $row 1)" "p$p"
+	c=2
+	for op in read write fsync; do
+		eq "percentiles.dat p$p $op = op_types.$op.latency.percentiles_ns.$p" \
+			"$(col "$K/percentiles.dat" $row $c)" \
+			"$(jget "$TMP/rw.flat" "result.op_types.$op.latency.percentiles_ns.$p")"
+		c=$((c + 1))
+	done
+	row=$((row + 1))
+done
+check "the kept script redraws the chart: cd DIR && gnuplot plot.gp" \
+	sh -c "cd '$K' && rm -f '$TMP/one-k.png' && gnuplot plot.gp 2>/dev/null && test -s '$TMP/one-k.png'"
+
+if command -v python3 >/dev/null; then
+	read -r ncol found < <(png_colours "$TMP/one.png" "${OPS_COLOURS[@]}")
+	eq "one.png has a line in each op type's colour ($ncol colours)" "$found" "${OPS_COLOURS[*]}"
+else
+	skip "python3 missing: the PNG's colours are not decoded (its size was checked)"
+fi
+
+# --- --size and .svg ---
+expect_exit 0 "plot --size 800x600" "$SBIO" plot "$TMP/seq.json" -o "$TMP/small.png" --size 800x600
+eq "small.png is 800x600" "$(png_size "$TMP/small.png")" "800 600"
+not_blank "small.png is not blank" "$TMP/small.png"
+expect_exit 0 "plot to .svg" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one.svg"
+eq "one.svg is SVG" "$(head -c 5 "$TMP/one.svg")$(grep -c '<svg' "$TMP/one.svg")" "<?xml1"
+eq "one.svg is 1200x800" "$(grep -o 'viewBox="[^"]*"' "$TMP/one.svg")" 'viewBox="0 0 1200 800"'
+contains "one.svg draws the read line" 'stroke="rgb( 31, 119, 180)"' "$TMP/one.svg"
+
+# --- a result without samples still charts, and says why the time panel is empty ---
+K=$TMP/keep/nots
+expect_exit 0 "plot a result without samples" "$SBIO" plot "$TMP/nots.json" -o "$TMP/nots.png" --keep-data "$K"
+contains "no samples: a note on stderr" 'no time series: run with --report-interval or --log-interval' "$TMP/err"
+contains "no samples: the chart says so" 'no time series: run with --report-interval or --log-interval' "$K/plot.gp"
+check "no samples: no throughput.dat" test ! -e "$K/throughput.dat"
+eq "nots.png is 1200x800" "$(png_size "$TMP/nots.png")" "1200 800"
+not_blank "nots.png is not blank (the latency panel)" "$TMP/nots.png"
+
+# --- several results: bars of ops/s and p99 per op type, one group per run ---
+K=$TMP/keep/cmp
+expect_exit 0 "plot three results" "$SBIO" plot "$TMP/rw.json" "$TMP/seq.json" "$TMP/nots.json" \
+	-o "$TMP/cmp.png" --keep-data "$K"
+eq "plot three results: nothing on stderr" "$(cat "$TMP/err")" ""
+eq "cmp.png is 1200x800" "$(png_size "$TMP/cmp.png")" "1200 800"
+not_blank "cmp.png is not blank" "$TMP/cmp.png"
+eq "compare.dat has one row per run, named after the file" \
+	"$(awk '!/^#/ { printf "%s ", $1 }' "$K/compare.dat")" '"rw" "seq" "nots" '
+row=1
+for r in rw seq nots; do
+	# columns: name, then a quoted description of several words: count fields from the end.
+	c=-5
+	for op in read write fsync; do
+		got=$(awk -v r=$row -v c=$c '!/^#/ && ++n == r { print $(NF + c) }' "$K/compare.dat")
+		near "compare.dat $r $op ops/s = op_types.$op.ops_per_s" "$got" \
+			"$(jget "$TMP/$r.flat" "result.op_types.$op.ops_per_s")" 0.0001
+		c=$((c + 1))
+	done
+	got=$(awk -v r=$row '!/^#/ && ++n == r { print $(NF - 2) }' "$K/compare.dat")
+	eq "compare.dat $r read p99 = op_types.read.latency.percentiles_ns.99" "$got" \
+		"$(jget "$TMP/$r.flat" "result.op_types.read.latency.percentiles_ns.99")"
+	row=$((row + 1))
+done
+eq "compare.dat: a read-only run has no write p99 (NaN, no bar)" \
+	"$(awk '!/^#/ && ++n == 2 { print $(NF - 1) }' "$K/compare.dat")" NaN
+eq "compare.dat rw fsync p99 = op_types.fsync.latency.percentiles_ns.99" \
+	"$(awk '!/^#/ && ++n == 1 { print $NF }' "$K/compare.dat")" \
+	"$(jget "$TMP/rw.flat" "result.op_types.fsync.latency.percentiles_ns.99")"
+expect_exit 0 "plot two results --size 800x600" "$SBIO" plot "$TMP/rw.json" "$TMP/seq.json" \
+	-o "$TMP/cmp-small.png" --size 800x600
+eq "cmp-small.png is 800x600" "$(png_size "$TMP/cmp-small.png")" "800 600"
+if command -v python3 >/dev/null; then
+	read -r ncol found < <(png_colours "$TMP/cmp-small.png" "${OPS_COLOURS[@]}")
+	eq "cmp-small.png has a bar in each op type's colour ($ncol colours)" "$found" "${OPS_COLOURS[*]}"
+else
+	skip "python3 missing: the PNG's colours are not decoded (its size was checked)"
+fi
+
+# --- bad input: exit 2, one line, nothing written ---
+echo 'not json {' >"$TMP/bad.json"
+echo '{"schema": "fio-result/3", "result": {}}' >"$TMP/other.json"
+bad_input() { # DESC ARGS…
+	local desc=$1
+	shift
+	rm -f "$TMP/bad.png"
+	if [ "$1" = env ]; then # env PATH=… SBIO ARGS…: the command is given whole
+		expect_exit 2 "$desc: exit 2" "$1" "$2" "$3" plot "${@:4}"
+	else
+		expect_exit 2 "$desc: exit 2" "$SBIO" plot "$@"
+	fi
+	stderr_one_line "$desc: one line on stderr"
+	check "$desc: no chart written" test ! -e "$TMP/bad.png"
+}
+bad_input "a file that is not JSON" "$TMP/bad.json" -o "$TMP/bad.png"
+contains "not JSON: the message names the file" 'bad.json: not JSON' "$TMP/err"
+bad_input "a JSON that is not an sbio result" "$TMP/rw.json" "$TMP/other.json" -o "$TMP/bad.png"
+contains "not sbio: the message names the file" 'other.json: not an sbio result' "$TMP/err"
+bad_input "a missing file" "$TMP/missing.json" -o "$TMP/bad.png"
+contains "missing file: the message names it" 'missing.json: No such file' "$TMP/err"
+bad_input "missing -o" "$TMP/rw.json"
+bad_input "--size 12" "$TMP/rw.json" -o "$TMP/bad.png" --size 12
+# env finds itself on the PATH, then runs sbio (an absolute path) with a PATH without gnuplot.
+bad_input "gnuplot missing" env PATH=/nonexistent "$SBIO" "$TMP/rw.json" -o "$TMP/bad.png"
+contains "gnuplot missing: the message names the package" 'gnuplot not found: install the Debian package gnuplot-nox' "$TMP/err"
