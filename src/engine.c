@@ -1,23 +1,43 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 extern const struct sbio_engine_ops sbio_engine_sync;
 extern const struct sbio_engine_ops sbio_engine_null;
+extern const struct sbio_engine_ops sbio_engine_libaio;
+extern const struct sbio_engine_ops sbio_engine_io_uring;
+extern const struct sbio_engine_ops sbio_engine_mmap;
 
 /* Indexed by enum sbio_ioengine; NULL where this build has no such engine yet. */
+/* clang-format off */
 static const struct sbio_engine_ops *const engines[] = {
-    [SBIO_ENGINE_SYNC] = &sbio_engine_sync, [SBIO_ENGINE_LIBAIO] = NULL,
-    [SBIO_ENGINE_IO_URING] = NULL,          [SBIO_ENGINE_MMAP] = NULL,
+    [SBIO_ENGINE_SYNC] = &sbio_engine_sync,
+    [SBIO_ENGINE_LIBAIO] = &sbio_engine_libaio,
+    [SBIO_ENGINE_IO_URING] = &sbio_engine_io_uring,
+    [SBIO_ENGINE_MMAP] = &sbio_engine_mmap,
     [SBIO_ENGINE_NULL] = &sbio_engine_null,
 };
+/* clang-format on */
 
 const struct sbio_engine_ops *sbio_engine_find(int engine)
 {
     if (engine < 0 || (unsigned)engine >= sizeof(engines) / sizeof(engines[0]))
         return NULL;
     return engines[engine];
+}
+
+const char *sbio_engine_list(void)
+{
+    static char list[128];
+    if (!list[0])
+        for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+            if (engines[i])
+                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                         list[0] ? ", " : "", engines[i]->name);
+    return list;
 }
 
 int sbio_engine_sync_file(int fd, int fsync_mode)

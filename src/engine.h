@@ -16,10 +16,13 @@ enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
 struct sbio_file {
     int fd;
     uint64_t size;
+    void *eng; /* engine-private per-file state (mmap: the mapping) */
 };
 
-#define SBIO_IO_FSYNC_AFTER 1u /* --file-fsync-all: sync the file after the write */
-#define SBIO_IO_NOT_EVENT   2u /* an end fsync: reported with the fsyncs, not an event */
+#define SBIO_IO_FSYNC_AFTER                                                                        \
+    1u                       /* --file-fsync-all: sync the file after the write, inside the        \
+                                write's latency; async engines do it before returning the io */
+#define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
 
 struct sbio_io {
     enum sbio_op op;
@@ -27,7 +30,9 @@ struct sbio_io {
     unsigned file; /* index into the thread's file array */
     uint32_t len;
     uint64_t offset;
-    void *buf;
+    void *buf;         /* aligned for O_DIRECT; the runner owns it */
+    unsigned slot;     /* index of this io in the thread's array of iodepth ios (registered
+                          buffer index for io_uring's --uring-fixed) */
     uint64_t start_ns; /* submission, or the intended start under --rate */
     int64_t res;       /* bytes transferred (0 for fsync), or -errno */
 };
@@ -37,26 +42,45 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 #define SBIO_ENG_SYNC        1u /* queue() always completes: one clock read per op */
 #define SBIO_ENG_NEEDS_ALIGN 2u /* buffers and offsets must be aligned even without O_DIRECT */
 #define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
+#define SBIO_ENG_NO_DIRECT   8u /* O_DIRECT means nothing to it (mmap) */
 
+/* The contract, for synchronous and queued engines alike:
+ *  - init() gets the run's configuration (cfg->iodepth: at most that many ios are ever
+ *    queued and not yet reaped; cfg->fsync_mode; cfg->uring_fixed, cfg->uring_sqpoll);
+ *  - open_file() for every file, then post_open() (optional) once with all files and all
+ *    ios (their buffers fixed for the run: an engine may register them);
+ *  - queue() an io: a synchronous engine completes it (SBIO_Q_DONE, res set); a queued
+ *    engine accepts it (SBIO_Q_QUEUED) and keeps the pointer until reap() returns it;
+ *  - commit() submits everything queued since the last commit (one system call for many
+ *    ios where the interface allows);
+ *  - reap() waits until at least min ios completed or timeout_ns passed (UINT64_MAX: no
+ *    timeout), and returns up to max of them in done with res set;
+ *  - a failed request is res = -errno on that io, never a crash or an exit. */
 struct sbio_engine_ops {
     const char *name;
     unsigned flags;
-    /* Per-thread engine state. Returns 0 or -errno. */
+    /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
+     * refuses the interface). */
     int (*init)(void **priv, const struct sbio_config *cfg);
     void (*cleanup)(void *priv);
-    /* Open f->name relative to dirfd with oflags (O_RDWR plus extra flags); sets f->fd.
-     * Returns 0 or -errno. */
+    /* Open name relative to dirfd with oflags (O_RDWR or O_RDONLY plus extra flags); sets
+     * f->fd; f->size is already set. Returns 0 or -errno. */
     int (*open_file)(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags);
     int (*close_file)(void *priv, struct sbio_file *f);
-    /* Start io on files[io->file]. SBIO_Q_DONE with io->res set, SBIO_Q_QUEUED, or
-     * SBIO_Q_BUSY when the queue is full (reap first). */
+    /* Optional: after all files are open (register files and buffers). 0 or -errno. */
+    int (*post_open)(void *priv, struct sbio_file *files, unsigned nfiles, struct sbio_io *ios,
+                     unsigned nios);
+    /* Start io on files[io->file]: SBIO_Q_DONE with io->res set, SBIO_Q_QUEUED, or
+     * SBIO_Q_BUSY when the engine cannot take it now (reap first). */
     int (*queue)(void *priv, struct sbio_file *files, struct sbio_io *io);
-    /* Async engines only: submit what queue() accepted. Returns 0 or -errno. */
+    /* Queued engines only: submit what queue() accepted. Returns 0 or -errno. */
     int (*commit)(void *priv);
-    /* Async engines only: wait for at least min completions, return up to max in done.
-     * Returns the number reaped or -errno. */
-    int (*reap)(void *priv, unsigned min, struct sbio_io **done, unsigned max);
+    /* Queued engines only: see above. Returns the number reaped (0 on timeout) or -errno. */
+    int (*reap)(void *priv, unsigned min, struct sbio_io **done, unsigned max, uint64_t timeout_ns);
 };
+
+/* "sync, libaio, …": the engines this build has. */
+const char *sbio_engine_list(void);
 
 /* The engine for an enum sbio_ioengine value, or NULL when this build lacks it. */
 const struct sbio_engine_ops *sbio_engine_find(int engine);

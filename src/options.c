@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "util.h"
 
 enum opt_type {
@@ -106,6 +107,10 @@ static const struct optdef opts[] = {
      "on|off", "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
      ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
+    {"uring-fixed", NULL, T_BOOL, OFF(uring_fixed), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "io_uring: register the files and buffers"},
+    {"uring-sqpoll", NULL, T_BOOL, OFF(uring_sqpoll), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "io_uring: a kernel thread polls the submission queue"},
     {"iodepth", NULL, T_UINT, OFF(iodepth), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
      "requests in flight per thread for queued engines"},
     {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "FILE",
@@ -669,9 +674,9 @@ int sbio_options_validate(struct sbio_config *cfg)
         return -EINVAL;
     }
     if (cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) {
-        if (cfg->ioengine != SBIO_ENGINE_SYNC && cfg->ioengine != SBIO_ENGINE_NULL) {
-            sbio_err("--ioengine=%s: not implemented yet (this build has sync and null)",
-                     sbio_engine_name(cfg->ioengine));
+        if (!sbio_engine_find(cfg->ioengine)) {
+            sbio_err("--ioengine=%s: not in this build; accepted: %s",
+                     sbio_engine_name(cfg->ioengine), sbio_engine_list());
             return -EINVAL;
         }
         if (cfg->mode == SBIO_MODE_NONE) {

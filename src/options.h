@@ -119,6 +119,8 @@ struct sbio_config {
     int order; /* compare: 0 sequential, 1 random */
     bool verify_fatal;
     uint64_t threshold;
+    bool uring_fixed;      /* io_uring: registered files and buffers */
+    bool uring_sqpoll;     /* io_uring: kernel submission-queue polling thread */
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
 

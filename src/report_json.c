@@ -402,7 +402,13 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
     json_object_set_new(cpu, "system_s", json_real(res->sys_s));
     json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
     json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
+    json_object_set_new(cpu, "minor_faults", json_integer((json_int_t)res->minor_faults));
+    json_object_set_new(cpu, "major_faults", json_integer((json_int_t)res->major_faults));
     json_object_set_new(r, "cpu", cpu);
+    json_object_set_new(r, "queue_depth",
+                        res->depth_max ? json_pack("{s:f,s:I}", "avg", res->depth_avg, "max",
+                                                   (json_int_t)res->depth_max)
+                                       : json_null());
     json_object_set_new(r, "devices", devices_json(res, secs));
     if (res->have_cache)
         json_object_set_new(r, "page_cache",

@@ -69,9 +69,16 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
-    fprintf(out, "Using %s I/O mode (engine %s)\n",
-            cfg->ioengine == SBIO_ENGINE_NULL ? "null (no I/O)" : "synchronous",
+    static const char *const kind[] = {"synchronous", "asynchronous", "asynchronous", "mmap'ed",
+                                       "null (no I/O)"};
+    fprintf(out, "Using %s I/O mode (engine %s", kind[cfg->ioengine],
             sbio_engine_name(cfg->ioengine));
+    if (cfg->ioengine == SBIO_ENGINE_LIBAIO || cfg->ioengine == SBIO_ENGINE_IO_URING)
+        fprintf(out, ", iodepth %" PRIu64, cfg->iodepth);
+    fprintf(out, ")\n");
+    if (cfg->ioengine == SBIO_ENGINE_LIBAIO && !(cfg->extra_flags & SBIO_XF_DIRECT))
+        fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
+                     "io_submit; see the depth reached below\n");
     fprintf(out, "Doing %s test\n", mode_long(cfg->mode));
     fflush(out);
 }
@@ -305,6 +312,13 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 res->user_s, res->sys_s, secs,
                 secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0,
                 ncpu);
+    fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
+            res->major_faults);
+    if (res->depth_max)
+        fprintf(out,
+                "Queue depth reached: avg %.1f, max %" PRIu64
+                " in flight per thread (iodepth %" PRIu64 ")\n",
+                res->depth_avg, res->depth_max, cfg->iodepth);
     if (res->skipped_tails)
         fprintf(out,
                 "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64

@@ -78,7 +78,10 @@ struct worker {
     pthread_t tid;
     struct sbio_file *files;
     void *eng_priv;
-    void *buf;
+    void *buf;           /* nios buffers of lay.req bytes, one per io slot */
+    struct sbio_io *ios; /* [nios]: 1 for synchronous engines, iodepth for queued ones */
+    unsigned nios;
+    uint64_t depth_sum, depth_samples, depth_max; /* queued engines: ios in flight */
     struct sbio_wl wl;
     struct sbio_stats *stats;
     int cpu; /* -1: not pinned */
@@ -166,6 +169,10 @@ static inline bool io_ok(const struct sbio_io *io)
     return io->op == SBIO_FSYNC ? io->res == 0 : io->res == (int64_t)io->len;
 }
 
+static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t end_ns,
+                                  bool measure);
+static void worker_loop_queued(struct worker *w, bool measure);
+
 /* The measured (or warm-up) loop. Synchronous engines: one clock read per op, the end of
  * one op is the start of the next. Under --rate each op starts at its intended time and
  * its latency is measured from there, so a stall is not hidden. */
@@ -173,8 +180,7 @@ static void worker_loop(struct worker *w, bool measure)
 {
     struct run *r = w->run;
     const struct sbio_engine_ops *eng = r->eng;
-    struct sbio_stats *st = w->stats;
-    struct sbio_io io = {.buf = w->buf};
+    struct sbio_io io = w->ios[0];
     bool budget = measure && r->budget;
     uint64_t interval = r->rate_interval_ns;
     uint64_t t = sbio_now_ns();
@@ -208,34 +214,185 @@ static void worker_loop(struct worker *w, bool measure)
             worker_fail(w, &io);
             break;
         }
-        if (measure) {
-            sbio_stats_record(st, io.op, t2 - t, io.op == SBIO_FSYNC ? 0 : io.len, 1);
-            if (io.flags & SBIO_IO_FSYNC_AFTER)
-                /* --file-fsync-all: the fsync is inside the write's event and latency, and
-                 * counted with the fsyncs. */
-                __atomic_store_n(&st->write_fsyncs, st->write_fsyncs + 1, __ATOMIC_RELAXED);
-        }
-        sbio_wl_complete(&w->wl, &io);
+        worker_done_io(w, &io, t2, measure);
         t = t2;
     }
+}
+
+/* Run one io to completion through any engine (a queued engine's queue is empty here). */
+static void run_one(struct worker *w, struct sbio_io *io)
+{
+    const struct sbio_engine_ops *eng = w->run->eng;
+    int q = eng->queue(w->eng_priv, w->files, io);
+    if (q == SBIO_Q_DONE)
+        return;
+    int rc = q == SBIO_Q_QUEUED ? eng->commit(w->eng_priv) : -EAGAIN;
+    for (struct sbio_io *done = NULL; !rc && done != io;) {
+        int n = eng->reap(w->eng_priv, 1, &done, 1, UINT64_MAX);
+        if (n < 0)
+            rc = n;
+    }
+    if (rc)
+        io->res = rc;
 }
 
 /* --file-fsync-end: inside the measured time, reported with the fsyncs, not events. */
 static void worker_end_fsyncs(struct worker *w)
 {
-    struct sbio_io io = {.buf = w->buf};
+    struct sbio_io *io = &w->ios[0];
     sbio_wl_begin_end(&w->wl);
-    while (!__atomic_load_n(&w->run->failed, __ATOMIC_RELAXED) && sbio_wl_next(&w->wl, &io)) {
+    while (!__atomic_load_n(&w->run->failed, __ATOMIC_RELAXED) && sbio_wl_next(&w->wl, io)) {
         uint64_t t = sbio_now_ns();
-        io.start_ns = t;
-        w->run->eng->queue(w->eng_priv, w->files, &io);
+        io->start_ns = t;
+        run_one(w, io);
         uint64_t t2 = sbio_now_ns();
-        if (!io_ok(&io)) {
-            worker_fail(w, &io);
+        if (!io_ok(io)) {
+            worker_fail(w, io);
             return;
         }
-        sbio_stats_record(w->stats, io.op, t2 - t, 0, 0);
+        sbio_stats_record(w->stats, io->op, t2 - t, 0, 0);
     }
+}
+
+/* Record a completed io (any engine). */
+static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t end_ns,
+                                  bool measure)
+{
+    struct sbio_stats *st = w->stats;
+    if (measure) {
+        sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
+        if (io->flags & SBIO_IO_FSYNC_AFTER)
+            /* --file-fsync-all: the fsync is inside the write's event and latency, and
+             * counted with the fsyncs. */
+            __atomic_store_n(&st->write_fsyncs, st->write_fsyncs + 1, __ATOMIC_RELAXED);
+    }
+    sbio_wl_complete(&w->wl, io);
+}
+
+/* Queued engines: keep up to iodepth ios in flight, submit in batches, count each at its
+ * completion. An fsync waits until the writes in flight before it completed: it must cover
+ * them (sysbench's does not). */
+static void worker_loop_queued(struct worker *w, bool measure)
+{
+    struct run *r = w->run;
+    const struct sbio_engine_ops *eng = r->eng;
+    bool budget = measure && r->budget;
+    uint64_t interval = r->rate_interval_ns;
+    uint64_t next_start = sbio_now_ns() + (interval ? interval * w->id / r->nthreads : 0);
+    unsigned inflight = 0, nfree = w->nios;
+    struct sbio_io **free_ios = malloc(w->nios * sizeof(*free_ios));
+    struct sbio_io **done = malloc(w->nios * sizeof(*done));
+    struct sbio_io *held = NULL; /* an fsync waiting for the queue to drain */
+    bool more = true;
+    if (!free_ios || !done) {
+        free(free_ios);
+        free(done);
+        struct sbio_io oom = {.res = -ENOMEM};
+        worker_fail(w, &oom);
+        return;
+    }
+    for (unsigned i = 0; i < w->nios; i++)
+        free_ios[i] = &w->ios[w->nios - 1 - i];
+
+    for (;;) {
+        bool stopped = run_stopped(r);
+        uint64_t wait_ns = UINT64_MAX;
+        while (!stopped && nfree && (more || held)) {
+            struct sbio_io *io = held;
+            if (!io) {
+                if (budget && !w->local_budget && !claim_events(w)) {
+                    more = false;
+                    break;
+                }
+                io = free_ios[--nfree];
+                if (!sbio_wl_next(&w->wl, io)) {
+                    free_ios[nfree++] = io;
+                    more = false;
+                    break;
+                }
+                if (budget)
+                    w->local_budget--;
+            }
+            if (io->op == SBIO_FSYNC && inflight) {
+                held = io;
+                break;
+            }
+            held = NULL;
+            uint64_t now = sbio_now_ns();
+            if (interval) {
+                if (now < next_start) {
+                    /* Not due yet: wait for completions until it is, or sleep. */
+                    held = io;
+                    wait_ns = next_start - now;
+                    break;
+                }
+                io->start_ns = next_start;
+                next_start += interval;
+            } else {
+                io->start_ns = now;
+            }
+            int q = eng->queue(w->eng_priv, w->files, io);
+            if (q == SBIO_Q_DONE) {
+                if (!io_ok(io)) {
+                    worker_fail(w, io);
+                    stopped = true;
+                    break;
+                }
+                worker_done_io(w, io, sbio_now_ns(), measure);
+                free_ios[nfree++] = io;
+            } else if (q == SBIO_Q_BUSY) {
+                held = io;
+                break;
+            } else {
+                inflight++;
+            }
+        }
+        if (inflight) {
+            int rc = eng->commit(w->eng_priv);
+            if (rc) {
+                struct sbio_io e = w->ios[0];
+                e.res = rc;
+                worker_fail(w, &e);
+            }
+            w->depth_sum += inflight;
+            w->depth_samples++;
+            if (inflight > w->depth_max)
+                w->depth_max = inflight;
+        }
+        if (!inflight) {
+            if (stopped || (!more && !held))
+                break;
+            if (wait_ns != UINT64_MAX) {
+                uint64_t until = sbio_now_ns() + wait_ns;
+                struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
+                                      .tv_nsec = (long)(until % 1000000000ULL)};
+                clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+            }
+            continue;
+        }
+        int n = eng->reap(w->eng_priv, 1, done, w->nios, wait_ns);
+        uint64_t t = sbio_now_ns();
+        if (n < 0) {
+            struct sbio_io e = w->ios[0];
+            e.res = n;
+            worker_fail(w, &e);
+            /* The ios in flight cannot be reaped: give up on them. */
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            struct sbio_io *io = done[i];
+            inflight--;
+            if (!io_ok(io)) {
+                if (!w->err)
+                    worker_fail(w, io);
+            } else {
+                worker_done_io(w, io, t, measure);
+            }
+            free_ios[nfree++] = io;
+        }
+    }
+    free(free_ios);
+    free(done);
 }
 
 static void *worker_main(void *arg)
@@ -256,6 +413,7 @@ static void *worker_main(void *arg)
     }
     /* Every thread opens its own descriptors: shared descriptors cost scaling. */
     for (unsigned i = 0; i < r->lay.nfiles && !w->err; i++) {
+        w->files[i].size = r->lay.size[i];
         int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
                                    r->oflags);
         if (rc) {
@@ -263,7 +421,14 @@ static void *worker_main(void *arg)
             snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: open: %s", r->cfg->dir,
                      r->fs->files[i].name, strerror(-rc));
         }
-        w->files[i].size = r->lay.size[i];
+    }
+    if (!w->err && r->eng->post_open) {
+        int rc = r->eng->post_open(w->eng_priv, w->files, r->lay.nfiles, w->ios, w->nios);
+        if (rc) {
+            w->err = rc;
+            snprintf(w->err_msg, sizeof(w->err_msg), "%s: setting up the files and buffers: %s",
+                     r->eng->name, strerror(-rc));
+        }
     }
     if (w->err)
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
@@ -272,13 +437,13 @@ static void *worker_main(void *arg)
     if (r->warmup) {
         gate_wait(&r->barrier); /* warm-up starts */
         if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
-            worker_loop(w, false);
+            (r->eng->flags & SBIO_ENG_SYNC ? worker_loop : worker_loop_queued)(w, false);
         gate_wait(&r->barrier); /* warm-up over: main truncates for seqwr */
     }
     gate_wait(&r->barrier); /* measured phase starts */
     if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED)) {
         __atomic_store_n(&w->stats->start_ns, sbio_now_ns(), __ATOMIC_RELAXED);
-        worker_loop(w, true);
+        (r->eng->flags & SBIO_ENG_SYNC ? worker_loop : worker_loop_queued)(w, true);
         if (!__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
             worker_end_fsyncs(w);
         __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
@@ -461,7 +626,10 @@ static int truncate_set(struct run *r)
 {
     for (unsigned i = 0; i < r->fs->nfiles; i++) {
         int fd = openat(r->fs->dirfd, r->fs->files[i].name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || ftruncate(fd, 0)) {
+        /* mmap writes into a mapping of the file's size: empty the file, then give it its
+         * size back as a hole (as sysbench does), so the writes still allocate. */
+        bool mapped = r->eng->flags & SBIO_ENG_NO_DIRECT;
+        if (fd < 0 || ftruncate(fd, 0) || (mapped && ftruncate(fd, (off_t)r->fs->files[i].size))) {
             int e = errno;
             sbio_err("%s/%s: truncate: %s", r->cfg->dir, r->fs->files[i].name, strerror(e));
             if (fd >= 0)
@@ -605,6 +773,13 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         r.oflags |= O_SYNC;
     if (cfg->extra_flags & SBIO_XF_DSYNC)
         r.oflags |= O_DSYNC;
+    if ((cfg->extra_flags & SBIO_XF_DIRECT) && (r.eng->flags & SBIO_ENG_NO_DIRECT)) {
+        sbio_err("--file-extra-flags=direct: the %s engine cannot do O_DIRECT (it goes "
+                 "through the page cache); accepted engines: sync, libaio, io_uring",
+                 r.eng->name);
+        free(cpus);
+        return -SBIO_EUSAGE;
+    }
     if ((cfg->extra_flags & SBIO_XF_DIRECT) && !(r.eng->flags & SBIO_ENG_NO_IO)) {
         r.oflags |= O_DIRECT;
         direct_align = direct_alignment(fs->dirfd, fs->files[0].name);
@@ -664,14 +839,23 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         w->stats = &res->per_thread[i];
         sbio_stats_init(w->stats);
         w->files = calloc(fs->nfiles, sizeof(*w->files));
-        if (!w->files || posix_memalign(&w->buf, 4096, r.lay.req)) {
+        w->nios = r.eng->flags & SBIO_ENG_SYNC ? 1 : (unsigned)cfg->iodepth;
+        w->ios = calloc(w->nios, sizeof(*w->ios));
+        if (!w->files || !w->ios || posix_memalign(&w->buf, 4096, r.lay.req * w->nios)) {
+            sbio_err("thread %u: no memory for %u buffers of %" PRIu64 " bytes", i, w->nios,
+                     r.lay.req);
             rc = -ENOMEM;
             goto out_workers;
         }
+        for (unsigned k = 0; k < w->nios; k++) {
+            w->ios[k].slot = k;
+            w->ios[k].len = (uint32_t)r.lay.req; /* the buffer's size, for registration */
+            w->ios[k].buf = (char *)w->buf + (size_t)k * r.lay.req;
+            /* Writes carry the set's fill pattern, varied per thread and slot. */
+            sbio_fileset_fill(fs, i * w->nios + k, 0, w->ios[k].buf, r.lay.req);
+        }
         for (unsigned f = 0; f < fs->nfiles; f++)
             w->files[f].fd = -1;
-        /* Writes carry the set's fill pattern, varied per thread. */
-        sbio_fileset_fill(fs, i, 0, w->buf, r.lay.req);
         rc = sbio_wl_init(&w->wl, &r.sh, i);
         if (rc == -ERANGE) {
             sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
@@ -753,6 +937,16 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     res->sys_s = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
                  (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
     res->stop_signal = sbio_stop_requested();
+    res->minor_faults = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
+    res->major_faults = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
+    uint64_t dsum = 0, dn = 0;
+    for (unsigned i = 0; i < r.nthreads; i++) {
+        dsum += r.w[i].depth_sum;
+        dn += r.w[i].depth_samples;
+        if (r.w[i].depth_max > res->depth_max)
+            res->depth_max = r.w[i].depth_max;
+    }
+    res->depth_avg = dn ? (double)dsum / (double)dn : 0;
 
     sbio_stats_init(&res->total);
     for (unsigned i = 0; i < r.nthreads; i++) {
@@ -789,6 +983,7 @@ out_workers:
             sbio_wl_fini(&r.w[i].wl);
             free(r.w[i].files);
             free(r.w[i].buf);
+            free(r.w[i].ios);
         }
         free(r.w);
     }

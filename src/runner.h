@@ -50,6 +50,11 @@ struct sbio_run_result {
     /* Page cache state of the set before and after the measured phase. */
     bool have_cache;
     struct sbio_cachestat cache0, cache1;
+    /* Queued engines: ios in flight after each submission, over all threads. */
+    double depth_avg;
+    uint64_t depth_max;
+    /* Page faults of the process over the measured phase (mmap's data path). */
+    uint64_t minor_faults, major_faults;
     /* The time series. */
     struct sbio_sample *samples;
     size_t nsamples, samples_cap;

@@ -1,0 +1,169 @@
+/* libaio: Linux native AIO. A context per thread, up to iodepth iocbs in flight, one
+ * io_submit for everything queued since the last commit, completions by io_getevents.
+ * Without O_DIRECT the kernel runs most requests synchronously inside io_submit: the runner
+ * says so and reports the depth actually reached. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../engine.h"
+
+struct aio_priv {
+    io_context_t ctx;
+    unsigned depth;
+    int fsync_mode;
+    struct iocb *iocbs;    /* [depth], indexed by io->slot */
+    struct iocb **pending; /* queued, not yet submitted */
+    unsigned npending;
+    struct io_event *events; /* [depth] */
+    struct sbio_file *files;
+};
+
+static int aio_init(void **priv, const struct sbio_config *cfg)
+{
+    struct aio_priv *p = calloc(1, sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    p->depth = (unsigned)cfg->iodepth;
+    p->fsync_mode = cfg->fsync_mode;
+    p->iocbs = calloc(p->depth, sizeof(*p->iocbs));
+    p->pending = calloc(p->depth, sizeof(*p->pending));
+    p->events = calloc(p->depth, sizeof(*p->events));
+    int rc = p->iocbs && p->pending && p->events ? io_setup((int)p->depth, &p->ctx) : -ENOMEM;
+    if (rc) {
+        /* io_setup returns -errno; EAGAIN: fs.aio-max-nr is exhausted. */
+        free(p->iocbs);
+        free(p->pending);
+        free(p->events);
+        free(p);
+        return rc;
+    }
+    *priv = p;
+    return 0;
+}
+
+static void aio_cleanup(void *priv)
+{
+    struct aio_priv *p = priv;
+    io_destroy(p->ctx);
+    free(p->iocbs);
+    free(p->pending);
+    free(p->events);
+    free(p);
+}
+
+static int aio_open(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
+{
+    (void)priv;
+    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
+    return f->fd < 0 ? -errno : 0;
+}
+
+static int aio_close(void *priv, struct sbio_file *f)
+{
+    (void)priv;
+    int rc = close(f->fd) ? -errno : 0;
+    f->fd = -1;
+    return rc;
+}
+
+static int aio_post_open(void *priv, struct sbio_file *files, unsigned nfiles, struct sbio_io *ios,
+                         unsigned nios)
+{
+    (void)nfiles, (void)ios, (void)nios;
+    ((struct aio_priv *)priv)->files = files; /* for --file-fsync-all after a write */
+    return 0;
+}
+
+static int aio_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
+{
+    struct aio_priv *p = priv;
+    if (io->slot >= p->depth || p->npending >= p->depth)
+        return SBIO_Q_BUSY;
+    struct iocb *cb = &p->iocbs[io->slot];
+    int fd = files[io->file].fd;
+    p->files = files;
+    switch (io->op) {
+    case SBIO_READ: io_prep_pread(cb, fd, io->buf, io->len, (long long)io->offset); break;
+    case SBIO_WRITE: io_prep_pwrite(cb, fd, io->buf, io->len, (long long)io->offset); break;
+    default:
+        if (p->fsync_mode == SBIO_FSYNC_FDATASYNC)
+            io_prep_fdsync(cb, fd);
+        else
+            io_prep_fsync(cb, fd);
+        break;
+    }
+    cb->data = io;
+    p->pending[p->npending++] = cb;
+    return SBIO_Q_QUEUED;
+}
+
+static int aio_commit(void *priv)
+{
+    struct aio_priv *p = priv;
+    unsigned done = 0;
+    while (done < p->npending) {
+        int n = io_submit(p->ctx, (long)(p->npending - done), p->pending + done);
+        if (n == -EAGAIN || n == -EINTR)
+            continue;
+        if (n < 0) {
+            /* The first iocb was refused (e.g. the kernel has no aio fsync for this file
+             * system): fail that io, go on with the rest. The runner sees its -errno. */
+            struct sbio_io *io = p->pending[done]->data;
+            io->res = n;
+            memmove(p->pending, p->pending + done + 1,
+                    (p->npending - done - 1) * sizeof(*p->pending));
+            p->npending -= done + 1;
+            return n;
+        }
+        done += (unsigned)n;
+    }
+    p->npending = 0;
+    return 0;
+}
+
+static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned max,
+                    uint64_t timeout_ns)
+{
+    struct aio_priv *p = priv;
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000ULL),
+                          .tv_nsec = (long)(timeout_ns % 1000000000ULL)};
+    if (max > p->depth)
+        max = p->depth;
+    int n;
+    do
+        n = io_getevents(p->ctx, min, max, p->events, timeout_ns == UINT64_MAX ? NULL : &ts);
+    while (n == -EINTR);
+    if (n < 0)
+        return n;
+    for (int i = 0; i < n; i++) {
+        struct sbio_io *io = p->events[i].data;
+        long res = (long)p->events[i].res;
+        io->res = res;
+        /* --file-fsync-all: the write's fsync belongs inside its latency. */
+        if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) && res == (long)io->len) {
+            int rc = sbio_engine_sync_file(p->files[io->file].fd, p->fsync_mode);
+            if (rc)
+                io->res = rc;
+        }
+        done[i] = io;
+    }
+    return n;
+}
+
+const struct sbio_engine_ops sbio_engine_libaio = {
+    .name = "libaio",
+    .flags = 0,
+    .init = aio_init,
+    .cleanup = aio_cleanup,
+    .open_file = aio_open,
+    .close_file = aio_close,
+    .post_open = aio_post_open,
+    .queue = aio_queue,
+    .commit = aio_commit,
+    .reap = aio_reap,
+};
