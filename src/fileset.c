@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -678,6 +681,111 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
     free(buf);
     close(fd);
     return rc;
+}
+
+/* Is the whole disk `disk` (or a partition of it) the device of a mount? */
+static bool device_mounted(dev_t disk, const char *disk_name)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return false;
+    char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        unsigned maj, min;
+        if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2)
+            continue;
+        if (makedev(maj, min) == disk) {
+            found = true;
+            break;
+        }
+        /* A partition: /sys/dev/block/MAJ:MIN resolves under the disk's folder. */
+        char link[64], real[PATH_MAX];
+        snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+        if (realpath(link, real)) {
+            char *slash = strrchr(real, '/');
+            if (slash && slash > real) {
+                *slash = 0;
+                const char *parent = strrchr(real, '/');
+                found = parent && !strcmp(parent + 1, disk_name);
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg)
+{
+    memset(fs, 0, sizeof(*fs));
+    fs->dirfd = -1;
+    fs->dir = cfg->dir;
+    fs->raw = true;
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(cfg->filename, real) || stat(real, &st)) {
+        sbio_err("--filename=%s: %s", cfg->filename, strerror(errno));
+        return -SBIO_EUSAGE;
+    }
+    if (!S_ISBLK(st.st_mode)) {
+        sbio_err("--filename=%s is not a block device; accepted: a device node such as "
+                 "/dev/sdb (files go in --dir)",
+                 cfg->filename);
+        return -SBIO_EUSAGE;
+    }
+    bool writes = cfg->mode == SBIO_MODE_SEQWR || cfg->mode == SBIO_MODE_SEQREWR ||
+                  cfg->mode == SBIO_MODE_RNDWR || cfg->mode == SBIO_MODE_RNDRW;
+    if (writes) {
+        if (!cfg->allow_destroy) {
+            sbio_err("--filename=%s with --file-test-mode=%s overwrites the device; add "
+                     "--allow-destroy if its data may be destroyed",
+                     cfg->filename, sbio_mode_name(cfg->mode));
+            return -SBIO_EUSAGE;
+        }
+        const char *base = strrchr(real, '/');
+        if (device_mounted(st.st_rdev, base ? base + 1 : real)) {
+            sbio_err("--filename=%s is mounted (or a partition of it is): sbio never writes "
+                     "to a mounted device",
+                     cfg->filename);
+            return -SBIO_EUSAGE;
+        }
+        /* O_EXCL on a block device is an exclusive claim: it fails while anyone (a file
+         * system, md, dm) holds it. */
+        int fd = open(real, O_RDONLY | O_EXCL | O_CLOEXEC);
+        if (fd < 0) {
+            sbio_err("--filename=%s is in use (%s): sbio never writes to a device something "
+                     "else holds",
+                     cfg->filename, strerror(errno));
+            return -SBIO_EUSAGE;
+        }
+        close(fd);
+    }
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    uint64_t size = 0;
+    if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size)) {
+        int e = errno;
+        sbio_err("--filename=%s: size: %s", cfg->filename, strerror(e));
+        if (fd >= 0)
+            close(fd);
+        return -SBIO_EUSAGE;
+    }
+    close(fd);
+    if (strlen(real) >= sizeof(fs->files[0].name)) {
+        sbio_err("--filename=%s: the path is too long", cfg->filename);
+        return -SBIO_EUSAGE;
+    }
+    fs->files = calloc(1, sizeof(*fs->files));
+    if (!fs->files)
+        return -ENOMEM;
+    fs->nfiles = 1;
+    memcpy(fs->files[0].name, real, strlen(real) + 1);
+    fs->files[0].size = size;
+    fs->bytes = size;
+    fs->total_size = size;
+    fs->block_size = cfg->block_size;
+    fs->complete = true;
+    fs->seed = cfg->rand_seed;
+    return 0;
 }
 
 void sbio_fileset_close(struct sbio_fileset *fs)

@@ -16,7 +16,7 @@
 #define SBIO_FILL_CHUNK      4096 /* fill data is a function of (seed, file, 4 KiB chunk) */
 
 struct sbio_fileset_file {
-    char name[32];
+    char name[256]; /* relative to the folder, or a raw device's absolute path */
     uint64_t size;
 };
 
@@ -34,6 +34,7 @@ struct sbio_fileset {
     unsigned nfiles;
     struct sbio_fileset_file *files;
     uint64_t bytes; /* sum of the file sizes */
+    bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
 };
 
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
@@ -65,6 +66,12 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg);
  * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
 int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
                       bool *created);
+
+/* run --filename=DEV: the "set" is the block device itself, its size from the kernel. Refused
+ * (-SBIO_EUSAGE, message printed) when DEV is not a block device, or for a write mode when
+ * --allow-destroy is off or the device (or a partition of it) is mounted or otherwise held
+ * exclusively. */
+int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg);
 
 /* Write the fill bytes of file `file` for [off, off + len) into buf: deterministic in
  * (fs->seed, file, off), so an extended or completed file has the content prepare gives. */

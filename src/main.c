@@ -1,6 +1,7 @@
 /* sbio: parse the command line, dispatch the command; the only place that exits. */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,18 +63,39 @@ static int cmd_run(const struct sbio_config *cfg)
                  cfg->scheduler ? "--scheduler" : "--queue");
         return EXIT_USAGE;
     }
-    int rc = sbio_sysblock_resolve(cfg->dir, cfg->queue_device, &target);
+    /* A raw device is its own target: its queue is the one tuned. */
+    const char *qdev = cfg->filename ? cfg->filename : cfg->queue_device;
+    int rc = sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir, qdev, &target);
     if (rc) {
-        if (cfg->queue_device)
-            sbio_err("--queue-device=%s: no such block device", cfg->queue_device);
+        if (qdev)
+            sbio_err("--%s=%s: no such block device", cfg->filename ? "filename" : "queue-device",
+                     qdev);
         else
             sbio_err("--dir %s: %s%s", cfg->dir, strerror(-rc),
                      rc == -ENOENT ? "; create the folder first" : "");
         return EXIT_USAGE;
     }
+    if (cfg->filename) {
+        snprintf(target.fstype, sizeof(target.fstype), "(raw device)");
+        snprintf(target.source, sizeof(target.source), "%.200s", cfg->filename);
+        target.mountpoint[0] = target.mount_opts[0] = 0;
+    }
     if ((rc = sbio_tune_check(&target, cfg->scheduler, cfg->queue, cfg->nqueue)))
         return exit_code(rc);
-    rc = sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
+    /* The output's folder must exist before the set is touched (seqwr may create it). */
+    if (cfg->output) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof(dir), "%s", cfg->output);
+        char *slash = strrchr(dir, '/');
+        const char *d = slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".";
+        if (access(d, W_OK)) {
+            sbio_err("--output %s: %s: %s", cfg->output, d, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+    created = false;
+    rc = cfg->filename ? sbio_fileset_open_device(&fs, cfg)
+                       : sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
     if (rc) {
         sbio_fileset_close(&fs);
         return exit_code(rc);

@@ -101,10 +101,10 @@ static const struct optdef opts[] = {
      "reads per write in rndrw (kept exactly per thread)"},
     /* sbio's own */
     {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, SET_CMDS, 0, "DIR", "folder of the file set"},
-    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, SET_CMDS, OPT_LATER, "DEV",
+    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, SET_CMDS, 0, "DEV",
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
-    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, OPT_LATER,
-     "on|off", "allow writing to the device named by --filename"},
+    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
+     "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
      ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
     {"uring-fixed", NULL, T_BOOL, OFF(uring_fixed), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -623,6 +623,11 @@ int sbio_options_validate(struct sbio_config *cfg)
     case SBIO_CMD_HELP:
     case SBIO_CMD_VERSION: return 0;
     default: break;
+    }
+    if (cfg->filename && (cfg->cmd == SBIO_CMD_PREPARE || cfg->cmd == SBIO_CMD_CLEANUP)) {
+        sbio_err("--filename=%s: a raw device needs no %s (the device is the set); use run",
+                 cfg->filename, sbio_cmd_name(cfg->cmd));
+        return -EINVAL;
     }
     if (cfg->nargs) {
         sbio_err("%s takes no arguments, found '%s'; options are written --name=value",

@@ -138,26 +138,36 @@ static bool claim_events(struct worker *w)
 
 static const char *const op_call[] = {"pread", "pwrite", "fsync"};
 
+/* "DIR/test_file.3", or the device's path for a raw device. */
+static const char *file_label(const struct run *r, unsigned i, char *buf, size_t len)
+{
+    const char *n = r->fs->files[i].name;
+    if (n[0] == '/')
+        return n;
+    snprintf(buf, len, "%s/%s", r->cfg->dir, n);
+    return buf;
+}
+
 static void worker_fail(struct worker *w, const struct sbio_io *io)
 {
-    const char *name = w->run->fs->files[io->file].name;
+    char lbl[PATH_MAX + 300];
+    const char *name = file_label(w->run, io->file, lbl, sizeof(lbl));
     const char *call = io->op == SBIO_FSYNC && w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC
                            ? "fdatasync"
                            : op_call[io->op];
     if (io->res < 0) {
         w->err = (int)io->res;
         if (io->op == SBIO_FSYNC)
-            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s: %s", w->run->cfg->dir, name, call,
+            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: %s: %s", name, call,
                      strerror((int)-io->res));
         else
-            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: %s at offset %" PRIu64 ": %s",
-                     w->run->cfg->dir, name, call, io->offset, strerror((int)-io->res));
+            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: %s at offset %" PRIu64 ": %s", name,
+                     call, io->offset, strerror((int)-io->res));
     } else {
         w->err = -EIO;
         snprintf(w->err_msg, sizeof(w->err_msg),
-                 "%s/%s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)",
-                 w->run->cfg->dir, name, call, io->offset, io->op == SBIO_READ ? "read" : "write",
-                 io->res, io->len);
+                 "%.200s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)", name, call,
+                 io->offset, io->op == SBIO_READ ? "read" : "write", io->res, io->len);
     }
     __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
@@ -418,8 +428,9 @@ static void *worker_main(void *arg)
                                    r->oflags);
         if (rc) {
             w->err = rc;
-            snprintf(w->err_msg, sizeof(w->err_msg), "%s/%s: open: %s", r->cfg->dir,
-                     r->fs->files[i].name, strerror(-rc));
+            char lbl[PATH_MAX + 300];
+            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: open: %s",
+                     file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
         }
     }
     if (!w->err && r->eng->post_open) {
@@ -487,9 +498,10 @@ int sbio_runner_parse_cpus(const char *s, int *cpus, int max)
     return n;
 }
 
-/* O_DIRECT alignment of the set's file system: statx's dio_offset_align, 4096 when the
- * kernel does not tell. */
-static uint64_t direct_alignment(int dirfd, const char *name)
+/* O_DIRECT alignment of the set: statx's dio_offset_align where the file system reports it;
+ * else the device's logical block size; with no device at all, tmpfs takes any alignment
+ * and anything else gets the classic 512. */
+static uint64_t direct_alignment(int dirfd, const char *name, const struct sbio_target *t)
 {
 #ifdef STATX_DIOALIGN
     struct statx stx;
@@ -499,7 +511,11 @@ static uint64_t direct_alignment(int dirfd, const char *name)
 #else
     (void)dirfd, (void)name;
 #endif
-    return 4096;
+    char v[32];
+    if (t && t->has_top && !sbio_sysblock_read(&t->top, "logical_block_size", v, sizeof(v)) &&
+        strtoull(v, NULL, 10))
+        return strtoull(v, NULL, 10);
+    return t && !t->has_top && !strcmp(t->fstype, "tmpfs") ? 1 : 512;
 }
 
 /* Interim statistics on two schedules: printed lines (--report-interval) and recorded
@@ -782,7 +798,7 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     }
     if ((cfg->extra_flags & SBIO_XF_DIRECT) && !(r.eng->flags & SBIO_ENG_NO_IO)) {
         r.oflags |= O_DIRECT;
-        direct_align = direct_alignment(fs->dirfd, fs->files[0].name);
+        direct_align = direct_alignment(fs->dirfd, fs->files[0].name, target);
         if (cfg->block_size % direct_align) {
             sbio_err("--file-block-size=%" PRIu64 " is not a multiple of %" PRIu64
                      " bytes, the O_DIRECT alignment of %s; accepted: multiples of %" PRIu64,
@@ -872,7 +888,7 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
 
     /* The null engine writes nothing: truncating (and completing) would punch a hole of
      * zeros into a real set. */
-    bool seqwr = cfg->mode == SBIO_MODE_SEQWR && !(r.eng->flags & SBIO_ENG_NO_IO);
+    bool seqwr = cfg->mode == SBIO_MODE_SEQWR && !(r.eng->flags & SBIO_ENG_NO_IO) && !fs->raw;
     if (seqwr && !created && (rc = sbio_fileset_mark(fs, false)))
         goto out_workers;
     if (seqwr && !r.warmup && (rc = truncate_set(&r)))

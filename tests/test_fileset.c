@@ -371,7 +371,7 @@ static void test_manifest_damaged(void **state)
         {"entry with a negative size", "format=1\nfile_num=1\nfile.0=test_file.0 -1\n", 3},
         {"entry with trailing words", "format=1\nfile_num=1\nfile.0=test_file.0 5 6\n", 3},
         {"name with '/'", "format=1\nfile_num=1\nfile.0=../etc/passwd 5\n", 3},
-        {"name too long", "format=1\nfile_num=1\nfile.0=abcdefghijabcdefghijabcdefghijab 5\n", 3},
+        {"name too long", "format=1\nfile_num=1\nfile.0=' + 'x' * 300 + ' 5\n", 3},
         {"index out of range", "format=1\nfile_num=2\nfile.0=a 1\nfile.2=b 1\n", 4},
         {"index not a number", "format=1\nfile_num=1\nfile.x=a 1\n", 3},
         {"entry before file_num", "format=1\nfile.0=a 1\nfile_num=1\n", 2},

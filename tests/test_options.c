@@ -783,11 +783,13 @@ static void test_validate_not_implemented(void **state)
                    NULL);
     expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--validate=on"), "--validate",
                    "not implemented yet", NULL);
-    expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--filename=/dev/sdz"), "--filename",
-                   "not implemented yet", NULL);
+    expect_invalid(ARGV("compare", "--schedulers=bfq,kyber"), "compare", "not implemented yet",
+                   NULL);
     /* Refused even when set to its default: given is what counts. */
-    expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--allow-destroy=off"), "--allow-destroy",
+    expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--verify-fatal=off"), "--verify-fatal",
                    "not implemented yet", NULL);
+    /* A raw device has no prepare or cleanup. */
+    expect_invalid(ARGV("prepare", "--filename=/dev/sdz"), "--filename", "prepare", NULL);
 }
 
 /* ---- help ---- */

@@ -1,0 +1,116 @@
+#!/bin/bash
+# sbio run results (issue 5) with the real binary: where JSON and CSV go.
+# -o r.json writes the JSON and keeps the text report on stdout; --output-format=json alone
+# prints only the JSON (interim lines to stderr); --log-interval records samples without
+# printing them, --report-interval prints and records; -o r.csv appends lines under one
+# header; an --output that cannot be opened is exit 2 with one line and nothing touched.
+# A small set (2 x 1 MiB) under $TMP only.
+source "$(dirname "$0")/lib.sh"
+
+D=$TMP/set
+mkdir -p "$D"
+SET=(--dir="$D" --file-num=2 --file-total-size=2M)
+RUN=("$SBIO" run "${SET[@]}" --file-test-mode=rndrd --rand-seed=7)
+N=2000
+
+HAVE_PY=false
+command -v python3 >/dev/null 2>&1 && HAVE_PY=true
+# json_check DESC FILE EXPR: FILE (read as stdin) is exactly one JSON document d for which the
+# Python expression EXPR holds.
+PY='import json, sys
+d = json.load(sys.stdin)
+if not eval(sys.argv[1]):
+    sys.exit("false: " + sys.argv[1])'
+json_check() {
+	local desc=$1 file=$2 expr=$3 why
+	if ! $HAVE_PY; then
+		skip "$desc: python3 is not installed, the JSON is not parsed"
+		return
+	fi
+	if why=$(python3 -c "$PY" "$expr" <"$file" 2>&1); then
+		ok "$desc"
+	else
+		notok "$desc ($(tail -n 2 <<<"$why" | head -c 300 | tr '\n' ' '))"
+	fi
+}
+is_text_report() { grep -q 'total number of events:' "$1"; }
+no_text_report() { ! is_text_report "$1"; }
+no_json_in() { ! grep -q '"schema"' "$1"; }
+interim_lines() { grep -c '^\[ [0-9]*s \]' "$1"; }
+
+expect_exit 0 "prepare 2 x 1 MiB" "$SBIO" prepare "${SET[@]}"
+
+# --- -o r.json: the JSON to the file, the text report still on stdout ---
+expect_exit 0 "-o r.json: exit 0" "${RUN[@]}" --events=$N -o "$TMP/r.json"
+check "-o r.json: the text report is on stdout" is_text_report "$TMP/out"
+check "-o r.json: no JSON on stdout" no_json_in "$TMP/out"
+eq "-o r.json: the file starts a JSON object" "$(head -c 1 "$TMP/r.json")" "{"
+eq "-o r.json: one schema line" "$(grep -c '"schema": "sbio-result/1"' "$TMP/r.json")" 1
+json_check "-o r.json: valid JSON, schema sbio-result/1, rndrd, $N events" "$TMP/r.json" \
+	"d['schema'] == 'sbio-result/1' and d['config']['file_test_mode'] == 'rndrd' and d['result']['events'] == $N and d['result']['op_types']['read']['ops'] == $N and d['command_line'][-1] == '$TMP/r.json'"
+
+# --- --output-format=json alone: stdout is the JSON and nothing else ---
+expect_exit 0 "--output-format=json: exit 0" "${RUN[@]}" --events=$N --output-format=json
+cp "$TMP/out" "$TMP/stdout.json"
+check "--output-format=json: no text report on stdout" no_text_report "$TMP/stdout.json"
+eq "--output-format=json: nothing on stderr" "$(cat "$TMP/err")" ""
+json_check "--output-format=json: stdout is one JSON document with $N events" "$TMP/stdout.json" \
+	"d['schema'] == 'sbio-result/1' and d['result']['events'] == $N"
+
+# --- --log-interval records without printing ---
+expect_exit 0 "--log-interval=100 --time=1: exit 0" "${RUN[@]}" --time=1 --log-interval=100 \
+	-o "$TMP/log.json"
+eq "--log-interval: no interim line on stdout" "$(interim_lines "$TMP/out")" 0
+check "--log-interval: the text report is on stdout" is_text_report "$TMP/out"
+json_check "--log-interval: 5 to 10 samples 0.1 s apart, t_s increasing" "$TMP/log.json" \
+	"5 <= len(d['result']['samples']) <= 10 and all(b['t_s'] > a['t_s'] for a, b in zip(d['result']['samples'], d['result']['samples'][1:])) and all(abs(s['duration_s'] - 0.1) < 0.05 for s in d['result']['samples'])"
+
+# --- --report-interval prints and records: one line and one sample per interval ---
+expect_exit 0 "--report-interval=1 --time=2: exit 0" "${RUN[@]}" --time=2 --report-interval=1 \
+	-o "$TMP/rep.json"
+lines=$(interim_lines "$TMP/out")
+check "--report-interval: interim lines on stdout ($lines)" test "$lines" -ge 1
+json_check "--report-interval: as many samples as interim lines ($lines), 1 s long" "$TMP/rep.json" \
+	"len(d['result']['samples']) == $lines and all(abs(s['duration_s'] - 1) < 0.1 for s in d['result']['samples'])"
+# Without --output: the interim lines go to stderr, stdout stays JSON.
+expect_exit 0 "--output-format=json --report-interval=1 --time=2: exit 0" "${RUN[@]}" --time=2 \
+	--report-interval=1 --output-format=json
+cp "$TMP/out" "$TMP/stdout2.json"
+check "--output-format=json --report-interval: the interim lines are on stderr" \
+	test "$(interim_lines "$TMP/err")" -ge 1
+json_check "--output-format=json --report-interval: stdout is one JSON document with samples" \
+	"$TMP/stdout2.json" "len(d['result']['samples']) >= 1"
+
+# --- CSV: -o r.csv twice gives one header and two lines ---
+expect_exit 0 "-o r.csv (1st run): exit 0" "${RUN[@]}" --events=$N -o "$TMP/r.csv"
+check "-o r.csv: the text report is on stdout" is_text_report "$TMP/out"
+expect_exit 0 "-o r.csv (2nd run): exit 0" "${RUN[@]}" --events=$((N / 2)) -o "$TMP/r.csv"
+eq "-o r.csv twice: 3 lines" "$(wc -l <"$TMP/r.csv" | tr -d ' ')" 3
+eq "-o r.csv twice: one header line, first" "$(grep -n '^sbio_version,' "$TMP/r.csv" | cut -d: -f1 | tr '\n' ' ')" "1 "
+eq "-o r.csv twice: every line has the header's column count" \
+	"$(awk -F, '{ print NF }' "$TMP/r.csv" | sort -u | wc -l | tr -d ' ')" 1
+col=$(head -n 1 "$TMP/r.csv" | tr ',' '\n' | grep -nx events | cut -d: -f1)
+eq "-o r.csv twice: the events column holds each run's" \
+	"$(awk -F, -v c="${col:-0}" 'NR > 1 { print $c }' "$TMP/r.csv" | tr '\n' ' ')" "$N $((N / 2)) "
+expect_exit 0 "--output-format=csv: exit 0" "${RUN[@]}" --events=$N --output-format=csv
+eq "--output-format=csv: stdout is a header and one line" \
+	"$(wc -l <"$TMP/out" | tr -d ' ') $(head -n 1 "$TMP/out" | cut -d, -f1)" "2 sbio_version"
+
+# --- an --output that cannot be opened: exit 2, one line, nothing touched ---
+snapshot() { (cd "$1" && find . -type f | sort | xargs stat -c '%n %s %.9Y' && cat ./* | md5sum); }
+before=$(snapshot "$D")
+for out in missing/r.json missing/r.csv .; do
+	expect_exit 2 "-o $out (cannot be opened; in $TMP), seqwr: exit 2" "$SBIO" run "${SET[@]}" \
+		--file-test-mode=seqwr --events=$N -o "$TMP/$out"
+	stderr_one_line "-o $out: one line on stderr"
+	eq "-o $out: nothing on stdout" "$(head -c 200 "$TMP/out")" ""
+	eq "-o $out: the set is untouched" "$(snapshot "$D")" "$before"
+done
+check "the missing folder was not created" test ! -e "$TMP/missing"
+# seqwr creates a set in an empty folder: not when the output cannot be opened.
+mkdir -p "$TMP/empty"
+expect_exit 2 "-o into a missing folder, seqwr on an empty folder: exit 2" "$SBIO" run \
+	--dir="$TMP/empty" --file-num=2 --file-total-size=2M --file-test-mode=seqwr -o "$TMP/missing/r.json"
+stderr_one_line "seqwr on an empty folder, -o into a missing folder: one line on stderr"
+eq "seqwr on an empty folder, -o into a missing folder: the folder stays empty" \
+	"$(ls -A "$TMP/empty" | tr '\n' ' ')" ""
