@@ -37,7 +37,32 @@ m_sbionull() { "$SBIO" run $SET --file-test-mode=rndrd --ioengine=null --time="$
 m_fionull() { fio --name=n --ioengine=null --rw=randread --bs=4k --size=256M --time_based \
 	--runtime="$SECS" --output-format=terse --terse-version=3 | cut -d';' -f8; }
 
-TOOLS="floor1 sbio1 sysbench1 fio1 floor2 sbio2 sysbench2 sbionull fionull"
+# Queued engines, 4 KiB random reads, 1 thread: sbio vs fio at the same depth, buffered
+# (page cache) and O_DIRECT (the disk: device-bound, expect equality within noise).
+sbio_q() { # engine depth [extra flags]
+	local flags=${3:+--file-extra-flags=$3}
+	[ -z "${3:-}" ] && warm
+	"$SBIO" run $SET --file-test-mode=rndrd --time="$SECS" --ioengine="$1" --iodepth="$2" $flags | awk '/reads\/s:/ {print $2}'
+}
+fio_q() { # engine depth direct(0/1)
+	[ "$3" = 0 ] && warm
+	fio --name=q --filename="$F" --rw=randread --bs=4k --ioengine="$1" --iodepth="$2" --direct="$3" \
+		--invalidate=0 --time_based --runtime="$SECS" --output-format=terse --terse-version=3 | cut -d';' -f8
+}
+m_sbio_aio16() { sbio_q libaio 16; }
+m_fio_aio16() { fio_q libaio 16 0; }
+m_sbio_uring16() { sbio_q io_uring 16; }
+m_fio_uring16() { fio_q io_uring 16 0; }
+m_sbio_aio32() { sbio_q libaio 32; }
+m_fio_aio32() { fio_q libaio 32 0; }
+m_sbio_uring32() { sbio_q io_uring 32; }
+m_fio_uring32() { fio_q io_uring 32 0; }
+m_sbio_aio32d() { sbio_q libaio 32 direct; }
+m_fio_aio32d() { fio_q libaio 32 1; }
+m_sbio_uring32d() { sbio_q io_uring 32 direct; }
+m_fio_uring32d() { fio_q io_uring 32 1; }
+
+TOOLS=${TOOLS:-"floor1 sbio1 sysbench1 fio1 floor2 sbio2 sysbench2 sbionull fionull sbio_aio16 fio_aio16 sbio_uring16 fio_uring16 sbio_aio32 fio_aio32 sbio_uring32 fio_uring32 sbio_aio32d fio_aio32d sbio_uring32d fio_uring32d"}
 declare -A R
 for r in $(seq "$ROUNDS"); do
 	for t in $TOOLS; do
@@ -48,6 +73,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 median() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+med() { local v=${R[$1]:-}; if [ -n "$v" ]; then median $v; else echo 1; fi; }
 minmax() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%.0f–%.0f", lo, hi}'; }
 
 echo
@@ -55,15 +81,20 @@ echo "Medians of $ROUNDS interleaved rounds, $SECS s each, 4 KiB random reads of
 echo
 echo "| measurement | ops/s median | min–max | ratio |"
 echo "|---|---:|---:|---|"
-f1=$(median ${R[floor1]}); f2=$(median ${R[floor2]}); s1=$(median ${R[sbio1]})
-row() { printf '| %s | %.0f | %s | %s |\n' "$1" "$(median ${R[$2]})" "$(minmax ${R[$2]})" "$3"; }
+f1=$(med floor1); f2=$(med floor2); s1=$(med sbio1)
+row() { [ -n "${R[$2]:-}" ] || return 0; printf '| %s | %.0f | %s | %s |\n' "$1" "$(med $2)" "$(minmax ${R[$2]})" "$3"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 row "floor, 1 thread" floor1 "1.000× floor"
 row "sbio sync, 1 thread" sbio1 "$(ratio "$s1" "$f1")× floor"
-row "sysbench rndrd, 1 thread" sysbench1 "$(ratio "$(median ${R[sysbench1]})" "$f1")× floor; sbio/sysbench $(ratio "$s1" "$(median ${R[sysbench1]})")"
-row "fio psync, 1 thread" fio1 "$(ratio "$(median ${R[fio1]})" "$f1")× floor; sbio/fio $(ratio "$s1" "$(median ${R[fio1]})")"
+row "sysbench rndrd, 1 thread" sysbench1 "$(ratio "$(med sysbench1)" "$f1")× floor; sbio/sysbench $(ratio "$s1" "$(med sysbench1)")"
+row "fio psync, 1 thread" fio1 "$(ratio "$(med fio1)" "$f1")× floor; sbio/fio $(ratio "$s1" "$(med fio1)")"
 row "floor, 2 threads" floor2 "$(ratio "$f2" "$f1")× floor 1 thread"
-row "sbio sync, 2 threads" sbio2 "$(ratio "$(median ${R[sbio2]})" "$f2")× floor 2 threads; $(ratio "$(median ${R[sbio2]})" "$s1")× sbio 1 thread"
-row "sysbench rndrd, 2 threads" sysbench2 "$(ratio "$(median ${R[sysbench2]})" "$(median ${R[sysbench1]})")× sysbench 1 thread"
-row "sbio null engine, 1 thread" sbionull "$(ratio "$(median ${R[sbionull]})" "$(median ${R[fionull]})")× fio null; $(awk -v v="$(median ${R[sbionull]})" 'BEGIN{printf "%.0f", 1e9/v}') ns/op"
-row "fio null engine, 1 thread" fionull "$(awk -v v="$(median ${R[fionull]})" 'BEGIN{printf "%.0f", 1e9/v}') ns/op"
+row "sbio sync, 2 threads" sbio2 "$(ratio "$(med sbio2)" "$f2")× floor 2 threads; $(ratio "$(med sbio2)" "$s1")× sbio 1 thread"
+row "sysbench rndrd, 2 threads" sysbench2 "$(ratio "$(med sysbench2)" "$(med sysbench1)")× sysbench 1 thread"
+row "sbio null engine, 1 thread" sbionull "$(ratio "$(med sbionull)" "$(med fionull)")× fio null; $(awk -v v="$(med sbionull)" 'BEGIN{printf "%.0f", 1e9/v}') ns/op"
+row "fio null engine, 1 thread" fionull "$(awk -v v="$(med fionull)" 'BEGIN{printf "%.0f", 1e9/v}') ns/op"
+for q in aio16 uring16 aio32 uring32 aio32d uring32d; do
+	[ -n "${R[sbio_$q]:-}" ] || continue
+	row "sbio ${q}" "sbio_$q" "$(ratio "$(med sbio_$q)" "$(med fio_$q)")× fio"
+	row "fio ${q}" "fio_$q" ""
+done

@@ -748,6 +748,7 @@ int sbio_options_help(FILE *out, const char *topic)
             if (opts[i].type == T_IGNORE || opts[i].type == T_IGNORE_BOOL)
                 fprintf(out, " --%s", opts[i].name);
         fprintf(out, " --mysql-* --pgsql-*\n");
+        fprintf(out, "\nEngines in this build: %s\n", sbio_engine_list());
     }
     return 0;
 }

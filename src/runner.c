@@ -882,8 +882,21 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         }
         if (rc)
             goto out_workers;
-        if ((rc = r.eng->init(&w->eng_priv, cfg)))
+        if ((rc = r.eng->init(&w->eng_priv, cfg))) {
+            /* No silent fallback to another engine: the comparison would be a lie. */
+            if (rc == -ENOSYS || rc == -EPERM || rc == -EACCES)
+                sbio_err("--ioengine=%s: the kernel or a security policy refuses it (%s); "
+                         "choose another engine",
+                         r.eng->name, strerror(-rc));
+            else
+                sbio_err("--ioengine=%s: setting up thread %u: %s%s", r.eng->name, i,
+                         strerror(-rc),
+                         rc == -EAGAIN && cfg->ioengine == SBIO_ENGINE_LIBAIO
+                             ? " (fs.aio-max-nr is too small for threads x iodepth)"
+                             : "");
+            rc = -SBIO_EUSAGE;
             goto out_workers;
+        }
     }
 
     /* The null engine writes nothing: truncating (and completing) would punch a hole of
