@@ -13,6 +13,7 @@
 #include "plot.h"
 #include "report.h"
 #include "runner.h"
+#include "session.h"
 #include "sysblock.h"
 #include "util.h"
 #include "version.h"
@@ -48,40 +49,6 @@ static int exit_code(int rc)
 
 static int cmd_run(const struct sbio_config *cfg)
 {
-    struct sbio_fileset fs;
-    struct sbio_run_result res;
-    struct sbio_target target;
-    struct sbio_tune tune = {0};
-    bool created;
-    if (cfg->drop_caches && geteuid() != 0 && !getenv("SBIO_PROCFS_ROOT")) {
-        sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
-        return EXIT_USAGE;
-    }
-    /* Everything that can refuse the settings is checked before the set is touched. */
-    if ((cfg->scheduler || cfg->nqueue) && geteuid() != 0 && !getenv("SBIO_SYSFS_ROOT")) {
-        sbio_err("%s changes kernel settings and needs root",
-                 cfg->scheduler ? "--scheduler" : "--queue");
-        return EXIT_USAGE;
-    }
-    /* A raw device is its own target: its queue is the one tuned. */
-    const char *qdev = cfg->filename ? cfg->filename : cfg->queue_device;
-    int rc = sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir, qdev, &target);
-    if (rc) {
-        if (qdev)
-            sbio_err("--%s=%s: no such block device", cfg->filename ? "filename" : "queue-device",
-                     qdev);
-        else
-            sbio_err("--dir %s: %s%s", cfg->dir, strerror(-rc),
-                     rc == -ENOENT ? "; create the folder first" : "");
-        return EXIT_USAGE;
-    }
-    if (cfg->filename) {
-        snprintf(target.fstype, sizeof(target.fstype), "(raw device)");
-        snprintf(target.source, sizeof(target.source), "%.200s", cfg->filename);
-        target.mountpoint[0] = target.mount_opts[0] = 0;
-    }
-    if ((rc = sbio_tune_check(&target, cfg->scheduler, cfg->queue, cfg->nqueue)))
-        return exit_code(rc);
     /* The output's folder must exist before the set is touched (seqwr may create it). */
     if (cfg->output) {
         char dir[PATH_MAX];
@@ -93,13 +60,9 @@ static int cmd_run(const struct sbio_config *cfg)
             return EXIT_USAGE;
         }
     }
-    created = false;
-    rc = cfg->filename ? sbio_fileset_open_device(&fs, cfg)
-                       : sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
-    if (rc) {
-        sbio_fileset_close(&fs);
+    int rc = sbio_session_check(cfg);
+    if (rc)
         return exit_code(rc);
-    }
     /* Where each format goes: the machine format to --output (or to stdout, the text then
      * being silent); the text report to the terminal (or to --output when it is text). */
     FILE *text = stdout, *machine = NULL, *devnull = NULL;
@@ -109,7 +72,6 @@ static int cmd_run(const struct sbio_config *cfg)
         FILE *f = fopen(cfg->output, csv ? "a" : "w");
         if (!f) {
             sbio_err("--output %s: %s", cfg->output, strerror(errno));
-            sbio_fileset_close(&fs);
             return EXIT_USAGE;
         }
         /* CSV appends one line per run under a single header. */
@@ -124,67 +86,24 @@ static int cmd_run(const struct sbio_config *cfg)
         text = devnull ? devnull : stderr;
     }
     FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
-    if (created)
-        fprintf(text, "No file set in %s: seqwr creates one (%u files)\n", cfg->dir, fs.nfiles);
-    /* The seed is drawn here so the header can print it before the run. */
-    struct sbio_config c = *cfg;
-    if (!c.rand_seed)
-        c.rand_seed = sbio_mix64(sbio_now_ns() ^ (uint64_t)(uintptr_t)&c);
-    json_t *env = NULL;
-    rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, text);
-    if (!rc) {
-        sbio_report_header(text, cfg, &fs, c.rand_seed);
-        sbio_sysblock_describe(text, &target);
-        /* The environment is read now, while sbio's settings are in effect. */
-        if (machine)
-            env = sbio_json_environment(&target);
-        if (cfg->drop_caches) {
-            rc = sbio_drop_caches();
-            if (!rc)
-                fprintf(text, "Page cache dropped (sync, then drop_caches=3)\n");
-        }
-        fprintf(text, "\nThreads started!\n\n");
-        fflush(text);
-        if (!rc)
-            rc = sbio_runner_run(&c, &fs, created, &target, interim, &res);
-    }
-    /* Settings go back before anything else can fail. */
-    int rrc = sbio_tune_restore(&tune);
-    if (rrc)
-        sbio_err("some settings could not be restored; run sbio restore as root");
-    int code = EXIT_OK;
-    if (rc) {
-        code = exit_code(rc);
-        goto out;
-    }
-    sbio_report_text(text, cfg, &fs, &res);
-    if (machine) {
-        json_t *doc = sbio_json_result(cfg, &fs, &res, env);
+    json_t *doc = NULL;
+    int status = 0;
+    rc = sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
+    int code = rc ? exit_code(rc) : status;
+    if (!rc && machine && doc) {
         int wrc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(machine, doc)
                                                       : sbio_report_csv(machine, doc, csv_header);
-        json_decref(doc);
         if (wrc || fflush(machine)) {
             sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)",
                      strerror(errno));
             code = EXIT_FAILED;
         }
     }
-    if (res.error) {
-        sbio_err("%s", res.error_msg);
-        code = EXIT_FAILED;
-    } else if (res.stop_signal) {
-        code = EXIT_INTERRUPTED;
-    } else if (rrc && code == EXIT_OK) {
-        code = EXIT_FAILED;
-    }
-    sbio_run_result_free(&res);
-out:
-    json_decref(env);
+    json_decref(doc);
     if (machine && machine != stdout)
         fclose(machine);
     if (text != stdout && text != stderr)
         fclose(text);
-    sbio_fileset_close(&fs);
     return code;
 }
 

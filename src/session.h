@@ -1,0 +1,24 @@
+/* One run as `sbio run` does it, for run and compare alike: check the settings before the set
+ * is touched, open the set (or the raw device), apply the scheduler and queue knobs, drop
+ * caches, run, put every setting back, and make the text report and the JSON document. */
+#ifndef SBIO_SESSION_H
+#define SBIO_SESSION_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "options.h"
+
+/* The checks that need no change to anything: root for settings and --drop-caches, the
+ * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
+int sbio_session_check(const struct sbio_config *cfg);
+
+/* Run once. The text report (settings applied, header, environment, report) goes to text,
+ * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document.
+ * Returns 0 when the run happened — *status then says how it ended: 0 ok, 1 an I/O error
+ * or a setting not restored, 130 interrupted — or, when it could not start, -SBIO_EUSAGE
+ * (message printed, nothing changed) or -errno. */
+int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
+                     int *status);
+
+#endif
