@@ -52,7 +52,9 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
  *  - queue() an io: a synchronous engine completes it (SBIO_Q_DONE, res set); a queued
  *    engine accepts it (SBIO_Q_QUEUED) and keeps the pointer until reap() returns it;
  *  - commit() submits everything queued since the last commit (one system call for many
- *    ios where the interface allows);
+ *    ios where the interface allows); an io the kernel refuses comes back from the next
+ *    reap() with its -errno; a -errno from commit() itself means the engine is unusable
+ *    (the ios it held will not come back);
  *  - reap() waits until at least min ios completed or timeout_ns passed (UINT64_MAX: no
  *    timeout), and returns up to max of them in done with res set;
  *  - a failed request is res = -errno on that io, never a crash or an exit. */

@@ -581,6 +581,24 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
     return 0;
 }
 
+int sbio_options_set(struct sbio_config *cfg, const char *name, const char *value, unsigned cmds)
+{
+    bool old;
+    const struct optdef *d = opt_find(name, strlen(name), &old);
+    if (!d || d->type >= T_TEST || !(d->cmds & cmds)) {
+        sbio_err("--vary %s: not an option of sbio run", name);
+        return -EINVAL;
+    }
+    if (d->flags & OPT_LATER) {
+        sbio_err("--vary %s: not implemented yet", name);
+        return -EINVAL;
+    }
+    if (opt_set(cfg, d, value))
+        return -EINVAL;
+    cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+    return 0;
+}
+
 bool sbio_options_given(const struct sbio_config *cfg, const char *name)
 {
     bool old;
@@ -682,6 +700,11 @@ int sbio_options_validate(struct sbio_config *cfg)
         if (!sbio_engine_find(cfg->ioengine)) {
             sbio_err("--ioengine=%s: not in this build; accepted: %s",
                      sbio_engine_name(cfg->ioengine), sbio_engine_list());
+            return -EINVAL;
+        }
+        if (cfg->ioengine == SBIO_ENGINE_MMAP && (cfg->extra_flags & SBIO_XF_DIRECT)) {
+            sbio_err("--file-extra-flags=direct: the mmap engine cannot do O_DIRECT (it goes "
+                     "through the page cache); accepted engines: sync, libaio, io_uring");
             return -EINVAL;
         }
         if (cfg->mode == SBIO_MODE_NONE) {

@@ -140,6 +140,11 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv);
  * command needs). Returns 0 or -EINVAL after printing one line. */
 int sbio_options_validate(struct sbio_config *cfg);
 
+/* Set one option by its name (or sysbench's old name) from text, as the command line would,
+ * and mark it given. cmds: the commands it must belong to (SBIO_C bits). 0, or -EINVAL after
+ * a message. Used by compare's --vary. */
+int sbio_options_set(struct sbio_config *cfg, const char *name, const char *value, unsigned cmds);
+
 /* True when the option named NAME (canonical name, without dashes) was on the command
  * line, under any of its spellings. */
 bool sbio_options_given(const struct sbio_config *cfg, const char *name);

@@ -35,6 +35,10 @@ json_t *sbio_json_environment(const struct sbio_target *t);
 json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
                          const struct sbio_run_result *res, json_t *env);
 
+/* The value at a dotted path ("result.op_types.read.latency.percentiles_ns.99.9"; array
+ * elements by index), or NULL. Keys containing dots are found whole. */
+json_t *sbio_json_get(json_t *doc, const char *path);
+
 /* Write the document, indented. 0 or -EIO. */
 int sbio_report_json(FILE *out, json_t *doc);
 

@@ -472,7 +472,7 @@ static const char *const csv_cols[][2] = {
     {"error", "result.errors.0.message"},
 };
 
-static json_t *json_path(json_t *doc, const char *path)
+json_t *sbio_json_get(json_t *doc, const char *path)
 {
     char buf[128];
     snprintf(buf, sizeof(buf), "%s", path);
@@ -526,7 +526,7 @@ int sbio_report_csv(FILE *out, json_t *doc, bool header)
         for (size_t i = 0; i < n; i++)
             fprintf(out, "%s%s", csv_cols[i][0], i + 1 < n ? "," : "\n");
     for (size_t i = 0; i < n; i++) {
-        csv_value(out, json_path(doc, csv_cols[i][1]));
+        csv_value(out, sbio_json_get(doc, csv_cols[i][1]));
         fputc(i + 1 < n ? ',' : '\n', out);
     }
     return ferror(out) ? -EIO : 0;

@@ -360,9 +360,11 @@ static void worker_loop_queued(struct worker *w, bool measure)
         if (inflight) {
             int rc = eng->commit(w->eng_priv);
             if (rc) {
+                /* What was accepted but not submitted will never complete: give up. */
                 struct sbio_io e = w->ios[0];
                 e.res = rc;
                 worker_fail(w, &e);
+                break;
             }
             w->depth_sum += inflight;
             w->depth_samples++;
@@ -889,8 +891,7 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
                          "choose another engine",
                          r.eng->name, strerror(-rc));
             else
-                sbio_err("--ioengine=%s: setting up thread %u: %s%s", r.eng->name, i,
-                         strerror(-rc),
+                sbio_err("--ioengine=%s: setting up thread %u: %s%s", r.eng->name, i, strerror(-rc),
                          rc == -EAGAIN && cfg->ioengine == SBIO_ENGINE_LIBAIO
                              ? " (fs.aio-max-nr is too small for threads x iodepth)"
                              : "");

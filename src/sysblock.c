@@ -281,7 +281,7 @@ int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbi
 static const char *const knobs[] = {"read_ahead_kb", "max_sectors_kb", "nr_requests", "nomerges",
                                     "rotational",    "wbt_lat_usec",   "rq_affinity", "add_random"};
 
-static bool knob_allowed(const char *k)
+bool sbio_sysblock_knob_allowed(const char *k)
 {
     if (!strncmp(k, "iosched/", 8))
         return k[8] && !strchr(k + 8, '/') && strcmp(k + 8, "..");
@@ -534,7 +534,7 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
         const char *eq = strchr(queue[q], '=');
         char key[64];
         snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - queue[q]) : 0, queue[q]);
-        if (!eq || !knob_allowed(key) || !eq[1] || strpbrk(eq + 1, " \n")) {
+        if (!eq || !sbio_sysblock_knob_allowed(key) || !eq[1] || strpbrk(eq + 1, " \n")) {
             sbio_err("--queue %s: accepted: KEY=VALUE with KEY one of read_ahead_kb, "
                      "max_sectors_kb, nr_requests, nomerges, rotational, wbt_lat_usec, "
                      "rq_affinity, add_random, iosched/TUNABLE",

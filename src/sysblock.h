@@ -55,6 +55,10 @@ int sbio_sysblock_read(const struct sbio_blockdev *d, const char *knob, char *bu
 /* Write value to knob. Returns 0 or -errno as the kernel answered (EINVAL: refused). */
 int sbio_sysblock_write(const struct sbio_blockdev *d, const char *knob, const char *value);
 
+/* Whether --queue may set knob: read_ahead_kb, max_sectors_kb, nr_requests, nomerges,
+ * rotational, wbt_lat_usec, rq_affinity, add_random, or iosched/TUNABLE. */
+bool sbio_sysblock_knob_allowed(const char *knob);
+
 /* Parse a scheduler line ("none [mq-deadline] kyber bfq") into names; *current is the index
  * of the bracketed one (or of the only name, as a plain file reads), -1 if none. Returns the
  * number of names. */

@@ -20,6 +20,8 @@ struct aio_priv {
     struct iocb **pending; /* queued, not yet submitted */
     unsigned npending;
     struct io_event *events; /* [depth] */
+    struct sbio_io **failed; /* refused by io_submit, for the next reap to return */
+    unsigned nfailed;
     struct sbio_file *files;
 };
 
@@ -33,12 +35,15 @@ static int aio_init(void **priv, const struct sbio_config *cfg)
     p->iocbs = calloc(p->depth, sizeof(*p->iocbs));
     p->pending = calloc(p->depth, sizeof(*p->pending));
     p->events = calloc(p->depth, sizeof(*p->events));
-    int rc = p->iocbs && p->pending && p->events ? io_setup((int)p->depth, &p->ctx) : -ENOMEM;
+    p->failed = calloc(p->depth, sizeof(*p->failed));
+    int rc = p->iocbs && p->pending && p->events && p->failed ? io_setup((int)p->depth, &p->ctx)
+                                                              : -ENOMEM;
     if (rc) {
         /* io_setup returns -errno; EAGAIN: fs.aio-max-nr is exhausted. */
         free(p->iocbs);
         free(p->pending);
         free(p->events);
+        free(p->failed);
         free(p);
         return rc;
     }
@@ -53,6 +58,7 @@ static void aio_cleanup(void *priv)
     free(p->iocbs);
     free(p->pending);
     free(p->events);
+    free(p->failed);
     free(p);
 }
 
@@ -111,14 +117,13 @@ static int aio_commit(void *priv)
         if (n == -EAGAIN || n == -EINTR)
             continue;
         if (n < 0) {
-            /* The first iocb was refused (e.g. the kernel has no aio fsync for this file
-             * system): fail that io, go on with the rest. The runner sees its -errno. */
-            struct sbio_io *io = p->pending[done]->data;
+            /* The first iocb was refused (a bad descriptor or offset, or no aio fsync on this
+             * file system): that io fails with the errno and comes back from the next reap
+             * like any other, so the caller sees it exactly once; go on with the rest. */
+            struct sbio_io *io = p->pending[done++]->data;
             io->res = n;
-            memmove(p->pending, p->pending + done + 1,
-                    (p->npending - done - 1) * sizeof(*p->pending));
-            p->npending -= done + 1;
-            return n;
+            p->failed[p->nfailed++] = io;
+            continue;
         }
         done += (unsigned)n;
     }
@@ -132,15 +137,20 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
     struct aio_priv *p = priv;
     struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000ULL),
                           .tv_nsec = (long)(timeout_ns % 1000000000ULL)};
-    if (max > p->depth)
-        max = p->depth;
-    int n;
+    unsigned n = 0;
+    while (p->nfailed && n < max)
+        done[n++] = p->failed[--p->nfailed];
+    if (n == max)
+        return (int)n;
+    unsigned want = max - n > p->depth ? p->depth : max - n;
+    int got;
     do
-        n = io_getevents(p->ctx, min, max, p->events, timeout_ns == UINT64_MAX ? NULL : &ts);
-    while (n == -EINTR);
-    if (n < 0)
-        return n;
-    for (int i = 0; i < n; i++) {
+        got = io_getevents(p->ctx, n >= min ? 0 : (long)(min - n), (long)want, p->events,
+                           timeout_ns == UINT64_MAX ? NULL : &ts);
+    while (got == -EINTR);
+    if (got < 0)
+        return n ? (int)n : got;
+    for (int i = 0; i < got; i++) {
         struct sbio_io *io = p->events[i].data;
         long res = (long)p->events[i].res;
         io->res = res;
@@ -150,9 +160,9 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
             if (rc)
                 io->res = rc;
         }
-        done[i] = io;
+        done[n++] = io;
     }
-    return n;
+    return (int)n;
 }
 
 const struct sbio_engine_ops sbio_engine_libaio = {

@@ -1,6 +1,6 @@
 /* mmap: each thread maps every file MAP_SHARED; reads and writes are memcpy, an fsync is
- * msync(MS_SYNC) of the range the thread dirtied since its last one. The data path makes no
- * system call: the page faults (reported by the runner) are the I/O. */
+ * msync(MS_SYNC) of the whole mapping (--file-fsync-all: of the write's range). The data path makes
+ * no system call: the page faults (reported by the runner) are the I/O. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 struct mmap_file {
     char *map;
     uint64_t len;
-    uint64_t dirty_lo, dirty_hi; /* [lo, hi) written since the last msync; lo > hi: none */
+    bool rw; /* mapped writable: the file was opened O_RDWR */
 };
 
 struct mmap_priv {
@@ -51,7 +51,7 @@ static int mm_open(void *priv, struct sbio_file *f, int dirfd, const char *name,
     }
     bool rw = (oflags & O_ACCMODE) == O_RDWR;
     m->len = f->size;
-    m->dirty_lo = UINT64_MAX;
+    m->rw = rw;
     /* A zero-length file cannot be mapped; it is never accessed either. */
     if (m->len) {
         m->map = mmap(NULL, m->len, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED, f->fd, 0);
@@ -95,8 +95,15 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 {
     const struct mmap_priv *p = priv;
     struct mmap_file *m = files[io->file].eng;
-    if (io->op != SBIO_FSYNC && (!m->map || io->offset + io->len > m->len)) {
-        io->res = -EINVAL; /* beyond the mapping: would be SIGBUS */
+    /* What pread/pwrite would refuse is refused here too, before it becomes a signal: a
+     * closed file (no mapping state), a write through a read-only mapping (SIGSEGV). */
+    if (!m || (io->op == SBIO_WRITE && !m->rw)) {
+        io->res = -EBADF;
+        return SBIO_Q_DONE;
+    }
+    /* Beyond the mapping (SIGBUS), written so that offset + len cannot wrap. */
+    if (io->op != SBIO_FSYNC && (!m->map || io->offset > m->len || io->len > m->len - io->offset)) {
+        io->res = -EINVAL;
         return SBIO_Q_DONE;
     }
     switch (io->op) {
@@ -111,17 +118,13 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
             int rc = mm_sync(p, m, io->offset, io->offset + io->len);
             if (rc)
                 io->res = rc;
-        } else {
-            if (io->offset < m->dirty_lo)
-                m->dirty_lo = io->offset;
-            if (io->offset + io->len > m->dirty_hi)
-                m->dirty_hi = io->offset + io->len;
         }
         break;
     default:
-        io->res = mm_sync(p, m, m->dirty_lo, m->dirty_hi);
-        m->dirty_lo = UINT64_MAX;
-        m->dirty_hi = 0;
+        /* Like fsync(fd), cover the whole file: other threads' writes through their own
+         * mappings are dirty pages of the same file. MS_SYNC writes back only dirty pages,
+         * so a clean range costs no I/O — but the call is always made, and counted. */
+        io->res = m->map ? mm_sync(p, m, 0, m->len) : 0;
         break;
     }
     return SBIO_Q_DONE;

@@ -1,0 +1,40 @@
+/* sbio compare: one workload under every combination of settings, repeated and interleaved,
+ * with a table of means, standard deviations and differences tested for significance.
+ *
+ * Axes come from --schedulers=LIST (the key "scheduler") and --vary KEY=LIST (repeatable;
+ * KEY is a queue knob, an iosched/ tunable, or any option of sbio run); the settings are
+ * their cartesian product, first axis slowest. Every repeat runs every setting once before
+ * the next repeat starts (drift is not mistaken for a setting); --order=random shuffles the
+ * settings within each repeat. */
+#ifndef SBIO_COMPARE_H
+#define SBIO_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+/* Mean and sample standard deviation (n - 1; 0 for n < 2) of x[0..n). */
+void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd);
+
+/* Two-sided p-value of Welch's t-test that two samples (mean, sample sd, n) have the same
+ * mean. Returns -1 when a sample has fewer than 2 values (no test possible); 0 when both
+ * are constant and differ, 1 when both are constant and equal. */
+double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2);
+
+/* Regularized incomplete beta function I_x(a, b), for the t distribution. */
+double sbio_compare_betai(double a, double b, double x);
+
+/* The run order: out[k] = setting index of the k-th run, for repeat-major interleaving of
+ * nsettings settings repeated `repeat` times; with random, each repeat's order is a
+ * permutation drawn from seed. out has nsettings * repeat entries. */
+void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t seed, size_t *out);
+
+/* Setting index -> the value index on each axis (first axis slowest). */
+void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx);
+
+/* The compare command. Returns the exit code: 0, 1 (a run failed), 2 (bad input: nothing
+ * changed), 130 (interrupted: the table so far is printed, settings restored). */
+int sbio_compare(const struct sbio_config *cfg);
+
+#endif
