@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
+#include "diff.h"
 #include "fileset.h"
 #include "options.h"
 #include "plot.h"
@@ -142,6 +144,8 @@ int main(int argc, char **argv)
     case SBIO_CMD_PREPARE: return exit_code(sbio_fileset_prepare(&cfg));
     case SBIO_CMD_CLEANUP: return exit_code(sbio_fileset_cleanup(&cfg));
     case SBIO_CMD_RUN: return cmd_run(&cfg);
+    case SBIO_CMD_COMPARE: return sbio_compare(&cfg);
+    case SBIO_CMD_DIFF: return sbio_diff(&cfg);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }
 }

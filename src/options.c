@@ -124,10 +124,10 @@ static const struct optdef opts[] = {
      "record interim samples every MS milliseconds without printing them"},
     {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O scheduler to set on the file set's device for the run (restored after)"},
-    {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE),
-     OPT_LATER, "LIST", "compare: schedulers to run the workload under"},
-    {"vary", NULL, T_LIST, OFF(vary), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
-     "KEY=LIST", "compare: a setting and its values (repeatable)"},
+    {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
+     "LIST", "compare: schedulers to run the workload under"},
+    {"vary", NULL, T_LIST, OFF(vary), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "KEY=LIST",
+     "compare: a setting and its values (repeatable)"},
     {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, 0, "KEY=VALUE",
      "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0,
@@ -135,12 +135,12 @@ static const struct optdef opts[] = {
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "sync and drop the page cache before the run (root)"},
-    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE), OPT_LATER,
-     "N", "compare: runs per setting"},
+    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
+     "compare: runs per setting"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
-     SBIO_C(SBIO_CMD_COMPARE), OPT_LATER, "ORDER", "compare: order of settings within a repeat"},
-    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), OPT_LATER,
-     "PCT", "diff: smallest difference in percent worth flagging"},
+     SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
+    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
+     "diff: smallest difference in percent worth flagging"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",
@@ -199,8 +199,8 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_PREPARE] = "create the file set (test_file.N and sbio.manifest) in --dir",
     [SBIO_CMD_RUN] = "run the workload on the prepared set and report",
     [SBIO_CMD_CLEANUP] = "remove the files the manifest names, then the manifest",
-    [SBIO_CMD_COMPARE] = "run one workload under several settings (not implemented yet)",
-    [SBIO_CMD_DIFF] = "compare two JSON results (not implemented yet)",
+    [SBIO_CMD_COMPARE] = "run one workload under every setting of --schedulers / --vary, repeated",
+    [SBIO_CMD_DIFF] = "diff A.json B.json: % difference of every metric of two results",
     [SBIO_CMD_PLOT] = "plot R.json… -o chart.png: chart JSON results with gnuplot",
     [SBIO_CMD_RESTORE] = "restore device settings an sbio that was killed or crashed left",
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
@@ -623,10 +623,12 @@ int sbio_options_validate(struct sbio_config *cfg)
         sbio_err("no command given; accepted: prepare, run, cleanup, compare, diff, plot, "
                  "restore, help, version (sbio help)");
         return -EINVAL;
-    case SBIO_CMD_COMPARE:
     case SBIO_CMD_DIFF:
-        sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd));
-        return -EINVAL;
+        if (cfg->nargs != 2) {
+            sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
+            return -EINVAL;
+        }
+        return 0;
     case SBIO_CMD_PLOT:
         if (!cfg->nargs) {
             sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
@@ -707,7 +709,10 @@ int sbio_options_validate(struct sbio_config *cfg)
                      "through the page cache); accepted engines: sync, libaio, io_uring");
             return -EINVAL;
         }
-        if (cfg->mode == SBIO_MODE_NONE) {
+        bool mode_varies = false;
+        for (int i = 0; i < cfg->nvary; i++)
+            mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
+        if (cfg->mode == SBIO_MODE_NONE && !(cfg->cmd == SBIO_CMD_COMPARE && mode_varies)) {
             sbio_err("run needs --file-test-mode; accepted: seqwr, seqrewr, seqrd, rndrd, "
                      "rndwr, rndrw");
             return -EINVAL;

@@ -751,7 +751,11 @@ static void test_validate_command_needs(void **state)
                    NULL);
     expect_invalid(ARGV("--threads=2"), "no command", "prepare, run, cleanup", NULL);
     expect_invalid(ARGV("run", "--file-test-mode=seqrd", "extra"), "run", "'extra'", NULL);
-    expect_invalid(ARGV("compare"), "compare", "not implemented yet", NULL);
+    expect_invalid(ARGV("compare"), "--file-test-mode", NULL, NULL);
+    expect_invalid(ARGV("diff", "a.json"), "diff", "two results", NULL);
+    /* compare takes its test mode from --vary when it varies it. */
+    expect_ok(&cfg, ARGV("compare", "--vary", "file-test-mode=seqrd,rndrd"), err, sizeof(err));
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
     /* Every engine is in this build; sysbench's async is libaio. */
     expect_ok(&cfg, ARGV("run", "--file-test-mode=seqrd", "--file-io-mode=async"), err,
               sizeof(err));
@@ -783,8 +787,8 @@ static void test_validate_not_implemented(void **state)
                    NULL);
     expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--validate=on"), "--validate",
                    "not implemented yet", NULL);
-    expect_invalid(ARGV("compare", "--schedulers=bfq,kyber"), "compare", "not implemented yet",
-                   NULL);
+    expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--script=x.lua"), "--script",
+                   "not implemented yet", NULL);
     /* Refused even when set to its default: given is what counts. */
     expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--verify-fatal=off"), "--verify-fatal",
                    "not implemented yet", NULL);

@@ -1,0 +1,572 @@
+#include "compare.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "session.h"
+#include "sysblock.h"
+#include "util.h"
+#include "version.h"
+
+#define MAX_AXES   8
+#define MAX_VALUES 64
+
+void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd)
+{
+    double s = 0, q = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    *mean = n ? s / (double)n : 0;
+    for (size_t i = 0; i < n; i++)
+        q += (x[i] - *mean) * (x[i] - *mean);
+    *sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
+}
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1, d = 1 - (a + b) * x / (a + 1);
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 300; m++) {
+        double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+        d = 1 + aa * d;
+        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+        c = 1 + aa / c;
+        if (fabs(c) < tiny)
+            c = tiny;
+        h *= d * c;
+        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+        d = 1 + aa * d;
+        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+        c = 1 + aa / c;
+        if (fabs(c) < tiny)
+            c = tiny;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-14)
+            break;
+    }
+    return h;
+}
+
+double sbio_compare_betai(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x);
+    /* The continued fraction converges fast on one side of (a+1)/(a+b+2): use symmetry. */
+    if (x < (a + 1) / (a + b + 2))
+        return exp(lbt) * betacf(a, b, x) / a;
+    return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
+}
+
+double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2)
+{
+    if (n1 < 2 || n2 < 2)
+        return -1;
+    double v1 = s1 * s1 / (double)n1, v2 = s2 * s2 / (double)n2;
+    if (v1 + v2 == 0)
+        return m1 == m2 ? 1 : 0;
+    double t = (m1 - m2) / sqrt(v1 + v2);
+    /* Welch–Satterthwaite degrees of freedom. */
+    double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (double)(n1 - 1) + v2 * v2 / (double)(n2 - 1));
+    /* Two-sided: P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2). */
+    return sbio_compare_betai(df / 2, 0.5, df / (df + t * t));
+}
+
+void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t seed, size_t *out)
+{
+    uint64_t st = sbio_mix64(seed);
+    for (unsigned r = 0; r < repeat; r++) {
+        size_t *o = out + (size_t)r * nsettings;
+        for (size_t i = 0; i < nsettings; i++)
+            o[i] = i;
+        if (!random)
+            continue;
+        for (size_t i = nsettings; i > 1; i--) { /* Fisher–Yates */
+            size_t j = (size_t)sbio_rand_below(&st, i);
+            size_t tmp = o[i - 1];
+            o[i - 1] = o[j];
+            o[j] = tmp;
+        }
+    }
+}
+
+void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx)
+{
+    for (size_t a = naxes; a-- > 0;) {
+        idx[a] = setting % axis_len[a];
+        setting /= axis_len[a];
+    }
+}
+
+enum axis_kind { AXIS_SCHEDULER, AXIS_QUEUE, AXIS_OPTION };
+
+struct axis {
+    char key[64];
+    enum axis_kind kind;
+    size_t n;
+    char *vals[MAX_VALUES];
+};
+
+/* Options that define the set, the output or compare itself cannot vary per setting. */
+static const char *const fixed_opts[] = {"file-num", "file-total-size", "dir",          "filename",
+                                         "output",   "output-format",   "schedulers",   "vary",
+                                         "repeat",   "order",           "log-interval", "script"};
+
+static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list)
+{
+    if (*naxes >= MAX_AXES) {
+        sbio_err("--vary: at most %d axes", MAX_AXES);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < *naxes; i++)
+        if (!strcmp(axes[i].key, key)) {
+            sbio_err("--vary %s: given twice (put all its values in one list)", key);
+            return -EINVAL;
+        }
+    struct axis *ax = &axes[(*naxes)++];
+    memset(ax, 0, sizeof(*ax));
+    snprintf(ax->key, sizeof(ax->key), "%s", key);
+    if (!strcmp(key, "scheduler")) {
+        ax->kind = AXIS_SCHEDULER;
+    } else if (sbio_sysblock_knob_allowed(key)) {
+        ax->kind = AXIS_QUEUE;
+    } else {
+        ax->kind = AXIS_OPTION;
+        for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
+            if (!strcmp(key, fixed_opts[i])) {
+                sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
+                         "file set, the output or the compare); accepted: a queue knob, "
+                         "iosched/TUNABLE, scheduler, or a workload option such as "
+                         "file-block-size, file-test-mode, ioengine, threads",
+                         key);
+                return -EINVAL;
+            }
+    }
+    char *copy = strdup(list);
+    if (!copy)
+        return -ENOMEM;
+    char *save = NULL;
+    for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+        if (ax->n >= MAX_VALUES) {
+            sbio_err("--vary %s: at most %d values", key, MAX_VALUES);
+            free(copy);
+            return -EINVAL;
+        }
+        ax->vals[ax->n] = strdup(v);
+        if (!ax->vals[ax->n++]) {
+            free(copy);
+            return -ENOMEM;
+        }
+    }
+    free(copy);
+    if (!ax->n) {
+        sbio_err("--vary %s=: no values; accepted: KEY=V1,V2,…", key);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void axes_free(struct axis *axes, size_t naxes)
+{
+    for (size_t a = 0; a < naxes; a++)
+        for (size_t i = 0; i < axes[a].n; i++)
+            free(axes[a].vals[i]);
+}
+
+/* The configuration of one setting: the base with the setting's values applied. Queue
+ * strings are formatted into qbuf, which must outlive the configuration. */
+static int setting_cfg(const struct sbio_config *base, const struct axis *axes, size_t naxes,
+                       const size_t *idx, struct sbio_config *out, char qbuf[][160], char *name,
+                       size_t nlen)
+{
+    *out = *base;
+    out->cmd = SBIO_CMD_RUN;
+    out->output = NULL;
+    out->output_format = SBIO_OUT_TEXT;
+    out->report_interval_s = 0;
+    name[0] = 0;
+    int nq = 0;
+    for (size_t a = 0; a < naxes; a++) {
+        const char *v = axes[a].vals[idx[a]];
+        size_t l = strlen(name);
+        snprintf(name + l, nlen - l, "%s%s=%s", l ? " " : "", axes[a].key, v);
+        switch (axes[a].kind) {
+        case AXIS_SCHEDULER: out->scheduler = v; break;
+        case AXIS_QUEUE:
+            if (out->nqueue >= SBIO_MAX_LIST) {
+                sbio_err("too many queue settings");
+                return -EINVAL;
+            }
+            snprintf(qbuf[nq], 160, "%s=%s", axes[a].key, v);
+            out->queue[out->nqueue++] = qbuf[nq++];
+            break;
+        case AXIS_OPTION:
+            if (sbio_options_set(out, axes[a].key, v, SBIO_C(SBIO_CMD_RUN)))
+                return -EINVAL;
+            break;
+        }
+    }
+    /* Resolve what depends on the values (sysbench's --file-io-mode, the test mode). */
+    return sbio_options_validate(out);
+}
+
+/* One run's figures, read from its JSON document. */
+struct run_fig {
+    double ops_s, mib_s, cpu_pct, util_pct;
+    double p95[3], p99[3];
+    bool has[3];
+};
+
+static const char *const op_key[3] = {"read", "write", "fsync"};
+
+static double num(json_t *doc, const char *path)
+{
+    json_t *v = sbio_json_get(doc, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void run_figures(json_t *doc, struct run_fig *f)
+{
+    double el = num(doc, "result.elapsed_s");
+    f->ops_s = el > 0 ? num(doc, "result.ops") / el : 0;
+    f->mib_s =
+        num(doc, "result.op_types.read.mib_per_s") + num(doc, "result.op_types.write.mib_per_s");
+    f->cpu_pct = num(doc, "result.cpu.user_pct") + num(doc, "result.cpu.system_pct");
+    f->util_pct = num(doc, "result.devices.0.util_pct");
+    for (int op = 0; op < 3; op++) {
+        char p[96];
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.count", op_key[op]);
+        f->has[op] = num(doc, p) > 0;
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.95", op_key[op]);
+        f->p95[op] = num(doc, p);
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.99", op_key[op]);
+        f->p99[op] = num(doc, p);
+    }
+}
+
+struct summary {
+    size_t n, total;
+    double ops_m, ops_sd, mib_m, mib_sd, cpu_m, util_m;
+    double p95_m[3], p99_m[3], p99_sd[3];
+    bool has[3];
+    double diff_pct, p;
+};
+
+static void summarize(const struct run_fig *figs, size_t n, struct summary *s)
+{
+    double *x = calloc(n ? n : 1, sizeof(double));
+    double sd;
+    memset(s->has, 0, sizeof(s->has));
+    s->n = n;
+    if (!x)
+        return;
+#define COLLECT(expr)                                                                              \
+    for (size_t i = 0; i < n; i++)                                                                 \
+        x[i] = (expr);
+    COLLECT(figs[i].ops_s);
+    sbio_compare_mean_sd(x, n, &s->ops_m, &s->ops_sd);
+    COLLECT(figs[i].mib_s);
+    sbio_compare_mean_sd(x, n, &s->mib_m, &s->mib_sd);
+    COLLECT(figs[i].cpu_pct);
+    sbio_compare_mean_sd(x, n, &s->cpu_m, &sd);
+    COLLECT(figs[i].util_pct);
+    sbio_compare_mean_sd(x, n, &s->util_m, &sd);
+    for (int op = 0; op < 3; op++) {
+        for (size_t i = 0; i < n; i++)
+            s->has[op] |= figs[i].has[op];
+        COLLECT(figs[i].p95[op]);
+        sbio_compare_mean_sd(x, n, &s->p95_m[op], &sd);
+        COLLECT(figs[i].p99[op]);
+        sbio_compare_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
+    }
+#undef COLLECT
+    free(x);
+}
+
+static json_t *stat_json(double mean, double sd)
+{
+    return json_pack("{s:f,s:f}", "mean", isnan(mean) ? 0.0 : mean, "stddev", isnan(sd) ? 0.0 : sd);
+}
+
+static json_t *summary_json(const struct summary *s, bool first)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "runs_ok", json_integer((json_int_t)s->n));
+    json_object_set_new(o, "runs", json_integer((json_int_t)s->total));
+    json_object_set_new(o, "ops_per_s", stat_json(s->ops_m, s->ops_sd));
+    json_object_set_new(o, "mib_per_s", stat_json(s->mib_m, s->mib_sd));
+    json_object_set_new(o, "cpu_pct", json_real(isnan(s->cpu_m) ? 0 : s->cpu_m));
+    json_object_set_new(o, "util_pct", isnan(s->util_m) ? json_null() : json_real(s->util_m));
+    for (int op = 0; op < 3; op++) {
+        if (!s->has[op])
+            continue;
+        json_object_set_new(o, op_key[op],
+                            json_pack("{s:f,s:o}", "p95_ns", s->p95_m[op], "p99_ns",
+                                      stat_json(s->p99_m[op], s->p99_sd[op])));
+    }
+    if (first) {
+        json_object_set_new(o, "diff_pct", json_real(0));
+        json_object_set_new(o, "p_value", json_null());
+        json_object_set_new(o, "significant", json_null());
+    } else {
+        json_object_set_new(o, "diff_pct",
+                            isnan(s->diff_pct) ? json_null() : json_real(s->diff_pct));
+        json_object_set_new(o, "p_value", s->p < 0 ? json_null() : json_real(s->p));
+        json_object_set_new(o, "significant", s->p < 0 ? json_null() : json_boolean(s->p < 0.05));
+    }
+    return o;
+}
+
+static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
+                        unsigned repeat)
+{
+    bool has[3] = {false, false, false};
+    size_t w = 7;
+    for (size_t i = 0; i < ns; i++) {
+        for (int op = 0; op < 3; op++)
+            has[op] |= sum[i].has[op];
+        if (strlen(names[i]) > w)
+            w = strlen(names[i]);
+    }
+    fprintf(out, "\n%-*s %5s %22s %9s", (int)w, "setting", "runs", "ops/s (mean ± sd)", "MiB/s");
+    for (int op = 0; op < 3; op++)
+        if (has[op])
+            fprintf(out, " %10s %10s",
+                    op == 2 ? "fsync p95"
+                    : op    ? "write p95"
+                            : "read p95",
+                    op == 2 ? "fsync p99"
+                    : op    ? "write p99"
+                            : "read p99");
+    fprintf(out, " %6s %6s %9s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
+    for (size_t i = 0; i < ns; i++) {
+        const struct summary *s = &sum[i];
+        char runs[16], ops[48];
+        snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
+        if (s->n)
+            snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
+        else
+            snprintf(ops, sizeof(ops), "-");
+        fprintf(out, "%-*s %5s %22s %9.2f", (int)w, names[i], runs, ops, s->n ? s->mib_m : 0);
+        for (int op = 0; op < 3; op++) {
+            if (!has[op])
+                continue;
+            char a[24], b[24];
+            if (s->n && s->has[op])
+                fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
+                        sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
+            else
+                fprintf(out, " %10s %10s", "-", "-");
+        }
+        fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
+        if (s->n && !isnan(s->util_m))
+            fprintf(out, " %6.1f", s->util_m);
+        else
+            fprintf(out, " %6s", "-");
+        if (i == 0)
+            fprintf(out, " %9s  (baseline)\n", "");
+        else if (!s->n || !sum[0].n || isnan(s->diff_pct))
+            fprintf(out, " %9s  no runs to compare\n", "-");
+        else if (s->p < 0)
+            fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
+        else
+            fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
+                    s->p < 0.05 ? "significant" : "within noise", s->p);
+    }
+}
+
+int sbio_compare(const struct sbio_config *cfg)
+{
+    struct axis axes[MAX_AXES];
+    size_t naxes = 0;
+    int code = 2;
+    if (cfg->schedulers && axis_add(axes, &naxes, "scheduler", cfg->schedulers))
+        goto out_axes;
+    for (int i = 0; i < cfg->nvary; i++) {
+        const char *eq = strchr(cfg->vary[i], '=');
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - cfg->vary[i]), cfg->vary[i]);
+        if (axis_add(axes, &naxes, key, eq + 1))
+            goto out_axes;
+    }
+    if (!naxes) {
+        sbio_err("compare needs --schedulers=LIST or --vary KEY=LIST (e.g. --schedulers=none,bfq)");
+        goto out_axes;
+    }
+    size_t alen[MAX_AXES], ns = 1;
+    for (size_t a = 0; a < naxes; a++) {
+        alen[a] = axes[a].n;
+        ns *= axes[a].n;
+    }
+    if (ns > 4096) {
+        sbio_err("--vary: %zu settings is too many (at most 4096)", ns);
+        goto out_axes;
+    }
+    unsigned repeat = (unsigned)cfg->repeat;
+    struct sbio_config base = *cfg;
+    /* Caches are dropped before every run by default: each run starts from the device. */
+    if (!sbio_options_given(cfg, "drop-caches"))
+        base.drop_caches = true;
+
+    char(*names)[512] = calloc(ns, sizeof(*names));
+    size_t *order = calloc(ns * repeat, sizeof(size_t));
+    struct run_fig *figs = calloc(ns * repeat, sizeof(*figs));
+    size_t *nfig = calloc(ns, sizeof(size_t));
+    struct summary *sum = calloc(ns, sizeof(*sum));
+    json_t **runs = calloc(ns, sizeof(json_t *));
+    char(*qbuf)[160] = calloc(SBIO_MAX_LIST, 160);
+    FILE *devnull = fopen("/dev/null", "w");
+    if (!names || !order || !figs || !nfig || !sum || !runs || !qbuf || !devnull) {
+        sbio_err("compare: out of memory");
+        code = 1;
+        goto out;
+    }
+    /* Every setting is checked before anything changes: a typo in the last one must not
+     * be found after an hour of runs. */
+    for (size_t s = 0; s < ns; s++) {
+        size_t idx[MAX_AXES];
+        struct sbio_config c;
+        sbio_compare_unrank(s, alen, naxes, idx);
+        if (setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s])) ||
+            sbio_session_check(&c)) {
+            sbio_err("compare: setting '%s' cannot run (see above); nothing was run", names[s]);
+            if (base.drop_caches && !sbio_options_given(cfg, "drop-caches") && geteuid() != 0)
+                sbio_err("compare drops caches before each run (root); --drop-caches=off "
+                         "runs without");
+            goto out;
+        }
+        runs[s] = json_array();
+    }
+    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    sbio_compare_order(ns, repeat, cfg->order == 1, seed, order);
+    printf("sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n", SBIO_VERSION, ns,
+           repeat, ns * repeat, cfg->order == 1 ? "random" : "interleaved",
+           base.drop_caches ? ", caches dropped before each run" : "");
+    bool interrupted = false, failed = false;
+    size_t done = 0;
+    for (size_t k = 0; k < ns * repeat && !interrupted; k++) {
+        size_t s = order[k], idx[MAX_AXES];
+        struct sbio_config c;
+        unsigned rep = (unsigned)(k / ns) + 1;
+        sbio_compare_unrank(s, alen, naxes, idx);
+        if (setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s])))
+            goto out;
+        printf("[%zu/%zu] repeat %u, %s: ", k + 1, ns * repeat, rep, names[s]);
+        fflush(stdout);
+        json_t *doc = NULL;
+        int status = 0;
+        int rc = sbio_session_run(&c, devnull, devnull, &doc, &status);
+        const char *st = rc ? "failed" : status == 130 ? "interrupted" : status ? "failed" : "ok";
+        json_t *entry = json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result",
+                                  doc ? doc : json_null());
+        json_array_append_new(runs[s], entry);
+        sum[s].total++;
+        if (!strcmp(st, "ok")) {
+            struct run_fig *f = &figs[s * repeat + nfig[s]++];
+            run_figures(doc, f);
+            char a[24];
+            printf("%.0f ops/s, %.2f MiB/s%s%s\n", f->ops_s, f->mib_s,
+                   f->has[0]   ? ", read p99 "
+                   : f->has[1] ? ", write p99 "
+                               : "",
+                   f->has[0] || f->has[1]
+                       ? sbio_fmt_ns(a, sizeof(a), f->has[0] ? f->p99[0] : f->p99[1])
+                       : "");
+            done++;
+        } else {
+            /* Marked and left out of the statistics. */
+            printf("%s — excluded\n", st);
+            failed |= strcmp(st, "interrupted") != 0;
+        }
+        if (status == 130 || sbio_stop_requested())
+            interrupted = true;
+    }
+    for (size_t s = 0; s < ns; s++)
+        summarize(&figs[s * repeat], nfig[s], &sum[s]);
+    for (size_t s = 1; s < ns; s++) {
+        sum[s].diff_pct = sum[0].ops_m ? (sum[s].ops_m - sum[0].ops_m) / sum[0].ops_m * 100 : NAN;
+        sum[s].p = sbio_compare_welch_p(sum[s].ops_m, sum[s].ops_sd, sum[s].n, sum[0].ops_m,
+                                        sum[0].ops_sd, sum[0].n);
+    }
+    if (interrupted)
+        printf("\n*** Interrupted after %zu of %zu runs: the table covers the runs done; every "
+               "setting was restored ***\n",
+               done, ns * repeat);
+    print_table(stdout, names, sum, ns, repeat);
+    if (cfg->output) {
+        json_t *docs = json_object();
+        json_object_set_new(docs, "schema", json_string("sbio-compare/1"));
+        json_object_set_new(docs, "sbio_version", json_string(SBIO_VERSION));
+        json_t *argv = json_array();
+        for (int i = 0; i < cfg->argc; i++)
+            json_array_append_new(argv, json_string(cfg->argv[i]));
+        json_object_set_new(docs, "command_line", argv);
+        json_t *ja = json_array();
+        for (size_t a = 0; a < naxes; a++) {
+            json_t *vals = json_array();
+            for (size_t i = 0; i < axes[a].n; i++)
+                json_array_append_new(vals, json_string(axes[a].vals[i]));
+            json_array_append_new(ja, json_pack("{s:s,s:o}", "key", axes[a].key, "values", vals));
+        }
+        json_object_set_new(docs, "axes", ja);
+        json_object_set_new(docs, "repeat", json_integer(repeat));
+        json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
+        json_object_set_new(docs, "drop_caches", json_boolean(base.drop_caches));
+        json_object_set_new(docs, "interrupted", json_boolean(interrupted));
+        json_t *sets = json_array();
+        for (size_t s = 0; s < ns; s++) {
+            size_t idx[MAX_AXES];
+            sbio_compare_unrank(s, alen, naxes, idx);
+            json_t *vals = json_object();
+            for (size_t a = 0; a < naxes; a++)
+                json_object_set_new(vals, axes[a].key, json_string(axes[a].vals[idx[a]]));
+            json_array_append_new(sets, json_pack("{s:s,s:o,s:O,s:o}", "name", names[s], "values",
+                                                  vals, "runs", runs[s], "summary",
+                                                  summary_json(&sum[s], s == 0)));
+        }
+        json_object_set_new(docs, "settings", sets);
+        FILE *f = fopen(cfg->output, "w");
+        if (!f || json_dumpf(docs, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
+            sbio_err("--output %s: %s", cfg->output, strerror(errno));
+            failed = true;
+        }
+        if (f)
+            fclose(f);
+        json_decref(docs);
+        if (!failed)
+            printf("\nEvery run's result and the summary: %s\n", cfg->output);
+    }
+    code = interrupted ? 130 : failed ? 1 : 0;
+out:
+    for (size_t s = 0; runs && s < ns; s++)
+        json_decref(runs[s]);
+    free(names);
+    free(order);
+    free(figs);
+    free(nfig);
+    free(sum);
+    free(runs);
+    free(qbuf);
+    if (devnull)
+        fclose(devnull);
+out_axes:
+    axes_free(axes, naxes);
+    return code;
+}
