@@ -368,6 +368,11 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     case T_FLAGS: {
         unsigned bits = 0;
         char tmp[128];
+        /* "none" spells the empty list where an empty value cannot be written (--vary). */
+        if (!strcmp(value, "none")) {
+            *(unsigned *)(base + d->off) = 0;
+            return 0;
+        }
         snprintf(tmp, sizeof(tmp), "%s", value);
         if (strlen(value) >= sizeof(tmp))
             return opt_bad(d, value, "is too long");
