@@ -355,7 +355,8 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
                     op == 2 ? "fsync p99"
                     : op    ? "write p99"
                             : "read p99");
-    fprintf(out, " %6s %6s %9s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
+    /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
+    fprintf(out, " %6s %6s %10s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
     for (size_t i = 0; i < ns; i++) {
         const struct summary *s = &sum[i];
         char runs[16], ops[48];
@@ -364,7 +365,11 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
             snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
         else
             snprintf(ops, sizeof(ops), "-");
-        fprintf(out, "%-*s %5s %22s %9.2f", (int)w, names[i], runs, ops, s->n ? s->mib_m : 0);
+        fprintf(out, "%-*s %5s %22s", (int)w, names[i], runs, ops);
+        if (s->n)
+            fprintf(out, " %9.2f", s->mib_m);
+        else
+            fprintf(out, " %9s", "-");
         for (int op = 0; op < 3; op++) {
             if (!has[op])
                 continue;
@@ -444,14 +449,11 @@ int sbio_compare(const struct sbio_config *cfg)
         size_t idx[MAX_AXES];
         struct sbio_config c;
         sbio_compare_unrank(s, alen, naxes, idx);
+        /* The message of the check names the value; the kernel's refusals are found by
+         * trying each setting once (applied, read back, restored). */
         if (setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s])) ||
-            sbio_session_check(&c)) {
-            sbio_err("compare: setting '%s' cannot run (see above); nothing was run", names[s]);
-            if (base.drop_caches && !sbio_options_given(cfg, "drop-caches") && geteuid() != 0)
-                sbio_err("compare drops caches before each run (root); --drop-caches=off "
-                         "runs without");
+            sbio_session_check(&c) || sbio_session_try_settings(&c))
             goto out;
-        }
         runs[s] = json_array();
     }
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());

@@ -13,8 +13,38 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "verify.h"
 
 #define PREP_CHUNK (1u << 20) /* prepare writes in 1 MiB requests */
+
+/* Bytes per prepare write: 1 MiB, a whole number of blocks for a verified set (each block
+ * is stamped whole). */
+static uint64_t prep_chunk(const struct sbio_fileset *fs)
+{
+    if (!fs->verify || !fs->block_size)
+        return PREP_CHUNK;
+    uint64_t n = PREP_CHUNK / fs->block_size;
+    return (n ? n : 1) * fs->block_size;
+}
+
+/* Fill [off, off + n) of a file as prepare writes it: the fill bytes, and for a verified
+ * set a generation-0 header in every block (off is then block-aligned). */
+static void prep_fill(const struct sbio_fileset *fs, unsigned file, uint64_t off, void *buf,
+                      uint64_t n)
+{
+    sbio_fileset_fill(fs, file, off, buf, n);
+    if (!fs->verify)
+        return;
+    uint64_t bs = fs->block_size, size = fs->files[file].size;
+    for (uint64_t b = off; b < off + n; b += bs) {
+        uint64_t len = bs;
+        if (b + len > size)
+            len = size - b;
+        if (b + len > off + n)
+            len = off + n - b;
+        sbio_verify_stamp((char *)buf + (b - off), len, fs->seed, file, b, 0);
+    }
+}
 
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed)
 {
@@ -287,8 +317,9 @@ static int prep_file(struct sbio_fileset *fs, unsigned i, int fd, uint64_t from,
     for (uint64_t off = from; off < f->size;) {
         if (sbio_stop_requested())
             return -EINTR;
-        uint64_t n = f->size - off < PREP_CHUNK ? f->size - off : PREP_CHUNK;
-        sbio_fileset_fill(fs, i, off, buf, n);
+        uint64_t chunk = prep_chunk(fs);
+        uint64_t n = f->size - off < chunk ? f->size - off : chunk;
+        prep_fill(fs, i, off, buf, n);
         int rc = sbio_pwrite_all(fd, buf, n, off);
         if (rc) {
             sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, f->name, off,
@@ -388,7 +419,23 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
             rc = -SBIO_EUSAGE;
             goto out;
         }
-        fs.block_size = cfg->block_size;
+        if (sbio_options_given(cfg, "verify") && cfg->verify != fs.verify) {
+            sbio_err("--verify=%s but the set in %s was prepared %s it; run sbio cleanup first",
+                     cfg->verify ? "on" : "off", cfg->dir, fs.verify ? "with" : "without");
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
+        /* A verified set keeps the block size its headers were written at. */
+        if (fs.verify && sbio_options_given(cfg, "file-block-size") &&
+            cfg->block_size != fs.block_size) {
+            sbio_err("--file-block-size=%" PRIu64 " but the verified set in %s has %" PRIu64
+                     "-byte blocks; run sbio cleanup first",
+                     cfg->block_size, cfg->dir, fs.block_size);
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
+        if (!fs.verify)
+            fs.block_size = cfg->block_size;
         fs.prealloc = cfg->prealloc;
     } else {
         uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
@@ -415,7 +462,7 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
         sbio_err("%s/%s: write: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         goto out;
     }
-    if (posix_memalign(&buf, 4096, PREP_CHUNK)) {
+    if (posix_memalign(&buf, 4096, prep_chunk(&fs))) {
         rc = -ENOMEM;
         goto out;
     }
@@ -443,6 +490,9 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
             }
             have = f->size;
         }
+        /* A verified set is written in whole, stamped blocks. */
+        if (fs.verify && have < f->size)
+            have -= have % fs.block_size;
         p.done += have;
         if (have == f->size && was_complete) {
             close(fd);
@@ -619,7 +669,7 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
     void *buf = NULL;
     int rc = 0;
     *written_bytes = 0;
-    if (posix_memalign(&buf, 4096, PREP_CHUNK))
+    if (posix_memalign(&buf, 4096, prep_chunk(fs)))
         return -ENOMEM;
     struct progress p = {.tty = false};
     for (unsigned i = 0; i < fs->nfiles; i++) {
@@ -633,6 +683,8 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
         struct stat st;
         fstat(fd, &st);
         uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
+        if (fs->verify && have < f->size)
+            have -= have % fs->block_size;
         if (have < f->size) {
             /* Completing is not interruptible: the set must end up valid. */
             int sig = sbio_stop_signal;
@@ -662,13 +714,14 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
         sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
         return rc;
     }
-    if (posix_memalign(&buf, 4096, PREP_CHUNK)) {
+    if (posix_memalign(&buf, 4096, prep_chunk(fs))) {
         close(fd);
         return -ENOMEM;
     }
     for (uint64_t end = off + len; off < end && !rc;) {
-        uint64_t n = end - off < PREP_CHUNK ? end - off : PREP_CHUNK;
-        sbio_fileset_fill(fs, file, off, buf, n);
+        uint64_t chunk = prep_chunk(fs);
+        uint64_t n = end - off < chunk ? end - off : chunk;
+        prep_fill(fs, file, off, buf, n);
         rc = sbio_pwrite_all(fd, buf, n, off);
         if (rc)
             sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, name, off, strerror(-rc));

@@ -416,6 +416,12 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
                                       cache_json(&res->cache1)));
     else
         json_object_set_new(r, "page_cache", json_null());
+    json_object_set_new(
+        r, "verify",
+        cfg->verify ? json_pack("{s:I,s:I,s:o}", "blocks_checked", (json_int_t)t->verify_checked,
+                                "mismatches", (json_int_t)t->verify_failed, "first_mismatch",
+                                res->verify_msg[0] ? json_string(res->verify_msg) : json_null())
+                    : json_null());
     json_object_set_new(r, "samples", samples_json(res));
     json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
     json_object_set_new(r, "direct_skipped_tail_bytes",

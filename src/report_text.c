@@ -312,6 +312,10 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 res->user_s, res->sys_s, secs,
                 secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0,
                 ncpu);
+    if (cfg->verify)
+        fprintf(out, "Verification: %" PRIu64 " blocks checked, %" PRIu64 " bad%s%s\n",
+                t->verify_checked, t->verify_failed, res->verify_msg[0] ? "; first: " : "",
+                res->verify_msg);
     fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
             res->major_faults);
     if (res->depth_max)

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "report.h"
 #include "util.h"
+#include "verify.h"
 
 #define MAX_CPUS 4096
 #define POLL_NS  20000000ULL /* the main thread checks signals and limits every 20 ms */
@@ -82,6 +83,8 @@ struct worker {
     struct sbio_io *ios; /* [nios]: 1 for synchronous engines, iodepth for queued ones */
     unsigned nios;
     uint64_t depth_sum, depth_samples, depth_max; /* queued engines: ios in flight */
+    bool *busy;           /* [nios] --verify, queued engines: the io is in flight */
+    char verify_msg[320]; /* the first mismatch this thread found */
     struct sbio_wl wl;
     struct sbio_stats *stats;
     int cpu; /* -1: not pinned */
@@ -103,7 +106,13 @@ struct run {
     uint64_t rate_interval_ns; /* per thread, 0: unlimited */
     struct gate barrier;
     bool warmup;
-    bool budget;
+    bool budget; /* --verify: the generation each block was last written with by this run (or
+                  * SBIO_VERIFY_ANY), indexed by vfirst[file] + offset / vblock. */
+    bool verify;
+    uint32_t *gens;
+    uint64_t *vfirst;
+    uint64_t vblock;
+    uint32_t nonce;
     _Alignas(64) int stop; /* ends the current phase */
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
@@ -179,6 +188,70 @@ static inline bool io_ok(const struct sbio_io *io)
     return io->op == SBIO_FSYNC ? io->res == 0 : io->res == (int64_t)io->len;
 }
 
+/* --verify: stamp every block a write carries with its next generation. */
+static void verify_stamp_io(struct worker *w, struct sbio_io *io)
+{
+    struct run *r = w->run;
+    for (uint64_t o = 0; o < io->len; o += r->vblock) {
+        uint64_t len = io->len - o < r->vblock ? io->len - o : r->vblock;
+        uint64_t idx = r->vfirst[io->file] + (io->offset + o) / r->vblock;
+        uint32_t g = __atomic_load_n(&r->gens[idx], __ATOMIC_RELAXED);
+        uint32_t n =
+            g == SBIO_VERIFY_ANY || (g >> 16) != r->nonce ? 1 : ((g & 0xffff) + 1) & 0xffff;
+        g = r->nonce << 16 | (n ? n : 1);
+        __atomic_store_n(&r->gens[idx], g, __ATOMIC_RELAXED);
+        sbio_verify_stamp((char *)io->buf + o, len, r->fs->seed, io->file, io->offset + o, g);
+    }
+}
+
+/* --verify: check every block a read returned; count and describe the first bad one. */
+static void verify_check_io(struct worker *w, const struct sbio_io *io)
+{
+    struct run *r = w->run;
+    struct sbio_stats *st = w->stats;
+    for (uint64_t o = 0; o < (uint64_t)io->res; o += r->vblock) {
+        uint64_t len = (uint64_t)io->res - o < r->vblock ? (uint64_t)io->res - o : r->vblock;
+        uint64_t off = io->offset + o;
+        uint32_t want =
+            __atomic_load_n(&r->gens[r->vfirst[io->file] + off / r->vblock], __ATOMIC_RELAXED);
+        struct sbio_vhdr got;
+        enum sbio_verify_err e =
+            sbio_verify_check((char *)io->buf + o, len, r->fs->seed, io->file, off, want, &got);
+        __atomic_store_n(&st->verify_checked, st->verify_checked + 1, __ATOMIC_RELAXED);
+        if (e == SBIO_VERIFY_OK)
+            continue;
+        __atomic_store_n(&st->verify_failed, st->verify_failed + 1, __ATOMIC_RELAXED);
+        if (!w->verify_msg[0]) {
+            char lbl[PATH_MAX + 300], wg[16];
+            if (want == SBIO_VERIFY_ANY)
+                snprintf(wg, sizeof(wg), "any");
+            else
+                snprintf(wg, sizeof(wg), "%#x", want);
+            snprintf(w->verify_msg, sizeof(w->verify_msg),
+                     "%.200s: block at offset %" PRIu64 ": %s (expected file %u gen %s; found "
+                     "file %u offset %" PRIu64 " gen %#x)",
+                     file_label(r, io->file, lbl, sizeof(lbl)), off, sbio_verify_strerror(e),
+                     io->file, wg, got.file, got.offset, got.gen);
+        }
+        if (r->cfg->verify_fatal)
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* --verify with a queued engine: an io on a block range this thread has in flight waits. */
+static bool verify_overlaps(const struct worker *w, const struct sbio_io *io)
+{
+    if (io->op == SBIO_FSYNC)
+        return false;
+    for (unsigned i = 0; i < w->nios; i++) {
+        const struct sbio_io *o = &w->ios[i];
+        if (w->busy[i] && o->op != SBIO_FSYNC && o->file == io->file &&
+            o->offset < io->offset + io->len && io->offset < o->offset + o->len)
+            return true;
+    }
+    return false;
+}
+
 static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t end_ns,
                                   bool measure);
 static void worker_loop_queued(struct worker *w, bool measure);
@@ -218,6 +291,8 @@ static void worker_loop(struct worker *w, bool measure)
             next_start += interval;
         }
         io.start_ns = t;
+        if (r->verify && io.op == SBIO_WRITE)
+            verify_stamp_io(w, &io);
         eng->queue(w->eng_priv, w->files, &io);
         uint64_t t2 = sbio_now_ns();
         if (!io_ok(&io)) {
@@ -269,6 +344,8 @@ static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t
                                   bool measure)
 {
     struct sbio_stats *st = w->stats;
+    if (w->run->verify && io->op == SBIO_READ)
+        verify_check_io(w, io);
     if (measure) {
         sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
         if (io->flags & SBIO_IO_FSYNC_AFTER)
@@ -323,7 +400,7 @@ static void worker_loop_queued(struct worker *w, bool measure)
                 if (budget)
                     w->local_budget--;
             }
-            if (io->op == SBIO_FSYNC && inflight) {
+            if ((io->op == SBIO_FSYNC && inflight) || (r->verify && verify_overlaps(w, io))) {
                 held = io;
                 break;
             }
@@ -341,6 +418,8 @@ static void worker_loop_queued(struct worker *w, bool measure)
             } else {
                 io->start_ns = now;
             }
+            if (r->verify && io->op == SBIO_WRITE)
+                verify_stamp_io(w, io);
             int q = eng->queue(w->eng_priv, w->files, io);
             if (q == SBIO_Q_DONE) {
                 if (!io_ok(io)) {
@@ -355,6 +434,8 @@ static void worker_loop_queued(struct worker *w, bool measure)
                 break;
             } else {
                 inflight++;
+                if (w->busy)
+                    w->busy[io->slot] = true;
             }
         }
         if (inflight) {
@@ -394,6 +475,8 @@ static void worker_loop_queued(struct worker *w, bool measure)
         for (int i = 0; i < n; i++) {
             struct sbio_io *io = done[i];
             inflight--;
+            if (w->busy)
+                w->busy[io->slot] = false;
             if (!io_ok(io)) {
                 if (!w->err)
                     worker_fail(w, io);
@@ -835,8 +918,43 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         rc = -SBIO_EUSAGE;
         goto out_layout;
     }
+    if (cfg->verify) {
+        const char *why = fs->raw       ? "a raw device has no verified blocks"
+                          : !fs->verify ? "the set was prepared without --verify: "
+                                          "run sbio cleanup, then sbio prepare --verify"
+                          : (r.eng->flags & SBIO_ENG_NO_IO) ? "the null engine reads nothing"
+                                                            : NULL;
+        if (!why && cfg->block_size != fs->block_size) {
+            sbio_err("--verify: --file-block-size=%" PRIu64 " but the set's blocks are %" PRIu64
+                     " bytes (verification works at the prepared block size)",
+                     cfg->block_size, fs->block_size);
+            rc = -SBIO_EUSAGE;
+            goto out_layout;
+        }
+        if (!why && !sbio_mode_sequential(cfg->mode) && r.lay.rnd_blocks < cfg->threads)
+            why = "fewer blocks than threads (each thread owns its blocks)";
+        if (why) {
+            sbio_err("--verify: %s", why);
+            rc = -SBIO_EUSAGE;
+            goto out_layout;
+        }
+        r.verify = true;
+        r.vblock = fs->block_size;
+        r.vfirst = calloc(fs->nfiles + 1, sizeof(uint64_t));
+        for (unsigned i = 0; r.vfirst && i < fs->nfiles; i++)
+            r.vfirst[i + 1] = r.vfirst[i] + (fs->files[i].size + r.vblock - 1) / r.vblock;
+        r.gens = r.vfirst ? malloc(r.vfirst[fs->nfiles] * sizeof(uint32_t) + 1) : NULL;
+        if (!r.gens) {
+            rc = -ENOMEM;
+            goto out_layout;
+        }
+        memset(r.gens, 0xff, r.vfirst[fs->nfiles] * sizeof(uint32_t)); /* SBIO_VERIFY_ANY */
+        /* The run's nonce makes its generations differ from any earlier run's. */
+        r.nonce = (uint32_t)(sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid()) % 0xfffeu) + 1;
+    }
     res->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     sbio_wl_shared_init(&r.sh, cfg, &r.lay, res->seed);
+    r.sh.partition = r.verify;
     if (cfg->rate)
         r.rate_interval_ns = (uint64_t)(1e9 * (double)r.nthreads / (double)cfg->rate);
     r.budget = cfg->events > 0;
@@ -859,6 +977,10 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         w->files = calloc(fs->nfiles, sizeof(*w->files));
         w->nios = r.eng->flags & SBIO_ENG_SYNC ? 1 : (unsigned)cfg->iodepth;
         w->ios = calloc(w->nios, sizeof(*w->ios));
+        if (r.verify && w->nios > 1 && !(w->busy = calloc(w->nios, sizeof(bool)))) {
+            rc = -ENOMEM;
+            goto out_workers;
+        }
         if (!w->files || !w->ios || posix_memalign(&w->buf, 4096, r.lay.req * w->nios)) {
             sbio_err("thread %u: no memory for %u buffers of %" PRIu64 " bytes", i, w->nios,
                      r.lay.req);
@@ -981,6 +1103,8 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     sbio_stats_init(&res->total);
     for (unsigned i = 0; i < r.nthreads; i++) {
         sbio_stats_merge(&res->total, &res->per_thread[i]);
+        if (r.w[i].verify_msg[0] && !res->verify_msg[0])
+            snprintf(res->verify_msg, sizeof(res->verify_msg), "%s", r.w[i].verify_msg);
         if (r.w[i].err && !res->error) {
             res->error = r.w[i].err;
             snprintf(res->error_msg, sizeof(res->error_msg), "%s", r.w[i].err_msg);
@@ -1014,6 +1138,7 @@ out_workers:
             free(r.w[i].files);
             free(r.w[i].buf);
             free(r.w[i].ios);
+            free(r.w[i].busy);
         }
         free(r.w);
     }
@@ -1023,6 +1148,8 @@ out_workers:
     }
 out_layout:
     sbio_layout_free(&r.lay);
+    free(r.gens);
+    free(r.vfirst);
     free(cpus);
     return rc;
 }

@@ -55,6 +55,8 @@ struct sbio_run_result {
     uint64_t depth_max;
     /* Page faults of the process over the measured phase (mmap's data path). */
     uint64_t minor_faults, major_faults;
+    /* --verify: the first mismatch, described. */
+    char verify_msg[320];
     /* The time series. */
     struct sbio_sample *samples;
     size_t nsamples, samples_cap;

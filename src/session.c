@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,22 @@ int sbio_session_check(const struct sbio_config *cfg)
     int rc = session_target(cfg, &t);
     if (!rc)
         rc = sbio_tune_check(&t, cfg->scheduler, cfg->queue, cfg->nqueue);
+    return rc;
+}
+
+int sbio_session_try_settings(const struct sbio_config *cfg)
+{
+    if (!cfg->scheduler && !cfg->nqueue)
+        return 0;
+    struct sbio_target t;
+    struct sbio_tune tune;
+    int rc = session_target(cfg, &t);
+    if (!rc)
+        rc = sbio_tune_apply(&tune, &t, cfg->scheduler, cfg->queue, cfg->nqueue, NULL);
+    if (!rc && sbio_tune_restore(&tune)) {
+        sbio_err("some settings could not be restored; run sbio restore as root");
+        rc = -EIO;
+    }
     return rc;
 }
 
@@ -111,6 +128,10 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
             *doc = sbio_json_result(cfg, &fs, &res, env);
         if (res.error) {
             sbio_err("%s", res.error_msg);
+            *status = 1;
+        } else if (res.total.verify_failed) {
+            sbio_err("--verify: %" PRIu64 " bad blocks; first: %s", res.total.verify_failed,
+                     res.verify_msg);
             *status = 1;
         } else if (res.stop_signal) {
             *status = 130;

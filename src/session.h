@@ -13,6 +13,11 @@
  * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
 int sbio_session_check(const struct sbio_config *cfg);
 
+/* Apply cfg's scheduler and queue settings and put them back at once: what only the kernel
+ * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
+ * compare starts. 0, -SBIO_EUSAGE (message printed, nothing left changed) or -errno. */
+int sbio_session_try_settings(const struct sbio_config *cfg);
+
 /* Run once. The text report (settings applied, header, environment, report) goes to text,
  * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document.
  * Returns 0 when the run happened — *status then says how it ended: 0 ok, 1 an I/O error

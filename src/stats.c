@@ -20,6 +20,8 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
     dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
     dst->errors = __atomic_load_n(&src->errors, __ATOMIC_RELAXED);
+    dst->verify_checked = __atomic_load_n(&src->verify_checked, __ATOMIC_RELAXED);
+    dst->verify_failed = __atomic_load_n(&src->verify_failed, __ATOMIC_RELAXED);
     dst->start_ns = __atomic_load_n(&src->start_ns, __ATOMIC_RELAXED);
     dst->end_ns = __atomic_load_n(&src->end_ns, __ATOMIC_RELAXED);
 }
@@ -34,6 +36,8 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
     dst->end_fsyncs += src->end_fsyncs;
     dst->write_fsyncs += src->write_fsyncs;
     dst->errors += src->errors;
+    dst->verify_checked += src->verify_checked;
+    dst->verify_failed += src->verify_failed;
     if (src->start_ns < dst->start_ns)
         dst->start_ns = src->start_ns;
     if (src->end_ns > dst->end_ns)

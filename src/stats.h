@@ -18,7 +18,8 @@ struct sbio_stats {
     uint64_t end_fsyncs;   /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
     uint64_t write_fsyncs; /* --file-fsync-all fsyncs: inside their write's event and latency */
     uint64_t errors;
-    uint64_t start_ns, end_ns; /* the thread's measured phase */
+    uint64_t verify_checked, verify_failed; /* --verify: blocks read and checked, bad ones */
+    uint64_t start_ns, end_ns;              /* the thread's measured phase */
 };
 
 void sbio_stats_init(struct sbio_stats *s);

@@ -245,7 +245,14 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         }
         sbio_layout_seq(lay, unit, &io->file, &io->offset, &io->len);
     } else {
-        uint64_t blk = sbio_rand_below(&w->rng, lay->rnd_blocks);
+        uint64_t blk;
+        if (sh->partition) {
+            /* A block belongs to one thread, so no two threads race on it. */
+            uint64_t t = sh->threads, mine = (lay->rnd_blocks - w->thread + t - 1) / t;
+            blk = sbio_rand_below(&w->rng, mine) * t + w->thread;
+        } else {
+            blk = sbio_rand_below(&w->rng, lay->rnd_blocks);
+        }
         sbio_layout_block(lay, blk, &io->file, &io->offset);
         io->len = (uint32_t)lay->block;
     }

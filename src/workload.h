@@ -58,6 +58,7 @@ struct sbio_wl_shared {
     int fsync_scope;
     double rw_ratio;
     uint64_t seed;
+    bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];

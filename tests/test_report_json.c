@@ -200,6 +200,7 @@ static const struct fspec result_spec[] = {
     {"threads", JT_ARR},
     {"cpu", JT_OBJ},
     {"queue_depth", JT_OBJ_NULL},
+    {"verify", JT_OBJ_NULL},
     {"devices", JT_ARR},
     {"page_cache", JT_OBJ_NULL},
     {"samples", JT_ARR},
@@ -233,6 +234,8 @@ static const struct fspec cpu_spec[] = {{"user_s", JT_NUM},       {"system_s", J
                                         {"user_pct", JT_NUM},     {"system_pct", JT_NUM},
                                         {"minor_faults", JT_INT}, {"major_faults", JT_INT}};
 static const struct fspec qdepth_spec[] = {{"avg", JT_NUM}, {"max", JT_INT}};
+static const struct fspec verify_spec[] = {
+    {"blocks_checked", JT_INT}, {"mismatches", JT_INT}, {"first_mismatch", JT_STR_NULL}};
 static const struct fspec res_dev_spec[] = {
     {"name", JT_STR},          {"reads", JT_INT},           {"reads_merged", JT_INT},
     {"sectors_read", JT_INT},  {"read_ms", JT_INT},         {"writes", JT_INT},
@@ -905,6 +908,13 @@ static void check_result(struct ran *r)
         CHECK(ctx, jnum(ctx, qd, "avg") <= (double)jint(ctx, qd, "max"), "queue_depth avg > max");
     }
 
+    /* verify: only with --verify (these runs have it off) */
+    json_t *vf = json_object_get(res, "verify");
+    if (!cfg->verify)
+        CHECK(ctx, json_is_null(vf), "verify not null without --verify");
+    else
+        check_fields(ctx, vf, "result.verify", verify_spec, N(verify_spec), true);
+
     /* devices: deltas; bytes from sectors */
     json_t *devs = json_object_get(res, "devices");
     json_t *d;
@@ -1385,6 +1395,7 @@ static const struct {
     {"### `result`", "threads", thread_spec, N(thread_spec)},
     {"### `result`", "cpu", cpu_spec, N(cpu_spec)},
     {"### `result`", "queue_depth", qdepth_spec, N(qdepth_spec)},
+    {"### `result`", "verify", verify_spec, N(verify_spec)},
     /* "per device (as in `environment.devices`)": the name is implied */
     {"### `result`", "devices", res_dev_spec + 1, N(res_dev_spec) - 1},
     {"### `result`", "page_cache", cache_spec, N(cache_spec)},

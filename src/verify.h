@@ -1,0 +1,58 @@
+/* Data verification (--verify, sysbench's --validate).
+ *
+ * Every block of a verified set (at the block size it was prepared with) starts with a
+ * header — magic, CRC32C of the block, the set's seed, file index, block offset and write
+ * generation — followed by fill bytes. prepare writes generation 0; each write of a run
+ * stamps a generation whose high 16 bits are a nonce of the run and low 16 bits count that
+ * block's writes in the run, so a read can tell the block it expects from a stale one. A read
+ * checks every block it covers; a block this run has not written may carry any generation.
+ *
+ * A block belongs to one thread at a time: random modes partition blocks by thread
+ * (block % threads == thread); the sequential stream hands each request to one thread. */
+#ifndef SBIO_VERIFY_H
+#define SBIO_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBIO_VERIFY_MAGIC 0x46564253u /* "SBVF" */
+#define SBIO_VERIFY_HDR   32u         /* bytes; a block shorter than this carries no header */
+#define SBIO_VERIFY_ANY   UINT32_MAX  /* expected generation: not written by this run */
+
+struct sbio_vhdr {
+    uint32_t magic;
+    uint32_t crc; /* CRC32C of the block with this field zero */
+    uint64_t seed;
+    uint32_t file;
+    uint32_t gen;
+    uint64_t offset;
+};
+_Static_assert(sizeof(struct sbio_vhdr) == SBIO_VERIFY_HDR, "header layout");
+
+/* CRC32C (Castagnoli) of buf, continuing from crc (start with 0). */
+uint32_t sbio_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Write the header of the block at buf (len bytes, the block's length) and its CRC. */
+void sbio_verify_stamp(void *buf, size_t len, uint64_t seed, uint32_t file, uint64_t offset,
+                       uint32_t gen);
+
+/* What a check found. */
+enum sbio_verify_err {
+    SBIO_VERIFY_OK,
+    SBIO_VERIFY_BAD_MAGIC,
+    SBIO_VERIFY_BAD_CRC,
+    SBIO_VERIFY_BAD_SEED,
+    SBIO_VERIFY_BAD_FILE,
+    SBIO_VERIFY_BAD_OFFSET,
+    SBIO_VERIFY_BAD_GEN,
+};
+
+/* Check the block at buf. expect_gen SBIO_VERIFY_ANY accepts any generation. On a mismatch
+ * *found describes what was read (for the message). */
+enum sbio_verify_err sbio_verify_check(const void *buf, size_t len, uint64_t seed, uint32_t file,
+                                       uint64_t offset, uint32_t expect_gen,
+                                       struct sbio_vhdr *found);
+
+const char *sbio_verify_strerror(enum sbio_verify_err e);
+
+#endif

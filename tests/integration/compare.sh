@@ -1,0 +1,358 @@
+#!/bin/bash
+# sbio compare (issue 7, "Tests / Integration"): on its own loop device with ext4, as root.
+# - --schedulers=none,mq-deadline,bfq --repeat=2 with a short rndrw: every run ran under its
+#   scheduler (the JSON's environment, read during the run), the summary is the runs' mean and
+#   sample sd, and afterwards every queue setting is as before with no state file left;
+# - caches dropped before each run by default (a seqrd compare reads at least its bytes from
+#   the device), not with --drop-caches=off on a warm set (device reads ~0);
+# - a 2x2x2 grid (file-block-size x read_ahead_kb x file-test-mode, --repeat=2): 8 settings x
+#   2 runs, repeat-major order, each run's JSON shows its values, settings restored;
+# - bad input: exit 2, one line, no run started, nothing changed;
+# - SIGINT mid-compare: exit 130, the partial table, the run marked, everything restored;
+# - --order=random --rand-seed: a permutation per repeat, the same for the same seed.
+# The set is 4 x 4 MiB; runs are --time=1 or a few dozen events. State in $TMP/state.
+source "$(dirname "$0")/lib.sh"
+
+export SBIO_STATE_DIR=$TMP/state
+MNT=$TMP/mnt
+LOOP=
+PIDS=()
+cmp_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	t_cleanup
+}
+trap cmp_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! need_root; then
+	skip "needs root (loop devices, sysfs queue settings, dropping caches)"
+	exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	notok "python3 is needed to read the compare JSON"
+	exit 1
+fi
+truncate -s 128M "$TMP/img"
+if ! dev=$(losetup -f --show "$TMP/img" 2>"$TMP/err"); then
+	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+	exit 0
+fi
+LOOP=${dev#/dev/}
+Q=/sys/block/$LOOP/queue
+STATE=$SBIO_STATE_DIR/$LOOP.state
+mkdir -p "$MNT"
+if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
+	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+	exit 1
+fi
+ok "own loop device /dev/$LOOP with ext4 mounted at $MNT"
+
+D=$MNT/set
+mkdir -p "$D"
+SETSZ=$((16 * 1024 * 1024))
+SET=(--dir="$D" --file-num=4 --file-total-size=16M)
+CMP=(compare "${SET[@]}")
+
+# --- helpers ---
+# Every setting sbio may touch, one KEY=VALUE a line (the scheduler line as the kernel shows it).
+KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
+snap() {
+	local k f
+	for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done
+	if [ -d "$Q/iosched" ]; then
+		for f in "$Q"/iosched/*; do printf 'iosched/%s=%s\n' "${f##*/}" "$(cat "$f")"; done
+	fi
+}
+# same_state DESC BEFORE: the device's settings are exactly BEFORE.
+same_state() {
+	local now
+	now=$(snap)
+	if [ "$now" = "$2" ]; then
+		ok "$1"
+	else
+		notok "$1 (changed: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]' | tr '\n' '|'))"
+	fi
+}
+no_state_file() {
+	if [ -e "$STATE" ]; then notok "$1 (state file $STATE left)"; else ok "$1"; fi
+}
+knob() { cat "$Q/$1"; }
+# progress FILE: the "[k/N] repeat r, NAME: …" lines as "r NAME", in order.
+progress() { sed -n 's/^\[[0-9]*\/[0-9]*\] repeat \([0-9]*\), \(.*\): .*/\1 \2/p' "$1"; }
+# py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
+py() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$1" "$2" 2>&1
+}
+# json_check DESC FILE CODE: CODE prints nothing when all is well, else what is wrong.
+json_check() {
+	local out
+	out=$(py "$2" "$3")
+	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
+}
+
+expect_exit 0 "prepare 4 x 4 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
+BASE=$(snap)
+RA0=$(knob read_ahead_kb)
+[ "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")" = none ] ||
+	notok "a fresh loop device starts with scheduler none (got: $(knob scheduler))"
+
+# --- Schedulers: none, mq-deadline, bfq, twice each, a short rndrw ---
+expect_exit 0 "compare --schedulers=none,mq-deadline,bfq --repeat=2 (rndrw, 2 threads, 1 s): exit 0" \
+	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline,bfq --repeat=2 \
+	--file-test-mode=rndrw --threads=2 --time=1 -o "$TMP/sched.json"
+cp "$TMP/out" "$TMP/sched.out"
+same_state "schedulers: every queue setting of $LOOP as before" "$BASE"
+no_state_file "schedulers: no state file left"
+eq "schedulers: 6 progress lines, repeat-major" "$(progress "$TMP/sched.out" | tr '\n' '|')" \
+	"1 scheduler=none|1 scheduler=mq-deadline|1 scheduler=bfq|2 scheduler=none|2 scheduler=mq-deadline|2 scheduler=bfq|"
+json_check "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, caches dropped, not interrupted" \
+	"$TMP/sched.json" '
+want = [{"key": "scheduler", "values": ["none", "mq-deadline", "bfq"]}]
+if d.get("schema") != "sbio-compare/1": print("schema", d.get("schema"))
+if d.get("axes") != want: print("axes", d.get("axes"))
+if d.get("repeat") != 2 or d.get("order") != "interleaved": print("repeat/order", d.get("repeat"), d.get("order"))
+if d.get("drop_caches") is not True or d.get("interrupted") is not False: print("drop_caches/interrupted", d.get("drop_caches"), d.get("interrupted"))'
+json_check "schedulers JSON: 3 settings x 2 runs, each status ok with a sbio-result/1 document" \
+	"$TMP/sched.json" '
+s = d["settings"]
+if [x["name"] for x in s] != ["scheduler=none", "scheduler=mq-deadline", "scheduler=bfq"]: print("names", [x["name"] for x in s])
+for x in s:
+    if x["values"] != {"scheduler": x["name"].split("=")[1]}: print(x["name"], "values", x["values"])
+    if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
+    for r in x["runs"]:
+        if (r["result"] or {}).get("schema") != "sbio-result/1": print(x["name"], "result schema")'
+json_check "schedulers JSON: each run's environment.devices[0].queue.scheduler (read during the run) has its scheduler in brackets" \
+	"$TMP/sched.json" '
+for x in d["settings"]:
+    want = x["values"]["scheduler"]
+    for r in x["runs"]:
+        dev = r["result"]["environment"]["devices"][0]
+        if dev["name"] != "'"$LOOP"'" or "[" + want + "]" not in dev["queue"]["scheduler"]:
+            print(x["name"], "repeat", r["repeat"], "ran on", dev["name"], "under", dev["queue"]["scheduler"])
+        if r["result"]["config"]["scheduler"] != want: print(x["name"], "config.scheduler", r["result"]["config"]["scheduler"])
+        if r["result"]["config"]["file_test_mode"] != "rndrw" or r["result"]["config"]["threads"] != 2: print(x["name"], "config")'
+json_check "schedulers JSON: each summary is its runs' mean and sample sd of ops/s, runs_ok 2 of 2, the first row the baseline" \
+	"$TMP/sched.json" '
+import math
+s = d["settings"]
+means = []
+for x in s:
+    v = [r["result"]["result"]["ops"] / r["result"]["result"]["elapsed_s"] for r in x["runs"]]
+    m = sum(v) / len(v); sd = math.sqrt(sum((a - m) ** 2 for a in v) / (len(v) - 1))
+    means.append(m)
+    su = x["summary"]
+    if su["runs_ok"] != 2 or su["runs"] != 2: print(x["name"], "runs", su["runs_ok"], su["runs"])
+    if abs(su["ops_per_s"]["mean"] - m) > 1e-6 * m or abs(su["ops_per_s"]["stddev"] - sd) > 1e-6 * m + 1e-6: print(x["name"], su["ops_per_s"], "want", m, sd)
+if s[0]["summary"]["diff_pct"] != 0 or s[0]["summary"]["p_value"] is not None: print("baseline", s[0]["summary"])
+for i in (1, 2):
+    su = s[i]["summary"]; want = (means[i] - means[0]) / means[0] * 100
+    if abs(su["diff_pct"] - want) > 1e-6: print(s[i]["name"], "diff_pct", su["diff_pct"], "want", want)
+    p = su["p_value"]
+    if p is None or not 0 <= p <= 1 or su["significant"] != (p < 0.05): print(s[i]["name"], "p", p, su["significant"])'
+# The table: a header, then one row per setting with 2/2 runs, the baseline first and each
+# other row either significant or within noise with Welch's p.
+TABLE=$(sed -n '/^setting /,/^$/p' "$TMP/sched.out")
+check "schedulers table: a header with ops/s, MiB/s, read/write/fsync p95 and p99, CPU%, util%" \
+	grep -qE '^setting +runs +ops/s \(mean ± sd\) +MiB/s +read p95 +read p99 +write p95 +write p99 +fsync p95 +fsync p99 +CPU% +util%' <<<"$TABLE"
+check "schedulers table: scheduler=none 2/2 … (baseline)" grep -qE '^scheduler=none +2/2 .*\(baseline\)$' <<<"$TABLE"
+for s in mq-deadline bfq; do
+	check "schedulers table: scheduler=$s 2/2 … Δ% significant or within noise (Welch p=…)" \
+		grep -qE "^scheduler=$s +2/2 +[0-9]+ ± [0-9]+ .* [+-][0-9.]+%  (significant|within noise) \(Welch p=[0-9.e-]+\)$" <<<"$TABLE"
+done
+check "schedulers: says where the JSON went" grep -qF "Every run's result and the summary: $TMP/sched.json" "$TMP/sched.out"
+
+# --- Caches dropped before each run (the default): seqrd, each run reads from the device ---
+# 256 events: 4 MiB at 16K, the whole 16 MiB set at 64K; with --repeat=2 a run that kept the
+# previous runs' pages would read (some of) them from the cache.
+# shellcheck disable=SC2054 # the commas are the --vary list
+COLD=("${CMP[@]}" --vary file-block-size=16K,64K --file-test-mode=seqrd --events=256 --time=10 --repeat=2)
+expect_exit 0 "seqrd compare --vary file-block-size=16K,64K --repeat=2 (caches dropped by default): exit 0" \
+	"$SBIO" "${COLD[@]}" -o "$TMP/cold.json"
+json_check "caches dropped: every run read its bytes (4 or 16 MiB) and the device read at least as much (result.devices[0].bytes_read)" \
+	"$TMP/cold.json" '
+if d["drop_caches"] is not True: print("drop_caches", d["drop_caches"])
+for x in d["settings"]:
+    want = 256 * (16384 if x["values"]["file-block-size"] == "16K" else 65536)
+    if len(x["runs"]) != 2: print(x["name"], len(x["runs"]), "runs")
+    for r in x["runs"]:
+        res = r["result"]["result"]; rd = res["op_types"]["read"]["bytes"]; dev = res["devices"][0]["bytes_read"]
+        if r["status"] != "ok" or not r["result"]["config"]["drop_caches"]: print(x["name"], r["repeat"], r["status"], "drop_caches", r["result"]["config"]["drop_caches"])
+        if rd != want or dev < rd: print(x["name"], "repeat", r["repeat"], "read", rd, "B (want", want, ") device", dev, "B")'
+check "caches dropped: the first line says so" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order, caches dropped before each run$' "$TMP/out"
+same_state "caches dropped: every queue setting as before" "$BASE"
+
+# --- --drop-caches=off on a warm set: the device is hardly read ---
+# (Another process may drop the caches meanwhile: one retry.)
+for _ in 1 2; do
+	cat "$D"/test_file.* >/dev/null
+	"$SBIO" "${COLD[@]}" --drop-caches=off -o "$TMP/warm.json" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	[ -z "$(py "$TMP/warm.json" '
+for x in d["settings"]:
+    for r in x["runs"]:
+        if r["result"]["result"]["devices"][0]["bytes_read"] > '$((SETSZ / 50))': print(1)')" ] && break
+done
+eq "--drop-caches=off, warm: exit 0" "$RC" 0
+json_check "--drop-caches=off, warm: every run read its bytes and the device under 2% of the set" "$TMP/warm.json" '
+if d["drop_caches"] is not False: print("drop_caches", d["drop_caches"])
+for x in d["settings"]:
+    for r in x["runs"]:
+        res = r["result"]["result"]; rd = res["op_types"]["read"]["bytes"]; dev = res["devices"][0]["bytes_read"]
+        if r["status"] != "ok" or r["result"]["config"]["drop_caches"]: print(x["name"], r["status"], "drop_caches", r["result"]["config"]["drop_caches"])
+        if rd < 4 << 20 or dev > '$((SETSZ / 50))': print(x["name"], "repeat", r["repeat"], "read", rd, "B, device", dev, "B")'
+check "--drop-caches=off: the first line does not claim dropping" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order$' "$TMP/out"
+
+# --- A 2x2x2 grid: block size x read_ahead_kb x mode, twice ---
+GRID_BEFORE=$(snap)
+expect_exit 0 "grid --vary file-block-size=16K,64K --vary read_ahead_kb=128,1024 --vary file-test-mode=seqrd,rndrd --repeat=2: exit 0" \
+	"$SBIO" "${CMP[@]}" --vary file-block-size=16K,64K --vary read_ahead_kb=128,1024 \
+	--vary file-test-mode=seqrd,rndrd --repeat=2 --events=64 --time=5 -o "$TMP/grid.json"
+cp "$TMP/out" "$TMP/grid.out"
+NAMES=()
+for bs in 16K 64K; do
+	for ra in 128 1024; do
+		for m in seqrd rndrd; do NAMES+=("file-block-size=$bs read_ahead_kb=$ra file-test-mode=$m"); done
+	done
+done
+want=""
+for r in 1 2; do for n in "${NAMES[@]}"; do want+="$r $n|"; done; done
+eq "grid: 16 progress lines in repeat-major order (every setting of repeat 1, then repeat 2; first axis slowest)" \
+	"$(progress "$TMP/grid.out" | tr '\n' '|')" "$want"
+check "grid: the first line says 8 settings x 2 repeats = 16 runs" grep -q '^sbio .* compare: 8 settings x 2 repeats = 16 runs, interleaved order' "$TMP/grid.out"
+json_check "grid JSON: 8 settings in product order, 2 runs ok each" "$TMP/grid.json" '
+names = """'"$(printf '%s\n' "${NAMES[@]}")"'""".split("\n")
+if [x["name"] for x in d["settings"]] != names: print("names", [x["name"] for x in d["settings"]])
+if [a["key"] for a in d["axes"]] != ["file-block-size", "read_ahead_kb", "file-test-mode"]: print("axes", d["axes"])
+for x in d["settings"]:
+    if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
+    if x["summary"]["runs_ok"] != 2: print(x["name"], "runs_ok", x["summary"]["runs_ok"])'
+json_check "grid JSON: each run shows its values (config.block_size_bytes, environment.devices[0].queue.read_ahead_kb, config.file_test_mode)" \
+	"$TMP/grid.json" '
+for x in d["settings"]:
+    v = x["values"]
+    bs = {"16K": 16384, "64K": 65536}[v["file-block-size"]]
+    for r in x["runs"]:
+        c = r["result"]["config"]; q = r["result"]["environment"]["devices"][0]["queue"]
+        got = (c["block_size_bytes"], q["read_ahead_kb"], c["file_test_mode"])
+        if got != (bs, v["read_ahead_kb"], v["file-test-mode"]): print(x["name"], "repeat", r["repeat"], "ran with", got)
+        if r["result"]["result"]["events"] != 64: print(x["name"], "events", r["result"]["result"]["events"])'
+same_state "grid: every queue setting as before (read_ahead_kb $RA0 again)" "$GRID_BEFORE"
+no_state_file "grid: no state file left"
+
+# --- One run per setting: no test ---
+expect_exit 0 "compare --schedulers=none,mq-deadline --repeat=1: exit 0" \
+	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --file-test-mode=rndrd --events=200 --drop-caches=off -o "$TMP/one.json"
+check "--repeat=1: the second row says '1 run, no test'" grep -qE '^scheduler=mq-deadline +1/1 .*[+-][0-9.]+%  1 run, no test$' "$TMP/out"
+json_check "--repeat=1: the JSON summary has no p-value" "$TMP/one.json" '
+su = d["settings"][1]["summary"]
+if su["p_value"] is not None or su["significant"] is not None: print(su)'
+
+# --- Bad input: exit 2, one line, checked before any run, nothing changed ---
+# refused DESC PATTERN ARGS…: sbio compare ARGS… exits 2 with one line matching PATTERN, no
+# progress line, no output file, and every setting as it was with no state file.
+refused() {
+	local desc=$1 pat=$2 before
+	shift 2
+	before=$(snap)
+	rm -f "$TMP/bad.json"
+	expect_exit 2 "$desc: exit 2" "$SBIO" "${CMP[@]}" --file-test-mode=rndrd --time=1 -o "$TMP/bad.json" "$@"
+	stderr_one_line "$desc: one line"
+	check "$desc: the message matches /$pat/" grep -qE -- "$pat" "$TMP/err"
+	eq "$desc: no run started (no progress line)" "$(grep -c '^\[[0-9]*/[0-9]*\]' "$TMP/out")" 0
+	check "$desc: no output file" test ! -e "$TMP/bad.json"
+	same_state "$desc: nothing changed" "$before"
+	no_state_file "$desc: no state file left"
+}
+refused "--vary no_such_option=1,2" 'no_such_option' --vary no_such_option=1,2
+refused "--vary file-num=1,2 (defines the set)" 'file-num' --vary file-num=1,2
+refused "--schedulers=none,cfq" 'cfq.*none.*mq-deadline.*kyber.*bfq' --schedulers=none,cfq
+refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*--schedulers'
+# A value the kernel refuses, in the last setting: found before the first run, not after it.
+refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
+
+# --- SIGINT mid-compare: the run in progress is marked and left out, the table so far is
+# printed, everything restored, exit 130 ---
+"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline,bfq --repeat=2 --file-test-mode=rndrd \
+	--time=3 -o "$TMP/int.json" >"$TMP/int.out" 2>"$TMP/int.err" &
+BG=$!
+PIDS+=("$BG")
+n=150
+while ! grep -qs '^\[2/6\]' "$TMP/int.out" && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+# Into the second run: its scheduler set (then caches dropped and the threads started).
+mid=
+while [ "$mid" != mq-deadline ] && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+	mid=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
+done
+sleep 0.7
+kill -INT "$BG"
+n=150
+while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+kill -0 "$BG" 2>/dev/null && kill -KILL "$BG"
+wait "$BG"
+RC=$?
+eq "SIGINT: mq-deadline was in effect during the second run" "$mid" mq-deadline
+eq "SIGINT during run 2 of 6: exit 130" "$RC" 130
+check "SIGINT: says Interrupted" grep -q 'Interrupted' "$TMP/int.out"
+eq "SIGINT: no run after the interrupted one" "$(progress "$TMP/int.out" | tr '\n' '|')" "1 scheduler=none|1 scheduler=mq-deadline|"
+check "SIGINT: the interrupted run is marked ('[2/6] repeat 1, scheduler=mq-deadline: interrupted … excluded')" \
+	grep -qE '^\[2/6\] repeat 1, scheduler=mq-deadline: interrupted.*excluded' "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=none 1/2 with its figures" grep -qE '^scheduler=none +1/2 +[0-9]+ ± 0 ' "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=mq-deadline 0/2 (the interrupted run excluded)" grep -qE '^scheduler=mq-deadline +0/2 ' "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=bfq 0/2" grep -qE '^scheduler=bfq +0/2 ' "$TMP/int.out"
+json_check "SIGINT JSON: interrupted, none's run ok, mq-deadline's run marked interrupted, runs_ok 1/0/0" "$TMP/int.json" '
+if d["interrupted"] is not True: print("interrupted", d["interrupted"])
+got = [[r["status"] for r in x["runs"]] for x in d["settings"]]
+if got != [["ok"], ["interrupted"], []]: print("statuses", got)
+ok_ = [x["summary"]["runs_ok"] for x in d["settings"]]
+if ok_ != [1, 0, 0]: print("runs_ok", ok_)'
+same_state "SIGINT: every queue setting restored" "$BASE"
+no_state_file "SIGINT: no state file left"
+
+# --- --order=random --rand-seed: a permutation of the settings per repeat, reproducible ---
+# shellcheck disable=SC2054
+RND=("${CMP[@]}" --vary file-block-size=4K,8K,16K,32K --repeat=3 --order=random --file-test-mode=seqrd
+	--events=32 --drop-caches=off)
+expect_exit 0 "--order=random --rand-seed=7 --repeat=3 over 4 block sizes: exit 0" "$SBIO" "${RND[@]}" --rand-seed=7 -o "$TMP/rnd.json"
+progress "$TMP/out" >"$TMP/rnd7a"
+perm_ok=true
+for r in 1 2 3; do
+	got=$(awk -v r=$r '$1 == r { print $2 }' "$TMP/rnd7a" | sort | tr '\n' ' ')
+	[ "$got" = "file-block-size=16K file-block-size=32K file-block-size=4K file-block-size=8K " ] || perm_ok=false
+done
+check "--order=random: each repeat runs every setting once (12 lines, repeats 1,1,1,1,2,…)" \
+	test "$perm_ok" = true -a "$(awk '{ printf "%s", $1 }' "$TMP/rnd7a")" = 111122223333
+check "--order=random: not every repeat in the settings' order" \
+	test "$(awk '{ printf "%s ", $2 }' "$TMP/rnd7a")" != "$(for _ in 1 2 3; do printf 'file-block-size=%s ' 4K 8K 16K 32K; done)"
+check "--order=random: the first line says random order" grep -q '^sbio .* compare: 4 settings x 3 repeats = 12 runs, random order$' "$TMP/out"
+json_check "--order=random JSON: order random, 4 settings x 3 runs ok" "$TMP/rnd.json" '
+if d["order"] != "random": print("order", d["order"])
+for x in d["settings"]:
+    if sorted((r["repeat"], r["status"]) for r in x["runs"]) != [(1, "ok"), (2, "ok"), (3, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])'
+expect_exit 0 "--order=random --rand-seed=7 again: exit 0" "$SBIO" "${RND[@]}" --rand-seed=7
+eq "--order=random: the same seed, the same order" "$(progress "$TMP/out" | tr '\n' '|')" "$(tr '\n' '|' <"$TMP/rnd7a")"
+expect_exit 0 "--order=random --rand-seed=8: exit 0" "$SBIO" "${RND[@]}" --rand-seed=8
+check "--order=random: another seed, another order" test "$(progress "$TMP/out" | tr '\n' '|')" != "$(tr '\n' '|' <"$TMP/rnd7a")"
+
+same_state "at the end: every queue setting of $LOOP as at the start" "$BASE"
+no_state_file "at the end: no state file left"
+exit 0

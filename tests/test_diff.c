@@ -1,0 +1,642 @@
+/* Unit tests for sbio diff (src/diff.c) on crafted JSON documents: minimal run results
+ * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
+ * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
+ * a real command line (so --threshold is "given" exactly as on the command line), stdout
+ * and stderr captured into temporary files. Checked: the Δ% printed per row and its mark
+ * (better and worse, for throughput and for latency; no mark under 1%), zero baselines
+ * ("n/a", never a crash; 0 vs 0 is 0.0%), metrics missing on one side ("missing"), an
+ * operation type on one side only, compare settings matched by name and those on one side
+ * only, the --threshold exit code around P (and 0 when P is not given), and bad inputs
+ * (exit 2, one line on stderr, nothing on stdout). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diff.h"
+#include "options.h"
+
+static char g_dir[64];
+
+/* ---- files ---- */
+
+static const char *path_of(const char *name)
+{
+    static char buf[32][256]; /* a ring: a test holds a few paths at once */
+    static int k;
+    char *p = buf[k++ % 32];
+    snprintf(p, 256, "%s/%s", g_dir, name);
+    return p;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    const char *p = path_of(name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+static const char *write_doc(const char *name, json_t *doc)
+{
+    const char *p = path_of(name);
+    assert_int_equal(json_dump_file(doc, p, JSON_INDENT(1)), 0);
+    json_decref(doc);
+    return p;
+}
+
+/* ---- documents ---- */
+
+/* Set (or with v NULL, delete) the value at a '/'-separated path, making objects on the
+ * way; '/' because percentile keys contain dots. Steals v. */
+static void jset(json_t *doc, const char *path, json_t *v)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", path);
+    char *last = strrchr(buf, '/');
+    json_t *cur = doc;
+    if (last) {
+        *last = 0;
+        char *save = NULL;
+        for (char *k = strtok_r(buf, "/", &save); k; k = strtok_r(NULL, "/", &save)) {
+            json_t *next = json_is_array(cur) ? json_array_get(cur, strtoul(k, NULL, 10))
+                                              : json_object_get(cur, k);
+            if (!next) {
+                next = json_object();
+                json_object_set_new(cur, k, next);
+            }
+            cur = next;
+        }
+    }
+    const char *key = last ? last + 1 : buf;
+    if (v)
+        json_object_set_new(cur, key, v);
+    else
+        json_object_del(cur, key);
+}
+
+static void jnum(json_t *doc, const char *path, double v)
+{
+    jset(doc, path, json_real(v));
+}
+
+static json_t *op_json(double ops, double ops_s, double mib_s, double lat)
+{
+    return json_pack("{s:f,s:f,s:f,s:{s:f,s:f,s:{s:f,s:f,s:f,s:f}}}", "ops", ops, "ops_per_s",
+                     ops_s, "mib_per_s", mib_s, "latency", "mean_ns", lat, "max_ns", lat * 50,
+                     "percentiles_ns", "50", lat * 0.9, "95", lat * 2, "99", lat * 4, "99.9",
+                     lat * 10);
+}
+
+/* A run result: rndrw, 4 threads, 16 KiB blocks; 10 000 ops in 10 s (1000 ops/s), reads
+ * 600/s at 1 us mean, writes 400/s at 10 us mean, CPU 10 + 20 %, device vda 50 % busy. */
+static json_t *run_doc(void)
+{
+    json_t *d =
+        json_pack("{s:s,s:{s:s,s:i,s:i,s:s,s:i},s:{s:f,s:i,s:{},s:{s:f,s:f},s:[{s:s,s:f}]}}",
+                  "schema", "sbio-result/1", "config", "file_test_mode", "rndrw", "threads", 4,
+                  "block_size_bytes", 16384, "ioengine", "sync", "rate_ops_per_s", 0, "result",
+                  "elapsed_s", 10.0, "ops", 10000, "op_types", "cpu", "user_pct", 10.0,
+                  "system_pct", 20.0, "devices", "name", "vda", "util_pct", 50.0);
+    assert_non_null(d);
+    json_t *ot = json_object_get(json_object_get(d, "result"), "op_types");
+    json_object_set_new(ot, "read", op_json(6000, 600, 9.375, 1000));
+    json_object_set_new(ot, "write", op_json(4000, 400, 6.25, 10000));
+    json_object_set_new(ot, "fsync", op_json(0, 0, 0, 0));
+    return d;
+}
+
+static json_t *summary_json(double runs_ok, double ops, double mib, double rp99, double wp99)
+{
+    json_t *s = json_pack("{s:f,s:i,s:{s:f,s:f},s:{s:f,s:f},s:f,s:n}", "runs_ok", runs_ok, "runs",
+                          2, "ops_per_s", "mean", ops, "stddev", ops / 100, "mib_per_s", "mean",
+                          mib, "stddev", mib / 100, "cpu_pct", 5.0, "util_pct");
+    if (rp99 > 0)
+        json_object_set_new(s, "read",
+                            json_pack("{s:f,s:{s:f,s:f}}", "p95_ns", rp99 / 2, "p99_ns", "mean",
+                                      rp99, "stddev", 1.0));
+    if (wp99 > 0)
+        json_object_set_new(s, "write",
+                            json_pack("{s:f,s:{s:f,s:f}}", "p95_ns", wp99 / 2, "p99_ns", "mean",
+                                      wp99, "stddev", 1.0));
+    return s;
+}
+
+static json_t *compare_doc(void)
+{
+    json_t *d = json_pack("{s:s,s:[{s:s,s:[s,s]}],s:i,s:s,s:b,s:[]}", "schema", "sbio-compare/1",
+                          "axes", "key", "scheduler", "values", "none", "bfq", "repeat", 2, "order",
+                          "interleaved", "interrupted", 0, "settings");
+    assert_non_null(d);
+    return d;
+}
+
+static void add_setting(json_t *cmp, const char *name, json_t *summary)
+{
+    json_array_append_new(
+        json_object_get(cmp, "settings"),
+        json_pack("{s:s,s:{},s:[],s:o}", "name", name, "values", "runs", "summary", summary));
+}
+
+/* ---- running diff with captured output ---- */
+
+struct result {
+    int rc;
+    char out[16384];
+    char err[4096];
+};
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+/* sbio diff A B [--threshold=thr] (thr NULL: not given). */
+static void run_diff(struct result *r, const char *a, const char *b, const char *thr)
+{
+    char opt[64];
+    char *argv[] = {"sbio", "diff", (char *)a, (char *)b, opt, NULL};
+    int argc = 4;
+    if (thr) {
+        snprintf(opt, sizeof(opt), "--threshold=%s", thr);
+        argc = 5;
+    }
+    struct sbio_config cfg;
+    sbio_options_defaults(&cfg);
+    argv[argc] = NULL;
+    assert_int_equal(sbio_options_parse(&cfg, argc, argv), 0);
+    assert_int_equal(sbio_options_validate(&cfg), 0);
+
+    fflush(stdout);
+    fflush(stderr);
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    assert_non_null(fo);
+    assert_non_null(fe);
+    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
+    assert_true(so >= 0 && se >= 0);
+    assert_true(dup2(fileno(fo), STDOUT_FILENO) >= 0);
+    assert_true(dup2(fileno(fe), STDERR_FILENO) >= 0);
+    r->rc = sbio_diff(&cfg);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, STDOUT_FILENO);
+    dup2(se, STDERR_FILENO);
+    close(so);
+    close(se);
+    slurp(fo, r->out, sizeof(r->out));
+    slurp(fe, r->err, sizeof(r->err));
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The row whose metric is name (at a line start, followed by two spaces) in text: its Δ%
+ * and mark (the last one or two words), and the whole line. False when there is none. */
+static bool row(const char *text, const char *name, char *delta, char *mark, char *line)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, name, n) || strncmp(p + n, "  ", 2))
+            continue;
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char buf[512], *tok[16], *save = NULL;
+        int nt = 0;
+        snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
+        if (line)
+            strcpy(line, buf);
+        for (char *t = strtok_r(buf, " ", &save); t && nt < 16; t = strtok_r(NULL, " ", &save))
+            tok[nt++] = t;
+        assert_true(nt >= 2);
+        bool marked = !strcmp(tok[nt - 1], "worse") || !strcmp(tok[nt - 1], "better");
+        strcpy(mark, marked ? tok[nt - 1] : "");
+        strcpy(delta, tok[nt - 1 - marked]);
+        return true;
+    }
+    return false;
+}
+
+#define ASSERT_ROW(text, name, want_delta, want_mark)                                              \
+    do {                                                                                           \
+        char d_[64], m_[64], l_[512];                                                              \
+        if (!row((text), (name), d_, m_, l_))                                                      \
+            fail_msg("no row '%s' in:\n%s", (name), (text));                                       \
+        if (strcmp(d_, (want_delta)) || strcmp(m_, (want_mark)))                                   \
+            fail_msg("row '%s': got delta '%s' mark '%s', want '%s' '%s' (line: %s)", (name), d_,  \
+                     m_, (want_delta), (want_mark), l_);                                           \
+    } while (0)
+
+#define ASSERT_HAS(hay, needle)                                                                    \
+    do {                                                                                           \
+        if (!strstr((hay), (needle)))                                                              \
+            fail_msg("'%s' not in:\n%s", (needle), (hay));                                         \
+    } while (0)
+
+/* The lines of one setting of a compare diff: from its "setting NAME (" line to the next
+ * "setting" line. */
+static const char *section(const char *out, const char *name, char *buf, size_t len)
+{
+    char head[256];
+    snprintf(head, sizeof(head), "setting %s (", name);
+    const char *p = strstr(out, head);
+    if (!p)
+        fail_msg("no setting '%s' in:\n%s", name, out);
+    p = strchr(p, '\n') + 1;
+    const char *e = strstr(p, "\nsetting ");
+    snprintf(buf, len, "%.*s", (int)(e ? (size_t)(e - p) + 1 : strlen(p)), p);
+    return buf;
+}
+
+/* ---- tests ---- */
+
+static void test_identical(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a = write_doc("same.json", run_doc());
+    run_diff(&r, a, a, "1");
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    /* The header names both files and the workload. */
+    ASSERT_HAS(r.out, "A = ");
+    ASSERT_HAS(r.out, "(rndrw, 4 threads, 16 KiB blocks, sync)");
+    assert_true(strchr(r.out, '\n') - r.out > 0);
+    const char *rows[] = {"ops/s",        "read ops/s",   "read MiB/s",   "read lat mean",
+                          "read lat p50", "read lat p95", "read lat p99", "read lat p99.9",
+                          "read lat max", "write ops/s",  "write MiB/s",  "write lat p99",
+                          "CPU%",         "util% vda"};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        ASSERT_ROW(r.out, rows[i], "0.0%", "");
+    /* fsync did no operation in either run: no rows. */
+    char d[64], m[64];
+    assert_false(row(r.out, "fsync ops/s", d, m, NULL));
+    assert_false(row(r.out, "fsync lat p99", d, m, NULL));
+}
+
+static void test_signs(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *b = run_doc();
+    jnum(b, "result/ops", 9000);                                           /* -10% ops/s */
+    jnum(b, "result/op_types/read/ops_per_s", 660);                        /* +10% */
+    jnum(b, "result/op_types/read/mib_per_s", 9.375 * 1.2);                /* +20% */
+    jnum(b, "result/op_types/write/ops_per_s", 360);                       /* -10% */
+    jnum(b, "result/op_types/write/mib_per_s", 6.25 * 0.995);              /* -0.5%: noise */
+    jnum(b, "result/op_types/read/latency/percentiles_ns/99", 4400);       /* +10% */
+    jnum(b, "result/op_types/read/latency/percentiles_ns/99.9", 9000);     /* -10% */
+    jnum(b, "result/op_types/write/latency/mean_ns", 7500);                /* -25% */
+    jnum(b, "result/op_types/write/latency/max_ns", 1e6);                  /* +100% */
+    jnum(b, "result/op_types/read/latency/mean_ns", 1005);                 /* +0.5%: noise */
+    jnum(b, "result/op_types/read/latency/percentiles_ns/50", 900 * 0.98); /* -2% */
+    jnum(b, "result/cpu/system_pct", 23);                                  /* 30 -> 33 */
+    jnum(b, "result/devices/0/util_pct", 60);                              /* never marked */
+    const char *pa = write_doc("a.json", run_doc()), *pb = write_doc("b.json", b);
+    run_diff(&r, pa, pb, NULL);
+    assert_int_equal(r.rc, 0); /* worse, but no --threshold */
+    assert_string_equal(r.err, "");
+    ASSERT_ROW(r.out, "ops/s", "-10.0%", "worse");
+    ASSERT_ROW(r.out, "read ops/s", "+10.0%", "better");
+    ASSERT_ROW(r.out, "read MiB/s", "+20.0%", "better");
+    ASSERT_ROW(r.out, "write ops/s", "-10.0%", "worse");
+    ASSERT_ROW(r.out, "write MiB/s", "-0.5%", "");
+    ASSERT_ROW(r.out, "read lat p99", "+10.0%", "worse");
+    ASSERT_ROW(r.out, "read lat p99.9", "-10.0%", "better");
+    ASSERT_ROW(r.out, "write lat mean", "-25.0%", "better");
+    ASSERT_ROW(r.out, "write lat max", "+100.0%", "worse");
+    ASSERT_ROW(r.out, "read lat mean", "+0.5%", "");
+    ASSERT_ROW(r.out, "read lat p50", "-2.0%", "better");
+    ASSERT_ROW(r.out, "read lat p95", "0.0%", "");
+    ASSERT_ROW(r.out, "CPU%", "+10.0%", "worse");
+    ASSERT_ROW(r.out, "util% vda", "+20.0%", "");
+
+    /* The other order flips every sign and mark. */
+    run_diff(&r, pb, pa, NULL);
+    assert_int_equal(r.rc, 0);
+    ASSERT_ROW(r.out, "ops/s", "+11.1%", "better");
+    ASSERT_ROW(r.out, "write ops/s", "+11.1%", "better");
+    ASSERT_ROW(r.out, "read lat p99", "-9.1%", "better");
+    ASSERT_ROW(r.out, "write lat max", "-50.0%", "better");
+    ASSERT_ROW(r.out, "write lat mean", "+33.3%", "worse");
+    ASSERT_ROW(r.out, "CPU%", "-9.1%", "better");
+}
+
+static void test_zero_baseline(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *a = run_doc(), *b = run_doc();
+    jnum(a, "result/op_types/read/mib_per_s", 0);                 /* 0 -> 9.375: n/a, better */
+    jnum(a, "result/op_types/read/latency/percentiles_ns/99", 0); /* 0 -> 4 us: n/a, worse */
+    jnum(a, "result/devices/0/util_pct", 0);                      /* 0 -> 0: unchanged */
+    jnum(b, "result/devices/0/util_pct", 0);
+    jnum(a, "result/cpu/user_pct", 0); /* 0 + 0 -> 10 + 20 */
+    jnum(a, "result/cpu/system_pct", 0);
+    jnum(a, "result/elapsed_s", 0);                /* no time: total ops/s has no value */
+    jnum(b, "result/op_types/write/ops_per_s", 0); /* 400 -> 0: -100% */
+    const char *pa = write_doc("za.json", a), *pb = write_doc("zb.json", b);
+    run_diff(&r, pa, pb, "5");
+    ASSERT_ROW(r.out, "read MiB/s", "n/a", "better");
+    ASSERT_ROW(r.out, "read lat p99", "n/a", "worse");
+    ASSERT_ROW(r.out, "util% vda", "0.0%", "");
+    ASSERT_ROW(r.out, "CPU%", "n/a", "worse");
+    ASSERT_ROW(r.out, "ops/s", "-", "");
+    ASSERT_ROW(r.out, "write ops/s", "-100.0%", "worse");
+    char d[64], m[64], line[512];
+    assert_true(row(r.out, "ops/s", d, m, line));
+    ASSERT_HAS(line, "missing");
+    /* The -100% write ops/s is over the threshold, the n/a rows are not. */
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 1);
+    ASSERT_HAS(r.err, "write ops/s");
+
+    /* Zero baselines everywhere and a zero B: no crash, no threshold failure (B cannot be
+     * below a zero A). */
+    json_t *z = run_doc();
+    jnum(z, "result/op_types/read/ops_per_s", 0);
+    jnum(z, "result/op_types/read/mib_per_s", 0);
+    jnum(z, "result/op_types/write/ops_per_s", 0);
+    jnum(z, "result/op_types/write/mib_per_s", 0);
+    jnum(z, "result/ops", 0);
+    pa = write_doc("zz.json", z);
+    run_diff(&r, pa, pa, "5");
+    assert_int_equal(r.rc, 0);
+    ASSERT_ROW(r.out, "read ops/s", "0.0%", "");
+    ASSERT_ROW(r.out, "ops/s", "0.0%", "");
+    run_diff(&r, pa, write_doc("zb2.json", run_doc()), "5");
+    assert_int_equal(r.rc, 0);
+    ASSERT_ROW(r.out, "read ops/s", "n/a", "better");
+}
+
+static void test_missing_metrics(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *a = run_doc(), *b = run_doc();
+    jset(b, "result/op_types/read/latency/percentiles_ns/99.9", NULL);
+    jset(a, "result/cpu", NULL);
+    jset(b, "result/op_types/read/mib_per_s", NULL);
+    jnum(b, "result/op_types/read/ops_per_s", 100); /* -83%, to show the row still works */
+    jset(a, "result/devices", NULL);                /* tmpfs in A */
+    const char *pa = write_doc("ma.json", a), *pb = write_doc("mb.json", b);
+    run_diff(&r, pa, pb, "5");
+    char d[64], m[64], line[512];
+    ASSERT_ROW(r.out, "read lat p99.9", "-", "");
+    assert_true(row(r.out, "read lat p99.9", d, m, line));
+    ASSERT_HAS(line, "missing");
+    ASSERT_ROW(r.out, "CPU%", "-", "");
+    assert_true(row(r.out, "CPU%", d, m, line));
+    ASSERT_HAS(line, "missing");
+    ASSERT_ROW(r.out, "util% vda", "-", "");
+    ASSERT_ROW(r.out, "read MiB/s", "-", "");
+    ASSERT_ROW(r.out, "read lat p99", "0.0%", "");
+    /* Only read ops/s counts for the threshold: a missing MiB/s is not a regression. */
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 1);
+    ASSERT_HAS(r.err, "read ops/s");
+
+    /* Neither side has devices: no util row at all. */
+    json_t *c = run_doc();
+    jset(c, "result/devices", NULL);
+    pa = write_doc("nodev.json", c);
+    run_diff(&r, pa, pa, NULL);
+    assert_false(row(r.out, "util% vda", d, m, NULL));
+    assert_null(strstr(r.out, "util%"));
+}
+
+static void test_op_type_one_side(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *a = run_doc(), *b = run_doc();
+    /* A also did fsyncs; B did no write (rndrd: the object is there, with 0 ops). */
+    json_object_set_new(json_object_get(json_object_get(a, "result"), "op_types"), "fsync",
+                        op_json(100, 10, 0, 2e6));
+    json_object_set_new(json_object_get(json_object_get(b, "result"), "op_types"), "write",
+                        op_json(0, 0, 0, 0));
+    json_object_del(json_object_get(json_object_get(b, "result"), "op_types"), "fsync");
+    const char *pa = write_doc("oa.json", a), *pb = write_doc("ob.json", b);
+    run_diff(&r, pa, pb, "5");
+    const char *gone[] = {"write ops/s",   "write MiB/s", "write lat mean", "write lat p99",
+                          "write lat max", "fsync ops/s", "fsync lat p50",  "fsync lat p99.9"};
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+        char d[64], m[64], line[512];
+        ASSERT_ROW(r.out, gone[i], "-", "");
+        assert_true(row(r.out, gone[i], d, m, line));
+        ASSERT_HAS(line, "missing");
+    }
+    char d[64], m[64];
+    assert_false(row(r.out, "fsync MiB/s", d, m, NULL)); /* fsync moves no bytes */
+    ASSERT_ROW(r.out, "read ops/s", "0.0%", "");
+    /* An operation type B did not do is a different workload, not a regression. */
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+
+    /* The other way round: the columns swap. */
+    run_diff(&r, pb, pa, NULL);
+    char line[512];
+    assert_true(row(r.out, "fsync lat p99", d, m, line));
+    ASSERT_HAS(line, "missing");
+    assert_true(strstr(line, "missing") < strstr(line, "ms")); /* A missing, B in ms */
+}
+
+static void test_threshold(void **state)
+{
+    (void)state;
+    static struct result r;
+    /* Only read ops/s (and, below, write MiB/s) changes. */
+    json_t *b = run_doc();
+    jnum(b, "result/op_types/read/ops_per_s", 600 * 0.951); /* -4.9% */
+    const char *pa = write_doc("ta.json", run_doc()), *pb = write_doc("tb.json", b);
+    run_diff(&r, pa, pb, "5");
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    ASSERT_ROW(r.out, "read ops/s", "-4.9%", "worse");
+
+    b = run_doc();
+    jnum(b, "result/op_types/read/ops_per_s", 600 * 0.949); /* -5.1% */
+    pb = write_doc("tb.json", b);
+    run_diff(&r, pa, pb, "5");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 1);
+    ASSERT_HAS(r.err, "read ops/s");
+    ASSERT_HAS(r.err, "5.1%");
+    ASSERT_ROW(r.out, "read ops/s", "-5.1%", "worse"); /* the table is printed all the same */
+    /* Without --threshold: 0, whatever got worse. */
+    run_diff(&r, pa, pb, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    /* Better is never a failure, however large. */
+    run_diff(&r, pb, pa, "0");
+    assert_int_equal(r.rc, 0);
+
+    /* MiB/s counts as well; latency does not. Two rows: two lines. */
+    b = run_doc();
+    jnum(b, "result/op_types/write/mib_per_s", 6.25 * 0.9);
+    jnum(b, "result/ops", 8000);
+    jnum(b, "result/op_types/read/latency/percentiles_ns/99", 1e9);
+    pb = write_doc("tb.json", b);
+    run_diff(&r, pa, pb, "5");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 2);
+    ASSERT_HAS(r.err, "write MiB/s");
+    ASSERT_HAS(r.err, "ops/s: ");
+    assert_null(strstr(r.err, "lat"));
+    run_diff(&r, pa, pb, "25");
+    assert_int_equal(r.rc, 0);
+}
+
+static void test_compare(void **state)
+{
+    (void)state;
+    static struct result r;
+    char sec[4096];
+    json_t *a = compare_doc(), *b = compare_doc();
+    add_setting(a, "scheduler=none", summary_json(2, 1000, 15.625, 4000, 8000));
+    add_setting(a, "scheduler=bfq", summary_json(2, 800, 12.5, 5000, 0));
+    add_setting(a, "scheduler=kyber", summary_json(2, 900, 14, 4000, 0));
+    add_setting(a, "scheduler=failed", summary_json(2, 900, 14, 4000, 0));
+    /* B in another order, one setting new, one gone, bfq now writes too, failed has no run. */
+    add_setting(b, "scheduler=mq-deadline", summary_json(2, 1100, 17, 3000, 0));
+    add_setting(b, "scheduler=bfq", summary_json(2, 880, 12.5 * 0.96, 4500, 9000));
+    add_setting(b, "scheduler=none", summary_json(2, 1000, 15.625, 4400, 8000));
+    add_setting(b, "scheduler=failed", summary_json(0, 0, 0, 0, 0));
+    const char *pa = write_doc("ca.json", a), *pb = write_doc("cb.json", b);
+    run_diff(&r, pa, pb, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    ASSERT_HAS(r.out, "(compare scheduler=none,bfq, 2 repeats)");
+    ASSERT_HAS(r.out, "setting scheduler=kyber: only in A\n");
+    ASSERT_HAS(r.out, "setting scheduler=mq-deadline: only in B\n");
+    assert_null(strstr(r.out, "setting scheduler=kyber ("));
+
+    section(r.out, "scheduler=none", sec, sizeof(sec));
+    ASSERT_ROW(sec, "  ops/s mean", "0.0%", "");
+    ASSERT_ROW(sec, "  MiB/s mean", "0.0%", "");
+    ASSERT_ROW(sec, "  read p99 mean", "+10.0%", "worse");
+    ASSERT_ROW(sec, "  write p99 mean", "0.0%", "");
+
+    section(r.out, "scheduler=bfq", sec, sizeof(sec));
+    ASSERT_ROW(sec, "  ops/s mean", "+10.0%", "better");
+    ASSERT_ROW(sec, "  MiB/s mean", "-4.0%", "worse");
+    ASSERT_ROW(sec, "  read p99 mean", "-10.0%", "better");
+    char d[64], m[64], line[512];
+    ASSERT_ROW(sec, "  write p99 mean", "-", ""); /* only B wrote */
+    assert_true(row(sec, "  write p99 mean", d, m, line));
+    ASSERT_HAS(line, "missing");
+
+    /* No successful run in B: its figures are missing, not zero. */
+    section(r.out, "scheduler=failed", sec, sizeof(sec));
+    ASSERT_HAS(r.out, "setting scheduler=failed (runs ok: A 2/2, B 0/2)");
+    ASSERT_ROW(sec, "  ops/s mean", "-", "");
+    assert_true(row(sec, "  ops/s mean", d, m, line));
+    ASSERT_HAS(line, "missing");
+
+    /* --threshold on compares: bfq's MiB/s -4% passes 5 and fails 3, naming the setting. */
+    run_diff(&r, pa, pb, "5");
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    run_diff(&r, pa, pb, "3");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 1);
+    ASSERT_HAS(r.err, "scheduler=bfq");
+    ASSERT_HAS(r.err, "MiB/s mean");
+    /* Reversed: bfq's ops/s is 9.1% lower in B. */
+    run_diff(&r, pb, pa, "5");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(lines(r.err), 1);
+    ASSERT_HAS(r.err, "scheduler=bfq: ops/s mean");
+}
+
+/* Bad input: exit 2, one line on stderr naming the file, nothing on stdout. */
+static void expect_bad(const char *a, const char *b, const char *named, const char *what)
+{
+    static struct result r;
+    run_diff(&r, a, b, "5");
+    if (r.rc != 2 || lines(r.err) != 1 || r.out[0] || !strstr(r.err, named) ||
+        !strstr(r.err, what) || !strstr(r.err, "accepted"))
+        fail_msg("diff %s %s: rc %d, stdout '%s', stderr '%s' (want 2, nothing, one line with "
+                 "'%s' and '%s')",
+                 a, b, r.rc, r.out, r.err, named, what);
+}
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    const char *ok = write_doc("good.json", run_doc());
+    const char *cmp = path_of("good-cmp.json");
+    json_t *c = compare_doc();
+    add_setting(c, "scheduler=none", summary_json(2, 1000, 15.625, 4000, 8000));
+    assert_int_equal(json_dump_file(c, cmp, 0), 0);
+    json_decref(c);
+    char bad[256], schema[256], noschema[256], missing[256], empty[256], noresult[256];
+    snprintf(bad, sizeof(bad), "%s", write_text("bad.json", "total ops/s: 1234\n"));
+    snprintf(schema, sizeof(schema), "%s",
+             write_text("schema.json", "{\"schema\": \"fio-result/3\", \"result\": {}}"));
+    snprintf(noschema, sizeof(noschema), "%s", write_text("noschema.json", "{\"result\": {}}"));
+    snprintf(empty, sizeof(empty), "%s", write_text("empty.json", ""));
+    snprintf(noresult, sizeof(noresult), "%s",
+             write_text("noresult.json", "{\"schema\": \"sbio-result/1\"}"));
+    snprintf(missing, sizeof(missing), "%s", path_of("does-not-exist.json"));
+
+    expect_bad(bad, ok, bad, "not JSON");
+    expect_bad(ok, bad, bad, "not JSON");
+    expect_bad(ok, empty, empty, "not JSON");
+    expect_bad(schema, ok, schema, "fio-result/3");
+    expect_bad(ok, noschema, noschema, "schema");
+    expect_bad(noresult, ok, noresult, "result");
+    expect_bad(missing, ok, missing, "No such file");
+    expect_bad(ok, missing, missing, "No such file");
+    expect_bad(ok, cmp, cmp, "compare");
+    expect_bad(cmp, ok, ok, "run");
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof(g_dir), "/tmp/sbio-test-diff.XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return nftw(g_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical),        cmocka_unit_test(test_signs),
+        cmocka_unit_test(test_zero_baseline),    cmocka_unit_test(test_missing_metrics),
+        cmocka_unit_test(test_op_type_one_side), cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
