@@ -503,7 +503,10 @@ int sbio_compare(const struct sbio_config *cfg)
     for (size_t s = 0; s < ns; s++)
         summarize(&figs[s * repeat], nfig[s], &sum[s]);
     for (size_t s = 1; s < ns; s++) {
-        sum[s].diff_pct = sum[0].ops_m ? (sum[s].ops_m - sum[0].ops_m) / sum[0].ops_m * 100 : NAN;
+        /* No successful run on either side: no difference, not -100%. */
+        sum[s].diff_pct = sum[0].n && sum[s].n && sum[0].ops_m
+                              ? (sum[s].ops_m - sum[0].ops_m) / sum[0].ops_m * 100
+                              : NAN;
         sum[s].p = sbio_compare_welch_p(sum[s].ops_m, sum[s].ops_sd, sum[s].n, sum[0].ops_m,
                                         sum[0].ops_sd, sum[0].n);
     }

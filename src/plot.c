@@ -4,7 +4,10 @@
  * The data files hold the JSON's numbers unscaled (ns, ops/s) and the script does the unit
  * conversion, so a kept data file can be checked against the JSON directly. The script
  * names its data files relative to its own folder and gnuplot runs there, so
- * `cd DIR && gnuplot plot.gp` redraws a chart kept with --keep-data. */
+ * `cd DIR && gnuplot plot.gp` redraws a chart kept with --keep-data.
+ *
+ * A compare result (`sbio compare -o X.json`) is charted alone: its settings' summaries,
+ * not its runs, are what it says — the runs that failed are already left out of them. */
 #include "plot.h"
 
 #include <errno.h>
@@ -26,10 +29,12 @@
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
+#define PLOT_CMP_SCHEMA  "sbio-compare/1"
 #define PLOT_SCRIPT      "plot.gp"
 #define PLOT_THROUGHPUT  "throughput.dat"
 #define PLOT_PERCENTILES "percentiles.dat"
 #define PLOT_COMPARE     "compare.dat"
+#define PLOT_SETTINGS    "settings.dat"
 #define PLOT_NO_SAMPLES  "no time series: run with --report-interval or --log-interval"
 #define PLOT_MAX_PIXELS  20000
 
@@ -40,6 +45,12 @@ static const char *const plot_op_key[PLOT_OP_NR] = {"read", "write", "fsync"};
 static const char *const plot_op_color[PLOT_OP_NR] = {"#1f77b4", "#ff7f0e", "#2ca02c"};
 static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
 #define PLOT_NPCT (sizeof(plot_pct_key) / sizeof(plot_pct_key[0]))
+/* A compare chart's ops/s bars: the baseline (the first setting, which every difference is
+ * against) grey; the others purple, pale when the difference is within noise or untested.
+ * None is an op type's colour: the bars are all operations together. */
+#define PLOT_BASE_RGB  0x7f7f7f
+#define PLOT_SIG_RGB   0x9467bd
+#define PLOT_NOSIG_RGB 0xc5b0d5
 
 struct plot_run {
     const char *path;
@@ -47,7 +58,8 @@ struct plot_run {
     json_t *doc;
     json_t *result;
     json_t *op_types;
-    json_t *samples; /* array, possibly empty */
+    json_t *samples;  /* array, possibly empty */
+    json_t *settings; /* a compare result's settings[] (non-empty), else NULL */
 };
 
 struct plot_ctx {
@@ -130,6 +142,28 @@ static void plot_run_name(struct plot_run *r)
             *p = '\'';
 }
 
+/* A compare result is charted from settings[]: each a name and a summary (see compare.c). */
+static int plot_load_compare(struct plot_run *r)
+{
+    json_t *sets = json_object_get(r->doc, "settings"), *s;
+    size_t i;
+    bool good = json_is_array(sets) && json_array_size(sets) > 0;
+    for (i = 0; good && i < json_array_size(sets); i++) {
+        s = json_array_get(sets, i);
+        good = json_is_string(json_object_get(s, "name")) &&
+               json_is_object(json_object_get(s, "summary"));
+    }
+    if (!good) {
+        sbio_err("plot: %s: an sbio compare result without settings[] (each a name and a "
+                 "summary): the file is truncated or was edited",
+                 r->path);
+        return -SBIO_EUSAGE;
+    }
+    r->settings = sets;
+    plot_run_name(r);
+    return 0;
+}
+
 /* Reads and checks one result; the message names the file and what is wrong with it. */
 static int plot_load(struct plot_run *r)
 {
@@ -147,11 +181,13 @@ static int plot_load(struct plot_run *r)
         return -SBIO_EUSAGE;
     }
     json_t *schema = json_object_get(r->doc, "schema");
+    if (json_is_string(schema) && !strcmp(json_string_value(schema), PLOT_CMP_SCHEMA))
+        return plot_load_compare(r);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), PLOT_SCHEMA)) {
-        sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\")", r->path,
-                 json_is_string(schema) ? "\"" : "",
+        sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\" or \"%s\")",
+                 r->path, json_is_string(schema) ? "\"" : "",
                  json_is_string(schema) ? json_string_value(schema) : "absent",
-                 json_is_string(schema) ? "\"" : "", PLOT_SCHEMA);
+                 json_is_string(schema) ? "\"" : "", PLOT_SCHEMA, PLOT_CMP_SCHEMA);
         return -SBIO_EUSAGE;
     }
     r->result = json_object_get(r->doc, "result");
@@ -554,9 +590,478 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
     fprintf(f, "\nunset multiplot\n");
 }
 
+/* One setting of a compare result, from its summary. NaN where there is nothing to show: ops/s
+ * and p99 without a successful run (the summary's 0 there is no measurement), p99 of an op
+ * type not timed, a difference without a test. */
+struct plot_setting {
+    char name[512]; /* without double quotes: it goes into a quoted data-file column */
+    double ok, runs;
+    double ops, ops_sd, diff, p;
+    int sig; /* 1 significant, 0 within noise, -1 no test (the baseline; one run) */
+    double p99[PLOT_OP_NR], p99_sd[PLOT_OP_NR];
+};
+
+static void plot_setting_read(json_t *set, struct plot_setting *o)
+{
+    json_t *sum = json_object_get(set, "summary");
+    snprintf(o->name, sizeof(o->name), "%s", json_string_value(json_object_get(set, "name")));
+    for (char *p = o->name; *p; p++)
+        if (*p == '"')
+            *p = '\'';
+    o->ok = plot_num(sum, "runs_ok", NULL);
+    o->runs = plot_num(sum, "runs", NULL);
+    bool any = o->ok > 0;
+    o->ops = any ? plot_num(sum, "ops_per_s", "mean", NULL) : NAN;
+    o->ops_sd = any ? plot_num(sum, "ops_per_s", "stddev", NULL) : NAN;
+    o->diff = plot_num(sum, "diff_pct", NULL);
+    o->p = plot_num(sum, "p_value", NULL);
+    json_t *sig = json_object_get(sum, "significant");
+    o->sig = json_is_boolean(sig) ? json_is_true(sig) : -1;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        double m = any ? plot_num(sum, plot_op_key[op], "p99_ns", "mean", NULL) : NAN;
+        o->p99[op] = m > 0 ? m : NAN;
+        o->p99_sd[op] = m > 0 ? plot_num(sum, plot_op_key[op], "p99_ns", "stddev", NULL) : NAN;
+    }
+}
+
+/* One row per setting, in the JSON's order and units. The script reads no column that can be
+ * NaN except the plotted figures themselves: gnuplot drops a point whose expression touches
+ * a NaN, hence -1, not NaN, for "no test". */
+static int plot_write_settings(const struct plot_ctx *c, const struct plot_run *r,
+                               const struct plot_setting *st, size_t ns)
+{
+    int rc = 0;
+    FILE *f = plot_create(c, PLOT_SETTINGS, &rc);
+    if (!f)
+        return rc;
+    fprintf(f,
+            "# %s: settings[].summary, one setting a line; x is its place, and the first (x = "
+            "0) is the baseline every diff_pct is against\n",
+            r->path);
+    fprintf(f, "# means and stddevs are over the setting's successful runs (runs_ok of runs); "
+               "NaN: no successful run, op type not timed or no figure; significant: 1, 0 or "
+               "-1 (no test)\n");
+    fprintf(f, "# x runs_ok runs ops_per_s_mean ops_per_s_stddev diff_pct p_value significant");
+    for (int op = 0; op < PLOT_OP_NR; op++)
+        fprintf(f, " %s_p99_ns_mean %s_p99_ns_stddev", plot_op_key[op], plot_op_key[op]);
+    fprintf(f, " name\n");
+    for (size_t i = 0; i < ns; i++) {
+        const struct plot_setting *s = &st[i];
+        fprintf(f, "%zu", i);
+        plot_put(f, s->ok);
+        plot_put(f, s->runs);
+        plot_put(f, s->ops);
+        plot_put(f, s->ops_sd);
+        plot_put(f, s->diff);
+        plot_put(f, s->p);
+        fprintf(f, " %d", s->sig);
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            plot_put(f, s->p99[op]);
+            plot_put(f, s->p99_sd[op]);
+        }
+        fprintf(f, " \"%s\"\n", s->name);
+    }
+    return plot_close(f, PLOT_SETTINGS);
+}
+
+/* gnuplot's double-quoted strings, for line breaks: \ and " escaped, a newline as \n. */
+static void plot_dquote(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n') {
+            fputs("\\n", f);
+            continue;
+        }
+        if (*s == '\\' || *s == '"')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The command that made the compare, without its output file: what a reader needs to run
+ * it again. Cut at max bytes (on a character boundary) with "…". */
+static void plot_command_line(json_t *doc, size_t max, char *buf, size_t len)
+{
+    json_t *argv = json_object_get(doc, "command_line");
+    size_t n = json_array_size(argv);
+    buf[0] = 0;
+    if (n < 2)
+        return;
+    size_t l = (size_t)snprintf(buf, len, "sbio");
+    for (size_t i = 1; i < n && l < len; i++) {
+        const char *a = json_string_value(json_array_get(argv, i));
+        if (!a)
+            continue;
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            i++;
+            continue;
+        }
+        if (!strncmp(a, "-o", 2) || !strncmp(a, "--output=", 9))
+            continue;
+        l += (size_t)snprintf(buf + l, len - l, " %s", a);
+    }
+    if (max > len - 4)
+        max = len - 4;
+    if (strlen(buf) > max && max > 8) {
+        size_t k = max - 1;
+        while (k && ((unsigned char)buf[k] & 0xC0) == 0x80)
+            k--;
+        strcpy(buf + k, "…");
+    }
+}
+
+/* Labels (set label) over a panel's setting slots; "no successful run" in the empty ones. */
+static void plot_empty_slots(FILE *f, const struct plot_setting *st, size_t ns, bool narrow)
+{
+    for (size_t i = 0; i < ns; i++) {
+        if (st[i].ok > 0)
+            continue;
+        fprintf(f,
+                "set label \"no successful%srun (%.0f of %.0f)\" at first %zu, graph 0.5 %s "
+                "font ',10' tc rgb '#505050'\n",
+                narrow ? " " : "\\n", isnan(st[i].ok) ? 0 : st[i].ok,
+                isnan(st[i].runs) ? 0 : st[i].runs, i, narrow ? "center rotate by 90" : "center");
+    }
+}
+
+/* The tick labels under the slots. Best, each setting's name, one key=value a line. When that
+ * is too wide and every setting has the same keys (as compare's product has), the values
+ * alone, "64K / 2", under an axis label naming the keys, "file-block-size / threads", on one
+ * line, or slanted when even that is too wide. A name not made of key=value pairs is slanted
+ * whole. About 7 px a character at the tick font. */
+struct plot_ticks {
+    bool values;  /* the values alone, the keys in xlabel */
+    int angle;    /* 0, 30, 45 or 60 degrees down to the right */
+    size_t lines; /* of an upright label */
+    size_t len;   /* the longest slanted label */
+    char xlabel[512];
+};
+
+/* The keys of NAME ("k1=v1 k2=v2") joined by " / ", or false when NAME is not such pairs. */
+static bool plot_name_keys(const char *name, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (const char *p = name; *p;) {
+        const char *eq = strchr(p, '='), *sp = strchr(p, ' ');
+        if (!eq || eq == p || (sp && sp < eq))
+            return false;
+        l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%.*s", l ? " / " : "",
+                              (int)(eq - p), p);
+        p = sp ? sp + 1 : p + strlen(p);
+    }
+    return l > 0 && l < len;
+}
+
+static void plot_tick_label(const struct plot_setting *s, const struct plot_ticks *tk, char *buf,
+                            size_t len)
+{
+    if (!tk->values) {
+        snprintf(buf, len, "%s", s->name);
+        for (char *p = buf; !tk->angle && *p; p++)
+            if (*p == ' ')
+                *p = '\n'; /* one key=value a line */
+        return;
+    }
+    size_t l = 0;
+    buf[0] = 0;
+    for (const char *p = s->name; *p && l < len;) {
+        const char *eq = strchr(p, '='), *sp = strchr(p, ' ');
+        size_t n = sp ? (size_t)(sp - eq - 1) : strlen(eq + 1);
+        l += (size_t)snprintf(buf + l, len - l, "%s%.*s", l ? " / " : "", (int)n, eq + 1);
+        p = sp ? sp + 1 : p + strlen(p);
+    }
+}
+
+static void plot_ticks_choose(const struct plot_setting *st, size_t ns, unsigned group_px,
+                              struct plot_ticks *tk)
+{
+    memset(tk, 0, sizeof(*tk));
+    size_t part_max = 0, lines = 1;
+    for (size_t i = 0; i < ns; i++) {
+        size_t n = 1, part = 0;
+        for (const char *p = st[i].name; *p; p++) {
+            if (*p == ' ') {
+                n++;
+                part = 0;
+            } else if (++part > part_max) {
+                part_max = part;
+            }
+        }
+        if (n > lines)
+            lines = n;
+    }
+    tk->lines = lines;
+    if (lines <= 4 && group_px >= 7 * part_max + 12)
+        return;
+    char keys[512], k[512];
+    bool same = plot_name_keys(st[0].name, keys, sizeof(keys));
+    for (size_t i = 1; i < ns && same; i++)
+        same = plot_name_keys(st[i].name, k, sizeof(k)) && !strcmp(k, keys);
+    tk->values = same;
+    tk->lines = 1;
+    for (size_t i = 0; i < ns; i++) {
+        char lab[512];
+        plot_tick_label(&st[i], tk, lab, sizeof(lab));
+        if (strlen(lab) > tk->len)
+            tk->len = strlen(lab);
+    }
+    if (same)
+        snprintf(tk->xlabel, sizeof(tk->xlabel), "%s", keys);
+    if (!same || group_px < 7 * tk->len + 10)
+        tk->angle = group_px >= 45 ? 30 : group_px >= 25 ? 45 : 60;
+}
+
+/* What is written over setting I's bar: D, the difference to the baseline and "*" when
+ * significant; N, its runs. No test: one run here or in the baseline, as compare's table
+ * says. */
+static void plot_annotation(const struct plot_setting *s, size_t i, char *d, char *n, size_t len)
+{
+    if (i == 0)
+        snprintf(d, len, "baseline");
+    else if (isnan(s->diff))
+        snprintf(d, len, "no baseline");
+    else
+        snprintf(d, len, "%+.1f%%%s", s->diff, s->sig == 1 ? " *" : "");
+    const char *untested = i > 0 && s->sig < 0 && !isnan(s->diff) ? ": no test" : "";
+    if (s->ok == s->runs || isnan(s->runs))
+        snprintf(n, len, "n=%.0f%s", s->ok, untested);
+    else
+        snprintf(n, len, "n=%.0f of %.0f%s", s->ok, s->runs, untested);
+}
+
+/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
+ * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
+ * successful runs. */
+static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
+                                       const struct plot_setting *st, size_t ns)
+{
+    /* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
+     * annotations over a bar turn upright when its slot is narrow. */
+    unsigned group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
+    bool narrow = group_px < 90;
+    struct plot_ticks tk;
+    plot_ticks_choose(st, ns, group_px, &tk);
+    /* A slanted label's height: its length times the sine, in lines of about 17 px. */
+    int bmargin = tk.angle == 0    ? (int)tk.lines + 2
+                  : tk.angle == 30 ? 3 + (int)(tk.len * 4 + 12) / 17
+                  : tk.angle == 45 ? 3 + (int)(tk.len * 5 + 12) / 17
+                                   : 3 + (int)(tk.len * 6 + 12) / 17;
+    if (*tk.xlabel)
+        bmargin += tk.angle ? 2 : 1;
+
+    int nok = 0;
+    bool timed[PLOT_OP_NR] = {false}, used_sig = false, used_nosig = false;
+    int ntimed = 0;
+    double hi = 0, lat_lo = INFINITY, lat_hi = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct plot_setting *s = &st[i];
+        if (!(s->ok > 0))
+            continue;
+        nok++;
+        double sd = s->ops_sd > 0 ? s->ops_sd : 0;
+        if (s->ops + sd > hi)
+            hi = s->ops + sd;
+        used_sig |= i > 0 && s->sig == 1;
+        used_nosig |= i > 0 && s->sig != 1;
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            if (isnan(s->p99[op]))
+                continue;
+            timed[op] = true;
+            double psd = s->p99_sd[op] > 0 ? s->p99_sd[op] : 0;
+            if (s->p99[op] < lat_lo)
+                lat_lo = s->p99[op];
+            if (s->p99[op] + psd > lat_hi)
+                lat_hi = s->p99[op] + psd;
+        }
+    }
+    for (int op = 0; op < PLOT_OP_NR; op++)
+        ntimed += timed[op];
+
+    /* Title: what was compared and how; the command line under it, smaller. */
+    json_t *doc = r->doc;
+    double repeat = plot_num(doc, "repeat", NULL);
+    json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
+    char title[512];
+    snprintf(title, sizeof(title), "sbio compare: %zu setting%s × %.0f repeat%s%s%s%s%s", ns,
+             ns == 1 ? "" : "s", isnan(repeat) ? 0 : repeat, repeat == 1 ? "" : "s",
+             json_is_string(order) ? ", " : "",
+             json_is_string(order) ? json_string_value(order) : "",
+             !json_is_boolean(drop) ? ""
+             : json_is_true(drop)   ? ", caches dropped before each run"
+                                    : ", caches not dropped",
+             json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
+    char cmd[2048];
+    plot_command_line(doc, c->width > 60 ? (c->width - 40) / 6 : 10, cmd, sizeof(cmd));
+
+    plot_write_terminal(f, c);
+    fprintf(f, "set rmargin 21\n");
+    fprintf(f, "set multiplot layout 2,1 title ");
+    char t[600];
+    snprintf(t, sizeof(t), "%s%s", title, *cmd ? "\n" : "");
+    plot_dquote(f, t);
+    fprintf(f, " font ',13'\n");
+    if (*cmd) {
+        fprintf(f, "set label 99 ");
+        plot_quote(f, cmd);
+        fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n",
+                1 - 34.0 / c->height);
+    }
+
+    /* Both panels: the same slots and names. */
+    fprintf(f, "set style fill solid 1.0 border rgb '#404040'\n"
+               "set errorbars lw 1.5 lc rgb '#202020'\n");
+    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", ns - 1, bmargin);
+    if (tk.angle)
+        fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk.angle);
+    else
+        fprintf(f, "set xtics nomirror scale 0 norotate (");
+    for (size_t i = 0; i < ns; i++) {
+        char lab[512];
+        plot_tick_label(&st[i], &tk, lab, sizeof(lab));
+        fprintf(f, "%s", i ? ", " : "");
+        plot_dquote(f, lab);
+        fprintf(f, " %zu", i);
+    }
+    fprintf(f, ")\n");
+    if (*tk.xlabel) {
+        fprintf(f, "set xlabel ");
+        plot_quote(f, tk.xlabel);
+        fputc('\n', f);
+    }
+
+    /* Top: ops/s. The headroom over each bar takes its annotations, about 40 px of two lines
+     * or 6 px a character upright; the panel's plot area is about half the height less the
+     * titles and the tick labels. */
+    const char *ylabel;
+    double scale = plot_ops_scale(hi, &ylabel);
+    double area_px = c->height / 2.0 - 70 - 17.0 * bmargin, ymax = 0;
+    for (size_t i = 0; i < ns; i++) {
+        char d[64], n[64];
+        if (!(st[i].ok > 0))
+            continue;
+        plot_annotation(&st[i], i, d, n, sizeof(d));
+        double need = narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
+        double top = (st[i].ops + (st[i].ops_sd > 0 ? st[i].ops_sd : 0)) / scale;
+        /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
+        top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
+        if (top > ymax)
+            ymax = top;
+    }
+    fprintf(f,
+            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
+            "(Welch's t-test)\"\n"
+            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
+            ylabel, ymax > 0 ? ymax : 1);
+    plot_empty_slots(f, st, ns, narrow);
+    for (size_t i = 0; i < ns; i++) {
+        const struct plot_setting *s = &st[i];
+        char d[64], n[64];
+        if (!(s->ok > 0))
+            continue;
+        plot_annotation(s, i, d, n, sizeof(d));
+        double y = (s->ops + (s->ops_sd > 0 ? s->ops_sd : 0)) / scale;
+        if (narrow)
+            fprintf(f,
+                    "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset 0,0.6 "
+                    "font ',9'\n",
+                    d, n, i, y);
+        else
+            fprintf(f,
+                    "set label '%s' at first %zu, first %.6g center offset 0,1.9 font ',10'\n"
+                    "set label '%s' at first %zu, first %.6g center offset 0,0.8 font ',9' tc "
+                    "rgb '#505050'\n",
+                    d, i, y, n, i, y);
+    }
+    if (nok) {
+        fprintf(f,
+                "plot '%s' using 1:($4/%g):($5/%g):($1 == 0 ? 0x%06x : $8 == 1 ? 0x%06x : "
+                "0x%06x) with boxerrorbars lc rgb variable notitle",
+                PLOT_SETTINGS, scale, scale, PLOT_BASE_RGB, PLOT_SIG_RGB, PLOT_NOSIG_RGB);
+        if (st[0].ok > 0)
+            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'baseline'",
+                    PLOT_BASE_RGB);
+        if (used_sig)
+            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'significant *'",
+                    PLOT_SIG_RGB);
+        if (used_nosig)
+            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'not significant'",
+                    PLOT_NOSIG_RGB);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "plot 1/0 notitle\n");
+    }
+    if (*cmd)
+        fprintf(f, "unset label 99\n");
+
+    /* Bottom: p99 per op type, side by side in each slot, on a log axis of whole decades.
+     * An error bar reaching below the axis stops at it. */
+    fprintf(f, "unset label\n"
+               "set title \"p99 latency per op type: mean ± stddev of n runs (log scale)\"\n"
+               "set ylabel 'p99 latency (µs)'\n");
+    plot_empty_slots(f, st, ns, narrow);
+    if (!ntimed) {
+        fprintf(f, "set yrange [0:1]\n");
+        if (nok)
+            fprintf(f, "set label 'no operations timed' at graph 0.5,0.5 center\n");
+        fprintf(f, "plot 1/0 notitle\nunset multiplot\n");
+        return;
+    }
+    double w = ntimed == 1 ? 0.6 : 0.8 / ntimed;
+    bool values = group_px * w >= 48;
+    double lo = pow(10, floor(log10(lat_lo / 1000 / 1.5)));
+    double top = pow(10, ceil(log10(lat_hi / 1000 * (values ? 2.5 : 1.3))));
+    if (top < lo * 100)
+        top = lo * 100;
+    fprintf(f, "set logscale y\nset yrange [%g:%g]\n", lo, top);
+    int k = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++) {
+        if (!timed[op])
+            continue;
+        int m = 9 + 2 * op, sd = m + 1;
+        double off = (k - (ntimed - 1) / 2.0) * w;
+        fprintf(f,
+                "%s '%s' using ($1 + %g):($%d/1000.0):(($%d - $%d)/1000.0 > %g ? ($%d - $%d)/"
+                "1000.0 : %g):(($%d + $%d)/1000.0):(%g) with boxerrorbars lc rgb '%s' title '%s'",
+                k ? ", \\\n    " : "plot", PLOT_SETTINGS, off, m, m, sd, lo, m, sd, lo, m, sd, w,
+                plot_op_color[op], plot_op_key[op]);
+        if (values)
+            fprintf(f,
+                    ", \\\n    '' using ($1 + %g):(($%d + $%d)/1000.0):(plot_fmt_ns($%d)) with "
+                    "labels offset 0,0.7 font ',9' notitle",
+                    off, m, sd, m);
+        k++;
+    }
+    fprintf(f, "\nunset multiplot\n");
+}
+
+static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_run *r)
+{
+    size_t ns = json_array_size(r->settings);
+    struct plot_setting *st = calloc(ns, sizeof(*st));
+    if (!st)
+        return -ENOMEM;
+    for (size_t i = 0; i < ns; i++)
+        plot_setting_read(json_array_get(r->settings, i), &st[i]);
+    int rc = plot_write_settings(c, r, st, ns);
+    FILE *f = rc ? NULL : plot_create(c, PLOT_SCRIPT, &rc);
+    if (f) {
+        fprintf(f, "# Written by sbio plot; redraw with: cd THIS_FOLDER && gnuplot %s\n",
+                PLOT_SCRIPT);
+        plot_write_settings_script(f, c, r, st, ns);
+        rc = plot_close(f, PLOT_SCRIPT);
+    }
+    free(st);
+    return rc;
+}
+
 static int plot_write_files(const struct plot_ctx *c)
 {
     int rc;
+    if (c->runs[0].settings)
+        return plot_write_compare_files(c, &c->runs[0]);
     if (c->nruns == 1) {
         const struct plot_run *r = &c->runs[0];
         if (r->samples && json_array_size(r->samples) && (rc = plot_write_throughput(c, r)))
@@ -629,7 +1134,7 @@ static int plot_make_dir(struct plot_ctx *c)
 static void plot_remove_dir(const struct plot_ctx *c)
 {
     static const char *const files[] = {PLOT_SCRIPT, PLOT_THROUGHPUT, PLOT_PERCENTILES,
-                                        PLOT_COMPARE};
+                                        PLOT_COMPARE, PLOT_SETTINGS};
     if (!c->temp)
         return;
     char path[PATH_MAX + 32];
@@ -796,7 +1301,19 @@ int sbio_plot(const struct sbio_config *cfg)
         if ((rc = plot_load(&c->runs[i])))
             goto out;
     }
-    if (c->nruns == 1 && (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
+    /* A compare result's chart is its own: mixed with runs or another compare, neither the
+     * slots nor the baseline would mean anything. */
+    for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
+        if (c->runs[i].settings) {
+            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
+                     "chart.png), not with other results",
+                     c->runs[i].path, c->runs[i].path);
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
+    }
+    if (c->nruns == 1 && !c->runs[0].settings &&
+        (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
         sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
 
     if ((rc = plot_make_dir(c)))
