@@ -4,6 +4,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE
+# Sanitizer flags (make test-asan / test-tsan set it; compile and link): empty by default.
+SANFLAGS ?=
+CFLAGS += $(SANFLAGS)
 # Every library sbio uses is linked from the start (design: the dependency story is settled
 # once). libaio ships no pkg-config file on Debian.
 PKGS := luajit liburing jansson
@@ -12,7 +15,10 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += -Isrc $(PKG_CFLAGS)
 LDLIBS += -Wl,--push-state,--no-as-needed $(PKG_LIBS) -laio -Wl,--pop-state -lm -pthread
 
+# Object folder and binary: the sanitizer targets build into their own (build-asan/,
+# sbio-asan …) so that build/ and ./sbio are left alone.
 BUILD := build
+BIN := sbio
 SRCS := $(wildcard src/*.c src/engines/*.c)
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
@@ -20,19 +26,47 @@ UNIT_SRCS := $(wildcard tests/test_*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c bench/*.c)
 
-.PHONY: all deps run test bench install clean format format-check
+.PHONY: all deps run test test-asan test-tsan sanitizer-test bench install clean format \
+	format-check
 
-all: sbio
+all: $(BIN)
 
 deps:
 	@./scripts/install-deps.sh
 
-sbio: $(OBJS)
+$(BIN): $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The Lua prelude is compiled into the binary as LuaJIT bytecode: an installed sbio needs no
+# lua/ folder. Installed workloads are found by bare name.
+$(BUILD)/sbio_lua.h: lua/sbio.lua
+	@mkdir -p $(dir $@)
+	luajit -b -n sbio_prelude $< $@
+$(BUILD)/script.o: $(BUILD)/sbio_lua.h
+$(BUILD)/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
+
+# MPI (sbio under mpirun, many hosts; README "Many client hosts"): MPI=1 builds with Open MPI,
+# MPI=0 without; by default on when mpicc is found. Only src/mpi.c differs (it has single-
+# process stand-ins); its flags are kept in $(BUILD)/mpi.flags so that switching rebuilds it.
+# Its -Isrc is dropped so that <mpi.h> is the library's header, not src/mpi.h.
+ifeq ($(origin MPI),undefined)
+MPI := $(if $(shell command -v mpicc 2>/dev/null),1,0)
+endif
+ifeq ($(MPI),1)
+MPI_CFLAGS := -DHAVE_MPI $(patsubst -I%,-isystem %,$(shell mpicc --showme:compile))
+MPI_LIBS := $(shell mpicc --showme:link)
+LDLIBS += $(MPI_LIBS)
+endif
+$(BUILD)/mpi.o: CPPFLAGS := $(filter-out -Isrc,$(CPPFLAGS)) $(MPI_CFLAGS)
+$(BUILD)/mpi.o: $(BUILD)/mpi.flags
+$(BUILD)/mpi.flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' >$@
+.PHONY: FORCE
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
@@ -48,6 +82,47 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@./tests/run-tests.sh $(UNIT_BINS)
+
+# make test-asan / test-tsan: the same tests against a clang build with AddressSanitizer +
+# UndefinedBehaviorSanitizer (LeakSanitizer included), or ThreadSanitizer, in build-asan/ and
+# ./sbio-asan (build-tsan/, ./sbio-tsan); build/ and ./sbio are left alone. Every report halts
+# the process with exit code 66 and is written to $(BUILD)/sanitizer/: tests/run-tests.sh
+# counts a report from any process (a unit test, or any sbio an integration script started,
+# whatever its exit status was checked for) as a failure of that test. TSan skips the
+# integration scripts that start no worker threads (TSAN_SKIP) to save CI time.
+# tests/sanitizers/*.supp suppress reports inside third-party libraries only.
+SAN_CC := clang
+SAN_COMMON := -O1 -g -fno-omit-frame-pointer
+ASAN_FLAGS := $(SAN_COMMON) -fsanitize=address,undefined -fno-sanitize-recover=all
+TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
+TSAN_SKIP := docs diff bad_input fuzz_replay
+SAN_OPTS := halt_on_error=1:abort_on_error=0:exitcode=66
+
+test-asan: deps
+	@$(MAKE) --no-print-directory CC=$(SAN_CC) SANFLAGS="$(ASAN_FLAGS)" BUILD=build-asan \
+		BIN=sbio-asan sanitizer-test \
+		SAN_ENV="ASAN_OPTIONS=$(SAN_OPTS):detect_leaks=1:detect_stack_use_after_return=1:log_path=$(CURDIR)/build-asan/sanitizer/asan \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+		UBSAN_OPTIONS=$(SAN_OPTS):print_stacktrace=1:log_path=$(CURDIR)/build-asan/sanitizer/ubsan"
+
+test-tsan: deps
+	@$(MAKE) --no-print-directory CC=$(SAN_CC) SANFLAGS="$(TSAN_FLAGS)" BUILD=build-tsan \
+		BIN=sbio-tsan sanitizer-test \
+		SAN_ENV="TSAN_OPTIONS=$(SAN_OPTS):second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp:log_path=$(CURDIR)/build-tsan/sanitizer/tsan \
+		SBIO_SKIP_TESTS='$(TSAN_SKIP)'"
+
+# (used by test-asan and test-tsan, with BUILD, BIN, SANFLAGS and SAN_ENV set). clang 14's
+# sanitizers cannot start when the kernel randomizes mmap with more than 28 bits
+# (vm.mmap_rnd_bits=32 on some kernels): then the tests run with ASLR off (setarch -R).
+sanitizer-test:
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@rm -rf $(BUILD)/sanitizer && mkdir -p $(BUILD)/sanitizer
+	@wrap=; if ! ./$(BIN) --version >/dev/null 2>&1 && \
+		setarch "$$(uname -m)" -R ./$(BIN) --version >/dev/null 2>&1; then \
+		echo "# $(BIN) does not start with this kernel's ASLR: the tests run under setarch -R"; \
+		wrap="setarch $$(uname -m) -R"; \
+	fi; env $(SAN_ENV) SBIO="$(CURDIR)/$(BIN)" SBIO_SANITIZER_LOG="$(CURDIR)/$(BUILD)/sanitizer" \
+		$$wrap ./tests/run-tests.sh $(UNIT_BINS)
 
 # make bench: sbio vs the pread floor, sysbench and fio, side by side (see doc/performance.md).
 bench:
@@ -66,4 +141,29 @@ format-check:
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) sbio
+	rm -rf $(BUILD) $(BIN) build-asan sbio-asan build-tsan sbio-tsan
+
+# make fuzz: the libFuzzer harnesses of tests/fuzz/ (see tests/fuzz/fuzz.h), built with clang
+# (ASan + UBSan) into build-fuzz/ and each run FUZZ_TIME seconds on its corpus; new inputs
+# that add coverage are merged into tests/fuzz/corpus/NAME/. make test replays the corpora
+# (tests/integration/fuzz_replay.sh). The harnesses link the sources in tests/fuzz/sources.
+FUZZ_TIME ?= 60
+FUZZ_NAMES := options size manifest json
+FUZZ_BUILD := build-fuzz
+FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -O1 -g \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(shell cat tests/fuzz/sources))
+FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
+
+.PHONY: fuzz
+.SECONDARY: $(FUZZ_OBJS)
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@./tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_BUILD) $(FUZZ_NAMES)
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) tests/fuzz/sources
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	clang $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)

@@ -4,7 +4,8 @@
 set -eu
 
 PKGS="build-essential pkg-config libluajit-5.1-dev luajit libaio-dev liburing-dev \
-libcmocka-dev libjansson-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox"
+libcmocka-dev libjansson-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox \
+clang libclang-rt-14-dev llvm libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PKGS; do

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi.h"
 #include "report.h"
 #include "session.h"
 #include "sysblock.h"
@@ -125,9 +126,9 @@ struct axis {
 };
 
 /* Options that define the set, the output or compare itself cannot vary per setting. */
-static const char *const fixed_opts[] = {"file-num", "file-total-size", "dir",          "filename",
-                                         "output",   "output-format",   "schedulers",   "vary",
-                                         "repeat",   "order",           "log-interval", "script"};
+static const char *const fixed_opts[] = {
+    "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
+    "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank"};
 
 static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list)
 {
@@ -169,6 +170,13 @@ static int axis_add(struct axis *axes, size_t *naxes, const char *key, const cha
             free(copy);
             return -EINVAL;
         }
+        for (size_t i = 0; i < ax->n; i++)
+            if (!strcmp(ax->vals[i], v)) {
+                /* Two settings with one name could not be told apart in the table or by diff. */
+                sbio_err("--vary %s: value '%s' given twice", key, v);
+                free(copy);
+                return -EINVAL;
+            }
         ax->vals[ax->n] = strdup(v);
         if (!ax->vals[ax->n++]) {
             free(copy);
@@ -198,6 +206,7 @@ static int setting_cfg(const struct sbio_config *base, const struct axis *axes, 
 {
     *out = *base;
     out->cmd = SBIO_CMD_RUN;
+    sbio_options_forget(out, SBIO_C(SBIO_CMD_COMPARE));
     out->output = NULL;
     out->output_format = SBIO_OUT_TEXT;
     out->report_interval_s = 0;
@@ -450,17 +459,28 @@ int sbio_compare(const struct sbio_config *cfg)
         struct sbio_config c;
         sbio_compare_unrank(s, alen, naxes, idx);
         /* The message of the check names the value; the kernel's refusals are found by
-         * trying each setting once (applied, read back, restored). */
-        if (setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s])) ||
-            sbio_session_check(&c) || sbio_session_try_settings(&c))
+         * trying each setting once (applied, read back, restored). Under MPI every rank
+         * checks (each host's leader tries) and all stop when one refuses. */
+        int crc = setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s]))
+                      ? -SBIO_EUSAGE
+                      : sbio_session_check(&c);
+        if (!crc)
+            crc = sbio_session_try_settings(&c);
+        if (sbio_mpi_agree(crc, NULL))
             goto out;
         runs[s] = json_array();
     }
+    /* Every rank runs the settings in rank 0's order. */
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    sbio_mpi_bcast_u64(&seed);
     sbio_compare_order(ns, repeat, cfg->order == 1, seed, order);
     printf("sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n", SBIO_VERSION, ns,
            repeat, ns * repeat, cfg->order == 1 ? "random" : "interleaved",
            base.drop_caches ? ", caches dropped before each run" : "");
+    if (cfg->nranks > 1)
+        printf("MPI: %u ranks on %u host%s run each setting together; each host's first rank "
+               "changes its settings\n",
+               cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s");
     bool interrupted = false, failed = false;
     size_t done = 0;
     for (size_t k = 0; k < ns * repeat && !interrupted; k++) {
@@ -480,7 +500,7 @@ int sbio_compare(const struct sbio_config *cfg)
                                   doc ? doc : json_null());
         json_array_append_new(runs[s], entry);
         sum[s].total++;
-        if (!strcmp(st, "ok")) {
+        if (!strcmp(st, "ok") && doc) {
             struct run_fig *f = &figs[s * repeat + nfig[s]++];
             run_figures(doc, f);
             char a[24];
@@ -492,12 +512,13 @@ int sbio_compare(const struct sbio_config *cfg)
                        ? sbio_fmt_ns(a, sizeof(a), f->has[0] ? f->p99[0] : f->p99[1])
                        : "");
             done++;
-        } else {
+        } else if (strcmp(st, "ok")) {
             /* Marked and left out of the statistics. */
             printf("%s — excluded\n", st);
             failed |= strcmp(st, "interrupted") != 0;
         }
-        if (status == 130 || sbio_stop_requested())
+        /* The ranks stop together: one rank's signal stops them all. */
+        if (sbio_mpi_agree(status == 130 || sbio_stop_requested() ? -EINTR : 0, NULL))
             interrupted = true;
     }
     for (size_t s = 0; s < ns; s++)
@@ -515,7 +536,7 @@ int sbio_compare(const struct sbio_config *cfg)
                "setting was restored ***\n",
                done, ns * repeat);
     print_table(stdout, names, sum, ns, repeat);
-    if (cfg->output) {
+    if (cfg->output && cfg->rank == 0) {
         json_t *docs = json_object();
         json_object_set_new(docs, "schema", json_string("sbio-compare/1"));
         json_object_set_new(docs, "sbio_version", json_string(SBIO_VERSION));

@@ -108,6 +108,25 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         sbio_err("diff: %s: schema %s but no %s; " DIFF_ACCEPTED, path, schema, need);
         goto bad;
     }
+    /* Settings are matched by name: two with one name cannot be told apart. */
+    if (*kind == DIFF_COMPARE) {
+        json_t *set = json_object_get(d, "settings"), *a, *b;
+        size_t i, j;
+        json_array_foreach(set, i, a)
+        {
+            const char *na = json_string_value(json_object_get(a, "name"));
+            for (j = i + 1; na && j < json_array_size(set); j++) {
+                b = json_array_get(set, j);
+                const char *nb = json_string_value(json_object_get(b, "name"));
+                if (nb && !strcmp(na, nb)) {
+                    sbio_err("diff: %s: two settings are named '%s'; settings are matched by "
+                             "name",
+                             path, na);
+                    goto bad;
+                }
+            }
+        }
+    }
     *doc = d;
     return 0;
 bad:
@@ -269,7 +288,7 @@ static void diff_run_config(char *buf, size_t len, json_t *doc)
     double th = diff_num(c, "threads"), bs = diff_num(c, "block_size_bytes");
     double rate = diff_num(c, "rate_ops_per_s");
     char bsz[32] = "? block";
-    if (!isnan(bs) && bs >= 0) {
+    if (!isnan(bs) && bs >= 0 && bs < 0x1p64) {
         sbio_fmt_bytes(bsz, sizeof(bsz) - 8, (uint64_t)bs);
         strcat(bsz, " blocks");
     }

@@ -1,5 +1,6 @@
 #include "fileset.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -141,12 +142,21 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         close(fd);
         return e;
     }
-    char line[512];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
     int n = 0, rc = 0;
     bool have_format = false, have_num = false;
     unsigned seen = 0;
-    while (fgets(line, sizeof(line), f)) {
+    while ((got = getline(&line, &cap, f)) >= 0) {
         n++;
+        /* Each line read whole and as text: cut in two, its tail would be taken for a key
+         * of its own; a NUL byte would hide the rest of it. sbio writes short lines. */
+        size_t len = (size_t)got - (line[got - 1] == '\n');
+        if (len > 511 || memchr(line, 0, len)) {
+            rc = manifest_bad(n, len > 511 ? "line too long" : "NUL byte in the line");
+            break;
+        }
         line[strcspn(line, "\n")] = 0;
         if (!line[0] || line[0] == '#')
             continue;
@@ -207,12 +217,15 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         } else if (!strncmp(k, "file.", 5)) {
             char name[64], num[32], extra[2];
             uint64_t idx, size;
+            int name_end = 0;
             /* The size as strictly as any number ("-1" or "12x" are damage), and each
-             * index once: a repeated entry would leave another one unnamed. */
+             * index once: a repeated entry would leave another one unnamed. A name too long
+             * for name[] must not be cut, the rest of it read as the size. */
             if (!have_num || sbio_parse_u64(k + 5, &idx) || idx >= fs->nfiles ||
-                fs->files[idx].name[0] || sscanf(v, "%63s %31s %1s", name, num, extra) != 2 ||
-                sbio_parse_u64(num, &size) || strchr(name, '/') ||
-                strlen(name) >= sizeof(fs->files[0].name)) {
+                fs->files[idx].name[0] ||
+                sscanf(v, "%63s%n %31s %1s", name, &name_end, num, extra) != 2 ||
+                !isspace((unsigned char)v[name_end]) || sbio_parse_u64(num, &size) ||
+                strchr(name, '/') || strlen(name) >= sizeof(fs->files[0].name)) {
                 rc = manifest_bad(n, "bad file entry");
                 break;
             }
@@ -223,6 +236,7 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         }
         /* Unknown keys are skipped: a newer sbio may add some. */
     }
+    free(line);
     fclose(f);
     if (!rc && (!have_format || !have_num || seen != fs->nfiles))
         rc = manifest_bad(n, "missing format, file_num or a file entry");
@@ -320,9 +334,10 @@ static int prep_file(struct sbio_fileset *fs, unsigned i, int fd, uint64_t from,
         uint64_t chunk = prep_chunk(fs);
         uint64_t n = f->size - off < chunk ? f->size - off : chunk;
         prep_fill(fs, i, off, buf, n);
-        int rc = sbio_pwrite_all(fd, buf, n, off);
+        uint64_t at = off;
+        int rc = sbio_pwrite_all_at(fd, buf, n, off, &at);
         if (rc) {
-            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, f->name, off,
+            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, f->name, at,
                      strerror(-rc));
             return rc;
         }
@@ -347,8 +362,13 @@ static int open_dir(const struct sbio_config *cfg, bool for_write)
                  e == ENOENT ? "; create the folder first" : "");
         return -SBIO_EUSAGE;
     }
-    if (for_write && faccessat(dfd, ".", W_OK, AT_EACCESS) == 0) {
-        /* Root passes access(); a read-only mount is caught by the first write below. */
+    /* Root passes every permission check but not a read-only mount: access() says EROFS. */
+    if (for_write && faccessat(dfd, ".", W_OK, AT_EACCESS) && errno == EROFS) {
+        sbio_err("--dir %s is on a read-only file system: choose a writable --dir (or "
+                 "remount it read-write)",
+                 cfg->dir);
+        close(dfd);
+        return -SBIO_EUSAGE;
     }
     return dfd;
 }
@@ -583,7 +603,11 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
     fs->dirfd = -1;
     fs->dir = cfg->dir;
     fs->files = NULL;
-    int dfd = open_dir(cfg, false);
+    /* Write modes need a writable folder (seqwr empties and completes files; every write
+     * mode marks the manifest or writes the files): say so before anything starts. */
+    bool writes = cfg->mode == SBIO_MODE_SEQWR || cfg->mode == SBIO_MODE_SEQREWR ||
+                  cfg->mode == SBIO_MODE_RNDWR || cfg->mode == SBIO_MODE_RNDRW;
+    int dfd = open_dir(cfg, writes);
     if (dfd < 0)
         return dfd;
     fs->dirfd = dfd;
@@ -722,9 +746,10 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
         uint64_t chunk = prep_chunk(fs);
         uint64_t n = end - off < chunk ? end - off : chunk;
         prep_fill(fs, file, off, buf, n);
-        rc = sbio_pwrite_all(fd, buf, n, off);
+        uint64_t at = off;
+        rc = sbio_pwrite_all_at(fd, buf, n, off, &at);
         if (rc)
-            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, name, off, strerror(-rc));
+            sbio_err("%s/%s: pwrite at offset %" PRIu64 ": %s", fs->dir, name, at, strerror(-rc));
         off += n;
     }
     if (!rc && fsync(fd)) {

@@ -1,16 +1,19 @@
 /* sbio: parse the command line, dispatch the command; the only place that exits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compare.h"
 #include "diff.h"
 #include "fileset.h"
+#include "mpi.h"
 #include "options.h"
 #include "plot.h"
 #include "report.h"
@@ -49,64 +52,125 @@ static int exit_code(int rc)
     return EXIT_FAILED;
 }
 
+/* Meet the other ranks (no-op alone) with this one's status; rank 0 says which rank stopped
+ * everyone when it was another one (that rank printed why). */
+static int agree(const struct sbio_config *cfg, int rc, const char *what)
+{
+    unsigned who = 0;
+    int g = sbio_mpi_agree(rc, &who);
+    if (g && g != -EINTR && who != cfg->rank && cfg->rank == 0)
+        sbio_err("rank %u of %u %s (its message above); every rank stopped", who, cfg->nranks,
+                 what);
+    return g;
+}
+
 static int cmd_run(const struct sbio_config *cfg)
 {
+    /* Where each format goes: the machine format to --output (or to stdout, the text then
+     * being silent); the text report to the terminal (or to --output when it is text). Under
+     * MPI only rank 0 writes: the others' stdout is /dev/null. */
+    FILE *text = stdout, *machine = NULL, *devnull = NULL;
+    bool csv_header = true, writer = cfg->rank == 0;
+    int rc = 0;
     /* The output's folder must exist before the set is touched (seqwr may create it). */
-    if (cfg->output) {
+    if (cfg->output && writer) {
         char dir[PATH_MAX];
         snprintf(dir, sizeof(dir), "%s", cfg->output);
         char *slash = strrchr(dir, '/');
         const char *d = slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".";
         if (access(d, W_OK)) {
             sbio_err("--output %s: %s: %s", cfg->output, d, strerror(errno));
-            return EXIT_USAGE;
+            rc = -SBIO_EUSAGE;
         }
     }
-    int rc = sbio_session_check(cfg);
-    if (rc)
-        return exit_code(rc);
-    /* Where each format goes: the machine format to --output (or to stdout, the text then
-     * being silent); the text report to the terminal (or to --output when it is text). */
-    FILE *text = stdout, *machine = NULL, *devnull = NULL;
-    bool csv_header = true;
-    if (cfg->output) {
+    if (!rc)
+        rc = sbio_session_check(cfg);
+    if (!rc && writer && cfg->output) {
         bool csv = cfg->output_format == SBIO_OUT_CSV;
         FILE *f = fopen(cfg->output, csv ? "a" : "w");
         if (!f) {
             sbio_err("--output %s: %s", cfg->output, strerror(errno));
-            return EXIT_USAGE;
+            rc = -SBIO_EUSAGE;
+        } else {
+            /* CSV appends one line per run under a single header. */
+            csv_header = !csv || ftell(f) == 0;
+            if (cfg->output_format == SBIO_OUT_TEXT)
+                text = f;
+            else
+                machine = f;
         }
-        /* CSV appends one line per run under a single header. */
-        csv_header = !csv || ftell(f) == 0;
-        if (cfg->output_format == SBIO_OUT_TEXT)
-            text = f;
-        else
-            machine = f;
-    } else if (cfg->output_format != SBIO_OUT_TEXT) {
+    } else if (!rc && writer && cfg->output_format != SBIO_OUT_TEXT) {
         machine = stdout;
         devnull = fopen("/dev/null", "w");
         text = devnull ? devnull : stderr;
     }
-    FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
-    json_t *doc = NULL;
-    int status = 0;
-    rc = sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
-    int code = rc ? exit_code(rc) : status;
-    if (!rc && machine && doc) {
-        int wrc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(machine, doc)
-                                                      : sbio_report_csv(machine, doc, csv_header);
-        if (wrc || fflush(machine)) {
-            sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)",
-                     strerror(errno));
-            code = EXIT_FAILED;
+    /* Every rank got here, its checks passed or not. */
+    rc = agree(cfg, rc, "failed its checks");
+    int code = exit_code(rc);
+    if (!rc) {
+        FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
+        json_t *doc = NULL;
+        int status = 0;
+        rc = sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
+        code = rc ? exit_code(rc) : status;
+        if (!rc && machine && doc) {
+            int wrc = cfg->output_format == SBIO_OUT_JSON
+                          ? sbio_report_json(machine, doc)
+                          : sbio_report_csv(machine, doc, csv_header);
+            if (wrc || fflush(machine)) {
+                sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)",
+                         strerror(errno));
+                code = EXIT_FAILED;
+            }
         }
+        json_decref(doc);
     }
-    json_decref(doc);
     if (machine && machine != stdout)
         fclose(machine);
     if (text != stdout && text != stderr)
         fclose(text);
     return code;
+}
+
+/* --file-per-rank: this rank's folder, DIR/rank.N, made by prepare when missing. */
+static int rank_dir(struct sbio_config *cfg, char *buf, size_t len)
+{
+    if (snprintf(buf, len, "%s/rank.%u", cfg->dir, cfg->rank) >= (int)len) {
+        sbio_err("--dir %s: too long for --file-per-rank", cfg->dir);
+        return -SBIO_EUSAGE;
+    }
+    cfg->dir = buf;
+    return 0;
+}
+
+/* prepare and cleanup under MPI: with --file-per-rank every rank its own set, else rank 0
+ * alone the shared one; the ranks meet before and after. */
+static int cmd_set(const struct sbio_config *cfg)
+{
+    bool mine = cfg->file_per_rank || cfg->rank == 0;
+    int rc = 0;
+    if (mine && cfg->file_per_rank && cfg->cmd == SBIO_CMD_PREPARE && mkdir(cfg->dir, 0755) &&
+        errno != EEXIST) {
+        sbio_err("--dir %s: mkdir: %s", cfg->dir, strerror(errno));
+        rc = -SBIO_EUSAGE;
+    }
+    rc = agree(cfg, rc, "could not start");
+    if (!rc && mine) {
+        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg) : sbio_fileset_cleanup(cfg);
+        /* The rank's folder goes with its set (kept when something else is in it). */
+        if (!rc && cfg->file_per_rank && cfg->cmd == SBIO_CMD_CLEANUP && rmdir(cfg->dir) &&
+            errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+            sbio_note("--dir %s: rmdir: %s", cfg->dir, strerror(errno));
+    }
+    if (!rc && cfg->nranks > 1 && cfg->rank == 0)
+        printf("Rank 0 done; %s\n", cfg->file_per_rank ? "every rank works on its own set"
+                                                       : "the set is shared by every rank");
+    rc = agree(cfg, rc,
+               cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
+                                            : "failed to clean up its set");
+    if (!rc && cfg->nranks > 1 && cfg->rank == 0)
+        printf("All %u ranks done\n", cfg->nranks);
+    return exit_code(rc);
 }
 
 static int cmd_restore(void)
@@ -121,31 +185,85 @@ static int cmd_restore(void)
     return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int sbio_main(int argc, char **argv)
 {
     struct sbio_config cfg;
+    char dir[PATH_MAX];
+    unsigned rank = sbio_mpi_rank();
+    /* Under MPI rank 0 speaks for all: the other ranks' stdout goes nowhere, and the option
+     * checks every rank repeats alike are reported by rank 0 alone. Their stderr stays
+     * otherwise: a rank that fails on its own says why. */
+    int err_fd = -1;
+    if (rank) {
+        if (!freopen("/dev/null", "w", stdout))
+            sbio_note("rank %u: /dev/null: %s", rank, strerror(errno));
+        fflush(stderr);
+        int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        err_fd = null_fd >= 0 ? dup(STDERR_FILENO) : -1;
+        if (err_fd >= 0)
+            dup2(null_fd, STDERR_FILENO);
+        if (null_fd >= 0)
+            close(null_fd);
+    }
     sbio_options_defaults(&cfg);
-    if (sbio_options_parse(&cfg, argc, argv) || sbio_options_validate(&cfg))
+    int rc = sbio_options_parse(&cfg, argc, argv);
+    if (!rc) {
+        char host[SBIO_MPI_HOST_LEN];
+        cfg.rank = rank;
+        cfg.nranks = sbio_mpi_size();
+        rc = sbio_mpi_hosts(host, &cfg.host_leader, &cfg.nhosts);
+        unsigned set_cmds = SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) |
+                            SBIO_C(SBIO_CMD_CLEANUP) | SBIO_C(SBIO_CMD_COMPARE);
+        if (!rc && cfg.file_per_rank && (SBIO_C(cfg.cmd) & set_cmds))
+            rc = rank_dir(&cfg, dir, sizeof(dir));
+        if (!rc)
+            rc = sbio_options_validate(&cfg);
+    }
+    if (err_fd >= 0) {
+        fflush(stderr);
+        dup2(err_fd, STDERR_FILENO);
+        close(err_fd);
+    }
+    if (rc)
         return EXIT_USAGE;
 
-    /* Whatever a killed sbio left changed is put back by the next command, whichever. */
-    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")))
+    /* Whatever a killed sbio left changed is put back by the next command, whichever (under
+     * MPI by each host's leader, before any rank goes on). */
+    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
+        cfg.host_leader)
         sbio_tune_recover(false);
+    sbio_mpi_agree(0, NULL);
+    char lib[128];
     switch (cfg.cmd) {
     case SBIO_CMD_HELP:
         return sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL) ? EXIT_USAGE : EXIT_OK;
-    case SBIO_CMD_VERSION: printf("sbio %s\n", SBIO_VERSION); return EXIT_OK;
+    case SBIO_CMD_VERSION:
+        if (sbio_mpi_library(lib, sizeof(lib)))
+            printf("sbio %s (MPI: %s)\n", SBIO_VERSION, lib);
+        else
+            printf("sbio %s\n", SBIO_VERSION);
+        return EXIT_OK;
     default: break;
     }
     install_signals();
     switch (cfg.cmd) {
-    case SBIO_CMD_RESTORE: return cmd_restore();
-    case SBIO_CMD_PLOT: return exit_code(sbio_plot(&cfg));
-    case SBIO_CMD_PREPARE: return exit_code(sbio_fileset_prepare(&cfg));
-    case SBIO_CMD_CLEANUP: return exit_code(sbio_fileset_cleanup(&cfg));
+    case SBIO_CMD_RESTORE: return cfg.host_leader ? cmd_restore() : EXIT_OK;
+    case SBIO_CMD_PLOT: return cfg.rank ? EXIT_OK : exit_code(sbio_plot(&cfg));
+    case SBIO_CMD_PREPARE:
+    case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
     case SBIO_CMD_RUN: return cmd_run(&cfg);
     case SBIO_CMD_COMPARE: return sbio_compare(&cfg);
-    case SBIO_CMD_DIFF: return sbio_diff(&cfg);
+    case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : sbio_diff(&cfg);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }
+}
+
+int main(int argc, char **argv)
+{
+    /* Under mpirun every rank runs the whole command; see mpi.h. */
+    if (sbio_mpi_init(&argc, &argv))
+        return EXIT_FAILED;
+    int code = sbio_main(argc, argv);
+    sbio_mpi_finalize();
+    return code;
 }

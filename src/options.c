@@ -161,6 +161,8 @@ static const struct optdef opts[] = {
      "bytes written: random, zero, or compressible:P (P% of each 4 KiB zeros)"},
     {"cpus", NULL, T_STR, OFF(cpus), "", NULL, 0, 0, ALL_RUN, 0, "LIST",
      "pin worker threads to these CPUs, e.g. 0-3,6 (round-robin)"},
+    {"file-per-rank", NULL, T_BOOL, OFF(file_per_rank), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
+     "under mpirun: each rank its own file set in DIR/rank.N (off: all ranks share DIR's)"},
     /* sysbench's old test selector and options that do not concern file I/O */
     {"test", NULL, T_TEST, 0, "", NULL, 0, 0, 0, 0, "fileio", NULL},
     {"forced-shutdown", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
@@ -448,6 +450,8 @@ void sbio_options_defaults(struct sbio_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->mode = SBIO_MODE_NONE;
+    cfg->nranks = cfg->nhosts = 1;
+    cfg->host_leader = true;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &opts[i];
         if (d->type >= T_TEST || d->type == T_LIST)
@@ -604,6 +608,13 @@ int sbio_options_set(struct sbio_config *cfg, const char *name, const char *valu
     return 0;
 }
 
+void sbio_options_forget(struct sbio_config *cfg, unsigned cmds)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (opts[i].cmds && !(opts[i].cmds & ~cmds))
+            cfg->given[i / 64] &= ~(1ULL << (i % 64));
+}
+
 bool sbio_options_given(const struct sbio_config *cfg, const char *name)
 {
     bool old;
@@ -640,8 +651,11 @@ int sbio_options_validate(struct sbio_config *cfg)
                      "chart.png");
             return -EINVAL;
         }
-        if (!cfg->output) {
-            sbio_err("plot needs -o FILE (a .png, or .svg)");
+        size_t ol = cfg->output ? strlen(cfg->output) : 0;
+        if (!cfg->output || ol < 5 ||
+            (strcmp(cfg->output + ol - 4, ".png") && strcmp(cfg->output + ol - 4, ".svg"))) {
+            sbio_err("plot needs -o FILE ending in .png or .svg%s%s", cfg->output ? ", not " : "",
+                     cfg->output ? cfg->output : "");
             return -EINVAL;
         }
         return 0;
@@ -658,6 +672,26 @@ int sbio_options_validate(struct sbio_config *cfg)
         sbio_err("%s takes no arguments, found '%s'; options are written --name=value",
                  sbio_cmd_name(cfg->cmd), cfg->args[0]);
         return -EINVAL;
+    }
+    if (cfg->file_per_rank && cfg->filename) {
+        sbio_err("--file-per-rank with --filename=%s: a raw device is one set for every rank; "
+                 "accepted: --file-per-rank with a file set in --dir",
+                 cfg->filename);
+        return -EINVAL;
+    }
+    /* compare's, diff's and plot's own options mean nothing to another command: a run
+     * given --schedulers would silently run one setting. */
+    const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
+    for (size_t i = 0; i < NOPTS; i++) {
+        if ((cfg->given[i / 64] & (1ULL << (i % 64))) && opts[i].cmds && !(opts[i].cmds & ~own) &&
+            !(opts[i].cmds & SBIO_C(cfg->cmd))) {
+            sbio_err("--%s is an option of sbio %s, not of %s", opts[i].name,
+                     opts[i].cmds & SBIO_C(SBIO_CMD_COMPARE) ? "compare"
+                     : opts[i].cmds & SBIO_C(SBIO_CMD_DIFF)  ? "diff"
+                                                             : "plot",
+                     sbio_cmd_name(cfg->cmd));
+            return -EINVAL;
+        }
     }
     for (size_t i = 0; i < NOPTS; i++) {
         if ((opts[i].flags & OPT_LATER) && (cfg->given[i / 64] & (1ULL << (i % 64)))) {
@@ -720,6 +754,27 @@ int sbio_options_validate(struct sbio_config *cfg)
         if (cfg->mode == SBIO_MODE_NONE && !(cfg->cmd == SBIO_CMD_COMPARE && mode_varies)) {
             sbio_err("run needs --file-test-mode; accepted: seqwr, seqrewr, seqrd, rndrd, "
                      "rndwr, rndrw");
+            return -EINVAL;
+        }
+        /* Several processes (MPI ranks) split the run's totals and may share one set. */
+        if (cfg->nranks > 1 && cfg->events && cfg->events < cfg->nranks) {
+            sbio_err("--events=%" PRIu64 " over %u ranks leaves some ranks none; accepted: at "
+                     "least %u (one per rank), or 0 for no limit",
+                     cfg->events, cfg->nranks, cfg->nranks);
+            return -EINVAL;
+        }
+        if (cfg->nranks > 1 && cfg->rate && cfg->rate < cfg->nranks) {
+            sbio_err("--rate=%" PRIu64 " over %u ranks leaves some ranks no rate; accepted: at "
+                     "least %u (one per rank), or 0 for unlimited",
+                     cfg->rate, cfg->nranks, cfg->nranks);
+            return -EINVAL;
+        }
+        if (cfg->nranks > 1 && !cfg->file_per_rank && !cfg->filename &&
+            cfg->mode == SBIO_MODE_SEQWR) {
+            sbio_err("--file-test-mode=seqwr on a set shared by %u ranks: seqwr empties the "
+                     "files every rank writes; accepted: --file-per-rank, or seqrewr (each "
+                     "rank rewrites its own slice of the shared set)",
+                     cfg->nranks);
             return -EINVAL;
         }
     }

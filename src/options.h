@@ -123,6 +123,13 @@ struct sbio_config {
     bool uring_sqpoll;     /* io_uring: kernel submission-queue polling thread */
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
+    bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */
+
+    /* This process's place in a multi-process run (MPI), set by main from mpi.h, no option:
+     * alone it is rank 0 of 1, on 1 host, the host's leader (the process that changes the
+     * host's device settings and drops its caches). */
+    unsigned rank, nranks, nhosts;
+    bool host_leader;
 
     /* Which options were given explicitly, by table index. */
     uint64_t given[4];
@@ -144,6 +151,10 @@ int sbio_options_validate(struct sbio_config *cfg);
  * and mark it given. cmds: the commands it must belong to (SBIO_C bits). 0, or -EINVAL after
  * a message. Used by compare's --vary. */
 int sbio_options_set(struct sbio_config *cfg, const char *name, const char *value, unsigned cmds);
+
+/* Forget that the options used only by the commands in cmds (SBIO_C bits) were given:
+ * compare hands each run a configuration without its own options. */
+void sbio_options_forget(struct sbio_config *cfg, unsigned cmds);
 
 /* True when the option named NAME (canonical name, without dashes) was on the command
  * line, under any of its spellings. */

@@ -228,7 +228,8 @@ static void plot_describe(const struct plot_run *r, bool brief, char *buf, size_
     double threads = plot_num(cfg, "threads", NULL);
     double bs = plot_num(cfg, "block_size_bytes", NULL);
     char bsbuf[32] = "?";
-    if (bs > 0)
+    /* A hand-edited document may say anything: only a value a uint64_t holds converts. */
+    if (bs > 0 && bs < 0x1p64)
         sbio_fmt_bytes(bsbuf, sizeof(bsbuf), (uint64_t)bs);
     bool extra = flags && strcmp(flags, "(none)");
     snprintf(buf, len, "%s, %.0f %s%s, %s%s, %s%s%s", mode ? mode : "?",

@@ -240,6 +240,7 @@ static json_t *optype_json(const struct sbio_stats *t, int op, double secs)
 static json_t *threads_json(const struct sbio_run_result *res)
 {
     json_t *a = json_array();
+    unsigned rank = 0, rank_end = res->nranks ? res->ranks[0].threads : 0;
     for (unsigned i = 0; i < res->threads; i++) {
         const struct sbio_stats *s = &res->per_thread[i];
         struct sbio_hist h;
@@ -251,6 +252,11 @@ static json_t *threads_json(const struct sbio_run_result *res)
                         : 0;
         json_t *o = json_object();
         json_object_set_new(o, "thread", json_integer(i));
+        if (res->nranks) {
+            while (i >= rank_end && rank + 1 < res->nranks)
+                rank_end += res->ranks[++rank].threads;
+            json_object_set_new(o, "rank", json_integer(rank));
+        }
         json_object_set_new(o, "events", json_integer((json_int_t)s->events));
         json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
         for (int op = 0; op < SBIO_OP_NR; op++) {
@@ -351,6 +357,68 @@ static json_t *cache_json(const struct sbio_cachestat *c)
                      (json_int_t)c->recently_evicted);
 }
 
+static json_t *signal_json(int sig)
+{
+    return sig == SIGINT    ? json_string("SIGINT")
+           : sig == SIGTERM ? json_string("SIGTERM")
+           : sig            ? json_integer(sig)
+                            : json_null();
+}
+
+/* Under MPI: each rank's own figures over its own time, its CPU and its host's devices. */
+static json_t *ranks_json(const struct sbio_run_result *res)
+{
+    json_t *a = json_array();
+    unsigned first = 0;
+    for (unsigned r = 0; r < res->nranks; r++) {
+        const struct sbio_run_result *x = &res->ranks[r];
+        const struct sbio_stats *s = &x->total;
+        double secs = (double)x->elapsed_ns / 1e9;
+        struct sbio_hist h;
+        sbio_hist_init(&h);
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            sbio_hist_merge(&h, &s->lat[op]);
+        bool leader = true;
+        for (unsigned q = 0; q < r && leader; q++)
+            leader = strcmp(res->rank_host[q], res->rank_host[r]) != 0;
+        json_t *o = json_object();
+        json_object_set_new(o, "rank", json_integer(r));
+        json_object_set_new(o, "hostname", json_string(res->rank_host[r]));
+        json_object_set_new(o, "host_leader", json_boolean(leader));
+        json_object_set_new(o, "threads", json_integer(x->threads));
+        json_object_set_new(o, "first_thread", json_integer(first));
+        first += x->threads;
+        json_object_set_new(o, "elapsed_s", json_real(secs));
+        json_object_set_new(o, "events", json_integer((json_int_t)s->events));
+        json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
+        json_object_set_new(o, "bytes_read", json_integer((json_int_t)s->bytes[SBIO_READ]));
+        json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes[SBIO_WRITE]));
+        json_object_set_new(o, "ops_per_s", json_real(per_s((double)sbio_stats_ops(s), secs)));
+        json_object_set_new(
+            o, "mib_per_s",
+            json_real(
+                per_s((double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB, secs)));
+        json_object_set_new(o, "latency", latency_json(&h, false));
+        json_object_set_new(o, "scheduler", jstr_or_null(x->scheduler));
+        json_object_set_new(o, "cpu",
+                            json_pack("{s:f,s:f,s:f,s:f,s:I,s:I}", "user_s", x->user_s, "system_s",
+                                      x->sys_s, "user_pct", per_s(100 * x->user_s, secs),
+                                      "system_pct", per_s(100 * x->sys_s, secs), "minor_faults",
+                                      (json_int_t)x->minor_faults, "major_faults",
+                                      (json_int_t)x->major_faults));
+        json_object_set_new(o, "devices", devices_json(x, secs));
+        json_object_set_new(o, "page_cache",
+                            x->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&x->cache0),
+                                                      "end", cache_json(&x->cache1))
+                                          : json_null());
+        json_object_set_new(o, "interrupted", json_boolean(x->stop_signal != 0));
+        json_object_set_new(o, "signal", signal_json(x->stop_signal));
+        json_object_set_new(o, "error", x->error ? json_string(x->error_msg) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
                          const struct sbio_run_result *res, json_t *env)
 {
@@ -426,6 +494,13 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
     json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
     json_object_set_new(r, "direct_skipped_tail_bytes",
                         json_integer((json_int_t)res->skipped_bytes));
+    if (res->nranks) {
+        /* A multi-rank run: the totals above are every rank's, elapsed_s the longest rank's. */
+        json_object_set_new(r, "mpi",
+                            json_pack("{s:i,s:i,s:b}", "ranks", res->nranks, "hosts", cfg->nhosts,
+                                      "file_per_rank", cfg->file_per_rank));
+        json_object_set_new(r, "ranks", ranks_json(res));
+    }
     json_object_set_new(doc, "result", r);
     return doc;
 }

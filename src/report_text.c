@@ -31,6 +31,13 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
     fprintf(out, "sbio %s\n\n", SBIO_VERSION);
     fprintf(out, "Running the test with following options:\n");
     fprintf(out, "Number of threads: %" PRIu64 "\n", cfg->threads);
+    if (cfg->nranks > 1)
+        fprintf(out,
+                "MPI: %u ranks on %u host%s, %" PRIu64 " threads in all; %s; --events and --rate "
+                "are split across ranks\n",
+                cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s", cfg->threads * cfg->nranks,
+                cfg->file_per_rank ? "each rank its own file set in DIR/rank.N"
+                                   : "one file set shared by every rank");
     fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
             cfg->rand_seed ? "" : " (from the clock)", seed);
     if (cfg->warmup_s)
@@ -177,6 +184,58 @@ static void mean_stddev(const double *x, unsigned n, double *mean, double *sd)
     *sd = n ? sqrt(q / n) : 0;
 }
 
+/* Deltas of /sys/block/DEV/stat over the measured phase; merges counted too. */
+static void print_devices(FILE *out, const struct sbio_run_result *res, double secs,
+                          const char *where)
+{
+    char a[32], b[32];
+    for (unsigned i = 0; i < res->ndisk; i++) {
+        const uint64_t *d0 = res->disk0[i].f, *d1 = res->disk1[i].f;
+        uint64_t d[17];
+        for (int k = 0; k < 17; k++)
+            d[k] = d1[k] - d0[k];
+        fprintf(out,
+                "Device %s%s over the run: reads %" PRIu64 " (merged %" PRIu64
+                ", %s), writes %" PRIu64 " (merged %" PRIu64 ", %s), flushes %" PRIu64
+                ", util %.1f%%, avg queue %.2f\n",
+                res->disk_name[i], where, d[0], d[1], sbio_fmt_bytes(a, sizeof(a), d[2] * 512),
+                d[4], d[5], sbio_fmt_bytes(b, sizeof(b), d[6] * 512), d[15],
+                secs > 0 ? 100.0 * (double)d[9] / 1e3 / secs : 0,
+                secs > 0 ? (double)d[10] / 1e3 / secs : 0);
+    }
+}
+
+/* Under MPI: one line per rank, each over its own measured time. */
+static void print_ranks(FILE *out, const struct sbio_run_result *res)
+{
+    size_t w = 4;
+    for (unsigned r = 0; r < res->nranks; r++)
+        if (strlen(res->rank_host[r]) > w)
+            w = strlen(res->rank_host[r]);
+    fprintf(out, "\nPer rank (each over its own time):\n  %4s %-*s %7s %9s %11s %9s %10s %6s\n",
+            "rank", (int)w, "host", "threads", "time, s", "ops/s", "MiB/s", "p99", "CPU%");
+    for (unsigned r = 0; r < res->nranks; r++) {
+        const struct sbio_run_result *x = &res->ranks[r];
+        const struct sbio_stats *s = &x->total;
+        struct sbio_hist h;
+        sbio_hist_init(&h);
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            sbio_hist_merge(&h, &s->lat[op]);
+        double ts = (double)x->elapsed_ns / 1e9;
+        char p99[24], cpu[16];
+        /* getrusage has tick granularity: a percentage of a run this short means nothing. */
+        if (ts < 0.1)
+            snprintf(cpu, sizeof(cpu), "-");
+        else
+            snprintf(cpu, sizeof(cpu), "%.1f", 100 * (x->user_s + x->sys_s) / ts);
+        fprintf(out, "  %4u %-*s %7u %9.3f %11.2f %9.2f %10s %6s%s%s\n", r, (int)w,
+                res->rank_host[r], x->threads, ts, ts > 0 ? (double)sbio_stats_ops(s) / ts : 0,
+                ts > 0 ? (double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB / ts : 0,
+                sbio_fmt_ns(p99, sizeof(p99), (double)sbio_hist_percentile(&h, 99)), cpu,
+                x->error ? "  failed: " : "", x->error ? x->error_msg : "");
+    }
+}
+
 void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res)
 {
@@ -279,9 +338,12 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     fprintf(out, "    events (avg/stddev):           %.4f/%.2f\n", em, es);
     fprintf(out, "    execution time (avg/stddev):   %.4f/%.2f\n", bm, bs);
 
-    fprintf(out, "\nPer thread:\n  %6s %10s %11s %9s %10s %10s %10s\n", "thread", "events", "ops/s",
-            "MiB/s", "avg", "p99", "max");
-    for (unsigned i = 0; i < n; i++) {
+    if (res->nranks)
+        print_ranks(out, res);
+    else
+        fprintf(out, "\nPer thread:\n  %6s %10s %11s %9s %10s %10s %10s\n", "thread", "events",
+                "ops/s", "MiB/s", "avg", "p99", "max");
+    for (unsigned i = 0; !res->nranks && i < n; i++) {
         const struct sbio_stats *s = &res->per_thread[i];
         struct sbio_hist h;
         sbio_hist_init(&h);
@@ -301,7 +363,10 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     /* getrusage has tick granularity: percentages of a run this short mean nothing. */
-    if (secs < 0.1)
+    if (res->nranks)
+        fprintf(out, "\nCPU of all %u ranks: %.2f s user, %.2f s system (per rank above)\n",
+                res->nranks, res->user_s, res->sys_s);
+    else if (secs < 0.1)
         fprintf(out, "\nCPU: %.3f s user, %.3f s system (run too short for percentages)\n",
                 res->user_s, res->sys_s);
     else
@@ -334,20 +399,17 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 "seqwr: the run ended before the set was whole again; %s were written "
                 "outside the measured time to complete it\n",
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
-    for (unsigned i = 0; i < res->ndisk; i++) {
-        /* Deltas of /sys/block/DEV/stat over the measured phase; merges counted too. */
-        const uint64_t *d0 = res->disk0[i].f, *d1 = res->disk1[i].f;
-        uint64_t d[17];
-        for (int k = 0; k < 17; k++)
-            d[k] = d1[k] - d0[k];
-        fprintf(out,
-                "Device %s over the run: reads %" PRIu64 " (merged %" PRIu64
-                ", %s), writes %" PRIu64 " (merged %" PRIu64 ", %s), flushes %" PRIu64
-                ", util %.1f%%, avg queue %.2f\n",
-                res->disk_name[i], d[0], d[1], sbio_fmt_bytes(a, sizeof(a), d[2] * 512), d[4], d[5],
-                sbio_fmt_bytes(b, sizeof(b), d[6] * 512), d[15],
-                secs > 0 ? 100.0 * (double)d[9] / 1e3 / secs : 0,
-                secs > 0 ? (double)d[10] / 1e3 / secs : 0);
+    print_devices(out, res, secs, "");
+    /* Devices are a host's: under MPI each host's once, as its first rank saw them. */
+    for (unsigned r = 0; r < res->nranks; r++) {
+        bool first = true;
+        for (unsigned q = 0; q < r && first; q++)
+            first = strcmp(res->rank_host[q], res->rank_host[r]) != 0;
+        if (first) {
+            char on[128];
+            snprintf(on, sizeof(on), " (%.64s, rank %u)", res->rank_host[r], r);
+            print_devices(out, &res->ranks[r], (double)res->ranks[r].elapsed_ns / 1e9, on);
+        }
     }
     if (res->have_cache) {
         long pg = sysconf(_SC_PAGESIZE);

@@ -113,7 +113,10 @@ struct run {
     uint64_t *vfirst;
     uint64_t vblock;
     uint32_t nonce;
-    _Alignas(64) int stop; /* ends the current phase */
+    const struct sbio_runner_sync *sync; /* other processes of the run, or NULL */
+    bool sync_over;                      /* an agree failed: no further agree */
+    bool peer_stopped;                   /* another process stopped the run */
+    _Alignas(64) int stop;               /* ends the current phase */
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
 };
@@ -161,7 +164,10 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
 {
     char lbl[PATH_MAX + 300];
     const char *name = file_label(w->run, io->file, lbl, sizeof(lbl));
-    const char *call = io->op == SBIO_FSYNC && w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC
+    static const char *const mmap_call[] = {"read from the mapping", "write to the mapping",
+                                            "msync"};
+    const char *call = w->run->eng->flags & SBIO_ENG_NO_DIRECT ? mmap_call[io->op]
+                       : io->op == SBIO_FSYNC && w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC
                            ? "fdatasync"
                            : op_call[io->op];
     if (io->res < 0) {
@@ -681,6 +687,12 @@ static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, struct
         }
         if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
             return;
+        if (r->sync && r->sync->stopped(r->sync->ctx)) {
+            r->peer_stopped = true;
+            __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            return;
+        }
         unsigned done = 0;
         for (unsigned i = 0; i < r->nthreads; i++)
             done += (unsigned)__atomic_load_n(&r->w[i].done, __ATOMIC_ACQUIRE);
@@ -759,10 +771,15 @@ static int complete_seqwr(struct run *r, uint64_t *bytes)
         if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
             const struct sbio_wl *wl = &r->w[t].wl;
             uint64_t done = wl->slice_pos < wl->slice_units ? wl->slice_pos : wl->slice_units;
+            /* After a failed write the issued requests are not all on disk: redo them all. */
+            if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+                done = 0;
             a = wl->slice_first + done;
             b = wl->slice_first + wl->slice_units;
         } else {
-            uint64_t done = __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
+            uint64_t done = __atomic_load_n(&r->failed, __ATOMIC_RELAXED)
+                                ? 0
+                                : __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
             a = done < r->lay.seq_units ? done : r->lay.seq_units;
             b = r->lay.seq_units;
         }
@@ -828,10 +845,70 @@ static bool snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)
     return true;
 }
 
+/* The scheduler of the target's first scheduler device, as the measured phase starts. */
+static void snap_sched(const struct sbio_target *t, struct sbio_run_result *res)
+{
+    char line[512], names[SBIO_MAX_SCHED][32];
+    int cur = -1;
+    res->scheduler[0] = 0;
+    if (!t || !t->ndev || sbio_sysblock_read(&t->dev[0], "scheduler", line, sizeof(line)))
+        return;
+    int n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+    if (cur >= 0 && cur < n)
+        snprintf(res->scheduler, sizeof(res->scheduler), "%s", names[cur]);
+}
+
+/* This process's status at a phase boundary, for sync->agree: its first failure, -EINTR
+ * when a signal stops it, 0 when it is fine or another process stopped it. */
+static int run_status(const struct run *r)
+{
+    for (unsigned i = 0; i < r->nthreads; i++)
+        if (r->w[i].err)
+            return r->w[i].err;
+    if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED) && !r->peer_stopped && !r->sync_over)
+        return -EIO;
+    return sbio_stop_requested() ? -EINTR : 0;
+}
+
+/* Meet the other processes; when one of them (or this one) is not fine, the phases that
+ * follow do not start, here and everywhere. */
+static void run_agree(struct run *r)
+{
+    if (!r->sync || r->sync_over)
+        return;
+    if (r->sync->agree(r->sync->ctx, run_status(r))) {
+        r->sync_over = true;
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                      const struct sbio_target *target, FILE *interim,
+                      const struct sbio_runner_sync *sync, struct sbio_run_result *res);
+
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
                     const struct sbio_target *target, FILE *interim, struct sbio_run_result *res)
 {
-    struct run r = {.cfg = cfg, .fs = fs, .nthreads = (unsigned)cfg->threads};
+    return sbio_runner_run_sync(cfg, fs, created, target, interim, NULL, res);
+}
+
+int sbio_runner_run_sync(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                         const struct sbio_target *target, FILE *interim,
+                         const struct sbio_runner_sync *sync, struct sbio_run_result *res)
+{
+    int rc = runner_run(cfg, fs, created, target, interim, sync, res);
+    /* Once its threads are started runner_run meets the others and returns 0; a process that
+     * could not start them still meets them once, so that none waits for it. */
+    if (sync && rc)
+        sync->agree(sync->ctx, rc);
+    return rc;
+}
+
+static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                      const struct sbio_target *target, FILE *interim,
+                      const struct sbio_runner_sync *sync, struct sbio_run_result *res)
+{
+    struct run r = {.cfg = cfg, .fs = fs, .nthreads = (unsigned)cfg->threads, .sync = sync};
     int rc = 0;
     unsigned started = 0;
     bool barrier = false;
@@ -910,7 +987,9 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     }
     res->skipped_tails = r.lay.skipped_tails;
     res->skipped_bytes = r.lay.skipped_bytes;
-    if (sbio_mode_sequential(cfg->mode) ? !r.lay.seq_units : !r.lay.rnd_blocks) {
+    /* No whole block anywhere in the set is bad input for every mode: a sequential run
+     * would issue nothing but short tails. */
+    if (!r.lay.rnd_blocks) {
         sbio_err("--file-block-size=%" PRIu64 " is larger than the files (%" PRIu64
                  " bytes): no whole block to %s",
                  cfg->block_size, fs->files[0].size,
@@ -931,7 +1010,8 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
             rc = -SBIO_EUSAGE;
             goto out_layout;
         }
-        if (!why && !sbio_mode_sequential(cfg->mode) && r.lay.rnd_blocks < cfg->threads)
+        if (!why && !sbio_mode_sequential(cfg->mode) &&
+            r.lay.rnd_blocks < (sync && sync->all_threads ? sync->all_threads : cfg->threads))
             why = "fewer blocks than threads (each thread owns its blocks)";
         if (why) {
             sbio_err("--verify: %s", why);
@@ -954,6 +1034,14 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     }
     res->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     sbio_wl_shared_init(&r.sh, cfg, &r.lay, res->seed);
+    unsigned first_thread = 0;
+    if (sync && sync->all_threads) {
+        /* One set, many processes: threads are numbered across them. */
+        r.sh.threads = sync->all_threads;
+        first_thread = sync->first_thread;
+        if (sbio_mode_sequential(cfg->mode))
+            r.sh.seq_stream = SBIO_SEQ_PER_THREAD;
+    }
     r.sh.partition = r.verify;
     if (cfg->rate)
         r.rate_interval_ns = (uint64_t)(1e9 * (double)r.nthreads / (double)cfg->rate);
@@ -962,7 +1050,8 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     r.warmup = cfg->warmup_s > 0;
 
     r.w = calloc(r.nthreads, sizeof(*r.w));
-    res->per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * r.nthreads);
+    res->per_thread =
+        aligned_alloc(64, (sizeof(struct sbio_stats) * r.nthreads + 63) & ~(size_t)63);
     if (!r.w || !res->per_thread) {
         rc = -ENOMEM;
         goto out_workers;
@@ -996,11 +1085,11 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
         }
         for (unsigned f = 0; f < fs->nfiles; f++)
             w->files[f].fd = -1;
-        rc = sbio_wl_init(&w->wl, &r.sh, i);
+        rc = sbio_wl_init(&w->wl, &r.sh, first_thread + i);
         if (rc == -ERANGE) {
             sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
                      " requests of %" PRIu64 " bytes; use fewer threads or a smaller block",
-                     r.nthreads, r.lay.seq_units, r.lay.req);
+                     r.sh.threads, r.lay.seq_units, r.lay.req);
             rc = -SBIO_EUSAGE;
             goto out_workers;
         }
@@ -1054,8 +1143,9 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     }
 
     gate_wait(&r.barrier); /* all threads have opened their files */
+    run_agree(&r);         /* every process has: warm-up or run may start */
     /* Interim reports: the previous total, the current one, and one thread's snapshot. */
-    struct sbio_stats *rep = aligned_alloc(64, 4 * sizeof(struct sbio_stats));
+    struct sbio_stats *rep = aligned_alloc(64, (4 * sizeof(struct sbio_stats) + 63) & ~(size_t)63);
     if (r.warmup) {
         gate_wait(&r.barrier);
         uint64_t ws = sbio_now_ns();
@@ -1072,14 +1162,24 @@ int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool
     struct rusage ru0, ru1;
     res->have_cache = snap_cache(fs, &res->cache0);
     snap_disks(target, res, res->disk0);
+    snap_sched(target, res);
     getrusage(RUSAGE_SELF, &ru0);
+    /* Every process starts its clock as it leaves this meeting; durations are measured on
+     * each process's own clock, never compared across hosts. */
+    run_agree(&r);
     uint64_t start_ns = sbio_now_ns();
+    /* Only now, every check passed and every thread ready, is the run under way. */
+    if (interim && !__atomic_load_n(&r.failed, __ATOMIC_RELAXED)) {
+        fprintf(interim, "\nThreads started!\n\n");
+        fflush(interim);
+    }
     gate_wait(&r.barrier); /* go */
     /* Without memory for snapshots the run goes on without interim lines or samples. */
     run_wait(&r, start_ns, cfg->time_s * 1000000000ULL, rep, res, interim ? interim : stdout);
     free(rep);
     for (unsigned i = 0; i < r.nthreads; i++)
         pthread_join(r.w[i].tid, NULL);
+    run_agree(&r); /* every process is out of the measured phase */
     getrusage(RUSAGE_SELF, &ru1);
     snap_disks(target, res, res->disk1);
     if (res->have_cache)
@@ -1160,4 +1260,9 @@ void sbio_run_result_free(struct sbio_run_result *res)
     res->per_thread = NULL;
     free(res->samples);
     res->samples = NULL;
+    free(res->ranks);
+    res->ranks = NULL;
+    free(res->rank_host);
+    res->rank_host = NULL;
+    res->nranks = 0;
 }

@@ -60,6 +60,36 @@ struct sbio_run_result {
     /* The time series. */
     struct sbio_sample *samples;
     size_t nsamples, samples_cap;
+    /* The scheduler of the set's first scheduler device as the measured phase started (""
+     * without a block device): what this process ran under. */
+    char scheduler[32];
+    /* A multi-process run (MPI), on the process that reports: every process's own result in
+     * rank order (per_thread and samples NULL there) and its host; total, per_thread (all
+     * threads, rank after rank) and the rest above are then their merge (see mpi.h).
+     * nranks 0: one process. */
+    unsigned nranks;
+    struct sbio_run_result *ranks;
+    char (*rank_host)[64];
+};
+
+/* Coordination with other processes running the same workload (MPI ranks; see mpi.h); the
+ * runner itself knows nothing of how it is done. */
+struct sbio_runner_sync {
+    void *ctx;
+    /* Called by every process at the same points: once when its threads have opened their
+     * files (or when it could not start them), before the warm-up, before the measured phase
+     * and after it, with this process's status (0, or -errno of its failure, -EINTR when a
+     * signal stopped it). Blocks until every process got there; returns 0 when all were 0,
+     * else non-zero: the phases that follow do not start. */
+    int (*agree)(void *ctx, int rc);
+    /* Polled every 20 ms during a phase: true when another process failed or was stopped;
+     * this one then stops as after a failure (no end fsyncs). */
+    bool (*stopped)(void *ctx);
+    /* A set shared by all processes: this one's threads are numbered from first_thread of
+     * all_threads in all, so that random --verify partitions and sequential slices are
+     * disjoint across processes (sequential modes then always use per-thread slices: each
+     * process walks its own slice of the set). all_threads 0: a set of its own. */
+    unsigned first_thread, all_threads;
 };
 
 /* Run the workload of cfg on the open set fs; target (may be NULL) names the devices whose
@@ -68,6 +98,12 @@ struct sbio_run_result {
  * cannot run (message printed, nothing touched), or -errno for a failure before the run started. */
 int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
                     const struct sbio_target *target, FILE *interim, struct sbio_run_result *res);
+
+/* The same, coordinated with other processes through sync (NULL: alone, as above). Every
+ * process calls sync->agree the same number of times on every path, failures included. */
+int sbio_runner_run_sync(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
+                         const struct sbio_target *target, FILE *interim,
+                         const struct sbio_runner_sync *sync, struct sbio_run_result *res);
 
 void sbio_run_result_free(struct sbio_run_result *res);
 

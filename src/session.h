@@ -15,14 +15,18 @@ int sbio_session_check(const struct sbio_config *cfg);
 
 /* Apply cfg's scheduler and queue settings and put them back at once: what only the kernel
  * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
- * compare starts. 0, -SBIO_EUSAGE (message printed, nothing left changed) or -errno. */
+ * compare starts (by host leaders only; 0 elsewhere). 0, -SBIO_EUSAGE (message printed,
+ * nothing left changed) or -errno. */
 int sbio_session_try_settings(const struct sbio_config *cfg);
 
 /* Run once. The text report (settings applied, header, environment, report) goes to text,
  * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document.
  * Returns 0 when the run happened — *status then says how it ended: 0 ok, 1 an I/O error
  * or a setting not restored, 130 interrupted — or, when it could not start, -SBIO_EUSAGE
- * (message printed, nothing changed) or -errno. */
+ * (message printed, nothing changed) or -errno.
+ * Under MPI (cfg->nranks > 1) every rank calls it with the same configuration and all get the
+ * same return value and *status: rank 0 alone writes text and gets *doc, for every rank's
+ * merged result; only host leaders apply settings and drop caches (see mpi.h). */
 int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
                      int *status);
 

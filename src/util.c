@@ -73,7 +73,8 @@ int sbio_parse_size(const char *s, uint64_t *out)
 
 int sbio_parse_double(const char *s, double *out)
 {
-    if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+    /* strtod also reads hexadecimal ("0x1p4" is 16): decimal only, as documented. */
+    if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.') || strpbrk(s, "xX"))
         return -EINVAL;
     char *end;
     double v = strtod(s, &end);
@@ -154,16 +155,21 @@ char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 
 int sbio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
+    return sbio_pwrite_all_at(fd, buf, len, off, NULL);
+}
+
+int sbio_pwrite_all_at(int fd, const void *buf, size_t len, uint64_t off, uint64_t *fail_off)
+{
     const char *p = buf;
     while (len) {
         ssize_t n = pwrite(fd, p, len, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (fail_off)
+                *fail_off = off; /* where it failed, not where the request began */
+            return n < 0 ? -errno : -EIO;
         }
-        if (n == 0)
-            return -EIO;
         p += n;
         len -= (size_t)n;
         off += (uint64_t)n;

@@ -49,6 +49,8 @@ char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* Write all of buf at off with pwrite, retrying short writes and EINTR.
  * Returns 0 or -errno. */
 int sbio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+/* The same; on failure *fail_off (when not NULL) is the offset of the write that failed. */
+int sbio_pwrite_all_at(int fd, const void *buf, size_t len, uint64_t off, uint64_t *fail_off);
 
 /* xorshift64* : fast, good enough for offsets and fill data; never returns the same
  * stream for different non-zero seeds. State must be non-zero. */

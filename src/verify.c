@@ -6,7 +6,7 @@
 static uint32_t crc_tab[8][256];
 static int crc_ready;
 
-static void crc_init(void)
+__attribute__((constructor)) static void crc_init(void)
 {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;

@@ -2,14 +2,32 @@
 # Run every unit test binary given as arguments and every tests/integration/*.sh script,
 # count their TAP lines ("ok …" / "not ok …"), and end with one line "N passed, N failed".
 # Exit status is non-zero when anything failed. Under CI=true a skip is a failure.
+# Environment: SBIO, the binary the integration scripts drive (default ./sbio);
+# SBIO_SKIP_TESTS, integration scripts not to run (names without .sh); SBIO_SANITIZER_LOG, a
+# folder where sanitizers write their reports (log_path): a report there fails the test
+# that was running (make test-asan / test-tsan set these).
 set -u
 cd "$(dirname "$0")/.."
-export SBIO="$PWD/sbio"
+export SBIO="${SBIO:-$PWD/sbio}"
 passed=0
 failed=0
 skipped=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# Sanitizer reports written since the last call: one "not ok" line each in $log, the report
+# itself on stdout; the files move to $SBIO_SANITIZER_LOG/seen.
+sanitizer_reports() { # name
+	local dir=${SBIO_SANITIZER_LOG:-} r
+	[ -n "$dir" ] || return 0
+	mkdir -p "$dir/seen"
+	for r in "$dir"/*.[0-9]*; do
+		[ -f "$r" ] || continue
+		echo "not ok - $1: sanitizer report ${r##*/}" | tee -a "$log"
+		sed -n '1,30s/^/  # /p' "$r"
+		mv "$r" "$dir/seen/$1.${r##*/}"
+	done
+}
 
 count() { # name, exit status of the producer; TAP lines in $log
 	local name=$1 status=$2 p f s
@@ -41,6 +59,7 @@ for bin in "$@"; do
 	CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1
 	status=$?
 	grep '^not ok' "$log"
+	sanitizer_reports "$name"
 	count "$name" "$status"
 done
 
@@ -48,10 +67,12 @@ for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	[ "$(basename "$t")" = lib.sh ] && continue
 	name=$(basename "$t")
+	[[ " ${SBIO_SKIP_TESTS:-} " == *" ${name%.sh} "* ]] && continue
 	start=$(date +%s)
 	bash "$t" >"$log" 2>&1
 	status=$?
 	grep -E '^not ok|# SKIP' "$log"
+	sanitizer_reports "$name"
 	count "$name ($(($(date +%s) - start)) s)" "$status"
 done
 

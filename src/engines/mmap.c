@@ -3,6 +3,10 @@
  * no system call: the page faults (reported by the runner) are the I/O. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,8 +25,52 @@ struct mmap_priv {
     long page;
 };
 
+/* A page the kernel cannot back — no space left for a hole being filled, an I/O error on a
+ * page-in — is a SIGBUS at the memcpy. The copy runs under a per-thread jump buffer so the
+ * fault becomes an error on that io, as pwrite's would be, instead of killing the run.
+ * SA_NODEFER and sigsetjmp(…, 0): no signal-mask system call on the hot path. */
+/* volatile: memcpy is a builtin the compiler knows cannot read it, and would otherwise drop
+ * the store before it as dead. */
+static __thread sigjmp_buf *volatile mm_jmp;
+static pthread_once_t mm_once = PTHREAD_ONCE_INIT;
+
+static void mm_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)si, (void)uc;
+    if (mm_jmp)
+        siglongjmp(*mm_jmp, 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void mm_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = mm_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* memcpy that returns -ENOSPC or -EIO instead of dying on SIGBUS. */
+static int mm_copy(void *dst, const void *src, size_t len, int fd)
+{
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 0)) {
+        mm_jmp = NULL;
+        struct statvfs vfs;
+        return !fstatvfs(fd, &vfs) && vfs.f_bavail == 0 ? -ENOSPC : -EIO;
+    }
+    mm_jmp = &jb;
+    memcpy(dst, src, len);
+    mm_jmp = NULL;
+    return 0;
+}
+
 static int mm_init(void **priv, const struct sbio_config *cfg)
 {
+    pthread_once(&mm_once, mm_install);
     struct mmap_priv *p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
@@ -94,6 +142,7 @@ static int mm_sync(const struct mmap_priv *p, struct mmap_file *m, uint64_t lo, 
 static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 {
     const struct mmap_priv *p = priv;
+    int rc;
     struct mmap_file *m = files[io->file].eng;
     /* What pread/pwrite would refuse is refused here too, before it becomes a signal: a
      * closed file (no mapping state), a write through a read-only mapping (SIGSEGV). */
@@ -108,12 +157,14 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
     }
     switch (io->op) {
     case SBIO_READ:
-        memcpy(io->buf, m->map + io->offset, io->len);
-        io->res = io->len;
+        rc = mm_copy(io->buf, m->map + io->offset, io->len, files[io->file].fd);
+        io->res = rc ? rc : (int64_t)io->len;
         break;
     case SBIO_WRITE:
-        memcpy(m->map + io->offset, io->buf, io->len);
-        io->res = io->len;
+        rc = mm_copy(m->map + io->offset, io->buf, io->len, files[io->file].fd);
+        io->res = rc ? rc : (int64_t)io->len;
+        if (rc)
+            break;
         if (io->flags & SBIO_IO_FSYNC_AFTER) {
             int rc = mm_sync(p, m, io->offset, io->offset + io->len);
             if (rc)

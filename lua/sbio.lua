@@ -1,0 +1,262 @@
+-- sbio.lua: the prelude every workload script runs in (compiled into the sbio binary).
+-- A script declares; C executes. Declarations are checked here, where the error can name
+-- the script's file and line (error(msg, level) points at the caller).
+
+local S = {options = {}, option_order = {}, fileset = nil, phases = {}, hooks = {}}
+__sbio = S
+
+local SIZE_UNITS = {[""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4}
+
+-- "16k", "4KiB", "1G", 4096 -> bytes; nil, why on error.
+local function size(v)
+    if type(v) == "number" then
+        if v ~= math.floor(v) or v <= 0 then
+            return nil, "a size must be a positive whole number of bytes"
+        end
+        return v
+    end
+    if type(v) ~= "string" then
+        return nil, "a size is a number or a string like \"16k\""
+    end
+    local n, u = v:lower():match("^(%d+)([kmgt]?)i?b?$")
+    if not n then
+        return nil, "'" .. v .. "' is not a size (bytes, or K/M/G/T, e.g. 16k, 2G)"
+    end
+    n = tonumber(n) * SIZE_UNITS[u]
+    if n <= 0 then
+        return nil, "a size must be positive"
+    end
+    return n
+end
+sbio = {size = size}
+
+local function fail(msg, level)
+    error(msg, (level or 2) + 1)
+end
+
+-- Only the fields a declaration knows: a typo is an error, never silently ignored.
+local function check_fields(kind, t, allowed, level)
+    if type(t) ~= "table" then
+        fail(kind .. " takes a table: " .. kind .. " { ... }", level + 2)
+    end
+    for k in pairs(t) do
+        if not allowed[k] then
+            local names = {}
+            for a in pairs(allowed) do names[#names + 1] = a end
+            table.sort(names)
+            fail(kind .. ": unknown field '" .. tostring(k) .. "'; accepted: " ..
+                 table.concat(names, ", "), level + 2)
+        end
+    end
+end
+
+-- Script options: typed by their default; the command line overrides them (C fills
+-- __sbio_overrides before the script runs).
+local overrides = rawget(_G, "__sbio_overrides") or {}
+options = {}
+function option(name, default, help)
+    if type(name) ~= "string" or not name:match("^[a-z][a-z0-9-]*$") then
+        fail("option: the name must be lowercase letters, digits and dashes")
+    end
+    local ty = type(default)
+    if ty ~= "number" and ty ~= "string" and ty ~= "boolean" then
+        fail("option " .. name .. ": the default must be a number, a string or a boolean")
+    end
+    if S.options[name] then
+        fail("option " .. name .. " is declared twice")
+    end
+    S.options[name] = {default = default, help = help or "", type = ty}
+    S.option_order[#S.option_order + 1] = name
+    local v = default
+    local o = overrides[name]
+    if o ~= nil then
+        if ty == "number" then
+            v = tonumber(o) or size(o)
+            if not v then fail("--" .. name .. ": '" .. o .. "' is not a number") end
+        elseif ty == "boolean" then
+            local b = ({on = true, ["true"] = true, yes = true, ["1"] = true,
+                        off = false, ["false"] = false, no = false, ["0"] = false})[o]
+            if b == nil then fail("--" .. name .. ": '" .. o .. "' is not on/off") end
+            v = b
+        else
+            v = o
+        end
+    end
+    options[name] = v
+    return v
+end
+
+function fileset(t)
+    check_fields("fileset", t, {files = true, size = true, sizes = true}, 1)
+    if S.fileset then fail("fileset is declared twice") end
+    local fs = {}
+    if t.sizes then
+        if type(t.sizes) ~= "table" or #t.sizes == 0 then
+            fail("fileset: sizes is a list of file sizes, e.g. sizes = {\"1G\", \"256M\"}")
+        end
+        for i, s in ipairs(t.sizes) do
+            local n, why = size(s)
+            if not n then fail("fileset: sizes[" .. i .. "]: " .. why) end
+            fs[i] = n
+        end
+    else
+        local n = t.files or 1
+        if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
+            fail("fileset: files must be a whole number >= 1")
+        end
+        local total, why = size(t.size or "1G")
+        if not total then fail("fileset: size: " .. why) end
+        for i = 1, n do fs[i] = math.floor(total / n) end
+    end
+    S.fileset = fs
+end
+
+local OPS = {read = true, write = true, fsync = true, fdatasync = true}
+local ENGINES = {sync = true, libaio = true, io_uring = true, mmap = true, null = true}
+local FLAGS = {direct = true, sync = true, dsync = true}
+
+-- "uniform", "seq", "zipf:1.1", "pareto:0.2", "gaussian:0.05", "hot:0.1:0.9"
+local function pattern(p)
+    if p == "uniform" or p == "seq" or p == "sequential" then
+        return {kind = p == "uniform" and "uniform" or "seq"}
+    end
+    local kind, a, b = p:match("^(%a+):([%d.]+):?([%d.]*)$")
+    a, b = tonumber(a), tonumber(b)
+    if kind == "zipf" and a and a > 0 and a ~= 1 then return {kind = kind, a = a} end
+    if kind == "pareto" and a and a > 0 and a < 1 then return {kind = kind, a = a} end
+    if kind == "gaussian" and a and a > 0 then return {kind = kind, a = a} end
+    if kind == "hot" and a and b and a > 0 and a < 1 and b > 0 and b < 1 then
+        return {kind = kind, a = a, b = b}
+    end
+    return nil, "pattern '" .. tostring(p) .. "': accepted: uniform, seq, zipf:THETA (> 0, " ..
+                "not 1), pareto:H (0..1), gaussian:SIGMA (fraction of the set), " ..
+                "hot:FRACTION:SHARE (e.g. hot:0.1:0.9)"
+end
+
+local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true, mix = true,
+                    block = true, pattern = true, rate = true, think = true, name = true,
+                    mode = true, fsync_freq = true, rw_ratio = true}
+-- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
+-- semantics (mode = "rndrw", fsync_freq, rw_ratio, block).
+local MODES = {seqwr = true, seqrewr = true, seqrd = true, rndrd = true, rndwr = true,
+               rndrw = true}
+
+function job(name)
+    if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
+    return function(t)
+        check_fields("job " .. name, t, JOB_FIELDS, 1)
+        local j = {name = name, threads = t.threads or 1, engine = t.engine or "sync",
+                   iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0}
+        if type(j.threads) ~= "number" or j.threads < 1 or j.threads ~= math.floor(j.threads) then
+            fail("job " .. name .. ": threads must be a whole number >= 1")
+        end
+        if not ENGINES[j.engine] then
+            fail("job " .. name .. ": engine '" .. tostring(j.engine) ..
+                 "': accepted: sync, libaio, io_uring, mmap, null")
+        end
+        if type(j.iodepth) ~= "number" or j.iodepth < 1 then
+            fail("job " .. name .. ": iodepth must be >= 1")
+        end
+        if type(j.rate) ~= "number" or j.rate < 0 then
+            fail("job " .. name .. ": rate is operations per second, >= 0")
+        end
+        if type(j.think) ~= "number" or j.think < 0 then
+            fail("job " .. name .. ": think is microseconds between operations, >= 0")
+        end
+        j.flags = {}
+        for f in tostring(t.flags or ""):gmatch("[^,]+") do
+            if not FLAGS[f] then
+                fail("job " .. name .. ": flag '" .. f .. "': accepted: direct, sync, dsync")
+            end
+            j.flags[#j.flags + 1] = f
+        end
+        if t.mode ~= nil then
+            if not MODES[t.mode] then
+                fail("job " .. name .. ": mode '" .. tostring(t.mode) .. "': accepted: seqwr, " ..
+                     "seqrewr, seqrd, rndrd, rndwr, rndrw")
+            end
+            if t.mix or t.pattern then
+                fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
+            end
+            j.mode = t.mode
+        elseif t.fsync_freq or t.rw_ratio then
+            fail("job " .. name .. ": fsync_freq and rw_ratio go with mode = ...")
+        end
+        j.fsync_freq = t.fsync_freq or 100
+        j.rw_ratio = t.rw_ratio or 1.5
+        if type(j.fsync_freq) ~= "number" or j.fsync_freq < 0 then
+            fail("job " .. name .. ": fsync_freq must be a number >= 0")
+        end
+        if type(j.rw_ratio) ~= "number" or j.rw_ratio <= 0 then
+            fail("job " .. name .. ": rw_ratio must be a number > 0")
+        end
+        local mix = t.mix or {read = 1}
+        if type(mix) ~= "table" then
+            fail("job " .. name .. ": mix is a table of weights, e.g. mix = {read = 3, write = 1}")
+        end
+        j.mix, j.weight = {}, 0
+        for op, w in pairs(mix) do
+            if not OPS[op] then
+                fail("job " .. name .. ": mix: unknown operation '" .. tostring(op) ..
+                     "'; accepted: read, write, fsync, fdatasync")
+            end
+            if type(w) ~= "number" or w < 0 then
+                fail("job " .. name .. ": mix: the weight of " .. op .. " must be a number >= 0")
+            end
+            j.mix[op] = w
+            j.weight = j.weight + w
+        end
+        if j.weight <= 0 then fail("job " .. name .. ": mix: all weights are zero") end
+        -- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50}
+        local blk = t.block or "16k"
+        j.blocks = {}
+        if type(blk) == "table" then
+            for s, w in pairs(blk) do
+                local n, why = size(s)
+                if not n then fail("job " .. name .. ": block: " .. why) end
+                if type(w) ~= "number" or w <= 0 then
+                    fail("job " .. name .. ": block " .. s .. ": the share must be a number > 0")
+                end
+                j.blocks[#j.blocks + 1] = {size = n, weight = w}
+            end
+            table.sort(j.blocks, function(x, y) return x.size < y.size end)
+        else
+            local n, why = size(blk)
+            if not n then fail("job " .. name .. ": block: " .. why) end
+            j.blocks[1] = {size = n, weight = 1}
+        end
+        if #j.blocks == 0 then fail("job " .. name .. ": block: no sizes") end
+        local pat, why = pattern(t.pattern or "uniform")
+        if not pat then fail("job " .. name .. ": " .. why) end
+        j.pattern = pat
+        return j
+    end
+end
+
+local PHASE_FIELDS = {time = true, events = true, drop_caches = true, jobs = true}
+
+function phase(name)
+    if type(name) ~= "string" then fail("phase: give it a name: phase \"read\" { ... }") end
+    return function(t)
+        if type(t) ~= "table" then fail("phase " .. name .. " takes a table") end
+        local p = {name = name, jobs = {}, time = t.time or 10, events = t.events or 0,
+                   drop_caches = t.drop_caches or false}
+        for k, v in pairs(t) do
+            if type(k) == "number" then
+                if type(v) ~= "table" or not v.mix then
+                    fail("phase " .. name .. ": list jobs made with job \"name\" { ... }")
+                end
+                p.jobs[#p.jobs + 1] = v
+            elseif not PHASE_FIELDS[k] then
+                fail("phase " .. name .. ": unknown field '" .. tostring(k) ..
+                     "'; accepted: drop_caches, events, time, and the jobs")
+            end
+        end
+        if #p.jobs == 0 then fail("phase " .. name .. ": no jobs") end
+        if type(p.time) ~= "number" or p.time < 0 then fail("phase " .. name .. ": time >= 0") end
+        if type(p.events) ~= "number" or p.events < 0 then
+            fail("phase " .. name .. ": events >= 0")
+        end
+        S.phases[#S.phases + 1] = p
+    end
+end

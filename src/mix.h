@@ -1,0 +1,48 @@
+/* Declarative mixes compiled for the C hot path: the operation by weight, the request size
+ * from a distribution, and the block from an access pattern — no Lua call per operation.
+ *
+ * Patterns over n blocks (index 0 .. n-1):
+ *  - uniform: every block equally likely;
+ *  - seq: blocks in order, wrapping (per thread);
+ *  - zipf:THETA (THETA > 0, not 1): P(rank k) ∝ k^-THETA, rank 1 = block 0 (the hot blocks
+ *    sit at the start of the set), sampled in O(1) by rejection-inversion (Hörmann and
+ *    Derflinger), so a set of any size costs nothing to prepare;
+ *  - pareto:H (0 < H < 1): the power law under which a fraction H of the blocks (the first
+ *    ones) take a fraction 1-H of the accesses (pareto:0.2 is the 80/20 rule);
+ *  - gaussian:SIGMA: normal around the middle of the set, SIGMA a fraction of the set;
+ *  - hot:F:S: a fraction S of the accesses go uniformly to the first fraction F of the
+ *    blocks, the rest uniformly to the others. */
+#ifndef SBIO_MIX_H
+#define SBIO_MIX_H
+
+#include <stdint.h>
+
+#include "script.h"
+
+struct sbio_mix {
+    double op_cum[SBIO_MIX_NR]; /* cumulative weights, normalised to 1 */
+    unsigned nblocks;
+    uint64_t block[SBIO_SCRIPT_MAX_BLOCKS];
+    double block_cum[SBIO_SCRIPT_MAX_BLOCKS];
+    int pattern;
+    double pa, pb;
+    /* zipf: constants of the rejection-inversion sampler for n blocks */
+    uint64_t zn;
+    double z_hx1, z_hn, z_s;
+    /* pareto: the exponent giving P(index < H n) = 1 - H */
+    double pareto_k;
+};
+
+/* Compile job j for a set of n blocks (of the job's smallest block size). */
+void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t n);
+
+/* The next operation, size and block. rng: the thread's PRNG state; seq: the thread's
+ * position for the seq pattern. */
+enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng);
+uint64_t sbio_mix_size(const struct sbio_mix *m, uint64_t *rng);
+uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uint64_t *seq);
+
+/* A uniform double in [0, 1) from the thread's PRNG. */
+double sbio_mix_rand01(uint64_t *rng);
+
+#endif

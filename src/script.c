@@ -1,0 +1,293 @@
+#include "script.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "sbio_lua.h" /* the prelude's bytecode: luajit -b lua/sbio.lua */
+
+#ifndef SBIO_WORKLOADS_DIR
+#define SBIO_WORKLOADS_DIR "/usr/local/share/sbio/workloads"
+#endif
+
+const char *sbio_script_find(const char *name, char *buf, size_t len)
+{
+    if (strchr(name, '/') || !access(name, R_OK)) {
+        snprintf(buf, len, "%s", name);
+        return access(buf, R_OK) ? NULL : buf;
+    }
+    const char *env = getenv("SBIO_WORKLOADS");
+    const char *dirs[] = {env && *env ? env : NULL, SBIO_WORKLOADS_DIR, "workloads"};
+    bool ext = strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".lua");
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        if (!dirs[i])
+            continue;
+        snprintf(buf, len, "%s/%s%s", dirs[i], name, ext ? "" : ".lua");
+        if (!access(buf, R_OK))
+            return buf;
+    }
+    return NULL;
+}
+
+/* The first line of a Lua error (a traceback follows it). */
+static void script_err(lua_State *L, char *err, size_t errlen)
+{
+    const char *m = lua_tostring(L, -1);
+    if (!m)
+        m = "(error object is not a string)";
+    size_t l = strcspn(m, "\n");
+    snprintf(err, errlen, "%.*s", (int)(l < errlen ? l : errlen - 1), m);
+}
+
+static int traceback(lua_State *L)
+{
+    const char *m = lua_tostring(L, 1);
+    luaL_traceback(L, L, m ? m : "(error object is not a string)", 1);
+    return 1;
+}
+
+/* Every call into Lua goes through here: a protected call with a traceback. */
+static int pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    int rc = lua_pcall(L, nargs, nres, base);
+    lua_remove(L, base);
+    if (rc) {
+        script_err(L, err, errlen);
+        lua_pop(L, 1);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static double field_num(lua_State *L, int idx, const char *k, double def)
+{
+    lua_getfield(L, idx, k);
+    double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : def;
+    lua_pop(L, 1);
+    return v;
+}
+
+static void field_str(lua_State *L, int idx, const char *k, char *buf, size_t len)
+{
+    lua_getfield(L, idx, k);
+    const char *s = lua_tostring(L, -1);
+    snprintf(buf, len, "%s", s ? s : "");
+    lua_pop(L, 1);
+}
+
+static int engine_id(const char *name)
+{
+    static const char *const n[] = {"sync", "libaio", "io_uring", "mmap", "null"};
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(n[i], name))
+            return i;
+    return SBIO_ENGINE_SYNC;
+}
+
+/* Read the job table at the top of the stack (already checked by the prelude). */
+static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
+{
+    int t = lua_gettop(L);
+    char buf[64];
+    field_str(L, t, "name", j->name, sizeof(j->name));
+    j->threads = (unsigned)field_num(L, t, "threads", 1);
+    field_str(L, t, "engine", buf, sizeof(buf));
+    j->engine = engine_id(buf);
+    j->iodepth = (unsigned)field_num(L, t, "iodepth", 1);
+    j->rate = (uint64_t)field_num(L, t, "rate", 0);
+    j->think_us = (uint64_t)field_num(L, t, "think", 0);
+    j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq", 100);
+    j->rw_ratio = field_num(L, t, "rw_ratio", 1.5);
+    field_str(L, t, "mode", buf, sizeof(buf));
+    static const char *const modes[] = {"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"};
+    j->mode = SBIO_MODE_NONE;
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(buf, modes[i]))
+            j->mode = i;
+    lua_getfield(L, t, "flags");
+    for (size_t i = 1; i <= lua_objlen(L, -1); i++) {
+        lua_rawgeti(L, -1, (int)i);
+        const char *f = lua_tostring(L, -1);
+        j->flags |= !strcmp(f, "sync")    ? SBIO_XF_SYNC
+                    : !strcmp(f, "dsync") ? SBIO_XF_DSYNC
+                                          : SBIO_XF_DIRECT;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, t, "mix");
+    static const char *const ops[SBIO_MIX_NR] = {"read", "write", "fsync", "fdatasync"};
+    for (int i = 0; i < SBIO_MIX_NR; i++)
+        j->weight[i] = field_num(L, lua_gettop(L), ops[i], 0);
+    lua_pop(L, 1);
+    lua_getfield(L, t, "blocks");
+    size_t nb = lua_objlen(L, -1);
+    if (nb > SBIO_SCRIPT_MAX_BLOCKS) {
+        snprintf(err, errlen, "job %s: at most %d block sizes", j->name, SBIO_SCRIPT_MAX_BLOCKS);
+        return -EINVAL;
+    }
+    for (size_t i = 1; i <= nb; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        j->block[j->nblocks] = (uint64_t)field_num(L, lua_gettop(L), "size", 0);
+        j->block_weight[j->nblocks++] = field_num(L, lua_gettop(L), "weight", 0);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, t, "pattern");
+    field_str(L, lua_gettop(L), "kind", buf, sizeof(buf));
+    static const char *const pats[] = {"uniform", "seq", "zipf", "pareto", "gaussian", "hot"};
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(buf, pats[i]))
+            j->pattern = i;
+    j->pa = field_num(L, lua_gettop(L), "a", 0);
+    j->pb = field_num(L, lua_gettop(L), "b", 0);
+    lua_pop(L, 1);
+    return 0;
+}
+
+static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errlen)
+{
+    lua_getglobal(L, "__sbio");
+    int S = lua_gettop(L);
+    /* Options, in declaration order. */
+    lua_getfield(L, S, "option_order");
+    lua_getfield(L, S, "options");
+    size_t no = lua_objlen(L, -2);
+    if (no > SBIO_SCRIPT_MAX_OPTS) {
+        snprintf(err, errlen, "%s: at most %d options", s->path, SBIO_SCRIPT_MAX_OPTS);
+        return -EINVAL;
+    }
+    for (size_t i = 1; i <= no; i++) {
+        struct sbio_script_opt *o = &s->opts[s->nopts++];
+        lua_rawgeti(L, -2, (int)i);
+        snprintf(o->name, sizeof(o->name), "%s", lua_tostring(L, -1));
+        lua_gettable(L, -2);
+        int ot = lua_gettop(L);
+        char ty[16];
+        field_str(L, ot, "type", ty, sizeof(ty));
+        o->type = ty[0] == 'n' ? 'n' : ty[0] == 'b' ? 'b' : 's';
+        field_str(L, ot, "help", o->help, sizeof(o->help));
+        lua_getfield(L, ot, "default");
+        if (lua_isboolean(L, -1))
+            snprintf(o->def, sizeof(o->def), "%s", lua_toboolean(L, -1) ? "on" : "off");
+        else
+            snprintf(o->def, sizeof(o->def), "%s", lua_tostring(L, -1));
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+    /* The file set. */
+    lua_getfield(L, S, "fileset");
+    if (lua_istable(L, -1)) {
+        s->nfiles = (unsigned)lua_objlen(L, -1);
+        s->file_size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        if (!s->file_size)
+            return -ENOMEM;
+        for (unsigned i = 0; i < s->nfiles; i++) {
+            lua_rawgeti(L, -1, (int)i + 1);
+            s->file_size[i] = (uint64_t)lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    /* Phases and their jobs. */
+    lua_getfield(L, S, "phases");
+    size_t np = lua_objlen(L, -1);
+    if (np > SBIO_SCRIPT_MAX_PHASES) {
+        snprintf(err, errlen, "%s: at most %d phases", s->path, SBIO_SCRIPT_MAX_PHASES);
+        return -EINVAL;
+    }
+    for (size_t i = 1; i <= np; i++) {
+        struct sbio_script_phase *p = &s->phases[s->nphases++];
+        lua_rawgeti(L, -1, (int)i);
+        int pt = lua_gettop(L);
+        field_str(L, pt, "name", p->name, sizeof(p->name));
+        p->time_s = (uint64_t)field_num(L, pt, "time", 10);
+        p->events = (uint64_t)field_num(L, pt, "events", 0);
+        lua_getfield(L, pt, "drop_caches");
+        p->drop_caches = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, pt, "jobs");
+        size_t nj = lua_objlen(L, -1);
+        if (nj > SBIO_SCRIPT_MAX_JOBS) {
+            snprintf(err, errlen, "%s: phase %s: at most %d jobs", s->path, p->name,
+                     SBIO_SCRIPT_MAX_JOBS);
+            return -EINVAL;
+        }
+        for (size_t k = 1; k <= nj; k++) {
+            lua_rawgeti(L, -1, (int)k);
+            int rc = read_job(L, &p->jobs[p->njobs++], err, errlen);
+            lua_pop(L, 1);
+            if (rc)
+                return rc;
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+    lua_getglobal(L, "event");
+    s->has_event = lua_isfunction(L, -1);
+    lua_getglobal(L, "report");
+    s->has_report = lua_isfunction(L, -1);
+    lua_pop(L, 2);
+    return 0;
+}
+
+int sbio_script_load(const char *path, const char *const *names, const char *const *values,
+                     int nover, struct sbio_script *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->path, sizeof(out->path), "%s", path);
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", path);
+        return -ENOMEM;
+    }
+    luaL_openlibs(L);
+    /* Command-line values of the script's options, read by option() in the prelude. */
+    lua_newtable(L);
+    for (int i = 0; i < nover; i++) {
+        lua_pushstring(L, values[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+    lua_setglobal(L, "__sbio_overrides");
+    int rc = -EINVAL;
+    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
+                        "=sbio.lua")) {
+        script_err(L, err, errlen);
+        goto out;
+    }
+    if ((rc = pcall(L, 0, 0, err, errlen)))
+        goto out;
+    /* The script's chunk is named after its path, so errors read "path:line: …". */
+    if (luaL_loadfile(L, path)) {
+        script_err(L, err, errlen);
+        rc = -EINVAL;
+        goto out;
+    }
+    if ((rc = pcall(L, 0, 0, err, errlen)))
+        goto out;
+    rc = read_decl(L, out, err, errlen);
+    if (!rc && !out->nphases) {
+        snprintf(err, errlen, "%s: declares no phase; add phase \"name\" { job \"name\" { … } }",
+                 path);
+        rc = -EINVAL;
+    }
+out:
+    lua_close(L);
+    if (rc)
+        sbio_script_free(out);
+    return rc;
+}
+
+void sbio_script_free(struct sbio_script *s)
+{
+    free(s->file_size);
+    s->file_size = NULL;
+}

@@ -1,0 +1,280 @@
+#!/bin/bash
+# sbio under MPI (issue 11): 2 and 3 ranks of mpirun on this machine (--oversubscribe).
+# - --file-per-rank (DIR/rank.N) and a shared set (only rank 0 prepares and cleans up);
+# - the merged report's reads, writes and fsyncs equal the pread64/pwrite64/fsync calls on
+#   test_file.* that strace -f sees over the whole mpirun; --events split exactly; the JSON's
+#   per-rank figures add up to the totals; only rank 0 prints;
+# - a shared set: random modes spread over it, sequential modes give each rank its own slice
+#   (no block read twice); seqwr on a shared set refused;
+# - a failing rank stops every rank promptly with its message and a non-zero exit: before the
+#   run (its folder a read-only bind mount; root) and in the middle of it (libfiu's fiu-run
+#   under one rank);
+# - SIGINT to mpirun (the ranks get SIGTERM, then SIGKILL after a grace period): every rank
+#   ends promptly and rank 0's report, marked interrupted, is printed;
+# - compare on a loop device (root), 2 ranks: one process switches the scheduler, both ranks'
+#   runs happen under each scheduler (read from sysfs by each rank as its run starts, and
+#   sampled from outside), everything restored.
+# A binary built without MPI says so: skipped, which CI=true turns into a failure.
+source "$(dirname "$0")/lib.sh"
+
+export SBIO_STATE_DIR=$TMP/state
+MNT=$TMP/mnt
+LOOP=
+BIND=
+PIDS=()
+mpi_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -n "$BIND" ] && umount "$BIND" 2>/dev/null
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	t_cleanup
+}
+trap mpi_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if ! "$SBIO" version | grep -q '(MPI: '; then
+	skip "$SBIO was built without MPI ('$("$SBIO" version)'): install libopenmpi-dev and openmpi-bin, then make (MPI=1 is the default when mpicc is found)"
+	exit 0
+fi
+if ! command -v mpirun >/dev/null; then
+	skip "mpirun not found (Debian openmpi-bin)"
+	exit 0
+fi
+ok "sbio is built with MPI: $("$SBIO" version)"
+if ! command -v python3 >/dev/null 2>&1; then
+	notok "python3 is needed to read the JSON results"
+	exit 1
+fi
+# Under ASan (make test-asan) Open MPI's own allocations at exit are not sbio's leaks.
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+# A hung rank must fail the test, not hang it.
+MPI=(timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -x SBIO_STATE_DIR)
+D=$TMP/set
+mkdir -p "$D" "$SBIO_STATE_DIR"
+SET=(--dir="$D" --file-num=4 --file-total-size=16M)
+
+# --- helpers ---
+rwf_of() { sed -n 's/.*reads, writes, fsyncs: *//p' "$1" | tr -d ','; }
+events_of() { awk '/total number of events:/ { print $NF }' "$1"; }
+# strace_mpi NAME NP ARGS…: sbio ARGS… under mpirun -np NP, strace -f over the whole job;
+# sets RC and SR SW SF (pread64, pwrite64, fsync+fdatasync calls on test_file.*); the trace
+# is in $TMP/NAME.trace.
+strace_mpi() {
+	local name=$1 np=$2
+	shift 2
+	strace -f -qq -y -e trace=pread64,pwrite64,fsync,fdatasync -o "$TMP/$name.trace" \
+		"${MPI[@]}" -np "$np" "$SBIO" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	read -r SR SW SF < <(awk '
+		/pread64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { r++ }
+		/pwrite64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { w++ }
+		/f(data)?sync\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { f++ }
+		END { printf "%d %d %d\n", r, w, f }' "$TMP/$name.trace")
+}
+# py EXPR FILE: a Python expression over the JSON document d (r = d["result"]).
+py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['result']; print($1)" "$2"; }
+
+# --- file per rank, 2 ranks ---
+"${MPI[@]}" -np 2 "$SBIO" prepare "${SET[@]}" --file-per-rank >"$TMP/out" 2>"$TMP/err"
+eq "2 ranks, --file-per-rank prepare: exit status" "$?" 0
+eq "prepare: each rank its own complete set in DIR/rank.N" \
+	"$(cat "$D"/rank.*/sbio.manifest 2>/dev/null | grep -c '^state=complete')/$(ls -d "$D"/rank.* | wc -l)" "2/2"
+[ -e "$D/sbio.manifest" ] && notok "prepare --file-per-rank: nothing in DIR itself (found a manifest)" ||
+	ok "prepare --file-per-rank: nothing in DIR itself"
+
+strace_mpi fpr2 2 run "${SET[@]}" --file-per-rank --file-test-mode=rndrw --threads=2 --events=2001 \
+	-o "$TMP/fpr2.json"
+eq "2 ranks, rndrw, strace over mpirun: exit status" "$RC" 0
+read -r r w f < <(rwf_of "$TMP/out")
+eq "merged report: events = --events=2001 (split 1001 + 1000)" "$(events_of "$TMP/out") $(py "[x['events'] for x in r['ranks']]" "$TMP/fpr2.json")" "2001 [1001, 1000]"
+eq "merged reads = pread64 calls of every rank" "$r" "$SR"
+eq "merged writes = pwrite64 calls of every rank" "$w" "$SW"
+eq "merged fsyncs = fsync calls of every rank" "$f" "$SF"
+eq "both ranks' folders were used (rank.0 and rank.1 in the trace)" \
+	"$(grep -o 'rank\.[0-9]/test_file' "$TMP/fpr2.trace" | sort -u | cut -c1-6 | tr '\n' ' ')" "rank.0 rank.1 "
+eq "only rank 0 prints: one report" "$(grep -c '^File operations:' "$TMP/out")/$(grep -c '^Threads started!' "$TMP/out")" "1/1"
+eq "text report: a per-rank table of 2 ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/out" | grep -cE '^ +[0-9]+ ')" 2
+eq "JSON: ranks' ops add up to the total, threads tagged with their rank" \
+	"$(py "sum(x['ops'] for x in r['ranks']) == r['ops'], [t['rank'] for t in r['threads']], r['mpi']" "$TMP/fpr2.json")" \
+	"True [0, 0, 1, 1] {'ranks': 2, 'hosts': 1, 'file_per_rank': True}"
+eq "JSON: merged histograms are exact (counts add up per op type)" \
+	"$(py "all(r['op_types'][k]['latency']['count'] == sum(b[2] for b in r['op_types'][k]['latency']['histogram']) for k in ('read','write','fsync')), sum(x['latency']['count'] for x in r['ranks']) == sum(r['op_types'][k]['latency']['count'] for k in ('read','write','fsync'))" "$TMP/fpr2.json")" \
+	"True True"
+eq "JSON: elapsed is the longest rank's" "$(py "r['elapsed_s'] == max(x['elapsed_s'] for x in r['ranks'])" "$TMP/fpr2.json")" True
+
+# --- file per rank, 3 ranks ---
+"${MPI[@]}" -np 3 "$SBIO" prepare "${SET[@]}" --file-per-rank >"$TMP/out" 2>"$TMP/err"
+eq "3 ranks, --file-per-rank prepare (rank.2 is new): exit status" "$?/$(ls -d "$D"/rank.* | wc -l)" "0/3"
+strace_mpi fpr3 3 run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --events=3000
+eq "3 ranks, rndwr: exit status" "$RC" 0
+read -r r w f < <(rwf_of "$TMP/out")
+eq "3 ranks: merged writes = pwrite64 calls ($SW), fsyncs = fsync calls ($SF), no reads" \
+	"$w $f $r" "$SW $SF 0"
+eq "3 ranks: a per-rank table of 3 ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/out" | grep -cE '^ +[0-9]+ ')" 3
+
+"${MPI[@]}" -np 3 "$SBIO" cleanup "${SET[@]}" --file-per-rank >"$TMP/out" 2>"$TMP/err"
+eq "3 ranks, cleanup --file-per-rank: exit status, the rank folders gone" "$?/$(ls -d "$D"/rank.* 2>/dev/null | wc -l)" "0/0"
+
+# --- one set shared by every rank ---
+strace -f -qq -e trace=openat -o "$TMP/prep.trace" "${MPI[@]}" -np 2 "$SBIO" prepare "${SET[@]}" \
+	>"$TMP/out" 2>"$TMP/err"
+eq "2 ranks, shared prepare: exit status" "$?" 0
+eq "shared prepare: one process created the files" \
+	"$(grep 'test_file\.[0-9]", O_WRONLY|O_CREAT' "$TMP/prep.trace" | awk '{print $1}' | sort -u | wc -l)" 1
+strace_mpi sh2 2 run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=2000 -o "$TMP/sh2.json"
+eq "2 ranks on one shared set, rndrw: exit status" "$RC" 0
+read -r r w f < <(rwf_of "$TMP/out")
+eq "shared rndrw: merged reads, writes, fsyncs = the calls strace saw" "$r $w $f" "$SR $SW $SF"
+eq "shared rndrw: every rank did I/O on the set in DIR" \
+	"$(py "[x['ops'] > 0 for x in r['ranks']], r['mpi']['file_per_rank']" "$TMP/sh2.json")" "[True, True] False"
+
+mkdir -p "$TMP/seq"
+strace -ff -qq -y -s 0 -e trace=pread64 -o "$TMP/seq/tr" "${MPI[@]}" -np 3 "$SBIO" run "${SET[@]}" \
+	--file-test-mode=seqrd --threads=2 --events=600 >"$TMP/out" 2>"$TMP/err"
+eq "3 ranks on one shared set, seqrd --events=600: exit status" "$?" 0
+# 16 MiB = 1024 blocks of 16 KiB, 6 threads: slices of 170 blocks, 100 reads each — no block
+# twice when every rank (and thread) walks a slice of its own. (One trace file per thread:
+# no call is split across lines.)
+cat "$TMP"/seq/tr.* | sed -nE 's/^pread64\([0-9]+<[^>]*\/(test_file\.[0-9]+)>, [^,]*, [0-9]+, ([0-9]+)\).*/\1 \2/p' >"$TMP/seq.blocks"
+eq "shared seqrd: 600 preads, 600 different blocks (each rank its own slice)" \
+	"$(wc -l <"$TMP/seq.blocks") $(sort -u "$TMP/seq.blocks" | wc -l)" "600 600"
+check "shared seqrd: the header says each thread walks its own slice" grep -q 'Sequential stream: one slice of the set per thread' "$TMP/out"
+
+expect_exit 2 "seqwr on a shared set: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=seqwr --time=1
+check "seqwr on a shared set: the message says what to use instead" grep -q 'seqwr on a set shared by 2 ranks.*--file-per-rank' "$TMP/err"
+eq "seqwr on a shared set: said once, by rank 0" "$(grep -c 'seqwr on a set shared' "$TMP/err")" 1
+
+"${MPI[@]}" -np 2 "$SBIO" cleanup "${SET[@]}" >"$TMP/out" 2>"$TMP/err"
+eq "2 ranks, shared cleanup: exit status, the set gone" "$?/$(ls "$D" | wc -l)" "0/0"
+
+# --- a rank that fails ---
+"${MPI[@]}" -np 2 "$SBIO" prepare "${SET[@]}" --file-per-rank >/dev/null 2>&1
+if need_root && mount --bind "$D/rank.1" "$D/rank.1" 2>/dev/null; then
+	BIND=$D/rank.1
+	mount -o remount,bind,ro "$BIND"
+	start=$(date +%s%N)
+	expect_exit 2 "rank 1's folder read-only: the run stops with a usage error" \
+		"${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --time=30
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -lt 15000 ] && ok "read-only rank: every rank ended within ${ms} ms (of --time=30)" ||
+		notok "read-only rank: every rank ended within 15 s (took $ms ms)"
+	check "read-only rank: its message names its folder" grep -q "$D/rank.1 is on a read-only file system" "$TMP/err"
+	check "read-only rank: rank 0 says which rank stopped the run" grep -q 'rank 1 of 2 could not start the run' "$TMP/err"
+	check "read-only rank: no rank ran (no report)" bash -c "! grep -q '^File operations:' '$TMP/out'"
+	umount "$BIND" && BIND=
+else
+	skip "read-only rank: needs root for a read-only bind mount"
+fi
+if command -v fiu-run >/dev/null; then
+	# Rank 1's pwrites fail at random (about one in 20000) once the run is going; rank 0's
+	# never: rank 0 must stop as soon as it hears of it, not at --time=30.
+	A=(run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --time=30 -o "$TMP/fail.json")
+	start=$(date +%s%N)
+	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${A[@]}" : \
+		-np 1 fiu-run -x -c "enable_random name=posix/io/rw/pwrite,probability=0.00005,failinfo=5" \
+		"$SBIO" "${A[@]}" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	eq "rank 1's pwrite fails mid-run: exit status 1" "$rc" 1
+	check "mid-run failure: rank 0 prints rank 1's message" grep -q 'sbio: rank 1 ([^)]*): .*rank\.1/test_file\.[0-9]: pwrite at offset [0-9]*: Input/output error' "$TMP/err"
+	check "mid-run failure: the merged report says so" grep -q '^\*\*\* Stopped by an I/O error: rank 1 ' "$TMP/out"
+	[ "$ms" -lt 15000 ] && ok "mid-run failure: mpirun ended within ${ms} ms (of --time=30)" ||
+		notok "mid-run failure: mpirun ended within 15 s (took $ms ms)"
+	eq "mid-run failure: rank 0 stopped within 3 s of rank 1" \
+		"$(py "r['ranks'][0]['elapsed_s'] - r['ranks'][1]['elapsed_s'] < 3, r['ranks'][1]['error'] is not None" "$TMP/fail.json")" "True True"
+else
+	skip "mid-run failure: fiu-run not installed (Debian fiu-utils)"
+fi
+
+# --- SIGINT to mpirun ---
+# mpirun itself (not under timeout) gets the signal, as from a terminal.
+mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SET[@]}" --file-per-rank \
+	--file-test-mode=rndrw --threads=2 --time=30 >"$TMP/int.out" 2>"$TMP/int.err" &
+BG=$!
+PIDS+=("$BG")
+n=100
+while ! grep -qs 'Threads started!' "$TMP/int.out" && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+sleep 0.5
+start=$(date +%s%N)
+kill -INT "$BG"
+n=100
+while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+ms=$((($(date +%s%N) - start) / 1000000))
+wait "$BG"
+rc=$?
+[ "$ms" -lt 5000 ] && ok "SIGINT to mpirun: it ended within ${ms} ms (exit $rc)" ||
+	notok "SIGINT to mpirun: it ended within 5 s (took $ms ms)"
+left=$(pgrep -f -- "--dir=$D " | wc -l)
+eq "SIGINT to mpirun: no rank left running" "$left" 0
+check "SIGINT to mpirun: rank 0's report, marked interrupted, was printed" \
+	grep -q '^\*\*\* Interrupted by SIGTERM after' "$TMP/int.out"
+eq "SIGINT to mpirun: the report covers both ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/int.out" | grep -cE '^ +[0-9]+ ')" 2
+
+# --- compare on a loop device, 2 ranks ---
+if ! need_root; then
+	skip "compare under MPI: needs root (loop device, scheduler)"
+	exit 0
+fi
+truncate -s 128M "$TMP/img"
+if ! dev=$(losetup -f --show "$TMP/img" 2>"$TMP/err"); then
+	skip "compare under MPI: no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+	exit 0
+fi
+LOOP=${dev#/dev/}
+Q=/sys/block/$LOOP/queue
+mkdir -p "$MNT"
+if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
+	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+	exit 1
+fi
+CD=$MNT/set
+mkdir -p "$CD"
+CSET=(--dir="$CD" --file-num=4 --file-total-size=8M --file-per-rank)
+"${MPI[@]}" -np 2 "$SBIO" prepare "${CSET[@]}" >/dev/null 2>&1
+KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
+snap() { for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done; }
+before=$(snap)
+cur=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
+other=mq-deadline
+[ "$cur" = mq-deadline ] && other=none
+( while :; do sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; sleep 0.05; done ) >"$TMP/samples" &
+SAMPLER=$!
+PIDS+=("$SAMPLER")
+strace -f -qq -e trace=openat -o "$TMP/cmp.trace" "${MPI[@]}" -np 2 "$SBIO" compare "${CSET[@]}" \
+	--file-test-mode=rndrd --time=1 --schedulers="$other,$cur" -o "$TMP/cmp.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+kill "$SAMPLER"
+eq "2-rank compare --schedulers=$other,$cur on /dev/$LOOP: exit status" "$rc" 0
+eq "compare: the scheduler sampled from sysfs during the compare took both values" \
+	"$(sort -u "$TMP/samples" | grep -cxE "$other|$cur")" 2
+eq "compare: one process switched the scheduler (writes to queue/scheduler by distinct pids)" \
+	"$(grep 'queue/scheduler", O_WRONLY' "$TMP/cmp.trace" | awk '{print $1}' | sort -u | wc -l)" 1
+eq "compare: both ranks' runs happened under each scheduler (as each rank read it when its run started)" \
+	"$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = []
+for s in d['settings']:
+    for run in s['runs']:
+        rk = run['result']['result']['ranks']
+        out.append(s['values']['scheduler'] + ':' + ','.join(x['scheduler'] for x in rk) + ':' + str(sum(x['host_leader'] for x in rk)))
+print(' '.join(out))" "$TMP/cmp.json")" "$other:$other,$other:1 $cur:$cur,$cur:1"
+same=$(snap)
+if [ "$same" = "$before" ]; then ok "compare: every queue setting restored"; else notok "compare: every queue setting restored (changed: $(diff <(echo "$before") <(echo "$same") | grep '^[<>]' | tr '\n' '|'))"; fi
+# (the lock file stays, as after any run; the state file says a restore is owed)
+[ -e "$SBIO_STATE_DIR/$LOOP.state" ] && notok "compare: no state file left ($SBIO_STATE_DIR/$LOOP.state)" ||
+	ok "compare: no state file left"

@@ -1,0 +1,201 @@
+/* The Lua loader: declarations read into C, options and overrides, and every bad script
+ * refused with one line naming the file and line. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+#include "script.h"
+
+static char dir[] = "/tmp/sbio-test-script.XXXXXX";
+
+static const char *write_script(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static const char *good =
+    "option(\"size\", \"64M\", \"size of the set\")\n"
+    "option(\"hot\", 0.1, \"hot fraction\")\n"
+    "option(\"direct\", false, \"use O_DIRECT\")\n"
+    "fileset { files = 4, size = options.size }\n"
+    "phase \"mixed\" {\n"
+    "  time = 3,\n"
+    "  job \"readers\" { threads = 4, mix = { read = 3, write = 1, fdatasync = 0.1 },\n"
+    "                   block = { [\"4k\"] = 50, [\"64k\"] = 50 },\n"
+    "                   pattern = \"hot:\" .. options.hot .. \":0.9\",\n"
+    "                   flags = options.direct and \"direct\" or \"\" },\n"
+    "  job \"writer\" { engine = \"libaio\", iodepth = 8, mix = { write = 1 }, block = \"16k\",\n"
+    "                  pattern = \"seq\", rate = 100 },\n"
+    "}\n"
+    "phase \"read\" { job \"r\" { pattern = \"zipf:1.2\" } }\n"
+    "phase \"sysbench\" { job \"s\" { mode = \"rndrw\", threads = 16, fsync_freq = 50 } }\n";
+
+static void test_good_script(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script("good.lua", good);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.nopts, 3);
+    assert_string_equal(s.opts[0].name, "size");
+    assert_int_equal(s.opts[0].type, 's');
+    assert_string_equal(s.opts[0].def, "64M");
+    assert_int_equal(s.opts[1].type, 'n');
+    assert_int_equal(s.opts[2].type, 'b');
+    assert_string_equal(s.opts[2].def, "off");
+    assert_int_equal(s.nfiles, 4);
+    assert_int_equal(s.file_size[0], 16 << 20);
+    assert_int_equal(s.nphases, 3);
+    assert_int_equal(s.phases[2].jobs[0].mode, SBIO_MODE_RNDRW);
+    assert_int_equal(s.phases[2].jobs[0].fsync_freq, 50);
+    assert_int_equal(s.phases[2].jobs[0].threads, 16);
+    assert_int_equal(s.phases[0].jobs[0].mode, SBIO_MODE_NONE);
+    const struct sbio_script_phase *ph = &s.phases[0];
+    assert_string_equal(ph->name, "mixed");
+    assert_int_equal(ph->time_s, 3);
+    assert_int_equal(ph->njobs, 2);
+    const struct sbio_script_job *j = &ph->jobs[0];
+    assert_string_equal(j->name, "readers");
+    assert_int_equal(j->threads, 4);
+    assert_true(j->weight[SBIO_MIX_READ] == 3 && j->weight[SBIO_MIX_WRITE] == 1);
+    assert_true(j->weight[SBIO_MIX_FDATASYNC] > 0.09 && j->weight[SBIO_MIX_FSYNC] == 0);
+    assert_int_equal(j->nblocks, 2);
+    assert_int_equal(j->block[0], 4096);
+    assert_int_equal(j->block[1], 65536);
+    assert_int_equal(j->pattern, SBIO_PAT_HOT);
+    assert_true(j->pa > 0.099 && j->pa < 0.101 && j->pb > 0.899 && j->pb < 0.901);
+    assert_int_equal(j->flags, 0);
+    const struct sbio_script_job *w = &ph->jobs[1];
+    assert_int_equal(w->engine, SBIO_ENGINE_LIBAIO);
+    assert_int_equal(w->iodepth, 8);
+    assert_int_equal(w->pattern, SBIO_PAT_SEQ);
+    assert_int_equal(w->rate, 100);
+    assert_int_equal(s.phases[1].jobs[0].pattern, SBIO_PAT_ZIPF);
+    assert_false(s.has_event);
+    sbio_script_free(&s);
+}
+
+static void test_overrides(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script("good.lua", good);
+    const char *names[] = {"size", "hot", "direct"};
+    const char *values[] = {"8M", "0.25", "on"};
+    assert_int_equal(sbio_script_load(p, names, values, 3, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.file_size[0], 2 << 20);
+    assert_true(s.phases[0].jobs[0].pa > 0.249 && s.phases[0].jobs[0].pa < 0.251);
+    assert_int_equal(s.phases[0].jobs[0].flags, SBIO_XF_DIRECT);
+    /* The default stays the declared one: help shows it. */
+    assert_string_equal(s.opts[0].def, "64M");
+    sbio_script_free(&s);
+    const char *bad[] = {"abc"};
+    assert_int_equal(sbio_script_load(p, names + 1, bad, 1, &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "--hot: 'abc' is not a number"));
+    assert_non_null(strstr(err, "good.lua:2:"));
+}
+
+/* Each bad script: the line it fails on and a fragment of the message. */
+static const struct {
+    const char *text;
+    int line;
+    const char *msg;
+} bad[] = {
+    {"phase \"p\" {\n  job \"j\" { mix = { read = 1 }\n", 3, "expected"},           /* syntax */
+    {"local x = nil\nx.y = 1\n", 2, "attempt to index"},                            /* runtime */
+    {"phase \"p\" {\n  job \"j\" { thread = 4 } }\n", 2, "unknown field 'thread'"}, /* typo */
+    {"phase \"p\" { job \"j\" { mix = { read = \"lots\" } } }\n", 1, "must be a number"},
+    {"phase \"p\" { job \"j\" { mix = { erase = 1 } } }\n", 1, "unknown operation 'erase'"},
+    {"fileset { files = 2, size = \"-4k\" }\n", 1, "is not a size"},
+    {"fileset { files = 2, size = 0 }\n", 1, "positive"},
+    {"phase \"p\" { job \"j\" { block = \"12q\" } }\n", 1, "is not a size"},
+    {"phase \"p\" { job \"j\" { pattern = \"zipf:1\" } }\n", 1, "accepted: uniform, seq"},
+    {"phase \"p\" { job \"j\" { engine = \"posixaio\" } }\n", 1, "engine 'posixaio'"},
+    {"phase \"p\" { job \"j\" { threads = 0 } }\n", 1, "threads must be"},
+    {"phase \"p\" { job \"j\" { mix = { read = 0 } } }\n", 1, "all weights are zero"},
+    {"phase \"p\" { }\n", 1, "no jobs"},
+    {"phase \"p\" { tim = 3, job \"j\" {} }\n", 1, "unknown field 'tim'"},
+    {"option(\"x\", {}, \"\")\n", 1, "must be a number, a string or a boolean"},
+    {"option(\"x\", 1)\noption(\"x\", 2)\n", 2, "declared twice"},
+    {"fileset { files = 1 }\nfileset { files = 2 }\n", 2, "declared twice"},
+    {"phase \"p\" { job \"j\" { flags = \"direct,fast\" } }\n", 1, "flag 'fast'"},
+    {"error(\"custom failure\")\n", 1, "custom failure"},
+    {"phase \"p\" { job \"j\" { mode = \"randread\" } }\n", 1, "mode 'randread'"},
+    {"phase \"p\" { job \"j\" { mode = \"rndrd\", pattern = \"seq\" } }\n", 1, "not both"},
+};
+
+static void test_bad_scripts(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct sbio_script s;
+        char err[512] = "", name[32], want[600];
+        snprintf(name, sizeof(name), "bad%zu.lua", i);
+        const char *p = write_script(name, bad[i].text);
+        int rc = sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err));
+        if (rc != -EINVAL)
+            fail_msg("bad script %zu loaded (rc %d)", i, rc);
+        snprintf(want, sizeof(want), "%s:%d:", p, bad[i].line);
+        if (strncmp(err, want, strlen(want)) || !strstr(err, bad[i].msg))
+            fail_msg("bad script %zu: got '%s', want '%s … %s'", i, err, want, bad[i].msg);
+        if (strchr(err, '\n'))
+            fail_msg("bad script %zu: more than one line: %s", i, err);
+    }
+}
+
+static void test_no_phase_and_missing(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512], buf[512];
+    const char *p = write_script("empty.lua", "option(\"x\", 1)\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "declares no phase"));
+    assert_null(sbio_script_find("/nonexistent/x.lua", buf, sizeof(buf)));
+    setenv("SBIO_WORKLOADS", dir, 1);
+    assert_non_null(sbio_script_find("empty", buf, sizeof(buf)));
+    assert_non_null(strstr(buf, "/empty.lua"));
+    assert_non_null(sbio_script_find("empty.lua", buf, sizeof(buf)));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    return system(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_script),
+        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),
+        cmocka_unit_test(test_no_phase_and_missing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
