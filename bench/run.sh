@@ -18,14 +18,26 @@ SECS=${SECS:-3}
 LONG=${LONG:-0}
 RETRIES=${RETRIES:-3}
 DIR=$(mktemp -d "${BENCH_DIR:-/var/tmp}/sbio-bench.XXXXXX")
-trap 'rm -rf "$DIR"' EXIT
+LOCKPID=
+finish() {
+	[ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null && wait "$LOCKPID" 2>/dev/null
+	rm -rf "$DIR"
+}
+trap finish EXIT
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$DIR/floor" bench/floor.c
 gcc -O2 -Wall -Wextra -Werror -o "$DIR/rusage" bench/rusage.c
+gcc -O2 -Wall -Wextra -Werror -o "$DIR/mlockfile" bench/mlockfile.c
 
 # (a)–(c) and (e): one 256 MiB file read in 4 KiB blocks.
 F=$DIR/test_file.0
 SET="--dir=$DIR --file-num=1 --file-total-size=256M --file-block-size=4K"
 "$SBIO" prepare $SET >/dev/null
+# Hold it in the page cache for the whole bench (mlock; others' drop_caches and proactive
+# reclaim would empty it within a minute): every tool reads the same cached pages.
+"$DIR/mlockfile" "$F" "$DIR/locked" &
+LOCKPID=$!
+while [ ! -e "$DIR/locked" ] && kill -0 "$LOCKPID" 2>/dev/null; do sleep 0.1; done
+[ -e "$DIR/locked" ] || { LOCKPID=; echo "note: $F not locked in the page cache; runs that lose it are run again" >&2; }
 # (d) sequential writes: a 1 GiB set of 1 MiB blocks (sbio seqwr runs only on a prepared set,
 # and checks the file against its manifest), and a folder for prepare vs dd's creation.
 mkdir "$DIR/w" "$DIR/p"

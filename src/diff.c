@@ -83,6 +83,10 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
     json_t *d = json_loadf(f, 0, &jerr);
     fclose(f);
     if (!d) {
+        /* jansson may quote the file's own text, newlines included: keep one line. */
+        for (char *c = jerr.text; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
         sbio_err("diff: %s: not JSON (line %d: %s); " DIFF_ACCEPTED, path, jerr.line, jerr.text);
         return -EINVAL;
     }
@@ -313,25 +317,25 @@ static void diff_compare_config(char *buf, size_t len, json_t *doc)
     json_array_foreach(axes, i, ax)
     {
         const char *key = json_string_value(json_object_get(ax, "key"));
-        l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s=", i ? " x " : "",
-                              key ? key : "?");
+        l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0,
+                              "%s%s=", i ? " x " : "", key ? key : "?");
         json_t *vals = json_object_get(ax, "values"), *v;
         size_t j;
         json_array_foreach(vals, j, v)
         {
             const char *s = json_string_value(v);
-            l +=
-                (size_t)snprintf(buf + l, l < len ? len - l : 0, "%s%s", j ? "," : "", s ? s : "?");
+            l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, "%s%s",
+                                  j ? "," : "", s ? s : "?");
         }
     }
     if (!json_array_size(axes))
-        l += (size_t)snprintf(buf + l, l < len ? len - l : 0, "(no axes)");
+        l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, "(no axes)");
     double rep = diff_num(doc, "repeat");
     if (!isnan(rep))
-        l += (size_t)snprintf(buf + l, l < len ? len - l : 0, ", %.0f repeat%s", rep,
-                              rep == 1 ? "" : "s");
+        l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, ", %.0f repeat%s",
+                              rep, rep == 1 ? "" : "s");
     if (json_is_true(json_object_get(doc, "interrupted")))
-        snprintf(buf + l, l < len ? len - l : 0, ", interrupted");
+        snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, ", interrupted");
 }
 
 /* Total ops/s of a run: every operation over the measured time. */

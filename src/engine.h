@@ -23,6 +23,7 @@ struct sbio_file {
     1u                       /* --file-fsync-all: sync the file after the write, inside the        \
                                 write's latency; async engines do it before returning the io */
 #define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
+#define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
 
 struct sbio_io {
     enum sbio_op op;

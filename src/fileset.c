@@ -49,7 +49,7 @@ static void prep_fill(const struct sbio_fileset *fs, unsigned file, uint64_t off
 
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed)
 {
-    fs->nfiles = (unsigned)cfg->file_num;
+    fs->nfiles = cfg->nfile_sizes ? cfg->nfile_sizes : (unsigned)cfg->file_num;
     fs->files = calloc(fs->nfiles, sizeof(*fs->files));
     if (!fs->files)
         return -ENOMEM;
@@ -61,13 +61,15 @@ int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, u
     fs->seed = seed;
     fs->verify = cfg->verify;
     fs->prealloc = cfg->prealloc;
-    fs->bytes = 0;
-    /* As sysbench: every file gets total/num bytes, the remainder is dropped. */
+    fs->bytes = 0; /* As sysbench: every file gets total/num bytes, the remainder is dropped —
+                    * unless a script lists its files' sizes. */
     for (unsigned i = 0; i < fs->nfiles; i++) {
         snprintf(fs->files[i].name, sizeof(fs->files[i].name), "test_file.%u", i);
-        fs->files[i].size = cfg->total_size / cfg->file_num;
+        fs->files[i].size = cfg->nfile_sizes ? cfg->file_sizes[i] : cfg->total_size / cfg->file_num;
         fs->bytes += fs->files[i].size;
     }
+    if (cfg->nfile_sizes)
+        fs->total_size = fs->bytes;
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "plot.h"
 #include "report.h"
 #include "runner.h"
+#include "script.h"
 #include "session.h"
 #include "sysblock.h"
 #include "util.h"
@@ -64,7 +65,7 @@ static int agree(const struct sbio_config *cfg, int rc, const char *what)
     return g;
 }
 
-static int cmd_run(const struct sbio_config *cfg)
+static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *script)
 {
     /* Where each format goes: the machine format to --output (or to stdout, the text then
      * being silent); the text report to the terminal (or to --output when it is text). Under
@@ -111,7 +112,8 @@ static int cmd_run(const struct sbio_config *cfg)
         FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
         json_t *doc = NULL;
         int status = 0;
-        rc = sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
+        rc = script ? sbio_session_run_script(cfg, script, text, machine ? &doc : NULL, &status)
+                    : sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
         code = rc ? exit_code(rc) : status;
         if (!rc && machine && doc) {
             int wrc = cfg->output_format == SBIO_OUT_JSON
@@ -206,7 +208,48 @@ static int sbio_main(int argc, char **argv)
             close(null_fd);
     }
     sbio_options_defaults(&cfg);
+    /* A script's own options parse like built-in ones: the script is read once first, for
+     * their names and types, and again with their values once the line is parsed. */
+    struct sbio_script script, decl;
+    bool have_script = false;
+    const char *spath = NULL;
+    char sbuf[PATH_MAX], serr[512];
+    for (int i = 1; i < argc && !spath; i++) {
+        if (!strncmp(argv[i], "--script=", 9))
+            spath = argv[i] + 9;
+        else if (!strcmp(argv[i], "--script") && i + 1 < argc)
+            spath = argv[i + 1];
+    }
+    if (spath) {
+        const char *p = sbio_script_find(spath, sbuf, sizeof(sbuf));
+        if (!p) {
+            sbio_err("--script %s: no such script (a path, or a name in the workloads folder)",
+                     spath);
+            return EXIT_USAGE;
+        }
+        if (sbio_script_load(p, NULL, NULL, 0, &decl, serr, sizeof(serr))) {
+            sbio_err("%s", serr);
+            return EXIT_USAGE;
+        }
+        for (unsigned i = 0; i < decl.nopts && i < SBIO_MAX_LIST; i++) {
+            cfg.xdecl[cfg.nxdecl] = decl.opts[i].name;
+            cfg.xdecl_bool[cfg.nxdecl++] = decl.opts[i].type == 'b';
+        }
+    }
     int rc = sbio_options_parse(&cfg, argc, argv);
+    if (!rc && spath) {
+        if (sbio_script_load(sbuf, cfg.xname, cfg.xvalue, cfg.nxopt, &script, serr, sizeof(serr))) {
+            sbio_err("%s", serr);
+            rc = -EINVAL;
+        } else {
+            have_script = true;
+            cfg.script = script.path;
+            if (script.nfiles) {
+                cfg.nfile_sizes = script.nfiles;
+                cfg.file_sizes = script.file_size;
+            }
+        }
+    }
     if (!rc) {
         char host[SBIO_MPI_HOST_LEN];
         cfg.rank = rank;
@@ -236,7 +279,20 @@ static int sbio_main(int argc, char **argv)
     char lib[128];
     switch (cfg.cmd) {
     case SBIO_CMD_HELP:
-        return sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL) ? EXIT_USAGE : EXIT_OK;
+        if (sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL))
+            return EXIT_USAGE;
+        if (spath) {
+            printf("\nOptions of the script %s:\n", decl.path);
+            for (unsigned i = 0; i < decl.nopts; i++) {
+                char left[96];
+                snprintf(left, sizeof(left), "--%s=%s", decl.opts[i].name,
+                         decl.opts[i].type == 'n'   ? "N"
+                         : decl.opts[i].type == 'b' ? "on|off"
+                                                    : "VALUE");
+                printf("  %-30s %s [%s]\n", left, decl.opts[i].help, decl.opts[i].def);
+            }
+        }
+        return EXIT_OK;
     case SBIO_CMD_VERSION:
         if (sbio_mpi_library(lib, sizeof(lib)))
             printf("sbio %s (MPI: %s)\n", SBIO_VERSION, lib);
@@ -251,7 +307,7 @@ static int sbio_main(int argc, char **argv)
     case SBIO_CMD_PLOT: return cfg.rank ? EXIT_OK : exit_code(sbio_plot(&cfg));
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
-    case SBIO_CMD_RUN: return cmd_run(&cfg);
+    case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? &script : NULL);
     case SBIO_CMD_COMPARE: return sbio_compare(&cfg);
     case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : sbio_diff(&cfg);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;

@@ -118,7 +118,21 @@ struct sbio_config {
     const char *cpus;
     int order; /* compare: 0 sequential, 1 random */
     bool verify_fatal;
-    uint64_t threshold;
+    uint64_t threshold; /* Set for the jobs of a Lua script (not options): the job's compiled mix
+                         * (NULL: the built-in mode), its pause between operations, and the file
+                         * sizes of its set. */
+    const struct sbio_mix *mix;
+    uint64_t think_us;
+    /* --script: the options the script declares (set before parsing, so that they parse
+     * like built-in ones), and the values given for them. */
+    int nxdecl;
+    const char *xdecl[SBIO_MAX_LIST];
+    bool xdecl_bool[SBIO_MAX_LIST];
+    int nxopt;
+    const char *xname[SBIO_MAX_LIST];
+    const char *xvalue[SBIO_MAX_LIST];
+    unsigned nfile_sizes;
+    const uint64_t *file_sizes;
     bool uring_fixed;      /* io_uring: registered files and buffers */
     bool uring_sqpoll;     /* io_uring: kernel submission-queue polling thread */
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */

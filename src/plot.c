@@ -176,6 +176,9 @@ static int plot_load(struct plot_run *r)
     r->doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
     fclose(f);
     if (!r->doc) {
+        for (char *c = jerr.text; *c; c++) /* one line, even when jansson quotes a newline */
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
         sbio_err("plot: %s: not JSON (line %d column %d: %s)", r->path, jerr.line, jerr.column,
                  jerr.text);
         return -SBIO_EUSAGE;

@@ -307,6 +307,13 @@ static void worker_loop(struct worker *w, bool measure)
         }
         worker_done_io(w, &io, t2, measure);
         t = t2;
+        if (r->cfg->think_us) {
+            /* A script's think time: the pause is not part of any op's latency. */
+            struct timespec ts = {.tv_sec = (time_t)(r->cfg->think_us / 1000000),
+                                  .tv_nsec = (long)(r->cfg->think_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+            t = sbio_now_ns();
+        }
     }
 }
 
@@ -426,6 +433,12 @@ static void worker_loop_queued(struct worker *w, bool measure)
             }
             if (r->verify && io->op == SBIO_WRITE)
                 verify_stamp_io(w, io);
+            if (r->cfg->think_us) {
+                struct timespec ts = {.tv_sec = (time_t)(r->cfg->think_us / 1000000),
+                                      .tv_nsec = (long)(r->cfg->think_us % 1000000) * 1000};
+                nanosleep(&ts, NULL);
+                io->start_ns = sbio_now_ns();
+            }
             int q = eng->queue(w->eng_priv, w->files, io);
             if (q == SBIO_Q_DONE) {
                 if (!io_ok(io)) {

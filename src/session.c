@@ -7,13 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "fileset.h"
+#include "mix.h"
 #include "mpi.h"
 #include "report.h"
 #include "runner.h"
 #include "sysblock.h"
 #include "util.h"
-
+#include "version.h"
 /* Resolve the target of cfg: the raw device, or the folder's device(s). */
 static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
 {
@@ -202,6 +205,230 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
         st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
         *status = st == -EINTR ? 130 : st ? 1 : 0;
         sbio_run_result_free(&res);
+    }
+    json_decref(env);
+    sbio_fileset_close(&fs);
+    return rc;
+}
+
+/* One job of a script's phase, run on its own thread beside the phase's other jobs. */
+struct session_job {
+    struct sbio_config cfg;
+    struct sbio_mix mix;
+    struct sbio_fileset *fs;
+    const struct sbio_target *target;
+    struct sbio_run_result res;
+    int rc;
+    pthread_t tid;
+};
+
+static void *session_job_main(void *arg)
+{
+    struct session_job *j = arg;
+    j->rc = sbio_runner_run(&j->cfg, j->fs, false, j->target, NULL, &j->res);
+    return NULL;
+}
+
+/* The configuration of one job: the command line's, with the job's threads, engine, flags,
+ * rate, sizes and (for a mix) the compiled mix. */
+static void session_job_cfg(struct session_job *j, const struct sbio_config *base,
+                            const struct sbio_script_phase *p, const struct sbio_script_job *sj,
+                            unsigned total_threads, uint64_t seed, const struct sbio_fileset *fs)
+{
+    struct sbio_config *c = &j->cfg;
+    *c = *base;
+    c->threads = sj->threads;
+    c->ioengine = sj->engine;
+    c->iodepth = sj->iodepth;
+    c->extra_flags = sj->flags;
+    c->rate = sj->rate;
+    c->think_us = sj->think_us;
+    c->time_s = p->time_s;
+    /* The phase's event budget is shared by its jobs in proportion to their threads. */
+    c->events = p->events ? (p->events * sj->threads + total_threads - 1) / total_threads : 0;
+    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
+    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(uintptr_t)sj);
+    uint64_t small = sj->block[0], big = sj->block[0];
+    for (unsigned k = 1; k < sj->nblocks; k++) {
+        small = sj->block[k] < small ? sj->block[k] : small;
+        big = sj->block[k] > big ? sj->block[k] : big;
+    }
+    c->block_size = small;
+    if (sj->mode != SBIO_MODE_NONE) {
+        c->mode = sj->mode;
+        c->fsync_freq = sj->fsync_freq;
+        c->rw_ratio = sj->rw_ratio;
+        c->mix = NULL;
+        return;
+    }
+    /* A mix: offsets in units of its smallest size; buffers as large as its largest. */
+    c->mode = SBIO_MODE_RNDRW;
+    c->merged_requests = (big + small - 1) / small;
+    c->fsync_freq = 0;
+    c->fsync_end = false;
+    c->fsync_all = false;
+    uint64_t n = 0;
+    for (unsigned f = 0; f < fs->nfiles; f++)
+        n += fs->files[f].size / small;
+    sbio_mix_init(&j->mix, sj, n);
+    c->mix = &j->mix;
+}
+
+/* The phase's total: every job's threads side by side, merged. */
+static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
+{
+    memset(tot, 0, sizeof(*tot));
+    for (unsigned k = 0; k < n; k++)
+        tot->threads += jobs[k].res.threads;
+    tot->per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * tot->threads);
+    if (!tot->per_thread)
+        return -ENOMEM;
+    sbio_stats_init(&tot->total);
+    unsigned t = 0;
+    for (unsigned k = 0; k < n; k++) {
+        const struct sbio_run_result *r = &jobs[k].res;
+        for (unsigned i = 0; i < r->threads; i++)
+            tot->per_thread[t++] = r->per_thread[i];
+        sbio_stats_merge(&tot->total, &r->total);
+        if (r->elapsed_ns > tot->elapsed_ns)
+            tot->elapsed_ns = r->elapsed_ns;
+        /* getrusage covers the process: every job's figure is already the phase's. */
+        tot->user_s = r->user_s > tot->user_s ? r->user_s : tot->user_s;
+        tot->sys_s = r->sys_s > tot->sys_s ? r->sys_s : tot->sys_s;
+        if (r->stop_signal)
+            tot->stop_signal = r->stop_signal;
+        if (r->error && !tot->error) {
+            tot->error = r->error;
+            snprintf(tot->error_msg, sizeof(tot->error_msg), "%s", r->error_msg);
+        }
+        tot->seed = k ? tot->seed : r->seed;
+    }
+    /* Device and cache counters are the phase's, seen by the first job. */
+    tot->ndisk = jobs[0].res.ndisk;
+    memcpy(tot->disk_name, jobs[0].res.disk_name, sizeof(tot->disk_name));
+    memcpy(tot->disk0, jobs[0].res.disk0, sizeof(tot->disk0));
+    memcpy(tot->disk1, jobs[0].res.disk1, sizeof(tot->disk1));
+    tot->have_cache = jobs[0].res.have_cache;
+    tot->cache0 = jobs[0].res.cache0;
+    tot->cache1 = jobs[0].res.cache1;
+    return 0;
+}
+
+int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
+                            json_t **doc, int *status)
+{
+    struct sbio_fileset fs = {.dirfd = -1};
+    struct sbio_target target;
+    struct sbio_tune tune = {0};
+    bool created = false;
+    *status = 0;
+    if (doc)
+        *doc = NULL;
+    if (cfg->nranks > 1) {
+        sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
+        return -SBIO_EUSAGE;
+    }
+    int rc = sbio_session_check(cfg);
+    if (!rc)
+        rc = session_target(cfg, &target);
+    if (!rc)
+        rc = sbio_fileset_open(&fs, cfg, false, &created);
+    if (!rc)
+        rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, text);
+    if (rc) {
+        sbio_fileset_close(&fs);
+        return rc;
+    }
+    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    char b[32];
+    fprintf(text,
+            "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
+            " (repeat with --rand-seed=%" PRIu64 ")\n",
+            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", fs.nfiles,
+            sbio_fmt_bytes(b, sizeof(b), fs.bytes), seed, seed);
+    sbio_sysblock_describe(text, &target);
+    json_t *env = doc ? sbio_json_environment(&target) : NULL;
+    json_t *phases = json_array();
+    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested(); pi++) {
+        const struct sbio_script_phase *p = &s->phases[pi];
+        struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
+        unsigned total = 0;
+        for (unsigned k = 0; k < p->njobs; k++)
+            total += p->jobs[k].threads;
+        memset(jobs, 0, sizeof(jobs));
+        fprintf(text, "\n=== Phase %u/%u: %s (%u job%s, %u threads) ===\n", pi + 1, s->nphases,
+                p->name, p->njobs, p->njobs == 1 ? "" : "s", total);
+        if (p->drop_caches) {
+            if (geteuid() == 0 && !sbio_drop_caches())
+                fprintf(text, "Page cache dropped (sync, then drop_caches=3)\n");
+            else
+                fprintf(text, "Page cache not dropped: that needs root\n");
+        }
+        fflush(text);
+        for (unsigned k = 0; k < p->njobs; k++) {
+            jobs[k].fs = &fs;
+            jobs[k].target = &target;
+            session_job_cfg(&jobs[k], cfg, p, &p->jobs[k], total, seed + pi, &fs);
+        }
+        /* The jobs start together and run side by side. */
+        unsigned started = 0;
+        for (; started < p->njobs; started++)
+            if (pthread_create(&jobs[started].tid, NULL, session_job_main, &jobs[started])) {
+                sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+                rc = -EAGAIN;
+                break;
+            }
+        for (unsigned k = 0; k < started; k++)
+            pthread_join(jobs[k].tid, NULL);
+        for (unsigned k = 0; k < started && !rc; k++)
+            if (jobs[k].rc)
+                rc = jobs[k].rc;
+        json_t *pj = json_object(), *jj = json_array();
+        json_object_set_new(pj, "name", json_string(p->name));
+        for (unsigned k = 0; !rc && k < p->njobs; k++) {
+            fprintf(text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
+                    p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
+                    sbio_engine_name(p->jobs[k].engine));
+            sbio_report_text(text, &jobs[k].cfg, &fs, &jobs[k].res);
+            if (doc)
+                json_array_append_new(
+                    jj, json_pack("{s:s,s:o}", "name", p->jobs[k].name, "result",
+                                  sbio_json_result(&jobs[k].cfg, &fs, &jobs[k].res, env)));
+            int st = session_status(&jobs[k].res, 0, true);
+            *status = st > *status ? st : *status;
+        }
+        json_object_set_new(pj, "jobs", jj);
+        if (!rc && p->njobs > 1) {
+            struct sbio_run_result tot;
+            if (!session_merge_jobs(jobs, p->njobs, &tot)) {
+                fprintf(text, "\n--- Phase %s, all jobs ---\n", p->name);
+                sbio_report_text(text, &jobs[0].cfg, &fs, &tot);
+                if (doc)
+                    json_object_set_new(pj, "total",
+                                        sbio_json_result(&jobs[0].cfg, &fs, &tot, env));
+                free(tot.per_thread);
+            }
+        }
+        json_array_append_new(phases, pj);
+        for (unsigned k = 0; k < started; k++)
+            if (!jobs[k].rc)
+                sbio_run_result_free(&jobs[k].res);
+        if (*status == 130)
+            break;
+    }
+    int rrc = sbio_tune_restore(&tune);
+    if (rrc) {
+        sbio_err("some settings could not be restored; run sbio restore as root");
+        *status = *status ? *status : 1;
+    }
+    if (doc && !rc) {
+        *doc = json_object();
+        json_object_set_new(*doc, "schema", json_string("sbio-script/1"));
+        json_object_set_new(*doc, "sbio_version", json_string(SBIO_VERSION));
+        json_object_set_new(*doc, "script", json_string(s->path));
+        json_object_set_new(*doc, "phases", phases);
+    } else {
+        json_decref(phases);
     }
     json_decref(env);
     sbio_fileset_close(&fs);

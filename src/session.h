@@ -30,4 +30,14 @@ int sbio_session_try_settings(const struct sbio_config *cfg);
 int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
                      int *status);
 
+struct sbio_script;
+
+/* Run a script's phases in order, each phase's jobs side by side on their own threads; one
+ * text report per job and, for phases of several jobs, one for the phase; *doc (when doc is
+ * not NULL) gets a document of schema "sbio-script/1" (phases[], each with its jobs' result
+ * documents and the total). Settings from the command line (--scheduler, --queue) hold for
+ * the whole script. Returns as sbio_session_run does. */
+int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
+                            json_t **doc, int *status);
+
 #endif

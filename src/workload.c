@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix.h"
 #include "util.h"
-
 bool sbio_mode_writes(int mode)
 {
     return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_RNDWR ||
@@ -117,6 +117,7 @@ void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cf
                          const struct sbio_layout *lay, uint64_t seed)
 {
     memset(sh, 0, sizeof(*sh));
+    sh->mix = cfg->mix;
     sh->lay = lay;
     sh->mode = cfg->mode;
     sh->seq_stream = cfg->seq_stream;
@@ -201,6 +202,35 @@ static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
         w->dirty_map[f / 64] |= 1ULL << (f % 64);
 }
 
+/* A script's mix: the operation by weight, the size from its distribution, the block from
+ * its pattern (in units of the job's smallest size), clipped at the end of the file. */
+static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
+{
+    const struct sbio_mix *m = w->sh->mix;
+    const struct sbio_layout *lay = w->sh->lay;
+    enum sbio_mix_op mop = sbio_mix_op(m, &w->rng);
+    w->requests++;
+    if (mop == SBIO_MIX_FSYNC || mop == SBIO_MIX_FDATASYNC) {
+        io->op = SBIO_FSYNC;
+        io->flags = mop == SBIO_MIX_FDATASYNC ? SBIO_IO_DATASYNC : 0;
+        io->file = w->last_file;
+        io->offset = 0;
+        io->len = 0;
+        return 1;
+    }
+    uint64_t len = sbio_mix_size(m, &w->rng);
+    uint64_t blk = sbio_mix_block(m, &w->rng, lay->rnd_blocks, &w->slice_pos);
+    sbio_layout_block(lay, blk, &io->file, &io->offset);
+    if (io->offset + len > lay->size[io->file])
+        len = lay->size[io->file] - io->offset;
+    io->op = mop == SBIO_MIX_READ ? SBIO_READ : SBIO_WRITE;
+    io->flags = 0;
+    io->len = (uint32_t)len;
+    if (io->op == SBIO_WRITE)
+        w->last_file = io->file;
+    return 1;
+}
+
 int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
 {
     const struct sbio_wl_shared *sh = w->sh;
@@ -210,7 +240,8 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         return wl_emit_fsync(w, io);
     if (w->ending)
         return 0;
-
+    if (sh->mix)
+        return wl_mix_next(w, io);
     enum sbio_op op;
     switch (sh->mode) {
     case SBIO_MODE_SEQRD:

@@ -59,6 +59,7 @@ struct sbio_wl_shared {
     double rw_ratio;
     uint64_t seed;
     bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
+    const struct sbio_mix *mix; /* a script's mix: op, size and block drawn per op */
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];
@@ -80,6 +81,7 @@ struct sbio_wl {
     int64_t fsync_next;  /* next file of the current fsync round, -1: none */
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
+    unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
 };
 
 /* 0, -ENOMEM, or -ERANGE when per-thread slices would be empty (more threads than

@@ -117,7 +117,9 @@ static int uring_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
         break;
     default:
         io_uring_prep_fsync(sqe, fd,
-                            p->fsync_mode == SBIO_FSYNC_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
+                            p->fsync_mode == SBIO_FSYNC_FDATASYNC || (io->flags & SBIO_IO_DATASYNC)
+                                ? IORING_FSYNC_DATASYNC
+                                : 0);
         /* Drain: the fsync starts only after everything submitted before it completed. */
         sqe->flags |= IOSQE_IO_DRAIN;
         break;

@@ -97,7 +97,7 @@ static int aio_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
     case SBIO_READ: io_prep_pread(cb, fd, io->buf, io->len, (long long)io->offset); break;
     case SBIO_WRITE: io_prep_pwrite(cb, fd, io->buf, io->len, (long long)io->offset); break;
     default:
-        if (p->fsync_mode == SBIO_FSYNC_FDATASYNC)
+        if (p->fsync_mode == SBIO_FSYNC_FDATASYNC || (io->flags & SBIO_IO_DATASYNC))
             io_prep_fdsync(cb, fd);
         else
             io_prep_fsync(cb, fd);

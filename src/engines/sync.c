@@ -56,7 +56,10 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
                 io->res = rc;
         }
         break;
-    default: io->res = sbio_engine_sync_file(fd, p->fsync_mode); break;
+    default:
+        io->res = sbio_engine_sync_file(fd, io->flags & SBIO_IO_DATASYNC ? SBIO_FSYNC_FDATASYNC
+                                                                         : p->fsync_mode);
+        break;
     }
     return SBIO_Q_DONE;
 }
