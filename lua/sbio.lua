@@ -30,6 +30,26 @@ local function size(v)
 end
 sbio = {size = size}
 
+-- The per-event hook's context: C reads the operation event(ctx) fills in (FFI cdata, not a
+-- table, so a call builds nothing). op: 0 read, 1 write, 2 fsync, 3 fdatasync.
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct sbio_ctx {
+    int32_t op;
+    uint32_t file;
+    uint64_t offset;
+    uint32_t len;
+    uint32_t thread;
+    uint64_t seq;
+} sbio_ctx;
+]]
+sbio.READ, sbio.WRITE, sbio.FSYNC, sbio.FDATASYNC = 0, 1, 2, 3
+sbio.files = {} -- sizes of the set's files, in bytes (filled for event hooks)
+function sbio.new_ctx() return ffi.new("sbio_ctx") end
+-- Random numbers from the thread's generator, seeded from --rand-seed and the thread id, so
+-- a scripted run can be repeated: sbio.rand(n) is a whole number in [0, n).
+function sbio.rand(n) return math.floor(math.random() * n) end
+
 local function fail(msg, level)
     error(msg, (level or 2) + 1)
 end
@@ -135,7 +155,7 @@ end
 
 local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true, mix = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
-                    mode = true, fsync_freq = true, rw_ratio = true}
+                    mode = true, fsync_freq = true, rw_ratio = true, event = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, rw_ratio, block).
 local MODES = {seqwr = true, seqrewr = true, seqrd = true, rndrd = true, rndwr = true,
@@ -189,6 +209,14 @@ function job(name)
         end
         if type(j.rw_ratio) ~= "number" or j.rw_ratio <= 0 then
             fail("job " .. name .. ": rw_ratio must be a number > 0")
+        end
+        if t.event ~= nil then
+            if t.event ~= true then fail("job " .. name .. ": event = true, or leave it out") end
+            if t.mode or t.mix or t.pattern then
+                fail("job " .. name .. ": an event job takes its operations from event(ctx), " ..
+                     "not from mode, mix or pattern")
+            end
+            j.event = true
         end
         local mix = t.mix or {read = 1}
         if type(mix) ~= "table" then

@@ -68,6 +68,10 @@ void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t
 
 enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng)
 {
+    /* One operation only: no draw, so the block is the thread's first draw per op. */
+    for (int i = 0; i < SBIO_MIX_NR; i++)
+        if (m->op_cum[i] >= 1 && (i == 0 || m->op_cum[i - 1] <= 0))
+            return (enum sbio_mix_op)i;
     double u = sbio_mix_rand01(rng);
     for (int i = 0; i < SBIO_MIX_NR - 1; i++)
         if (u < m->op_cum[i])

@@ -122,6 +122,7 @@ struct sbio_config {
                          * (NULL: the built-in mode), its pause between operations, and the file
                          * sizes of its set. */
     const struct sbio_mix *mix;
+    const struct sbio_hook_ops *hook;
     uint64_t think_us;
     /* --script: the options the script declares (set before parsing, so that they parse
      * like built-in ones), and the values given for them. */

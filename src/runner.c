@@ -189,6 +189,15 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
     __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
 }
 
+/* A script's event() failed: the run stops with its message (the traceback is printed). */
+static void worker_hook_fail(struct worker *w)
+{
+    w->err = -EINVAL;
+    snprintf(w->err_msg, sizeof(w->err_msg), "%.300s", w->wl.hook_err);
+    __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
+}
+
 static inline bool io_ok(const struct sbio_io *io)
 {
     return io->op == SBIO_FSYNC ? io->res == 0 : io->res == (int64_t)io->len;
@@ -284,8 +293,12 @@ static void worker_loop(struct worker *w, bool measure)
                 break;
             w->local_budget--;
         }
-        if (!sbio_wl_next(&w->wl, &io))
+        int more = sbio_wl_next(&w->wl, &io);
+        if (more <= 0) {
+            if (more < 0)
+                worker_hook_fail(w);
             break;
+        }
         if (interval) {
             if (t < next_start) {
                 struct timespec ts = {.tv_sec = (time_t)(next_start / 1000000000ULL),
@@ -339,7 +352,7 @@ static void worker_end_fsyncs(struct worker *w)
 {
     struct sbio_io *io = &w->ios[0];
     sbio_wl_begin_end(&w->wl);
-    while (!__atomic_load_n(&w->run->failed, __ATOMIC_RELAXED) && sbio_wl_next(&w->wl, io)) {
+    while (!__atomic_load_n(&w->run->failed, __ATOMIC_RELAXED) && sbio_wl_next(&w->wl, io) > 0) {
         uint64_t t = sbio_now_ns();
         io->start_ns = t;
         run_one(w, io);
@@ -405,7 +418,12 @@ static void worker_loop_queued(struct worker *w, bool measure)
                     break;
                 }
                 io = free_ios[--nfree];
-                if (!sbio_wl_next(&w->wl, io)) {
+                int got = sbio_wl_next(&w->wl, io);
+                if (got <= 0) {
+                    if (got < 0) {
+                        worker_hook_fail(w);
+                        stopped = true;
+                    }
                     free_ios[nfree++] = io;
                     more = false;
                     break;
@@ -1103,6 +1121,11 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
             sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
                      " requests of %" PRIu64 " bytes; use fewer threads or a smaller block",
                      r.sh.threads, r.lay.seq_units, r.lay.req);
+            rc = -SBIO_EUSAGE;
+            goto out_workers;
+        }
+        if (rc == -EINVAL && w->wl.hook_err[0]) {
+            sbio_err("%s", w->wl.hook_err);
             rc = -SBIO_EUSAGE;
             goto out_workers;
         }

@@ -9,7 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <inttypes.h>
+
+#include "engine.h"
 #include "options.h"
+#include "util.h"
+#include "workload.h"
 #include "sbio_lua.h" /* the prelude's bytecode: luajit -b lua/sbio.lua */
 
 #ifndef SBIO_WORKLOADS_DIR
@@ -106,6 +111,9 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     j->rate = (uint64_t)field_num(L, t, "rate", 0);
     j->think_us = (uint64_t)field_num(L, t, "think", 0);
     j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq", 100);
+    lua_getfield(L, t, "event");
+    j->event = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     j->rw_ratio = field_num(L, t, "rw_ratio", 1.5);
     field_str(L, t, "mode", buf, sizeof(buf));
     static const char *const modes[] = {"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"};
@@ -290,4 +298,184 @@ void sbio_script_free(struct sbio_script *s)
 {
     free(s->file_size);
     s->file_size = NULL;
+}
+
+/* ---- the per-event hook ---- */
+
+struct hook_state {
+    uint64_t rng; /* the thread's generator, as the built-in modes and mixes draw from it */
+    lua_State *L;
+    int fn_ref, ctx_ref;
+    struct sbio_ctx_c *ctx;
+    const struct sbio_script_hook *h;
+    uint64_t seq;
+    unsigned thread;
+};
+
+/* The layout of the prelude's sbio_ctx cdata. */
+struct sbio_ctx_c {
+    int32_t op;
+    uint32_t file;
+    uint64_t offset;
+    uint32_t len;
+    uint32_t thread;
+    uint64_t seq;
+};
+
+/* sbio.rand(n): a whole number in [0, n) from the thread's generator — the draw a uniform
+ * mix makes, so a script and its declarative twin issue the same operations. */
+static int hook_rand(lua_State *L)
+{
+    struct hook_state *st = lua_touserdata(L, lua_upvalueindex(1));
+    double n = luaL_checknumber(L, 1);
+    if (!(n >= 1) || n > 9007199254740992.0)
+        return luaL_error(L, "sbio.rand(n): n must be a number from 1 to 2^53");
+    lua_pushnumber(L, (double)sbio_rand_below(&st->rng, (uint64_t)n));
+    return 1;
+}
+
+static void hook_destroy(void *p)
+{
+    struct hook_state *st = p;
+    if (st && st->L)
+        lua_close(st->L);
+    free(st);
+}
+
+static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *err, size_t len)
+{
+    const struct sbio_script_hook *h = arg;
+    struct hook_state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    st->h = h;
+    st->thread = thread;
+    lua_State *L = st->L = luaL_newstate();
+    if (!L) {
+        snprintf(err, len, "%s: cannot create a Lua state", h->s->path);
+        goto fail;
+    }
+    luaL_openlibs(L);
+    lua_newtable(L);
+    for (int i = 0; i < h->nover; i++) {
+        lua_pushstring(L, h->values[i]);
+        lua_setfield(L, -2, h->names[i]);
+    }
+    lua_setglobal(L, "__sbio_overrides");
+    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
+                        "=sbio.lua") ||
+        pcall(L, 0, 0, err, len))
+        goto fail;
+    if (luaL_loadfile(L, h->s->path)) {
+        script_err(L, err, len);
+        goto fail;
+    }
+    if (pcall(L, 0, 0, err, len))
+        goto fail;
+    /* The thread's generator: --rand-seed and the thread id. */
+    lua_getglobal(L, "math");
+    lua_getfield(L, -1, "randomseed");
+    lua_pushnumber(L, (double)(seed % 9007199254740991ULL));
+    if (pcall(L, 1, 0, err, len))
+        goto fail;
+    lua_pop(L, 1);
+    st->rng = seed;
+    lua_getglobal(L, "sbio");
+    lua_pushlightuserdata(L, st);
+    lua_pushcclosure(L, hook_rand, 1);
+    lua_setfield(L, -2, "rand");
+    lua_getfield(L, -1, "files");
+    for (unsigned i = 0; i < h->nfiles; i++) {
+        lua_pushnumber(L, (double)h->file_sizes[i]);
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "new_ctx");
+    if (pcall(L, 0, 1, err, len))
+        goto fail;
+    st->ctx = (struct sbio_ctx_c *)lua_topointer(L, -1);
+    st->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
+    lua_getglobal(L, "event");
+    if (!lua_isfunction(L, -1)) {
+        snprintf(err, len, "%s: a job has event = true but the script defines no event(ctx)",
+                 h->s->path);
+        goto fail;
+    }
+    /* Looked up once: the hot path does not search the globals. */
+    st->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return st;
+fail:
+    hook_destroy(st);
+    return NULL;
+}
+
+static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
+{
+    struct hook_state *st = p;
+    lua_State *L = st->L;
+    struct sbio_ctx_c *c = st->ctx;
+    memset(c, 0, sizeof(*c));
+    c->thread = st->thread;
+    c->seq = st->seq++;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref);
+    int base = lua_gettop(L) - 1;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    if (lua_pcall(L, 1, 1, base)) {
+        /* The whole traceback for the user; its first line ends the run. */
+        fprintf(stderr, "sbio: event(): %s\n", lua_tostring(L, -1));
+        script_err(L, err, len);
+        lua_pop(L, 2);
+        return -1;
+    }
+    int more = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    if (!more)
+        return 0;
+    const struct sbio_script_hook *h = st->h;
+    if (c->op < 0 || c->op > 3) {
+        snprintf(err, len, "%s: event(): ctx.op %d: accepted: sbio.READ, WRITE, FSYNC, FDATASYNC",
+                 h->s->path, c->op);
+        return -1;
+    }
+    if (c->file >= h->nfiles) {
+        snprintf(err, len, "%s: event(): ctx.file %u: the set has files 0 to %u", h->s->path,
+                 c->file, h->nfiles - 1);
+        return -1;
+    }
+    io->file = c->file;
+    io->flags = c->op == 3 ? SBIO_IO_DATASYNC : 0;
+    if (c->op >= 2) {
+        io->op = SBIO_FSYNC;
+        io->offset = 0;
+        io->len = 0;
+        return 1;
+    }
+    if (!c->len || c->len > h->max_len || c->offset > h->file_sizes[c->file] ||
+        c->len > h->file_sizes[c->file] - c->offset) {
+        snprintf(err, len,
+                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%" PRIu64
+                 " bytes) or longer than the job's block (%" PRIu64 ")",
+                 h->s->path, c->offset, c->len, c->file, h->file_sizes[c->file], h->max_len);
+        return -1;
+    }
+    io->op = c->op ? SBIO_WRITE : SBIO_READ;
+    io->offset = c->offset;
+    io->len = c->len;
+    return 1;
+}
+
+const struct sbio_hook_ops *sbio_script_hook_ops(struct sbio_script_hook *hook)
+{
+    static const struct sbio_hook_ops ops_template = {hook_create, hook_next, hook_destroy, NULL};
+    struct sbio_hook_ops *ops = malloc(sizeof(*ops));
+    if (!ops)
+        return NULL;
+    *ops = ops_template;
+    ops->arg = hook;
+    return ops;
 }

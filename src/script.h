@@ -52,6 +52,7 @@ struct sbio_script_job {
     uint64_t think_us; /* pause between a thread's operations */
     int mode;          /* a sysbench mode (enum sbio_mode) with its exact semantics, or
                           SBIO_MODE_NONE for a mix */
+    bool event;        /* operations from the script's event(ctx), block = the largest */
     uint64_t fsync_freq;
     double rw_ratio;
 };
@@ -87,5 +88,21 @@ int sbio_script_load(const char *path, const char *const *names, const char *con
                      int nover, struct sbio_script *out, char *err, size_t errlen);
 
 void sbio_script_free(struct sbio_script *s);
+
+struct sbio_hook_ops;
+/* The per-event hook of script s (its event(ctx)), for jobs declared with event = true: one
+ * Lua state per worker thread, the script loaded in it with the same option values; every op
+ * one protected call. file_sizes: the set's files (event() sees them as sbio.files; offsets
+ * and lengths are checked against them and against max_len). The returned ops point into
+ * hook; hook must outlive the run. */
+struct sbio_script_hook {
+    const struct sbio_script *s;
+    const char *const *names, *const *values;
+    int nover;
+    unsigned nfiles;
+    const uint64_t *file_sizes;
+    uint64_t max_len;
+};
+const struct sbio_hook_ops *sbio_script_hook_ops(struct sbio_script_hook *hook);
 
 #endif

@@ -215,6 +215,9 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
 struct session_job {
     struct sbio_config cfg;
     struct sbio_mix mix;
+    struct sbio_script_hook hook; /* event = true: the script's event(ctx) per op */
+    const struct sbio_hook_ops *hook_ops;
+    uint64_t *sizes;
     struct sbio_fileset *fs;
     const struct sbio_target *target;
     struct sbio_run_result res;
@@ -232,8 +235,9 @@ static void *session_job_main(void *arg)
 /* The configuration of one job: the command line's, with the job's threads, engine, flags,
  * rate, sizes and (for a mix) the compiled mix. */
 static void session_job_cfg(struct session_job *j, const struct sbio_config *base,
-                            const struct sbio_script_phase *p, const struct sbio_script_job *sj,
-                            unsigned total_threads, uint64_t seed, const struct sbio_fileset *fs)
+                            const struct sbio_script *script, const struct sbio_script_phase *p,
+                            const struct sbio_script_job *sj, unsigned total_threads, uint64_t seed,
+                            const struct sbio_fileset *fs)
 {
     struct sbio_config *c = &j->cfg;
     *c = *base;
@@ -247,7 +251,8 @@ static void session_job_cfg(struct session_job *j, const struct sbio_config *bas
     /* The phase's event budget is shared by its jobs in proportion to their threads. */
     c->events = p->events ? (p->events * sj->threads + total_threads - 1) / total_threads : 0;
     c->report_interval_s = 0; /* several jobs' interim lines would interleave */
-    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(uintptr_t)sj);
+    /* The job's index, not its address: --rand-seed must repeat a run. */
+    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(sj - p->jobs + 1));
     uint64_t small = sj->block[0], big = sj->block[0];
     for (unsigned k = 1; k < sj->nblocks; k++) {
         small = sj->block[k] < small ? sj->block[k] : small;
@@ -267,6 +272,23 @@ static void session_job_cfg(struct session_job *j, const struct sbio_config *bas
     c->fsync_freq = 0;
     c->fsync_end = false;
     c->fsync_all = false;
+    if (sj->event) {
+        /* event(ctx) chooses every operation: its requests may be as long as the job's
+         * largest block. */
+        j->sizes = calloc(fs->nfiles, sizeof(uint64_t));
+        for (unsigned f = 0; j->sizes && f < fs->nfiles; f++)
+            j->sizes[f] = fs->files[f].size;
+        j->hook = (struct sbio_script_hook){.s = script,
+                                            .names = base->xname,
+                                            .values = base->xvalue,
+                                            .nover = base->nxopt,
+                                            .nfiles = fs->nfiles,
+                                            .file_sizes = j->sizes,
+                                            .max_len = big};
+        j->hook_ops = j->sizes ? sbio_script_hook_ops(&j->hook) : NULL;
+        c->hook = j->hook_ops;
+        return;
+    }
     uint64_t n = 0;
     for (unsigned f = 0; f < fs->nfiles; f++)
         n += fs->files[f].size / small;
@@ -368,7 +390,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         for (unsigned k = 0; k < p->njobs; k++) {
             jobs[k].fs = &fs;
             jobs[k].target = &target;
-            session_job_cfg(&jobs[k], cfg, p, &p->jobs[k], total, seed + pi, &fs);
+            session_job_cfg(&jobs[k], cfg, s, p, &p->jobs[k], total, seed + pi, &fs);
         }
         /* The jobs start together and run side by side. */
         unsigned started = 0;
@@ -413,6 +435,10 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         for (unsigned k = 0; k < started; k++)
             if (!jobs[k].rc)
                 sbio_run_result_free(&jobs[k].res);
+        for (unsigned k = 0; k < p->njobs; k++) {
+            free((void *)jobs[k].hook_ops);
+            free(jobs[k].sizes);
+        }
         if (*status == 130)
             break;
     }

@@ -118,6 +118,7 @@ void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cf
 {
     memset(sh, 0, sizeof(*sh));
     sh->mix = cfg->mix;
+    sh->hook = cfg->hook;
     sh->lay = lay;
     sh->mode = cfg->mode;
     sh->seq_stream = cfg->seq_stream;
@@ -154,11 +155,22 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
         w->slice_first = per * thread;
         w->slice_units = thread + 1 == sh->threads ? sh->lay->seq_units - w->slice_first : per;
     }
+    if (sh->hook) {
+        w->hook = sh->hook->create(sh->hook->arg, thread, w->rng, w->hook_err, sizeof(w->hook_err));
+        if (!w->hook) {
+            free(w->dirty_map);
+            w->dirty_map = NULL;
+            return -EINVAL;
+        }
+    }
     return 0;
 }
 
 void sbio_wl_fini(struct sbio_wl *w)
 {
+    if (w->hook && w->sh->hook)
+        w->sh->hook->destroy(w->hook);
+    w->hook = NULL;
     free(w->dirty_map);
     w->dirty_map = NULL;
 }
@@ -240,6 +252,10 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         return wl_emit_fsync(w, io);
     if (w->ending)
         return 0;
+    if (sh->hook) {
+        w->requests++;
+        return sh->hook->next(w->hook, io, w->hook_err, sizeof(w->hook_err));
+    }
     if (sh->mix)
         return wl_mix_next(w, io);
     enum sbio_op op;

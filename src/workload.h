@@ -46,6 +46,16 @@ void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
 /* Map a whole-block index to file and offset. */
 void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off);
 
+/* A per-event hook (a script's event(ctx)): C asks it for every operation. new() makes a
+ * thread's state (NULL on error, message in err); next() fills io and returns 1, 0 at the
+ * end of the stream, or -1 on error (message in err). */
+struct sbio_hook_ops {
+    void *(*create)(const void *arg, unsigned thread, uint64_t seed, char *err, size_t len);
+    int (*next)(void *state, struct sbio_io *io, char *err, size_t len);
+    void (*destroy)(void *state);
+    const void *arg;
+};
+
 /* What all threads of one run share. */
 struct sbio_wl_shared {
     const struct sbio_layout *lay;
@@ -59,7 +69,8 @@ struct sbio_wl_shared {
     double rw_ratio;
     uint64_t seed;
     bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
-    const struct sbio_mix *mix; /* a script's mix: op, size and block drawn per op */
+    const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
+    const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];
@@ -82,6 +93,8 @@ struct sbio_wl {
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
     unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
+    void *hook;         /* the thread's event() state */
+    char hook_err[512]; /* why the hook failed */
 };
 
 /* 0, -ENOMEM, or -ERANGE when per-thread slices would be empty (more threads than
@@ -90,7 +103,9 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread);
 void sbio_wl_fini(struct sbio_wl *w);
 
 /* Fill io (op, file, offset, len, flags) with the thread's next operation. Returns 1, or 0
- * when there is nothing more (only after sbio_wl_begin_end). Never allocates or locks. */
+ * when there is nothing more (after sbio_wl_begin_end, or when a script's event() ends the
+ * stream), or -1 when the script's event() failed (w->hook_err says why). Built-in modes
+ * and mixes never allocate or lock. */
 int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io);
 
 /* Account a completed operation (the rndrw ratio counts completions, as sysbench). */
