@@ -133,6 +133,8 @@ bench:
 install: sbio
 	install -D -m 0755 sbio $(DESTDIR)$(PREFIX)/bin/sbio
 	install -D -m 0644 doc/sbio.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
+	install -d $(DESTDIR)$(PREFIX)/share/sbio/workloads
+	install -m 0644 workloads/*.lua $(DESTDIR)$(PREFIX)/share/sbio/workloads/
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config libluajit-5.1-dev luajit libaio-dev liburing-dev \
 libcmocka-dev libjansson-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox \
-clang libclang-rt-14-dev llvm libopenmpi-dev openmpi-bin"
+clang clang-format libclang-rt-14-dev llvm libopenmpi-dev openmpi-bin python3"
 
 missing=""
 for p in $PKGS; do

@@ -1,6 +1,7 @@
 #include "script.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -478,4 +479,85 @@ const struct sbio_hook_ops *sbio_script_hook_ops(struct sbio_script_hook *hook)
     *ops = ops_template;
     ops->arg = hook;
     return ops;
+}
+
+/* ---- the report hook ---- */
+
+/* Push a JSON value as plain Lua values (the only kind that crosses into a Lua state). */
+static void push_json(lua_State *L, json_t *v, int depth)
+{
+    if (depth > 64) {
+        lua_pushnil(L);
+        return;
+    }
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        const char *k;
+        json_t *x;
+        lua_newtable(L);
+        json_object_foreach(v, k, x)
+        {
+            push_json(L, x, depth + 1);
+            lua_setfield(L, -2, k);
+        }
+        break;
+    }
+    case JSON_ARRAY: {
+        size_t i;
+        json_t *x;
+        lua_newtable(L);
+        json_array_foreach(v, i, x)
+        {
+            push_json(L, x, depth + 1);
+            lua_rawseti(L, -2, (int)i + 1);
+        }
+        break;
+    }
+    case JSON_STRING: lua_pushstring(L, json_string_value(v)); break;
+    case JSON_INTEGER: lua_pushnumber(L, (double)json_integer_value(v)); break;
+    case JSON_REAL: lua_pushnumber(L, json_real_value(v)); break;
+    case JSON_TRUE: lua_pushboolean(L, 1); break;
+    case JSON_FALSE: lua_pushboolean(L, 0); break;
+    default: lua_pushnil(L); break;
+    }
+}
+
+int sbio_script_report(const struct sbio_script *s, const char *const *names,
+                       const char *const *values, int nover, json_t *doc, char *err, size_t len)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        snprintf(err, len, "%s: cannot create a Lua state", s->path);
+        return -ENOMEM;
+    }
+    int rc = -EINVAL;
+    luaL_openlibs(L);
+    lua_newtable(L);
+    for (int i = 0; i < nover; i++) {
+        lua_pushstring(L, values[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+    lua_setglobal(L, "__sbio_overrides");
+    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
+                        "=sbio.lua") ||
+        pcall(L, 0, 0, err, len))
+        goto out;
+    if (luaL_loadfile(L, s->path)) {
+        script_err(L, err, len);
+        goto out;
+    }
+    if (pcall(L, 0, 0, err, len))
+        goto out;
+    lua_getglobal(L, "report");
+    if (!lua_isfunction(L, -1)) {
+        rc = 0;
+        goto out;
+    }
+    push_json(L, doc, 0);
+    fflush(stdout);
+    rc = pcall(L, 1, 0, err, len);
+    fflush(stdout);
+out:
+    lua_close(L);
+    return rc;
 }

@@ -15,7 +15,7 @@
 
 #define SBIO_SCRIPT_MAX_OPTS   32
 #define SBIO_SCRIPT_MAX_JOBS   8
-#define SBIO_SCRIPT_MAX_PHASES 16
+#define SBIO_SCRIPT_MAX_PHASES 64
 #define SBIO_SCRIPT_MAX_BLOCKS 16
 
 enum sbio_pattern {
@@ -88,6 +88,15 @@ int sbio_script_load(const char *path, const char *const *names, const char *con
                      int nover, struct sbio_script *out, char *err, size_t errlen);
 
 void sbio_script_free(struct sbio_script *s);
+
+#include <jansson.h>
+
+/* The script's report(result), when it has one: called with the run's whole result (the
+ * sbio-script/1 document as plain Lua tables: result.phases[i].jobs[j].result.result.op_types
+ * …), in a fresh Lua state; what it prints goes to the report. 0, or -EINVAL with the
+ * error's first line in err. */
+int sbio_script_report(const struct sbio_script *s, const char *const *names,
+                       const char *const *values, int nover, json_t *doc, char *err, size_t len);
 
 struct sbio_hook_ops;
 /* The per-event hook of script s (its event(ctx)), for jobs declared with event = true: one

@@ -369,6 +369,10 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
             SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", fs.nfiles,
             sbio_fmt_bytes(b, sizeof(b), fs.bytes), seed, seed);
     sbio_sysblock_describe(text, &target);
+    /* The report hook reads the same document JSON output writes. */
+    json_t *mine = NULL;
+    if (!doc && s->has_report)
+        doc = &mine;
     json_t *env = doc ? sbio_json_environment(&target) : NULL;
     json_t *phases = json_array();
     for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested(); pi++) {
@@ -402,11 +406,29 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
             }
         for (unsigned k = 0; k < started; k++)
             pthread_join(jobs[k].tid, NULL);
-        for (unsigned k = 0; k < started && !rc; k++)
+        int prc = 0;
+        for (unsigned k = 0; k < started && !prc; k++)
             if (jobs[k].rc)
-                rc = jobs[k].rc;
+                prc = jobs[k].rc;
         json_t *pj = json_object(), *jj = json_array();
         json_object_set_new(pj, "name", json_string(p->name));
+        /* A phase the system refuses (an O_DIRECT size the device cannot do, …) is reported
+         * as refused, with the reason printed above, and the script goes on. */
+        if (prc == -SBIO_EUSAGE) {
+            fprintf(text, "Phase %s refused (see the message above); going on\n", p->name);
+            json_object_set_new(pj, "refused", json_true());
+            for (unsigned k = 0; k < started; k++)
+                if (!jobs[k].rc)
+                    sbio_run_result_free(&jobs[k].res);
+            for (unsigned k = 0; k < p->njobs; k++) {
+                free((void *)jobs[k].hook_ops);
+                free(jobs[k].sizes);
+            }
+            json_object_set_new(pj, "jobs", jj);
+            json_array_append_new(phases, pj);
+            continue;
+        }
+        rc = prc;
         for (unsigned k = 0; !rc && k < p->njobs; k++) {
             fprintf(text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
                     p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
@@ -456,6 +478,16 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
     } else {
         json_decref(phases);
     }
+    if (!rc && s->has_report && *doc) {
+        char err[512];
+        fprintf(text, "\n=== report() of %s ===\n", s->path);
+        fflush(text);
+        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, *doc, err, sizeof(err))) {
+            sbio_err("report(): %s", err);
+            *status = *status ? *status : 1;
+        }
+    }
+    json_decref(mine);
     json_decref(env);
     sbio_fileset_close(&fs);
     return rc;

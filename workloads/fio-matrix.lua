@@ -1,0 +1,48 @@
+-- fio-matrix.lua — experiment 3: sequential read, random read, sequential write, random
+-- write, each by read/write calls (sync), by mmap, by libaio, and with O_DIRECT, at 32 KiB
+-- over ten files; one phase per cell, then one table of MiB/s per cell — the shape to put
+-- two kernels side by side (run it on each, then sbio diff the JSON results).
+-- About 10 s by default; --size=10G --time=30 for the experiment.
+option("size", "320M", "total size of the ten files")
+option("time", 1, "seconds per cell")
+option("block", "32k", "request size")
+option("depth", 16, "libaio queue depth")
+
+fileset { files = 10, size = options.size }
+
+local ways = {
+    {"sync", {engine = "sync"}},
+    {"mmap", {engine = "mmap"}},
+    {"libaio", {engine = "libaio", iodepth = options.depth}},
+    {"direct", {engine = "sync", flags = "direct"}},
+}
+local modes = {{"read", "seqrd"}, {"randread", "rndrd"}, {"write", "seqrewr"}, {"randwrite", "rndwr"}}
+for _, m in ipairs(modes) do
+    for _, w in ipairs(ways) do
+        local j = {mode = m[2], block = options.block, fsync_freq = 0}
+        for k, v in pairs(w[2]) do j[k] = v end
+        phase(m[1] .. " " .. w[1]) { time = options.time, job(m[1]) (j) }
+    end
+end
+
+function report(result)
+    local cols = {"sync", "mmap", "libaio", "direct"}
+    local cell = {}
+    for _, p in ipairs(result.phases) do
+        local m, w = p.name:match("^(%S+) (%S+)$")
+        cell[m] = cell[m] or {}
+        if p.refused then
+            cell[m][w] = "refused"
+        else
+            local r = p.jobs[1].result.result
+            local t = m:find("write") and r.op_types.write or r.op_types.read
+            cell[m][w] = string.format("%.1f", t.mib_per_s)
+        end
+    end
+    print(string.format("%-10s %10s %10s %10s %10s   (MiB/s)", "", unpack(cols)))
+    for _, m in ipairs(modes) do
+        local row = {}
+        for i, w in ipairs(cols) do row[i] = cell[m[1]] and cell[m[1]][w] or "-" end
+        print(string.format("%-10s %10s %10s %10s %10s", m[1], unpack(row)))
+    end
+end
