@@ -12,6 +12,7 @@
 
 #include "mpi.h"
 #include "report.h"
+#include "script.h"
 #include "session.h"
 #include "sysblock.h"
 #include "util.h"
@@ -406,8 +407,11 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
     }
 }
 
-int sbio_compare(const struct sbio_config *cfg)
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script)
 {
+    /* A script of several phases gets one table per phase: every figure below is kept per
+     * (phase, setting), phase-major. */
+    size_t np = script ? script->nphases : 1;
     struct axis axes[MAX_AXES];
     size_t naxes = 0;
     int code = 2;
@@ -441,9 +445,9 @@ int sbio_compare(const struct sbio_config *cfg)
 
     char(*names)[512] = calloc(ns, sizeof(*names));
     size_t *order = calloc(ns * repeat, sizeof(size_t));
-    struct run_fig *figs = calloc(ns * repeat, sizeof(*figs));
-    size_t *nfig = calloc(ns, sizeof(size_t));
-    struct summary *sum = calloc(ns, sizeof(*sum));
+    struct run_fig *figs = calloc(np * ns * repeat, sizeof(*figs));
+    size_t *nfig = calloc(np * ns, sizeof(size_t));
+    struct summary *sum = calloc(np * ns, sizeof(*sum));
     json_t **runs = calloc(ns, sizeof(json_t *));
     char(*qbuf)[160] = calloc(SBIO_MAX_LIST, 160);
     FILE *devnull = fopen("/dev/null", "w");
@@ -494,13 +498,32 @@ int sbio_compare(const struct sbio_config *cfg)
         fflush(stdout);
         json_t *doc = NULL;
         int status = 0;
-        int rc = sbio_session_run(&c, devnull, devnull, &doc, &status);
+        int rc = script ? sbio_session_run_script(&c, script, devnull, &doc, &status)
+                        : sbio_session_run(&c, devnull, devnull, &doc, &status);
         const char *st = rc ? "failed" : status == 130 ? "interrupted" : status ? "failed" : "ok";
         json_t *entry = json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result",
                                   doc ? doc : json_null());
         json_array_append_new(runs[s], entry);
-        sum[s].total++;
-        if (!strcmp(st, "ok") && doc) {
+        for (size_t ph = 0; ph < np; ph++)
+            sum[ph * ns + s].total++;
+        if (!strcmp(st, "ok") && doc && script) {
+            /* Each phase's figures: its jobs' total, or its only job; a refused phase counts
+             * as a failed run of that phase. */
+            size_t okp = 0;
+            for (size_t ph = 0; ph < np; ph++) {
+                json_t *p = json_array_get(json_object_get(doc, "phases"), ph);
+                json_t *pdoc = json_object_get(p, "total");
+                if (!pdoc)
+                    pdoc = json_object_get(json_array_get(json_object_get(p, "jobs"), 0), "result");
+                if (!pdoc || json_is_true(json_object_get(p, "refused")))
+                    continue;
+                size_t i = ph * ns + s;
+                run_figures(pdoc, &figs[i * repeat + nfig[i]++]);
+                okp++;
+            }
+            printf("%zu of %zu phases measured\n", okp, np);
+            done++;
+        } else if (!strcmp(st, "ok") && doc) {
             struct run_fig *f = &figs[s * repeat + nfig[s]++];
             run_figures(doc, f);
             char a[24];
@@ -521,21 +544,27 @@ int sbio_compare(const struct sbio_config *cfg)
         if (sbio_mpi_agree(status == 130 || sbio_stop_requested() ? -EINTR : 0, NULL))
             interrupted = true;
     }
-    for (size_t s = 0; s < ns; s++)
-        summarize(&figs[s * repeat], nfig[s], &sum[s]);
-    for (size_t s = 1; s < ns; s++) {
-        /* No successful run on either side: no difference, not -100%. */
-        sum[s].diff_pct = sum[0].n && sum[s].n && sum[0].ops_m
-                              ? (sum[s].ops_m - sum[0].ops_m) / sum[0].ops_m * 100
-                              : NAN;
-        sum[s].p = sbio_compare_welch_p(sum[s].ops_m, sum[s].ops_sd, sum[s].n, sum[0].ops_m,
-                                        sum[0].ops_sd, sum[0].n);
+    for (size_t i = 0; i < np * ns; i++)
+        summarize(&figs[i * repeat], nfig[i], &sum[i]);
+    for (size_t ph = 0; ph < np; ph++) {
+        struct summary *b = &sum[ph * ns];
+        for (size_t s = 1; s < ns; s++) {
+            struct summary *x = &b[s];
+            /* No successful run on either side: no difference, not -100%. */
+            x->diff_pct =
+                b[0].n && x->n && b[0].ops_m ? (x->ops_m - b[0].ops_m) / b[0].ops_m * 100 : NAN;
+            x->p = sbio_compare_welch_p(x->ops_m, x->ops_sd, x->n, b[0].ops_m, b[0].ops_sd, b[0].n);
+        }
     }
     if (interrupted)
         printf("\n*** Interrupted after %zu of %zu runs: the table covers the runs done; every "
                "setting was restored ***\n",
                done, ns * repeat);
-    print_table(stdout, names, sum, ns, repeat);
+    for (size_t ph = 0; ph < np; ph++) {
+        if (script)
+            printf("\nPhase %zu/%zu: %s", ph + 1, np, script->phases[ph].name);
+        print_table(stdout, names, sum + ph * ns, ns, repeat);
+    }
     if (cfg->output && cfg->rank == 0) {
         json_t *docs = json_object();
         json_object_set_new(docs, "schema", json_string("sbio-compare/1"));
@@ -563,9 +592,18 @@ int sbio_compare(const struct sbio_config *cfg)
             json_t *vals = json_object();
             for (size_t a = 0; a < naxes; a++)
                 json_object_set_new(vals, axes[a].key, json_string(axes[a].vals[idx[a]]));
-            json_array_append_new(sets, json_pack("{s:s,s:o,s:O,s:o}", "name", names[s], "values",
-                                                  vals, "runs", runs[s], "summary",
-                                                  summary_json(&sum[s], s == 0)));
+            json_t *set = json_pack("{s:s,s:o,s:O,s:o}", "name", names[s], "values", vals, "runs",
+                                    runs[s], "summary", summary_json(&sum[s], s == 0));
+            if (script) {
+                /* summary is the first phase's; each phase's is under phases. */
+                json_t *phs = json_array();
+                for (size_t ph = 0; ph < np; ph++)
+                    json_array_append_new(phs, json_pack("{s:s,s:o}", "name",
+                                                         script->phases[ph].name, "summary",
+                                                         summary_json(&sum[ph * ns + s], s == 0)));
+                json_object_set_new(set, "phases", phs);
+            }
+            json_array_append_new(sets, set);
         }
         json_object_set_new(docs, "settings", sets);
         FILE *f = fopen(cfg->output, "w");

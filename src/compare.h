@@ -35,6 +35,8 @@ void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, s
 
 /* The compare command. Returns the exit code: 0, 1 (a run failed), 2 (bad input: nothing
  * changed), 130 (interrupted: the table so far is printed, settings restored). */
-int sbio_compare(const struct sbio_config *cfg);
+struct sbio_script;
+/* script (may be NULL): run the script under every setting; one table per phase. */
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script);
 
 #endif

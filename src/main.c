@@ -308,7 +308,7 @@ static int sbio_main(int argc, char **argv)
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
     case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? &script : NULL);
-    case SBIO_CMD_COMPARE: return sbio_compare(&cfg);
+    case SBIO_CMD_COMPARE: return sbio_compare(&cfg, have_script ? &script : NULL);
     case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : sbio_diff(&cfg);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }

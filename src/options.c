@@ -775,11 +775,6 @@ int sbio_options_validate(struct sbio_config *cfg)
         bool mode_varies = false;
         for (int i = 0; i < cfg->nvary; i++)
             mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
-        if (cfg->script && cfg->cmd == SBIO_CMD_COMPARE) {
-            sbio_err("compare --script: not implemented yet (compare built-in modes, or run the "
-                     "script under each setting)");
-            return -EINVAL;
-        }
         if (cfg->script && cfg->output_format == SBIO_OUT_CSV) {
             sbio_err("--output-format=csv with --script: not implemented yet; use json");
             return -EINVAL;

@@ -781,8 +781,6 @@ static void test_validate_not_implemented(void **state)
 {
     (void)state;
     /* What scripts cannot do yet is refused, never ignored. */
-    expect_invalid(ARGV("compare", "--script=x.lua", "--schedulers=none,bfq"), "compare --script",
-                   "not implemented yet", NULL);
     expect_invalid(ARGV("run", "--script=x.lua", "--output-format=csv"), "csv", "--script",
                    "not implemented yet");
     /* A raw device has no prepare or cleanup. */
