@@ -74,6 +74,43 @@ static int pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
     return 0;
 }
 
+/* A Lua state with the prelude and the script run in it, the command line's values of the
+ * script's options given to option(). NULL on error, the first line of it in err. */
+static lua_State *script_open(const char *path, const char *const *names, const char *const *values,
+                              int nover, char *err, size_t errlen)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", path);
+        return NULL;
+    }
+    luaL_openlibs(L);
+    lua_newtable(L);
+    for (int i = 0; i < nover; i++) {
+        lua_pushstring(L, values[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+    lua_setglobal(L, "__sbio_overrides");
+    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
+                        "=sbio.lua")) {
+        script_err(L, err, errlen);
+        goto fail;
+    }
+    if (pcall(L, 0, 0, err, errlen))
+        goto fail;
+    /* The script's chunk is named after its path, so errors read "path:line: …". */
+    if (luaL_loadfile(L, path)) {
+        script_err(L, err, errlen);
+        goto fail;
+    }
+    if (pcall(L, 0, 0, err, errlen))
+        goto fail;
+    return L;
+fail:
+    lua_close(L);
+    return NULL;
+}
+
 static double field_num(lua_State *L, int idx, const char *k, double def)
 {
     lua_getfield(L, idx, k);
@@ -253,42 +290,15 @@ int sbio_script_load(const char *path, const char *const *names, const char *con
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->path, sizeof(out->path), "%s", path);
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", path);
-        return -ENOMEM;
-    }
-    luaL_openlibs(L);
-    /* Command-line values of the script's options, read by option() in the prelude. */
-    lua_newtable(L);
-    for (int i = 0; i < nover; i++) {
-        lua_pushstring(L, values[i]);
-        lua_setfield(L, -2, names[i]);
-    }
-    lua_setglobal(L, "__sbio_overrides");
-    int rc = -EINVAL;
-    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
-                        "=sbio.lua")) {
-        script_err(L, err, errlen);
-        goto out;
-    }
-    if ((rc = pcall(L, 0, 0, err, errlen)))
-        goto out;
-    /* The script's chunk is named after its path, so errors read "path:line: …". */
-    if (luaL_loadfile(L, path)) {
-        script_err(L, err, errlen);
-        rc = -EINVAL;
-        goto out;
-    }
-    if ((rc = pcall(L, 0, 0, err, errlen)))
-        goto out;
-    rc = read_decl(L, out, err, errlen);
+    lua_State *L = script_open(path, names, values, nover, err, errlen);
+    if (!L)
+        return -EINVAL;
+    int rc = read_decl(L, out, err, errlen);
     if (!rc && !out->nphases) {
         snprintf(err, errlen, "%s: declares no phase; add phase \"name\" { job \"name\" { … } }",
                  path);
         rc = -EINVAL;
     }
-out:
     lua_close(L);
     if (rc)
         sbio_script_free(out);
@@ -353,27 +363,8 @@ static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *
     }
     st->h = h;
     st->thread = thread;
-    lua_State *L = st->L = luaL_newstate();
-    if (!L) {
-        snprintf(err, len, "%s: cannot create a Lua state", h->s->path);
-        goto fail;
-    }
-    luaL_openlibs(L);
-    lua_newtable(L);
-    for (int i = 0; i < h->nover; i++) {
-        lua_pushstring(L, h->values[i]);
-        lua_setfield(L, -2, h->names[i]);
-    }
-    lua_setglobal(L, "__sbio_overrides");
-    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
-                        "=sbio.lua") ||
-        pcall(L, 0, 0, err, len))
-        goto fail;
-    if (luaL_loadfile(L, h->s->path)) {
-        script_err(L, err, len);
-        goto fail;
-    }
-    if (pcall(L, 0, 0, err, len))
+    lua_State *L = st->L = script_open(h->s->path, h->names, h->values, h->nover, err, len);
+    if (!L)
         goto fail;
     /* The thread's generator: --rand-seed and the thread id. */
     lua_getglobal(L, "math");
@@ -525,29 +516,10 @@ static void push_json(lua_State *L, json_t *v, int depth)
 int sbio_script_report(const struct sbio_script *s, const char *const *names,
                        const char *const *values, int nover, json_t *doc, char *err, size_t len)
 {
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        snprintf(err, len, "%s: cannot create a Lua state", s->path);
-        return -ENOMEM;
-    }
+    lua_State *L = script_open(s->path, names, values, nover, err, len);
+    if (!L)
+        return -EINVAL;
     int rc = -EINVAL;
-    luaL_openlibs(L);
-    lua_newtable(L);
-    for (int i = 0; i < nover; i++) {
-        lua_pushstring(L, values[i]);
-        lua_setfield(L, -2, names[i]);
-    }
-    lua_setglobal(L, "__sbio_overrides");
-    if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
-                        "=sbio.lua") ||
-        pcall(L, 0, 0, err, len))
-        goto out;
-    if (luaL_loadfile(L, s->path)) {
-        script_err(L, err, len);
-        goto out;
-    }
-    if (pcall(L, 0, 0, err, len))
-        goto out;
     lua_getglobal(L, "report");
     if (!lua_isfunction(L, -1)) {
         rc = 0;

@@ -296,6 +296,18 @@ static void session_job_cfg(struct session_job *j, const struct sbio_config *bas
     c->mix = &j->mix;
 }
 
+/* What a phase's jobs hold once the phase is reported. */
+static void session_jobs_free(struct session_job *jobs, unsigned started, unsigned njobs)
+{
+    for (unsigned k = 0; k < started; k++)
+        if (!jobs[k].rc)
+            sbio_run_result_free(&jobs[k].res);
+    for (unsigned k = 0; k < njobs; k++) {
+        free((void *)jobs[k].hook_ops);
+        free(jobs[k].sizes);
+    }
+}
+
 /* The phase's total: every job's threads side by side, merged. */
 static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
 {
@@ -417,13 +429,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         if (prc == -SBIO_EUSAGE) {
             fprintf(text, "Phase %s refused (see the message above); going on\n", p->name);
             json_object_set_new(pj, "refused", json_true());
-            for (unsigned k = 0; k < started; k++)
-                if (!jobs[k].rc)
-                    sbio_run_result_free(&jobs[k].res);
-            for (unsigned k = 0; k < p->njobs; k++) {
-                free((void *)jobs[k].hook_ops);
-                free(jobs[k].sizes);
-            }
+            session_jobs_free(jobs, started, p->njobs);
             json_object_set_new(pj, "jobs", jj);
             json_array_append_new(phases, pj);
             continue;
@@ -454,13 +460,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
             }
         }
         json_array_append_new(phases, pj);
-        for (unsigned k = 0; k < started; k++)
-            if (!jobs[k].rc)
-                sbio_run_result_free(&jobs[k].res);
-        for (unsigned k = 0; k < p->njobs; k++) {
-            free((void *)jobs[k].hook_ops);
-            free(jobs[k].sizes);
-        }
+        session_jobs_free(jobs, started, p->njobs);
         if (*status == 130)
             break;
     }

@@ -1,0 +1,500 @@
+#!/bin/bash
+# Lua workload scripts (issue 8, "Tests / Integration"). Every shipped workload prepares and
+# runs at a small scale and its report has the figures its header promises (checked for
+# presence and sanity, not only the exit status). A per-event script and its declarative twin
+# issue the same operations for the same --rand-seed (strace); --rand-seed repeats a mix run
+# and another seed does not; the script's own options (--help, override, bad value); load
+# errors (exit 2, one FILE:LINE line, nothing on disk) and a runtime error in event() (exit 1,
+# what was measured, the traceback); two jobs side by side (per-job reports, all-jobs total,
+# JSON sbio-script/1); a phase the system refuses is reported and the script goes on (a loop
+# device with 4 KiB sectors: root). Small sets under $TMP; about 30 s.
+source "$(dirname "$0")/lib.sh"
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WL=$ROOT/workloads
+export SBIO_STATE_DIR=$TMP/state
+MNT=$TMP/mnt
+LOOP=
+sc_cleanup() {
+	[ -n "${FIO_PID:-}" ] && kill "$FIO_PID" 2>/dev/null && wait "$FIO_PID" 2>/dev/null
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	t_cleanup
+}
+trap sc_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+HAVE_PY=false
+command -v python3 >/dev/null 2>&1 && HAVE_PY=true
+HAVE_STRACE=false
+command -v strace >/dev/null 2>&1 && HAVE_STRACE=true
+
+# newdir NAME: a fresh empty folder under $TMP; prints its path.
+newdir() {
+	rm -rf "${TMP:?}/$1"
+	mkdir -p "$TMP/$1"
+	echo "$TMP/$1"
+}
+listing() { ls -A "$1" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
+# pos DESC NUMBER…: every NUMBER is a number > 0.
+pos() {
+	local desc=$1 x
+	shift
+	for x in "$@"; do
+		if ! awk -v x="$x" 'BEGIN { exit !(x ~ /^[0-9.]+$/ && x + 0 > 0) }'; then
+			notok "$desc (got '$*')"
+			return
+		fi
+	done
+	[ $# -gt 0 ] && ok "$desc" || notok "$desc (no figures)"
+}
+# section FILE START: the lines of FILE from the line starting with START to the next
+# "---" or "===" header (exclusive).
+section() {
+	awk -v s="$2" 'index($0, s) == 1 { p = 1; print; next } p && /^(---|===)/ { exit } p' "$1"
+}
+# field LABEL: the value after "LABEL:" on stdin's first such line (commas dropped).
+field() {
+	awk -v l="$1:" '{ s = $0; sub(/^ +/, "", s) } index(s, l) == 1 {
+		s = substr(s, length(l) + 1); gsub(",", "", s); sub(/^ +/, "", s); print s; exit }'
+}
+# rwf: "R W F" from stdin's "reads, writes, fsyncs:" line.
+rwf() { field 'reads, writes, fsyncs' | awk '{ print $1, $2, $3 }'; }
+events() { field 'total number of events'; }
+# thread_rows: the rows of stdin's first "Per thread:" table ("thread events ops/s MiB/s …").
+thread_rows() { awk '/^Per thread:/ { p = 1; next } p && $1 ~ /^[0-9]+$/ { print; next } p && NF == 0 { exit }'; }
+# report_rows FILE: the lines printed by the script's report(), after its banner.
+report_rows() { sed -n '/^=== report() of /,$p' "$1" | tail -n +2; }
+# pyj FILE EXPR: prints the Python expression EXPR over the JSON document d of FILE.
+pyj() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+
+# run_wl NAME DIR ARGS…: prepare then run workload NAME on DIR with the script's ARGS; the
+# run's stdout in $TMP/NAME.out, stderr in $TMP/NAME.err, its JSON in $TMP/NAME.json; the
+# statuses "prepare run" in $TMP/NAME.rc.
+run_wl() {
+	local name=$1 dir=$2 prc rc
+	shift 2
+	"$SBIO" prepare --dir="$dir" --script "$WL/$name.lua" "$@" >"$TMP/$name.prep" 2>&1
+	prc=$?
+	"$SBIO" run --dir="$dir" --script "$WL/$name.lua" "$@" -o "$TMP/$name.json" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	echo "$prc $rc" >"$TMP/$name.rc"
+}
+rc_ok() { eq "$1: prepare and run exit 0" "$(cat "$TMP/$1.rc")" "0 0"; }
+
+# fio-matrix is 16 cells of a whole second each: it runs in the background while the rest
+# goes on, and is checked at the end.
+run_wl fio-matrix "$(newdir fio)" --size=10M --time=1 &
+FIO_PID=$!
+
+# --- iozone: write, rewrite, read, re-read, one pass over the set each, per-thread table ---
+run_wl iozone "$(newdir iozone)" --size=16M
+rc_ok iozone
+eq "iozone: 4 phases, in order" "$(grep -oP '^=== Phase \d+/4: \K\S+' "$TMP/iozone.out" | tr '\n' ' ')" \
+	"write rewrite read re-read "
+bad=
+for ph in write rewrite read re-read; do
+	rows=$(awk -v h="=== Phase" -v p=": $ph (" 'index($0, h) == 1 { on = index($0, p) > 0 } on' \
+		"$TMP/iozone.out" | thread_rows)
+	mib=$(awk '{ print $4 }' <<<"$rows")
+	[ "$(wc -l <<<"$rows")" -eq 1 ] && awk -v x="$mib" 'BEGIN { exit !(x + 0 > 0) }' || bad="$bad $ph:'$rows'"
+done
+eq "iozone: each phase has a per-thread table with MiB/s > 0" "${bad:-none bad}" "none bad"
+if $HAVE_PY; then
+	eq "iozone: each phase moves the 16 MiB set once (write, rewrite, read, re-read bytes)" \
+		"$(pyj "$TMP/iozone.json" '" ".join(str(p["jobs"][0]["result"]["result"]["op_types"]["write" if "write" in p["name"] else "read"]["bytes"]) for p in d["phases"])')" \
+		"16777216 16777216 16777216 16777216"
+fi
+# iozone -t 2: two children, each its own file, each one pass; "children see" per child.
+run_wl iozone "$(newdir iozone2)" --size=8M --threads=2
+rc_ok iozone
+bad=
+for ph in write rewrite read re-read; do
+	rows=$(awk -v h="=== Phase" -v p=": $ph (" 'index($0, h) == 1 { on = index($0, p) > 0 } on' \
+		"$TMP/iozone.out" | thread_rows)
+	n=$(awk '$2 > 0 && $4 > 0' <<<"$rows" | wc -l)
+	[ "$n" -eq 2 ] || bad="$bad $ph:[$(awk '{ printf "%s events %s MiB/s; ", $2, $4 }' <<<"$rows")]"
+done
+eq "iozone --threads=2: in every phase both threads (children) did I/O" "${bad:-none bad}" "none bad"
+if $HAVE_PY; then
+	eq "iozone --threads=2: each phase moves the set (2 files) once" \
+		"$(pyj "$TMP/iozone.json" '" ".join(str(p["jobs"][0]["result"]["result"]["op_types"]["write" if "write" in p["name"] else "read"]["bytes"] == p["jobs"][0]["result"]["config"]["total_size_bytes"]) for p in d["phases"])')" \
+		"True True True True"
+fi
+
+# --- blockdev-sweep: per block size, runs, MB/s average and stddev, IOPS ---
+run_wl blockdev-sweep "$(newdir sweep)" --size=16M --sizes=1M,64K --runs=2
+rc_ok blockdev-sweep
+rows=$(report_rows "$TMP/blockdev-sweep.out")
+eq "blockdev-sweep: report() table header" "$(head -n 1 <<<"$rows" | tr -s ' ')" " block runs MB/s (avg) stddev IOPS"
+eq "blockdev-sweep: one row per block size, largest first, 2 runs each" \
+	"$(tail -n +2 <<<"$rows" | awk '{ printf "%s:%s ", $1, $2 }')" "1M:2 64K:2 "
+pos "blockdev-sweep: MB/s and IOPS > 0" $(tail -n +2 <<<"$rows" | awk '{ print $3, $5 }')
+check "blockdev-sweep: stddev is a number >= 0" awk '{ if ($4 !~ /^[0-9.]+$/) bad = 1 } END { exit bad }' <<<"$(tail -n +2 <<<"$rows")"
+# IOPS x block size = MB/s (10^6 bytes)
+bad=$(tail -n +2 <<<"$rows" | awk '{ b = ($1 ~ /M$/) ? 1048576 : 1024; b *= $1 + 0; m = $5 * b / 1e6
+	d = m - $3; if (d < 0) d = -d; if (d > $3 * 0.05) printf "%s: IOPS %s x %d B = %.1f MB/s, table %s; ", $1, $5, b, m, $3 }')
+eq "blockdev-sweep: IOPS x block size agrees with MB/s (5%)" "${bad:-agree}" "agree"
+if need_root; then
+	eq "blockdev-sweep: the page cache is dropped before each of the 4 runs (root)" \
+		"$(grep -c '^Page cache dropped' "$TMP/blockdev-sweep.out")" 4
+else
+	eq "blockdev-sweep: each of the 4 runs says the cache drop needs root" \
+		"$(grep -c '^Page cache not dropped: that needs root' "$TMP/blockdev-sweep.out")" 4
+fi
+
+# --- bonnie-direct: MiB/s and %CPU per cell (write, rewrite, read x size) ---
+run_wl bonnie-direct "$(newdir bonnie)" --size=4M --sizes=4k,16k
+rc_ok bonnie-direct
+rows=$(report_rows "$TMP/bonnie-direct.out")
+eq "bonnie-direct: report() table, one row per cell" \
+	"$(tail -n +2 <<<"$rows" | awk '{ printf "%s/%s ", $1, $2 }')" \
+	"4k/write 4k/rewrite 4k/read 16k/write 16k/rewrite 16k/read "
+pos "bonnie-direct: MiB/s > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $3 }')
+pos "bonnie-direct: %CPU > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $4 }')
+if $HAVE_PY; then
+	eq "bonnie-direct: every cell ran with O_DIRECT" \
+		"$(pyj "$TMP/bonnie-direct.json" '" ".join(p["jobs"][0]["result"]["config"]["file_extra_flags"] for p in d["phases"])')" \
+		"direct direct direct direct direct direct"
+fi
+
+# --- sysbench-rndrw: reads/s, writes/s, fsyncs/s, total time, latency; ratio 1.5 ---
+run_wl sysbench-rndrw "$(newdir sysb)" --scale=0.01
+rc_ok sysbench-rndrw
+o=$TMP/sysbench-rndrw.out
+pos "sysbench-rndrw: reads/s, writes/s, fsyncs/s > 0" "$(field 'reads/s' <"$o")" "$(field 'writes/s' <"$o")" "$(field 'fsyncs/s' <"$o")"
+pos "sysbench-rndrw: total time and average latency" "$(field 'total time' <"$o" | tr -d s)" \
+	"$(field avg <"$o" | awk '{ print $1 }')"
+read -r r w f < <(rwf <"$o")
+near "sysbench-rndrw: reads / writes = sysbench's ratio 1.5" "$(awk -v r="$r" -v w="$w" 'BEGIN { print w ? r / w : 0 }')" 1.5 1
+eq "sysbench-rndrw: 16 threads (the script's default)" "$(thread_rows <"$o" | wc -l)" 16
+
+# --- oltp: two jobs (table, log), each reported, and in total; --threads=2 overrides 8 ---
+run_wl oltp "$(newdir oltp)" --size=16M --time=1 --threads=2
+rc_ok oltp
+o=$TMP/oltp.out
+eq "oltp: job headers and the all-jobs report" "$(grep -E '^--- ' "$o" | tr '\n' '|')" \
+	"--- Job table (2 threads, sync) ---|--- Job log (1 thread, sync) ---|--- Phase oltp, all jobs ---|"
+eq "oltp --threads=2: the table job has 2 threads in its per-thread table" \
+	"$(section "$o" '--- Job table' | thread_rows | wc -l)" 2
+read -r tr tw tf < <(section "$o" '--- Job table' | rwf)
+read -r lr lw lf < <(section "$o" '--- Job log' | rwf)
+read -r ar aw af < <(section "$o" '--- Phase oltp, all jobs' | rwf)
+pos "oltp: the table job reads, writes and fdatasyncs" "$tr" "$tw" "$tf"
+near "oltp: table reads / writes = 70 / 30" "$(awk -v r="$tr" -v w="$tw" 'BEGIN { print w ? r / w : 0 }')" 2.333 5
+eq "oltp: the log job only writes and syncs" "$lr $([ "$lw" -gt 0 ] && [ "$lf" -gt 0 ] && echo yes)" "0 yes"
+eq "oltp: all jobs = table + log (reads, writes, fsyncs)" "$ar $aw $af" "$((tr + lr)) $((tw + lw)) $((tf + lf))"
+eq "oltp: all jobs' events = the sum of the jobs'" "$(section "$o" '--- Phase oltp, all jobs' | events)" \
+	"$(($(section "$o" '--- Job table' | events) + $(section "$o" '--- Job log' | events)))"
+
+# --- hotset: 4 readers (4k/16k/64k) on a hot set, one writer at 200 writes/s ---
+run_wl hotset "$(newdir hotset)" --size=16M --time=1
+rc_ok hotset
+o=$TMP/hotset.out
+eq "hotset: job headers and the all-jobs report" "$(grep -E '^--- ' "$o" | tr '\n' '|')" \
+	"--- Job readers (4 threads, sync) ---|--- Job refresher (1 thread, sync) ---|--- Phase hot, all jobs ---|"
+read -r rr rw rf < <(section "$o" '--- Job readers' | rwf)
+read -r fr fw ff < <(section "$o" '--- Job refresher' | rwf)
+read -r ar aw af < <(section "$o" '--- Phase hot, all jobs' | rwf)
+pos "hotset: the readers read" "$rr"
+eq "hotset: the readers do not write" "$rw" 0
+near "hotset: the refresher writes at its rate (200/s)" "$(section "$o" '--- Job refresher' | field 'writes/s')" 200 10
+eq "hotset: all jobs = readers + refresher" "$ar $aw $af" "$((rr + fr)) $((rw + fw)) $((rf + ff))"
+if $HAVE_PY; then
+	# 50% 4k, 30% 16k, 20% 64k: 19.6 KiB a read on average
+	near "hotset: mean read size from the block distribution (20070 B)" \
+		"$(pyj "$TMP/hotset.json" 'round((lambda t: t["bytes"] / t["ops"])(d["phases"][0]["jobs"][0]["result"]["result"]["op_types"]["read"]))')" \
+		20070 3
+fi
+
+# --- a script run on a set prepared by other options: refused as the built-in does ---
+expect_exit 2 "oltp --size=32M on the set prepared with --size=16M: refused (exit 2)" \
+	"$SBIO" run --dir="$TMP/oltp" --script "$WL/oltp.lua" --size=32M --time=1 --threads=1
+stderr_one_line "oltp on a set of another size: one line on stderr"
+
+# --- the script's own options ---
+expect_exit 0 "oltp --help: exit 0" "$SBIO" --script "$WL/oltp.lua" --help
+eq "oltp --help: the script's options with their defaults" \
+	"$(sed -n '/^Options of the script /,$p' "$TMP/out" | tail -n +2 | awk '{ printf "%s %s|", $1, $NF }')" \
+	"--size=VALUE [256M]|--time=N [10]|--theta=N [1.1]|--threads=N [8]|"
+bad=
+for s in "$WL"/*.lua; do
+	"$SBIO" --script "$s" --help >"$TMP/out" 2>&1 || bad="$bad $(basename "$s"):exit"
+	for o in $(grep -oP '^option\("\K[^"]+' "$s"); do
+		sed -n '/^Options of the script /,$p' "$TMP/out" | grep -qE -- "^  --$o=[^ ]+ .*\[[^]]*\]$" ||
+			bad="$bad $(basename "$s"):--$o"
+	done
+done
+eq "--help of every shipped workload lists each of its option() with a default" "${bad:-all listed}" "all listed"
+expect_exit 2 "oltp --threads=many: exit 2" "$SBIO" run --dir="$TMP/oltp" --script "$WL/oltp.lua" --size=16M --threads=many
+stderr_one_line "oltp --threads=many: one line on stderr"
+check "oltp --threads=many: the line names --threads" grep -q -- '--threads' "$TMP/err"
+check "oltp --threads=many: nothing ran (no report)" test ! -s "$TMP/out"
+expect_exit 2 "iozone --size=lots: exit 2" "$SBIO" run --dir="$TMP/iozone" --script "$WL/iozone.lua" --size=lots
+stderr_one_line "iozone --size=lots: one line on stderr"
+check "iozone --size=lots: the line names --size" grep -q -- 'size' "$TMP/err"
+expect_exit 0 "a workload by its bare name (SBIO_WORKLOADS): --help" env SBIO_WORKLOADS="$WL" "$SBIO" --script iozone --help
+check "a workload by its bare name: its options listed" grep -q -- '--record=' "$TMP/out"
+
+# --- a per-event script and its declarative twin: the same operations for the same seed ---
+SD=$TMP/scripts
+mkdir -p "$SD"
+cat >"$SD/decl.lua" <<'EOF'
+fileset { files = 4, size = "16M" }
+phase "p" { time = 0, events = 2000,
+    job "j" { threads = 1, block = "4k", pattern = "uniform", mix = { read = 1 } } }
+EOF
+cat >"$SD/event.lua" <<'EOF'
+-- the declarative job "j" of decl.lua, one operation at a time: a single-operation mix makes
+-- no draw for the operation, so the block is the thread's only draw
+fileset { files = 4, size = "16M" }
+phase "p" { time = 0, events = 2000, job "j" { threads = 1, block = "4k", event = true } }
+local per
+function event(ctx)
+    per = per or sbio.files[1] / 4096
+    local b = sbio.rand(per * #sbio.files)
+    ctx.op = sbio.READ
+    ctx.file = math.floor(b / per)
+    ctx.offset = (b % per) * 4096
+    ctx.len = 4096
+    return true
+end
+EOF
+sed -e 's/threads = 1/threads = 2/' -e 's/events = 2000/events = 4000/' "$SD/event.lua" >"$SD/event2.lua"
+sed -e 's/threads = 1/threads = 2/' -e 's/events = 2000/events = 4000/' "$SD/decl.lua" >"$SD/decl2.lua"
+# A mix with every kind of draw: the operation, the size, a zipf block; and two such jobs.
+cat >"$SD/mix.lua" <<'EOF'
+fileset { files = 4, size = "16M" }
+phase "p" { time = 0, events = 3000,
+    job "j" { block = { ["4k"] = 50, ["16k"] = 50 }, pattern = "zipf:1.2", mix = { read = 3, write = 1 } } }
+EOF
+cat >"$SD/mix2.lua" <<'EOF'
+fileset { files = 4, size = "16M" }
+phase "p" { time = 0, events = 3000,
+    job "a" { block = { ["4k"] = 50, ["16k"] = 50 }, pattern = "zipf:1.2", mix = { read = 3, write = 1 } },
+    job "b" { block = "8k", pattern = "hot:0.1:0.9", mix = { read = 1, write = 1 } } }
+EOF
+Q=$(newdir twin)
+expect_exit 0 "prepare the twins' set (4 x 4 MiB)" "$SBIO" prepare --dir="$Q" --script "$SD/decl.lua"
+# ops FILE: "op file offset len" of every read and write on the set in an strace -y log.
+ops() {
+	grep -oP '(pread64|pwrite64)\(\d+<[^>]*/test_file\.\d+>, .*, \d+, \d+\) = \d+' "$1" |
+		sed -E 's/^(pread64|pwrite64)\([0-9]+<[^>]*test_file\.([0-9]+)>, .*, ([0-9]+), ([0-9]+)\) = [0-9]+$/\1 \2 \4 \3/'
+}
+# traced NAME SCRIPT SEED: run SCRIPT under strace -f; its operations in $TMP/NAME.ops.
+traced() {
+	strace -f -y -s 0 -e trace=pread64,pwrite64 -o "$TMP/$1.tr" \
+		"$SBIO" run --dir="$Q" --script "$2" --rand-seed="$3" >"$TMP/$1.out" 2>"$TMP/$1.err"
+	echo $? >"$TMP/$1.rc"
+	ops "$TMP/$1.tr" >"$TMP/$1.ops"
+}
+# per_thread NAME SCRIPT SEED: the same under strace -ff: one file of operations per thread
+# (those that did any), $TMP/NAME.t/*.ops.
+per_thread() {
+	rm -rf "$TMP/$1.t"
+	mkdir -p "$TMP/$1.t"
+	strace -ff -y -s 0 -e trace=pread64,pwrite64 -o "$TMP/$1.t/tr" \
+		"$SBIO" run --dir="$Q" --script "$2" --rand-seed="$3" >"$TMP/$1.out" 2>"$TMP/$1.err"
+	echo $? >"$TMP/$1.rc"
+	local f
+	for f in "$TMP/$1.t"/tr.*; do
+		ops "$f" >"$f.ops"
+		[ -s "$f.ops" ] || rm -f "$f.ops"
+	done
+}
+# same_prefix A B: the shorter of files A and B is a prefix of the longer.
+same_prefix() {
+	local n
+	n=$(($(wc -l <"$1") < $(wc -l <"$2") ? $(wc -l <"$1") : $(wc -l <"$2")))
+	[ "$n" -gt 0 ] && cmp -s <(head -n "$n" "$1") <(head -n "$n" "$2")
+}
+if ! $HAVE_STRACE; then
+	skip "strace is not installed: the operations issued cannot be compared"
+else
+	traced decl "$SD/decl.lua" 42
+	traced event "$SD/event.lua" 42
+	eq "twins: both runs exit 0" "$(cat "$TMP/decl.rc") $(cat "$TMP/event.rc")" "0 0"
+	eq "twins: 2000 reads of 4 KiB each" "$(wc -l <"$TMP/decl.ops") $(wc -l <"$TMP/event.ops") $(awk '$1 != "pread64" || $4 != 4096' "$TMP/decl.ops" "$TMP/event.ops" | wc -l)" "2000 2000 0"
+	eq "twins: the reads reach all 4 files" "$(awk '{ print $2 }' "$TMP/event.ops" | sort -u | tr '\n' ' ')" "0 1 2 3 "
+	if cmp -s "$TMP/decl.ops" "$TMP/event.ops"; then
+		ok "twins, --rand-seed=42: the per-event script issues the declarative job's reads (same files, offsets, order)"
+	else
+		notok "twins, --rand-seed=42: different reads (first difference: $(diff "$TMP/decl.ops" "$TMP/event.ops" | head -n 3 | tr '\n' '|'))"
+	fi
+	# 2 threads: each thread draws from its own generator, in the hook as in the mix. The
+	# phase's event budget is shared, so a thread's count may differ between the runs: each
+	# declarative thread's reads and an event thread's are one the other's prefix.
+	per_thread decl2 "$SD/decl2.lua" 9
+	per_thread event2 "$SD/event2.lua" 9
+	eq "twins, 2 threads: both runs exit 0, 2 threads read in each" \
+		"$(cat "$TMP/decl2.rc") $(cat "$TMP/event2.rc") $(ls "$TMP/decl2.t"/*.ops 2>/dev/null | wc -l) $(ls "$TMP/event2.t"/*.ops 2>/dev/null | wc -l)" "0 0 2 2"
+	bad=0
+	for a in "$TMP/decl2.t"/*.ops; do
+		m=0
+		for b in "$TMP/event2.t"/*.ops; do same_prefix "$a" "$b" && m=1; done
+		[ $m = 1 ] || bad=$((bad + 1))
+	done
+	eq "twins, 2 threads: every declarative thread's reads are an event thread's (prefix)" "$bad threads unmatched" "0 threads unmatched"
+
+	# --rand-seed repeats a mix run exactly; another seed does not
+	traced mixA "$SD/mix.lua" 5
+	traced mixB "$SD/mix.lua" 5
+	traced mixC "$SD/mix.lua" 6
+	eq "mix: 3 runs exit 0" "$(cat "$TMP/mixA.rc") $(cat "$TMP/mixB.rc") $(cat "$TMP/mixC.rc")" "0 0 0"
+	eq "mix: reads and writes, 4k and 16k" "$(awk '{ print $1, $4 }' "$TMP/mixA.ops" | sort -u | tr '\n' ' ')" \
+		"pread64 16384 pread64 4096 pwrite64 16384 pwrite64 4096 "
+	eq "mix: 3000 operations" "$(wc -l <"$TMP/mixA.ops")" 3000
+	check "mix, --rand-seed=5 twice: the same operations in the same order" cmp -s "$TMP/mixA.ops" "$TMP/mixB.ops"
+	check "mix, --rand-seed=6: other operations" test "$(cmp -s "$TMP/mixA.ops" "$TMP/mixC.ops"; echo $?)" = 1
+	# two jobs side by side, one thread each: every thread's sequence repeats
+	per_thread mix2A "$SD/mix2.lua" 5
+	per_thread mix2B "$SD/mix2.lua" 5
+	per_thread mix2C "$SD/mix2.lua" 6
+	sums() { for f in "$TMP/$1.t"/*.ops; do md5sum <"$f"; done | sort | tr '\n' ' '; }
+	eq "two jobs: 3 runs exit 0, 2 threads doing I/O in each" \
+		"$(cat "$TMP/mix2A.rc") $(cat "$TMP/mix2B.rc") $(cat "$TMP/mix2C.rc") $(ls "$TMP/mix2A.t"/*.ops | wc -l)" "0 0 0 2"
+	eq "two jobs, --rand-seed=5 twice: each job's thread repeats its operations" "$(sums mix2A)" "$(sums mix2B)"
+	check "two jobs, --rand-seed=6: other operations" test "$(sums mix2A)" != "$(sums mix2C)"
+	check "two jobs: the jobs' sequences differ (seeded by their index)" \
+		test "$(sums mix2A | awk '{ print ($1 != $3) }')" = 1
+fi
+
+# --- errors in a script: exit 2, one line FILE:LINE: …, nothing on disk ---
+B=$TMP/bad
+mkdir -p "$B"
+printf 'fileset { files = 1, size = "4M" }\nphase "p" {\n    job "j" { block = "4k" }\n' >"$B/syntax.lua"
+printf 'fileset { files = 1, size = "4M" }\nphase "p" {\n    time = 1,\n    job "j" { blok = "4k" },\n}\n' >"$B/field.lua"
+printf 'fileset { files = 1, size = "4M" }\nphase "p" {\n    time = 1,\n    job "j" { block = "4k", mix = { read = "lots" } },\n}\n' >"$B/weight.lua"
+printf 'option("n", 1, "a number")\nfileset { files = 1, size = -4096 }\nphase "p" { time = 1, job "j" { block = "4k" } }\n' >"$B/negsize.lua"
+printf 'fileset { files = 1, size = "4M" }\nphase "p" { time = 1, job "j" { block = -4096 } }\n' >"$B/negblock.lua"
+printf 'fileset { files = 1, size = "4M" }\nlocal t = nil\nlocal x = t.field\nphase "p" { time = 1, job "j" { block = "4k" } }\n' >"$B/runtime.lua"
+# name:line of the error
+for nl in syntax:4 field:4 weight:4 negsize:2 negblock:2 runtime:3; do
+	n=${nl%:*}
+	l=${nl#*:}
+	E=$(newdir "empty-$n")
+	for cmd in prepare run; do
+		expect_exit 2 "$n.lua: $cmd exits 2" "$SBIO" $cmd --dir="$E" --script "$B/$n.lua"
+		stderr_one_line "$n.lua: $cmd: one line on stderr"
+		# sbio prefixes every message with "sbio: "; the script's FILE:LINE: follows
+		if grep -qE "^(sbio: )?$B/$n\.lua:$l: " "$TMP/err"; then
+			ok "$n.lua: $cmd: the line starts with FILE:LINE: ($n.lua:$l)"
+		else
+			notok "$n.lua: $cmd: the line starts with $B/$n.lua:$l: (got '$(head -n 1 "$TMP/err")')"
+		fi
+		eq "$n.lua: $cmd: nothing on disk (the folder stays empty)" "$(listing "$E")" ""
+	done
+done
+
+# --- a runtime error in event(): the run stops, what was measured, the traceback, exit 1 ---
+cat >"$SD/broken.lua" <<'EOF'
+fileset { files = 4, size = "16M" }
+phase "p" { time = 10, job "j" { block = "4k", event = true } }
+local n, per = 0, nil
+function event(ctx)
+    n = n + 1
+    if n > 100 then
+        local t = nil
+        return t.x -- line 8
+    end
+    per = per or sbio.files[1] / 4096
+    local b = sbio.rand(per * #sbio.files)
+    ctx.op, ctx.file, ctx.offset, ctx.len = sbio.READ, math.floor(b / per), (b % per) * 4096, 4096
+    return true
+end
+EOF
+expect_exit 1 "event() indexes nil after 100 calls: exit 1" \
+	timeout 20 "$SBIO" run --dir="$Q" --script "$SD/broken.lua" --rand-seed=1
+check "event() error: the job's report is printed" grep -q '^--- Job j (1 thread' "$TMP/out"
+eq "event() error: the report counts the 100 reads made" "$(section "$TMP/out" '--- Job j' | rwf)" "100 0 0"
+check "event() error: stderr has the traceback" grep -q 'stack traceback' "$TMP/err"
+check "event() error: stderr names the script file and line" grep -qF "$SD/broken.lua:8:" "$TMP/err"
+check "event() error: the traceback names event()'s frame" grep -qE "$SD/broken.lua:8: in function" "$TMP/err"
+
+# --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
+cat >"$SD/two.lua" <<'EOF'
+fileset { files = 4, size = "16M" }
+phase "rw" {
+    time = 1,
+    job "readers" { threads = 3, block = "4k", pattern = "zipf:1.2", mix = { read = 1 } },
+    job "writer" { threads = 1, block = "16k", pattern = "uniform", mix = { write = 4, fdatasync = 1 } },
+}
+EOF
+expect_exit 0 "two jobs (3 readers, 1 writer): exit 0" \
+	"$SBIO" run --dir="$Q" --script "$SD/two.lua" -o "$TMP/two.json"
+o=$TMP/out
+eq "two jobs: a report per job, then all jobs" "$(grep -E '^--- ' "$o" | tr '\n' '|')" \
+	"--- Job readers (3 threads, sync) ---|--- Job writer (1 thread, sync) ---|--- Phase rw, all jobs ---|"
+read -r r1 w1 f1 < <(section "$o" '--- Job readers' | rwf)
+read -r r2 w2 f2 < <(section "$o" '--- Job writer' | rwf)
+read -r ra wa fa < <(section "$o" '--- Phase rw, all jobs' | rwf)
+pos "two jobs: the readers read, the writer writes and syncs" "$r1" "$w2" "$f2"
+eq "two jobs: the readers only read, the writer never reads" "$w1 $f1 $r2" "0 0 0"
+eq "two jobs: all jobs' reads, writes, fsyncs = the sums" "$ra $wa $fa" "$((r1 + r2)) $((w1 + w2)) $((f1 + f2))"
+eq "two jobs: all jobs' events = the sum" "$(section "$o" '--- Phase rw, all jobs' | events)" \
+	"$(($(section "$o" '--- Job readers' | events) + $(section "$o" '--- Job writer' | events)))"
+eq "two jobs: the all-jobs per-thread table has the 4 threads" "$(section "$o" '--- Phase rw, all jobs' | thread_rows | wc -l)" 4
+if $HAVE_PY; then
+	j=$TMP/two.json
+	eq "two jobs, JSON: schema, one phase, its name" "$(pyj "$j" 'd["schema"], len(d["phases"]), d["phases"][0]["name"]')" "('sbio-script/1', 1, 'rw')"
+	eq "two jobs, JSON: phases[0].jobs[] are result documents, by name" \
+		"$(pyj "$j" '[(x["name"], x["result"]["schema"], x["result"]["config"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
+		"[('readers', 'sbio-result/1', 3), ('writer', 'sbio-result/1', 1)]"
+	eq "two jobs, JSON: total ops = the sum of the jobs' ops (and the text's)" \
+		"$(pyj "$j" '(lambda p: (p["total"]["result"]["ops"] == sum(x["result"]["result"]["ops"] for x in p["jobs"]), p["total"]["result"]["ops"]))(d["phases"][0])')" \
+		"(True, $((ra + wa + fa)))"
+	eq "two jobs, JSON: total's op types are the sums" \
+		"$(pyj "$j" '(lambda p: all(p["total"]["result"]["op_types"][k]["ops"] == sum(x["result"]["result"]["op_types"].get(k, {"ops": 0})["ops"] for x in p["jobs"]) for k in ("read", "write", "fsync")))(d["phases"][0])')" \
+		"True"
+	eq "two jobs, JSON: the total covers 4 threads (result and config)" \
+		"$(pyj "$j" 'len(d["phases"][0]["total"]["result"]["threads"]), d["phases"][0]["total"]["config"]["threads"]')" "(4, 4)"
+fi
+
+# --- a phase the system refuses: reported as refused, the script goes on ---
+# bonnie-direct at 4k and 6k on ext4 over a loop device with 4096-byte sectors: O_DIRECT
+# cannot do 6k there.
+if ! need_root; then
+	skip "needs root (a loop device with 4 KiB sectors for a refused O_DIRECT size)"
+elif ! truncate -s 64M "$TMP/img" || ! LOOP=$(losetup -f --show -b 4096 "$TMP/img" 2>"$TMP/err"); then
+	LOOP=
+	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+elif ! mkfs.ext4 -q -F -b 4096 "$LOOP" >"$TMP/err" 2>&1 || ! mkdir -p "$MNT" || ! mount "$LOOP" "$MNT" 2>>"$TMP/err"; then
+	notok "mkfs.ext4 -b 4096 and mount of $LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+else
+	mkdir -p "$MNT/b"
+	BARGS=(--dir="$MNT/b" --script "$WL/bonnie-direct.lua" --size=2M --sizes=4k,6k)
+	"$SBIO" prepare "${BARGS[@]}" >/dev/null 2>&1
+	expect_exit 0 "bonnie-direct 4k,6k on 4 KiB sectors: exit 0 (a refused cell does not fail the run)" \
+		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.json"
+	eq "refused: the 3 cells at 6k are reported refused" \
+		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
+	check "refused: stderr says why (the 4096-byte alignment)" grep -q 4096 "$TMP/err"
+	rows=$(report_rows "$TMP/out")
+	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \
+		"write:refused rewrite:refused read:refused "
+	pos "refused: the script went on: the 4k cells ran (MiB/s > 0)" $(awk '$1 == "4k" { print $3 }' <<<"$rows")
+	if $HAVE_PY; then
+		eq "refused, JSON: phases marked refused" \
+			"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
+			"False False False True True True"
+	fi
+fi
+
+# --- fio-matrix (started at the top): the 4 x 4 table of MiB/s ---
+wait "$FIO_PID"
+FIO_PID=
+rc_ok fio-matrix
+rows=$(report_rows "$TMP/fio-matrix.out")
+eq "fio-matrix: the table's columns" "$(head -n 1 <<<"$rows" | tr -s ' ')" " sync mmap libaio direct (MiB/s)"
+eq "fio-matrix: the table's rows" "$(tail -n +2 <<<"$rows" | awk '{ printf "%s:%d ", $1, NF }')" "read:5 randread:5 write:5 randwrite:5 "
+pos "fio-matrix: every cell has MiB/s > 0" $(tail -n +2 <<<"$rows" | awk '{ print $2, $3, $4, $5 }')
+if $HAVE_PY; then
+	eq "fio-matrix: 16 phases over the ten files, 32 KiB requests" \
+		"$(pyj "$TMP/fio-matrix.json" 'len(d["phases"]), sorted(set((p["jobs"][0]["result"]["config"]["file_num"], p["jobs"][0]["result"]["config"]["block_size_bytes"]) for p in d["phases"]))')" \
+		"(16, [(10, 32768)])"
+fi
