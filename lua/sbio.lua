@@ -155,7 +155,8 @@ end
 
 local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true, mix = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
-                    mode = true, fsync_freq = true, rw_ratio = true, event = true}
+                    mode = true, fsync_freq = true, rw_ratio = true, event = true,
+                    stream = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, rw_ratio, block).
 local MODES = {seqwr = true, seqrewr = true, seqrd = true, rndrd = true, rndwr = true,
@@ -202,6 +203,14 @@ function job(name)
         elseif t.fsync_freq or t.rw_ratio then
             fail("job " .. name .. ": fsync_freq and rw_ratio go with mode = ...")
         end
+        if t.stream ~= nil and t.stream ~= "shared" and t.stream ~= "per-thread" then
+            fail("job " .. name .. ": stream '" .. tostring(t.stream) ..
+                 "': accepted: shared, per-thread")
+        end
+        if t.stream and not (t.mode and t.mode:match("^seq")) then
+            fail("job " .. name .. ": stream goes with a sequential mode (seqwr, seqrewr, seqrd)")
+        end
+        j.stream = t.stream or "shared"
         j.fsync_freq = t.fsync_freq or 100
         j.rw_ratio = t.rw_ratio or 1.5
         if type(j.fsync_freq) ~= "number" or j.fsync_freq < 0 then
@@ -281,6 +290,12 @@ function phase(name)
             end
         end
         if #p.jobs == 0 then fail("phase " .. name .. ": no jobs") end
+        for _, j in ipairs(p.jobs) do
+            if j.mode == "seqwr" and #p.jobs > 1 then
+                fail("phase " .. name .. ": a seqwr job empties the files the other jobs " ..
+                     "use: give it a phase of its own")
+            end
+        end
         if type(p.time) ~= "number" or p.time < 0 then fail("phase " .. name .. ": time >= 0") end
         if type(p.events) ~= "number" or p.events < 0 then
             fail("phase " .. name .. ": events >= 0")

@@ -314,8 +314,21 @@ void sbio_fileset_fill(const struct sbio_fileset *fs, unsigned file, uint64_t of
  * one updating line with bytes, rate and ETA. */
 struct progress {
     bool tty;
+    bool keep_going; /* completing a set: a signal must not leave it short */
     uint64_t total, done, start_ns, last_ns;
 };
+
+/* Where a file's written data ends: its size, or the first hole below it. A written set
+ * has none, but an interrupted run with a queued engine (out-of-order completions) or mmap
+ * (files given their size as a hole) can leave one; resuming at st_size would mark the set
+ * complete over it. fallocate sets are all "holes" to SEEK_HOLE: their size is trusted. */
+static uint64_t data_end(const struct sbio_fileset *fs, int fd, uint64_t size)
+{
+    if (fs->prealloc == SBIO_PREALLOC_FALLOCATE)
+        return size;
+    off_t hole = lseek(fd, 0, SEEK_HOLE);
+    return hole >= 0 && (uint64_t)hole < size ? (uint64_t)hole : size;
+}
 
 static void progress_tick(struct progress *p, bool force)
 {
@@ -350,7 +363,7 @@ static int prep_file(struct sbio_fileset *fs, unsigned i, int fd, uint64_t from,
         from = f->size;
     }
     for (uint64_t off = from; off < f->size;) {
-        if (sbio_stop_requested())
+        if (!p->keep_going && sbio_stop_requested())
             return -EINTR;
         uint64_t chunk = prep_chunk(fs);
         uint64_t n = f->size - off < chunk ? f->size - off : chunk;
@@ -531,6 +544,7 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
             }
             have = f->size;
         }
+        have = data_end(&fs, fd, have);
         /* A verified set is written in whole, stamped blocks. */
         if (fs.verify && have < f->size)
             have -= have % fs.block_size;
@@ -716,7 +730,7 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
     *written_bytes = 0;
     if (posix_memalign(&buf, 4096, prep_chunk(fs)))
         return -ENOMEM;
-    struct progress p = {.tty = false};
+    struct progress p = {.tty = false, .keep_going = true};
     for (unsigned i = 0; i < fs->nfiles; i++) {
         const struct sbio_fileset_file *f = &fs->files[i];
         int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -728,14 +742,12 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
         struct stat st;
         fstat(fd, &st);
         uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
+        have = data_end(fs, fd, have);
         if (fs->verify && have < f->size)
             have -= have % fs->block_size;
         if (have < f->size) {
-            /* Completing is not interruptible: the set must end up valid. */
-            int sig = sbio_stop_signal;
-            __atomic_store_n(&sbio_stop_signal, 0, __ATOMIC_RELAXED);
+            /* Completing goes on through a signal (p.keep_going): the set must end up valid. */
             rc = prep_file(fs, i, fd, have, buf, &p);
-            __atomic_store_n(&sbio_stop_signal, sig, __ATOMIC_RELAXED);
             *written_bytes += f->size - have;
         }
         close(fd);

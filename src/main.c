@@ -40,6 +40,10 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A closed terminal stops the run like ^C (settings restored, report printed); a closed
+     * pipe is an error on that write, not a death with settings left changed. */
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 static int exit_code(int rc)

@@ -119,6 +119,8 @@ struct run {
     _Alignas(64) int stop;               /* ends the current phase */
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
+    int lost_write;          /* a queued worker stopped holding a write it had drawn */
+    bool own_budgets;        /* --seq-stream=per-thread: each thread its share of --events */
 };
 
 static inline int run_stopped(const struct run *r)
@@ -131,6 +133,9 @@ static inline int run_stopped(const struct run *r)
 static bool claim_events(struct worker *w)
 {
     struct run *r = w->run;
+    /* Per-thread slices have per-thread budgets, set once: nothing to claim. */
+    if (r->own_budgets)
+        return false;
     uint64_t left = __atomic_load_n(&r->budget_left, __ATOMIC_RELAXED);
     for (;;) {
         if (!left)
@@ -271,6 +276,23 @@ static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t
                                   bool measure);
 static void worker_loop_queued(struct worker *w, bool measure);
 
+/* Sleep until deadline_ns (monotonic) in slices, so that a stop (time limit, signal) is
+ * seen within POLL_NS even in a long --rate interval or think time. false: stopped. */
+static bool sleep_until(const struct run *r, uint64_t deadline_ns)
+{
+    for (;;) {
+        if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+            return false;
+        uint64_t now = sbio_now_ns();
+        if (now >= deadline_ns)
+            return true;
+        uint64_t until = deadline_ns - now > POLL_NS ? now + POLL_NS : deadline_ns;
+        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
+                              .tv_nsec = (long)(until % 1000000000ULL)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+}
+
 /* The measured (or warm-up) loop. Synchronous engines: one clock read per op, the end of
  * one op is the start of the next. Under --rate each op starts at its intended time and
  * its latency is measured from there, so a stall is not hidden. */
@@ -300,12 +322,8 @@ static void worker_loop(struct worker *w, bool measure)
             break;
         }
         if (interval) {
-            if (t < next_start) {
-                struct timespec ts = {.tv_sec = (time_t)(next_start / 1000000000ULL),
-                                      .tv_nsec = (long)(next_start % 1000000000ULL)};
-                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-                    ;
-            }
+            if (t < next_start && !sleep_until(r, next_start))
+                break;
             t = next_start;
             next_start += interval;
         }
@@ -322,9 +340,8 @@ static void worker_loop(struct worker *w, bool measure)
         t = t2;
         if (r->cfg->think_us) {
             /* A script's think time: the pause is not part of any op's latency. */
-            struct timespec ts = {.tv_sec = (time_t)(r->cfg->think_us / 1000000),
-                                  .tv_nsec = (long)(r->cfg->think_us % 1000000) * 1000};
-            nanosleep(&ts, NULL);
+            if (!sleep_until(r, t2 + r->cfg->think_us * 1000))
+                break;
             t = sbio_now_ns();
         }
     }
@@ -452,9 +469,11 @@ static void worker_loop_queued(struct worker *w, bool measure)
             if (r->verify && io->op == SBIO_WRITE)
                 verify_stamp_io(w, io);
             if (r->cfg->think_us) {
-                struct timespec ts = {.tv_sec = (time_t)(r->cfg->think_us / 1000000),
-                                      .tv_nsec = (long)(r->cfg->think_us % 1000000) * 1000};
-                nanosleep(&ts, NULL);
+                if (!sleep_until(r, sbio_now_ns() + r->cfg->think_us * 1000)) {
+                    held = io; /* not issued: seqwr's completion must know */
+                    stopped = true;
+                    break;
+                }
                 io->start_ns = sbio_now_ns();
             }
             int q = eng->queue(w->eng_priv, w->files, io);
@@ -523,6 +542,10 @@ static void worker_loop_queued(struct worker *w, bool measure)
             free_ios[nfree++] = io;
         }
     }
+    /* A write drawn from the sequential stream but never issued (held for its rate slot, a
+     * full queue, a --verify overlap) leaves a hole seqwr's completion must not skip. */
+    if (held && held->op == SBIO_WRITE)
+        __atomic_store_n(&r->lost_write, 1, __ATOMIC_RELAXED);
     free(free_ios);
     free(done);
 }
@@ -802,13 +825,16 @@ static int complete_seqwr(struct run *r, uint64_t *bytes)
         if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
             const struct sbio_wl *wl = &r->w[t].wl;
             uint64_t done = wl->slice_pos < wl->slice_units ? wl->slice_pos : wl->slice_units;
-            /* After a failed write the issued requests are not all on disk: redo them all. */
-            if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED))
+            /* After a failed or lost write the issued requests are not all on disk: redo
+             * them all. */
+            if (__atomic_load_n(&r->failed, __ATOMIC_RELAXED) ||
+                __atomic_load_n(&r->lost_write, __ATOMIC_RELAXED))
                 done = 0;
             a = wl->slice_first + done;
             b = wl->slice_first + wl->slice_units;
         } else {
-            uint64_t done = __atomic_load_n(&r->failed, __ATOMIC_RELAXED)
+            uint64_t done = __atomic_load_n(&r->failed, __ATOMIC_RELAXED) ||
+                                    __atomic_load_n(&r->lost_write, __ATOMIC_RELAXED)
                                 ? 0
                                 : __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
             a = done < r->lay.seq_units ? done : r->lay.seq_units;
@@ -1078,6 +1104,8 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
         r.rate_interval_ns = (uint64_t)(1e9 * (double)r.nthreads / (double)cfg->rate);
     r.budget = cfg->events > 0;
     r.budget_left = cfg->events;
+    r.own_budgets =
+        r.budget && sbio_mode_sequential(cfg->mode) && r.sh.seq_stream == SBIO_SEQ_PER_THREAD;
     r.warmup = cfg->warmup_s > 0;
 
     r.w = calloc(r.nthreads, sizeof(*r.w));
@@ -1092,6 +1120,10 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
         w->run = &r;
         w->id = i;
         w->cpu = ncpus ? cpus[i % (unsigned)ncpus] : -1;
+        /* Each slice moves its share of the events, as each iozone child moves its file:
+         * a shared pool would let the first thread to start take them all. */
+        if (r.own_budgets)
+            w->local_budget = cfg->events / r.nthreads + (i < cfg->events % r.nthreads);
         w->stats = &res->per_thread[i];
         sbio_stats_init(w->stats);
         w->files = calloc(fs->nfiles, sizeof(*w->files));
@@ -1173,6 +1205,10 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         sbio_err("pthread_create for thread %u of %u: %s", started + 1, r.nthreads, strerror(-rc));
+        /* The run fails: the report says so and the exit status is not 0. */
+        res->error = rc;
+        snprintf(res->error_msg, sizeof(res->error_msg), "pthread_create for thread %u of %u: %s",
+                 started + 1, r.nthreads, strerror(-rc));
         __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
         gate_shrink(&r.barrier, started + 1);
         r.nthreads = started; /* join and merge only what started; cleanup frees all */
@@ -1190,8 +1226,12 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
         gate_wait(&r.barrier); /* workers are out of the warm-up loop */
         for (unsigned i = 0; i < r.nthreads; i++)
             sbio_stats_init(r.w[i].stats);
-        if (seqwr && !__atomic_load_n(&r.failed, __ATOMIC_RELAXED) && truncate_set(&r))
+        if (seqwr && !__atomic_load_n(&r.failed, __ATOMIC_RELAXED) && truncate_set(&r)) {
+            res->error = -EIO;
+            snprintf(res->error_msg, sizeof(res->error_msg),
+                     "emptying the set for seqwr after the warm-up failed (see above)");
             __atomic_store_n(&r.failed, 1, __ATOMIC_RELAXED);
+        }
         if (!sbio_stop_requested())
             __atomic_store_n(&r.stop, 0, __ATOMIC_RELAXED);
     }

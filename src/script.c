@@ -152,6 +152,8 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     lua_getfield(L, t, "event");
     j->event = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    field_str(L, t, "stream", buf, sizeof(buf));
+    j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
     j->rw_ratio = field_num(L, t, "rw_ratio", 1.5);
     field_str(L, t, "mode", buf, sizeof(buf));
     static const char *const modes[] = {"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"};
@@ -334,15 +336,11 @@ struct sbio_ctx_c {
 };
 
 /* sbio.rand(n): a whole number in [0, n) from the thread's generator — the draw a uniform
- * mix makes, so a script and its declarative twin issue the same operations. */
-static int hook_rand(lua_State *L)
+ * mix makes, so a script and its declarative twin issue the same operations. Called through
+ * the FFI: a plain C function would end LuaJIT's compiled trace on every call. */
+static uint64_t ffi_rand_below(uint64_t *rng, uint64_t n)
 {
-    struct hook_state *st = lua_touserdata(L, lua_upvalueindex(1));
-    double n = luaL_checknumber(L, 1);
-    if (!(n >= 1) || n > 9007199254740992.0)
-        return luaL_error(L, "sbio.rand(n): n must be a number from 1 to 2^53");
-    lua_pushnumber(L, (double)sbio_rand_below(&st->rng, (uint64_t)n));
-    return 1;
+    return sbio_rand_below(rng, n);
 }
 
 static void hook_destroy(void *p)
@@ -375,8 +373,19 @@ static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *
     lua_pop(L, 1);
     st->rng = seed;
     lua_getglobal(L, "sbio");
-    lua_pushlightuserdata(L, st);
-    lua_pushcclosure(L, hook_rand, 1);
+    if (luaL_loadstring(L, "local ffi = require('ffi'); local f, st = ...\n"
+                           "f = ffi.cast('uint64_t (*)(uint64_t *, uint64_t)', f)\n"
+                           "st = ffi.cast('uint64_t *', st); local tonumber = tonumber\n"
+                           "return function(n) if not (n >= 1 and n <= 9007199254740992) then "
+                           "error('sbio.rand(n): n must be a number from 1 to 2^53', 2) end "
+                           "return tonumber(f(st, n)) end")) {
+        script_err(L, err, len);
+        goto fail;
+    }
+    lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_rand_below);
+    lua_pushlightuserdata(L, &st->rng);
+    if (pcall(L, 2, 1, err, len))
+        goto fail;
     lua_setfield(L, -2, "rand");
     lua_getfield(L, -1, "files");
     for (unsigned i = 0; i < h->nfiles; i++) {
@@ -396,8 +405,13 @@ static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *
                  h->s->path);
         goto fail;
     }
-    /* Looked up once: the hot path does not search the globals. */
+    /* Looked up once: the hot path does not search the globals. The stack keeps the
+     * traceback handler, event and ctx at 1, 2 and 3 for every call. */
     st->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, 0);
+    lua_pushcfunction(L, traceback);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->fn_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref);
     return st;
 fail:
     hook_destroy(st);
@@ -412,20 +426,17 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     memset(c, 0, sizeof(*c));
     c->thread = st->thread;
     c->seq = st->seq++;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->fn_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref);
-    int base = lua_gettop(L) - 1;
-    lua_pushcfunction(L, traceback);
-    lua_insert(L, base);
-    if (lua_pcall(L, 1, 1, base)) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    if (lua_pcall(L, 1, 1, 1)) {
         /* The whole traceback for the user; its first line ends the run. */
         fprintf(stderr, "sbio: event(): %s\n", lua_tostring(L, -1));
         script_err(L, err, len);
-        lua_pop(L, 2);
+        lua_settop(L, 3);
         return -1;
     }
     int more = lua_toboolean(L, -1);
-    lua_pop(L, 2);
+    lua_settop(L, 3);
     if (!more)
         return 0;
     const struct sbio_script_hook *h = st->h;

@@ -53,6 +53,7 @@ struct sbio_script_job {
     int mode;          /* a sysbench mode (enum sbio_mode) with its exact semantics, or
                           SBIO_MODE_NONE for a mix */
     bool event;        /* operations from the script's event(ctx), block = the largest */
+    int stream;        /* sequential modes: enum sbio_seq_stream */
     uint64_t fsync_freq;
     double rw_ratio;
 };

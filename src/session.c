@@ -236,8 +236,8 @@ static void *session_job_main(void *arg)
  * rate, sizes and (for a mix) the compiled mix. */
 static void session_job_cfg(struct session_job *j, const struct sbio_config *base,
                             const struct sbio_script *script, const struct sbio_script_phase *p,
-                            const struct sbio_script_job *sj, unsigned total_threads, uint64_t seed,
-                            const struct sbio_fileset *fs)
+                            const struct sbio_script_job *sj, unsigned total_threads,
+                            unsigned threads_before, uint64_t seed, const struct sbio_fileset *fs)
 {
     struct sbio_config *c = &j->cfg;
     *c = *base;
@@ -249,7 +249,14 @@ static void session_job_cfg(struct session_job *j, const struct sbio_config *bas
     c->think_us = sj->think_us;
     c->time_s = p->time_s;
     /* The phase's event budget is shared by its jobs in proportion to their threads. */
-    c->events = p->events ? (p->events * sj->threads + total_threads - 1) / total_threads : 0;
+    /* Exactly the phase's total: job k gets its threads' share of the cumulative count,
+     * floor to floor. */
+    c->events =
+        (uint64_t)((unsigned __int128)p->events * (threads_before + sj->threads) / total_threads -
+                   (unsigned __int128)p->events * threads_before / total_threads);
+    if (p->events && !c->events && !c->time_s)
+        c->time_s = 1; /* a job with no share of the events idles for a second */
+    c->seq_stream = sj->stream;
     c->report_interval_s = 0; /* several jobs' interim lines would interleave */
     /* The job's index, not its address: --rand-seed must repeat a run. */
     c->rand_seed = sbio_mix64(seed ^ (uint64_t)(sj - p->jobs + 1));
@@ -367,6 +374,23 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         rc = session_target(cfg, &target);
     if (!rc)
         rc = sbio_fileset_open(&fs, cfg, false, &created);
+    /* The set must be the one the script declares (with these option values). */
+    if (!rc && cfg->nfile_sizes) {
+        bool same = fs.nfiles == cfg->nfile_sizes;
+        for (unsigned i = 0; same && i < fs.nfiles; i++)
+            same = fs.files[i].size == cfg->file_sizes[i];
+        if (!same) {
+            char a[32], b[32];
+            uint64_t want = 0;
+            for (unsigned i = 0; i < cfg->nfile_sizes; i++)
+                want += cfg->file_sizes[i];
+            sbio_err("%s declares %u files, %s, but the set in %s has %u files, %s: run sbio "
+                     "prepare with the same script options, or cleanup first",
+                     s->path, cfg->nfile_sizes, sbio_fmt_bytes(a, sizeof(a), want), cfg->dir,
+                     fs.nfiles, sbio_fmt_bytes(b, sizeof(b), fs.bytes));
+            rc = -SBIO_EUSAGE;
+        }
+    }
     if (!rc)
         rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, text);
     if (rc) {
@@ -403,10 +427,12 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
                 fprintf(text, "Page cache not dropped: that needs root\n");
         }
         fflush(text);
+        unsigned before = 0;
         for (unsigned k = 0; k < p->njobs; k++) {
             jobs[k].fs = &fs;
             jobs[k].target = &target;
-            session_job_cfg(&jobs[k], cfg, s, p, &p->jobs[k], total, seed + pi, &fs);
+            session_job_cfg(&jobs[k], cfg, s, p, &p->jobs[k], total, before, seed + pi, &fs);
+            before += p->jobs[k].threads;
         }
         /* The jobs start together and run side by side. */
         unsigned started = 0;
@@ -451,11 +477,13 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         if (!rc && p->njobs > 1) {
             struct sbio_run_result tot;
             if (!session_merge_jobs(jobs, p->njobs, &tot)) {
+                /* The total's configuration: the first job's, with every job's threads. */
+                struct sbio_config all = jobs[0].cfg;
+                all.threads = tot.threads;
                 fprintf(text, "\n--- Phase %s, all jobs ---\n", p->name);
-                sbio_report_text(text, &jobs[0].cfg, &fs, &tot);
+                sbio_report_text(text, &all, &fs, &tot);
                 if (doc)
-                    json_object_set_new(pj, "total",
-                                        sbio_json_result(&jobs[0].cfg, &fs, &tot, env));
+                    json_object_set_new(pj, "total", sbio_json_result(&all, &fs, &tot, env));
                 free(tot.per_thread);
             }
         }

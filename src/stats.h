@@ -11,7 +11,9 @@
 #include "engine.h"
 #include "hist.h"
 
-struct sbio_stats {
+/* Aligned to a cache line, so that threads' stats side by side in an array never share
+ * one (every field is written per op by its own thread). */
+struct __attribute__((aligned(64))) sbio_stats {
     struct sbio_hist lat[SBIO_OP_NR]; /* latency per op type; lat[op].count = ops */
     uint64_t bytes[SBIO_OP_NR];
     uint64_t events;       /* reads + writes + periodic fsyncs: what --events counts */

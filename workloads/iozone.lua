@@ -9,13 +9,14 @@ option("record", "128k", "record size")
 fileset { files = options.threads, size = options.size }
 
 -- One pass over every file per phase, as iozone does: events = records in the set.
-local records = math.floor(sbio.size(options.size) / sbio.size(options.record)) * options.threads
+local records = math.floor(sbio.size(options.size) / sbio.size(options.record))
 
 local function seq(name, mode)
     return phase(name) {
         time = 0, events = records,
+        -- Each thread (iozone's child) streams through its own slice: its own file.
         job(name) { mode = mode, threads = options.threads, block = options.record,
-                    fsync_freq = 0 },
+                    fsync_freq = 0, stream = "per-thread" },
     }
 end
 seq("write", "seqwr")

@@ -120,8 +120,8 @@ static int uring_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
                             p->fsync_mode == SBIO_FSYNC_FDATASYNC || (io->flags & SBIO_IO_DATASYNC)
                                 ? IORING_FSYNC_DATASYNC
                                 : 0);
-        /* Drain: the fsync starts only after everything submitted before it completed. */
-        sqe->flags |= IOSQE_IO_DRAIN;
+        /* No IOSQE_IO_DRAIN: the runner queues an fsync only when nothing is in flight, and
+         * a drain would also hold back every io after it (libaio does not). */
         break;
     }
     if (p->fixed)

@@ -7,7 +7,8 @@
 # errors (exit 2, one FILE:LINE line, nothing on disk) and a runtime error in event() (exit 1,
 # what was measured, the traceback); two jobs side by side (per-job reports, all-jobs total,
 # JSON sbio-script/1); a phase the system refuses is reported and the script goes on (a loop
-# device with 4 KiB sectors: root). Small sets under $TMP; about 30 s.
+# device with 4 KiB sectors: root). Small sets under $TMP; about 20 s (fio-matrix, 16 cells of
+# 1 s, runs in the background).
 source "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -381,7 +382,7 @@ for nl in syntax:4 field:4 weight:4 negsize:2 negblock:2 runtime:3; do
 	for cmd in prepare run; do
 		expect_exit 2 "$n.lua: $cmd exits 2" "$SBIO" $cmd --dir="$E" --script "$B/$n.lua"
 		stderr_one_line "$n.lua: $cmd: one line on stderr"
-		# sbio prefixes every message with "sbio: "; the script's FILE:LINE: follows
+		# sbio prefixes every message with "sbio: " (accepted here); the script's FILE:LINE: follows
 		if grep -qE "^(sbio: )?$B/$n\.lua:$l: " "$TMP/err"; then
 			ok "$n.lua: $cmd: the line starts with FILE:LINE: ($n.lua:$l)"
 		else
