@@ -191,7 +191,8 @@ static int cmd_restore(void)
     return EXIT_OK;
 }
 
-static int sbio_main(int argc, char **argv)
+static int sbio_main_with(int argc, char **argv, struct sbio_script *script,
+                          struct sbio_script *decl)
 {
     struct sbio_config cfg;
     char dir[PATH_MAX];
@@ -214,7 +215,6 @@ static int sbio_main(int argc, char **argv)
     sbio_options_defaults(&cfg);
     /* A script's own options parse like built-in ones: the script is read once first, for
      * their names and types, and again with their values once the line is parsed. */
-    struct sbio_script script, decl;
     bool have_script = false;
     const char *spath = NULL;
     char sbuf[PATH_MAX], serr[512];
@@ -231,26 +231,26 @@ static int sbio_main(int argc, char **argv)
                      spath);
             return EXIT_USAGE;
         }
-        if (sbio_script_load(p, NULL, NULL, 0, &decl, serr, sizeof(serr))) {
+        if (sbio_script_load(p, NULL, NULL, 0, decl, serr, sizeof(serr))) {
             sbio_err("%s", serr);
             return EXIT_USAGE;
         }
-        for (unsigned i = 0; i < decl.nopts && i < SBIO_MAX_LIST; i++) {
-            cfg.xdecl[cfg.nxdecl] = decl.opts[i].name;
-            cfg.xdecl_bool[cfg.nxdecl++] = decl.opts[i].type == 'b';
+        for (unsigned i = 0; i < decl->nopts && i < SBIO_MAX_LIST; i++) {
+            cfg.xdecl[cfg.nxdecl] = decl->opts[i].name;
+            cfg.xdecl_bool[cfg.nxdecl++] = decl->opts[i].type == 'b';
         }
     }
     int rc = sbio_options_parse(&cfg, argc, argv);
     if (!rc && spath) {
-        if (sbio_script_load(sbuf, cfg.xname, cfg.xvalue, cfg.nxopt, &script, serr, sizeof(serr))) {
+        if (sbio_script_load(sbuf, cfg.xname, cfg.xvalue, cfg.nxopt, script, serr, sizeof(serr))) {
             sbio_err("%s", serr);
             rc = -EINVAL;
         } else {
             have_script = true;
-            cfg.script = script.path;
-            if (script.nfiles) {
-                cfg.nfile_sizes = script.nfiles;
-                cfg.file_sizes = script.file_size;
+            cfg.script = script->path;
+            if (script->nfiles) {
+                cfg.nfile_sizes = script->nfiles;
+                cfg.file_sizes = script->file_size;
             }
         }
     }
@@ -286,14 +286,14 @@ static int sbio_main(int argc, char **argv)
         if (sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL))
             return EXIT_USAGE;
         if (spath) {
-            printf("\nOptions of the script %s:\n", decl.path);
-            for (unsigned i = 0; i < decl.nopts; i++) {
+            printf("\nOptions of the script %s:\n", decl->path);
+            for (unsigned i = 0; i < decl->nopts; i++) {
                 char left[96];
-                snprintf(left, sizeof(left), "--%s=%s", decl.opts[i].name,
-                         decl.opts[i].type == 'n'   ? "N"
-                         : decl.opts[i].type == 'b' ? "on|off"
-                                                    : "VALUE");
-                printf("  %-30s %s [%s]\n", left, decl.opts[i].help, decl.opts[i].def);
+                snprintf(left, sizeof(left), "--%s=%s", decl->opts[i].name,
+                         decl->opts[i].type == 'n'   ? "N"
+                         : decl->opts[i].type == 'b' ? "on|off"
+                                                     : "VALUE");
+                printf("  %-30s %s [%s]\n", left, decl->opts[i].help, decl->opts[i].def);
             }
         }
         return EXIT_OK;
@@ -311,11 +311,22 @@ static int sbio_main(int argc, char **argv)
     case SBIO_CMD_PLOT: return cfg.rank ? EXIT_OK : exit_code(sbio_plot(&cfg));
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
-    case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? &script : NULL);
-    case SBIO_CMD_COMPARE: return sbio_compare(&cfg, have_script ? &script : NULL);
+    case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? script : NULL);
+    case SBIO_CMD_COMPARE: return sbio_compare(&cfg, have_script ? script : NULL);
     case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : sbio_diff(&cfg);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }
+}
+
+/* The script's declarations live as long as the command; freed here, whichever way it
+ * ended. */
+static int sbio_main(int argc, char **argv)
+{
+    struct sbio_script script = {0}, decl = {0};
+    int code = sbio_main_with(argc, argv, &script, &decl);
+    sbio_script_free(&script);
+    sbio_script_free(&decl);
+    return code;
 }
 
 int main(int argc, char **argv)
