@@ -445,10 +445,13 @@ static int apply_item(struct sbio_tune *tu, struct sbio_tune_item *it, FILE *out
     char before[sizeof(it->set)];
     if (!value[0])
         return 0; /* not asked for: nr_requests as the scheduler switch left it, recorded then */
-    /* Record the intent first: a crash between the write and the next state update still
-     * leaves the original value on disk. */
+    /* Record the intent first, marked pending ("?value"): after a crash between the write
+     * and the next state update, recovery restores the original whenever the knob moved
+     * from it — even to a value the kernel capped, which is not the one asked for. */
     memcpy(before, it->set, sizeof(before));
-    memcpy(it->set, it->want, sizeof(it->set));
+    it->set[0] = '?';
+    memcpy(it->set + 1, it->want, sizeof(it->set) - 1);
+    it->set[sizeof(it->set) - 1] = 0;
     int rc = state_write(tu);
     if (rc) {
         sbio_err("%s: write: %s", tu->state_path, strerror(-rc));
@@ -658,7 +661,8 @@ static int restore_items(const struct sbio_target *t, struct sbio_tune_item *ite
                      items[i].knob);
             continue;
         }
-        ours[i] = !strcmp(now, items[i].set);
+        ours[i] =
+            items[i].set[0] == '?' ? strcmp(now, items[i].orig) != 0 : !strcmp(now, items[i].set);
         if (!ours[i] && strcmp(now, items[i].orig))
             sbio_err("warning: %s %s is %s, not the %s sbio set: someone changed it since; "
                      "left alone",

@@ -1484,6 +1484,45 @@ static void test_recover_orphan(void **state)
     assert_int_equal(fk.nlog, 0);
 }
 
+/* A crash between a knob's write and the state update that records the value in effect:
+ * the state says "?asked" (pending), the kernel holds a capped value. Recovery restores the
+ * original, because the knob moved from it. */
+static void test_recover_pending(void **state)
+{
+    struct fx *f = *state;
+    struct sbio_target t;
+    struct sbio_tune tu;
+    char out[MSG_MAX], err[MSG_MAX], sp[PATH_MAX + 16];
+    mk_dm_stack(f);
+    assert_int_equal(resolve(f->data, "dm-0", &t), 0);
+    state_file(f, "dm-0", sp, sizeof(sp));
+    const char *q[] = {"read_ahead_kb=8192"};
+    assert_int_equal(apply(&tu, &t, NULL, q, 1, out, err), 0);
+    for (unsigned i = 0; i < tu.nlocks; i++)
+        close(tu.lock_fd[i]);
+    /* Rewrite the state as the crash left it, and the knob as a capping kernel would. */
+    FILE *fp = fopen(sp, "r");
+    assert_non_null(fp);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *it = strstr(buf, "item=dm-0 read_ahead_kb 4096 8192\n");
+    assert_non_null(it);
+    char fixed[4200];
+    snprintf(fixed, sizeof(fixed), "%.*sitem=dm-0 read_ahead_kb 4096 ?8192\n%s", (int)(it - buf),
+             buf, it + strlen("item=dm-0 read_ahead_kb 4096 8192\n"));
+    fp = fopen(sp, "w");
+    assert_non_null(fp);
+    fputs(fixed, fp);
+    fclose(fp);
+    sysput(f, DM0 "/queue/read_ahead_kb", "6000");
+    assert_int_equal(recover(out, err), 1);
+    assert_has(out, "restored dm-0 read_ahead_kb: 4096\n");
+    assert_string_equal(sysv(f, DM0 "/queue/read_ahead_kb"), "4096");
+    assert_false(exists(sp));
+}
+
 /* ---- counters, caches, report ------------------------------------------------------------- */
 
 static void test_diskstat(void **state)
@@ -1605,6 +1644,7 @@ int main(void)
         T(test_lock),
         T(test_recover_stale),
         T(test_recover_orphan),
+        T(test_recover_pending),
         T(test_diskstat),
         T(test_drop_caches),
         T(test_describe),
