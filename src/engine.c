@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,4 +45,19 @@ int sbio_engine_sync_file(int fd, int fsync_mode)
 {
     int rc = fsync_mode == SBIO_FSYNC_FDATASYNC ? fdatasync(fd) : fsync(fd);
     return rc ? -errno : 0;
+}
+
+int sbio_engine_open_fd(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
+{
+    (void)priv;
+    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
+    return f->fd < 0 ? -errno : 0;
+}
+
+int sbio_engine_close_fd(void *priv, struct sbio_file *f)
+{
+    (void)priv;
+    int rc = close(f->fd) ? -errno : 0;
+    f->fd = -1;
+    return rc;
 }

@@ -91,4 +91,9 @@ const struct sbio_engine_ops *sbio_engine_find(int engine);
 /* Engine-independent helper for synchronous engines: do one fsync or fdatasync. */
 int sbio_engine_sync_file(int fd, int fsync_mode);
 
+/* open_file()/close_file() for the engines that keep a plain descriptor per file (sync,
+ * libaio, io_uring): openat() with O_NOFOLLOW|O_CLOEXEC, close(). 0 or -errno. */
+int sbio_engine_open_fd(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags);
+int sbio_engine_close_fd(void *priv, struct sbio_file *f);
+
 #endif

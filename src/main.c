@@ -57,18 +57,6 @@ static int exit_code(int rc)
     return EXIT_FAILED;
 }
 
-/* Meet the other ranks (no-op alone) with this one's status; rank 0 says which rank stopped
- * everyone when it was another one (that rank printed why). */
-static int agree(const struct sbio_config *cfg, int rc, const char *what)
-{
-    unsigned who = 0;
-    int g = sbio_mpi_agree(rc, &who);
-    if (g && g != -EINTR && who != cfg->rank && cfg->rank == 0)
-        sbio_err("rank %u of %u %s (its message above); every rank stopped", who, cfg->nranks,
-                 what);
-    return g;
-}
-
 static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *script)
 {
     /* Where each format goes: the machine format to --output (or to stdout, the text then
@@ -110,7 +98,7 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *scri
         text = devnull ? devnull : stderr;
     }
     /* Every rank got here, its checks passed or not. */
-    rc = agree(cfg, rc, "failed its checks");
+    rc = sbio_session_agree(cfg, rc, "failed its checks");
     int code = exit_code(rc);
     if (!rc) {
         FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
@@ -160,7 +148,7 @@ static int cmd_set(const struct sbio_config *cfg)
         sbio_err("--dir %s: mkdir: %s", cfg->dir, strerror(errno));
         rc = -SBIO_EUSAGE;
     }
-    rc = agree(cfg, rc, "could not start");
+    rc = sbio_session_agree(cfg, rc, "could not start");
     if (!rc && mine) {
         rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg) : sbio_fileset_cleanup(cfg);
         /* The rank's folder goes with its set (kept when something else is in it). */
@@ -171,9 +159,9 @@ static int cmd_set(const struct sbio_config *cfg)
     if (!rc && cfg->nranks > 1 && cfg->rank == 0)
         printf("Rank 0 done; %s\n", cfg->file_per_rank ? "every rank works on its own set"
                                                        : "the set is shared by every rank");
-    rc = agree(cfg, rc,
-               cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
-                                            : "failed to clean up its set");
+    rc = sbio_session_agree(cfg, rc,
+                            cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
+                                                         : "failed to clean up its set");
     if (!rc && cfg->nranks > 1 && cfg->rank == 0)
         printf("All %u ranks done\n", cfg->nranks);
     return exit_code(rc);

@@ -106,9 +106,10 @@ struct run {
     uint64_t rate_interval_ns; /* per thread, 0: unlimited */
     struct gate barrier;
     bool warmup;
-    bool budget; /* --verify: the generation each block was last written with by this run (or
-                  * SBIO_VERIFY_ANY), indexed by vfirst[file] + offset / vblock. */
+    bool budget; /* --events caps the run */
     bool verify;
+    /* --verify: the generation each block was last written with by this run (or
+     * SBIO_VERIFY_ANY), indexed by vfirst[file] + offset / vblock. */
     uint32_t *gens;
     uint64_t *vfirst;
     uint64_t vblock;

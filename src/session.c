@@ -96,7 +96,7 @@ static int session_status(const struct sbio_run_result *res, int rrc, bool repor
 
 /* Meet the other processes of the run (no-op alone) with this one's status; rank 0 says
  * which rank stopped everyone when it was another one (that rank printed why). */
-static int session_agree(const struct sbio_config *cfg, int rc, const char *what)
+int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what)
 {
     unsigned who = 0;
     int g = sbio_mpi_agree(rc, &who);
@@ -162,7 +162,7 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
     }
     /* Every process has its set open, its settings applied and its caches dropped, or says
      * why not: all run, or none. */
-    rc = session_agree(cfg, rc, "could not start the run");
+    rc = sbio_session_agree(cfg, rc, "could not start the run");
     fflush(text);
     if (!rc) {
         unsigned n = cfg->nranks, me = cfg->rank;
@@ -184,7 +184,7 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
     if (rrc)
         sbio_err("some settings could not be restored; run sbio restore as root");
     /* A process that could not start its threads printed why; then nobody reports. */
-    int arc = session_agree(cfg, ran ? 0 : rc, "could not start its threads");
+    int arc = sbio_session_agree(cfg, ran ? 0 : rc, "could not start its threads");
     if (ran && arc) {
         sbio_run_result_free(&res);
         ran = false;

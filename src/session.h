@@ -13,6 +13,10 @@
  * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
 int sbio_session_check(const struct sbio_config *cfg);
 
+/* Meet the other ranks (no-op alone) with this one's status rc; rank 0 names the rank that
+ * stopped everyone ("rank N of M <what>") when it was another one. The agreed status. */
+int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what);
+
 /* Apply cfg's scheduler and queue settings and put them back at once: what only the kernel
  * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
  * compare starts (by host leaders only; 0 elsewhere). 0, -SBIO_EUSAGE (message printed,

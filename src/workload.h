@@ -1,5 +1,5 @@
 /* Op generators: the built-in modes (seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw) produce the
- * next operation of a thread. Lua mixes will share the same ops shape.
+ * next operation of a thread. Lua mixes (script.c, mix.c) produce the same ops.
  *
  * Semantics (design.md §3, sysbench-compatible by default):
  *  - sequential modes walk the concatenated set in requests of block * max(1, merged)

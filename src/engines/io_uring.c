@@ -52,21 +52,6 @@ static void uring_cleanup(void *priv)
     free(p);
 }
 
-static int uring_open(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
-{
-    (void)priv;
-    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
-    return f->fd < 0 ? -errno : 0;
-}
-
-static int uring_close(void *priv, struct sbio_file *f)
-{
-    (void)priv;
-    int rc = close(f->fd) ? -errno : 0;
-    f->fd = -1;
-    return rc;
-}
-
 static int uring_post_open(void *priv, struct sbio_file *files, unsigned nfiles,
                            struct sbio_io *ios, unsigned nios)
 {
@@ -191,8 +176,8 @@ const struct sbio_engine_ops sbio_engine_io_uring = {
     .flags = 0,
     .init = uring_init,
     .cleanup = uring_cleanup,
-    .open_file = uring_open,
-    .close_file = uring_close,
+    .open_file = sbio_engine_open_fd,
+    .close_file = sbio_engine_close_fd,
     .post_open = uring_post_open,
     .queue = uring_queue,
     .commit = uring_commit,

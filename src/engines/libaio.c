@@ -62,21 +62,6 @@ static void aio_cleanup(void *priv)
     free(p);
 }
 
-static int aio_open(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
-{
-    (void)priv;
-    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
-    return f->fd < 0 ? -errno : 0;
-}
-
-static int aio_close(void *priv, struct sbio_file *f)
-{
-    (void)priv;
-    int rc = close(f->fd) ? -errno : 0;
-    f->fd = -1;
-    return rc;
-}
-
 static int aio_post_open(void *priv, struct sbio_file *files, unsigned nfiles, struct sbio_io *ios,
                          unsigned nios)
 {
@@ -170,8 +155,8 @@ const struct sbio_engine_ops sbio_engine_libaio = {
     .flags = 0,
     .init = aio_init,
     .cleanup = aio_cleanup,
-    .open_file = aio_open,
-    .close_file = aio_close,
+    .open_file = sbio_engine_open_fd,
+    .close_file = sbio_engine_close_fd,
     .post_open = aio_post_open,
     .queue = aio_queue,
     .commit = aio_commit,

@@ -22,21 +22,6 @@ static void sync_cleanup(void *priv)
     (void)priv;
 }
 
-static int sync_open(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags)
-{
-    (void)priv;
-    f->fd = openat(dirfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
-    return f->fd < 0 ? -errno : 0;
-}
-
-static int sync_close(void *priv, struct sbio_file *f)
-{
-    (void)priv;
-    int rc = close(f->fd) ? -errno : 0;
-    f->fd = -1;
-    return rc;
-}
-
 static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 {
     const struct sync_priv *p = priv;
@@ -69,7 +54,7 @@ const struct sbio_engine_ops sbio_engine_sync = {
     .flags = SBIO_ENG_SYNC,
     .init = sync_init,
     .cleanup = sync_cleanup,
-    .open_file = sync_open,
-    .close_file = sync_close,
+    .open_file = sbio_engine_open_fd,
+    .close_file = sbio_engine_close_fd,
     .queue = sync_queue,
 };
