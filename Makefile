@@ -24,7 +24,9 @@ OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/test_*.c)
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c bench/*.c)
+# Test tools the integration scripts preload (tests/tools/*.c; never instrumented).
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
+FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c tests/tools/*.c bench/*.c)
 
 .PHONY: all deps run test test-asan test-tsan sanitizer-test bench install clean format \
 	format-check
@@ -73,6 +75,10 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) $(wildcard src/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB_OBJS) \
 		$(shell pkg-config --libs cmocka) $(LDLIBS)
 
+$(BUILD)/tests/%.so: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -Wall -Wextra -Werror -o $@ $< -ldl
+
 # make run: a default workload on a small file set in a temporary folder, then cleanup.
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -80,8 +86,8 @@ run: deps
 
 # make test: the same set-up, then every unit and integration test; ends "N passed, N failed".
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@./tests/run-tests.sh $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_TOOLS)
+	@SBIO_TOOLS="$(CURDIR)/$(BUILD)/tests" ./tests/run-tests.sh $(UNIT_BINS)
 
 # make test-asan / test-tsan: the same tests against a clang build with AddressSanitizer +
 # UndefinedBehaviorSanitizer (LeakSanitizer included), or ThreadSanitizer, in build-asan/ and
@@ -115,13 +121,14 @@ test-tsan: deps
 # sanitizers cannot start when the kernel randomizes mmap with more than 28 bits
 # (vm.mmap_rnd_bits=32 on some kernels): then the tests run with ASLR off (setarch -R).
 sanitizer-test:
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_TOOLS)
 	@rm -rf $(BUILD)/sanitizer && mkdir -p $(BUILD)/sanitizer
 	@wrap=; if ! ./$(BIN) --version >/dev/null 2>&1 && \
 		setarch "$$(uname -m)" -R ./$(BIN) --version >/dev/null 2>&1; then \
 		echo "# $(BIN) does not start with this kernel's ASLR: the tests run under setarch -R"; \
 		wrap="setarch $$(uname -m) -R"; \
 	fi; env $(SAN_ENV) SBIO="$(CURDIR)/$(BIN)" SBIO_SANITIZER_LOG="$(CURDIR)/$(BUILD)/sanitizer" \
+		SBIO_TOOLS="$(CURDIR)/$(BUILD)/tests" \
 		$$wrap ./tests/run-tests.sh $(UNIT_BINS)
 
 # make bench: sbio vs the pread floor, sysbench and fio, side by side (see doc/performance.md).

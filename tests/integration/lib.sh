@@ -4,6 +4,8 @@
 # detached by the test's own trap, which must call t_cleanup).
 set -u
 SBIO=${SBIO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/sbio}
+# The test tools of tests/tools/ (make test builds them into build/tests/).
+SBIO_TOOLS=${SBIO_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tests}
 T=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbio-$T.XXXXXX")
 t_cleanup() { rm -rf "$TMP"; }

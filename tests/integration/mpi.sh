@@ -7,8 +7,8 @@
 # - a shared set: random modes spread over it, sequential modes give each rank its own slice
 #   (no block read twice); seqwr on a shared set refused;
 # - a failing rank stops every rank promptly with its message and a non-zero exit: before the
-#   run (its folder a read-only bind mount; root) and in the middle of it (libfiu's fiu-run
-#   under one rank);
+#   run (its folder a read-only bind mount; root) and in the middle of it (one rank's pwrites
+#   fail from a set point on: tests/tools/failwrite.so preloaded into it);
 # - SIGINT to mpirun (the ranks get SIGTERM, then SIGKILL after a grace period): every rank
 #   ends promptly and rank 0's report, marked interrupted, is printed;
 # - compare on a loop device (root), 2 ranks: one process switches the scheduler, both ranks'
@@ -173,14 +173,17 @@ if need_root && mount --bind "$D/rank.1" "$D/rank.1" 2>/dev/null; then
 else
 	skip "read-only rank: needs root for a read-only bind mount"
 fi
-if command -v fiu-run >/dev/null; then
-	# Rank 1's pwrites fail at random (about one in 20000) once the run is going; rank 0's
-	# never: rank 0 must stop as soon as it hears of it, not at --time=30.
+if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
+	# Rank 1's disk dies mid-run: from its 20000th pwrite on its own files every pwrite fails
+	# with EIO (tests/tools/failwrite.so; libfiu's fiu-run deadlocks inside MPI_Init, see
+	# there); rank 0's never fail: rank 0 must stop as soon as it hears of it, not at
+	# --time=30.
+	AFTER=20000
 	A=(run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --time=30 -o "$TMP/fail.json")
 	start=$(date +%s%N)
 	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${A[@]}" : \
-		-np 1 fiu-run -x -c "enable_random name=posix/io/rw/pwrite,probability=0.00005,failinfo=5" \
-		"$SBIO" "${A[@]}" >"$TMP/out" 2>"$TMP/err"
+		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$D/rank.1/test_file." \
+		FAILWRITE_AFTER=$AFTER "$SBIO" "${A[@]}" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	eq "rank 1's pwrite fails mid-run: exit status 1" "$rc" 1
@@ -190,8 +193,10 @@ if command -v fiu-run >/dev/null; then
 		notok "mid-run failure: mpirun ended within 15 s (took $ms ms)"
 	eq "mid-run failure: rank 0 stopped within 3 s of rank 1" \
 		"$(py "r['ranks'][0]['elapsed_s'] - r['ranks'][1]['elapsed_s'] < 3, r['ranks'][1]['error'] is not None" "$TMP/fail.json")" "True True"
+	eq "mid-run failure: rank 1 wrote exactly the $((AFTER - 1)) blocks its disk took" \
+		"$(py "r['ranks'][1]['bytes_written'] // d['config']['block_size_bytes'], r['ranks'][0]['error']" "$TMP/fail.json")" "$((AFTER - 1)) None"
 else
-	skip "mid-run failure: fiu-run not installed (Debian fiu-utils)"
+	notok "mid-run failure: $SBIO_TOOLS/failwrite.so not built (make test builds it)"
 fi
 
 # --- SIGINT to mpirun ---
