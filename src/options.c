@@ -113,6 +113,9 @@ static const struct optdef opts[] = {
      "io_uring: a kernel thread polls the submission queue"},
     {"iodepth", NULL, T_UINT, OFF(iodepth), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
      "requests in flight per thread for queued engines"},
+    {"iodepth-batch", NULL, T_UINT, OFF(iodepth_batch), "0", NULL, 0, 65536, ALL_RUN, 0, "N",
+     "queued engines: submit after every N requests queued (at most --iodepth); 0: 1 with "
+     "O_DIRECT (keeps the device fed), --iodepth otherwise (fewest system calls)"},
     {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, 0, "FILE",
      "Lua workload script (path, or a name from the installed workloads)"},
     {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN, 0,
@@ -260,6 +263,19 @@ const char *sbio_fill_name(int fill)
 {
     static const char *const n[] = {"random", "zero", "compressible"};
     return fill >= 0 && fill < 3 ? n[fill] : "?";
+}
+
+/* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it
+ * whole and idles while the next is prepared: submitting each request as it is queued keeps
+ * it busy (4 KiB random O_DIRECT reads at depth 32 on this machine's virtio disk: 80k IOPS
+ * against 64k). Buffered requests are served from the page cache inside the submitting call,
+ * where fewer calls is all that counts (the opposite: 870k against 620k). */
+uint64_t sbio_iodepth_batch(const struct sbio_config *cfg)
+{
+    uint64_t b = cfg->iodepth_batch;
+    if (!b)
+        b = cfg->extra_flags & SBIO_XF_DIRECT ? 1 : cfg->iodepth;
+    return b < cfg->iodepth ? b : cfg->iodepth;
 }
 
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)

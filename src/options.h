@@ -97,6 +97,7 @@ struct sbio_config {
     bool allow_destroy;
     int ioengine; /* enum sbio_ioengine, resolved from --ioengine or --file-io-mode */
     uint64_t iodepth;
+    uint64_t iodepth_batch; /* requests queued per submit; 0: auto (sbio_iodepth_batch) */
     const char *script;
     int output_format;
     const char *output;
@@ -186,5 +187,8 @@ const char *sbio_engine_name(int engine);
 const char *sbio_fill_name(int fill);
 /* "direct,sync" or "(none)"; returns buf. */
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
+/* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,
+ * at most --iodepth; by default 1 with O_DIRECT, --iodepth otherwise. */
+uint64_t sbio_iodepth_batch(const struct sbio_config *cfg);
 
 #endif

@@ -151,6 +151,7 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
     json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)cfg->rate));
     json_object_set_new(c, "ioengine", json_string(sbio_engine_name(cfg->ioengine)));
     json_object_set_new(c, "iodepth", json_integer((json_int_t)cfg->iodepth));
+    json_object_set_new(c, "iodepth_batch", json_integer((json_int_t)sbio_iodepth_batch(cfg)));
     json_object_set_new(c, "file_extra_flags",
                         json_string(sbio_extra_flags_str(buf, sizeof(buf), cfg->extra_flags)));
     json_object_set_new(c, "block_size_bytes", json_integer((json_int_t)cfg->block_size));

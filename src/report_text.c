@@ -81,7 +81,8 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
     fprintf(out, "Using %s I/O mode (engine %s", kind[cfg->ioengine],
             sbio_engine_name(cfg->ioengine));
     if (cfg->ioengine == SBIO_ENGINE_LIBAIO || cfg->ioengine == SBIO_ENGINE_IO_URING)
-        fprintf(out, ", iodepth %" PRIu64, cfg->iodepth);
+        fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, cfg->iodepth,
+                sbio_iodepth_batch(cfg));
     fprintf(out, ")\n");
     if (cfg->ioengine == SBIO_ENGINE_LIBAIO && !(cfg->extra_flags & SBIO_XF_DIRECT))
         fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "

@@ -403,6 +403,19 @@ static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t
 /* Queued engines: keep up to iodepth ios in flight, submit in batches, count each at its
  * completion. An fsync waits until the writes in flight before it completed: it must cover
  * them (sysbench's does not). */
+/* Submit what the engine has queued. What was accepted but not submitted will never
+ * complete: a failure ends the thread (true). */
+static bool queued_commit(struct worker *w)
+{
+    int rc = w->run->eng->commit(w->eng_priv);
+    if (rc) {
+        struct sbio_io e = w->ios[0];
+        e.res = rc;
+        worker_fail(w, &e);
+    }
+    return rc != 0;
+}
+
 static void worker_loop_queued(struct worker *w, bool measure)
 {
     struct run *r = w->run;
@@ -411,6 +424,8 @@ static void worker_loop_queued(struct worker *w, bool measure)
     uint64_t interval = r->rate_interval_ns;
     uint64_t next_start = sbio_now_ns() + (interval ? interval * w->id / r->nthreads : 0);
     unsigned inflight = 0, nfree = w->nios;
+    unsigned batch = (unsigned)sbio_iodepth_batch(r->cfg), unsubmitted = 0;
+    bool commit_failed = false;
     struct sbio_io **free_ios = malloc(w->nios * sizeof(*free_ios));
     struct sbio_io **done = malloc(w->nios * sizeof(*done));
     struct sbio_io *held = NULL; /* an fsync waiting for the queue to drain */
@@ -493,17 +508,20 @@ static void worker_loop_queued(struct worker *w, bool measure)
                 inflight++;
                 if (w->busy)
                     w->busy[io->slot] = true;
+                /* --iodepth-batch: submit every batch requests, not only when full. */
+                if (++unsubmitted >= batch) {
+                    unsubmitted = 0;
+                    if ((commit_failed = queued_commit(w)))
+                        break;
+                }
             }
         }
+        if (commit_failed)
+            break;
         if (inflight) {
-            int rc = eng->commit(w->eng_priv);
-            if (rc) {
-                /* What was accepted but not submitted will never complete: give up. */
-                struct sbio_io e = w->ios[0];
-                e.res = rc;
-                worker_fail(w, &e);
+            unsubmitted = 0;
+            if (queued_commit(w))
                 break;
-            }
             w->depth_sum += inflight;
             w->depth_samples++;
             if (inflight > w->depth_max)

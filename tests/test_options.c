@@ -549,6 +549,36 @@ static void test_ranges(void **state)
 
 /* ---- sysbench compatibility ---- */
 
+/* --iodepth-batch: by default 1 with O_DIRECT and the whole depth buffered; never above the
+ * depth (compare can vary --iodepth under a fixed batch). */
+static void test_iodepth_batch(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--ioengine=libaio", "--iodepth=32"), err,
+              sizeof(err));
+    assert_int_equal(cfg.iodepth_batch, 0);
+    assert_int_equal(sbio_iodepth_batch(&cfg), 32);
+    expect_ok(&cfg,
+              ARGV("run", "--file-test-mode=rndrd", "--ioengine=io_uring", "--iodepth=32",
+                   "--file-extra-flags=direct"),
+              err, sizeof(err));
+    assert_int_equal(sbio_iodepth_batch(&cfg), 1);
+    expect_ok(&cfg,
+              ARGV("run", "--file-test-mode=rndrd", "--ioengine=io_uring", "--iodepth=32",
+                   "--file-extra-flags=direct", "--iodepth-batch=8"),
+              err, sizeof(err));
+    assert_int_equal(sbio_iodepth_batch(&cfg), 8);
+    expect_ok(&cfg,
+              ARGV("run", "--file-test-mode=rndrd", "--ioengine=libaio", "--iodepth=4",
+                   "--iodepth-batch=100"),
+              err, sizeof(err));
+    assert_int_equal(sbio_iodepth_batch(&cfg), 4);
+    expect_bad(ARGV("run", "--file-test-mode=rndrd", "--iodepth-batch=-1"), "--iodepth-batch", NULL,
+               NULL);
+}
+
 static void test_old_spellings(void **state)
 {
     (void)state;
@@ -900,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_enums),
         cmocka_unit_test(test_flags_fill_lists),
         cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_iodepth_batch),
         cmocka_unit_test(test_old_spellings),
         cmocka_unit_test(test_ignored_sysbench_options),
         cmocka_unit_test(test_unknown_and_missing),

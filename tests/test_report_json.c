@@ -143,33 +143,20 @@ static const struct fspec root_spec[] = {
     {"environment", JT_OBJ}, {"result", JT_OBJ},
 };
 static const struct fspec config_spec[] = {
-    {"file_test_mode", JT_STR},
-    {"threads", JT_INT},
-    {"time_s", JT_INT},
-    {"events", JT_INT},
-    {"warmup_time_s", JT_INT},
-    {"rate_ops_per_s", JT_INT},
-    {"ioengine", JT_STR},
-    {"iodepth", JT_INT},
-    {"file_extra_flags", JT_STR},
-    {"block_size_bytes", JT_INT},
-    {"file_num", JT_INT},
-    {"file_size_bytes", JT_INT},
-    {"total_size_bytes", JT_INT},
-    {"file_fsync_freq", JT_INT},
-    {"file_fsync_all", JT_BOOL},
-    {"file_fsync_end", JT_BOOL},
-    {"file_fsync_mode", JT_STR},
-    {"file_fsync_scope", JT_STR},
-    {"file_merged_requests", JT_INT},
-    {"file_rw_ratio", JT_NUM},
-    {"seq_stream", JT_STR},
-    {"rand_seed", JT_STR},
-    {"dir", JT_STR},
-    {"cpus", JT_STR_NULL},
-    {"scheduler", JT_STR_NULL},
-    {"queue", JT_ARR_STR},
-    {"drop_caches", JT_BOOL},
+    {"file_test_mode", JT_STR},   {"threads", JT_INT},
+    {"time_s", JT_INT},           {"events", JT_INT},
+    {"warmup_time_s", JT_INT},    {"rate_ops_per_s", JT_INT},
+    {"ioengine", JT_STR},         {"iodepth", JT_INT},
+    {"iodepth_batch", JT_INT},    {"file_extra_flags", JT_STR},
+    {"block_size_bytes", JT_INT}, {"file_num", JT_INT},
+    {"file_size_bytes", JT_INT},  {"total_size_bytes", JT_INT},
+    {"file_fsync_freq", JT_INT},  {"file_fsync_all", JT_BOOL},
+    {"file_fsync_end", JT_BOOL},  {"file_fsync_mode", JT_STR},
+    {"file_fsync_scope", JT_STR}, {"file_merged_requests", JT_INT},
+    {"file_rw_ratio", JT_NUM},    {"seq_stream", JT_STR},
+    {"rand_seed", JT_STR},        {"dir", JT_STR},
+    {"cpus", JT_STR_NULL},        {"scheduler", JT_STR_NULL},
+    {"queue", JT_ARR_STR},        {"drop_caches", JT_BOOL},
     {"percentile", JT_INT},
 };
 static const struct fspec env_spec[] = {
@@ -522,6 +509,8 @@ static void check_config(struct ran *r)
     assert_int_equal(jint(ctx, c, "rate_ops_per_s"), 0);
     assert_string_equal(jstr(ctx, c, "ioengine"), "sync");
     assert_int_equal(jint(ctx, c, "iodepth"), r->cfg.iodepth);
+    /* Buffered, --iodepth-batch not given: a whole refill per submit. */
+    assert_int_equal(jint(ctx, c, "iodepth_batch"), r->cfg.iodepth);
     assert_string_equal(jstr(ctx, c, "file_extra_flags"), "(none)");
     assert_int_equal(jint(ctx, c, "block_size_bytes"), BLOCK);
     assert_int_equal(jint(ctx, c, "file_num"), NFILES);

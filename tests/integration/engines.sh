@@ -77,7 +77,8 @@ have() { [ "$1" != io_uring ] || [ "$URING" = 1 ]; }
 # Sets WR WW WF (workers: pread64, pwrite64, fsync+fdatasync on the set), MR MW (main thread:
 # pread64, pwrite64 on the set), SUB (sum of io_submit returns, all threads), SQE (sum of
 # io_uring_enter to_submit, all threads), MS (msync calls, all threads; sbio msyncs only the
-# set's mappings).
+# set's mappings), BMAX and BCALLS (the most requests one io_submit or io_uring_enter handed
+# the kernel, and how many calls handed it any).
 strace_run() {
 	local dir=$TMP/strace.$1 f main
 	shift
@@ -87,17 +88,19 @@ strace_run() {
 		-e verbose=!io_submit -o "$dir/tr" "$SBIO" "$@" >"$TMP/out" 2>"$TMP/err"
 	STRACE_RC=$?
 	main=$(grep -l '^execve(' "$dir"/tr.*)
-	WR=0 WW=0 WF=0 MR=0 MW=0 SUB=0 SQE=0 MS=0
+	WR=0 WW=0 WF=0 MR=0 MW=0 SUB=0 SQE=0 MS=0 BMAX=0 BCALLS=0
 	for f in "$dir"/tr.*; do
-		read -r pr pw fs sub sqe ms < <(awk '
+		read -r pr pw fs sub sqe ms bmax bcalls < <(awk '
+			function batch(n) { if (n > 0) calls++; if (n > mx) mx = n }
 			/^pread64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { pr++ }
 			/^pwrite64\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { pw++ }
 			/^f(data)?sync\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { fs++ }
-			/^io_submit\(/ && match($0, /= [0-9]+$/) { sub_ += substr($0, RSTART + 2) }
-			/^io_uring_enter\(/ { l = $0; sub(/^io_uring_enter\(/, "", l); split(l, a, ", "); sqe += a[2] }
+			/^io_submit\(/ && match($0, /= [0-9]+$/) { n = substr($0, RSTART + 2) + 0; sub_ += n; batch(n) }
+			/^io_uring_enter\(/ { l = $0; sub(/^io_uring_enter\(/, "", l); split(l, a, ", "); sqe += a[2]; batch(a[2] + 0) }
 			/^msync\(/ { ms++ }
-			END { printf "%d %d %d %d %d %d\n", pr, pw, fs, sub_, sqe, ms }' "$f")
-		SUB=$((SUB + sub)) SQE=$((SQE + sqe)) MS=$((MS + ms))
+			END { printf "%d %d %d %d %d %d %d %d\n", pr, pw, fs, sub_, sqe, ms, mx, calls }' "$f")
+		SUB=$((SUB + sub)) SQE=$((SQE + sqe)) MS=$((MS + ms)) BCALLS=$((BCALLS + bcalls))
+		[ "$bmax" -gt "$BMAX" ] && BMAX=$bmax
 		if [ "$f" = "$main" ]; then
 			MR=$((MR + pr)) MW=$((MW + pw))
 		else
@@ -249,11 +252,35 @@ for eng in libaio io_uring; do
 	done
 done
 
+# --- --iodepth-batch: how many requests one io_submit / io_uring_enter carries (strace) ---
+# Default: with O_DIRECT every request is submitted as it is queued (batch 1); buffered, a
+# whole refill at once (batch = iodepth). A given batch is capped at --iodepth.
+batch_of() { sed -nE 's/^Using asynchronous I\/O mode \(engine [a-z_]+, iodepth [0-9]+, batch ([0-9]+)\)$/\1/p' "$1"; }
+for eng in libaio io_uring; do
+	have "$eng" || continue
+	B=(run "${SET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndrd --events=2000)
+	strace_run "b-$eng" "${B[@]}"
+	eq "$eng buffered, default batch: the header says 16, the biggest submit carried 16, all reads submitted" \
+		"$(batch_of "$TMP/out") $BMAX $((SUB + SQE))" "16 16 2000"
+	strace_run "b4-$eng" "${B[@]}" --iodepth-batch=4
+	eq "$eng buffered --iodepth-batch=4: the header says 4, the biggest submit carried 4, all reads submitted" \
+		"$(batch_of "$TMP/out") $BMAX $((SUB + SQE))" "4 4 2000"
+	strace_run "b1-$eng" "${B[@]}" --iodepth-batch=1
+	eq "$eng buffered --iodepth-batch=1: one submitting call per read, 1 each" \
+		"$(batch_of "$TMP/out") $BMAX $BCALLS" "1 1 2000"
+	strace_run "bd-$eng" "${B[@]}" --file-extra-flags=direct
+	eq "$eng O_DIRECT, default batch: one submitting call per read, 1 each, depth 16 still reached" \
+		"$(batch_of "$TMP/out") $BMAX $BCALLS $(qd_max_of "$TMP/out")" "1 1 2000 16"
+	"$SBIO" "${B[@]}" --iodepth=8 --iodepth-batch=100 -o "$TMP/b.json" >"$TMP/out" 2>"$TMP/err"
+	eq "$eng --iodepth=8 --iodepth-batch=100: exit status, capped at 8 (header, JSON)" \
+		"$? $(batch_of "$TMP/out") $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["iodepth_batch"])' "$TMP/b.json")" "0 8 8"
+done
+
 # --- sysbench's names ---
 "$SBIO" run "${SET[@]}" --file-io-mode=async --file-async-backlog=8 --file-test-mode=rndrd \
 	--events=2000 >"$TMP/out" 2>"$TMP/err"
 eq "--file-io-mode=async --file-async-backlog=8: exit status" "$?" 0
-check "--file-io-mode=async: the engine is libaio" grep -q '^Using asynchronous I/O mode (engine libaio, iodepth 8)' "$TMP/out"
+check "--file-io-mode=async: the engine is libaio" grep -q '^Using asynchronous I/O mode (engine libaio, iodepth 8, batch 8)' "$TMP/out"
 eq "--file-async-backlog=8: max depth reached" "$(qd_max_of "$TMP/out")" 8
 strace_run async run "${SET[@]}" --file-io-mode=async --file-test-mode=rndrd --events=500
 read -r r w f < <(rwf_of "$TMP/out")
