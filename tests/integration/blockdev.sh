@@ -10,7 +10,6 @@ source "$(dirname "$0")/lib.sh"
 
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
-LOOP=
 SHM=
 PIDS=()
 bd_cleanup() {
@@ -19,10 +18,7 @@ bd_cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	loop_cleanup "$MNT"
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	t_cleanup
 }
@@ -35,18 +31,9 @@ if ! need_root; then
 	skip "needs root (loop devices, sysfs queue settings)"
 	exit 0
 fi
-truncate -s 256M "$TMP/img"
-if ! dev=$(losetup -f --show "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
+loop_ext4 256M "$MNT"
 Q=/sys/block/$LOOP/queue
-mkdir -p "$MNT" "$TMP/empty"
-if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
+mkdir -p "$TMP/empty"
 ok "own loop device /dev/$LOOP with ext4 mounted at $MNT"
 
 D=$MNT/set

@@ -15,7 +15,6 @@ source "$(dirname "$0")/lib.sh"
 
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
-LOOP=
 PIDS=()
 cmp_cleanup() {
 	local p
@@ -23,10 +22,7 @@ cmp_cleanup() {
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	loop_cleanup "$MNT"
 	t_cleanup
 }
 trap cmp_cleanup EXIT
@@ -42,19 +38,9 @@ if ! command -v python3 >/dev/null 2>&1; then
 	notok "python3 is needed to read the compare JSON"
 	exit 1
 fi
-truncate -s 128M "$TMP/img"
-if ! dev=$(losetup -f --show "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
+loop_ext4 128M "$MNT"
 Q=/sys/block/$LOOP/queue
 STATE=$SBIO_STATE_DIR/$LOOP.state
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
 ok "own loop device /dev/$LOOP with ext4 mounted at $MNT"
 
 D=$MNT/set

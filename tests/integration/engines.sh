@@ -11,12 +11,8 @@ source "$(dirname "$0")/lib.sh"
 
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
-LOOP=
 en_cleanup() {
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	loop_cleanup "$MNT"
 	t_cleanup
 }
 trap en_cleanup EXIT
@@ -342,17 +338,7 @@ if ! need_root; then
 	skip "needs root (loop device, --drop-caches)"
 	exit 0
 fi
-truncate -s 160M "$TMP/img"
-if ! dev=$(losetup -f --show -b 4096 "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F -b 4096 "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 -b 4096 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
+loop_ext4 160M "$MNT" 4096
 eq "own loop device /dev/$LOOP: 4096-byte logical sectors" "$(cat "/sys/block/$LOOP/queue/logical_block_size")" 4096
 L=$MNT/set
 mkdir -p "$L"

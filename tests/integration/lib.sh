@@ -64,3 +64,34 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 fi
 
 need_root() { [ "$(id -u)" -eq 0 ]; }
+
+# loop_ext4 SIZE MNT [SECTOR]: an image of SIZE in $TMP, a loop device of the test's own over
+# it (with SECTOR-byte logical sectors and an ext4 block of SECTOR when given), ext4 on it
+# mounted at MNT; sets LOOP (the device's name, without /dev/). No loop device to be had: a
+# skip, and the script ends (exit 0; CI=true counts it as a failure). mkfs or mount failing:
+# not ok, and the script ends (exit 1). The script's EXIT trap must call loop_cleanup MNT.
+LOOP=
+loop_ext4() {
+	local size=$1 mnt=$2 sector=${3:-} dev
+	truncate -s "$size" "$TMP/img"
+	if ! dev=$(losetup -f --show ${sector:+-b "$sector"} "$TMP/img" 2>"$TMP/err"); then
+		skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+		exit 0
+	fi
+	LOOP=${dev#/dev/}
+	mkdir -p "$mnt"
+	if ! mkfs.ext4 -q -F ${sector:+-b "$sector"} "/dev/$LOOP" >"$TMP/err" 2>&1 ||
+		! mount "/dev/$LOOP" "$mnt" 2>>"$TMP/err"; then
+		notok "mkfs.ext4${sector:+ -b $sector} and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+		exit 1
+	fi
+}
+
+# loop_cleanup MNT: unmount MNT (lazily if it is busy) and detach the loop device.
+loop_cleanup() {
+	if mountpoint -q "$1" 2>/dev/null; then
+		umount "$1" 2>/dev/null || umount -l "$1"
+	fi
+	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	LOOP=
+}

@@ -19,7 +19,6 @@ source "$(dirname "$0")/lib.sh"
 
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
-LOOP=
 BIND=
 PIDS=()
 mpi_cleanup() {
@@ -29,10 +28,7 @@ mpi_cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	[ -n "$BIND" ] && umount "$BIND" 2>/dev/null
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	loop_cleanup "$MNT"
 	t_cleanup
 }
 trap mpi_cleanup EXIT
@@ -234,18 +230,8 @@ if ! need_root; then
 	skip "compare under MPI: needs root (loop device, scheduler)"
 	exit 0
 fi
-truncate -s 128M "$TMP/img"
-if ! dev=$(losetup -f --show "$TMP/img" 2>"$TMP/err"); then
-	skip "compare under MPI: no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
+loop_ext4 128M "$MNT"
 Q=/sys/block/$LOOP/queue
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
 CD=$MNT/set
 mkdir -p "$CD"
 CSET=(--dir="$CD" --file-num=4 --file-total-size=8M --file-per-rank)
