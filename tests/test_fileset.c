@@ -540,6 +540,24 @@ static void test_fill_zero_and_compressible(void **state)
 
 /* ---- prepare, open, cleanup ---- */
 
+/* Files of several 1 MiB write chunks and a partial last one: the chunk written while the
+ * helper thread fills the next must land at its own offset, with its own bytes. */
+static void test_prepare_many_chunks(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    /* 2 files of 3.5 MiB + 1 byte each. */
+    make_cfg(&cfg, t, "prepare", "--file-num=2", "--file-total-size=7340034", "--rand-seed=7");
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
+    struct sbio_fileset fs;
+    assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
+    assert_true(fs.complete);
+    assert_int_equal(fs.files[1].size, 3670017);
+    assert_set_content(t->dfd, &fs);
+    free(fs.files);
+}
+
 static void test_prepare_open_cleanup(void **state)
 {
     struct tdir *t = *state;
@@ -938,6 +956,7 @@ int main(void)
         T(test_fill_unaligned),
         T(test_fill_zero_and_compressible),
         T(test_prepare_open_cleanup),
+        T(test_prepare_many_chunks),
         T(test_prepare_foreign_file),
         T(test_prepare_symlink),
         T(test_prepare_reuse),
