@@ -317,7 +317,8 @@ void sbio_fileset_fill(const struct sbio_fileset *fs, unsigned file, uint64_t of
  * one updating line with bytes, rate and ETA. */
 struct progress {
     bool tty;
-    bool keep_going; /* completing a set: a signal must not leave it short */
+    bool keep_going;                      /* completing a set: a signal must not leave it short */
+    const struct sbio_fileset_poll *poll; /* another process's failure stops prepare too */
     uint64_t total, done, start_ns, last_ns;
 };
 
@@ -426,9 +427,13 @@ static int prep_range(const struct sbio_fileset *fs, unsigned i, int fd, uint64_
     if (off < end)
         prep_fill(fs, i, off, bufs[0], end - off < chunk ? end - off : chunk);
     while (off < end) {
-        if (p && !p->keep_going && sbio_stop_requested()) {
-            rc = -EINTR;
-            break;
+        if (p && !p->keep_going) {
+            if (sbio_stop_requested())
+                rc = -EINTR;
+            else if (p->poll && p->poll->stopped(p->poll->ctx))
+                rc = -ECANCELED;
+            if (rc)
+                break;
         }
         uint64_t n = end - off < chunk ? end - off : chunk;
         uint64_t next = off + n, nn = end - next < chunk ? end - next : chunk;
@@ -537,7 +542,7 @@ static int prep_check_names(int dfd, const struct sbio_fileset *fs, bool manifes
     return 0;
 }
 
-int sbio_fileset_prepare(const struct sbio_config *cfg)
+int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll)
 {
     struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};
     void *buf = NULL;
@@ -617,7 +622,7 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
         rc = -ENOMEM;
         goto out;
     }
-    struct progress p = {.tty = isatty(STDOUT_FILENO), .start_ns = sbio_now_ns()};
+    struct progress p = {.tty = isatty(STDOUT_FILENO), .start_ns = sbio_now_ns(), .poll = poll};
     for (unsigned i = 0; i < fs.nfiles; i++)
         p.total += fs.files[i].size;
     uint64_t written = 0;
@@ -674,12 +679,12 @@ int sbio_fileset_prepare(const struct sbio_config *cfg)
         printf("%" PRIu64 " bytes written in %.2f seconds (%.2f MiB/sec).\n", written, secs,
                secs > 0 ? (double)written / SBIO_MIB / secs : 0.0);
 out:
-    if (rc == -EINTR) {
+    if (rc == -EINTR || rc == -ECANCELED) {
         if (isatty(STDOUT_FILENO))
             putchar('\n');
-        sbio_err("prepare interrupted: the set in %s is incomplete; run sbio prepare again "
-                 "to finish it, or sbio cleanup",
-                 cfg->dir);
+        sbio_err("prepare %s: the set in %s is incomplete; run sbio prepare again to finish "
+                 "it, or sbio cleanup",
+                 rc == -EINTR ? "interrupted" : "stopped because another rank failed", cfg->dir);
     }
     free(buf);
     sbio_fileset_close(&fs);

@@ -52,11 +52,18 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs);
  * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg);
 
+/* Polled by prepare between its writes: true when another process of the job failed (under
+ * mpirun), and this one should stop instead of finishing its set. */
+struct sbio_fileset_poll {
+    bool (*stopped)(void *ctx);
+    void *ctx;
+};
+
 /* prepare: create or complete the set in cfg->dir. Nothing is touched when a foreign file
  * or a symlink is in the way or the shape disagrees (-SBIO_EUSAGE). -EINTR when stopped by
- * a signal (the manifest stays incomplete), other -errno on I/O errors (message printed
- * with file, offset and call). */
-int sbio_fileset_prepare(const struct sbio_config *cfg);
+ * a signal, -ECANCELED when poll (may be NULL) said stop (the manifest stays incomplete
+ * either way), other -errno on I/O errors (message printed with file, offset and call). */
+int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll);
 
 /* cleanup: remove the files the manifest names, then the manifest. */
 int sbio_fileset_cleanup(const struct sbio_config *cfg);

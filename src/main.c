@@ -149,8 +149,19 @@ static int cmd_set(const struct sbio_config *cfg)
         rc = -SBIO_EUSAGE;
     }
     rc = sbio_session_agree(cfg, rc, "could not start");
+    /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
+     * write instead of finishing their sets (the watch's first meeting arms it). */
+    struct sbio_runner_sync sync = {0};
+    struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&sync, 1, false);
+    if (watch)
+        sync.agree(sync.ctx, 0);
     if (!rc && mine) {
-        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg) : sbio_fileset_cleanup(cfg);
+        struct sbio_fileset_poll poll = {.stopped = sync.stopped, .ctx = sync.ctx};
+        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, watch ? &poll : NULL)
+                                          : sbio_fileset_cleanup(cfg);
+        /* Stopped by another rank: that rank's status is the job's. */
+        if (rc == -ECANCELED)
+            rc = -EINTR;
         /* The rank's folder goes with its set (kept when something else is in it). */
         if (!rc && cfg->file_per_rank && cfg->cmd == SBIO_CMD_CLEANUP && rmdir(cfg->dir) &&
             errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
@@ -159,6 +170,10 @@ static int cmd_set(const struct sbio_config *cfg)
     if (!rc && cfg->nranks > 1 && cfg->rank == 0)
         printf("Rank 0 done; %s\n", cfg->file_per_rank ? "every rank works on its own set"
                                                        : "the set is shared by every rank");
+    if (watch) {
+        sync.agree(sync.ctx, rc); /* tells the others, if this rank failed */
+        sbio_mpi_watch_free(watch);
+    }
     rc = sbio_session_agree(cfg, rc,
                             cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
                                                          : "failed to clean up its set");

@@ -171,7 +171,7 @@ static int prepare(const struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_prepare(cfg);
+    int rc = sbio_fileset_prepare(cfg, NULL);
     cap_end(&c, err, errlen);
     return rc;
 }

@@ -379,7 +379,7 @@ static void test_prepared_set(void **state)
     run_config(&cfg, SBIO_MODE_SEQRD, 3, 1001, 4, 16 * BLK);
     cfg.dir = dir;
     cfg.cmd = SBIO_CMD_PREPARE;
-    assert_int_equal(sbio_fileset_prepare(&cfg), 0);
+    assert_int_equal(sbio_fileset_prepare(&cfg, NULL), 0);
     cfg.cmd = SBIO_CMD_RUN;
 
     struct sbio_fileset fs;

@@ -8,7 +8,8 @@
 #   (no block read twice); seqwr on a shared set refused;
 # - a failing rank stops every rank promptly with its message and a non-zero exit: before the
 #   run (its folder a read-only bind mount; root) and in the middle of it (one rank's pwrites
-#   fail from a set point on: tests/tools/failwrite.so preloaded into it);
+#   fail from a set point on: tests/tools/failwrite.so preloaded into it), and in the middle
+#   of prepare (the other rank stops at its next write, its set left incomplete);
 # - SIGINT to mpirun (the ranks get SIGTERM, then SIGKILL after a grace period): every rank
 #   ends promptly and rank 0's report, marked interrupted, is printed;
 # - compare on a loop device (root), 2 ranks: one process switches the scheduler, both ranks'
@@ -191,6 +192,23 @@ if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
 		"$(py "r['ranks'][0]['elapsed_s'] - r['ranks'][1]['elapsed_s'] < 3, r['ranks'][1]['error'] is not None" "$TMP/fail.json")" "True True"
 	eq "mid-run failure: rank 1 wrote exactly the $((AFTER - 1)) blocks its disk took" \
 		"$(py "r['ranks'][1]['bytes_written'] // d['config']['block_size_bytes'], r['ranks'][0]['error']" "$TMP/fail.json")" "$((AFTER - 1)) None"
+	# The same in prepare: rank 1's third pwrite fails; rank 0, with 512 MiB to write, stops at
+	# its next 1 MiB write instead of finishing its set.
+	PD=$TMP/pset
+	mkdir -p "$PD"
+	P=(prepare --dir="$PD" --file-per-rank --file-num=2 --file-total-size=512M)
+	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${P[@]}" : \
+		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$PD/rank.1/test_file." \
+		FAILWRITE_AFTER=3 "$SBIO" "${P[@]}" >"$TMP/out" 2>"$TMP/err"
+	eq "prepare, rank 1's pwrite fails: exit status 1" "$?" 1
+	check "prepare failure: rank 1's message" grep -q "rank\.1/test_file\.0: pwrite at offset 2097152: Input/output error" "$TMP/err"
+	check "prepare failure: rank 0 says it stopped and its set is incomplete" \
+		grep -q "prepare stopped because another rank failed: the set in $PD/rank.0 is incomplete" "$TMP/err"
+	check "prepare failure: rank 0 names rank 1" grep -q "rank 1 of 2 failed to prepare its set" "$TMP/err"
+	b=$(cat "$PD"/rank.0/test_file.* 2>/dev/null | wc -c)
+	[ "$b" -lt $((64 << 20)) ] && ok "prepare failure: rank 0 stopped after $((b >> 20)) MiB of its 512" ||
+		notok "prepare failure: rank 0 went on to write $((b >> 20)) MiB of its 512 (want < 64)"
+	rm -rf "$PD"
 else
 	notok "mid-run failure: $SBIO_TOOLS/failwrite.so not built (make test builds it)"
 fi
