@@ -28,8 +28,12 @@ expect_exit 0 "--validate is sysbench's name for --verify" "$SBIO" run $SET \
 	--file-test-mode=seqrd --events=100 --validate
 eq "--validate checks blocks" "$(checked)" "100"
 
-# One flipped byte in the middle of test_file.1's block 24 (offset 98304).
-printf '\xff' | dd of="$D/test_file.1" bs=1 seek=100000 conv=notrunc 2>/dev/null
+# One flipped byte in the middle of test_file.1's block 24 (offset 98304): every bit of it
+# inverted (writing a fixed 0xff left the block intact whenever the byte already was 0xff,
+# one run in 256).
+b=$(od -An -tu1 -j100000 -N1 "$D/test_file.1" | tr -d ' ')
+printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$D/test_file.1" bs=1 seek=100000 conv=notrunc 2>/dev/null
+eq "the byte at offset 100000 changed" "$(od -An -tu1 -j100000 -N1 "$D/test_file.1" | tr -d ' ')" "$((b ^ 255))"
 for e in sync libaio io_uring mmap; do
 	expect_exit 1 "$e: a flipped byte makes the run exit 1" "$SBIO" run $SET \
 		--file-test-mode=seqrd --events=2048 --verify --ioengine=$e
