@@ -21,7 +21,8 @@ struct sbio_file {
 
 #define SBIO_IO_FSYNC_AFTER                                                                        \
     1u                       /* --file-fsync-all: sync the file after the write, inside the        \
-                                write's latency; async engines do it before returning the io */
+                                write's latency: synchronous engines in queue(); for queued        \
+                                engines the runner, as it takes the io from reap() */
 #define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
 #define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
 

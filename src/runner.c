@@ -549,14 +549,24 @@ static void worker_loop_queued(struct worker *w, bool measure)
         }
         for (int i = 0; i < n; i++) {
             struct sbio_io *io = done[i];
+            uint64_t end = t;
             inflight--;
             if (w->busy)
                 w->busy[io->slot] = false;
+            /* --file-fsync-all: the write's fsync, inside its latency. Each write of a batch
+             * ends when its own fsync does: the ios after it are not charged for it. */
+            if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) &&
+                io->res == (int64_t)io->len) {
+                int e = sbio_engine_sync_file(w->files[io->file].fd, r->cfg->fsync_mode);
+                if (e)
+                    io->res = e;
+                end = sbio_now_ns();
+            }
             if (!io_ok(io)) {
                 if (!w->err)
                     worker_fail(w, io);
             } else {
-                worker_done_io(w, io, t, measure);
+                worker_done_io(w, io, end, measure);
             }
             free_ios[nfree++] = io;
         }

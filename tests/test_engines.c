@@ -605,10 +605,11 @@ static void test_fsync(void **state)
 }
 
 /* --file-fsync-all: a write flagged SBIO_IO_FSYNC_AFTER leaves no dirty page once it is
- * returned. First a control: the same engine's unflagged write (buffered), or a buffered
- * descriptor's (direct), leaves dirty pages; the engine's fsync cleans them; then a batch of
- * flagged writes, and for direct variants dirt from outside that the flagged write's fsync
- * must cover. */
+ * returned (synchronous engines; for queued ones the runner syncs each write as it reaps it,
+ * checked by tests/integration/engines.sh). First a control: the same engine's unflagged write
+ * (buffered), or a buffered descriptor's (direct), leaves dirty pages; the engine's fsync cleans
+ * them; then a batch of flagged writes, and for direct variants dirt from outside that the flagged
+ * write's fsync must cover. */
 static void test_fsync_after(void **state)
 {
     struct fx *f = *state;
@@ -701,18 +702,19 @@ static void test_errors(void **state)
 
 /* ---- registration ---- */
 
-enum { T_QUEUED = 1, T_IO = 2 };
+enum { T_QUEUED = 1, T_IO = 2, T_SYNC = 4 };
 
 static const struct {
     const char *name;
     CMUnitTestFunction fn;
-    unsigned needs; /* T_QUEUED: queued engines only; T_IO: engines that do I/O */
+    unsigned needs; /* T_QUEUED / T_SYNC: queued / synchronous engines only; T_IO: engines
+                     * that do I/O */
 } suite[] = {
     {"pattern", test_pattern, 0},
     {"batch", test_batch, T_QUEUED | T_IO},
     {"tail", test_tail, T_IO},
     {"fsync", test_fsync, T_IO},
-    {"fsync_after", test_fsync_after, T_IO},
+    {"fsync_after", test_fsync_after, T_SYNC | T_IO},
     {"errors", test_errors, T_IO},
 };
 
@@ -737,7 +739,7 @@ int main(void)
     }
     for (unsigned c = 0; c < nc; c++) {
         const struct eng_case *ec = &cases[c];
-        unsigned have = (ec->eng->flags & SBIO_ENG_SYNC ? 0 : T_QUEUED) |
+        unsigned have = (ec->eng->flags & SBIO_ENG_SYNC ? T_SYNC : T_QUEUED) |
                         (ec->eng->flags & SBIO_ENG_NO_IO ? 0 : T_IO);
         for (unsigned s = 0; s < NSUITE; s++) {
             if ((suite[s].needs & have) != suite[s].needs)

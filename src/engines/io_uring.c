@@ -18,7 +18,6 @@ struct uring_priv {
     int fsync_mode;
     bool fixed, sqpoll;
     unsigned queued; /* SQEs prepared since the last submit */
-    struct sbio_file *files;
 };
 
 static int uring_init(void **priv, const struct sbio_config *cfg)
@@ -56,7 +55,6 @@ static int uring_post_open(void *priv, struct sbio_file *files, unsigned nfiles,
                            struct sbio_io *ios, unsigned nios)
 {
     struct uring_priv *p = priv;
-    p->files = files;
     if (!p->fixed)
         return 0;
     int *fds = malloc(nfiles * sizeof(int));
@@ -160,12 +158,6 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
         struct sbio_io *io = io_uring_cqe_get_data(cqe);
         io->res = cqe->res;
         io_uring_cqe_seen(&p->ring, cqe);
-        /* --file-fsync-all: the write's fsync belongs inside its latency. */
-        if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) && io->res == io->len) {
-            int e = sbio_engine_sync_file(p->files[io->file].fd, p->fsync_mode);
-            if (e)
-                io->res = e;
-        }
         done[n++] = io;
     }
     return (int)n;

@@ -22,7 +22,6 @@ struct aio_priv {
     struct io_event *events; /* [depth] */
     struct sbio_io **failed; /* refused by io_submit, for the next reap to return */
     unsigned nfailed;
-    struct sbio_file *files;
 };
 
 static int aio_init(void **priv, const struct sbio_config *cfg)
@@ -62,14 +61,6 @@ static void aio_cleanup(void *priv)
     free(p);
 }
 
-static int aio_post_open(void *priv, struct sbio_file *files, unsigned nfiles, struct sbio_io *ios,
-                         unsigned nios)
-{
-    (void)nfiles, (void)ios, (void)nios;
-    ((struct aio_priv *)priv)->files = files; /* for --file-fsync-all after a write */
-    return 0;
-}
-
 static int aio_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 {
     struct aio_priv *p = priv;
@@ -77,7 +68,6 @@ static int aio_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
         return SBIO_Q_BUSY;
     struct iocb *cb = &p->iocbs[io->slot];
     int fd = files[io->file].fd;
-    p->files = files;
     switch (io->op) {
     case SBIO_READ: io_prep_pread(cb, fd, io->buf, io->len, (long long)io->offset); break;
     case SBIO_WRITE: io_prep_pwrite(cb, fd, io->buf, io->len, (long long)io->offset); break;
@@ -139,12 +129,6 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
         struct sbio_io *io = p->events[i].data;
         long res = (long)p->events[i].res;
         io->res = res;
-        /* --file-fsync-all: the write's fsync belongs inside its latency. */
-        if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) && res == (long)io->len) {
-            int rc = sbio_engine_sync_file(p->files[io->file].fd, p->fsync_mode);
-            if (rc)
-                io->res = rc;
-        }
         done[n++] = io;
     }
     return (int)n;
@@ -157,7 +141,6 @@ const struct sbio_engine_ops sbio_engine_libaio = {
     .cleanup = aio_cleanup,
     .open_file = sbio_engine_open_fd,
     .close_file = sbio_engine_close_fd,
-    .post_open = aio_post_open,
     .queue = aio_queue,
     .commit = aio_commit,
     .reap = aio_reap,
