@@ -22,6 +22,12 @@
 #define SBIO_WORKLOADS_DIR "/usr/local/share/sbio/workloads"
 #endif
 
+const char *sbio_pattern_name(int pattern)
+{
+    static const char *const n[] = {"uniform", "seq", "zipf", "pareto", "gaussian", "hot"};
+    return pattern >= 0 && pattern <= SBIO_PAT_HOT ? n[pattern] : "?";
+}
+
 const char *sbio_script_find(const char *name, char *buf, size_t len)
 {
     if (strchr(name, '/') || !access(name, R_OK)) {
@@ -191,9 +197,8 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     lua_pop(L, 1);
     lua_getfield(L, t, "pattern");
     field_str(L, lua_gettop(L), "kind", buf, sizeof(buf));
-    static const char *const pats[] = {"uniform", "seq", "zipf", "pareto", "gaussian", "hot"};
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(buf, pats[i]))
+    for (int i = 0; i <= SBIO_PAT_HOT; i++)
+        if (!strcmp(buf, sbio_pattern_name(i)))
             j->pattern = i;
     j->pa = field_num(L, lua_gettop(L), "a", 0);
     j->pb = field_num(L, lua_gettop(L), "b", 0);

@@ -82,6 +82,9 @@ struct sbio_script {
  * ./workloads). Returns buf, or NULL when there is no such script. */
 const char *sbio_script_find(const char *name, char *buf, size_t len);
 
+/* The name of an access pattern (enum sbio_pattern), as scripts spell it. */
+const char *sbio_pattern_name(int pattern);
+
 /* Load and run the script's declarations with the option overrides given (names without
  * dashes, values as typed on the command line). 0, or -EINVAL with one line in err:
  * "FILE:LINE: what is wrong" for errors in the script, what and why otherwise. */

@@ -232,6 +232,46 @@ static void *session_job_main(void *arg)
     return NULL;
 }
 
+/* A job as the script declared it, for the JSON beside its result (the result's config
+ * describes the run, and a mix is no sysbench mode). */
+static json_t *job_declared(const struct sbio_script_job *sj)
+{
+    char fl[64];
+    json_t *d = json_object(), *blocks = json_array();
+    json_object_set_new(d, "threads", json_integer(sj->threads));
+    json_object_set_new(d, "ioengine", json_string(sbio_engine_name(sj->engine)));
+    json_object_set_new(d, "iodepth", json_integer(sj->iodepth));
+    json_object_set_new(d, "file_extra_flags",
+                        json_string(sbio_extra_flags_str(fl, sizeof(fl), sj->flags)));
+    json_object_set_new(d, "rate_ops_per_s", json_integer((json_int_t)sj->rate));
+    json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
+    for (unsigned k = 0; k < sj->nblocks; k++)
+        json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
+                                                "weight", sj->block_weight[k]));
+    json_object_set_new(d, "blocks", blocks);
+    if (sj->mode != SBIO_MODE_NONE) {
+        json_object_set_new(d, "kind", json_string("mode"));
+        json_object_set_new(d, "mode", json_string(sbio_mode_name(sj->mode)));
+        json_object_set_new(d, "fsync_freq", json_integer((json_int_t)sj->fsync_freq));
+        json_object_set_new(d, "rw_ratio", json_real(sj->rw_ratio));
+        json_object_set_new(
+            d, "stream", json_string(sj->stream == SBIO_SEQ_PER_THREAD ? "per-thread" : "shared"));
+    } else if (sj->event) {
+        json_object_set_new(d, "kind", json_string("event"));
+    } else {
+        json_object_set_new(d, "kind", json_string("mix"));
+        json_object_set_new(d, "mix",
+                            json_pack("{s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ],
+                                      "write", sj->weight[SBIO_MIX_WRITE], "fsync",
+                                      sj->weight[SBIO_MIX_FSYNC], "fdatasync",
+                                      sj->weight[SBIO_MIX_FDATASYNC]));
+        json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
+        json_object_set_new(d, "pattern_a", json_real(sj->pa));
+        json_object_set_new(d, "pattern_b", json_real(sj->pb));
+    }
+    return d;
+}
+
 /* The configuration of one job: the command line's, with the job's threads, engine, flags,
  * rate, sizes and (for a mix) the compiled mix. */
 static void session_job_cfg(struct session_job *j, const struct sbio_config *base,
@@ -468,7 +508,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
             sbio_report_text(text, &jobs[k].cfg, &fs, &jobs[k].res);
             if (doc)
                 json_array_append_new(
-                    jj, json_pack("{s:s,s:o}", "name", p->jobs[k].name, "result",
+                    jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
+                                  job_declared(&p->jobs[k]), "result",
                                   sbio_json_result(&jobs[k].cfg, &fs, &jobs[k].res, env)));
             int st = session_status(&jobs[k].res, 0, true);
             *status = st > *status ? st : *status;

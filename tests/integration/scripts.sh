@@ -454,6 +454,9 @@ if $HAVE_PY; then
 		"True"
 	eq "two jobs, JSON: the total covers 4 threads (result and config)" \
 		"$(pyj "$j" 'len(d["phases"][0]["total"]["result"]["threads"]), d["phases"][0]["total"]["config"]["threads"]')" "(4, 4)"
+	eq "two jobs, JSON: each job as declared (kind, mix, blocks, pattern)" \
+		"$(pyj "$j" '[(x["declared"]["kind"], {k: v for k, v in x["declared"]["mix"].items() if v}, [(b["bytes"], b["weight"]) for b in x["declared"]["blocks"]], x["declared"]["pattern"], x["declared"]["pattern_a"], x["declared"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
+		"[('mix', {'read': 1.0}, [(4096, 1.0)], 'zipf', 1.2, 3), ('mix', {'write': 4.0, 'fdatasync': 1.0}, [(16384, 1.0)], 'uniform', 0.0, 1)]"
 fi
 
 # --- a phase the system refuses: reported as refused, the script goes on ---
