@@ -78,6 +78,8 @@ struct sbio_config {
     /* sysbench fileio options */
     uint64_t file_num;
     uint64_t block_size;
+    const char *block_what; /* how messages name the block size: NULL, --file-block-size; a
+                             * script job's own words otherwise */
     uint64_t total_size;
     int mode;    /* enum sbio_mode */
     int io_mode; /* enum sbio_io_mode */

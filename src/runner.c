@@ -672,6 +672,12 @@ int sbio_runner_parse_cpus(const char *s, int *cpus, int max)
     return n;
 }
 
+/* How messages name the block size: the option, or the script declaration that set it. */
+static const char *block_what(const struct sbio_config *cfg)
+{
+    return cfg->block_what ? cfg->block_what : "--file-block-size";
+}
+
 /* O_DIRECT alignment of the set: statx's dio_offset_align where the file system reports it;
  * else the device's logical block size; with no device at all, tmpfs takes any alignment
  * and anything else gets the classic 512. */
@@ -1048,9 +1054,9 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
         r.oflags |= O_DIRECT;
         direct_align = direct_alignment(fs->dirfd, fs->files[0].name, target);
         if (cfg->block_size % direct_align) {
-            sbio_err("--file-block-size=%" PRIu64 " is not a multiple of %" PRIu64
+            sbio_err("%s=%" PRIu64 " is not a multiple of %" PRIu64
                      " bytes, the O_DIRECT alignment of %s; accepted: multiples of %" PRIu64,
-                     cfg->block_size, direct_align, cfg->dir, direct_align);
+                     block_what(cfg), cfg->block_size, direct_align, cfg->dir, direct_align);
             free(cpus);
             return -SBIO_EUSAGE;
         }
@@ -1076,9 +1082,9 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
     /* No whole block anywhere in the set is bad input for every mode: a sequential run
      * would issue nothing but short tails. */
     if (!r.lay.rnd_blocks) {
-        sbio_err("--file-block-size=%" PRIu64 " is larger than the files (%" PRIu64
+        sbio_err("%s=%" PRIu64 " is larger than the files (%" PRIu64
                  " bytes): no whole block to %s",
-                 cfg->block_size, fs->files[0].size,
+                 block_what(cfg), cfg->block_size, fs->files[0].size,
                  sbio_mode_sequential(cfg->mode) ? "issue" : "draw");
         rc = -SBIO_EUSAGE;
         goto out_layout;
@@ -1090,9 +1096,9 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
                           : (r.eng->flags & SBIO_ENG_NO_IO) ? "the null engine reads nothing"
                                                             : NULL;
         if (!why && cfg->block_size != fs->block_size) {
-            sbio_err("--verify: --file-block-size=%" PRIu64 " but the set's blocks are %" PRIu64
+            sbio_err("--verify: %s=%" PRIu64 " but the set's blocks are %" PRIu64
                      " bytes (verification works at the prepared block size)",
-                     cfg->block_size, fs->block_size);
+                     block_what(cfg), cfg->block_size, fs->block_size);
             rc = -SBIO_EUSAGE;
             goto out_layout;
         }

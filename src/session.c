@@ -223,6 +223,7 @@ struct session_job {
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
+    char block_what[160]; /* cfg.block_what: which declaration set the block size */
 };
 
 static void *session_job_main(void *arg)
@@ -306,6 +307,9 @@ static void session_job_cfg(struct session_job *j, const struct sbio_config *bas
         big = sj->block[k] > big ? sj->block[k] : big;
     }
     c->block_size = small;
+    snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
+             sj->name);
+    c->block_what = j->block_what;
     if (sj->mode != SBIO_MODE_NONE) {
         c->mode = sj->mode;
         c->fsync_freq = sj->fsync_freq;
