@@ -343,7 +343,7 @@ static json_t *devices_json(const struct sbio_run_result *res, double secs)
         json_object_set_new(
             o, "bytes_written",
             json_integer((json_int_t)((res->disk1[i].f[6] - res->disk0[i].f[6]) * 512)));
-        json_object_set_new(o, "util_pct", json_real(per_s(100.0 * (double)io_ms / 1e3, secs)));
+        json_object_set_new(o, "util_pct", json_real(sbio_util_pct(io_ms, secs)));
         json_object_set_new(o, "avg_queue", json_real(per_s((double)q_ms / 1e3, secs)));
         json_array_append_new(a, o);
     }

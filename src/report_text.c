@@ -201,8 +201,7 @@ static void print_devices(FILE *out, const struct sbio_run_result *res, double s
                 ", util %.1f%%, avg queue %.2f\n",
                 res->disk_name[i], where, d[0], d[1], sbio_fmt_bytes(a, sizeof(a), d[2] * 512),
                 d[4], d[5], sbio_fmt_bytes(b, sizeof(b), d[6] * 512), d[15],
-                secs > 0 ? 100.0 * (double)d[9] / 1e3 / secs : 0,
-                secs > 0 ? (double)d[10] / 1e3 / secs : 0);
+                sbio_util_pct(d[9], secs), secs > 0 ? (double)d[10] / 1e3 / secs : 0);
     }
 }
 

@@ -64,6 +64,15 @@ static inline uint64_t sbio_rand64(uint64_t *state)
     return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* A device's %util over secs from its io_ticks delta (ms busy), at most 100: the kernel
+ * counts io_ticks in whole jiffies at both ends of a busy period, so a device busy the
+ * whole of a short run can show more busy time than the run lasted. */
+static inline double sbio_util_pct(uint64_t io_ms, double secs)
+{
+    double u = secs > 0 ? 100.0 * (double)io_ms / 1e3 / secs : 0;
+    return u < 100 ? u : 100;
+}
+
 /* splitmix64: turns (seed, thread id) into well-spread non-zero PRNG states. */
 uint64_t sbio_mix64(uint64_t x);
 
