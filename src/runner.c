@@ -166,6 +166,14 @@ static const char *file_label(const struct run *r, unsigned i, char *buf, size_t
     return buf;
 }
 
+/* Count the failure and stop the run (every thread, and the other processes under MPI). */
+static void worker_stop_failed(struct worker *w)
+{
+    __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
+}
+
 static void worker_fail(struct worker *w, const struct sbio_io *io)
 {
     char lbl[PATH_MAX + 300];
@@ -190,9 +198,17 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
                  "%.200s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)", name, call,
                  io->offset, io->op == SBIO_READ ? "read" : "write", io->res, io->len);
     }
-    __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&w->run->failed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
+    worker_stop_failed(w);
+}
+
+/* The engine itself failed (no memory for the queue, submitting, waiting for completions):
+ * no io to name, so the message names the engine and what it was doing. */
+static void worker_fail_engine(struct worker *w, int rc, const char *doing)
+{
+    w->err = rc;
+    snprintf(w->err_msg, sizeof(w->err_msg), "--ioengine=%s: %s: %s", w->run->eng->name, doing,
+             strerror(-rc));
+    worker_stop_failed(w);
 }
 
 /* A script's event() failed: the run stops with its message (the traceback is printed). */
@@ -408,11 +424,8 @@ static inline void worker_done_io(struct worker *w, struct sbio_io *io, uint64_t
 static bool queued_commit(struct worker *w)
 {
     int rc = w->run->eng->commit(w->eng_priv);
-    if (rc) {
-        struct sbio_io e = w->ios[0];
-        e.res = rc;
-        worker_fail(w, &e);
-    }
+    if (rc)
+        worker_fail_engine(w, rc, "submitting requests");
     return rc != 0;
 }
 
@@ -433,8 +446,7 @@ static void worker_loop_queued(struct worker *w, bool measure)
     if (!free_ios || !done) {
         free(free_ios);
         free(done);
-        struct sbio_io oom = {.res = -ENOMEM};
-        worker_fail(w, &oom);
+        worker_fail_engine(w, -ENOMEM, "the queue's arrays");
         return;
     }
     for (unsigned i = 0; i < w->nios; i++)
@@ -541,9 +553,7 @@ static void worker_loop_queued(struct worker *w, bool measure)
         int n = eng->reap(w->eng_priv, 1, done, w->nios, wait_ns);
         uint64_t t = sbio_now_ns();
         if (n < 0) {
-            struct sbio_io e = w->ios[0];
-            e.res = n;
-            worker_fail(w, &e);
+            worker_fail_engine(w, n, "waiting for completions");
             /* The ios in flight cannot be reaped: give up on them. */
             break;
         }

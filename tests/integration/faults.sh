@@ -1,6 +1,7 @@
 #!/bin/bash
 # Faults (issue 9, scope 2): real ENOSPC in prepare and in run on every engine (a small tmpfs
-# of this test's own), EIO from pread/pwrite/fsync (libfiu's fiu-run), a set that is missing,
+# of this test's own), EIO from pread/pwrite/fsync (libfiu's fiu-run), the engine itself
+# failing (libaio's io_getevents, tests/tools/failreap.so), a set that is missing,
 # incomplete, short or read-only (exit 2 with what to do), SIGINT/SIGTERM in prepare, run and
 # compare, SIGKILL in compare followed by the next sbio command — and after every one of them
 # the set is either complete (every file at its size) or marked incomplete, never silently short.
@@ -305,6 +306,28 @@ if command -v fiu-run >/dev/null; then
 	fi
 else
 	skip "EIO: fiu-run not installed (Debian fiu-utils)"
+fi
+
+# === The engine itself fails: libaio's io_getevents returns -EIO (tests/tools/failreap.so) ===
+# No io is to blame, so the message names the engine and what it was doing, not some file and
+# offset; the report is printed and the set is intact.
+if ! grep -qw libaio <<<"$ENGINES"; then
+	skip "engine failure: libaio is not available here"
+elif [ ! -f "$SBIO_TOOLS/failreap.so" ]; then
+	notok "engine failure: $SBIO_TOOLS/failreap.so not built (make test builds it)"
+else
+	D=$TMP/reap
+	mkdir -p "$D"
+	"$SBIO" prepare --dir="$D" --file-num=2 --file-total-size=4M >/dev/null 2>&1
+	expect_exit 1 "libaio's io_getevents fails: exit 1" env LD_PRELOAD="$SBIO_TOOLS/failreap.so" \
+		FAILREAP_AFTER=50 "$SBIO" run --dir="$D" --file-test-mode=rndrd --ioengine=libaio \
+		--iodepth=8 --time=10
+	stderr_one_line "engine failure: one line on stderr"
+	err_match "engine failure: the message names the engine and what failed" \
+		"^sbio: --ioengine=libaio: waiting for completions: Input/output error$"
+	check "engine failure: no file or offset is blamed" bash -c "! grep -q 'test_file' '$TMP/err'"
+	report_printed "engine failure: the report is printed"
+	set_complete "engine failure: the set is intact" "$D"
 fi
 
 # === A set that cannot be used: exit 2, one line saying what to do, nothing touched =========
