@@ -25,6 +25,8 @@ struct sbio_file {
                                 engines the runner, as it takes the io from reap() */
 #define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
 #define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
+#define SBIO_IO_SYNC_FAILED                                                                        \
+    8u /* with res < 0: the write itself succeeded, its SBIO_IO_FSYNC_AFTER sync failed */
 
 struct sbio_io {
     enum sbio_op op;

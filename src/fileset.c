@@ -684,7 +684,10 @@ out:
             putchar('\n');
         sbio_err("prepare %s: the set in %s is incomplete; run sbio prepare again to finish "
                  "it, or sbio cleanup",
-                 rc == -EINTR ? "interrupted" : "stopped because another rank failed", cfg->dir);
+                 rc == -EINTR
+                     ? "interrupted"
+                     : "stopped because another rank stopped (it failed or was interrupted)",
+                 cfg->dir);
     }
     free(buf);
     sbio_fileset_close(&fs);

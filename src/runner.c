@@ -184,7 +184,16 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
                        : io->op == SBIO_FSYNC && w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC
                            ? "fdatasync"
                            : op_call[io->op];
-    if (io->res < 0) {
+    if (io->res < 0 && (io->flags & SBIO_IO_SYNC_FAILED)) {
+        /* --file-fsync-all: the write went through; the sync after it failed. */
+        w->err = (int)io->res;
+        snprintf(w->err_msg, sizeof(w->err_msg),
+                 "%.200s: %s after the write at offset %" PRIu64 ": %s", name,
+                 w->run->eng->flags & SBIO_ENG_NO_DIRECT           ? "msync"
+                 : w->run->cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync"
+                                                                   : "fsync",
+                 io->offset, strerror((int)-io->res));
+    } else if (io->res < 0) {
         w->err = (int)io->res;
         if (io->op == SBIO_FSYNC)
             snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: %s: %s", name, call,
@@ -205,6 +214,8 @@ static void worker_fail(struct worker *w, const struct sbio_io *io)
  * no io to name, so the message names the engine and what it was doing. */
 static void worker_fail_engine(struct worker *w, int rc, const char *doing)
 {
+    if (w->err)
+        return; /* the first failure is the one reported; the run is already stopping */
     w->err = rc;
     snprintf(w->err_msg, sizeof(w->err_msg), "--ioengine=%s: %s: %s", w->run->eng->name, doing,
              strerror(-rc));
@@ -568,8 +579,10 @@ static void worker_loop_queued(struct worker *w, bool measure)
             if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) &&
                 io->res == (int64_t)io->len) {
                 int e = sbio_engine_sync_file(w->files[io->file].fd, r->cfg->fsync_mode);
-                if (e)
+                if (e) {
                     io->res = e;
+                    io->flags |= SBIO_IO_SYNC_FAILED;
+                }
                 end = sbio_now_ns();
             }
             if (!io_ok(io)) {

@@ -167,8 +167,10 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
             break;
         if (io->flags & SBIO_IO_FSYNC_AFTER) {
             int rc = mm_sync(p, m, io->offset, io->offset + io->len);
-            if (rc)
+            if (rc) {
                 io->res = rc;
+                io->flags |= SBIO_IO_SYNC_FAILED;
+            }
         }
         break;
     default:

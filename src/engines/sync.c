@@ -37,8 +37,10 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
         io->res = n < 0 ? -errno : n;
         if (n == (ssize_t)io->len && (io->flags & SBIO_IO_FSYNC_AFTER)) {
             int rc = sbio_engine_sync_file(fd, p->fsync_mode);
-            if (rc)
+            if (rc) {
                 io->res = rc;
+                io->flags |= SBIO_IO_SYNC_FAILED;
+            }
         }
         break;
     default:

@@ -282,6 +282,17 @@ if command -v fiu-run >/dev/null; then
 		grep -Eq 'reads, writes, fsyncs: +0, 4, 0$' "$TMP/out"
 	eio fdatasync posix/io/sync/fdatasync fdatasync --file-test-mode=rndwr --file-fsync-freq=4 \
 		--file-fsync-mode=fdatasync
+	# --file-fsync-all: the write went through and the sync after it failed; the message says
+	# so (the sync engine syncs inside its queue call, for libaio the thread as it reaps).
+	for e in sync libaio; do
+		grep -qw $e <<<"$ENGINES" || continue
+		expect_exit 1 "EIO in the fsync of --file-fsync-all ($e): exit 1" \
+			fiu-run -x -c "enable name=posix/io/sync/fsync,failinfo=5" "$SBIO" run --dir="$D" \
+			--time=10 --file-test-mode=rndwr --file-fsync-all --ioengine=$e
+		err_match "EIO in the fsync of --file-fsync-all ($e): the message blames the fsync, not the write" \
+			"$D/test_file\.[0-9]+: fsync after the write at offset [0-9]+: Input/output error"
+		set_complete "EIO in the fsync of --file-fsync-all ($e): the set is intact" "$D"
+	done
 	if grep -qw mmap <<<"$ENGINES"; then
 		eio "msync (mmap engine)" posix/mm/msync msync --file-test-mode=rndwr --file-fsync-freq=4 \
 			--ioengine=mmap

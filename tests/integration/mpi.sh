@@ -179,7 +179,7 @@ if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
 	A=(run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --time=30 -o "$TMP/fail.json")
 	start=$(date +%s%N)
 	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${A[@]}" : \
-		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$D/rank.1/test_file." \
+		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$(realpath "$D")/rank.1/test_file." \
 		FAILWRITE_AFTER=$AFTER "$SBIO" "${A[@]}" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
@@ -198,12 +198,12 @@ if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
 	mkdir -p "$PD"
 	P=(prepare --dir="$PD" --file-per-rank --file-num=2 --file-total-size=512M)
 	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${P[@]}" : \
-		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$PD/rank.1/test_file." \
+		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$(realpath "$PD")/rank.1/test_file." \
 		FAILWRITE_AFTER=3 "$SBIO" "${P[@]}" >"$TMP/out" 2>"$TMP/err"
 	eq "prepare, rank 1's pwrite fails: exit status 1" "$?" 1
 	check "prepare failure: rank 1's message" grep -q "rank\.1/test_file\.0: pwrite at offset 2097152: Input/output error" "$TMP/err"
 	check "prepare failure: rank 0 says it stopped and its set is incomplete" \
-		grep -q "prepare stopped because another rank failed: the set in $PD/rank.0 is incomplete" "$TMP/err"
+		grep -q "prepare stopped because another rank stopped (it failed or was interrupted): the set in $PD/rank.0 is incomplete" "$TMP/err"
 	check "prepare failure: rank 0 names rank 1" grep -q "rank 1 of 2 failed to prepare its set" "$TMP/err"
 	b=$(cat "$PD"/rank.0/test_file.* 2>/dev/null | wc -c)
 	[ "$b" -lt $((64 << 20)) ] && ok "prepare failure: rank 0 stopped after $((b >> 20)) MiB of its 512" ||

@@ -2,7 +2,8 @@
  * pwrite() on a file whose path contains a given string, every such pwrite() fails: a disk
  * that dies in the middle of a run, at a point the test chooses.
  *
- *   FAILWRITE_MATCH  substring of the file's path (/proc/self/fd/N) that is counted
+ *   FAILWRITE_MATCH  substring of the file's resolved path (/proc/self/fd/N: no symlinks,
+ *                    so pass a realpath) that is counted
  *   FAILWRITE_AFTER  the first failing call, counted from 1 (both required)
  *   FAILWRITE_ERRNO  the errno it fails with (default 5, EIO)
  *
