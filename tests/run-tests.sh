@@ -59,6 +59,10 @@ for bin in "$@"; do
 	CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1
 	status=$?
 	grep '^not ok' "$log"
+	# A failure's own words (cmocka's messages, the CHECK lines before them), for CI logs.
+	if [ "$status" -ne 0 ]; then
+		grep -vE '^(ok|not ok) |^1\.\.[0-9]+$' "$log" | tail -n 40 | sed 's/^/  # /'
+	fi
 	sanitizer_reports "$name"
 	count "$name" "$status"
 done
