@@ -780,6 +780,29 @@ static void record_sample(struct sbio_run_result *res, const struct ticker *tk, 
     sm->ops[SBIO_FSYNC] += cur->write_fsyncs - tk->prev->write_fsyncs;
 }
 
+/* The measured phase's clock starts with the first worker's: a loaded machine can wake the
+ * workers milliseconds after the main thread opens the gate, and --time must still be the
+ * measured window (elapsed = last end - first start), not that minus the wake-up. Waits for
+ * a worker to stamp its start (or for all to be done: a failure before the phase). */
+static uint64_t first_start(struct run *r)
+{
+    for (;;) {
+        uint64_t first = UINT64_MAX;
+        unsigned done = 0;
+        for (unsigned i = 0; i < r->nthreads; i++) {
+            uint64_t s = __atomic_load_n(&r->w[i].stats->start_ns, __ATOMIC_RELAXED);
+            first = s < first ? s : first;
+            done += (unsigned)__atomic_load_n(&r->w[i].done, __ATOMIC_ACQUIRE);
+        }
+        if (first != UINT64_MAX)
+            return first;
+        if (done == r->nthreads)
+            return sbio_now_ns();
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* The main thread's wait: until the deadline, a signal, all workers done, or the next
  * interim line or sample. rep holds 4 stats: print prev, log prev, current, scratch. */
 static void run_wait(struct run *r, uint64_t start_ns, uint64_t limit_ns, struct sbio_stats *rep,
@@ -1301,13 +1324,13 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
     /* Every process starts its clock as it leaves this meeting; durations are measured on
      * each process's own clock, never compared across hosts. */
     run_agree(&r);
-    uint64_t start_ns = sbio_now_ns();
     /* Only now, every check passed and every thread ready, is the run under way. */
     if (interim && !__atomic_load_n(&r.failed, __ATOMIC_RELAXED)) {
         fprintf(interim, "\nThreads started!\n\n");
         fflush(interim);
     }
     gate_wait(&r.barrier); /* go */
+    uint64_t start_ns = first_start(&r);
     /* Without memory for snapshots the run goes on without interim lines or samples. */
     run_wait(&r, start_ns, cfg->time_s * 1000000000ULL, rep, res, interim ? interim : stdout);
     free(rep);
