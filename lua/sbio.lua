@@ -31,18 +31,11 @@ end
 sbio = {size = size}
 
 -- The per-event hook's context: C reads the operation event(ctx) fills in (FFI cdata, not a
--- table, so a call builds nothing). op: 0 read, 1 write, 2 fsync, 3 fdatasync.
+-- table, so a call builds nothing). op: 0 read, 1 write, 2 fsync, 3 fdatasync. Its fields
+-- (op, file, offset, len, thread, seq) come from C's own struct (src/script.c), so the two
+-- layouts cannot drift apart.
 local ffi = require("ffi")
-ffi.cdef[[
-typedef struct sbio_ctx {
-    int32_t op;
-    uint32_t file;
-    uint64_t offset;
-    uint32_t len;
-    uint32_t thread;
-    uint64_t seq;
-} sbio_ctx;
-]]
+ffi.cdef("typedef struct sbio_ctx { " .. __sbio_ctx_fields .. " } sbio_ctx;")
 sbio.READ, sbio.WRITE, sbio.FSYNC, sbio.FDATASYNC = 0, 1, 2, 3
 sbio.files = {} -- sizes of the set's files, in bytes (filled for event hooks)
 function sbio.new_ctx() return ffi.new("sbio_ctx") end

@@ -351,9 +351,9 @@ static void progress_tick(struct progress *p, bool force)
 }
 
 /* While prepare writes one chunk, a helper thread fills the next (double buffering): the
- * fill (about 1.2 GB/s for the default bytes, less with --verify) then costs no time while
- * the write is slower, as it is on a disk. Without a helper (one chunk to write, or no
- * thread to be had) prepare fills inline. */
+ * fill then overlaps the copy into the page cache, which bounds prepare as it bounds dd
+ * (1 GiB on tmpfs: 64% of the CPU samples in that copy, 13% in the fill). Without a helper
+ * (one chunk to write, or no thread to be had) prepare fills inline. */
 struct prep_filler {
     const struct sbio_fileset *fs;
     unsigned file;

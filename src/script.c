@@ -80,6 +80,21 @@ static int pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
     return 0;
 }
 
+/* The layout of the per-event hook's context: this C struct and, through
+ * __sbio_ctx_fields (script_open), the prelude's FFI sbio_ctx, from this one list. */
+#define SBIO_CTX_FIELDS                                                                            \
+    int32_t op;                                                                                    \
+    uint32_t file;                                                                                 \
+    uint64_t offset;                                                                               \
+    uint32_t len;                                                                                  \
+    uint32_t thread;                                                                               \
+    uint64_t seq;
+struct sbio_ctx_c {
+    SBIO_CTX_FIELDS
+};
+#define SBIO_STR_(x) #x
+#define SBIO_STR(x)  SBIO_STR_(x)
+
 /* A Lua state with the prelude and the script run in it, the command line's values of the
  * script's options given to option(). NULL on error, the first line of it in err. */
 static lua_State *script_open(const char *path, const char *const *names, const char *const *values,
@@ -97,6 +112,8 @@ static lua_State *script_open(const char *path, const char *const *names, const 
         lua_setfield(L, -2, names[i]);
     }
     lua_setglobal(L, "__sbio_overrides");
+    lua_pushstring(L, SBIO_STR(SBIO_CTX_FIELDS));
+    lua_setglobal(L, "__sbio_ctx_fields");
     if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
                         "=sbio.lua")) {
         script_err(L, err, errlen);
@@ -328,16 +345,6 @@ struct hook_state {
     const struct sbio_script_hook *h;
     uint64_t seq;
     unsigned thread;
-};
-
-/* The layout of the prelude's sbio_ctx cdata. */
-struct sbio_ctx_c {
-    int32_t op;
-    uint32_t file;
-    uint64_t offset;
-    uint32_t len;
-    uint32_t thread;
-    uint64_t seq;
 };
 
 /* sbio.rand(n): a whole number in [0, n) from the thread's generator — the draw a uniform

@@ -45,30 +45,6 @@ SET=(--dir="$D" --file-num=4 --file-total-size=64M --file-block-size=16K)
 RUN=(run "${SET[@]}" --file-test-mode=rndrd --rate=2000)
 STATE=$SBIO_STATE_DIR/$LOOP.state
 
-# Every setting sbio may touch, one KEY=VALUE a line (the scheduler line as the kernel shows it).
-KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
-snap() {
-	local k f
-	for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done
-	if [ -d "$Q/iosched" ]; then
-		for f in "$Q"/iosched/*; do printf 'iosched/%s=%s\n' "${f##*/}" "$(cat "$f")"; done
-	fi
-}
-# same_state DESC BEFORE: the device's settings are exactly BEFORE.
-same_state() {
-	local now
-	now=$(snap)
-	if [ "$now" = "$2" ]; then
-		ok "$1"
-	else
-		notok "$1 (changed: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]' | tr '\n' '|'))"
-	fi
-}
-no_state_file() {
-	if [ -e "$STATE" ]; then notok "$1 (state file $STATE left)"; else ok "$1"; fi
-}
-knob() { cat "$Q/$1"; }
-cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; }
 
 # start_run OUT ARGS…: sbio ARGS… in the background (BG), stdout in OUT, stderr in OUT.err;
 # returns once the run's threads started (the settings are then in effect), 1 if they never did.
@@ -118,7 +94,7 @@ sectors_read() { awk '{ print $3 }' "/sys/block/$LOOP/stat"; }
 fincore_bytes() { fincore -b -n -o RES "$D"/test_file.* | awk '{ s += $1 } END { print s + 0 }'; }
 
 expect_exit 0 "prepare 4 x 16 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
-BASE=$(snap)
+BASE=$(queue_snap)
 SCHED0=$(knob scheduler)
 RA0=$(knob read_ahead_kb)
 NR0=$(knob nr_requests)
@@ -169,7 +145,7 @@ echo "$NR0" >"$Q/nr_requests"
 N=64
 [ "$NRBFQ" = $N ] && N=32
 [ "$N" = "$NR0" ] && N=48
-[ "$(snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after learning bfq's nr_requests"
+[ "$(queue_snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after learning bfq's nr_requests"
 if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=bfq --queue nr_requests=$N --queue iosched/slice_idle=0; then
 	mid_s=$(cur_sched)
 	mid_n=$(knob nr_requests)
@@ -193,7 +169,7 @@ fi
 # --- A scheduler switch resets nr_requests; a user's own nr_requests must survive the run
 # (issue 4: "leaves every setting exactly as it found it"). ---
 echo 96 >"$Q/nr_requests"
-B2=$(snap)
+B2=$(queue_snap)
 expect_exit 0 "--scheduler=kyber with nr_requests set to 96 beforehand: exit 0" "$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber
 same_state "--scheduler=kyber (alone) puts back the nr_requests=96 found before (the switch back resets it)" "$B2"
 echo "$NR0" >"$Q/nr_requests"
@@ -272,7 +248,7 @@ fi
 refused() {
 	local desc=$1 pat=$2 before
 	shift 2
-	before=$(snap)
+	before=$(queue_snap)
 	expect_exit 2 "$desc: exit 2" "$@"
 	stderr_one_line "$desc: one line"
 	check "$desc: the message matches /$pat/" grep -qE -- "$pat" "$TMP/err"
@@ -331,7 +307,7 @@ fi
 # own device's max_sectors_kb below the hardware limit first, so restoring is not a no-op.
 MSLOW=$((HW / 4))
 echo $MSLOW >"$Q/max_sectors_kb"
-B3=$(snap)
+B3=$(queue_snap)
 BIG=$((HW * 4))
 if echo $BIG >"$Q/max_sectors_kb" 2>/dev/null; then
 	echo $MSLOW >"$Q/max_sectors_kb"
@@ -353,7 +329,7 @@ else
 		"max_sectors_kb.*$BIG" "$SBIO" "${RUN[@]}" --time=1 --queue max_sectors_kb=$BIG
 fi
 echo "$MS0" >"$Q/max_sectors_kb"
-[ "$(snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after the max_sectors_kb checks"
+[ "$(queue_snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after the max_sectors_kb checks"
 
 # --- --drop-caches: a seqrd run over the whole set once must read it all from the device ---
 SEQ=(run "${SET[@]}" --file-test-mode=seqrd --time=30 --events=$((SETSZ / BS)))

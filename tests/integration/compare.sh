@@ -50,29 +50,6 @@ SET=(--dir="$D" --file-num=4 --file-total-size=16M)
 CMP=(compare "${SET[@]}")
 
 # --- helpers ---
-# Every setting sbio may touch, one KEY=VALUE a line (the scheduler line as the kernel shows it).
-KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
-snap() {
-	local k f
-	for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done
-	if [ -d "$Q/iosched" ]; then
-		for f in "$Q"/iosched/*; do printf 'iosched/%s=%s\n' "${f##*/}" "$(cat "$f")"; done
-	fi
-}
-# same_state DESC BEFORE: the device's settings are exactly BEFORE.
-same_state() {
-	local now
-	now=$(snap)
-	if [ "$now" = "$2" ]; then
-		ok "$1"
-	else
-		notok "$1 (changed: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]' | tr '\n' '|'))"
-	fi
-}
-no_state_file() {
-	if [ -e "$STATE" ]; then notok "$1 (state file $STATE left)"; else ok "$1"; fi
-}
-knob() { cat "$Q/$1"; }
 # progress FILE: the "[k/N] repeat r, NAME: …" lines as "r NAME", in order.
 progress() { sed -n 's/^\[[0-9]*\/[0-9]*\] repeat \([0-9]*\), \(.*\): .*/\1 \2/p' "$1"; }
 # py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
@@ -89,7 +66,7 @@ json_check() {
 }
 
 expect_exit 0 "prepare 4 x 4 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
-BASE=$(snap)
+BASE=$(queue_snap)
 RA0=$(knob read_ahead_kb)
 [ "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")" = none ] ||
 	notok "a fresh loop device starts with scheduler none (got: $(knob scheduler))"
@@ -201,7 +178,7 @@ for x in d["settings"]:
 check "--drop-caches=off: the first line does not claim dropping" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order$' "$TMP/out"
 
 # --- A 2x2x2 grid: block size x read_ahead_kb x mode, twice ---
-GRID_BEFORE=$(snap)
+GRID_BEFORE=$(queue_snap)
 expect_exit 0 "grid --vary file-block-size=16K,64K --vary read_ahead_kb=128,1024 --vary file-test-mode=seqrd,rndrd --repeat=2: exit 0" \
 	"$SBIO" "${CMP[@]}" --vary file-block-size=16K,64K --vary read_ahead_kb=128,1024 \
 	--vary file-test-mode=seqrd,rndrd --repeat=2 --events=64 --time=5 -o "$TMP/grid.json"
@@ -251,7 +228,7 @@ if su["p_value"] is not None or su["significant"] is not None: print(su)'
 refused() {
 	local desc=$1 pat=$2 before
 	shift 2
-	before=$(snap)
+	before=$(queue_snap)
 	rm -f "$TMP/bad.json"
 	expect_exit 2 "$desc: exit 2" "$SBIO" "${CMP[@]}" --file-test-mode=rndrd --time=1 -o "$TMP/bad.json" "$@"
 	stderr_one_line "$desc: one line"

@@ -471,24 +471,7 @@ if [ $ROOT = 1 ] && truncate -s 64M "$TMP/img" && dev=$(losetup -f --show "$TMP/
 		mkdir -p "$LD"
 		"$SBIO" prepare --dir="$LD" --file-num=4 --file-total-size=16M --rand-seed=11 >/dev/null 2>&1
 		STATE=$SBIO_STATE_DIR/$LOOP.state
-		KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
-		snap() {
-			local k f
-			for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done
-			if [ -d "$Q/iosched" ]; then
-				for f in "$Q"/iosched/*; do printf 'iosched/%s=%s\n' "${f##*/}" "$(cat "$f")"; done
-			fi
-		}
-		same_state() {
-			local now
-			now=$(snap)
-			if [ "$now" = "$2" ]; then ok "$1"; else
-				notok "$1 (changed: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]' | tr '\n' '|'))"
-			fi
-		}
-		no_state_file() { if [ -e "$STATE" ]; then notok "$1 (state file $STATE left)"; else ok "$1"; fi; }
-		cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; }
-		BASE=$(snap)
+		BASE=$(queue_snap)
 		RA0=$(cat "$Q/read_ahead_kb")
 		RA=$([ "$RA0" = 512 ] && echo 1024 || echo 512)
 		# shellcheck disable=SC2054 # the commas are sbio's list syntax

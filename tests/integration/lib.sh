@@ -87,6 +87,35 @@ loop_ext4() {
 	fi
 }
 
+# A device's queue, $Q (/sys/block/DEV/queue), and sbio's state file for it, $STATE.
+# queue_snap: every setting sbio may touch, one KEY=VALUE a line (the scheduler line as the
+# kernel shows it), then the scheduler's iosched/ tunables.
+queue_snap() {
+	local k f
+	for k in scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec \
+		rq_affinity add_random; do
+		printf '%s=%s\n' "$k" "$(cat "$Q/$k")"
+	done
+	if [ -d "$Q/iosched" ]; then
+		for f in "$Q"/iosched/*; do printf 'iosched/%s=%s\n' "${f##*/}" "$(cat "$f")"; done
+	fi
+}
+# same_state DESC BEFORE: the device's settings are exactly BEFORE (a queue_snap).
+same_state() {
+	local now
+	now=$(queue_snap)
+	if [ "$now" = "$2" ]; then
+		ok "$1"
+	else
+		notok "$1 (changed: $(diff <(echo "$2") <(echo "$now") | grep '^[<>]' | tr '\n' '|'))"
+	fi
+}
+no_state_file() {
+	if [ -e "$STATE" ]; then notok "$1 (state file $STATE left)"; else ok "$1"; fi
+}
+knob() { cat "$Q/$1"; }
+cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; }
+
 # loop_cleanup MNT: unmount MNT (lazily if it is busy) and detach the loop device.
 loop_cleanup() {
 	if mountpoint -q "$1" 2>/dev/null; then

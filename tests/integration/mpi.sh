@@ -254,9 +254,7 @@ CD=$MNT/set
 mkdir -p "$CD"
 CSET=(--dir="$CD" --file-num=4 --file-total-size=8M --file-per-rank)
 "${MPI[@]}" -np 2 "$SBIO" prepare "${CSET[@]}" >/dev/null 2>&1
-KNOBS="scheduler read_ahead_kb max_sectors_kb nr_requests nomerges rotational wbt_lat_usec rq_affinity add_random"
-snap() { for k in $KNOBS; do printf '%s=%s\n' "$k" "$(cat "$Q/$k")"; done; }
-before=$(snap)
+before=$(queue_snap)
 cur=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
 other=mq-deadline
 [ "$cur" = mq-deadline ] && other=none
@@ -282,7 +280,7 @@ for s in d['settings']:
         rk = run['result']['result']['ranks']
         out.append(s['values']['scheduler'] + ':' + ','.join(x['scheduler'] for x in rk) + ':' + str(sum(x['host_leader'] for x in rk)))
 print(' '.join(out))" "$TMP/cmp.json")" "$other:$other,$other:1 $cur:$cur,$cur:1"
-same=$(snap)
+same=$(queue_snap)
 if [ "$same" = "$before" ]; then ok "compare: every queue setting restored"; else notok "compare: every queue setting restored (changed: $(diff <(echo "$before") <(echo "$same") | grep '^[<>]' | tr '\n' '|'))"; fi
 # (the lock file stays, as after any run; the state file says a restore is owed)
 [ -e "$SBIO_STATE_DIR/$LOOP.state" ] && notok "compare: no state file left ($SBIO_STATE_DIR/$LOOP.state)" ||
