@@ -25,9 +25,6 @@ bi_cleanup() {
 	t_cleanup
 }
 trap bi_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # --- the folders ---------------------------------------------------------------------------
 make_set() {

@@ -11,21 +11,13 @@ source "$(dirname "$0")/lib.sh"
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
 SHM=
-PIDS=()
 bd_cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_pids
 	loop_cleanup "$MNT"
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	t_cleanup
 }
 trap bd_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 if ! need_root; then
 	skip "needs root (loop devices, sysfs queue settings)"

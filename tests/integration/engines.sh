@@ -16,9 +16,6 @@ en_cleanup() {
 	t_cleanup
 }
 trap en_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 D=$TMP/set
 mkdir -p "$D"

@@ -38,9 +38,6 @@ f_cleanup() {
 	t_cleanup
 }
 trap f_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # --- helpers -------------------------------------------------------------------------------
 # mf DIR KEY: a value from DIR's manifest.

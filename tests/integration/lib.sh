@@ -10,6 +10,21 @@ T=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbio-$T.XXXXXX")
 t_cleanup() { rm -rf "$TMP"; }
 trap t_cleanup EXIT
+# A signal ends the test with the shell's usual status, through the test's EXIT trap.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Background processes a test started: PIDS+=("$!"); kill_pids (from its EXIT trap) kills
+# and reaps those still running.
+PIDS=()
+kill_pids() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
 
 ok() { echo "ok - $T: $1"; }
 notok() { echo "not ok - $T: $1"; }

@@ -21,21 +21,13 @@ source "$(dirname "$0")/lib.sh"
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
 BIND=
-PIDS=()
 mpi_cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_pids
 	[ -n "$BIND" ] && umount "$BIND" 2>/dev/null
 	loop_cleanup "$MNT"
 	t_cleanup
 }
 trap mpi_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 if ! "$SBIO" version | grep -q '(MPI: '; then
 	skip "$SBIO was built without MPI ('$("$SBIO" version)'): install libopenmpi-dev and openmpi-bin, then make (MPI=1 is the default when mpicc is found)"

@@ -25,9 +25,6 @@ sc_cleanup() {
 	t_cleanup
 }
 trap sc_cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 HAVE_PY=false
 command -v python3 >/dev/null 2>&1 && HAVE_PY=true
