@@ -46,18 +46,6 @@ int sbio_mpi_worst(const int *rc, unsigned n)
 void sbio_mpi_merge(struct sbio_run_result *out, struct sbio_run_result *ranks,
                     char (*hosts)[SBIO_MPI_HOST_LEN], unsigned n, struct sbio_stats *per_thread)
 {
-    struct sbio_sample *samples = out->samples;
-    size_t nsamples = out->nsamples, cap = out->samples_cap;
-    memset(out, 0, sizeof(*out));
-    out->samples = samples;
-    out->nsamples = nsamples;
-    out->samples_cap = cap;
-    out->nranks = n;
-    out->ranks = ranks;
-    out->rank_host = hosts;
-    out->per_thread = per_thread;
-    sbio_stats_init(&out->total);
-    double depth = 0;
     for (unsigned i = 0; i < n; i++) {
         struct sbio_run_result *r = &ranks[i];
         /* Pointers of another process mean nothing here. */
@@ -67,43 +55,11 @@ void sbio_mpi_merge(struct sbio_run_result *out, struct sbio_run_result *ranks,
         r->ranks = NULL;
         r->rank_host = NULL;
         r->nranks = 0;
-        out->threads += r->threads;
-        sbio_stats_merge(&out->total, &r->total);
-        if (r->elapsed_ns > out->elapsed_ns)
-            out->elapsed_ns = r->elapsed_ns;
-        out->user_s += r->user_s;
-        out->sys_s += r->sys_s;
-        out->minor_faults += r->minor_faults;
-        out->major_faults += r->major_faults;
-        out->completed_bytes += r->completed_bytes;
-        out->skipped_tails += r->skipped_tails;
-        out->skipped_bytes += r->skipped_bytes;
-        if (r->direct_align > out->direct_align)
-            out->direct_align = r->direct_align;
-        if (r->depth_max > out->depth_max)
-            out->depth_max = r->depth_max;
-        depth += r->depth_avg;
-        if (r->stop_signal && !out->stop_signal)
-            out->stop_signal = r->stop_signal;
-        if (r->error && !out->error) {
-            out->error = r->error;
-            snprintf(out->error_msg, sizeof(out->error_msg), "rank %u (%.40s): %.230s", i, hosts[i],
-                     r->error_msg);
-        }
-        if (r->verify_msg[0] && !out->verify_msg[0])
-            snprintf(out->verify_msg, sizeof(out->verify_msg), "rank %u (%.40s): %.230s", i,
-                     hosts[i], r->verify_msg);
     }
-    out->depth_avg = n ? depth / n : 0;
-    if (n) {
-        out->seed = ranks[0].seed;
-        out->ncpus = ranks[0].ncpus;
-        snprintf(out->scheduler, sizeof(out->scheduler), "%s", ranks[0].scheduler);
-    }
-    /* Clocks of different hosts are not comparable: the merged phase is as long as the
-     * longest rank's, measured on that rank's clock. */
-    out->total.start_ns = 0;
-    out->total.end_ns = out->elapsed_ns;
+    sbio_result_merge(out, ranks, n, SBIO_MERGE_RANKS, per_thread, hosts);
+    out->nranks = n;
+    out->ranks = ranks;
+    out->rank_host = hosts;
 }
 
 #ifdef HAVE_MPI

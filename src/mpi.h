@@ -27,7 +27,7 @@
 
 #include "runner.h"
 
-#define SBIO_MPI_HOST_LEN 64
+#define SBIO_MPI_HOST_LEN SBIO_HOST_LEN
 
 /* Start MPI when this build has it and an MPI launcher started the process (its
  * environment says so). 0, or -EIO after a message when MPI_Init failed. */
@@ -76,10 +76,8 @@ int sbio_mpi_reduce_result(struct sbio_run_result *res);
 /* Pure (no MPI): merge n ranks' results into out. ranks[i] are the ranks' own results whose
  * per_thread arrays are per_thread + first[i] (first[] computed here from ranks[i].threads);
  * hosts[i] their host names. out takes ownership of ranks, hosts and per_thread; its samples
- * are rank 0's (out->samples on entry, kept). Counters are summed and histograms added
- * bucket by bucket; elapsed_ns is the longest rank's; the first error, verify message and
- * signal (lowest rank) win, messages prefixed "rank N (HOST): ". Device and page-cache
- * counters stay per rank (out->ndisk = 0, have_cache = false). */
+ * are rank 0's (out->samples on entry, kept). The rules are sbio_result_merge's for
+ * SBIO_MERGE_RANKS (result.h). */
 void sbio_mpi_merge(struct sbio_run_result *out, struct sbio_run_result *ranks,
                     char (*hosts)[SBIO_MPI_HOST_LEN], unsigned n, struct sbio_stats *per_thread);
 

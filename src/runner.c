@@ -1410,16 +1410,3 @@ out_layout:
     free(cpus);
     return rc;
 }
-
-void sbio_run_result_free(struct sbio_run_result *res)
-{
-    free(res->per_thread);
-    res->per_thread = NULL;
-    free(res->samples);
-    res->samples = NULL;
-    free(res->ranks);
-    res->ranks = NULL;
-    free(res->rank_host);
-    res->rank_host = NULL;
-    res->nranks = 0;
-}

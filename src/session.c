@@ -362,41 +362,11 @@ static void session_jobs_free(struct session_job *jobs, unsigned started, unsign
 /* The phase's total: every job's threads side by side, merged. */
 static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
 {
-    memset(tot, 0, sizeof(*tot));
+    struct sbio_run_result parts[SBIO_SCRIPT_MAX_JOBS];
     for (unsigned k = 0; k < n; k++)
-        tot->threads += jobs[k].res.threads;
-    tot->per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * tot->threads);
-    if (!tot->per_thread)
-        return -ENOMEM;
-    sbio_stats_init(&tot->total);
-    unsigned t = 0;
-    for (unsigned k = 0; k < n; k++) {
-        const struct sbio_run_result *r = &jobs[k].res;
-        for (unsigned i = 0; i < r->threads; i++)
-            tot->per_thread[t++] = r->per_thread[i];
-        sbio_stats_merge(&tot->total, &r->total);
-        if (r->elapsed_ns > tot->elapsed_ns)
-            tot->elapsed_ns = r->elapsed_ns;
-        /* getrusage covers the process: every job's figure is already the phase's. */
-        tot->user_s = r->user_s > tot->user_s ? r->user_s : tot->user_s;
-        tot->sys_s = r->sys_s > tot->sys_s ? r->sys_s : tot->sys_s;
-        if (r->stop_signal)
-            tot->stop_signal = r->stop_signal;
-        if (r->error && !tot->error) {
-            tot->error = r->error;
-            snprintf(tot->error_msg, sizeof(tot->error_msg), "%s", r->error_msg);
-        }
-        tot->seed = k ? tot->seed : r->seed;
-    }
-    /* Device and cache counters are the phase's, seen by the first job. */
-    tot->ndisk = jobs[0].res.ndisk;
-    memcpy(tot->disk_name, jobs[0].res.disk_name, sizeof(tot->disk_name));
-    memcpy(tot->disk0, jobs[0].res.disk0, sizeof(tot->disk0));
-    memcpy(tot->disk1, jobs[0].res.disk1, sizeof(tot->disk1));
-    tot->have_cache = jobs[0].res.have_cache;
-    tot->cache0 = jobs[0].res.cache0;
-    tot->cache1 = jobs[0].res.cache1;
-    return 0;
+        parts[k] = jobs[k].res;
+    memset(tot, 0, sizeof(*tot));
+    return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
 }
 
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,

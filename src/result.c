@@ -1,0 +1,133 @@
+#include "result.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sbio_run_result_free(struct sbio_run_result *res)
+{
+    free(res->per_thread);
+    res->per_thread = NULL;
+    free(res->samples);
+    res->samples = NULL;
+    free(res->ranks);
+    res->ranks = NULL;
+    free(res->rank_host);
+    res->rank_host = NULL;
+    res->nranks = 0;
+}
+
+static double max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static uint64_t max_u(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* "rank N (HOST): " before a part's message when the parts are ranks. */
+static void result_msg(char *dst, size_t len, const char *msg, unsigned i,
+                       char (*hosts)[SBIO_HOST_LEN])
+{
+    if (hosts)
+        snprintf(dst, len, "rank %u (%.40s): %.230s", i, hosts[i], msg);
+    else
+        snprintf(dst, len, "%s", msg);
+}
+
+/* Add part i to out. */
+static void result_fold(struct sbio_run_result *out, const struct sbio_run_result *r, unsigned i,
+                        enum sbio_merge_kind kind, char (*hosts)[SBIO_HOST_LEN])
+{
+    bool sum = kind == SBIO_MERGE_RANKS; /* process-wide figures: one per process */
+    out->threads += r->threads;
+    sbio_stats_merge(&out->total, &r->total);
+    out->elapsed_ns = max_u(out->elapsed_ns, r->elapsed_ns);
+    out->user_s = sum ? out->user_s + r->user_s : max_d(out->user_s, r->user_s);
+    out->sys_s = sum ? out->sys_s + r->sys_s : max_d(out->sys_s, r->sys_s);
+    out->minor_faults = sum ? out->minor_faults + r->minor_faults
+                            : max_u(out->minor_faults, r->minor_faults);
+    out->major_faults = sum ? out->major_faults + r->major_faults
+                            : max_u(out->major_faults, r->major_faults);
+    out->completed_bytes += r->completed_bytes;
+    /* Jobs of a phase share the set: its tails are skipped once. */
+    out->skipped_tails = sum ? out->skipped_tails + r->skipped_tails
+                             : (unsigned)max_u(out->skipped_tails, r->skipped_tails);
+    out->skipped_bytes = sum ? out->skipped_bytes + r->skipped_bytes
+                             : max_u(out->skipped_bytes, r->skipped_bytes);
+    out->direct_align = max_u(out->direct_align, r->direct_align);
+    out->depth_max = max_u(out->depth_max, r->depth_max);
+    if (r->stop_signal && !out->stop_signal)
+        out->stop_signal = r->stop_signal;
+    if (r->error && !out->error) {
+        out->error = r->error;
+        result_msg(out->error_msg, sizeof(out->error_msg), r->error_msg, i, hosts);
+    }
+    if (r->verify_msg[0] && !out->verify_msg[0])
+        result_msg(out->verify_msg, sizeof(out->verify_msg), r->verify_msg, i, hosts);
+}
+
+/* What the first part alone gives the merge. */
+static void result_first(struct sbio_run_result *out, const struct sbio_run_result *r,
+                         enum sbio_merge_kind kind)
+{
+    out->seed = r->seed;
+    out->ncpus = r->ncpus;
+    snprintf(out->scheduler, sizeof(out->scheduler), "%s", r->scheduler);
+    if (kind != SBIO_MERGE_JOBS)
+        return;
+    /* The jobs ran on one set at one time: the device and cache counters any job saw are
+     * the phase's. */
+    out->ndisk = r->ndisk;
+    memcpy(out->disk_name, r->disk_name, sizeof(out->disk_name));
+    memcpy(out->disk0, r->disk0, sizeof(out->disk0));
+    memcpy(out->disk1, r->disk1, sizeof(out->disk1));
+    out->have_cache = r->have_cache;
+    out->cache0 = r->cache0;
+    out->cache1 = r->cache1;
+}
+
+int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts,
+                      unsigned n, enum sbio_merge_kind kind, struct sbio_stats *per_thread,
+                      char (*hosts)[SBIO_HOST_LEN])
+{
+    struct sbio_sample *samples = out->samples;
+    size_t nsamples = out->nsamples, cap = out->samples_cap;
+    memset(out, 0, sizeof(*out));
+    out->samples = samples;
+    out->nsamples = nsamples;
+    out->samples_cap = cap;
+    if (!per_thread) {
+        unsigned all = 0;
+        for (unsigned i = 0; i < n; i++)
+            all += parts[i].threads;
+        per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * (all ? all : 1));
+        if (!per_thread)
+            return -ENOMEM;
+        for (unsigned i = 0, t = 0; i < n; t += parts[i].threads, i++)
+            memcpy(per_thread + t, parts[i].per_thread, sizeof(struct sbio_stats) * parts[i].threads);
+    }
+    out->per_thread = per_thread;
+    sbio_stats_init(&out->total);
+    double depth = 0;
+    unsigned queued = 0;
+    for (unsigned i = 0; i < n; i++) {
+        result_fold(out, &parts[i], i, kind, kind == SBIO_MERGE_RANKS ? hosts : NULL);
+        if (parts[i].depth_max) {
+            depth += parts[i].depth_avg;
+            queued++;
+        }
+    }
+    out->depth_avg = queued ? depth / queued : 0;
+    if (n)
+        result_first(out, &parts[0], kind);
+    if (kind == SBIO_MERGE_RANKS) {
+        /* Clocks of different hosts are not comparable: the merged phase is as long as the
+         * longest rank's, measured on that rank's clock. */
+        out->total.start_ns = 0;
+        out->total.end_ns = out->elapsed_ns;
+    }
+    return 0;
+}

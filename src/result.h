@@ -1,0 +1,100 @@
+/* The result of a run, of one job of a phase, of a phase's jobs together, or of many
+ * processes (MPI ranks) together: one type, and one merge for all of them.
+ *
+ * A result owns its per-thread statistics, its time series and, for a merge of ranks, every
+ * rank's own result. Reports (report_text.c, report_json.c) only render it. */
+#ifndef SBIO_RESULT_H
+#define SBIO_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+#include "sysblock.h"
+
+#define SBIO_HOST_LEN 64
+
+/* One interval of the time series (--report-interval / --log-interval). */
+struct sbio_sample {
+    double t_s;   /* end of the interval, seconds since the measured start */
+    double dur_s; /* length of the interval */
+    uint64_t ops[SBIO_OP_NR], bytes[SBIO_OP_NR];
+    double mean_ns[SBIO_OP_NR];
+    uint64_t p50_ns[SBIO_OP_NR], p99_ns[SBIO_OP_NR], max_ns[SBIO_OP_NR];
+};
+
+struct sbio_run_result {
+    unsigned threads;
+    struct sbio_stats *per_thread; /* [threads] */
+    struct sbio_stats total;
+    uint64_t seed;        /* the seed used: printed so any run can be repeated */
+    uint64_t elapsed_ns;  /* measured phase: first start to last end, end fsyncs included */
+    double user_s, sys_s; /* CPU of the process over the measured phase */
+    int stop_signal;      /* SIGINT/SIGTERM that interrupted the run, or 0 */
+    int error;            /* first I/O error (-errno), or 0 */
+    char error_msg[320];
+    uint64_t completed_bytes; /* seqwr: written outside the measured time to complete the set */
+    unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
+    uint64_t skipped_bytes;
+    uint64_t direct_align;
+    unsigned ncpus; /* --cpus: how many CPUs the threads were pinned to */
+    /* Device counters at the start and end of the measured phase: [0] is the top device,
+     * [1..] the scheduler devices when they differ (dm/md slaves). */
+    unsigned ndisk;
+    char disk_name[SBIO_MAX_DEVS + 1][64];
+    struct sbio_diskstat disk0[SBIO_MAX_DEVS + 1], disk1[SBIO_MAX_DEVS + 1];
+    /* Page cache state of the set before and after the measured phase. */
+    bool have_cache;
+    struct sbio_cachestat cache0, cache1;
+    /* Queued engines: ios in flight after each submission, over all threads. */
+    double depth_avg;
+    uint64_t depth_max;
+    /* Page faults of the process over the measured phase (mmap's data path). */
+    uint64_t minor_faults, major_faults;
+    /* --verify: the first mismatch, described. */
+    char verify_msg[320];
+    /* The time series. */
+    struct sbio_sample *samples;
+    size_t nsamples, samples_cap;
+    /* The scheduler of the set's first scheduler device as the measured phase started (""
+     * without a block device): what this process ran under. */
+    char scheduler[32];
+    /* A multi-process run (MPI), on the process that reports: every process's own result in
+     * rank order (per_thread and samples NULL there) and its host; total, per_thread (all
+     * threads, rank after rank) and the rest above are then their merge.
+     * nranks 0: one process. */
+    unsigned nranks;
+    struct sbio_run_result *ranks;
+    char (*rank_host)[SBIO_HOST_LEN];
+};
+
+/* Free what res owns (per-thread stats, samples, ranks); res can be merged into again. */
+void sbio_run_result_free(struct sbio_run_result *res);
+
+/* How the parts of a merge ran. */
+enum sbio_merge_kind {
+    /* Side by side in this process (a script phase's jobs): one clock, one set, one process,
+     * so CPU time and page faults (process-wide in every part) are the largest part's, and
+     * device and page-cache counters are the first part's. */
+    SBIO_MERGE_JOBS,
+    /* In separate processes, maybe on other hosts (MPI ranks): clocks are not comparable, so
+     * the merged phase lasts as long as the longest part (start 0, end elapsed); CPU time and
+     * faults are summed; device and page-cache counters stay per part (none merged);
+     * messages are prefixed "rank N (HOST): ". */
+    SBIO_MERGE_RANKS,
+};
+
+/* Merge n parts into out, which is overwritten (its samples are kept: a merge of ranks
+ * reports the reporting rank's time series). The rules common to both kinds: counters summed,
+ * histograms added bucket by bucket (exact), elapsed time the longest part's, the first
+ * error, verify message and stop signal win, seed, CPU pinning and scheduler are the first
+ * part's, queue depth the largest and the mean over the parts that queued.
+ * per_thread: every part's threads in part order, which out takes; NULL to have them copied
+ * from the parts' own per_thread (-ENOMEM when that fails, out then empty).
+ * hosts: SBIO_MERGE_RANKS only, each part's host. Returns 0 or -ENOMEM. */
+int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts,
+                      unsigned n, enum sbio_merge_kind kind, struct sbio_stats *per_thread,
+                      char (*hosts)[SBIO_HOST_LEN]);
+
+#endif
