@@ -78,8 +78,6 @@ struct sbio_config {
     /* sysbench fileio options */
     uint64_t file_num;
     uint64_t block_size;
-    const char *block_what; /* how messages name the block size: NULL, --file-block-size; a
-                             * script job's own words otherwise */
     uint64_t total_size;
     int mode;    /* enum sbio_mode */
     int io_mode; /* enum sbio_io_mode */
@@ -121,12 +119,7 @@ struct sbio_config {
     const char *cpus;
     int order; /* compare: 0 sequential, 1 random */
     bool verify_fatal;
-    uint64_t threshold; /* Set for the jobs of a Lua script (not options): the job's compiled mix
-                         * (NULL: the built-in mode), its pause between operations, and the file
-                         * sizes of its set. */
-    const struct sbio_mix *mix;
-    const struct sbio_hook_ops *hook;
-    uint64_t think_us;
+    uint64_t threshold;
     /* --script: the options the script declares (set before parsing, so that they parse
      * like built-in ones), and the values given for them. */
     int nxdecl;
@@ -135,6 +128,7 @@ struct sbio_config {
     int nxopt;
     const char *xname[SBIO_MAX_LIST];
     const char *xvalue[SBIO_MAX_LIST];
+    /* --script: the file sizes of the set it declares (not an option). */
     unsigned nfile_sizes;
     const uint64_t *file_sizes;
     bool uring_fixed;      /* io_uring: registered files and buffers */

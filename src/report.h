@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "environment.h"
 #include "fileset.h"
 #include "options.h"
 #include "stats.h"
@@ -26,9 +27,9 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
 void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res);
 
-/* The environment part of the JSON document; taken before the run, while the settings
- * sbio applied are still in effect. t may be NULL. */
-json_t *sbio_json_environment(const struct sbio_target *t);
+/* The environment part of the JSON document, from the snapshot taken before the run, while
+ * the settings sbio applied were still in effect. */
+json_t *sbio_json_environment(const struct sbio_environment *e);
 
 /* The whole result document (schema sbio-result/1, see doc/json.md). env is referenced,
  * not stolen. The caller json_decref()s the result. */

@@ -1,6 +1,5 @@
 /* The JSON result document (jansson) and the CSV line derived from it: one source of
  * values, so the two formats cannot disagree. doc/json.md describes every field. */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -8,7 +7,6 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,112 +26,53 @@ static json_t *jstr_or_null(const char *s)
     return s && *s ? json_string(s) : json_null();
 }
 
-static json_t *knobs_json(const struct sbio_blockdev *d, const char *const *names, size_t n)
+static json_t *env_int(const struct sbio_env_value *v)
 {
-    json_t *o = json_object();
-    char v[256];
-    for (size_t i = 0; i < n; i++)
-        if (!sbio_sysblock_read(d, names[i], v, sizeof(v)))
-            json_object_set_new(o, names[i], json_string(v));
-    return o;
+    return v->ok ? json_integer(strtoll(v->v, NULL, 10)) : json_null();
 }
 
-static json_t *device_json(const struct sbio_blockdev *d)
+static json_t *device_json(const struct sbio_env_dev *d)
 {
-    static const char *const queue[] = {"scheduler",          "read_ahead_kb", "max_sectors_kb",
-                                        "max_hw_sectors_kb",  "nr_requests",   "nomerges",
-                                        "rotational",         "wbt_lat_usec",  "rq_affinity",
-                                        "add_random",         "write_cache",   "logical_block_size",
-                                        "physical_block_size"};
-    json_t *o = json_object();
-    char v[512], path[PATH_MAX + 32];
+    json_t *o = json_object(), *q = json_object(), *io = json_object();
     json_object_set_new(o, "name", json_string(d->name));
     json_object_set_new(o, "major", json_integer(d->major));
     json_object_set_new(o, "minor", json_integer(d->minor));
-    snprintf(path, sizeof(path), "%s/device/model", d->dir);
-    FILE *f = fopen(path, "re");
-    v[0] = 0;
-    if (f) {
-        if (fgets(v, sizeof(v), f))
-            v[strcspn(v, "\n")] = 0;
-        fclose(f);
-    }
-    json_object_set_new(o, "model", jstr_or_null(v));
-    json_object_set_new(o, "queue", knobs_json(d, queue, sizeof(queue) / sizeof(queue[0])));
+    json_object_set_new(o, "model", d->model.ok ? jstr_or_null(d->model.v) : json_null());
+    for (unsigned i = 0; i < SBIO_ENV_KNOBS; i++)
+        if (d->knob[i].ok)
+            json_object_set_new(q, sbio_environment_knob_names[i], json_string(d->knob[i].v));
+    json_object_set_new(o, "queue", q);
     /* The scheduler's tunables, whatever they are called. */
-    json_t *io = json_object();
-    snprintf(path, sizeof(path), "%s/queue/iosched", d->dir);
-    DIR *dir = opendir(path);
-    if (dir) {
-        struct dirent *e;
-        while ((e = readdir(dir))) {
-            char k[300];
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(k, sizeof(k), "iosched/%s", e->d_name);
-            if (!sbio_sysblock_read(d, k, v, sizeof(v)))
-                json_object_set_new(io, e->d_name, json_string(v));
-        }
-        closedir(dir);
-    }
+    for (unsigned i = 0; i < d->niosched; i++)
+        json_object_set_new(io, d->iosched_name[i], json_string(d->iosched_value[i]));
     json_object_set_new(o, "iosched", io);
+    json_object_set_new(o, "role", json_string(d->role));
     return o;
 }
 
-static json_t *read_proc_int(const char *rel)
-{
-    const char *root = getenv("SBIO_PROCFS_ROOT");
-    char path[PATH_MAX], v[64];
-    snprintf(path, sizeof(path), "%s/%s", root && *root ? root : "/proc", rel);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return json_null();
-    json_t *r = json_null();
-    if (fgets(v, sizeof(v), f))
-        r = json_integer(strtoll(v, NULL, 10));
-    fclose(f);
-    return r;
-}
-
-json_t *sbio_json_environment(const struct sbio_target *t)
+json_t *sbio_json_environment(const struct sbio_environment *e)
 {
     json_t *env = json_object();
-    struct utsname u;
-    char host[256] = "";
-    if (!uname(&u)) {
-        json_object_set_new(env, "kernel", json_string(u.release));
-        json_object_set_new(env, "machine", json_string(u.machine));
+    if (e->have_uname) {
+        json_object_set_new(env, "kernel", json_string(e->kernel));
+        json_object_set_new(env, "machine", json_string(e->machine));
     }
-    gethostname(host, sizeof(host) - 1);
-    json_object_set_new(env, "hostname", json_string(host));
-    json_object_set_new(env, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-    json_object_set_new(env, "page_size", json_integer(sysconf(_SC_PAGESIZE)));
+    json_object_set_new(env, "hostname", json_string(e->hostname));
+    json_object_set_new(env, "cpus", json_integer(e->cpus));
+    json_object_set_new(env, "page_size", json_integer(e->page_size));
     json_t *fsj = json_object();
-    json_object_set_new(fsj, "type", jstr_or_null(t ? t->fstype : NULL));
-    json_object_set_new(fsj, "source", jstr_or_null(t ? t->source : NULL));
-    json_object_set_new(fsj, "mountpoint", jstr_or_null(t ? t->mountpoint : NULL));
-    json_object_set_new(fsj, "options", jstr_or_null(t ? t->mount_opts : NULL));
+    json_object_set_new(fsj, "type", jstr_or_null(e->fstype));
+    json_object_set_new(fsj, "source", jstr_or_null(e->source));
+    json_object_set_new(fsj, "mountpoint", jstr_or_null(e->mountpoint));
+    json_object_set_new(fsj, "options", jstr_or_null(e->mount_opts));
     json_object_set_new(env, "filesystem", fsj);
     json_t *devs = json_array();
-    if (t && t->has_top) {
-        json_t *d = device_json(&t->top);
-        json_object_set_new(d, "role", json_string("top"));
-        json_array_append_new(devs, d);
-        for (unsigned i = 0; i < t->ndev; i++) {
-            if (!strcmp(t->dev[i].name, t->top.name)) {
-                json_object_set_new(d, "role", json_string("top+scheduler"));
-                continue;
-            }
-            json_t *s = device_json(&t->dev[i]);
-            json_object_set_new(s, "role", json_string("scheduler"));
-            json_array_append_new(devs, s);
-        }
-    }
+    for (unsigned i = 0; i < e->ndev; i++)
+        json_array_append_new(devs, device_json(&e->dev[i]));
     json_object_set_new(env, "devices", devs);
     json_t *vm = json_object();
-    json_object_set_new(vm, "dirty_ratio", read_proc_int("sys/vm/dirty_ratio"));
-    json_object_set_new(vm, "dirty_background_ratio",
-                        read_proc_int("sys/vm/dirty_background_ratio"));
+    json_object_set_new(vm, "dirty_ratio", env_int(&e->dirty_ratio));
+    json_object_set_new(vm, "dirty_background_ratio", env_int(&e->dirty_background_ratio));
     json_object_set_new(env, "vm", vm);
     return env;
 }
@@ -420,28 +359,9 @@ static json_t *ranks_json(const struct sbio_run_result *res)
     return a;
 }
 
-json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                         const struct sbio_run_result *res, json_t *env)
+/* How the run ended: its signal and errors. */
+static void result_end_json(json_t *r, const struct sbio_run_result *res)
 {
-    json_t *doc = json_object();
-    const struct sbio_stats *t = &res->total;
-    double secs = (double)res->elapsed_ns / 1e9;
-    json_object_set_new(doc, "schema", json_string(SBIO_SCHEMA));
-    json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
-    json_t *argv = json_array();
-    for (int i = 0; i < cfg->argc; i++)
-        json_array_append_new(argv, json_string(cfg->argv[i]));
-    json_object_set_new(doc, "command_line", argv);
-    json_object_set_new(doc, "command", json_string(sbio_cmd_name(cfg->cmd)));
-    char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    json_object_set_new(doc, "finished_utc", json_string(when));
-    json_object_set_new(doc, "config", config_json(cfg, fs, res->seed));
-    json_object_set(doc, "environment", env ? env : json_null());
-
-    json_t *r = json_object();
     json_object_set_new(r, "interrupted", json_boolean(res->stop_signal != 0));
     json_object_set_new(r, "signal",
                         res->stop_signal == SIGINT    ? json_string("SIGINT")
@@ -453,7 +373,24 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
         json_array_append_new(
             errs, json_pack("{s:s,s:i}", "message", res->error_msg, "errno", -res->error));
     json_object_set_new(r, "errors", errs);
-    json_object_set_new(r, "elapsed_s", json_real(secs));
+}
+
+static json_t *cpu_json(const struct sbio_run_result *res, double secs)
+{
+    json_t *cpu = json_object();
+    json_object_set_new(cpu, "user_s", json_real(res->user_s));
+    json_object_set_new(cpu, "system_s", json_real(res->sys_s));
+    json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
+    json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
+    json_object_set_new(cpu, "minor_faults", json_integer((json_int_t)res->minor_faults));
+    json_object_set_new(cpu, "major_faults", json_integer((json_int_t)res->major_faults));
+    return cpu;
+}
+
+/* The operations: counts, per type, all together, per thread. */
+static void result_ops_json(json_t *r, const struct sbio_run_result *res, double secs)
+{
+    const struct sbio_stats *t = &res->total;
     json_object_set_new(r, "events", json_integer((json_int_t)t->events));
     json_object_set_new(r, "ops", json_integer((json_int_t)sbio_stats_ops(t)));
     json_t *ops = json_object();
@@ -466,25 +403,22 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
         sbio_hist_merge(&all, &t->lat[op]);
     json_object_set_new(r, "latency_all", latency_json(&all, false));
     json_object_set_new(r, "threads", threads_json(res));
-    json_t *cpu = json_object();
-    json_object_set_new(cpu, "user_s", json_real(res->user_s));
-    json_object_set_new(cpu, "system_s", json_real(res->sys_s));
-    json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
-    json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
-    json_object_set_new(cpu, "minor_faults", json_integer((json_int_t)res->minor_faults));
-    json_object_set_new(cpu, "major_faults", json_integer((json_int_t)res->major_faults));
-    json_object_set_new(r, "cpu", cpu);
+}
+
+/* The device, cache and verification figures, and what only some runs have. */
+static void result_more_json(json_t *r, const struct sbio_config *cfg,
+                             const struct sbio_run_result *res, double secs)
+{
+    const struct sbio_stats *t = &res->total;
     json_object_set_new(r, "queue_depth",
                         res->depth_max ? json_pack("{s:f,s:I}", "avg", res->depth_avg, "max",
                                                    (json_int_t)res->depth_max)
                                        : json_null());
     json_object_set_new(r, "devices", devices_json(res, secs));
-    if (res->have_cache)
-        json_object_set_new(r, "page_cache",
-                            json_pack("{s:o,s:o}", "start", cache_json(&res->cache0), "end",
-                                      cache_json(&res->cache1)));
-    else
-        json_object_set_new(r, "page_cache", json_null());
+    json_object_set_new(r, "page_cache",
+                        res->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&res->cache0),
+                                                    "end", cache_json(&res->cache1))
+                                        : json_null());
     json_object_set_new(
         r, "verify",
         cfg->verify ? json_pack("{s:I,s:I,s:o}", "blocks_checked", (json_int_t)t->verify_checked,
@@ -502,6 +436,33 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
                                       "file_per_rank", cfg->file_per_rank));
         json_object_set_new(r, "ranks", ranks_json(res));
     }
+}
+
+json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                         const struct sbio_run_result *res, json_t *env)
+{
+    json_t *doc = json_object();
+    double secs = (double)res->elapsed_ns / 1e9;
+    json_object_set_new(doc, "schema", json_string(SBIO_SCHEMA));
+    json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
+    json_t *argv = json_array();
+    for (int i = 0; i < cfg->argc; i++)
+        json_array_append_new(argv, json_string(cfg->argv[i]));
+    json_object_set_new(doc, "command_line", argv);
+    json_object_set_new(doc, "command", json_string(sbio_cmd_name(cfg->cmd)));
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    json_object_set_new(doc, "finished_utc", json_string(when));
+    json_object_set_new(doc, "config", config_json(cfg, fs, res->seed));
+    json_object_set(doc, "environment", env ? env : json_null());
+    json_t *r = json_object();
+    result_end_json(r, res);
+    json_object_set_new(r, "elapsed_s", json_real(secs));
+    result_ops_json(r, res, secs);
+    json_object_set_new(r, "cpu", cpu_json(res, secs));
+    result_more_json(r, cfg, res, secs);
     json_object_set_new(doc, "result", r);
     return doc;
 }

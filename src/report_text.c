@@ -236,14 +236,9 @@ static void print_ranks(FILE *out, const struct sbio_run_result *res)
     }
 }
 
-void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                      const struct sbio_run_result *res)
+/* Why the figures stop where they do: a signal or an I/O error. */
+static void text_stopped(FILE *out, const struct sbio_run_result *res, double secs)
 {
-    const struct sbio_stats *t = &res->total;
-    double secs = (double)res->elapsed_ns / 1e9;
-    char a[32], b[32];
-    (void)fs;
-
     if (res->stop_signal)
         fprintf(out,
                 "\n*** Interrupted by %s after %.2f s: the figures cover the time measured "
@@ -254,7 +249,13 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 secs);
     if (res->error)
         fprintf(out, "\n*** Stopped by an I/O error: %s ***\n", res->error_msg);
+}
 
+/* sysbench's lines: operations and throughput per second, the general statistics. */
+static void text_sysbench(FILE *out, const struct sbio_run_result *res, double secs)
+{
+    const struct sbio_stats *t = &res->total;
+    char a[32], b[32];
     uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
     fprintf(out, "\nFile operations:\n");
     fprintf(out, "    reads/s:                      %.2f\n",
@@ -280,8 +281,14 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     fprintf(out, "    bytes read, written:                 %s, %s\n",
             sbio_fmt_bytes(a, sizeof(a), t->bytes[SBIO_READ]),
             sbio_fmt_bytes(b, sizeof(b), t->bytes[SBIO_WRITE]));
+}
 
-    /* sysbench's latency block: all operations together. */
+/* sysbench's latency block: all operations together. */
+static void text_latency(FILE *out, const struct sbio_config *cfg,
+                         const struct sbio_run_result *res)
+{
+    const struct sbio_stats *t = &res->total;
+    char a[32];
     struct sbio_hist all;
     sbio_hist_init(&all);
     for (int op = 0; op < SBIO_OP_NR; op++)
@@ -298,7 +305,13 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     else
         fprintf(out, "         percentile stats: disabled\n");
     fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
+}
 
+/* A table per operation type, with --percentile's column when it is not one of them. */
+static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res,
+                        double secs)
+{
+    const struct sbio_stats *t = &res->total;
     uint64_t extra = cfg->percentile;
     if (extra == 50 || extra == 95 || extra == 99)
         extra = 0;
@@ -319,8 +332,11 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 "  (--file-fsync-all: the %" PRIu64 " fsyncs after writes are inside the "
                 "writes' latency)\n",
                 t->write_fsyncs);
+}
 
-    /* Fairness, as sysbench: events and busy time per thread. */
+/* Fairness, as sysbench: events and busy time per thread. */
+static void text_fairness(FILE *out, const struct sbio_run_result *res)
+{
     unsigned n = res->threads;
     double em = 0, es = 0, bm = 0, bs = 0;
     double *ev = calloc(n ? n : 1, sizeof(double)), *busy = calloc(n ? n : 1, sizeof(double));
@@ -337,7 +353,12 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     fprintf(out, "\nThreads fairness:\n");
     fprintf(out, "    events (avg/stddev):           %.4f/%.2f\n", em, es);
     fprintf(out, "    execution time (avg/stddev):   %.4f/%.2f\n", bm, bs);
+}
 
+/* Per thread, or per rank under MPI. */
+static void text_threads(FILE *out, const struct sbio_run_result *res)
+{
+    unsigned n = res->threads;
     if (res->nranks)
         print_ranks(out, res);
     else
@@ -360,7 +381,11 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 sbio_fmt_ns(v[1], sizeof(v[1]), (double)sbio_hist_percentile(&h, 99)),
                 sbio_fmt_ns(v[2], sizeof(v[2]), (double)h.max_ns));
     }
+}
 
+/* CPU time of the process (of every rank under MPI). */
+static void text_cpu(FILE *out, const struct sbio_run_result *res, double secs)
+{
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     /* getrusage has tick granularity: percentages of a run this short mean nothing. */
     if (res->nranks)
@@ -377,6 +402,13 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 res->user_s, res->sys_s, secs,
                 secs > 0 && ncpu > 0 ? 100 * (res->user_s + res->sys_s) / secs / (double)ncpu : 0,
                 ncpu);
+}
+
+/* What only some runs have: verification, faults, queue depth, skipped tails, seqwr completion. */
+static void text_extras(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res)
+{
+    const struct sbio_stats *t = &res->total;
+    char a[32];
     if (cfg->verify)
         fprintf(out, "Verification: %" PRIu64 " blocks checked, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_failed, res->verify_msg[0] ? "; first: " : "",
@@ -399,8 +431,12 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 "seqwr: the run ended before the set was whole again; %s were written "
                 "outside the measured time to complete it\n",
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
+}
+
+/* Device counters over the measured phase: a host's under MPI once, as its first rank saw them. */
+static void text_devices(FILE *out, const struct sbio_run_result *res, double secs)
+{
     print_devices(out, res, secs, "");
-    /* Devices are a host's: under MPI each host's once, as its first rank saw them. */
     for (unsigned r = 0; r < res->nranks; r++) {
         bool first = true;
         for (unsigned q = 0; q < r && first; q++)
@@ -411,6 +447,11 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
             print_devices(out, &res->ranks[r], (double)res->ranks[r].elapsed_ns / 1e9, on);
         }
     }
+}
+
+/* Page-cache state of the set around the measured phase. */
+static void text_cache(FILE *out, const struct sbio_run_result *res)
+{
     if (res->have_cache) {
         long pg = sysconf(_SC_PAGESIZE);
         char c[4][32];
@@ -423,8 +464,25 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
                 sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
                 res->cache1.writeback);
     }
+}
+
+void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                      const struct sbio_run_result *res)
+{
+    double secs = (double)res->elapsed_ns / 1e9;
+    (void)fs;
+    text_stopped(out, res, secs);
+    text_sysbench(out, res, secs);
+    text_latency(out, cfg, res);
+    text_per_op(out, cfg, res, secs);
+    text_fairness(out, res);
+    text_threads(out, res);
+    text_cpu(out, res, secs);
+    text_extras(out, cfg, res);
+    text_devices(out, res, secs);
+    text_cache(out, res);
     if (cfg->histogram)
         for (int op = 0; op < SBIO_OP_NR; op++)
-            print_histogram(out, op_name[op], &t->lat[op]);
+            print_histogram(out, op_name[op], &res->total.lat[op]);
     fflush(out);
 }

@@ -1,8 +1,12 @@
 #include "result.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "fileset.h"
 
 void sbio_run_result_free(struct sbio_run_result *res)
 {
@@ -47,16 +51,16 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->elapsed_ns = max_u(out->elapsed_ns, r->elapsed_ns);
     out->user_s = sum ? out->user_s + r->user_s : max_d(out->user_s, r->user_s);
     out->sys_s = sum ? out->sys_s + r->sys_s : max_d(out->sys_s, r->sys_s);
-    out->minor_faults = sum ? out->minor_faults + r->minor_faults
-                            : max_u(out->minor_faults, r->minor_faults);
-    out->major_faults = sum ? out->major_faults + r->major_faults
-                            : max_u(out->major_faults, r->major_faults);
+    out->minor_faults =
+        sum ? out->minor_faults + r->minor_faults : max_u(out->minor_faults, r->minor_faults);
+    out->major_faults =
+        sum ? out->major_faults + r->major_faults : max_u(out->major_faults, r->major_faults);
     out->completed_bytes += r->completed_bytes;
     /* Jobs of a phase share the set: its tails are skipped once. */
     out->skipped_tails = sum ? out->skipped_tails + r->skipped_tails
                              : (unsigned)max_u(out->skipped_tails, r->skipped_tails);
-    out->skipped_bytes = sum ? out->skipped_bytes + r->skipped_bytes
-                             : max_u(out->skipped_bytes, r->skipped_bytes);
+    out->skipped_bytes =
+        sum ? out->skipped_bytes + r->skipped_bytes : max_u(out->skipped_bytes, r->skipped_bytes);
     out->direct_align = max_u(out->direct_align, r->direct_align);
     out->depth_max = max_u(out->depth_max, r->depth_max);
     if (r->stop_signal && !out->stop_signal)
@@ -89,8 +93,8 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     out->cache1 = r->cache1;
 }
 
-int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts,
-                      unsigned n, enum sbio_merge_kind kind, struct sbio_stats *per_thread,
+int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts, unsigned n,
+                      enum sbio_merge_kind kind, struct sbio_stats *per_thread,
                       char (*hosts)[SBIO_HOST_LEN])
 {
     struct sbio_sample *samples = out->samples;
@@ -107,7 +111,8 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
         if (!per_thread)
             return -ENOMEM;
         for (unsigned i = 0, t = 0; i < n; t += parts[i].threads, i++)
-            memcpy(per_thread + t, parts[i].per_thread, sizeof(struct sbio_stats) * parts[i].threads);
+            memcpy(per_thread + t, parts[i].per_thread,
+                   sizeof(struct sbio_stats) * parts[i].threads);
     }
     out->per_thread = per_thread;
     sbio_stats_init(&out->total);
@@ -130,4 +135,51 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
         out->total.end_ns = out->elapsed_ns;
     }
     return 0;
+}
+
+void sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
+                            struct sbio_diskstat *ds)
+{
+    res->ndisk = 0;
+    if (!t || !t->has_top)
+        return;
+    sbio_diskstat_read(&t->top, &ds[0]);
+    snprintf(res->disk_name[0], sizeof(res->disk_name[0]), "%s", t->top.name);
+    res->ndisk = 1;
+    for (unsigned i = 0; i < t->ndev; i++) {
+        if (!strcmp(t->dev[i].name, t->top.name))
+            continue;
+        sbio_diskstat_read(&t->dev[i], &ds[res->ndisk]);
+        snprintf(res->disk_name[res->ndisk], sizeof(res->disk_name[0]), "%s", t->dev[i].name);
+        res->ndisk++;
+    }
+}
+
+bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)
+{
+    memset(cs, 0, sizeof(*cs));
+    if (fs->dirfd < 0)
+        return false;
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        int fd = openat(fs->dirfd, fs->files[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        int rc = sbio_cachestat_add(fd, cs);
+        close(fd);
+        if (rc)
+            return false;
+    }
+    return true;
+}
+
+void sbio_result_snap_sched(struct sbio_run_result *res, const struct sbio_target *t)
+{
+    char line[512], names[SBIO_MAX_SCHED][32];
+    int cur = -1;
+    res->scheduler[0] = 0;
+    if (!t || !t->ndev || sbio_sysblock_read(&t->dev[0], "scheduler", line, sizeof(line)))
+        return;
+    int n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+    if (cur >= 0 && cur < n)
+        snprintf(res->scheduler, sizeof(res->scheduler), "%s", names[cur]);
 }

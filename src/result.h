@@ -72,6 +72,20 @@ struct sbio_run_result {
 /* Free what res owns (per-thread stats, samples, ranks); res can be merged into again. */
 void sbio_run_result_free(struct sbio_run_result *res);
 
+struct sbio_fileset;
+
+/* Device counters of the target's devices (top device first, then the scheduler devices
+ * that differ from it) into ds[], naming them in res->disk_name; none without a target. */
+void sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
+                            struct sbio_diskstat *ds);
+
+/* Page-cache state of the whole set (cachestat) into cs; false when the kernel lacks it or
+ * a file cannot be opened. */
+bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs);
+
+/* The scheduler of the target's first scheduler device into res->scheduler ("" when none). */
+void sbio_result_snap_sched(struct sbio_run_result *res, const struct sbio_target *t);
+
 /* How the parts of a merge ran. */
 enum sbio_merge_kind {
     /* Side by side in this process (a script phase's jobs): one clock, one set, one process,
@@ -93,8 +107,8 @@ enum sbio_merge_kind {
  * per_thread: every part's threads in part order, which out takes; NULL to have them copied
  * from the parts' own per_thread (-ENOMEM when that fails, out then empty).
  * hosts: SBIO_MERGE_RANKS only, each part's host. Returns 0 or -ENOMEM. */
-int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts,
-                      unsigned n, enum sbio_merge_kind kind, struct sbio_stats *per_thread,
+int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts, unsigned n,
+                      enum sbio_merge_kind kind, struct sbio_stats *per_thread,
                       char (*hosts)[SBIO_HOST_LEN]);
 
 #endif

@@ -1,5 +1,6 @@
-/* The runner: N worker threads, a start barrier, the stop flag, time and event limits,
- * warm-up, rate limiting, CPU pinning and interim reports.
+/* The runner: one job's N worker threads, a start gate, the stop flag, time and event
+ * limits, warm-up, rate limiting, CPU pinning and the phase protocol (open, warm-up,
+ * measured, collect), met by the other processes of the run at each boundary.
  *
  * Each worker opens its own descriptors, owns its stats, and in its hot loop asks the
  * workload for the next op, hands it to the engine and records the latency: no lock, no
@@ -13,7 +14,8 @@
 #include <stdio.h>
 
 #include "fileset.h"
-#include "options.h"
+#include "interim.h"
+#include "job.h"
 #include "result.h"
 #include "stats.h"
 #include "sysblock.h"
@@ -39,21 +41,21 @@ struct sbio_runner_sync {
     unsigned first_thread, all_threads;
 };
 
-/* Run the workload of cfg on the open set fs; target (may be NULL) names the devices whose
- * counters the result carries; interim lines go to interim (NULL: stdout). Returns 0 when the run
- * happened (its result may still carry an I/O error or a stop signal), -SBIO_EUSAGE for input that
- * cannot run (message printed, nothing touched), or -errno for a failure before the run started. */
-int sbio_runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                    const struct sbio_target *target, FILE *interim, struct sbio_run_result *res);
+/* Where a job runs: the open set, the devices whose counters the result carries, what the
+ * session sees while it runs, and the other processes of the run. */
+struct sbio_runner_env {
+    struct sbio_fileset *fs;
+    bool created;                        /* seqwr made the set for this run: complete it */
+    const struct sbio_target *target;    /* may be NULL */
+    const struct sbio_interim *interim;  /* lines and samples while it runs; NULL: none */
+    const struct sbio_runner_sync *sync; /* NULL: alone */
+};
 
-/* The same, coordinated with other processes through sync (NULL: alone, as above). Every
- * process calls sync->agree the same number of times on every path, failures included. */
-int sbio_runner_run_sync(const struct sbio_config *cfg, struct sbio_fileset *fs, bool created,
-                         const struct sbio_target *target, FILE *interim,
-                         const struct sbio_runner_sync *sync, struct sbio_run_result *res);
-
-/* Parse a CPU list ("0-3,6") into cpus (at most max entries). Returns the count, or
- * -EINVAL when malformed. */
-int sbio_runner_parse_cpus(const char *s, int *cpus, int max);
+/* Run job on env. Returns 0 when the run happened (its result may still carry an I/O error
+ * or a stop signal), -SBIO_EUSAGE for input that cannot run (message printed, nothing
+ * touched), or -errno for a failure before the run started. Under env->sync every process
+ * calls sync->agree the same number of times on every path, failures included. */
+int sbio_runner_run(const struct sbio_job *job, const struct sbio_runner_env *env,
+                    struct sbio_run_result *res);
 
 #endif

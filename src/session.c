@@ -3,13 +3,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <pthread.h>
-
+#include "environment.h"
 #include "fileset.h"
+#include "job.h"
 #include "mix.h"
 #include "mpi.h"
 #include "report.h"
@@ -17,6 +18,7 @@
 #include "sysblock.h"
 #include "util.h"
 #include "version.h"
+
 /* Resolve the target of cfg: the raw device, or the folder's device(s). */
 static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
 {
@@ -42,11 +44,11 @@ static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
 
 int sbio_session_check(const struct sbio_config *cfg)
 {
-    if (cfg->drop_caches && geteuid() != 0 && !getenv("SBIO_PROCFS_ROOT")) {
+    if (cfg->drop_caches && geteuid() != 0 && !sbio_procfs_is_fake()) {
         sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
         return -SBIO_EUSAGE;
     }
-    if ((cfg->scheduler || cfg->nqueue) && geteuid() != 0 && !getenv("SBIO_SYSFS_ROOT")) {
+    if ((cfg->scheduler || cfg->nqueue) && geteuid() != 0 && !sbio_sysfs_is_fake()) {
         sbio_err("%s changes kernel settings and needs root",
                  cfg->scheduler ? "--scheduler" : "--queue");
         return -SBIO_EUSAGE;
@@ -106,131 +108,213 @@ int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what)
     return g;
 }
 
-int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
-                     int *status)
-{
-    struct sbio_fileset fs = {.dirfd = -1};
-    struct sbio_run_result res;
+/* One session: the set opened, the device settings applied for its duration, and put back
+ * at the end whatever happened. Every command that runs a workload (run, compare, a script,
+ * each MPI rank) goes through it. */
+struct session {
+    const struct sbio_config *cfg;
+    FILE *text;
+    struct sbio_fileset fs;
     struct sbio_target target;
-    struct sbio_tune tune = {0};
-    bool created = false;
-    /* Under MPI rank 0 prints and writes for all; each host's leader alone changes the host's
-     * device settings and drops its caches. Alone, this process is both. */
-    bool report = cfg->rank == 0;
-    const char *sched = cfg->host_leader ? cfg->scheduler : NULL;
-    int nqueue = cfg->host_leader ? cfg->nqueue : 0;
-    *status = 0;
-    if (doc)
-        *doc = NULL;
+    struct sbio_tune tune;
+    bool created; /* seqwr made the set for this run */
+    bool applied; /* the settings are in effect */
+    json_t *env;  /* the environment, read while the settings are in effect */
+};
+
+/* The script's set must be the one it declares (with these option values). */
+static int session_check_declared(const struct session *s, const char *script)
+{
+    const struct sbio_config *cfg = s->cfg;
+    bool same = s->fs.nfiles == cfg->nfile_sizes;
+    for (unsigned i = 0; same && i < s->fs.nfiles; i++)
+        same = s->fs.files[i].size == cfg->file_sizes[i];
+    if (same)
+        return 0;
+    char a[32], b[32];
+    uint64_t want = 0;
+    for (unsigned i = 0; i < cfg->nfile_sizes; i++)
+        want += cfg->file_sizes[i];
+    sbio_err("%s declares %u files, %s, but the set in %s has %u files, %s: run sbio "
+             "prepare with the same script options, or cleanup first",
+             script, cfg->nfile_sizes, sbio_fmt_bytes(a, sizeof(a), want), cfg->dir, s->fs.nfiles,
+             sbio_fmt_bytes(b, sizeof(b), s->fs.bytes));
+    return -SBIO_EUSAGE;
+}
+
+/* Check, open the set (script: the one it declares; seqwr may create one) and apply this
+ * host's settings. 0, -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
+static int session_open(struct session *s, const struct sbio_config *cfg, FILE *text,
+                        const char *script)
+{
+    memset(s, 0, sizeof(*s));
+    s->cfg = cfg;
+    s->text = text;
+    s->fs.dirfd = -1;
     int rc = sbio_session_check(cfg);
     if (!rc)
-        rc = session_target(cfg, &target);
+        rc = session_target(cfg, &s->target);
+    if (!rc && cfg->filename && !script)
+        rc = sbio_fileset_open_device(&s->fs, cfg);
+    else if (!rc)
+        rc = sbio_fileset_open(&s->fs, cfg, !script && cfg->mode == SBIO_MODE_SEQWR, &s->created);
+    if (!rc && s->created)
+        fprintf(text, "No file set in %s: seqwr creates one (%u files)\n", cfg->dir, s->fs.nfiles);
+    if (!rc && script && cfg->nfile_sizes)
+        rc = session_check_declared(s, script);
+    /* Under MPI each host's leader alone changes the host's device settings and drops its
+     * caches. Alone, this process is the leader. */
     if (!rc)
-        rc = cfg->filename ? sbio_fileset_open_device(&fs, cfg)
-                           : sbio_fileset_open(&fs, cfg, cfg->mode == SBIO_MODE_SEQWR, &created);
-    if (!rc && created)
-        fprintf(text, "No file set in %s: seqwr creates one (%u files)\n", cfg->dir, fs.nfiles);
-    /* What the reports show: a shared set under several ranks is walked in per-thread
-     * slices (the runner numbers threads across ranks). */
-    struct sbio_config v = *cfg;
-    bool shared = cfg->nranks > 1 && !cfg->file_per_rank;
-    if (shared && sbio_mode_sequential(cfg->mode))
-        v.seq_stream = SBIO_SEQ_PER_THREAD;
-    /* The seed is drawn here so the header can print it before the run; rank 0's is every
-     * rank's, so --rand-seed repeats a multi-rank run too. */
-    struct sbio_config c = v;
-    if (!c.rand_seed)
-        c.rand_seed = sbio_mix64(sbio_now_ns() ^ (uint64_t)(uintptr_t)&c);
-    sbio_mpi_bcast_u64(&c.rand_seed);
-    json_t *env = NULL;
-    bool ran = false, applied = false;
-    if (!rc) {
-        rc = sbio_tune_apply(&tune, &target, sched, cfg->queue, nqueue, text);
-        applied = !rc;
-    }
-    if (applied) {
-        sbio_report_header(text, &v, &fs, c.rand_seed);
-        sbio_sysblock_describe(text, &target);
-        /* The environment is read now, while sbio's settings are in effect. */
-        if (doc && report)
-            env = sbio_json_environment(&target);
-        if (cfg->drop_caches && cfg->host_leader) {
-            rc = sbio_drop_caches();
-            if (!rc)
-                fprintf(text, "Page cache dropped (sync, then drop_caches=3)\n");
-        }
-    }
-    /* Every process has its set open, its settings applied and its caches dropped, or says
-     * why not: all run, or none. */
-    rc = sbio_session_agree(cfg, rc, "could not start the run");
-    fflush(text);
-    if (!rc) {
-        unsigned n = cfg->nranks, me = cfg->rank;
-        /* Ranks with sets of their own draw different offsets from one seed; ranks sharing a
-         * set differ by their threads' numbers. --events and --rate are totals: each rank
-         * takes its share. */
-        if (cfg->file_per_rank && me)
-            c.rand_seed = sbio_mix64(c.rand_seed ^ me);
-        c.events = cfg->events / n + (me < cfg->events % n);
-        c.rate = cfg->rate / n + (me < cfg->rate % n);
-        struct sbio_runner_sync sync;
-        struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync, (unsigned)cfg->threads, shared);
-        rc = sbio_runner_run_sync(&c, &fs, created, &target, interim, watch ? &sync : NULL, &res);
-        sbio_mpi_watch_free(watch);
-        ran = !rc;
-    }
-    /* Settings go back before anything else can fail. */
-    int rrc = sbio_tune_restore(&tune);
-    if (rrc)
-        sbio_err("some settings could not be restored; run sbio restore as root");
-    /* A process that could not start its threads printed why; then nobody reports. */
-    int arc = sbio_session_agree(cfg, ran ? 0 : rc, "could not start its threads");
-    if (ran && arc) {
-        sbio_run_result_free(&res);
-        ran = false;
-        rc = arc;
-    }
-    if (ran && (rc = sbio_mpi_reduce_result(&res))) {
-        sbio_run_result_free(&res);
-        ran = false;
-    }
-    if (ran) {
-        if (report) {
-            sbio_report_text(text, &v, &fs, &res);
-            if (doc)
-                *doc = sbio_json_result(&v, &fs, &res, env);
-        }
-        int st = session_status(&res, rrc, report);
-        /* The run's status is the worst of every rank's. */
-        st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-        *status = st == -EINTR ? 130 : st ? 1 : 0;
-        sbio_run_result_free(&res);
-    }
-    json_decref(env);
-    sbio_fileset_close(&fs);
+        rc = sbio_tune_apply(&s->tune, &s->target, cfg->host_leader ? cfg->scheduler : NULL,
+                             cfg->queue, cfg->host_leader ? cfg->nqueue : 0, text);
+    s->applied = !rc;
     return rc;
 }
 
-/* One job of a script's phase, run on its own thread beside the phase's other jobs. */
+/* The environment, read once while sbio's settings are in effect: described in the text and
+ * (want_env) kept for the JSON documents. */
+static void session_describe(struct session *s, bool want_env)
+{
+    struct sbio_environment *e = malloc(sizeof(*e));
+    if (!e) {
+        sbio_err("no memory to describe the environment");
+        return;
+    }
+    sbio_environment_read(e, &s->target);
+    sbio_environment_print(s->text, e);
+    if (want_env)
+        s->env = sbio_json_environment(e);
+    free(e);
+}
+
+/* Put every setting back, before anything else can fail. 0, or -EIO when a setting could
+ * not be restored (said on stderr). */
+static int session_restore(struct session *s)
+{
+    int rrc = sbio_tune_restore(&s->tune);
+    if (rrc)
+        sbio_err("some settings could not be restored; run sbio restore as root");
+    return rrc;
+}
+
+/* Once reported: close the set. */
+static void session_close(struct session *s)
+{
+    json_decref(s->env);
+    s->env = NULL;
+    sbio_fileset_close(&s->fs);
+}
+
+/* sync, then drop the page cache. 0 or -errno (message printed). */
+static int session_drop_caches(const struct session *s)
+{
+    int rc = sbio_drop_caches();
+    if (!rc)
+        fprintf(s->text, "Page cache dropped (sync, then drop_caches=3)\n");
+    return rc;
+}
+
+/* One job of a phase: what it runs, how the reports describe it, where it runs, and what it
+ * measured. A plain run is a phase of one job. */
 struct session_job {
-    struct sbio_config cfg;
+    struct sbio_job job;
+    struct sbio_config view; /* the reports' description of the job (session_job_view) */
     struct sbio_mix mix;
     struct sbio_script_hook hook; /* event = true: the script's event(ctx) per op */
     const struct sbio_hook_ops *hook_ops;
     uint64_t *sizes;
-    struct sbio_fileset *fs;
-    const struct sbio_target *target;
+    struct sbio_interim interim;
+    struct sbio_runner_env env;
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
-    char block_what[160]; /* cfg.block_what: which declaration set the block size */
+    char block_what[160]; /* which declaration set the block size */
 };
+
+/* Where a plain run's interim lines go, and how they are worded. */
+struct session_lines {
+    FILE *out;
+    const struct sbio_config *cfg;
+};
+
+static void session_started(void *ctx)
+{
+    const struct session_lines *l = ctx;
+    fprintf(l->out, "\nThreads started!\n\n");
+    fflush(l->out);
+}
+
+static void session_line(void *ctx, double t_s, double interval_s, const struct sbio_stats *cur,
+                         const struct sbio_stats *prev)
+{
+    const struct session_lines *l = ctx;
+    sbio_report_interval(l->out, l->cfg, t_s, interval_s, cur, prev);
+}
+
+/* The samples of the result's time series: every --log-interval, else every
+ * --report-interval; lines (lines not NULL) every --report-interval. */
+static void session_interim(struct session_job *j, const struct sbio_config *cfg,
+                            struct session_lines *lines)
+{
+    uint64_t print_ns = lines ? cfg->report_interval_s * 1000000000ULL : 0;
+    j->interim = (struct sbio_interim){
+        .print_ns = print_ns,
+        .log_ns = cfg->log_interval_ms ? cfg->log_interval_ms * 1000000ULL : print_ns,
+        .ctx = lines,
+        .started = lines ? session_started : NULL,
+        .line = lines ? session_line : NULL,
+    };
+    j->env.interim = &j->interim;
+}
 
 static void *session_job_main(void *arg)
 {
     struct session_job *j = arg;
-    j->rc = sbio_runner_run(&j->cfg, j->fs, false, j->target, NULL, &j->res);
+    j->rc = sbio_runner_run(&j->job, &j->env, &j->res);
     return NULL;
+}
+
+/* Run a phase's jobs side by side, each on its own threads; they start together. A single
+ * job runs on this thread (the MPI calls of its meetings must come from the main thread).
+ * 0, or -EAGAIN when a job could not be started (*started say how many were). */
+static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started)
+{
+    if (n == 1) {
+        session_job_main(&jobs[0]);
+        *started = 1;
+        return 0;
+    }
+    int rc = 0;
+    for (*started = 0; *started < n; (*started)++)
+        if (pthread_create(&jobs[*started].tid, NULL, session_job_main, &jobs[*started])) {
+            rc = -EAGAIN;
+            break;
+        }
+    for (unsigned k = 0; k < *started; k++)
+        pthread_join(jobs[k].tid, NULL);
+    return rc;
+}
+
+/* What a phase's jobs hold once the phase is reported. */
+static void session_jobs_free(struct session_job *jobs, unsigned started, unsigned njobs)
+{
+    for (unsigned k = 0; k < started; k++)
+        if (!jobs[k].rc)
+            sbio_run_result_free(&jobs[k].res);
+    for (unsigned k = 0; k < njobs; k++) {
+        free((void *)jobs[k].hook_ops);
+        free(jobs[k].sizes);
+    }
+}
+
+/* The phase's total: every job's threads side by side, merged. */
+static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
+{
+    struct sbio_run_result parts[SBIO_SCRIPT_MAX_JOBS];
+    for (unsigned k = 0; k < n; k++)
+        parts[k] = jobs[k].res;
+    memset(tot, 0, sizeof(*tot));
+    return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
 }
 
 /* A job as the script declared it, for the JSON beside its result (the result's config
@@ -273,109 +357,306 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     return d;
 }
 
-/* The configuration of one job: the command line's, with the job's threads, engine, flags,
- * rate, sizes and (for a mix) the compiled mix. */
-static void session_job_cfg(struct session_job *j, const struct sbio_config *base,
-                            const struct sbio_script *script, const struct sbio_script_phase *p,
-                            const struct sbio_script_job *sj, unsigned total_threads,
-                            unsigned threads_before, uint64_t seed, const struct sbio_fileset *fs)
+/* This rank's share of the plain run, run: ranks with sets of their own draw different
+ * offsets from one seed (ranks sharing a set differ by their threads' numbers); --events and
+ * --rate are totals, of which each rank takes its share. */
+static int session_run_rank(struct session_job *j, struct session *s, const struct sbio_config *v,
+                            uint64_t seed, FILE *interim)
 {
-    struct sbio_config *c = &j->cfg;
+    const struct sbio_config *cfg = s->cfg;
+    unsigned n = cfg->nranks, me = cfg->rank;
+    bool shared = n > 1 && !cfg->file_per_rank;
+    struct sbio_config c = *v;
+    c.rand_seed = cfg->file_per_rank && me ? sbio_mix64(seed ^ me) : seed;
+    c.events = cfg->events / n + (me < cfg->events % n);
+    c.rate = cfg->rate / n + (me < cfg->rate % n);
+    memset(j, 0, sizeof(*j));
+    sbio_job_from_config(&j->job, &c);
+    struct session_lines lines = {.out = interim, .cfg = v};
+    session_interim(j, cfg, &lines);
+    j->env.fs = &s->fs;
+    j->env.created = s->created;
+    j->env.target = &s->target;
+    struct sbio_runner_sync sync;
+    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync, (unsigned)cfg->threads, shared);
+    j->env.sync = watch ? &sync : NULL;
+    int rc = sbio_runner_run(&j->job, &j->env, &j->res);
+    j->env.sync = NULL;
+    sbio_mpi_watch_free(watch);
+    return rc;
+}
+
+/* Rank 0 reports the merged result (text, and the JSON document when doc is not NULL); every
+ * rank learns the run's status: the worst of every rank's. */
+static int session_report_run(struct session *s, const struct sbio_config *v,
+                              struct sbio_run_result *res, int rrc, json_t **doc)
+{
+    bool report = s->cfg->rank == 0;
+    if (report) {
+        sbio_report_text(s->text, v, &s->fs, res);
+        if (doc)
+            *doc = sbio_json_result(v, &s->fs, res, s->env);
+    }
+    int st = session_status(res, rrc, report);
+    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
+    return st == -EINTR ? 130 : st ? 1 : 0;
+}
+
+int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
+                     int *status)
+{
+    struct session s;
+    struct session_job j;
+    bool ran = false;
+    *status = 0;
+    if (doc)
+        *doc = NULL;
+    int rc = session_open(&s, cfg, text, NULL);
+    /* What the reports show: a shared set under several ranks is walked in per-thread
+     * slices (the runner numbers threads across ranks). */
+    struct sbio_config v = *cfg;
+    if (cfg->nranks > 1 && !cfg->file_per_rank && sbio_mode_sequential(cfg->mode))
+        v.seq_stream = SBIO_SEQ_PER_THREAD;
+    /* The seed is drawn here so the header can print it before the run; rank 0's is every
+     * rank's, so --rand-seed repeats a multi-rank run too. */
+    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&v);
+    sbio_mpi_bcast_u64(&seed);
+    if (s.applied) {
+        sbio_report_header(text, &v, &s.fs, seed);
+        session_describe(&s, doc && cfg->rank == 0);
+        if (cfg->drop_caches && cfg->host_leader)
+            rc = session_drop_caches(&s);
+    }
+    /* Every process has its set open, its settings applied and its caches dropped, or says
+     * why not: all run, or none. */
+    rc = sbio_session_agree(cfg, rc, "could not start the run");
+    fflush(text);
+    if (!rc)
+        ran = !(rc = session_run_rank(&j, &s, &v, seed, interim));
+    int rrc = session_restore(&s);
+    /* A process that could not start its threads printed why; then nobody reports. */
+    int arc = sbio_session_agree(cfg, ran ? 0 : rc, "could not start its threads");
+    if (ran && (arc || (rc = sbio_mpi_reduce_result(&j.res)))) {
+        rc = arc ? arc : rc;
+        sbio_run_result_free(&j.res);
+        ran = false;
+    }
+    if (ran) {
+        *status = session_report_run(&s, &v, &j.res, rrc, doc);
+        sbio_run_result_free(&j.res);
+    }
+    session_close(&s);
+    return rc;
+}
+
+/* How the reports describe a script's job: the command line's configuration with the job's
+ * threads, engine, flags, rate, limits and block. The reports know sysbench's modes: a mix
+ * is described as rndrw with its largest request as merged blocks, and the JSON sets the
+ * job's own declaration beside it. */
+static void session_job_view(struct session_job *j, const struct sbio_config *base)
+{
+    const struct sbio_job *job = &j->job;
+    struct sbio_config *c = &j->view;
     *c = *base;
-    c->threads = sj->threads;
-    c->ioengine = sj->engine;
-    c->iodepth = sj->iodepth;
-    c->extra_flags = sj->flags;
-    c->rate = sj->rate;
-    c->think_us = sj->think_us;
-    c->time_s = p->time_s;
-    /* The phase's event budget is shared by its jobs in proportion to their threads. */
-    /* Exactly the phase's total: job k gets its threads' share of the cumulative count,
-     * floor to floor. */
-    c->events =
+    c->threads = job->threads;
+    c->ioengine = job->engine;
+    c->iodepth = job->iodepth;
+    c->extra_flags = job->extra_flags;
+    c->rate = job->rate;
+    c->time_s = job->time_s;
+    c->events = job->events;
+    c->seq_stream = job->seq_stream;
+    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
+    c->rand_seed = job->seed;
+    c->block_size = job->block_size;
+    c->mode = job->mode == SBIO_MODE_NONE ? SBIO_MODE_RNDRW : job->mode;
+    c->fsync_freq = job->fsync_freq;
+    c->fsync_end = job->fsync_end;
+    c->fsync_all = job->fsync_all;
+    c->rw_ratio = job->rw_ratio;
+    if (job->mode == SBIO_MODE_NONE)
+        c->merged_requests = (job->max_len + job->block_size - 1) / job->block_size;
+}
+
+/* A mix or an event job: offsets in units of its smallest block, buffers as large as its
+ * largest. 0 or -ENOMEM. */
+static int session_job_ops(struct session_job *j, const struct sbio_config *base,
+                           const struct sbio_script *script, const struct sbio_script_job *sj,
+                           const struct sbio_fileset *fs)
+{
+    struct sbio_job *job = &j->job;
+    job->mode = SBIO_MODE_NONE;
+    job->fsync_freq = 0;
+    job->fsync_end = false;
+    job->fsync_all = false;
+    if (!sj->event) {
+        uint64_t n = 0;
+        for (unsigned f = 0; f < fs->nfiles; f++)
+            n += fs->files[f].size / job->block_size;
+        sbio_mix_init(&j->mix, sj, n);
+        job->mix = &j->mix;
+        return 0;
+    }
+    /* event(ctx) chooses every operation: its requests may be as long as the job's largest
+     * block. */
+    j->sizes = calloc(fs->nfiles, sizeof(uint64_t));
+    if (!j->sizes)
+        return -ENOMEM;
+    for (unsigned f = 0; f < fs->nfiles; f++)
+        j->sizes[f] = fs->files[f].size;
+    j->hook = (struct sbio_script_hook){.s = script,
+                                        .names = base->xname,
+                                        .values = base->xvalue,
+                                        .nover = base->nxopt,
+                                        .nfiles = fs->nfiles,
+                                        .file_sizes = j->sizes,
+                                        .max_len = job->max_len};
+    j->hook_ops = sbio_script_hook_ops(&j->hook);
+    job->hook = j->hook_ops;
+    return j->hook_ops ? 0 : -ENOMEM;
+}
+
+/* Job k of phase p as the script declared it; the command line's options hold where the
+ * declaration is silent. The phase's event budget is shared by its jobs in proportion to
+ * their threads, exactly: job k gets its threads' share of the cumulative count, floor to
+ * floor. 0 or -ENOMEM. */
+static int session_job_declared(struct session_job *j, const struct sbio_config *base,
+                                const struct sbio_script *script, const struct sbio_script_phase *p,
+                                unsigned k, unsigned total_threads, unsigned threads_before,
+                                uint64_t seed, const struct sbio_fileset *fs)
+{
+    const struct sbio_script_job *sj = &p->jobs[k];
+    struct sbio_job *job = &j->job;
+    sbio_job_from_config(job, base);
+    job->name = sj->name;
+    job->threads = sj->threads;
+    job->engine = sj->engine;
+    job->iodepth = sj->iodepth;
+    job->extra_flags = sj->flags;
+    job->rate = sj->rate;
+    job->think_us = sj->think_us;
+    job->time_s = p->time_s;
+    job->events =
         (uint64_t)((unsigned __int128)p->events * (threads_before + sj->threads) / total_threads -
                    (unsigned __int128)p->events * threads_before / total_threads);
-    if (p->events && !c->events && !c->time_s)
-        c->time_s = 1; /* a job with no share of the events idles for a second */
-    c->seq_stream = sj->stream;
-    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
+    if (p->events && !job->events && !job->time_s)
+        job->time_s = 1; /* a job with no share of the events idles for a second */
+    job->seq_stream = sj->stream;
     /* The job's index, not its address: --rand-seed must repeat a run. */
-    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(sj - p->jobs + 1));
-    uint64_t small = sj->block[0], big = sj->block[0];
-    for (unsigned k = 1; k < sj->nblocks; k++) {
-        small = sj->block[k] < small ? sj->block[k] : small;
-        big = sj->block[k] > big ? sj->block[k] : big;
+    job->seed = sbio_mix64(seed ^ (uint64_t)(k + 1));
+    job->block_size = job->max_len = sj->block[0];
+    for (unsigned b = 1; b < sj->nblocks; b++) {
+        job->block_size = sj->block[b] < job->block_size ? sj->block[b] : job->block_size;
+        job->max_len = sj->block[b] > job->max_len ? sj->block[b] : job->max_len;
     }
-    c->block_size = small;
     snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
              sj->name);
-    c->block_what = j->block_what;
+    job->block_what = j->block_what;
+    int rc = 0;
     if (sj->mode != SBIO_MODE_NONE) {
-        c->mode = sj->mode;
-        c->fsync_freq = sj->fsync_freq;
-        c->rw_ratio = sj->rw_ratio;
-        c->mix = NULL;
-        return;
+        job->mode = sj->mode;
+        job->fsync_freq = sj->fsync_freq;
+        job->rw_ratio = sj->rw_ratio;
+    } else {
+        rc = session_job_ops(j, base, script, sj, fs);
     }
-    /* A mix: offsets in units of its smallest size; buffers as large as its largest. */
-    c->mode = SBIO_MODE_RNDRW;
-    c->merged_requests = (big + small - 1) / small;
-    c->fsync_freq = 0;
-    c->fsync_end = false;
-    c->fsync_all = false;
-    if (sj->event) {
-        /* event(ctx) chooses every operation: its requests may be as long as the job's
-         * largest block. */
-        j->sizes = calloc(fs->nfiles, sizeof(uint64_t));
-        for (unsigned f = 0; j->sizes && f < fs->nfiles; f++)
-            j->sizes[f] = fs->files[f].size;
-        j->hook = (struct sbio_script_hook){.s = script,
-                                            .names = base->xname,
-                                            .values = base->xvalue,
-                                            .nover = base->nxopt,
-                                            .nfiles = fs->nfiles,
-                                            .file_sizes = j->sizes,
-                                            .max_len = big};
-        j->hook_ops = j->sizes ? sbio_script_hook_ops(&j->hook) : NULL;
-        c->hook = j->hook_ops;
-        return;
-    }
-    uint64_t n = 0;
-    for (unsigned f = 0; f < fs->nfiles; f++)
-        n += fs->files[f].size / small;
-    sbio_mix_init(&j->mix, sj, n);
-    c->mix = &j->mix;
+    session_job_view(j, base);
+    return rc;
 }
 
-/* What a phase's jobs hold once the phase is reported. */
-static void session_jobs_free(struct session_job *jobs, unsigned started, unsigned njobs)
+/* The text report of each job of a phase and, for several jobs, of their total; their JSON
+ * into pj. The worst job's status into *status. */
+static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
+                                 struct session_job *jobs, json_t *pj, bool want_doc, int *status)
 {
-    for (unsigned k = 0; k < started; k++)
-        if (!jobs[k].rc)
-            sbio_run_result_free(&jobs[k].res);
-    for (unsigned k = 0; k < njobs; k++) {
-        free((void *)jobs[k].hook_ops);
-        free(jobs[k].sizes);
+    json_t *jj = json_array();
+    for (unsigned k = 0; k < p->njobs; k++) {
+        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
+                p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
+                sbio_engine_name(p->jobs[k].engine));
+        sbio_report_text(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res);
+        if (want_doc)
+            json_array_append_new(
+                jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
+                              job_declared(&p->jobs[k]), "result",
+                              sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
+        int st = session_status(&jobs[k].res, 0, true);
+        *status = st > *status ? st : *status;
     }
+    json_object_set_new(pj, "jobs", jj);
+    struct sbio_run_result tot;
+    if (p->njobs < 2 || session_merge_jobs(jobs, p->njobs, &tot))
+        return;
+    /* The total's configuration: the first job's, with every job's threads. */
+    struct sbio_config all = jobs[0].view;
+    all.threads = tot.threads;
+    fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
+    sbio_report_text(ses->text, &all, &ses->fs, &tot);
+    if (want_doc)
+        json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
+    free(tot.per_thread);
 }
 
-/* The phase's total: every job's threads side by side, merged. */
-static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
+/* Phase pi of script s: its jobs side by side, then their reports. A phase the system
+ * refuses (an O_DIRECT size the device cannot do, …) is reported as refused, with the
+ * reason printed above, and the script goes on (0). Returns 0 or the first job's failure to
+ * start. */
+static int session_script_phase(struct session *ses, const struct sbio_script *s, unsigned pi,
+                                uint64_t seed, json_t *phases, bool want_doc, int *status)
 {
-    struct sbio_run_result parts[SBIO_SCRIPT_MAX_JOBS];
-    for (unsigned k = 0; k < n; k++)
-        parts[k] = jobs[k].res;
-    memset(tot, 0, sizeof(*tot));
-    return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
+    const struct sbio_script_phase *p = &s->phases[pi];
+    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
+    unsigned total = 0, before = 0, started = 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        total += p->jobs[k].threads;
+    memset(jobs, 0, sizeof(jobs));
+    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %u threads) ===\n", pi + 1, s->nphases,
+            p->name, p->njobs, p->njobs == 1 ? "" : "s", total);
+    if (p->drop_caches && (geteuid() != 0 || session_drop_caches(ses)))
+        fprintf(ses->text, "Page cache not dropped: that needs root\n");
+    fflush(ses->text);
+    int rc = 0;
+    for (unsigned k = 0; k < p->njobs && !rc; k++) {
+        rc = session_job_declared(&jobs[k], ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
+        before += p->jobs[k].threads;
+        jobs[k].env = (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target};
+        session_interim(&jobs[k], ses->cfg, NULL);
+    }
+    if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
+        sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+    for (unsigned k = 0; k < started && !rc; k++)
+        rc = jobs[k].rc;
+    json_t *pj = json_pack("{s:s}", "name", p->name);
+    if (rc == -SBIO_EUSAGE) {
+        fprintf(ses->text, "Phase %s refused (see the message above); going on\n", p->name);
+        json_object_set_new(pj, "refused", json_true());
+        json_object_set_new(pj, "jobs", json_array());
+        rc = 0;
+    } else if (!rc) {
+        session_report_phase(ses, p, jobs, pj, want_doc, status);
+    } else {
+        json_object_set_new(pj, "jobs", json_array());
+    }
+    json_array_append_new(phases, pj);
+    session_jobs_free(jobs, started, p->njobs);
+    return rc;
+}
+
+/* The script's JSON document (schema sbio-script/1) from its phases, which it takes. */
+static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("sbio-script/1"));
+    json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
+    json_object_set_new(doc, "script", json_string(s->path));
+    json_object_set_new(doc, "phases", phases);
+    return doc;
 }
 
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
                             json_t **doc, int *status)
 {
-    struct sbio_fileset fs = {.dirfd = -1};
-    struct sbio_target target;
-    struct sbio_tune tune = {0};
-    bool created = false;
+    struct session ses;
     *status = 0;
     if (doc)
         *doc = NULL;
@@ -383,32 +664,9 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
         return -SBIO_EUSAGE;
     }
-    int rc = sbio_session_check(cfg);
-    if (!rc)
-        rc = session_target(cfg, &target);
-    if (!rc)
-        rc = sbio_fileset_open(&fs, cfg, false, &created);
-    /* The set must be the one the script declares (with these option values). */
-    if (!rc && cfg->nfile_sizes) {
-        bool same = fs.nfiles == cfg->nfile_sizes;
-        for (unsigned i = 0; same && i < fs.nfiles; i++)
-            same = fs.files[i].size == cfg->file_sizes[i];
-        if (!same) {
-            char a[32], b[32];
-            uint64_t want = 0;
-            for (unsigned i = 0; i < cfg->nfile_sizes; i++)
-                want += cfg->file_sizes[i];
-            sbio_err("%s declares %u files, %s, but the set in %s has %u files, %s: run sbio "
-                     "prepare with the same script options, or cleanup first",
-                     s->path, cfg->nfile_sizes, sbio_fmt_bytes(a, sizeof(a), want), cfg->dir,
-                     fs.nfiles, sbio_fmt_bytes(b, sizeof(b), fs.bytes));
-            rc = -SBIO_EUSAGE;
-        }
-    }
-    if (!rc)
-        rc = sbio_tune_apply(&tune, &target, cfg->scheduler, cfg->queue, cfg->nqueue, text);
+    int rc = session_open(&ses, cfg, text, s->path);
     if (rc) {
-        sbio_fileset_close(&fs);
+        session_close(&ses);
         return rc;
     }
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
@@ -416,122 +674,30 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
     fprintf(text,
             "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
             " (repeat with --rand-seed=%" PRIu64 ")\n",
-            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", fs.nfiles,
-            sbio_fmt_bytes(b, sizeof(b), fs.bytes), seed, seed);
-    sbio_sysblock_describe(text, &target);
+            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses.fs.nfiles,
+            sbio_fmt_bytes(b, sizeof(b), ses.fs.bytes), seed, seed);
     /* The report hook reads the same document JSON output writes. */
-    json_t *mine = NULL;
-    if (!doc && s->has_report)
-        doc = &mine;
-    json_t *env = doc ? sbio_json_environment(&target) : NULL;
+    bool want_doc = doc || s->has_report;
+    session_describe(&ses, want_doc);
     json_t *phases = json_array();
-    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested(); pi++) {
-        const struct sbio_script_phase *p = &s->phases[pi];
-        struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
-        unsigned total = 0;
-        for (unsigned k = 0; k < p->njobs; k++)
-            total += p->jobs[k].threads;
-        memset(jobs, 0, sizeof(jobs));
-        fprintf(text, "\n=== Phase %u/%u: %s (%u job%s, %u threads) ===\n", pi + 1, s->nphases,
-                p->name, p->njobs, p->njobs == 1 ? "" : "s", total);
-        if (p->drop_caches) {
-            if (geteuid() == 0 && !sbio_drop_caches())
-                fprintf(text, "Page cache dropped (sync, then drop_caches=3)\n");
-            else
-                fprintf(text, "Page cache not dropped: that needs root\n");
-        }
-        fflush(text);
-        unsigned before = 0;
-        for (unsigned k = 0; k < p->njobs; k++) {
-            jobs[k].fs = &fs;
-            jobs[k].target = &target;
-            session_job_cfg(&jobs[k], cfg, s, p, &p->jobs[k], total, before, seed + pi, &fs);
-            before += p->jobs[k].threads;
-        }
-        /* The jobs start together and run side by side. */
-        unsigned started = 0;
-        for (; started < p->njobs; started++)
-            if (pthread_create(&jobs[started].tid, NULL, session_job_main, &jobs[started])) {
-                sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
-                rc = -EAGAIN;
-                break;
-            }
-        for (unsigned k = 0; k < started; k++)
-            pthread_join(jobs[k].tid, NULL);
-        int prc = 0;
-        for (unsigned k = 0; k < started && !prc; k++)
-            if (jobs[k].rc)
-                prc = jobs[k].rc;
-        json_t *pj = json_object(), *jj = json_array();
-        json_object_set_new(pj, "name", json_string(p->name));
-        /* A phase the system refuses (an O_DIRECT size the device cannot do, …) is reported
-         * as refused, with the reason printed above, and the script goes on. */
-        if (prc == -SBIO_EUSAGE) {
-            fprintf(text, "Phase %s refused (see the message above); going on\n", p->name);
-            json_object_set_new(pj, "refused", json_true());
-            session_jobs_free(jobs, started, p->njobs);
-            json_object_set_new(pj, "jobs", jj);
-            json_array_append_new(phases, pj);
-            continue;
-        }
-        rc = prc;
-        for (unsigned k = 0; !rc && k < p->njobs; k++) {
-            fprintf(text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
-                    p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
-                    sbio_engine_name(p->jobs[k].engine));
-            sbio_report_text(text, &jobs[k].cfg, &fs, &jobs[k].res);
-            if (doc)
-                json_array_append_new(
-                    jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
-                                  job_declared(&p->jobs[k]), "result",
-                                  sbio_json_result(&jobs[k].cfg, &fs, &jobs[k].res, env)));
-            int st = session_status(&jobs[k].res, 0, true);
-            *status = st > *status ? st : *status;
-        }
-        json_object_set_new(pj, "jobs", jj);
-        if (!rc && p->njobs > 1) {
-            struct sbio_run_result tot;
-            if (!session_merge_jobs(jobs, p->njobs, &tot)) {
-                /* The total's configuration: the first job's, with every job's threads. */
-                struct sbio_config all = jobs[0].cfg;
-                all.threads = tot.threads;
-                fprintf(text, "\n--- Phase %s, all jobs ---\n", p->name);
-                sbio_report_text(text, &all, &fs, &tot);
-                if (doc)
-                    json_object_set_new(pj, "total", sbio_json_result(&all, &fs, &tot, env));
-                free(tot.per_thread);
-            }
-        }
-        json_array_append_new(phases, pj);
-        session_jobs_free(jobs, started, p->njobs);
-        if (*status == 130)
-            break;
-    }
-    int rrc = sbio_tune_restore(&tune);
-    if (rrc) {
-        sbio_err("some settings could not be restored; run sbio restore as root");
+    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested() && *status != 130; pi++)
+        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, status);
+    if (session_restore(&ses))
         *status = *status ? *status : 1;
-    }
-    if (doc && !rc) {
-        *doc = json_object();
-        json_object_set_new(*doc, "schema", json_string("sbio-script/1"));
-        json_object_set_new(*doc, "sbio_version", json_string(SBIO_VERSION));
-        json_object_set_new(*doc, "script", json_string(s->path));
-        json_object_set_new(*doc, "phases", phases);
-    } else {
-        json_decref(phases);
-    }
-    if (!rc && s->has_report && *doc) {
+    json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);
+    if (mine && s->has_report) {
         char err[512];
         fprintf(text, "\n=== report() of %s ===\n", s->path);
         fflush(text);
-        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, *doc, err, sizeof(err))) {
+        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, err, sizeof(err))) {
             sbio_err("report(): %s", err);
             *status = *status ? *status : 1;
         }
     }
-    json_decref(mine);
-    json_decref(env);
-    sbio_fileset_close(&fs);
+    if (doc)
+        *doc = mine;
+    else
+        json_decref(mine);
+    session_close(&ses);
     return rc;
 }

@@ -31,9 +31,19 @@ static const char *sysfs_root(void)
     return root_of("SBIO_SYSFS_ROOT", "/sys");
 }
 
-static const char *procfs_root(void)
+bool sbio_sysfs_is_fake(void)
+{
+    return strcmp(sysfs_root(), "/sys") != 0;
+}
+
+const char *sbio_procfs_root(void)
 {
     return root_of("SBIO_PROCFS_ROOT", "/proc");
+}
+
+bool sbio_procfs_is_fake(void)
+{
+    return strcmp(sbio_procfs_root(), "/proc") != 0;
 }
 
 static const char *state_dir(void)
@@ -41,8 +51,7 @@ static const char *state_dir(void)
     return root_of("SBIO_STATE_DIR", "/run/sbio");
 }
 
-/* Read a small text file, trailing whitespace removed. 0 or -errno. */
-static int read_text(const char *path, char *buf, size_t len)
+int sbio_sysblock_read_file(const char *path, char *buf, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -75,7 +84,7 @@ int sbio_sysblock_read(const struct sbio_blockdev *d, const char *knob, char *bu
 {
     char path[PATH_MAX + 512];
     snprintf(path, sizeof(path), "%s/queue/%s", d->dir, knob);
-    return read_text(path, buf, len);
+    return sbio_sysblock_read_file(path, buf, len);
 }
 
 int sbio_sysblock_write(const struct sbio_blockdev *d, const char *knob, const char *value)
@@ -135,10 +144,11 @@ static int dev_from_dir(const char *dir, struct sbio_blockdev *d)
     const char *base = strrchr(real, '/');
     snprintf(d->name, sizeof(d->name), "%.63s", base ? base + 1 : real);
     snprintf(path, sizeof(path), "%s/dev", real);
-    if (read_text(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &d->major, &d->minor) != 2)
+    if (sbio_sysblock_read_file(path, buf, sizeof(buf)) ||
+        sscanf(buf, "%u:%u", &d->major, &d->minor) != 2)
         return -ENODEV;
     snprintf(path, sizeof(path), "%s/diskseq", real);
-    if (read_text(path, d->diskseq, sizeof(d->diskseq)))
+    if (sbio_sysblock_read_file(path, d->diskseq, sizeof(d->diskseq)))
         d->diskseq[0] = 0;
     return 0;
 }
@@ -170,7 +180,7 @@ static void unescape(char *s)
 static void find_mount(const char *real, dev_t dev, struct sbio_target *t)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/self/mountinfo", procfs_root());
+    snprintf(path, sizeof(path), "%s/self/mountinfo", sbio_procfs_root());
     FILE *f = fopen(path, "re");
     if (!f)
         return;
@@ -318,8 +328,8 @@ static const struct sbio_blockdev *find_dev(const struct sbio_target *t, const c
 static int boot_id(char *buf, size_t len)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", procfs_root());
-    return read_text(path, buf, len);
+    snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", sbio_procfs_root());
+    return sbio_sysblock_read_file(path, buf, len);
 }
 
 /* The state file: written before the first change and after each, so a crash at any point
@@ -500,7 +510,7 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
     if (!scheduler && !nqueue)
         return 0;
     const char *what = scheduler ? "--scheduler" : "--queue";
-    if (geteuid() != 0 && !getenv("SBIO_SYSFS_ROOT")) {
+    if (geteuid() != 0 && !sbio_sysfs_is_fake()) {
         sbio_err("%s changes kernel settings and needs root", what);
         return -SBIO_EUSAGE;
     }
@@ -561,17 +571,10 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
     return 0;
 }
 
-int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *scheduler,
-                    const char *const *queue, int nqueue, FILE *out)
+/* The state folder, and a lock on every device the settings touch. 0 or -errno. */
+static int tune_lock(struct sbio_tune *tu, const struct sbio_target *t)
 {
-    memset(tu, 0, sizeof(*tu));
-    tu->t = t;
-    if (!scheduler && !nqueue)
-        return 0;
-    int rc = sbio_tune_check(t, scheduler, queue, nqueue);
-    if (rc)
-        return rc;
-    rc = mkdir(state_dir(), 0700);
+    int rc = mkdir(state_dir(), 0700);
     if (rc && errno != EEXIST) {
         sbio_err("%s: mkdir: %s", state_dir(), strerror(errno));
         return -errno;
@@ -585,10 +588,16 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
         }
     snprintf(tu->state_path, sizeof(tu->state_path), "%s/%s.state", state_dir(), t->top.name);
     tu->active = true;
+    return 0;
+}
 
-    /* Plan every setting and record every original before the first change: the scheduler
-     * switch resets nr_requests, so its original must be read before it. Order of
-     * application: scheduler, iosched/ tunables, nr_requests, the rest. */
+/* Plan every setting and record every original before the first change: the scheduler
+ * switch resets nr_requests, so its original must be read before it. Order of application:
+ * scheduler, iosched/ tunables, nr_requests, the rest. 0 or -errno. */
+static int tune_plan(struct sbio_tune *tu, const struct sbio_target *t, const char *scheduler,
+                     const char *const *queue, int nqueue)
+{
+    int rc = 0;
     bool asked_nr = false;
     for (int q = 0; q < nqueue; q++)
         asked_nr |= !strncmp(queue[q], "nr_requests=", 12);
@@ -618,8 +627,14 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
                 rc = add_item(tu, &t->dev[i], "nr_requests", "", false);
         }
     }
-    if (!rc && (rc = state_write(tu)))
-        sbio_err("%s: write: %s", tu->state_path, strerror(-rc));
+    return rc;
+}
+
+/* Apply the planned items in order; a tunable of a scheduler switched to by this run is
+ * checked once the switch happened. 0, -SBIO_EUSAGE or -errno. */
+static int tune_apply_items(struct sbio_tune *tu, const struct sbio_target *t, FILE *out)
+{
+    int rc = 0;
     for (unsigned i = 0; i < tu->nitems && !rc; i++) {
         struct sbio_tune_item *it = &tu->items[i];
         if (!strcmp(it->orig, "-")) {
@@ -630,12 +645,31 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
                 sbio_err("--queue %s=%s: %s/queue/%s does not exist under the scheduler in "
                          "effect (%s)",
                          it->knob, it->want, d->dir, it->knob, line);
-                rc = -SBIO_EUSAGE;
-                break;
+                return -SBIO_EUSAGE;
             }
         }
         rc = apply_item(tu, it, out);
     }
+    return rc;
+}
+
+int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *scheduler,
+                    const char *const *queue, int nqueue, FILE *out)
+{
+    memset(tu, 0, sizeof(*tu));
+    tu->t = t;
+    if (!scheduler && !nqueue)
+        return 0;
+    int rc = sbio_tune_check(t, scheduler, queue, nqueue);
+    if (!rc)
+        rc = tune_lock(tu, t);
+    if (rc)
+        return rc;
+    rc = tune_plan(tu, t, scheduler, queue, nqueue);
+    if (!rc && (rc = state_write(tu)))
+        sbio_err("%s: write: %s", tu->state_path, strerror(-rc));
+    if (!rc)
+        rc = tune_apply_items(tu, t, out);
     if (rc) {
         /* Nothing stays changed when the settings cannot all be applied. */
         sbio_tune_restore(tu);
@@ -846,7 +880,7 @@ int sbio_diskstat_read(const struct sbio_blockdev *d, struct sbio_diskstat *s)
     char path[PATH_MAX + 8], buf[512];
     memset(s, 0, sizeof(*s));
     snprintf(path, sizeof(path), "%s/stat", d->dir);
-    int rc = read_text(path, buf, sizeof(buf));
+    int rc = sbio_sysblock_read_file(path, buf, sizeof(buf));
     if (rc)
         return rc;
     char *p = buf;
@@ -880,85 +914,33 @@ int sbio_cachestat_add(int fd, struct sbio_cachestat *cs)
 
 int sbio_drop_caches(void)
 {
-    if (geteuid() != 0 && !getenv("SBIO_PROCFS_ROOT")) {
+    if (geteuid() != 0 && !sbio_procfs_is_fake()) {
         sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
         return -SBIO_EUSAGE;
     }
     /* Without the sync, dirty pages stay cached. */
     sync();
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/sys/vm/drop_caches", procfs_root());
+    snprintf(path, sizeof(path), "%s/sys/vm/drop_caches", sbio_procfs_root());
     int rc = write_text(path, "3");
     if (rc)
         sbio_err("%s: write: %s", path, strerror(-rc));
     return rc;
 }
 
-static void describe_dev(FILE *out, const struct sbio_blockdev *d, bool top)
+uint64_t sbio_direct_alignment(int dirfd, const char *name, const struct sbio_target *t)
 {
-    char v[512], w[256], path[PATH_MAX + 64];
-    fprintf(out, "Device %s (%u:%u)", d->name, d->major, d->minor);
-    snprintf(path, sizeof(path), "%s/device/model", d->dir);
-    if (!read_text(path, v, sizeof(v)))
-        fprintf(out, ", model %s", v);
-    snprintf(path, sizeof(path), "%s/loop/backing_file", d->dir);
-    if (!read_text(path, v, sizeof(v)))
-        fprintf(out, ", loop on %s", v);
-    if (!sbio_sysblock_read(d, "logical_block_size", v, sizeof(v)) &&
-        !sbio_sysblock_read(d, "physical_block_size", w, sizeof(w)))
-        fprintf(out, ", sectors %s/%s (logical/physical)", v, w);
-    if (!sbio_sysblock_read(d, "write_cache", v, sizeof(v)))
-        fprintf(out, ", write cache: %s", v);
-    fputc('\n', out);
-    if (!sbio_sysblock_read(d, "scheduler", v, sizeof(v)))
-        fprintf(out, "  scheduler: %s\n", v);
-    fprintf(out, " ");
-    static const char *const show[] = {"read_ahead_kb", "max_sectors_kb", "max_hw_sectors_kb",
-                                       "nr_requests",   "nomerges",       "rotational",
-                                       "wbt_lat_usec",  "rq_affinity"};
-    for (size_t i = 0; i < sizeof(show) / sizeof(show[0]); i++)
-        if ((top || strcmp(show[i], "read_ahead_kb")) &&
-            !sbio_sysblock_read(d, show[i], v, sizeof(v)))
-            fprintf(out, " %s=%s", show[i], v);
-    fputc('\n', out);
-    snprintf(path, sizeof(path), "%s/queue/iosched", d->dir);
-    DIR *dir = opendir(path);
-    if (dir) {
-        struct dirent *e;
-        bool any = false;
-        while ((e = readdir(dir))) {
-            char k[300];
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(k, sizeof(k), "iosched/%s", e->d_name);
-            if (!sbio_sysblock_read(d, k, v, sizeof(v))) {
-                fprintf(out, "%s %s=%s", any ? "" : "  iosched:", e->d_name, v);
-                any = true;
-            }
-        }
-        closedir(dir);
-        if (any)
-            fputc('\n', out);
-    }
-}
-
-void sbio_sysblock_describe(FILE *out, const struct sbio_target *t)
-{
-    fprintf(out, "File system: %s on %s, mounted at %s (%s)\n", t->fstype,
-            t->source[0] ? t->source : "?", t->mountpoint[0] ? t->mountpoint : "?",
-            t->mount_opts[0] ? t->mount_opts : "?");
-    if (!t->has_top)
-        fprintf(out, "No block device under the set (%s): no queue settings apply\n", t->fstype);
-    else {
-        describe_dev(out, &t->top, true);
-        for (unsigned i = 0; i < t->ndev; i++)
-            if (strcmp(t->dev[i].name, t->top.name))
-                describe_dev(out, &t->dev[i], false);
-    }
-    char a[32] = "?", b[32] = "?", path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/sys/vm/dirty_ratio", procfs_root());
-    read_text(path, a, sizeof(a));
-    snprintf(path, sizeof(path), "%s/sys/vm/dirty_background_ratio", procfs_root());
-    read_text(path, b, sizeof(b));
-    fprintf(out, "vm.dirty_ratio=%s vm.dirty_background_ratio=%s\n", a, b);
+#ifdef STATX_DIOALIGN
+    struct statx stx;
+    if (!statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_DIOALIGN, &stx) &&
+        (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
+        return stx.stx_dio_offset_align;
+#else
+    (void)dirfd, (void)name;
+#endif
+    char v[32];
+    if (t && t->has_top && !sbio_sysblock_read(&t->top, "logical_block_size", v, sizeof(v)) &&
+        strtoull(v, NULL, 10))
+        return strtoull(v, NULL, 10);
+    return t && !t->has_top && !strcmp(t->fstype, "tmpfs") ? 1 : 512;
 }

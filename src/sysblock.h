@@ -131,8 +131,18 @@ int sbio_cachestat_add(int fd, struct sbio_cachestat *cs);
 /* sync(), then write 3 to <procfs>/sys/vm/drop_caches. Not root: -SBIO_EUSAGE with a message. */
 int sbio_drop_caches(void);
 
-/* The report's environment section: file system, mount options, devices, model, sector
- * sizes, scheduler and queue knobs in effect, write cache, vm.dirty_*ratio. */
-void sbio_sysblock_describe(FILE *out, const struct sbio_target *t);
+/* Read a small text file (sysfs, procfs), trailing whitespace removed. 0 or -errno. */
+int sbio_sysblock_read_file(const char *path, char *buf, size_t len);
+
+/* Where procfs and sysfs are: /proc and /sys, or the fake trees tests point SBIO_PROCFS_ROOT
+ * and SBIO_SYSFS_ROOT at (then nothing needs root). */
+const char *sbio_procfs_root(void);
+bool sbio_procfs_is_fake(void);
+bool sbio_sysfs_is_fake(void);
+
+/* The O_DIRECT alignment of file name in dirfd: statx's dio_offset_align where the file
+ * system reports it; else the logical block size of t's top device; with no device at all,
+ * tmpfs takes any alignment (1) and anything else gets the classic 512. t may be NULL. */
+uint64_t sbio_direct_alignment(int dirfd, const char *name, const struct sbio_target *t);
 
 #endif

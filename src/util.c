@@ -187,3 +187,35 @@ uint64_t sbio_mix64(uint64_t x)
 }
 
 volatile int sbio_stop_signal;
+
+int sbio_parse_cpus(const char *s, int *cpus, int max)
+{
+    int n = 0;
+    const char *p = s;
+    if (!*p)
+        return -EINVAL;
+    while (*p) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return -EINVAL;
+        long a = strtol(p, &end, 10), b = a;
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9')
+                return -EINVAL;
+            b = strtol(end + 1, &end, 10);
+        }
+        if (a > b || b >= SBIO_MAX_CPUS)
+            return -EINVAL;
+        for (long c = a; c <= b; c++) {
+            if (n >= max)
+                return -EINVAL;
+            cpus[n++] = (int)c;
+        }
+        if (*end == ',' && end[1])
+            end++;
+        else if (*end)
+            return -EINVAL;
+        p = end;
+    }
+    return n;
+}

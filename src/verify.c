@@ -1,6 +1,11 @@
 #include "verify.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "util.h"
 
 /* Slice-by-8 tables, built once from the reflected Castagnoli polynomial. */
 static uint32_t crc_tab[8][256];
@@ -93,4 +98,70 @@ const char *sbio_verify_strerror(enum sbio_verify_err e)
                                     "another offset's block",
                                     "stale generation (a lost write)"};
     return (unsigned)e < sizeof(s) / sizeof(s[0]) ? s[e] : "?";
+}
+
+int sbio_verify_map_init(struct sbio_verify_map *m, unsigned nfiles, const uint64_t *sizes,
+                         uint64_t block, uint64_t seed)
+{
+    memset(m, 0, sizeof(*m));
+    m->block = block;
+    m->seed = seed;
+    m->first = calloc(nfiles + 1, sizeof(uint64_t));
+    if (!m->first)
+        return -ENOMEM;
+    for (unsigned i = 0; i < nfiles; i++)
+        m->first[i + 1] = m->first[i] + (sizes[i] + block - 1) / block;
+    m->gens = malloc(m->first[nfiles] * sizeof(uint32_t) + 1);
+    if (!m->gens) {
+        sbio_verify_map_free(m);
+        return -ENOMEM;
+    }
+    memset(m->gens, 0xff, m->first[nfiles] * sizeof(uint32_t)); /* SBIO_VERIFY_ANY */
+    m->nonce = (uint32_t)(sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid()) % 0xfffeu) + 1;
+    return 0;
+}
+
+void sbio_verify_map_free(struct sbio_verify_map *m)
+{
+    free(m->gens);
+    free(m->first);
+    m->gens = NULL;
+    m->first = NULL;
+}
+
+void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, uint64_t offset,
+                           uint64_t len)
+{
+    for (uint64_t o = 0; o < len; o += m->block) {
+        uint64_t n = len - o < m->block ? len - o : m->block;
+        uint64_t idx = m->first[file] + (offset + o) / m->block;
+        uint32_t g = __atomic_load_n(&m->gens[idx], __ATOMIC_RELAXED);
+        uint32_t next =
+            g == SBIO_VERIFY_ANY || (g >> 16) != m->nonce ? 1 : ((g & 0xffff) + 1) & 0xffff;
+        g = m->nonce << 16 | (next ? next : 1);
+        __atomic_store_n(&m->gens[idx], g, __ATOMIC_RELAXED);
+        sbio_verify_stamp((char *)buf + o, n, m->seed, file, offset + o, g);
+    }
+}
+
+uint64_t sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
+                               uint64_t offset, uint64_t len,
+                               void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
+                                           uint64_t offset, uint32_t want,
+                                           const struct sbio_vhdr *got),
+                               void *ctx)
+{
+    uint64_t checked = 0;
+    for (uint64_t o = 0; o < len; o += m->block, checked++) {
+        uint64_t n = len - o < m->block ? len - o : m->block;
+        uint64_t off = offset + o;
+        uint32_t want =
+            __atomic_load_n(&m->gens[m->first[file] + off / m->block], __ATOMIC_RELAXED);
+        struct sbio_vhdr got;
+        enum sbio_verify_err e =
+            sbio_verify_check((const char *)buf + o, n, m->seed, file, off, want, &got);
+        if (e != SBIO_VERIFY_OK)
+            bad(ctx, e, file, off, want, &got);
+    }
+    return checked;
 }

@@ -55,4 +55,34 @@ enum sbio_verify_err sbio_verify_check(const void *buf, size_t len, uint64_t see
 
 const char *sbio_verify_strerror(enum sbio_verify_err e);
 
+/* The generation each block of a set was last written with by this run (SBIO_VERIFY_ANY
+ * until then). Threads own disjoint blocks, so entries are read and written with relaxed
+ * atomics only to keep the interim reader's view defined. */
+struct sbio_verify_map {
+    uint32_t *gens;
+    uint64_t *first; /* [nfiles + 1]: first block of each file */
+    uint64_t block;  /* bytes per verified block: the set's prepared block size */
+    uint64_t seed;   /* the set's seed */
+    uint32_t nonce;  /* this run's: its generations differ from any earlier run's */
+};
+
+/* For nfiles files of sizes[] bytes in blocks of block bytes. 0 or -ENOMEM. */
+int sbio_verify_map_init(struct sbio_verify_map *m, unsigned nfiles, const uint64_t *sizes,
+                         uint64_t block, uint64_t seed);
+void sbio_verify_map_free(struct sbio_verify_map *m);
+
+/* Stamp every block of a write of len bytes at offset of file (buf) with its next
+ * generation. */
+void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, uint64_t offset,
+                           uint64_t len);
+
+/* Check every block of a read of len bytes at offset of file (buf). Calls bad(ctx, ...) for
+ * each bad block with what was expected and found; returns the number of blocks checked. */
+uint64_t sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
+                               uint64_t offset, uint64_t len,
+                               void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
+                                           uint64_t offset, uint32_t want,
+                                           const struct sbio_vhdr *got),
+                               void *ctx);
+
 #endif

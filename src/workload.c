@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job.h"
 #include "mix.h"
 #include "util.h"
 bool sbio_mode_writes(int mode)
@@ -113,23 +114,23 @@ void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file
     *off = (blk - l->rnd_first[f]) * l->block;
 }
 
-void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cfg,
+void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                          const struct sbio_layout *lay, uint64_t seed)
 {
     memset(sh, 0, sizeof(*sh));
-    sh->mix = cfg->mix;
-    sh->hook = cfg->hook;
+    sh->mix = job->mix;
+    sh->hook = job->hook;
     sh->lay = lay;
-    sh->mode = cfg->mode;
-    sh->seq_stream = cfg->seq_stream;
-    sh->threads = (unsigned)cfg->threads;
-    sh->rw_ratio = cfg->rw_ratio;
-    sh->fsync_scope = cfg->fsync_scope;
+    sh->mode = job->mode;
+    sh->seq_stream = job->seq_stream;
+    sh->threads = job->threads;
+    sh->rw_ratio = job->rw_ratio;
+    sh->fsync_scope = job->fsync_scope;
     sh->seed = seed;
     /* As sysbench: --file-fsync-all replaces the periodic and the end fsyncs. */
-    sh->fsync_all = cfg->fsync_all;
-    sh->fsync_freq = cfg->fsync_all ? 0 : cfg->fsync_freq;
-    sh->fsync_end = cfg->fsync_all ? false : cfg->fsync_end;
+    sh->fsync_all = job->fsync_all;
+    sh->fsync_freq = job->fsync_all ? 0 : job->fsync_freq;
+    sh->fsync_end = job->fsync_all ? false : job->fsync_end;
 }
 
 int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)

@@ -1,7 +1,7 @@
 /* Op generators: the built-in modes (seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw) produce the
  * next operation of a thread. Lua mixes (script.c, mix.c) produce the same ops.
  *
- * Semantics (design.md §3, sysbench-compatible by default):
+ * Semantics (sysbench-compatible by default; doc/sysbench.md lists the differences):
  *  - sequential modes walk the concatenated set in requests of block * max(1, merged)
  *    bytes, a file's tail as a short request (skipped under O_DIRECT when misaligned);
  *    one shared stream taken with an atomic counter, or per-thread slices of whole
@@ -76,7 +76,9 @@ struct sbio_wl_shared {
     char pad[56];
 };
 
-void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_config *cfg,
+struct sbio_job;
+/* What the threads of job share, on layout lay, drawing from seed. */
+void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                          const struct sbio_layout *lay, uint64_t seed);
 
 /* One thread's generator state. */

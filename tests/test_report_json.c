@@ -340,9 +340,15 @@ static void run_spec(struct ran *r, const struct run_spec *s)
     bool created = true;
     assert_int_equal(sbio_fileset_open(&r->fs, cfg, s->mode == SBIO_MODE_SEQWR, &created), 0);
     assert_false(created);
-    json_t *env = sbio_json_environment(tp);
+    static struct sbio_environment snap;
+    sbio_environment_read(&snap, tp);
+    json_t *env = sbio_json_environment(&snap);
     assert_non_null(env);
-    assert_int_equal(sbio_runner_run(cfg, &r->fs, false, tp, NULL, &r->res), 0);
+    struct sbio_job job;
+    sbio_job_from_config(&job, cfg);
+    struct sbio_interim samples = {.log_ns = cfg->log_interval_ms * 1000000ULL};
+    struct sbio_runner_env renv = {.fs = &r->fs, .target = tp, .interim = &samples};
+    assert_int_equal(sbio_runner_run(&job, &renv, &r->res), 0);
     fflush(stdout);
     CHECK(r->ctx, r->res.error == 0, "run failed: %s", r->res.error_msg);
     r->doc = sbio_json_result(cfg, &r->fs, &r->res, env);
@@ -1295,7 +1301,9 @@ static void test_error_and_signal(void **state)
     r->res.stop_signal = SIGTERM;
     r->res.error = -EIO;
     snprintf(r->res.error_msg, sizeof(r->res.error_msg), "%s", msg);
-    json_t *env = sbio_json_environment(NULL);
+    static struct sbio_environment snap;
+    sbio_environment_read(&snap, NULL);
+    json_t *env = sbio_json_environment(&snap);
     json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, env);
     json_decref(env);
     char *text = json_dumps(doc, 0);

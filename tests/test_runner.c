@@ -168,11 +168,21 @@ static void run_config(struct sbio_config *cfg, int mode, unsigned threads, uint
     cfg->fsync_freq = 0;
 }
 
+/* Run cfg's job on fs. */
+static int run_cfg(const struct sbio_config *cfg, struct sbio_fileset *fs,
+                   struct sbio_run_result *res)
+{
+    struct sbio_job job;
+    sbio_job_from_config(&job, cfg);
+    struct sbio_runner_env env = {.fs = fs};
+    return sbio_runner_run(&job, &env, res);
+}
+
 /* Run and check what every successful run must satisfy; returns the total. */
 static void run_ok(const struct sbio_config *cfg, struct sbio_fileset *fs,
                    struct sbio_run_result *res)
 {
-    assert_int_equal(sbio_runner_run(cfg, fs, false, NULL, NULL, res), 0);
+    assert_int_equal(run_cfg(cfg, fs, res), 0);
     assert_int_equal(res->error, 0);
     assert_int_equal(res->stop_signal, 0);
     assert_int_equal(res->threads, cfg->threads);
@@ -328,7 +338,7 @@ static void test_refused(void **state)
     memfs_init(&m, 2, 2 * BLK + 100); /* 3 sequential requests per file */
     run_config(&cfg, SBIO_MODE_SEQRD, 7, 10, 2, 2 * BLK + 100);
     cfg.seq_stream = SBIO_SEQ_PER_THREAD;
-    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, NULL, &res), -SBIO_EUSAGE);
+    assert_int_equal(run_cfg(&cfg, &m.fs, &res), -SBIO_EUSAGE);
     assert_null(res.per_thread);
     /* Six threads for six requests is fine. */
     cfg.threads = 6;
@@ -346,7 +356,7 @@ static void test_refused(void **state)
 
     memfs_init(&m, 2, BLK - 1);
     run_config(&cfg, SBIO_MODE_RNDRD, 1, 10, 2, BLK - 1);
-    assert_int_equal(sbio_runner_run(&cfg, &m.fs, false, NULL, NULL, &res), -SBIO_EUSAGE);
+    assert_int_equal(run_cfg(&cfg, &m.fs, &res), -SBIO_EUSAGE);
 }
 
 /* A real prepared set in a temporary folder: the event budget holds there too, seqrd leaves

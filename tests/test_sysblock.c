@@ -28,6 +28,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "environment.h"
 #include "sysblock.h"
 #include "util.h"
 
@@ -47,6 +48,14 @@
 
 /* snprintf that fails the test when it would cut (and that the compiler does not second-guess:
  * the folders here are short). */
+/* The text report's environment section for t. */
+static void describe(FILE *m, const struct sbio_target *t)
+{
+    static struct sbio_environment e;
+    sbio_environment_read(&e, t);
+    sbio_environment_print(m, &e);
+}
+
 static void fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
 static void fmt(char *buf, size_t len, const char *f, ...)
 {
@@ -989,7 +998,7 @@ static void test_resolve_no_blockdev(void **state)
     char *mem = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&mem, &len);
-    sbio_sysblock_describe(m, &t);
+    describe(m, &t);
     fclose(m);
     assert_has(mem, "File system: tmpfs on tmpfs, mounted at ");
     assert_has(mem, "No block device under the set (tmpfs): no queue settings apply\n");
@@ -1588,7 +1597,7 @@ static void test_describe(void **state)
     char *mem = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&mem, &len);
-    sbio_sysblock_describe(m, &t);
+    describe(m, &t);
     fclose(m);
     char want[PATH_MAX * 2];
     fmt(want, sizeof(want), "File system: xfs on /dev/mapper/vg-lv, mounted at %s (rw,noatime)\n",
@@ -1614,7 +1623,7 @@ static void test_describe(void **state)
     assert_int_equal(resolve(f->data, "sdb", &t), 0);
     sysput(f, SDB "/queue/scheduler", "none mq-deadline kyber [bfq]");
     m = open_memstream(&mem, &len);
-    sbio_sysblock_describe(m, &t);
+    describe(m, &t);
     fclose(m);
     assert_has(mem, "  scheduler: none mq-deadline kyber [bfq]\n");
     assert_has(mem, "  read_ahead_kb=128 max_sectors_kb=1280");

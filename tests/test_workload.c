@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "job.h"
 #include "workload.h"
 
 #define BLK  4096ULL /* the block used by most tests */
@@ -46,7 +47,9 @@ static void gen_layout(struct gen *g, const uint64_t *sizes, unsigned n, uint64_
 /* After the test has set cfg fields: build the shared state. */
 static void gen_share(struct gen *g)
 {
-    sbio_wl_shared_init(&g->sh, &g->cfg, &g->lay, g->cfg.rand_seed);
+    struct sbio_job job;
+    sbio_job_from_config(&job, &g->cfg);
+    sbio_wl_shared_init(&g->sh, &job, &g->lay, g->cfg.rand_seed);
 }
 
 static void gen_free(struct gen *g)

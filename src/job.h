@@ -1,0 +1,75 @@
+/* A job: what one group of worker threads does, built from the command line (a plain run is
+ * one job) or from a script's declaration (a phase runs several side by side).
+ *
+ * The runner and the workload generators read only this; the command line's own options
+ * (struct sbio_config) and the process's place among MPI ranks stay with the session. */
+#ifndef SBIO_JOB_H
+#define SBIO_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sbio_mix;
+struct sbio_hook_ops;
+
+struct sbio_job {
+    const char *name; /* a script job's name, NULL for the command line's job */
+    unsigned threads;
+    /* How: the engine (an id the engine registry knows) and its queue. */
+    int engine;
+    uint64_t iodepth;
+    uint64_t iodepth_batch; /* 0: auto (sbio_job_iodepth_batch) */
+    bool uring_fixed, uring_sqpoll;
+    unsigned extra_flags; /* enum sbio_extra_flag bits */
+    const char *cpus;     /* pin the threads to this CPU list, or NULL */
+    /* What: a sysbench mode with its exact semantics, or (mode SBIO_MODE_NONE) a script's
+     * compiled mix or per-event hook. */
+    int mode;
+    const struct sbio_mix *mix;
+    const struct sbio_hook_ops *hook;
+    uint64_t block_size;      /* random requests; a mix's offsets are in these units */
+    const char *block_what;   /* how messages name the block size */
+    uint64_t merged_requests; /* sequential modes: blocks per request */
+    uint64_t max_len;         /* a mix or hook: its largest request, the buffers' size */
+    int seq_stream;           /* enum sbio_seq_stream */
+    uint64_t fsync_freq;
+    bool fsync_all, fsync_end;
+    int fsync_mode;  /* enum sbio_fsync_mode */
+    int fsync_scope; /* enum sbio_fsync_scope */
+    double rw_ratio;
+    uint64_t rate;     /* ops/s over the job's threads, 0: unlimited */
+    uint64_t think_us; /* pause between a thread's operations */
+    /* How long: 0 is no limit for both (then until a signal). */
+    uint64_t time_s, events, warmup_s;
+    uint64_t seed; /* the job's random seed, never 0 once the session has drawn it */
+    bool verify, verify_fatal;
+};
+
+/* Whether the job opens the set for writing: write modes, and every mix or hook (their
+ * operations are drawn as they run). */
+bool sbio_job_writes(const struct sbio_job *job);
+
+/* Whether the job walks the set sequentially (a built-in sequential mode). */
+bool sbio_job_sequential(const struct sbio_job *job);
+
+/* Bytes of one request buffer: a mix's or hook's largest request, or block_size times
+ * merged_requests. */
+uint64_t sbio_job_req_bytes(const struct sbio_job *job);
+
+/* How many requests a queued engine's thread queues before it submits them: batch (0: auto),
+ * at most depth; by default 1 with O_DIRECT (a device handed a whole batch returns it whole
+ * and idles), the whole depth otherwise (fewer system calls). */
+static inline uint64_t sbio_iodepth_batch_of(uint64_t batch, uint64_t depth, bool direct)
+{
+    uint64_t b = batch ? batch : direct ? 1 : depth;
+    return b < depth ? b : depth;
+}
+
+/* sbio_iodepth_batch_of for the job's settings. */
+uint64_t sbio_job_iodepth_batch(const struct sbio_job *job);
+
+struct sbio_config;
+/* The command line's job: a plain run (and each run of compare, and each MPI rank's run). */
+void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg);
+
+#endif

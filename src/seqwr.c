@@ -1,0 +1,43 @@
+#include "seqwr.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int sbio_seqwr_truncate(const struct sbio_fileset *fs, bool keep_size)
+{
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        int fd = openat(fs->dirfd, fs->files[i].name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, 0) || (keep_size && ftruncate(fd, (off_t)fs->files[i].size))) {
+            int e = errno;
+            sbio_err("%s/%s: truncate: %s", fs->dir, fs->files[i].name, strerror(e));
+            if (fd >= 0)
+                close(fd);
+            return -e;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+int sbio_seqwr_fill(struct sbio_fileset *fs, const struct sbio_layout *lay, uint64_t a, uint64_t b,
+                    uint64_t *bytes)
+{
+    int rc = 0;
+    while (a < b && !rc) {
+        unsigned f, f2;
+        uint64_t off, off2;
+        uint32_t len, len2;
+        sbio_layout_seq(lay, a, &f, &off, &len);
+        /* Extend the piece to the end of the range or of the file. */
+        uint64_t last = b - 1 < lay->seq_first[f + 1] - 1 ? b - 1 : lay->seq_first[f + 1] - 1;
+        sbio_layout_seq(lay, last, &f2, &off2, &len2);
+        rc = sbio_fileset_write_range(fs, f, off, off2 + len2 - off);
+        *bytes += off2 + len2 - off;
+        a = last + 1;
+    }
+    return rc;
+}
