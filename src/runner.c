@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "fill.h"
 #include "report.h"
 #include "util.h"
 #include "verify.h"
@@ -1225,7 +1226,7 @@ static int runner_run(const struct sbio_config *cfg, struct sbio_fileset *fs, bo
             w->ios[k].len = (uint32_t)r.lay.req; /* the buffer's size, for registration */
             w->ios[k].buf = (char *)w->buf + (size_t)k * r.lay.req;
             /* Writes carry the set's fill pattern, varied per thread and slot. */
-            sbio_fileset_fill(fs, i * w->nios + k, 0, w->ios[k].buf, r.lay.req);
+            sbio_fill_range(fs, i * w->nios + k, 0, w->ios[k].buf, r.lay.req);
         }
         for (unsigned f = 0; f < fs->nfiles; f++)
             w->files[f].fd = -1;

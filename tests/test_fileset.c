@@ -1,6 +1,7 @@
-/* Unit tests for the file set and its manifest (src/fileset.c), on real temporary folders
- * under /tmp. The safety rules (never write through a symlink, never touch a file no
- * manifest names) are checked by looking at the files afterwards, not at return codes only. */
+/* Unit tests for the file set (src/fileset.c), its manifest (src/manifest.c), its fill data
+ * (src/fill.c), prepare and cleanup (src/prepare.c), on real temporary folders under /tmp.
+ * The safety rules (never write through a symlink, never touch a file no manifest names) are
+ * checked by looking at the files afterwards, not at return codes only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "fileset.h"
+#include "fill.h"
+#include "manifest.h"
 #include "options.h"
 #include "util.h"
 
@@ -171,7 +174,7 @@ static int prepare(const struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_prepare(cfg, NULL);
+    int rc = sbio_fileset_prepare(cfg, NULL, stdout);
     cap_end(&c, err, errlen);
     return rc;
 }
@@ -206,7 +209,7 @@ static void assert_set_content(int dfd, const struct sbio_fileset *fs)
         assert_non_null(got);
         assert_non_null(want);
         assert_int_equal(read_all(dfd, fs->files[i].name, got, sz + 1), (ssize_t)sz);
-        sbio_fileset_fill(fs, i, 0, want, sz);
+        sbio_fill_range(fs, i, 0, want, sz);
         if (memcmp(got, want, sz))
             fail_msg("%s does not hold its fill bytes", fs->files[i].name);
         free(got);
@@ -458,20 +461,20 @@ static void test_fill_deterministic(void **state)
     (void)state;
     static unsigned char a[FILL_LEN], b[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_RANDOM, 0, 42);
-    sbio_fileset_fill(&fs, 3, 8192, a, FILL_LEN);
-    sbio_fileset_fill(&fs, 3, 8192, b, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192, a, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192, b, FILL_LEN);
     assert_memory_equal(a, b, FILL_LEN);
 
     /* Other file, other offset, other seed: other bytes, in every chunk. */
-    sbio_fileset_fill(&fs, 4, 8192, b, FILL_LEN);
+    sbio_fill_range(&fs, 4, 8192, b, FILL_LEN);
     for (size_t off = 0; off < FILL_LEN; off += SBIO_FILL_CHUNK)
         assert_memory_not_equal(a + off, b + off, 64);
-    sbio_fileset_fill(&fs, 3, 8192 + SBIO_FILL_CHUNK, b, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192 + SBIO_FILL_CHUNK, b, FILL_LEN);
     assert_memory_not_equal(a, b, SBIO_FILL_CHUNK);
     /* Chunks of one file differ from each other (no repeated 4 KiB pattern). */
     assert_memory_not_equal(a, a + SBIO_FILL_CHUNK, SBIO_FILL_CHUNK);
     struct sbio_fileset other = fill_set(SBIO_FILL_RANDOM, 0, 43);
-    sbio_fileset_fill(&other, 3, 8192, b, FILL_LEN);
+    sbio_fill_range(&other, 3, 8192, b, FILL_LEN);
     assert_memory_not_equal(a, b, SBIO_FILL_CHUNK);
 
     /* Random-looking: about half the bits set. */
@@ -486,7 +489,7 @@ static void test_fill_unaligned(void **state)
     (void)state;
     static unsigned char whole[FILL_LEN], part[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_RANDOM, 0, 7);
-    sbio_fileset_fill(&fs, 1, 0, whole, FILL_LEN);
+    sbio_fill_range(&fs, 1, 0, whole, FILL_LEN);
     static const struct {
         uint64_t off, len;
     } cut[] = {
@@ -495,7 +498,7 @@ static void test_fill_unaligned(void **state)
     };
     for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
         memset(part, 0xee, sizeof(part));
-        sbio_fileset_fill(&fs, 1, cut[i].off, part, cut[i].len);
+        sbio_fill_range(&fs, 1, cut[i].off, part, cut[i].len);
         if (memcmp(part, whole + cut[i].off, cut[i].len))
             fail_msg("fill at %llu+%llu differs from the aligned fill",
                      (unsigned long long)cut[i].off, (unsigned long long)cut[i].len);
@@ -503,8 +506,8 @@ static void test_fill_unaligned(void **state)
     }
     /* The same holds for compressible data. */
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 25, 7);
-    sbio_fileset_fill(&fs, 1, 0, whole, FILL_LEN);
-    sbio_fileset_fill(&fs, 1, 1000, part, 9000);
+    sbio_fill_range(&fs, 1, 0, whole, FILL_LEN);
+    sbio_fill_range(&fs, 1, 1000, part, 9000);
     assert_memory_equal(part, whole + 1000, 9000);
 }
 
@@ -514,12 +517,12 @@ static void test_fill_zero_and_compressible(void **state)
     static unsigned char buf[FILL_LEN], zero[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_ZERO, 0, 42);
     memset(buf, 0xff, sizeof(buf));
-    sbio_fileset_fill(&fs, 2, 777, buf, FILL_LEN - 1);
+    sbio_fill_range(&fs, 2, 777, buf, FILL_LEN - 1);
     assert_memory_equal(buf, zero, FILL_LEN - 1);
     assert_int_equal(buf[FILL_LEN - 1], 0xff);
 
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 50, 42);
-    sbio_fileset_fill(&fs, 2, 0, buf, 5 * SBIO_FILL_CHUNK);
+    sbio_fill_range(&fs, 2, 0, buf, 5 * SBIO_FILL_CHUNK);
     for (int c = 0; c < 5; c++) {
         const unsigned char *chunk = buf + c * SBIO_FILL_CHUNK;
         assert_memory_equal(chunk, zero, SBIO_FILL_CHUNK / 2);
@@ -530,11 +533,11 @@ static void test_fill_zero_and_compressible(void **state)
     /* Only the zeroed part differs from the random fill of the same seed. */
     static unsigned char rnd[FILL_LEN];
     struct sbio_fileset r = fill_set(SBIO_FILL_RANDOM, 0, 42);
-    sbio_fileset_fill(&r, 2, 0, rnd, SBIO_FILL_CHUNK);
+    sbio_fill_range(&r, 2, 0, rnd, SBIO_FILL_CHUNK);
     assert_memory_equal(buf + SBIO_FILL_CHUNK / 2, rnd + SBIO_FILL_CHUNK / 2, SBIO_FILL_CHUNK / 2);
 
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 100, 42);
-    sbio_fileset_fill(&fs, 0, 0, buf, 2 * SBIO_FILL_CHUNK);
+    sbio_fill_range(&fs, 0, 0, buf, 2 * SBIO_FILL_CHUNK);
     assert_memory_equal(buf, zero, 2 * SBIO_FILL_CHUNK);
 }
 
@@ -601,11 +604,11 @@ static void test_prepare_open_cleanup(void **state)
     write_text(t->dfd, "keep.txt", "mine");
     write_text(t->dfd, "test_file.4", "not in the manifest");
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
     assert_true(exists(t->dfd, "keep.txt"));
     assert_true(exists(t->dfd, "test_file.4"));
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
 }
 
@@ -636,7 +639,7 @@ static void test_prepare_foreign_file(void **state)
 
     /* Nor does cleanup remove it. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_true(exists(t->dfd, "test_file.1"));
 }
 
@@ -677,7 +680,7 @@ static void test_prepare_symlink(void **state)
 
     /* Cleanup removes the link, not what it points to. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_false(exists(t->dfd, "test_file.2"));
     assert_int_equal(read_all(t->dfd, "target", buf, sizeof(buf)), 7);
     assert_int_equal(count_entries(t->path), 1);
@@ -776,7 +779,7 @@ static void test_prepare_damaged_manifest(void **state)
     make_cfg(&cfg, t, "cleanup");
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_cleanup(&cfg);
+    int rc = sbio_fileset_cleanup(&cfg, stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "damaged; nothing removed");
