@@ -1,19 +1,18 @@
-/* The file set: test_file.N under --dir and its manifest, sbio.manifest.
+/* The file set: test_file.N under --dir, described by its manifest (src/manifest.h), or a
+ * raw block device (--filename).
  *
- * The manifest is plain key=value text. prepare writes it first with state=incomplete and
- * marks it complete once every file is written and fsynced, so an interrupted prepare is
- * known. Only the files a manifest names are ever written or removed. */
+ * Only the files a manifest names are ever written or removed, never through a symlink.
+ * Their content is the fill data (src/fill.h), with a generation-0 header in every block of
+ * a verified set. src/fileset.c shapes and opens a set for a run and completes it after a
+ * seqwr run; src/prepare.c writes (prepare) and removes (cleanup) it. */
 #ifndef SBIO_FILESET_H
 #define SBIO_FILESET_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "options.h"
-
-#define SBIO_MANIFEST        "sbio.manifest"
-#define SBIO_MANIFEST_FORMAT 1
-#define SBIO_FILL_CHUNK      4096 /* fill data is a function of (seed, file, 4 KiB chunk) */
 
 struct sbio_fileset_file {
     char name[256]; /* relative to the folder, or a raw device's absolute path */
@@ -40,14 +39,6 @@ struct sbio_fileset {
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed);
 
-/* Write fs as the manifest of dirfd, atomically (temporary file, fsync, rename, fsync of
- * the folder). Returns 0 or -errno. */
-int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs);
-
-/* Read dirfd's manifest into fs (allocates fs->files). Returns 0, -ENOENT when there is
- * none, -EBADMSG when it is malformed (a message names the line), or -errno. */
-int sbio_manifest_read(int dirfd, struct sbio_fileset *fs);
-
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.
  * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg);
@@ -59,14 +50,18 @@ struct sbio_fileset_poll {
     void *ctx;
 };
 
-/* prepare: create or complete the set in cfg->dir. Nothing is touched when a foreign file
- * or a symlink is in the way or the shape disagrees (-SBIO_EUSAGE). -EINTR when stopped by
- * a signal, -ECANCELED when poll (may be NULL) said stop (the manifest stays incomplete
- * either way), other -errno on I/O errors (message printed with file, offset and call). */
-int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll);
+/* prepare (src/prepare.c): create or complete the set in cfg->dir, reporting to out (the
+ * shape, a line per file written or, when out is a terminal, one updating progress line, and
+ * the rate). Nothing is touched when a foreign file or a symlink is in the way or the shape
+ * disagrees (-SBIO_EUSAGE). -EINTR when stopped by a signal, -ECANCELED when poll (may be
+ * NULL) said stop (the manifest stays incomplete either way), other -errno on I/O errors
+ * (message printed with file, offset and call). */
+int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
+                         FILE *out);
 
-/* cleanup: remove the files the manifest names, then the manifest. */
-int sbio_fileset_cleanup(const struct sbio_config *cfg);
+/* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
+ * how many (or that there is no set: not an error). */
+int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out);
 
 /* run: open the folder and load a complete set whose files all have their sizes.
  * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
@@ -80,11 +75,6 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
  * exclusively. */
 int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg);
 
-/* Write the fill bytes of file `file` for [off, off + len) into buf: deterministic in
- * (fs->seed, file, off), so an extended or completed file has the content prepare gives. */
-void sbio_fileset_fill(const struct sbio_fileset *fs, unsigned file, uint64_t off, void *buf,
-                       uint64_t len);
-
 /* Complete files shorter than their size (after a seqwr run stopped early), fsync them and
  * mark the manifest complete. Returns 0 or -errno (message printed). */
 int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes);
@@ -97,5 +87,30 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
 int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
 
 void sbio_fileset_close(struct sbio_fileset *fs);
+
+/* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
+
+/* Open cfg->dir as a folder (for_write: refused on a read-only file system). Returns the
+ * descriptor or -SBIO_EUSAGE after a message. */
+int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write);
+
+/* Check every name of fs in fs->dirfd before anything is written: a symlink or a non-regular
+ * file is never written through, and an existing file is foreign unless manifest_names_them.
+ * Returns 0 or -SBIO_EUSAGE after a message naming the file. */
+int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them);
+
+/* Where the written content of file `file` (open as fd, have bytes long, capped at its size)
+ * ends: at its first hole (an interrupted run can leave one), rounded down to a whole block
+ * in a verified set. A fallocate set's files are trusted to their size. */
+uint64_t sbio_fileset_written_end(const struct sbio_fileset *fs, unsigned file, int fd,
+                                  uint64_t have);
+
+/* Write [off, end) of file `file` (open for writing as fd) with prepare's bytes — the fill,
+ * and in a verified set a generation-0 header in every block (off is then block-aligned) —
+ * then fsync it. With allocate, a fallocate set's range is allocated (fallocate) instead of
+ * written, as prepare does. Goes on through signals. Returns 0 or -errno (message printed
+ * with file, offset and call). */
+int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, uint64_t off,
+                          uint64_t end, bool allocate);
 
 #endif

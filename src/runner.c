@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "fill.h"
 #include "options.h"
 #include "seqwr.h"
 #include "util.h"
@@ -1040,7 +1041,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
         w->ios[k].len = (uint32_t)r->req; /* the buffer's size, for registration */
         w->ios[k].buf = (char *)w->buf + (size_t)k * r->req;
         /* Writes carry the set's fill pattern, varied per thread and slot. */
-        sbio_fileset_fill(r->fs, i * w->nios + k, 0, w->ios[k].buf, r->req);
+        sbio_fill_range(r->fs, i * w->nios + k, 0, w->ios[k].buf, r->req);
     }
     for (unsigned f = 0; f < r->fs->nfiles; f++)
         w->files[f].fd = -1;

@@ -175,36 +175,90 @@ static void unescape(char *s)
     *o = 0;
 }
 
-/* The mount that holds a file of device dev under real path: the last mountinfo entry
- * with that device whose mount point is a prefix of the path. */
-static void find_mount(const char *real, dev_t dev, struct sbio_target *t)
+/* One entry of mountinfo, its mount point unescaped. */
+struct mount_entry {
+    unsigned major, minor;
+    char mountpoint[PATH_MAX];
+    char opts[512];
+    char fstype[64];
+    char source[256];
+};
+
+/* The one reader of <procfs>/self/mountinfo: fn sees its entries in order until it returns
+ * true. Lines that do not parse are skipped. Returns whether fn returned true. */
+static bool mountinfo_find(bool (*fn)(const struct mount_entry *m, void *ctx), void *ctx)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s/self/mountinfo", sbio_procfs_root());
     FILE *f = fopen(path, "re");
     if (!f)
-        return;
+        return false;
     char line[4096];
-    size_t best = 0;
-    while (fgets(line, sizeof(line), f)) {
-        char mp[PATH_MAX], opts[512], fstype[64], source[256];
-        unsigned maj, min;
+    bool found = false;
+    struct mount_entry m;
+    while (!found && fgets(line, sizeof(line), f)) {
         char *sep = strstr(line, " - ");
-        if (!sep || sscanf(line, "%*d %*d %u:%u %*s %4095s %511s", &maj, &min, mp, opts) != 4 ||
-            sscanf(sep + 3, "%63s %255s", fstype, source) != 2)
+        if (!sep ||
+            sscanf(line, "%*d %*d %u:%u %*s %4095s %511s", &m.major, &m.minor, m.mountpoint,
+                   m.opts) != 4 ||
+            sscanf(sep + 3, "%63s %255s", m.fstype, m.source) != 2)
             continue;
-        unescape(mp);
-        size_t l = strlen(mp);
-        bool prefix = !strncmp(real, mp, l) && (real[l] == '/' || real[l] == 0 || l == 1);
-        if (makedev(maj, min) != dev || !prefix || l < best)
-            continue;
-        best = l;
-        snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", mp);
-        snprintf(t->mount_opts, sizeof(t->mount_opts), "%s", opts);
-        snprintf(t->fstype, sizeof(t->fstype), "%s", fstype);
-        snprintf(t->source, sizeof(t->source), "%s", source);
+        unescape(m.mountpoint);
+        found = fn(&m, ctx);
     }
     fclose(f);
+    return found;
+}
+
+/* What find_mount looks for, and the length of the best mount point so far. */
+struct mount_query {
+    const char *real;
+    dev_t dev;
+    struct sbio_target *t;
+    size_t best;
+};
+
+/* Takes m when it holds the path as well as the best so far or better; never stops the walk. */
+static bool mount_holds(const struct mount_entry *m, void *ctx)
+{
+    struct mount_query *q = ctx;
+    size_t l = strlen(m->mountpoint);
+    bool prefix =
+        !strncmp(q->real, m->mountpoint, l) && (q->real[l] == '/' || q->real[l] == 0 || l == 1);
+    if (makedev(m->major, m->minor) != q->dev || !prefix || l < q->best)
+        return false;
+    q->best = l;
+    struct sbio_target *t = q->t;
+    snprintf(t->mountpoint, sizeof(t->mountpoint), "%s", m->mountpoint);
+    snprintf(t->mount_opts, sizeof(t->mount_opts), "%s", m->opts);
+    snprintf(t->fstype, sizeof(t->fstype), "%s", m->fstype);
+    snprintf(t->source, sizeof(t->source), "%s", m->source);
+    return false;
+}
+
+/* The mount that holds a file of device dev under real path: the last mountinfo entry
+ * with that device whose mount point is a prefix of the path. */
+static void find_mount(const char *real, dev_t dev, struct sbio_target *t)
+{
+    struct mount_query q = {.real = real, .dev = dev, .t = t};
+    mountinfo_find(mount_holds, &q);
+}
+
+/* A mount of the device (a partition counts as its disk's: its sysfs folder is under it). */
+static bool mount_on(const struct mount_entry *m, void *ctx)
+{
+    const struct sbio_blockdev *disk = ctx;
+    struct sbio_blockdev d;
+    if (m->major == disk->major && m->minor == disk->minor)
+        return true;
+    return !dev_from_majmin(m->major, m->minor, &d) && d.major == disk->major &&
+           d.minor == disk->minor;
+}
+
+bool sbio_sysblock_mounted(unsigned major, unsigned minor)
+{
+    struct sbio_blockdev disk = {.major = major, .minor = minor};
+    return mountinfo_find(mount_on, &disk);
 }
 
 /* dm/md: the scheduler sits on the slaves (recursively); a plain disk carries its own. */

@@ -48,6 +48,10 @@ struct sbio_target {
  * error: t->has_top is false and fstype says what it is. Returns 0 or -errno. */
 int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbio_target *t);
 
+/* Whether the block device major:minor, or a partition of it, is the device of a mount in
+ * mountinfo (a partition of it: by its sysfs folder). Unreadable mountinfo: false. */
+bool sbio_sysblock_mounted(unsigned major, unsigned minor);
+
 /* Read knob (a path under the device's queue/, e.g. "scheduler", "read_ahead_kb",
  * "iosched/fifo_batch"; or "../stat" style paths relative to queue/) into buf, trailing
  * newline removed. Returns 0 or -errno (-ENOENT: no such knob). */

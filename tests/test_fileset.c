@@ -1,6 +1,7 @@
-/* Unit tests for the file set and its manifest (src/fileset.c), on real temporary folders
- * under /tmp. The safety rules (never write through a symlink, never touch a file no
- * manifest names) are checked by looking at the files afterwards, not at return codes only. */
+/* Unit tests for the file set (src/fileset.c), its manifest (src/manifest.c), its fill data
+ * (src/fill.c), prepare and cleanup (src/prepare.c), on real temporary folders under /tmp.
+ * The safety rules (never write through a symlink, never touch a file no manifest names) are
+ * checked by looking at the files afterwards, not at return codes only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "fileset.h"
+#include "fill.h"
+#include "manifest.h"
 #include "options.h"
 #include "util.h"
 
@@ -171,8 +174,23 @@ static int prepare(const struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_prepare(cfg, NULL);
+    int rc = sbio_fileset_prepare(cfg, NULL, stdout);
     cap_end(&c, err, errlen);
+    return rc;
+}
+
+/* prepare or cleanup (as cfg->cmd says) with its report in *out (to free) and stderr in err. */
+static int set_cmd_to(const struct sbio_config *cfg, char **out, char *err, size_t errlen)
+{
+    size_t len = 0;
+    FILE *f = open_memstream(out, &len);
+    assert_non_null(f);
+    struct capture c;
+    cap_begin(&c);
+    int rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, NULL, f)
+                                          : sbio_fileset_cleanup(cfg, f);
+    cap_end(&c, err, errlen);
+    fclose(f);
     return rc;
 }
 
@@ -206,7 +224,7 @@ static void assert_set_content(int dfd, const struct sbio_fileset *fs)
         assert_non_null(got);
         assert_non_null(want);
         assert_int_equal(read_all(dfd, fs->files[i].name, got, sz + 1), (ssize_t)sz);
-        sbio_fileset_fill(fs, i, 0, want, sz);
+        sbio_fill_range(fs, i, 0, want, sz);
         if (memcmp(got, want, sz))
             fail_msg("%s does not hold its fill bytes", fs->files[i].name);
         free(got);
@@ -458,20 +476,20 @@ static void test_fill_deterministic(void **state)
     (void)state;
     static unsigned char a[FILL_LEN], b[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_RANDOM, 0, 42);
-    sbio_fileset_fill(&fs, 3, 8192, a, FILL_LEN);
-    sbio_fileset_fill(&fs, 3, 8192, b, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192, a, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192, b, FILL_LEN);
     assert_memory_equal(a, b, FILL_LEN);
 
     /* Other file, other offset, other seed: other bytes, in every chunk. */
-    sbio_fileset_fill(&fs, 4, 8192, b, FILL_LEN);
+    sbio_fill_range(&fs, 4, 8192, b, FILL_LEN);
     for (size_t off = 0; off < FILL_LEN; off += SBIO_FILL_CHUNK)
         assert_memory_not_equal(a + off, b + off, 64);
-    sbio_fileset_fill(&fs, 3, 8192 + SBIO_FILL_CHUNK, b, FILL_LEN);
+    sbio_fill_range(&fs, 3, 8192 + SBIO_FILL_CHUNK, b, FILL_LEN);
     assert_memory_not_equal(a, b, SBIO_FILL_CHUNK);
     /* Chunks of one file differ from each other (no repeated 4 KiB pattern). */
     assert_memory_not_equal(a, a + SBIO_FILL_CHUNK, SBIO_FILL_CHUNK);
     struct sbio_fileset other = fill_set(SBIO_FILL_RANDOM, 0, 43);
-    sbio_fileset_fill(&other, 3, 8192, b, FILL_LEN);
+    sbio_fill_range(&other, 3, 8192, b, FILL_LEN);
     assert_memory_not_equal(a, b, SBIO_FILL_CHUNK);
 
     /* Random-looking: about half the bits set. */
@@ -486,7 +504,7 @@ static void test_fill_unaligned(void **state)
     (void)state;
     static unsigned char whole[FILL_LEN], part[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_RANDOM, 0, 7);
-    sbio_fileset_fill(&fs, 1, 0, whole, FILL_LEN);
+    sbio_fill_range(&fs, 1, 0, whole, FILL_LEN);
     static const struct {
         uint64_t off, len;
     } cut[] = {
@@ -495,7 +513,7 @@ static void test_fill_unaligned(void **state)
     };
     for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
         memset(part, 0xee, sizeof(part));
-        sbio_fileset_fill(&fs, 1, cut[i].off, part, cut[i].len);
+        sbio_fill_range(&fs, 1, cut[i].off, part, cut[i].len);
         if (memcmp(part, whole + cut[i].off, cut[i].len))
             fail_msg("fill at %llu+%llu differs from the aligned fill",
                      (unsigned long long)cut[i].off, (unsigned long long)cut[i].len);
@@ -503,8 +521,8 @@ static void test_fill_unaligned(void **state)
     }
     /* The same holds for compressible data. */
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 25, 7);
-    sbio_fileset_fill(&fs, 1, 0, whole, FILL_LEN);
-    sbio_fileset_fill(&fs, 1, 1000, part, 9000);
+    sbio_fill_range(&fs, 1, 0, whole, FILL_LEN);
+    sbio_fill_range(&fs, 1, 1000, part, 9000);
     assert_memory_equal(part, whole + 1000, 9000);
 }
 
@@ -514,12 +532,12 @@ static void test_fill_zero_and_compressible(void **state)
     static unsigned char buf[FILL_LEN], zero[FILL_LEN];
     struct sbio_fileset fs = fill_set(SBIO_FILL_ZERO, 0, 42);
     memset(buf, 0xff, sizeof(buf));
-    sbio_fileset_fill(&fs, 2, 777, buf, FILL_LEN - 1);
+    sbio_fill_range(&fs, 2, 777, buf, FILL_LEN - 1);
     assert_memory_equal(buf, zero, FILL_LEN - 1);
     assert_int_equal(buf[FILL_LEN - 1], 0xff);
 
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 50, 42);
-    sbio_fileset_fill(&fs, 2, 0, buf, 5 * SBIO_FILL_CHUNK);
+    sbio_fill_range(&fs, 2, 0, buf, 5 * SBIO_FILL_CHUNK);
     for (int c = 0; c < 5; c++) {
         const unsigned char *chunk = buf + c * SBIO_FILL_CHUNK;
         assert_memory_equal(chunk, zero, SBIO_FILL_CHUNK / 2);
@@ -530,15 +548,97 @@ static void test_fill_zero_and_compressible(void **state)
     /* Only the zeroed part differs from the random fill of the same seed. */
     static unsigned char rnd[FILL_LEN];
     struct sbio_fileset r = fill_set(SBIO_FILL_RANDOM, 0, 42);
-    sbio_fileset_fill(&r, 2, 0, rnd, SBIO_FILL_CHUNK);
+    sbio_fill_range(&r, 2, 0, rnd, SBIO_FILL_CHUNK);
     assert_memory_equal(buf + SBIO_FILL_CHUNK / 2, rnd + SBIO_FILL_CHUNK / 2, SBIO_FILL_CHUNK / 2);
 
     fs = fill_set(SBIO_FILL_COMPRESSIBLE, 100, 42);
-    sbio_fileset_fill(&fs, 0, 0, buf, 2 * SBIO_FILL_CHUNK);
+    sbio_fill_range(&fs, 0, 0, buf, 2 * SBIO_FILL_CHUNK);
     assert_memory_equal(buf, zero, 2 * SBIO_FILL_CHUNK);
 }
 
+/* Any cut of a range into pieces gives the bytes of the range filled at once: pieces that
+ * start or end inside a chunk, and whole chunks taken four at a time from any chunk on (not
+ * only from a multiple of four). */
+static void test_fill_pieces(void **state)
+{
+    (void)state;
+    static unsigned char whole[9 * SBIO_FILL_CHUNK + 123], part[sizeof(whole)];
+    static const uint64_t lens[] = {1,
+                                    SBIO_FILL_CHUNK - 1,
+                                    4 * SBIO_FILL_CHUNK,
+                                    3,
+                                    5 * SBIO_FILL_CHUNK - 3,
+                                    SBIO_FILL_CHUNK,
+                                    4 * SBIO_FILL_CHUNK + 1};
+    const struct sbio_fileset sets[] = {fill_set(SBIO_FILL_RANDOM, 0, 11),
+                                        fill_set(SBIO_FILL_COMPRESSIBLE, 30, 11)};
+    for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+        sbio_fill_range(&sets[s], 5, 0, whole, sizeof(whole));
+        memset(part, 0xee, sizeof(part));
+        uint64_t off = 0;
+        for (size_t k = 0; off < sizeof(whole); k++) {
+            uint64_t n = lens[k % (sizeof(lens) / sizeof(lens[0]))];
+            if (n > sizeof(whole) - off)
+                n = sizeof(whole) - off;
+            sbio_fill_range(&sets[s], 5, off, part + off, n);
+            off += n;
+        }
+        assert_memory_equal(part, whole, sizeof(whole));
+    }
+}
+
 /* ---- prepare, open, cleanup ---- */
+
+/* prepare and cleanup report to the FILE they are given (here no terminal: a line per file)
+ * and nothing to stderr when all goes well. */
+static void test_prepare_output(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], want[512];
+    char *out = NULL;
+    make_cfg(&cfg, t, "prepare", SMALL_SET);
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    assert_string_equal(err, "");
+    static const char created[] = "4 files, 16 KiB each, 64 KiB total\n"
+                                  "Creating file test_file.0 (16 KiB)\n"
+                                  "Creating file test_file.1 (16 KiB)\n"
+                                  "Creating file test_file.2 (16 KiB)\n"
+                                  "Creating file test_file.3 (16 KiB)\n"
+                                  "65536 bytes written in ";
+    assert_memory_equal(out, created, strlen(created));
+    assert_has(out + strlen(created), " MiB/sec).\n");
+    free(out);
+
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    snprintf(want, sizeof(want),
+             "4 files, 16 KiB each, 64 KiB total\n"
+             "Reusing the set in %s (complete); checking sizes\n"
+             "No bytes written: every file already had its size.\n",
+             t->path);
+    assert_string_equal(out, want);
+    assert_string_equal(err, "");
+    free(out);
+
+    make_cfg(&cfg, t, "cleanup");
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    snprintf(want, sizeof(want), "Removing 4 test files from %s\n", t->path);
+    assert_string_equal(out, want);
+    free(out);
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    snprintf(want, sizeof(want), "No sbio file set in %s (no %s); nothing removed\n", t->path,
+             SBIO_MANIFEST);
+    assert_string_equal(out, want);
+    assert_string_equal(err, "");
+    free(out);
+
+    make_cfg(&cfg, t, "prepare", SMALL_SET, "--file-prealloc=fallocate");
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    assert_has(out, "\nPreallocating with fallocate: fast, but blocks read as zeros until "
+                    "written and reads of them may not reach the device\n"
+                    "Creating file test_file.0 (16 KiB)\n");
+    free(out);
+}
 
 /* Files of several 1 MiB write chunks and a partial last one: the chunk written while the
  * helper thread fills the next must land at its own offset, with its own bytes. */
@@ -601,11 +701,11 @@ static void test_prepare_open_cleanup(void **state)
     write_text(t->dfd, "keep.txt", "mine");
     write_text(t->dfd, "test_file.4", "not in the manifest");
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
     assert_true(exists(t->dfd, "keep.txt"));
     assert_true(exists(t->dfd, "test_file.4"));
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
 }
 
@@ -636,7 +736,7 @@ static void test_prepare_foreign_file(void **state)
 
     /* Nor does cleanup remove it. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_true(exists(t->dfd, "test_file.1"));
 }
 
@@ -677,7 +777,7 @@ static void test_prepare_symlink(void **state)
 
     /* Cleanup removes the link, not what it points to. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_false(exists(t->dfd, "test_file.2"));
     assert_int_equal(read_all(t->dfd, "target", buf, sizeof(buf)), 7);
     assert_int_equal(count_entries(t->path), 1);
@@ -776,7 +876,7 @@ static void test_prepare_damaged_manifest(void **state)
     make_cfg(&cfg, t, "cleanup");
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_cleanup(&cfg);
+    int rc = sbio_fileset_cleanup(&cfg, stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "damaged; nothing removed");
@@ -942,6 +1042,87 @@ static void test_open_seqwr_creates(void **state)
     free(fs.files);
 }
 
+/* seqwr repair: a range written again (across write chunks, in a verified set: headers
+ * and all) gets exactly the bytes prepare gave it; the bytes around it are not touched. */
+static void test_write_range(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    const size_t size = 3 * 1024 * 1024 + 5 * 4096, off = 1024 * 1024 - 8192,
+                 len = 1024 * 1024 + 12288;
+    make_cfg(&cfg, t, "prepare", "--file-num=1", "--file-total-size=3166208", "--verify=on",
+             "--file-block-size=4096", "--rand-seed=3");
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
+    unsigned char *orig = malloc(size + 1), *got = malloc(size + 1), *junk = malloc(len + 4096);
+    assert_non_null(orig);
+    assert_non_null(got);
+    assert_non_null(junk);
+    assert_int_equal(read_all(t->dfd, "test_file.0", orig, size + 1), (ssize_t)size);
+    memset(junk, 0xab, len + 4096);
+    int fd = openat(t->dfd, "test_file.0", O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, junk, len + 4096, (off_t)(off - 4096)), (ssize_t)(len + 4096));
+    close(fd);
+
+    struct sbio_fileset fs;
+    assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
+    fs.dirfd = t->dfd;
+    fs.dir = t->path;
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_fileset_write_range(&fs, 0, off, len);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_string_equal(err, "");
+    assert_int_equal(read_all(t->dfd, "test_file.0", got, size + 1), (ssize_t)size);
+    assert_memory_equal(got, orig, off - 4096);
+    assert_memory_equal(got + off - 4096, junk, 4096);
+    assert_memory_equal(got + off, orig + off, size - off);
+    free(fs.files);
+    free(orig);
+    free(got);
+    free(junk);
+}
+
+/* Completing a set resumes each file where its written data ends: at a hole below its size
+ * (an interrupted run can leave one), not at its size. */
+static void test_complete_from_hole(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], path[128];
+    make_cfg(&cfg, t, "prepare", SMALL_SET);
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
+    snprintf(path, sizeof(path), "%s/test_file.2", t->path);
+    assert_int_equal(truncate(path, 8192), 0);
+    assert_int_equal(truncate(path, SMALL_FILE), 0);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    off_t hole = lseek(fd, 0, SEEK_HOLE);
+    close(fd);
+    if (hole != 8192)
+        skip(); /* a file system that reports no holes */
+
+    struct sbio_fileset fs;
+    assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
+    fs.dirfd = t->dfd;
+    fs.dir = t->path;
+    assert_int_equal(sbio_fileset_mark(&fs, false), 0);
+    uint64_t written = 0;
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_fileset_complete(&fs, &written);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_int_equal(written, SMALL_FILE - 8192);
+    assert_set_content(t->dfd, &fs);
+    free(fs.files);
+    assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
+    assert_true(fs.complete);
+    free(fs.files);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
@@ -955,6 +1136,8 @@ int main(void)
         T(test_fill_deterministic),
         T(test_fill_unaligned),
         T(test_fill_zero_and_compressible),
+        T(test_fill_pieces),
+        T(test_prepare_output),
         T(test_prepare_open_cleanup),
         T(test_prepare_many_chunks),
         T(test_prepare_foreign_file),
@@ -965,6 +1148,8 @@ int main(void)
         T(test_interrupted_prepare),
         T(test_open_checks),
         T(test_open_seqwr_creates),
+        T(test_write_range),
+        T(test_complete_from_hole),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

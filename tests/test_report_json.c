@@ -1562,7 +1562,7 @@ static int group_setup(void **state)
     cfg.total_size = NFILES * FILE_SIZE;
     cfg.block_size = BLOCK;
     cfg.rand_seed = SEED;
-    int rc = sbio_fileset_prepare(&cfg, NULL);
+    int rc = sbio_fileset_prepare(&cfg, NULL, stdout);
     fflush(stdout);
     return rc ? -1 : 0;
 }

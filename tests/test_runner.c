@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fileset.h"
+#include "manifest.h"
 #include "options.h"
 #include "runner.h"
 #include "stats.h"
@@ -389,7 +390,7 @@ static void test_prepared_set(void **state)
     run_config(&cfg, SBIO_MODE_SEQRD, 3, 1001, 4, 16 * BLK);
     cfg.dir = dir;
     cfg.cmd = SBIO_CMD_PREPARE;
-    assert_int_equal(sbio_fileset_prepare(&cfg, NULL), 0);
+    assert_int_equal(sbio_fileset_prepare(&cfg, NULL, stdout), 0);
     cfg.cmd = SBIO_CMD_RUN;
 
     struct sbio_fileset fs;
@@ -428,7 +429,7 @@ static void test_prepared_set(void **state)
         assert_int_equal(st.st_size, 16 * BLK);
     }
     cfg.cmd = SBIO_CMD_CLEANUP;
-    assert_int_equal(sbio_fileset_cleanup(&cfg), 0);
+    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
     assert_int_equal(rmdir(dir), 0);
 }
 

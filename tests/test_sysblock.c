@@ -1051,6 +1051,35 @@ static void test_resolve_anon_major0(void **state)
     assert_string_equal(t.top.name, "fakebtr");
 }
 
+/* A raw device's write refusal: the disk counts as mounted when it or a partition of it is
+ * the device of a mount; a device stacked on it (dm) does not (its exclusive claim does). */
+static void test_mounted(void **state)
+{
+    struct fx *f = *state;
+    mk_dm_stack(f); /* sda; sdb with sdb1; dm-0 on sda and sdb1 */
+    mk_part(f, SDA, "sda1", 8, 1);
+    assert_false(sbio_sysblock_mounted(8, 0));
+    write_mountinfo(f, "22 1 0:21 / /proc rw - proc proc rw\n"
+                       "not a mountinfo line\n"
+                       "30 22 8:1 / /mnt/my\\040data rw,relatime - ext4 /dev/sda1 rw\n");
+    assert_true(sbio_sysblock_mounted(8, 1));
+    assert_true(sbio_sysblock_mounted(8, 0));
+    assert_false(sbio_sysblock_mounted(8, 16));
+    assert_false(sbio_sysblock_mounted(8, 17));
+
+    write_mountinfo(f, "31 22 8:17 / /a rw - xfs /dev/sdb1 rw\n"
+                       "32 22 253:0 / /b rw - ext4 /dev/mapper/x rw\n");
+    assert_true(sbio_sysblock_mounted(8, 16));
+    assert_true(sbio_sysblock_mounted(253, 0));
+    assert_false(sbio_sysblock_mounted(8, 0));
+    assert_false(sbio_sysblock_mounted(8, 1));
+
+    char p[PATH_MAX];
+    fmt(p, sizeof(p), "%s/proc/self/mountinfo", f->root);
+    assert_int_equal(unlink(p), 0);
+    assert_false(sbio_sysblock_mounted(8, 17));
+}
+
 static void test_queue_device_forms(void **state)
 {
     struct fx *f = *state;
@@ -1642,6 +1671,7 @@ int main(void)
         T(test_resolve_mountinfo),
         T(test_resolve_no_blockdev),
         T(test_resolve_anon_major0),
+        T(test_mounted),
         T(test_queue_device_forms),
         T(test_refusals),
         T(test_cycle),

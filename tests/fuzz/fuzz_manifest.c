@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "fileset.h"
+#include "manifest.h"
 #include "fuzz.h"
 
 static int manifest_dir = -1;  /* the input's folder */

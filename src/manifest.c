@@ -1,0 +1,218 @@
+#include "manifest.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* name in dirfd as a stream (never through a symlink), or NULL with errno set. */
+static FILE *manifest_open(int dirfd, const char *name, int flags, const char *how)
+{
+    int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, how);
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
+{
+    static const char tmp[] = SBIO_MANIFEST ".tmp";
+    FILE *f = manifest_open(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, "w");
+    if (!f)
+        return -errno;
+    fprintf(f, "# sbio file set; written by sbio, read by sbio run and sbio cleanup\n");
+    fprintf(f, "format=%d\n", SBIO_MANIFEST_FORMAT);
+    fprintf(f, "state=%s\n", fs->complete ? "complete" : "incomplete");
+    fprintf(f, "file_num=%u\n", fs->nfiles);
+    fprintf(f, "total_size=%" PRIu64 "\n", fs->total_size);
+    fprintf(f, "block_size=%" PRIu64 "\n", fs->block_size);
+    if (fs->fill == SBIO_FILL_COMPRESSIBLE)
+        fprintf(f, "fill=compressible:%" PRIu64 "\n", fs->fill_pct);
+    else
+        fprintf(f, "fill=%s\n", sbio_fill_name(fs->fill));
+    fprintf(f, "prealloc=%s\n", fs->prealloc == SBIO_PREALLOC_FALLOCATE ? "fallocate" : "write");
+    fprintf(f, "seed=%" PRIu64 "\n", fs->seed);
+    fprintf(f, "verify=%d\n", fs->verify ? 1 : 0);
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        fprintf(f, "file.%u=%s %" PRIu64 "\n", i, fs->files[i].name, fs->files[i].size);
+    int rc = 0;
+    if (fflush(f) || fsync(fileno(f)))
+        rc = -errno;
+    if (fclose(f) && !rc)
+        rc = -errno;
+    if (!rc && renameat(dirfd, tmp, dirfd, SBIO_MANIFEST))
+        rc = -errno;
+    if (!rc && fsync(dirfd))
+        rc = -errno;
+    if (rc)
+        unlinkat(dirfd, tmp, 0);
+    return rc;
+}
+
+static int manifest_bad(int line, const char *why)
+{
+    sbio_err("%s: line %d: %s", SBIO_MANIFEST, line, why);
+    return -EBADMSG;
+}
+
+/* What a read has met so far, for the checks at the end. */
+struct manifest_seen {
+    bool format, num;
+    unsigned files;
+};
+
+/* Keys a manifest lacks must not keep the caller's stale or uninitialised values (a set
+ * without state= is not complete), and on any error there is nothing to free. */
+static void manifest_defaults(struct sbio_fileset *fs)
+{
+    fs->files = NULL;
+    fs->nfiles = 0;
+    fs->bytes = 0;
+    fs->complete = false;
+    fs->total_size = 0;
+    fs->block_size = 0;
+    fs->fill = SBIO_FILL_RANDOM;
+    fs->fill_pct = 0;
+    fs->seed = 0;
+    fs->verify = false;
+    fs->prealloc = SBIO_PREALLOC_WRITE;
+}
+
+/* file.N=NAME SIZE (line n). */
+static int manifest_file(struct sbio_fileset *fs, struct manifest_seen *seen, int n, const char *k,
+                         const char *v)
+{
+    char name[64], num[32], extra[2];
+    uint64_t idx, size;
+    int name_end = 0;
+    /* The size as strictly as any number ("-1" or "12x" are damage), and each index once: a
+     * repeated entry would leave another one unnamed. A name too long for name[] must not be
+     * cut, the rest of it read as the size. */
+    if (!seen->num || sbio_parse_u64(k + 5, &idx) || idx >= fs->nfiles || fs->files[idx].name[0] ||
+        sscanf(v, "%63s%n %31s %1s", name, &name_end, num, extra) != 2 ||
+        !isspace((unsigned char)v[name_end]) || sbio_parse_u64(num, &size) || strchr(name, '/') ||
+        strlen(name) >= sizeof(fs->files[0].name))
+        return manifest_bad(n, "bad file entry");
+    snprintf(fs->files[idx].name, sizeof(fs->files[idx].name), "%s", name);
+    fs->files[idx].size = size;
+    fs->bytes += size;
+    seen->files++;
+    return 0;
+}
+
+/* fill=random|zero|compressible:P (line n). */
+static int manifest_fill(struct sbio_fileset *fs, int n, const char *v)
+{
+    uint64_t u = 0;
+    if (!strcmp(v, "random")) {
+        fs->fill = SBIO_FILL_RANDOM;
+    } else if (!strcmp(v, "zero")) {
+        fs->fill = SBIO_FILL_ZERO;
+    } else if (!strncmp(v, "compressible:", 13) && !sbio_parse_u64(v + 13, &u) && u <= 100) {
+        fs->fill = SBIO_FILL_COMPRESSIBLE;
+        fs->fill_pct = u;
+    } else {
+        return manifest_bad(n, "unknown fill");
+    }
+    return 0;
+}
+
+/* Take the value v of key k (line n) into fs. 0, -EBADMSG after a message, or -ENOMEM. */
+static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int n, const char *k,
+                        const char *v)
+{
+    uint64_t u = 0;
+    if (!strcmp(k, "format")) {
+        if (sbio_parse_u64(v, &u) || u != SBIO_MANIFEST_FORMAT)
+            return manifest_bad(n, "unknown format version");
+        seen->format = true;
+    } else if (!strcmp(k, "state")) {
+        if (strcmp(v, "complete") && strcmp(v, "incomplete"))
+            return manifest_bad(n, "state is neither complete nor incomplete");
+        fs->complete = !strcmp(v, "complete");
+    } else if (!strcmp(k, "file_num")) {
+        if (sbio_parse_u64(v, &u) || u == 0 || u > 1000000 || fs->files)
+            return manifest_bad(n, "bad file_num");
+        fs->nfiles = (unsigned)u;
+        fs->files = calloc(fs->nfiles, sizeof(*fs->files));
+        if (!fs->files)
+            return -ENOMEM;
+        seen->num = true;
+    } else if (!strcmp(k, "total_size") || !strcmp(k, "block_size") || !strcmp(k, "seed")) {
+        if (sbio_parse_u64(v, &u))
+            return manifest_bad(n, "not a number");
+        *(k[0] == 't' ? &fs->total_size : k[0] == 'b' ? &fs->block_size : &fs->seed) = u;
+    } else if (!strcmp(k, "fill")) {
+        return manifest_fill(fs, n, v);
+    } else if (!strcmp(k, "prealloc")) {
+        fs->prealloc = strcmp(v, "fallocate") ? SBIO_PREALLOC_WRITE : SBIO_PREALLOC_FALLOCATE;
+    } else if (!strcmp(k, "verify")) {
+        fs->verify = !strcmp(v, "1");
+    } else if (!strncmp(k, "file.", 5)) {
+        return manifest_file(fs, seen, n, k, v);
+    }
+    /* Unknown keys are skipped: a newer sbio may add some. */
+    return 0;
+}
+
+/* Read the lines of f into fs; *n counts them. */
+static int manifest_lines(FILE *f, struct sbio_fileset *fs, struct manifest_seen *seen, int *n)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rc = 0;
+    while (!rc && (got = getline(&line, &cap, f)) >= 0) {
+        (*n)++;
+        /* Each line read whole and as text: cut in two, its tail would be taken for a key
+         * of its own; a NUL byte would hide the rest of it. sbio writes short lines. */
+        size_t len = (size_t)got - (line[got - 1] == '\n');
+        if (len > 511 || memchr(line, 0, len)) {
+            rc = manifest_bad(*n, len > 511 ? "line too long" : "NUL byte in the line");
+            break;
+        }
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *eq = strchr(line, '=');
+        if (!eq) {
+            rc = manifest_bad(*n, "not key=value");
+            break;
+        }
+        *eq = 0;
+        rc = manifest_key(fs, seen, *n, line, eq + 1);
+    }
+    free(line);
+    return rc;
+}
+
+int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
+{
+    manifest_defaults(fs);
+    FILE *f = manifest_open(dirfd, SBIO_MANIFEST, O_RDONLY, "r");
+    if (!f)
+        return -errno;
+    struct manifest_seen seen = {0};
+    int n = 0;
+    int rc = manifest_lines(f, fs, &seen, &n);
+    fclose(f);
+    if (!rc && (!seen.format || !seen.num || seen.files != fs->nfiles))
+        rc = manifest_bad(n, "missing format, file_num or a file entry");
+    if (rc) {
+        free(fs->files);
+        fs->files = NULL;
+    }
+    return rc;
+}
