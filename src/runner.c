@@ -13,25 +13,14 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "run.h"
 #include "fill.h"
 #include "options.h"
 #include "seqwr.h"
 #include "util.h"
 #include "verify.h"
 
-#define POLL_NS 20000000ULL /* the main thread checks signals and limits every 20 ms */
-
-struct run;
-
-/* A barrier whose party count can shrink: if pthread_create fails half-way, the threads
- * already started must still be released (pthread_barrier_t cannot do that). */
-struct gate {
-    pthread_mutex_t m;
-    pthread_cond_t c;
-    unsigned parties, waiting, gen;
-};
-
-static void gate_init(struct gate *g, unsigned parties)
+void sbio_gate_init(struct gate *g, unsigned parties)
 {
     pthread_mutex_init(&g->m, NULL);
     pthread_cond_init(&g->c, NULL);
@@ -46,7 +35,7 @@ static void gate_release_locked(struct gate *g)
     pthread_cond_broadcast(&g->c);
 }
 
-static void gate_wait(struct gate *g)
+void sbio_gate_wait(struct gate *g)
 {
     pthread_mutex_lock(&g->m);
     unsigned gen = g->gen;
@@ -58,7 +47,7 @@ static void gate_wait(struct gate *g)
     pthread_mutex_unlock(&g->m);
 }
 
-static void gate_shrink(struct gate *g, unsigned parties)
+void sbio_gate_shrink(struct gate *g, unsigned parties)
 {
     pthread_mutex_lock(&g->m);
     g->parties = parties;
@@ -67,656 +56,10 @@ static void gate_shrink(struct gate *g, unsigned parties)
     pthread_mutex_unlock(&g->m);
 }
 
-static void gate_destroy(struct gate *g)
+void sbio_gate_destroy(struct gate *g)
 {
     pthread_mutex_destroy(&g->m);
     pthread_cond_destroy(&g->c);
-}
-
-struct worker {
-    struct run *run;
-    unsigned id;
-    pthread_t tid;
-    struct sbio_file *files;
-    void *eng_priv;
-    void *buf;           /* nios buffers of req bytes, one per io slot */
-    struct sbio_io *ios; /* [nios]: 1 for synchronous engines, iodepth for queued ones */
-    unsigned nios;
-    uint64_t depth_sum, depth_samples, depth_max; /* queued engines: ios in flight */
-    bool *busy;           /* [nios] --verify, queued engines: the io is in flight */
-    char verify_msg[320]; /* the first mismatch this thread found */
-    struct sbio_wl wl;
-    struct sbio_stats *stats;
-    int cpu; /* -1: not pinned */
-    uint64_t local_budget;
-    int err; /* -errno of the first failure */
-    char err_msg[320];
-    int done;
-};
-
-struct run {
-    const struct sbio_job *job;
-    const struct sbio_runner_env *env;
-    const struct sbio_engine_ops *eng;
-    struct sbio_fileset *fs;
-    struct sbio_layout lay;
-    struct sbio_wl_shared sh;
-    struct worker *w;
-    unsigned nthreads;
-    unsigned first_thread; /* this process's first thread among all processes' */
-    int oflags;
-    uint64_t req;              /* bytes per io buffer */
-    uint64_t rate_interval_ns; /* per thread, 0: unlimited */
-    int *cpus;                 /* --cpus, ncpus of them */
-    int ncpus;
-    struct gate barrier;
-    bool warmup;
-    bool budget; /* --events caps the run */
-    bool verify;
-    bool seqwr; /* truncate before the measured phase and complete after it */
-    struct sbio_verify_map vmap;
-    const struct sbio_runner_sync *sync; /* other processes of the run, or NULL */
-    bool sync_over;                      /* an agree failed: no further agree */
-    bool peer_stopped;                   /* another process stopped the run */
-    _Alignas(64) int stop;               /* ends the current phase */
-    _Alignas(64) uint64_t budget_left;
-    _Alignas(64) int failed; /* a worker failed: everyone stops */
-    int lost_write;          /* a queued worker stopped holding a write it had drawn */
-    bool own_budgets;        /* --seq-stream=per-thread: each thread its share of --events */
-};
-
-static inline int run_stopped(const struct run *r)
-{
-    return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
-}
-
-static inline int run_failed(const struct run *r)
-{
-    return __atomic_load_n(&r->failed, __ATOMIC_RELAXED);
-}
-
-/* Stop every thread; failed: because something went wrong (no end fsyncs then). */
-static void run_halt(struct run *r, bool failed)
-{
-    if (failed)
-        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-}
-
-/* Claim events from the global budget in small batches, never more than is left, so the
- * total over all threads is exactly --events. */
-static bool claim_events(struct worker *w)
-{
-    struct run *r = w->run;
-    /* Per-thread slices have per-thread budgets, set once: nothing to claim. */
-    if (r->own_budgets)
-        return false;
-    uint64_t left = __atomic_load_n(&r->budget_left, __ATOMIC_RELAXED);
-    for (;;) {
-        if (!left)
-            return false;
-        uint64_t take = left / (r->nthreads * 8u);
-        if (take > 64)
-            take = 64;
-        if (!take)
-            take = 1;
-        if (__atomic_compare_exchange_n(&r->budget_left, &left, left - take, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            w->local_budget = take;
-            return true;
-        }
-    }
-}
-
-static const char *const op_call[] = {"pread", "pwrite", "fsync"};
-
-/* "DIR/test_file.3", or the device's path for a raw device. */
-static const char *file_label(const struct run *r, unsigned i, char *buf, size_t len)
-{
-    const char *n = r->fs->files[i].name;
-    if (n[0] == '/')
-        return n;
-    snprintf(buf, len, "%s/%s", r->fs->dir, n);
-    return buf;
-}
-
-/* Count the failure and stop the run (every thread, and the other processes under MPI). */
-static void worker_stop_failed(struct worker *w)
-{
-    __atomic_store_n(&w->stats->errors, w->stats->errors + 1, __ATOMIC_RELAXED);
-    run_halt(w->run, true);
-}
-
-/* The system call an io's failure is named after. */
-static const char *io_call(const struct run *r, const struct sbio_io *io, bool sync_after)
-{
-    static const char *const mmap_call[] = {"read from the mapping", "write to the mapping",
-                                            "msync"};
-    bool datasync = r->job->fsync_mode == SBIO_FSYNC_FDATASYNC;
-    if (r->eng->flags & SBIO_ENG_NO_DIRECT)
-        return sync_after ? "msync" : mmap_call[io->op];
-    if (sync_after || io->op == SBIO_FSYNC)
-        return datasync ? "fdatasync" : "fsync";
-    return op_call[io->op];
-}
-
-static void worker_fail(struct worker *w, const struct sbio_io *io)
-{
-    char lbl[PATH_MAX + 300];
-    const char *name = file_label(w->run, io->file, lbl, sizeof(lbl));
-    if (io->res < 0 && (io->flags & SBIO_IO_SYNC_FAILED)) {
-        /* --file-fsync-all: the write went through; the sync after it failed. */
-        w->err = (int)io->res;
-        snprintf(w->err_msg, sizeof(w->err_msg),
-                 "%.200s: %s after the write at offset %" PRIu64 ": %s", name,
-                 io_call(w->run, io, true), io->offset, strerror((int)-io->res));
-    } else if (io->res < 0) {
-        w->err = (int)io->res;
-        if (io->op == SBIO_FSYNC)
-            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: %s: %s", name,
-                     io_call(w->run, io, false), strerror((int)-io->res));
-        else
-            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: %s at offset %" PRIu64 ": %s", name,
-                     io_call(w->run, io, false), io->offset, strerror((int)-io->res));
-    } else {
-        w->err = -EIO;
-        snprintf(w->err_msg, sizeof(w->err_msg),
-                 "%.200s: %s at offset %" PRIu64 ": short %s (%" PRId64 " of %u bytes)", name,
-                 io_call(w->run, io, false), io->offset, io->op == SBIO_READ ? "read" : "write",
-                 io->res, io->len);
-    }
-    worker_stop_failed(w);
-}
-
-/* The engine itself failed (no memory for the queue, submitting, waiting for completions):
- * no io to name, so the message names the engine and what it was doing. */
-static void worker_fail_engine(struct worker *w, int rc, const char *doing)
-{
-    if (w->err)
-        return; /* the first failure is the one reported; the run is already stopping */
-    w->err = rc;
-    snprintf(w->err_msg, sizeof(w->err_msg), "--ioengine=%s: %s: %s", w->run->eng->name, doing,
-             strerror(-rc));
-    worker_stop_failed(w);
-}
-
-static inline bool io_ok(const struct sbio_io *io)
-{
-    return io->op == SBIO_FSYNC ? io->res == 0 : io->res == (int64_t)io->len;
-}
-
-/* --verify: a bad block; the first is described. */
-static void worker_verify_bad(void *ctx, enum sbio_verify_err e, uint32_t file, uint64_t off,
-                              uint32_t want, const struct sbio_vhdr *got)
-{
-    struct worker *w = ctx;
-    struct sbio_stats *st = w->stats;
-    __atomic_store_n(&st->verify_failed, st->verify_failed + 1, __ATOMIC_RELAXED);
-    if (!w->verify_msg[0]) {
-        char lbl[PATH_MAX + 300], wg[16];
-        if (want == SBIO_VERIFY_ANY)
-            snprintf(wg, sizeof(wg), "any");
-        else
-            snprintf(wg, sizeof(wg), "%#x", want);
-        snprintf(w->verify_msg, sizeof(w->verify_msg),
-                 "%.200s: block at offset %" PRIu64 ": %s (expected file %u gen %s; found "
-                 "file %u offset %" PRIu64 " gen %#x)",
-                 file_label(w->run, file, lbl, sizeof(lbl)), off, sbio_verify_strerror(e), file, wg,
-                 got->file, got->offset, got->gen);
-    }
-    if (w->run->job->verify_fatal)
-        __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
-}
-
-/* --verify with a queued engine: an io on a block range this thread has in flight waits. */
-static bool verify_overlaps(const struct worker *w, const struct sbio_io *io)
-{
-    if (io->op == SBIO_FSYNC)
-        return false;
-    for (unsigned i = 0; i < w->nios; i++) {
-        const struct sbio_io *o = &w->ios[i];
-        if (w->busy[i] && o->op != SBIO_FSYNC && o->file == io->file &&
-            o->offset < io->offset + io->len && io->offset < o->offset + o->len)
-            return true;
-    }
-    return false;
-}
-
-/* Sleep until deadline_ns (monotonic) in slices, so that a stop (time limit, signal) is
- * seen within POLL_NS even in a long --rate interval or think time. false: stopped. */
-static bool sleep_until(const struct run *r, uint64_t deadline_ns)
-{
-    for (;;) {
-        if (run_stopped(r))
-            return false;
-        uint64_t now = sbio_now_ns();
-        if (now >= deadline_ns)
-            return true;
-        uint64_t until = deadline_ns - now > POLL_NS ? now + POLL_NS : deadline_ns;
-        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
-                              .tv_nsec = (long)(until % 1000000000ULL)};
-        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-    }
-}
-
-/* The steps every worker loop shares, synchronous or queued. */
-
-/* Draw the thread's next operation into io, within the event budget. 1: an op; 0: the end
- * (budget spent, or the stream ended); -1: a script's event() failed (the run stops with its
- * message, the traceback is printed). */
-static int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
-{
-    if (budget && !w->local_budget && !claim_events(w))
-        return 0;
-    int got = sbio_wl_next(&w->wl, io);
-    if (got < 0) {
-        w->err = -EINVAL;
-        snprintf(w->err_msg, sizeof(w->err_msg), "%.300s", w->wl.hook_err);
-        run_halt(w->run, true);
-        return -1;
-    }
-    if (got && budget)
-        w->local_budget--;
-    return got;
-}
-
-/* The io starts now (or at its --rate slot): writes carry --verify's stamp. */
-static inline void worker_start_io(struct worker *w, struct sbio_io *io, uint64_t start_ns)
-{
-    io->start_ns = start_ns;
-    if (w->run->verify && io->op == SBIO_WRITE)
-        sbio_verify_map_stamp(&w->run->vmap, io->buf, io->file, io->offset, io->len);
-}
-
-/* A completed io (any engine): checked, recorded, accounted. false when it failed (the run
- * is stopping). */
-static bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bool measure)
-{
-    if (!io_ok(io)) {
-        if (!w->err)
-            worker_fail(w, io);
-        return false;
-    }
-    struct sbio_stats *st = w->stats;
-    if (w->run->verify && io->op == SBIO_READ) {
-        uint64_t n = sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset,
-                                           (uint64_t)io->res, worker_verify_bad, w);
-        __atomic_store_n(&st->verify_checked, st->verify_checked + n, __ATOMIC_RELAXED);
-    }
-    if (measure) {
-        sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
-        if (io->flags & SBIO_IO_FSYNC_AFTER)
-            /* --file-fsync-all: the fsync is inside the write's event and latency, and
-             * counted with the fsyncs. */
-            __atomic_store_n(&st->write_fsyncs, st->write_fsyncs + 1, __ATOMIC_RELAXED);
-    }
-    sbio_wl_complete(&w->wl, io);
-    return true;
-}
-
-/* A script's think time after an op: the pause is not part of any op's latency. false:
- * stopped while pausing. */
-static inline bool worker_think(struct worker *w, uint64_t from_ns)
-{
-    uint64_t us = w->run->job->think_us;
-    return !us || sleep_until(w->run, from_ns + us * 1000);
-}
-
-/* --rate: each thread's ops start at fixed intervals, the threads' schedules spread over
- * one interval. */
-static uint64_t worker_first_slot(const struct worker *w, uint64_t now)
-{
-    uint64_t interval = w->run->rate_interval_ns;
-    return now + (interval ? interval * w->id / w->run->nthreads : 0);
-}
-
-/* The measured (or warm-up) loop. Synchronous engines: one clock read per op, the end of
- * one op is the start of the next. Under --rate each op starts at its intended time and
- * its latency is measured from there, so a stall is not hidden. */
-static void worker_loop(struct worker *w, bool measure)
-{
-    struct run *r = w->run;
-    struct sbio_io io = w->ios[0];
-    bool budget = measure && r->budget;
-    uint64_t interval = r->rate_interval_ns;
-    uint64_t t = sbio_now_ns();
-    uint64_t next_start = worker_first_slot(w, t);
-
-    while (!run_stopped(r) && worker_draw(w, &io, budget) > 0) {
-        if (interval) {
-            if (t < next_start && !sleep_until(r, next_start))
-                break;
-            t = next_start;
-            next_start += interval;
-        }
-        worker_start_io(w, &io, t);
-        r->eng->queue(w->eng_priv, w->files, &io);
-        uint64_t t2 = sbio_now_ns();
-        if (!worker_finish(w, &io, t2, measure))
-            break;
-        t = t2;
-        if (r->job->think_us) {
-            if (!worker_think(w, t2))
-                break;
-            t = sbio_now_ns();
-        }
-    }
-}
-
-/* Queued engines: keep up to iodepth ios in flight, submit in batches, count each at its
- * completion. An fsync waits until the writes in flight before it completed: it must cover
- * them (sysbench's does not). */
-struct qloop {
-    struct worker *w;
-    bool measure, budget;
-    uint64_t interval, next_start;
-    unsigned inflight, nfree;
-    unsigned batch, unsubmitted;
-    struct sbio_io **free_ios; /* [nios] */
-    struct sbio_io **done;     /* [nios] */
-    struct sbio_io *held;      /* drawn, not issued yet: waits for the queue, its slot, … */
-    bool more;                 /* the stream has more */
-    bool stopped;
-    bool commit_failed; /* the engine is unusable: the thread ends */
-    uint64_t wait_ns;   /* until the held io's --rate slot, UINT64_MAX: none */
-};
-
-/* Submit what the engine has queued. What was accepted but not submitted will never
- * complete: a failure ends the thread (false). */
-static bool q_commit(struct qloop *q)
-{
-    int rc = q->w->run->eng->commit(q->w->eng_priv);
-    if (rc)
-        worker_fail_engine(q->w, rc, "submitting requests");
-    return rc == 0;
-}
-
-/* The next io to issue: the held one, or a new one from the stream; NULL when there is none
- * now. */
-static struct sbio_io *q_next(struct qloop *q)
-{
-    struct sbio_io *io = q->held;
-    if (io)
-        return io;
-    io = q->free_ios[--q->nfree];
-    int got = worker_draw(q->w, io, q->budget);
-    if (got <= 0) {
-        q->stopped |= got < 0;
-        q->free_ios[q->nfree++] = io;
-        q->more = false;
-        return NULL;
-    }
-    return io;
-}
-
-/* Hand io to the engine. false: the fill round ends (the engine is busy, the io failed, or
- * a submission failed: q->commit_failed). */
-static bool q_issue(struct qloop *q, struct sbio_io *io)
-{
-    struct worker *w = q->w;
-    int st = w->run->eng->queue(w->eng_priv, w->files, io);
-    if (st == SBIO_Q_BUSY) {
-        q->held = io;
-        return false;
-    }
-    if (st == SBIO_Q_DONE) {
-        bool ok = worker_finish(w, io, sbio_now_ns(), q->measure);
-        q->free_ios[q->nfree++] = io;
-        q->stopped |= !ok;
-        return ok;
-    }
-    q->inflight++;
-    if (w->busy)
-        w->busy[io->slot] = true;
-    /* --iodepth-batch: submit every batch requests, not only when full. */
-    if (++q->unsubmitted >= q->batch) {
-        q->unsubmitted = 0;
-        if (!q_commit(q)) {
-            q->commit_failed = true;
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Issue ios while there are free slots and ops to draw, until one must wait. false: a
- * submission failed. */
-static bool q_fill(struct qloop *q)
-{
-    struct worker *w = q->w;
-    struct run *r = w->run;
-    q->wait_ns = UINT64_MAX;
-    while (!q->stopped && q->nfree && (q->more || q->held)) {
-        struct sbio_io *io = q_next(q);
-        if (!io)
-            break;
-        q->held = io;
-        if ((io->op == SBIO_FSYNC && q->inflight) || (r->verify && verify_overlaps(w, io)))
-            break;
-        uint64_t now = sbio_now_ns();
-        if (q->interval && now < q->next_start) {
-            /* Not due yet: wait for completions until it is, or sleep. */
-            q->wait_ns = q->next_start - now;
-            break;
-        }
-        q->held = NULL;
-        worker_start_io(w, io, q->interval ? q->next_start : now);
-        if (q->interval)
-            q->next_start += q->interval;
-        if (r->job->think_us) {
-            if (!worker_think(w, sbio_now_ns())) {
-                q->held = io; /* not issued: seqwr's completion must know */
-                q->stopped = true;
-                break;
-            }
-            io->start_ns = sbio_now_ns();
-        }
-        if (!q_issue(q, io))
-            break;
-    }
-    return !q->commit_failed;
-}
-
-/* Take what completed. false: waiting failed (the ios in flight are given up). */
-static bool q_reap(struct qloop *q)
-{
-    struct worker *w = q->w;
-    struct run *r = w->run;
-    int n = r->eng->reap(w->eng_priv, 1, q->done, w->nios, q->wait_ns);
-    uint64_t t = sbio_now_ns();
-    if (n < 0) {
-        worker_fail_engine(w, n, "waiting for completions");
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        struct sbio_io *io = q->done[i];
-        uint64_t end = t;
-        q->inflight--;
-        if (w->busy)
-            w->busy[io->slot] = false;
-        /* --file-fsync-all: the write's fsync, inside its latency. Each write of a batch
-         * ends when its own fsync does: the ios after it are not charged for it. */
-        if (io->op == SBIO_WRITE && (io->flags & SBIO_IO_FSYNC_AFTER) &&
-            io->res == (int64_t)io->len) {
-            int e = sbio_engine_sync_file(w->files[io->file].fd, r->job->fsync_mode);
-            if (e) {
-                io->res = e;
-                io->flags |= SBIO_IO_SYNC_FAILED;
-            }
-            end = sbio_now_ns();
-        }
-        worker_finish(w, io, end, q->measure);
-        q->free_ios[q->nfree++] = io;
-    }
-    return true;
-}
-
-/* Nothing in flight: sleep until the held io's slot. */
-static void q_idle(const struct qloop *q)
-{
-    if (q->wait_ns == UINT64_MAX)
-        return;
-    uint64_t until = sbio_now_ns() + q->wait_ns;
-    struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
-                          .tv_nsec = (long)(until % 1000000000ULL)};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
-static void worker_loop_queued(struct worker *w, bool measure)
-{
-    struct run *r = w->run;
-    struct qloop q = {.w = w,
-                      .measure = measure,
-                      .budget = measure && r->budget,
-                      .interval = r->rate_interval_ns,
-                      .next_start = worker_first_slot(w, sbio_now_ns()),
-                      .nfree = w->nios,
-                      .batch = (unsigned)sbio_job_iodepth_batch(r->job),
-                      .free_ios = malloc(w->nios * sizeof(struct sbio_io *)),
-                      .done = malloc(w->nios * sizeof(struct sbio_io *)),
-                      .more = true};
-    if (!q.free_ios || !q.done) {
-        worker_fail_engine(w, -ENOMEM, "the queue's arrays");
-        goto out;
-    }
-    for (unsigned i = 0; i < w->nios; i++)
-        q.free_ios[i] = &w->ios[w->nios - 1 - i];
-    for (;;) {
-        q.stopped = run_stopped(r);
-        if (!q_fill(&q))
-            break;
-        if (q.inflight) {
-            q.unsubmitted = 0;
-            if (!q_commit(&q))
-                break;
-            w->depth_sum += q.inflight;
-            w->depth_samples++;
-            if (q.inflight > w->depth_max)
-                w->depth_max = q.inflight;
-        } else if (q.stopped || (!q.more && !q.held)) {
-            break;
-        } else {
-            q_idle(&q);
-            continue;
-        }
-        if (!q_reap(&q))
-            break;
-    }
-    /* A write drawn from the sequential stream but never issued (held for its rate slot, a
-     * full queue, a --verify overlap) leaves a hole seqwr's completion must not skip. */
-    if (q.held && q.held->op == SBIO_WRITE)
-        __atomic_store_n(&r->lost_write, 1, __ATOMIC_RELAXED);
-out:
-    free(q.free_ios);
-    free(q.done);
-}
-
-/* Run one io to completion through any engine (a queued engine's queue is empty here). */
-static void run_one(struct worker *w, struct sbio_io *io)
-{
-    const struct sbio_engine_ops *eng = w->run->eng;
-    int q = eng->queue(w->eng_priv, w->files, io);
-    if (q == SBIO_Q_DONE)
-        return;
-    int rc = q == SBIO_Q_QUEUED ? eng->commit(w->eng_priv) : -EAGAIN;
-    for (struct sbio_io *done = NULL; !rc && done != io;) {
-        int n = eng->reap(w->eng_priv, 1, &done, 1, UINT64_MAX);
-        if (n < 0)
-            rc = n;
-    }
-    if (rc)
-        io->res = rc;
-}
-
-/* --file-fsync-end: inside the measured time, reported with the fsyncs, not events. */
-static void worker_end_fsyncs(struct worker *w)
-{
-    struct sbio_io *io = &w->ios[0];
-    sbio_wl_begin_end(&w->wl);
-    while (!run_failed(w->run) && sbio_wl_next(&w->wl, io) > 0) {
-        uint64_t t = sbio_now_ns();
-        io->start_ns = t;
-        run_one(w, io);
-        uint64_t t2 = sbio_now_ns();
-        if (!io_ok(io)) {
-            worker_fail(w, io);
-            return;
-        }
-        sbio_stats_record(w->stats, io->op, t2 - t, 0, 0);
-    }
-}
-
-static void worker_loop_any(struct worker *w, bool measure)
-{
-    (w->run->eng->flags & SBIO_ENG_SYNC ? worker_loop : worker_loop_queued)(w, measure);
-}
-
-/* Pin the thread, open the set, let the engine register files and buffers. */
-static void worker_open(struct worker *w)
-{
-    struct run *r = w->run;
-    if (w->cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(w->cpu, &set);
-        int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-        if (rc && !w->err) {
-            w->err = -rc;
-            snprintf(w->err_msg, sizeof(w->err_msg), "--cpus: pinning thread %u to CPU %d: %s",
-                     w->id, w->cpu, strerror(rc));
-        }
-    }
-    /* Every thread opens its own descriptors: shared descriptors cost scaling. */
-    for (unsigned i = 0; i < r->lay.nfiles && !w->err; i++) {
-        w->files[i].size = r->lay.size[i];
-        int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
-                                   r->oflags);
-        if (rc) {
-            w->err = rc;
-            char lbl[PATH_MAX + 300];
-            snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: open: %s",
-                     file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
-        }
-    }
-    if (!w->err && r->eng->post_open) {
-        int rc = r->eng->post_open(w->eng_priv, w->files, r->lay.nfiles, w->ios, w->nios);
-        if (rc) {
-            w->err = rc;
-            snprintf(w->err_msg, sizeof(w->err_msg), "%s: setting up the files and buffers: %s",
-                     r->eng->name, strerror(-rc));
-        }
-    }
-    if (w->err)
-        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
-}
-
-/* A worker meets the main thread at the gate between phases: open, (warm-up,) measured. */
-static void *worker_main(void *arg)
-{
-    struct worker *w = arg;
-    struct run *r = w->run;
-
-    worker_open(w);
-    gate_wait(&r->barrier); /* all open: main decides to go */
-    if (r->warmup) {
-        gate_wait(&r->barrier); /* warm-up starts */
-        if (!run_failed(r))
-            worker_loop_any(w, false);
-        gate_wait(&r->barrier); /* warm-up over: main truncates for seqwr */
-    }
-    gate_wait(&r->barrier); /* measured phase starts */
-    if (!run_failed(r)) {
-        __atomic_store_n(&w->stats->start_ns, sbio_now_ns(), __ATOMIC_RELAXED);
-        worker_loop_any(w, true);
-        if (!run_failed(r))
-            worker_end_fsyncs(w);
-        __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
-    }
-    for (unsigned i = 0; i < r->lay.nfiles; i++)
-        if (w->files[i].fd >= 0 || (r->eng->flags & SBIO_ENG_NO_IO))
-            r->eng->close_file(w->eng_priv, &w->files[i]);
-    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
-    return NULL;
 }
 
 /* How many workers have finished. */
@@ -1080,7 +423,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
  * started fails the run: the report says so and the exit status is not 0. */
 static void run_start(struct run *r, struct sbio_run_result *res)
 {
-    gate_init(&r->barrier, r->nthreads + 1);
+    sbio_gate_init(&r->barrier, r->nthreads + 1);
     /* Workers must not take SIGINT/SIGTERM: the main thread turns them into the stop flag. */
     sigset_t block, old;
     sigemptyset(&block);
@@ -1090,7 +433,7 @@ static void run_start(struct run *r, struct sbio_run_result *res)
     unsigned started = 0;
     int e = 0;
     for (; started < r->nthreads; started++)
-        if ((e = pthread_create(&r->w[started].tid, NULL, worker_main, &r->w[started])))
+        if ((e = pthread_create(&r->w[started].tid, NULL, sbio_worker_main, &r->w[started])))
             break;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!e)
@@ -1100,7 +443,7 @@ static void run_start(struct run *r, struct sbio_run_result *res)
     snprintf(res->error_msg, sizeof(res->error_msg), "pthread_create for thread %u of %u: %s",
              started + 1, r->nthreads, strerror(e));
     __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
-    gate_shrink(&r->barrier, started + 1);
+    sbio_gate_shrink(&r->barrier, started + 1);
     r->nthreads = started; /* join and merge only what started; cleanup frees all */
 }
 
@@ -1108,10 +451,10 @@ static void run_start(struct run *r, struct sbio_run_result *res)
  * the set again). */
 static void run_warmup(struct run *r, struct sbio_run_result *res)
 {
-    gate_wait(&r->barrier);
+    sbio_gate_wait(&r->barrier);
     run_wait(r, sbio_now_ns(), r->job->warmup_s * 1000000000ULL, NULL, res);
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-    gate_wait(&r->barrier); /* workers are out of the warm-up loop */
+    sbio_gate_wait(&r->barrier); /* workers are out of the warm-up loop */
     for (unsigned i = 0; i < r->nthreads; i++)
         sbio_stats_init(r->w[i].stats);
     if (r->seqwr && !run_failed(r) && run_truncate(r)) {
@@ -1144,7 +487,7 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     /* Only now, every check passed and every thread ready, is the run under way. */
     if (interim && interim->started && !run_failed(r))
         interim->started(interim->ctx);
-    gate_wait(&r->barrier); /* go */
+    sbio_gate_wait(&r->barrier); /* go */
     uint64_t start_ns = first_start(r);
     run_wait(r, start_ns, r->job->time_s * 1000000000ULL, interim, res);
     for (unsigned i = 0; i < r->nthreads; i++)
@@ -1257,8 +600,8 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
         return rc;
     }
     run_start(&r, res);
-    gate_wait(&r.barrier); /* all threads have opened their files */
-    run_agree(&r);         /* every process has: warm-up or run may start */
+    sbio_gate_wait(&r.barrier); /* all threads have opened their files */
+    run_agree(&r);              /* every process has: warm-up or run may start */
     if (r.warmup)
         run_warmup(&r, res);
     run_measured(&r, res);
@@ -1273,7 +616,7 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
                      "completing the set after seqwr failed (see above)");
         }
     }
-    gate_destroy(&r.barrier);
+    sbio_gate_destroy(&r.barrier);
     run_free(&r, res->threads);
     return 0;
 }

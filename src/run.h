@@ -1,0 +1,106 @@
+/* The runner's internals, shared by runner.c (the phase protocol, on the main thread) and
+ * worker.c (the worker threads). Nothing outside these two files includes this header. */
+#ifndef SBIO_RUN_H
+#define SBIO_RUN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "runner.h"
+#include "verify.h"
+
+#define POLL_NS 20000000ULL /* stops, limits and pauses are seen within 20 ms */
+
+struct run;
+
+/* A barrier whose party count can shrink: if pthread_create fails half-way, the threads
+ * already started must still be released (pthread_barrier_t cannot do that). */
+struct gate {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    unsigned parties, waiting, gen;
+};
+
+void sbio_gate_init(struct gate *g, unsigned parties);
+void sbio_gate_wait(struct gate *g);
+/* Fewer parties (threads that could not be started): waiters are released if all are in. */
+void sbio_gate_shrink(struct gate *g, unsigned parties);
+void sbio_gate_destroy(struct gate *g);
+
+struct worker {
+    struct run *run;
+    unsigned id;
+    pthread_t tid;
+    struct sbio_file *files;
+    void *eng_priv;
+    void *buf;           /* nios buffers of req bytes, one per io slot */
+    struct sbio_io *ios; /* [nios]: 1 for synchronous engines, iodepth for queued ones */
+    unsigned nios;
+    uint64_t depth_sum, depth_samples, depth_max; /* queued engines: ios in flight */
+    bool *busy;           /* [nios] --verify, queued engines: the io is in flight */
+    char verify_msg[320]; /* the first mismatch this thread found */
+    struct sbio_wl wl;
+    struct sbio_stats *stats;
+    int cpu; /* -1: not pinned */
+    uint64_t local_budget;
+    int err; /* -errno of the first failure */
+    char err_msg[320];
+    int done;
+};
+
+struct run {
+    const struct sbio_job *job;
+    const struct sbio_runner_env *env;
+    const struct sbio_engine_ops *eng;
+    struct sbio_fileset *fs;
+    struct sbio_layout lay;
+    struct sbio_wl_shared sh;
+    struct worker *w;
+    unsigned nthreads;
+    unsigned first_thread; /* this process's first thread among all processes' */
+    int oflags;
+    uint64_t req;              /* bytes per io buffer */
+    uint64_t rate_interval_ns; /* per thread, 0: unlimited */
+    int *cpus;                 /* --cpus, ncpus of them */
+    int ncpus;
+    struct gate barrier;
+    bool warmup;
+    bool budget; /* --events caps the run */
+    bool verify;
+    bool seqwr; /* truncate before the measured phase and complete after it */
+    struct sbio_verify_map vmap;
+    const struct sbio_runner_sync *sync; /* other processes of the run, or NULL */
+    bool sync_over;                      /* an agree failed: no further agree */
+    bool peer_stopped;                   /* another process stopped the run */
+    _Alignas(64) int stop;               /* ends the current phase */
+    _Alignas(64) uint64_t budget_left;
+    _Alignas(64) int failed; /* a worker failed: everyone stops */
+    int lost_write;          /* a queued worker stopped holding a write it had drawn */
+    bool own_budgets;        /* --seq-stream=per-thread: each thread its share of --events */
+};
+
+static inline int run_stopped(const struct run *r)
+{
+    return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+static inline int run_failed(const struct run *r)
+{
+    return __atomic_load_n(&r->failed, __ATOMIC_RELAXED);
+}
+
+/* Stop every thread; failed: because something went wrong (no end fsyncs then). */
+static void run_halt(struct run *r, bool failed)
+{
+    if (failed)
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* A worker thread: opens the set, then meets the main thread at the gate between phases
+ * (open, warm-up, measured), running the loop of its engine's kind in each. */
+void *sbio_worker_main(void *arg);
+
+#endif
