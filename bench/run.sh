@@ -315,7 +315,7 @@ if have rss1; then
 	done
 fi
 
-# The targets (issue 10 §3) on the rates: per-round ratios, median (min–max), against the
+# The targets (doc/performance.md, "Targets") on the rates: per-round ratios, median (min–max), against the
 # bound; beside them the same comparison by CPU time per operation (B's over A's: how much
 # less CPU sbio spends per op), which the load of other processes disturbs far less.
 echo

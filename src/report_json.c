@@ -184,12 +184,8 @@ static json_t *threads_json(const struct sbio_run_result *res)
     for (unsigned i = 0; i < res->threads; i++) {
         const struct sbio_stats *s = &res->per_thread[i];
         struct sbio_hist h;
-        sbio_hist_init(&h);
-        for (int op = 0; op < SBIO_OP_NR; op++)
-            sbio_hist_merge(&h, &s->lat[op]);
-        double ts = s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
-                        ? (double)(s->end_ns - s->start_ns) / 1e9
-                        : 0;
+        sbio_stats_all_lat(s, &h);
+        double ts = sbio_stats_secs(s);
         json_t *o = json_object();
         json_object_set_new(o, "thread", json_integer(i));
         if (res->nranks) {
@@ -315,9 +311,7 @@ static json_t *ranks_json(const struct sbio_run_result *res)
         const struct sbio_stats *s = &x->total;
         double secs = (double)x->elapsed_ns / 1e9;
         struct sbio_hist h;
-        sbio_hist_init(&h);
-        for (int op = 0; op < SBIO_OP_NR; op++)
-            sbio_hist_merge(&h, &s->lat[op]);
+        sbio_stats_all_lat(s, &h);
         bool leader = true;
         for (unsigned q = 0; q < r && leader; q++)
             leader = strcmp(res->rank_host[q], res->rank_host[r]) != 0;
@@ -398,9 +392,7 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
         json_object_set_new(ops, op_key[op], optype_json(t, op, secs));
     json_object_set_new(r, "op_types", ops);
     struct sbio_hist all;
-    sbio_hist_init(&all);
-    for (int op = 0; op < SBIO_OP_NR; op++)
-        sbio_hist_merge(&all, &t->lat[op]);
+    sbio_stats_all_lat(t, &all);
     json_object_set_new(r, "latency_all", latency_json(&all, false));
     json_object_set_new(r, "threads", threads_json(res));
 }

@@ -218,9 +218,7 @@ static void print_ranks(FILE *out, const struct sbio_run_result *res)
         const struct sbio_run_result *x = &res->ranks[r];
         const struct sbio_stats *s = &x->total;
         struct sbio_hist h;
-        sbio_hist_init(&h);
-        for (int op = 0; op < SBIO_OP_NR; op++)
-            sbio_hist_merge(&h, &s->lat[op]);
+        sbio_stats_all_lat(s, &h);
         double ts = (double)x->elapsed_ns / 1e9;
         char p99[24], cpu[16];
         /* getrusage has tick granularity: a percentage of a run this short means nothing. */
@@ -290,9 +288,7 @@ static void text_latency(FILE *out, const struct sbio_config *cfg,
     const struct sbio_stats *t = &res->total;
     char a[32];
     struct sbio_hist all;
-    sbio_hist_init(&all);
-    for (int op = 0; op < SBIO_OP_NR; op++)
-        sbio_hist_merge(&all, &t->lat[op]);
+    sbio_stats_all_lat(t, &all);
     fprintf(out, "\nLatency (all operations):\n");
     fprintf(out, "         min:        %12s\n",
             sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
@@ -367,12 +363,8 @@ static void text_threads(FILE *out, const struct sbio_run_result *res)
     for (unsigned i = 0; !res->nranks && i < n; i++) {
         const struct sbio_stats *s = &res->per_thread[i];
         struct sbio_hist h;
-        sbio_hist_init(&h);
-        for (int op = 0; op < SBIO_OP_NR; op++)
-            sbio_hist_merge(&h, &s->lat[op]);
-        double ts = s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
-                        ? (double)(s->end_ns - s->start_ns) / 1e9
-                        : 0;
+        sbio_stats_all_lat(s, &h);
+        double ts = sbio_stats_secs(s);
         char v[3][24];
         fprintf(out, "  %6u %10" PRIu64 " %11.2f %9.2f %10s %10s %10s\n", i, s->events,
                 ts > 0 ? (double)sbio_stats_ops(s) / ts : 0,

@@ -449,35 +449,6 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
     return rc;
 }
 
-/* How the reports describe a script's job: the command line's configuration with the job's
- * threads, engine, flags, rate, limits and block. The reports know sysbench's modes: a mix
- * is described as rndrw with its largest request as merged blocks, and the JSON sets the
- * job's own declaration beside it. */
-static void session_job_view(struct session_job *j, const struct sbio_config *base)
-{
-    const struct sbio_job *job = &j->job;
-    struct sbio_config *c = &j->view;
-    *c = *base;
-    c->threads = job->threads;
-    c->ioengine = job->engine;
-    c->iodepth = job->iodepth;
-    c->extra_flags = job->extra_flags;
-    c->rate = job->rate;
-    c->time_s = job->time_s;
-    c->events = job->events;
-    c->seq_stream = job->seq_stream;
-    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
-    c->rand_seed = job->seed;
-    c->block_size = job->block_size;
-    c->mode = job->mode == SBIO_MODE_NONE ? SBIO_MODE_RNDRW : job->mode;
-    c->fsync_freq = job->fsync_freq;
-    c->fsync_end = job->fsync_end;
-    c->fsync_all = job->fsync_all;
-    c->rw_ratio = job->rw_ratio;
-    if (job->mode == SBIO_MODE_NONE)
-        c->merged_requests = (job->max_len + job->block_size - 1) / job->block_size;
-}
-
 /* A mix or an event job: offsets in units of its smallest block, buffers as large as its
  * largest. 0 or -ENOMEM. */
 static int session_job_ops(struct session_job *j, const struct sbio_config *base,
@@ -486,9 +457,6 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
 {
     struct sbio_job *job = &j->job;
     job->mode = SBIO_MODE_NONE;
-    job->fsync_freq = 0;
-    job->fsync_end = false;
-    job->fsync_all = false;
     if (!sj->event) {
         uint64_t n = 0;
         for (unsigned f = 0; f < fs->nfiles; f++)
@@ -516,10 +484,54 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
     return j->hook_ops ? 0 : -ENOMEM;
 }
 
+/* How the reports describe job k of phase p: the command line's configuration with the
+ * job's threads, engine, flags, rate, limits and block. The reports know sysbench's modes: a
+ * mix is described as rndrw with its largest request as merged blocks, and the JSON sets the
+ * job's own declaration beside it. The phase's event budget is shared by its jobs in
+ * proportion to their threads, exactly: job k gets its threads' share of the cumulative
+ * count, floor to floor. */
+static void session_job_view(struct sbio_config *c, const struct sbio_config *base,
+                             const struct sbio_script_phase *p, unsigned k, unsigned total_threads,
+                             unsigned threads_before, uint64_t seed)
+{
+    const struct sbio_script_job *sj = &p->jobs[k];
+    *c = *base;
+    c->threads = sj->threads;
+    c->ioengine = sj->engine;
+    c->iodepth = sj->iodepth;
+    c->extra_flags = sj->flags;
+    c->rate = sj->rate;
+    c->time_s = p->time_s;
+    c->events =
+        (uint64_t)((unsigned __int128)p->events * (threads_before + sj->threads) / total_threads -
+                   (unsigned __int128)p->events * threads_before / total_threads);
+    if (p->events && !c->events && !c->time_s)
+        c->time_s = 1; /* a job with no share of the events idles for a second */
+    c->seq_stream = sj->stream;
+    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
+    /* The job's index, not its address: --rand-seed must repeat a run. */
+    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(k + 1));
+    uint64_t small = sj->block[0], big = sj->block[0];
+    for (unsigned b = 1; b < sj->nblocks; b++) {
+        small = sj->block[b] < small ? sj->block[b] : small;
+        big = sj->block[b] > big ? sj->block[b] : big;
+    }
+    c->block_size = small;
+    if (sj->mode != SBIO_MODE_NONE) {
+        c->mode = sj->mode;
+        c->fsync_freq = sj->fsync_freq;
+        c->rw_ratio = sj->rw_ratio;
+        return;
+    }
+    c->mode = SBIO_MODE_RNDRW;
+    c->merged_requests = (big + small - 1) / small;
+    c->fsync_freq = 0;
+    c->fsync_end = false;
+    c->fsync_all = false;
+}
+
 /* Job k of phase p as the script declared it; the command line's options hold where the
- * declaration is silent. The phase's event budget is shared by its jobs in proportion to
- * their threads, exactly: job k gets its threads' share of the cumulative count, floor to
- * floor. 0 or -ENOMEM. */
+ * declaration is silent. 0 or -ENOMEM. */
 static int session_job_declared(struct session_job *j, const struct sbio_config *base,
                                 const struct sbio_script *script, const struct sbio_script_phase *p,
                                 unsigned k, unsigned total_threads, unsigned threads_before,
@@ -527,41 +539,17 @@ static int session_job_declared(struct session_job *j, const struct sbio_config 
 {
     const struct sbio_script_job *sj = &p->jobs[k];
     struct sbio_job *job = &j->job;
-    sbio_job_from_config(job, base);
+    session_job_view(&j->view, base, p, k, total_threads, threads_before, seed);
+    sbio_job_from_config(job, &j->view);
     job->name = sj->name;
-    job->threads = sj->threads;
-    job->engine = sj->engine;
-    job->iodepth = sj->iodepth;
-    job->extra_flags = sj->flags;
-    job->rate = sj->rate;
     job->think_us = sj->think_us;
-    job->time_s = p->time_s;
-    job->events =
-        (uint64_t)((unsigned __int128)p->events * (threads_before + sj->threads) / total_threads -
-                   (unsigned __int128)p->events * threads_before / total_threads);
-    if (p->events && !job->events && !job->time_s)
-        job->time_s = 1; /* a job with no share of the events idles for a second */
-    job->seq_stream = sj->stream;
-    /* The job's index, not its address: --rand-seed must repeat a run. */
-    job->seed = sbio_mix64(seed ^ (uint64_t)(k + 1));
-    job->block_size = job->max_len = sj->block[0];
-    for (unsigned b = 1; b < sj->nblocks; b++) {
-        job->block_size = sj->block[b] < job->block_size ? sj->block[b] : job->block_size;
+    job->max_len = 0; /* a mix's or event job's largest request */
+    for (unsigned b = 0; b < sj->nblocks; b++)
         job->max_len = sj->block[b] > job->max_len ? sj->block[b] : job->max_len;
-    }
     snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
              sj->name);
     job->block_what = j->block_what;
-    int rc = 0;
-    if (sj->mode != SBIO_MODE_NONE) {
-        job->mode = sj->mode;
-        job->fsync_freq = sj->fsync_freq;
-        job->rw_ratio = sj->rw_ratio;
-    } else {
-        rc = session_job_ops(j, base, script, sj, fs);
-    }
-    session_job_view(j, base);
-    return rc;
+    return sj->mode == SBIO_MODE_NONE ? session_job_ops(j, base, script, sj, fs) : 0;
 }
 
 /* The text report of each job of a phase and, for several jobs, of their total; their JSON

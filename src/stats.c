@@ -54,3 +54,17 @@ uint64_t sbio_stats_busy_ns(const struct sbio_stats *s)
 {
     return s->lat[SBIO_READ].sum_ns + s->lat[SBIO_WRITE].sum_ns + s->lat[SBIO_FSYNC].sum_ns;
 }
+
+void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)
+{
+    sbio_hist_init(h);
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        sbio_hist_merge(h, &s->lat[op]);
+}
+
+double sbio_stats_secs(const struct sbio_stats *s)
+{
+    return s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
+               ? (double)(s->end_ns - s->start_ns) / 1e9
+               : 0;
+}

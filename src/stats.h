@@ -48,6 +48,12 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src);
 /* Operations of all types (reads + writes + all fsyncs). */
 uint64_t sbio_stats_ops(const struct sbio_stats *s);
 
+/* The latency of every operation type together, into h. */
+void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h);
+
+/* The thread's measured time in seconds (first op to last), 0 when it never started. */
+double sbio_stats_secs(const struct sbio_stats *s);
+
 /* Busy time: the sum of all operation latencies, in ns. */
 uint64_t sbio_stats_busy_ns(const struct sbio_stats *s);
 

@@ -87,7 +87,7 @@ static inline uint64_t sbio_rand_below(uint64_t *state, uint64_t n)
 #define SBIO_EUSAGE 4095
 
 /* The stop flag: set by a signal handler (SIGINT/SIGTERM) or the runner's timer; long
- * loops poll it with a relaxed load. The one mutable global, as style.md allows. */
+ * loops poll it with a relaxed load. The one mutable global: everything else is passed. */
 extern volatile int sbio_stop_signal; /* the signal number that asked us to stop, or 0 */
 static inline int sbio_stop_requested(void)
 {

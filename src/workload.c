@@ -117,20 +117,19 @@ void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file
 void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                          const struct sbio_layout *lay, uint64_t seed)
 {
-    memset(sh, 0, sizeof(*sh));
-    sh->mix = job->mix;
-    sh->hook = job->hook;
-    sh->lay = lay;
-    sh->mode = job->mode;
-    sh->seq_stream = job->seq_stream;
-    sh->threads = job->threads;
-    sh->rw_ratio = job->rw_ratio;
-    sh->fsync_scope = job->fsync_scope;
-    sh->seed = seed;
     /* As sysbench: --file-fsync-all replaces the periodic and the end fsyncs. */
-    sh->fsync_all = job->fsync_all;
-    sh->fsync_freq = job->fsync_all ? 0 : job->fsync_freq;
-    sh->fsync_end = job->fsync_all ? false : job->fsync_end;
+    *sh = (struct sbio_wl_shared){.lay = lay,
+                                  .mode = job->mode,
+                                  .seq_stream = job->seq_stream,
+                                  .threads = job->threads,
+                                  .fsync_freq = job->fsync_all ? 0 : job->fsync_freq,
+                                  .fsync_all = job->fsync_all,
+                                  .fsync_end = job->fsync_all ? false : job->fsync_end,
+                                  .fsync_scope = job->fsync_scope,
+                                  .rw_ratio = job->rw_ratio,
+                                  .seed = seed,
+                                  .mix = job->mix,
+                                  .hook = job->hook};
 }
 
 int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
