@@ -315,7 +315,8 @@ static int sbio_main_with(int argc, char **argv, struct sbio_script *script,
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
     case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? script : NULL);
-    case SBIO_CMD_COMPARE: return sbio_compare(&cfg, have_script ? script : NULL);
+    case SBIO_CMD_COMPARE:
+        return exit_code(sbio_compare(&cfg, have_script ? script : NULL, stdout));
     case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : exit_code(sbio_diff(&cfg, stdout));
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
     }
