@@ -398,20 +398,10 @@ static void plot_write_terminal(FILE *f, const struct plot_ctx *c)
                "set key outside right top\nset border 3\nset tics nomirror\n");
 }
 
-static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
+/* The top panel of a one-run chart: ops/s of each op type over time, from throughput.dat. */
+static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
 {
-    char desc[256];
-    plot_describe(r, false, desc, sizeof(desc));
-    double elapsed = plot_num(r->result, "elapsed_s", NULL);
-    char title[PATH_MAX + 512];
-    snprintf(title, sizeof(title), "sbio: %s (%s, %.1f s)", r->name, desc, elapsed);
     size_t nsamples = r->samples ? json_array_size(r->samples) : 0;
-
-    plot_write_terminal(f, c);
-    fprintf(f, "set multiplot layout 2,1 title ");
-    plot_quote(f, title);
-    fprintf(f, " font ',13'\n");
-
     double max = 0;
     size_t i;
     json_t *smp;
@@ -454,7 +444,12 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     } else {
         fputc('\n', f);
     }
+}
 
+/* The bottom panel of a one-run chart: the latency percentiles of each op type timed, from
+ * percentiles.dat; it ends the chart. */
+static void plot_run_latency_panel(FILE *f, const struct plot_run *r)
+{
     fprintf(f,
             "set title 'Latency percentiles over the whole run (log scale)'\n"
             "set xlabel 'percentile'\n"
@@ -462,7 +457,7 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
             "set logscale y\n"
             "set xrange [-0.3:%.1f]\nset yrange [*:*]\nset autoscale y\n",
             (double)PLOT_NPCT - 0.7);
-    any = false;
+    bool any = false;
     for (int op = 0; op < PLOT_OP_NR; op++) {
         if (!plot_op_timed(r, op))
             continue;
@@ -483,36 +478,50 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     fprintf(f, "\nunset multiplot\n");
 }
 
-static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
+/* One run: its throughput over time above its latency percentiles. */
+static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
 {
-    bool done[PLOT_OP_NR] = {false}, timed[PLOT_OP_NR] = {false};
-    int ndone = 0, ntimed = 0;
+    char desc[256];
+    plot_describe(r, false, desc, sizeof(desc));
+    double elapsed = plot_num(r->result, "elapsed_s", NULL);
+    char title[PATH_MAX + 512];
+    snprintf(title, sizeof(title), "sbio: %s (%s, %.1f s)", r->name, desc, elapsed);
+    plot_write_terminal(f, c);
+    fprintf(f, "set multiplot layout 2,1 title ");
+    plot_quote(f, title);
+    fprintf(f, " font ',13'\n");
+    plot_run_throughput_panel(f, r);
+    plot_run_latency_panel(f, r);
+}
+
+/* A chart of several runs: what its bars show and what fits around them. */
+struct plot_bars {
+    bool done[PLOT_OP_NR], timed[PLOT_OP_NR]; /* op types any run did, and timed */
+    int ndone, ntimed;
+    bool values;      /* value labels on the bars */
+    const char *xtic; /* the tick labels' using-expression */
+};
+
+static void plot_bars_ops(const struct plot_ctx *c, struct plot_bars *b)
+{
+    memset(b, 0, sizeof(*b));
     for (int op = 0; op < PLOT_OP_NR; op++) {
         for (int i = 0; i < c->nruns; i++) {
-            done[op] |= plot_op_done(&c->runs[i], op);
-            timed[op] |= plot_op_timed(&c->runs[i], op);
+            b->done[op] |= plot_op_done(&c->runs[i], op);
+            b->timed[op] |= plot_op_timed(&c->runs[i], op);
         }
-        ndone += done[op];
-        ntimed += timed[op];
+        b->ndone += b->done[op];
+        b->ntimed += b->timed[op];
     }
+}
 
-    plot_write_terminal(f, c);
-    fprintf(f,
-            "set multiplot layout 2,1 title 'sbio: %d runs, throughput and p99 latency per "
-            "op type' font ',13'\n",
-            c->nruns);
-    fprintf(f,
-            "set style data histograms\n"
-            "set style histogram clustered gap 1\n"
-            "set style fill solid 1.0 border -1\n"
-            "set xtics nomirror scale 0\n"
-            "set xrange [-0.6:%d.6]\n",
-            c->nruns - 1);
-    /* What fits under and over the bars depends on the pixels a group gets (the margins
-     * take about 260): a second tick line naming the workload, value labels on the bars
-     * (about 48 px at the small font; tick text about 8 px a character), or only slanted run names
-     * when groups are narrow. The bottom margin is set because gnuplot leaves too little for
-     * two-line labels. */
+/* What fits under and over the bars depends on the pixels a group gets (the margins take
+ * about 260): a second tick line naming the workload, value labels on the bars (about 48 px
+ * at the small font; tick text about 8 px a character), or only slanted run names when
+ * groups are narrow. The bottom margin is set because gnuplot leaves too little for two-line
+ * labels. */
+static void plot_bars_layout(FILE *f, const struct plot_ctx *c, struct plot_bars *b)
+{
     unsigned group_px = c->width > 360 ? (c->width - 260) / (unsigned)c->nruns : 0;
     size_t longest = 0, longest_desc = 0;
     for (int i = 0; i < c->nruns; i++) {
@@ -525,11 +534,18 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
     }
     bool desc = group_px >= 8 * longest_desc + 20;
     bool slant = !desc && group_px < 8 * longest + 10;
-    unsigned bar_px = group_px / (unsigned)(ndone > ntimed ? ndone + 1 : ntimed + 1);
-    bool values = bar_px >= 48;
+    unsigned bar_px = group_px / (unsigned)(b->ndone > b->ntimed ? b->ndone + 1 : b->ntimed + 1);
+    b->values = bar_px >= 48;
+    b->xtic = desc ? "xtic(strcol(1).\"\\n\".strcol(2))" : "xtic(1)";
     if (slant)
         fprintf(f, "set xtics rotate by -30\n");
     fprintf(f, "set bmargin %d\n", slant ? 3 + (int)(longest / 3) : desc ? 4 : 3);
+}
+
+/* The top panel: ops/s per run, a bar per op type. Value labels sit on the bar centres:
+ * clustered bar k of n in row i is centred at i + (k - (n-1)/2) / (n + gap). */
+static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct plot_bars *b)
+{
     double max = 0;
     for (int i = 0; i < c->nruns; i++)
         for (int op = 0; op < PLOT_OP_NR; op++) {
@@ -539,59 +555,81 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
         }
     const char *ylabel;
     double scale = plot_ops_scale(max, &ylabel);
-    const char *xtic = desc ? "xtic(strcol(1).\"\\n\".strcol(2))" : "xtic(1)";
-
-    /* Value labels sit on the bar centres: clustered bar k of n in row i is centred at
-     * i + (k - (n-1)/2) / (n + gap). */
     fprintf(f, "set title 'Throughput per run'\nset ylabel '%s'\nset yrange [0:*]\n", ylabel);
     int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!done[op])
+        if (!b->done[op])
             continue;
         fprintf(f, "%s '%s' using ($%d/%g):%s lc rgb '%s' title '%s'", k ? ", \\\n    " : "plot",
-                PLOT_COMPARE, op + 3, scale, xtic, plot_op_color[op], plot_op_key[op]);
+                PLOT_COMPARE, op + 3, scale, b->xtic, plot_op_color[op], plot_op_key[op]);
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && values; op++) {
-        if (!done[op])
+    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
+        if (!b->done[op])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/%g):($%d > 0 ? "
                 "plot_fmt_ops($%d) : '') with labels offset 0,0.7 font ',9' notitle",
-                k, (ndone - 1) / 2.0, ndone + 1, op + 3, scale, op + 3, op + 3);
+                k, (b->ndone - 1) / 2.0, b->ndone + 1, op + 3, scale, op + 3, op + 3);
         k++;
     }
-    if (!ndone)
+    if (!b->ndone)
         fprintf(f, "set yrange [0:1]\nset label 1 'no operations' at graph 0.5,0.5 center\n"
                    "plot 1/0 notitle\nunset label 1");
     fputc('\n', f);
+}
 
+/* The bottom panel: p99 per run, a bar per op type timed (log scale); it ends the chart. */
+static void plot_bars_p99_panel(FILE *f, const struct plot_bars *b)
+{
     fprintf(f, "set title 'p99 latency per run (log scale)'\nset ylabel 'p99 latency (µs)'\n"
                "set logscale y\nset yrange [*:*]\nset autoscale y\n");
-    k = 0;
+    int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!timed[op])
+        if (!b->timed[op])
             continue;
         fprintf(f, "%s '%s' using ($%d/1000.0):%s lc rgb '%s' title '%s'",
-                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, xtic, plot_op_color[op],
+                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, b->xtic, plot_op_color[op],
                 plot_op_key[op]);
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && values; op++) {
-        if (!timed[op])
+    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
+        if (!b->timed[op])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/1000.0):(plot_fmt_ns("
                 "$%d)) with labels offset 0,0.7 font ',9' notitle",
-                k, (ntimed - 1) / 2.0, ntimed + 1, op + 6, op + 6);
+                k, (b->ntimed - 1) / 2.0, b->ntimed + 1, op + 6, op + 6);
         k++;
     }
-    if (!ntimed)
+    if (!b->ntimed)
         fprintf(f, "unset logscale y\nset yrange [0:1]\n"
                    "set label 1 'no operations timed' at graph 0.5,0.5 center\nplot 1/0 notitle");
     fprintf(f, "\nunset multiplot\n");
+}
+
+/* Several runs side by side: ops/s above p99, a group of bars per run. */
+static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
+{
+    struct plot_bars b;
+    plot_bars_ops(c, &b);
+    plot_write_terminal(f, c);
+    fprintf(f,
+            "set multiplot layout 2,1 title 'sbio: %d runs, throughput and p99 latency per "
+            "op type' font ',13'\n",
+            c->nruns);
+    fprintf(f,
+            "set style data histograms\n"
+            "set style histogram clustered gap 1\n"
+            "set style fill solid 1.0 border -1\n"
+            "set xtics nomirror scale 0\n"
+            "set xrange [-0.6:%d.6]\n",
+            c->nruns - 1);
+    plot_bars_layout(f, c, &b);
+    plot_bars_ops_panel(f, c, &b);
+    plot_bars_p99_panel(f, &b);
 }
 
 /* One setting of a compare result, from its summary. NaN where there is nothing to show: ops/s
