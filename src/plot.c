@@ -874,55 +874,77 @@ static void plot_annotation(const struct plot_setting *s, size_t i, char *d, cha
         snprintf(n, len, "n=%.0f of %.0f%s", s->ok, s->runs, untested);
 }
 
-/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
- * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
- * successful runs. */
-static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
-                                       const struct plot_setting *st, size_t ns)
-{
-    /* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
-     * annotations over a bar turn upright when its slot is narrow. */
-    unsigned group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
-    bool narrow = group_px < 90;
+/* A compare chart's slots, one per setting: their width and tick labels, and the range of
+ * what the settings with a successful run show in them. */
+struct plot_slots {
+    size_t ns;
+    unsigned group_px; /* pixels a slot gets */
+    bool narrow;       /* the annotations over a bar upright */
     struct plot_ticks tk;
-    plot_ticks_choose(st, ns, group_px, &tk);
-    /* A slanted label's height: its length times the sine, in lines of about 17 px. */
-    int bmargin = tk.angle == 0    ? (int)tk.lines + 2
-                  : tk.angle == 30 ? 3 + (int)(tk.len * 4 + 12) / 17
-                  : tk.angle == 45 ? 3 + (int)(tk.len * 5 + 12) / 17
-                                   : 3 + (int)(tk.len * 6 + 12) / 17;
-    if (*tk.xlabel)
-        bmargin += tk.angle ? 2 : 1;
+    int bmargin; /* lines under the plot area, for the tick labels */
+    int nok;     /* settings with a successful run */
+    bool timed[PLOT_OP_NR], used_sig, used_nosig;
+    int ntimed;
+    double hi;             /* the highest ops/s + stddev */
+    double lat_lo, lat_hi; /* the lowest p99, the highest p99 + stddev (ns) */
+};
 
-    int nok = 0;
-    bool timed[PLOT_OP_NR] = {false}, used_sig = false, used_nosig = false;
-    int ntimed = 0;
-    double hi = 0, lat_lo = INFINITY, lat_hi = 0;
-    for (size_t i = 0; i < ns; i++) {
+/* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
+ * annotations over a bar turn upright when its slot is narrow. */
+static void plot_slots_layout(const struct plot_ctx *c, const struct plot_setting *st, size_t ns,
+                              struct plot_slots *sl)
+{
+    sl->ns = ns;
+    sl->group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
+    sl->narrow = sl->group_px < 90;
+    plot_ticks_choose(st, ns, sl->group_px, &sl->tk);
+    const struct plot_ticks *tk = &sl->tk;
+    /* A slanted label's height: its length times the sine, in lines of about 17 px. */
+    sl->bmargin = tk->angle == 0    ? (int)tk->lines + 2
+                  : tk->angle == 30 ? 3 + (int)(tk->len * 4 + 12) / 17
+                  : tk->angle == 45 ? 3 + (int)(tk->len * 5 + 12) / 17
+                                    : 3 + (int)(tk->len * 6 + 12) / 17;
+    if (*tk->xlabel)
+        sl->bmargin += tk->angle ? 2 : 1;
+}
+
+static void plot_slots_extent(const struct plot_setting *st, struct plot_slots *sl)
+{
+    sl->nok = sl->ntimed = 0;
+    memset(sl->timed, 0, sizeof(sl->timed));
+    sl->used_sig = sl->used_nosig = false;
+    sl->hi = sl->lat_hi = 0;
+    sl->lat_lo = INFINITY;
+    for (size_t i = 0; i < sl->ns; i++) {
         const struct plot_setting *s = &st[i];
         if (!(s->ok > 0))
             continue;
-        nok++;
+        sl->nok++;
         double sd = s->ops_sd > 0 ? s->ops_sd : 0;
-        if (s->ops + sd > hi)
-            hi = s->ops + sd;
-        used_sig |= i > 0 && s->sig == 1;
-        used_nosig |= i > 0 && s->sig != 1;
+        if (s->ops + sd > sl->hi)
+            sl->hi = s->ops + sd;
+        sl->used_sig |= i > 0 && s->sig == 1;
+        sl->used_nosig |= i > 0 && s->sig != 1;
         for (int op = 0; op < PLOT_OP_NR; op++) {
             if (isnan(s->p99[op]))
                 continue;
-            timed[op] = true;
+            sl->timed[op] = true;
             double psd = s->p99_sd[op] > 0 ? s->p99_sd[op] : 0;
-            if (s->p99[op] < lat_lo)
-                lat_lo = s->p99[op];
-            if (s->p99[op] + psd > lat_hi)
-                lat_hi = s->p99[op] + psd;
+            if (s->p99[op] < sl->lat_lo)
+                sl->lat_lo = s->p99[op];
+            if (s->p99[op] + psd > sl->lat_hi)
+                sl->lat_hi = s->p99[op] + psd;
         }
     }
     for (int op = 0; op < PLOT_OP_NR; op++)
-        ntimed += timed[op];
+        sl->ntimed += sl->timed[op];
+}
 
-    /* Title: what was compared and how; the command line under it, smaller. */
+/* The chart's title: what was compared and how; the command line under it, smaller. True
+ * when there is a command line (label 99, which the top panel removes). */
+static bool plot_settings_title(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
+                                size_t ns)
+{
     json_t *doc = r->doc;
     double repeat = plot_num(doc, "repeat", NULL);
     json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
@@ -937,9 +959,6 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
              json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
     char cmd[2048];
     plot_command_line(doc, c->width > 60 ? (c->width - 40) / 6 : 10, cmd, sizeof(cmd));
-
-    plot_write_terminal(f, c);
-    fprintf(f, "set rmargin 21\n");
     fprintf(f, "set multiplot layout 2,1 title ");
     char t[600];
     snprintf(t, sizeof(t), "%s%s", title, *cmd ? "\n" : "");
@@ -951,61 +970,69 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n",
                 1 - 34.0 / c->height);
     }
+    return *cmd;
+}
 
-    /* Both panels: the same slots and names. */
+/* Both panels: the same slots and names. */
+static void plot_settings_xtics(FILE *f, const struct plot_setting *st, const struct plot_slots *sl)
+{
+    const struct plot_ticks *tk = &sl->tk;
     fprintf(f, "set style fill solid 1.0 border rgb '#404040'\n"
                "set errorbars lw 1.5 lc rgb '#202020'\n");
-    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", ns - 1, bmargin);
-    if (tk.angle)
-        fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk.angle);
+    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", sl->ns - 1, sl->bmargin);
+    if (tk->angle)
+        fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk->angle);
     else
         fprintf(f, "set xtics nomirror scale 0 norotate (");
-    for (size_t i = 0; i < ns; i++) {
+    for (size_t i = 0; i < sl->ns; i++) {
         char lab[512];
-        plot_tick_label(&st[i], &tk, lab, sizeof(lab));
+        plot_tick_label(&st[i], tk, lab, sizeof(lab));
         fprintf(f, "%s", i ? ", " : "");
         plot_dquote(f, lab);
         fprintf(f, " %zu", i);
     }
     fprintf(f, ")\n");
-    if (*tk.xlabel) {
+    if (*tk->xlabel) {
         fprintf(f, "set xlabel ");
-        plot_quote(f, tk.xlabel);
+        plot_quote(f, tk->xlabel);
         fputc('\n', f);
     }
+}
 
-    /* Top: ops/s. The headroom over each bar takes its annotations, about 40 px of two lines
-     * or 6 px a character upright; the panel's plot area is about half the height less the
-     * titles and the tick labels. */
-    const char *ylabel;
-    double scale = plot_ops_scale(hi, &ylabel);
-    double area_px = c->height / 2.0 - 70 - 17.0 * bmargin, ymax = 0;
-    for (size_t i = 0; i < ns; i++) {
+/* The top of the ops/s axis (in scale's unit). The headroom over each bar takes its
+ * annotations, about 40 px of two lines or 6 px a character upright; the panel's plot area
+ * is about half the height less the titles and the tick labels. */
+static double plot_settings_ops_top(const struct plot_ctx *c, const struct plot_setting *st,
+                                    const struct plot_slots *sl, double scale)
+{
+    double area_px = c->height / 2.0 - 70 - 17.0 * sl->bmargin, ymax = 0;
+    for (size_t i = 0; i < sl->ns; i++) {
         char d[64], n[64];
         if (!(st[i].ok > 0))
             continue;
         plot_annotation(&st[i], i, d, n, sizeof(d));
-        double need = narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
+        double need = sl->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
         double top = (st[i].ops + (st[i].ops_sd > 0 ? st[i].ops_sd : 0)) / scale;
         /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
         top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
         if (top > ymax)
             ymax = top;
     }
-    fprintf(f,
-            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
-            "(Welch's t-test)\"\n"
-            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
-            ylabel, ymax > 0 ? ymax : 1);
-    plot_empty_slots(f, st, ns, narrow);
-    for (size_t i = 0; i < ns; i++) {
+    return ymax;
+}
+
+/* Over each bar: its difference to the baseline, and its number of runs. */
+static void plot_settings_ops_labels(FILE *f, const struct plot_setting *st,
+                                     const struct plot_slots *sl, double scale)
+{
+    for (size_t i = 0; i < sl->ns; i++) {
         const struct plot_setting *s = &st[i];
         char d[64], n[64];
         if (!(s->ok > 0))
             continue;
         plot_annotation(s, i, d, n, sizeof(d));
         double y = (s->ops + (s->ops_sd > 0 ? s->ops_sd : 0)) / scale;
-        if (narrow)
+        if (sl->narrow)
             fprintf(f,
                     "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset 0,0.6 "
                     "font ',9'\n",
@@ -1017,7 +1044,24 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
                     "rgb '#505050'\n",
                     d, i, y, n, i, y);
     }
-    if (nok) {
+}
+
+/* The top panel: ops/s as bars with ±stddev, coloured by their test against the baseline. */
+static void plot_settings_ops_panel(FILE *f, const struct plot_ctx *c,
+                                    const struct plot_setting *st, const struct plot_slots *sl,
+                                    bool has_cmd)
+{
+    const char *ylabel;
+    double scale = plot_ops_scale(sl->hi, &ylabel);
+    double ymax = plot_settings_ops_top(c, st, sl, scale);
+    fprintf(f,
+            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
+            "(Welch's t-test)\"\n"
+            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
+            ylabel, ymax > 0 ? ymax : 1);
+    plot_empty_slots(f, st, sl->ns, sl->narrow);
+    plot_settings_ops_labels(f, st, sl, scale);
+    if (sl->nok) {
         fprintf(f,
                 "plot '%s' using 1:($4/%g):($5/%g):($1 == 0 ? 0x%06x : $8 == 1 ? 0x%06x : "
                 "0x%06x) with boxerrorbars lc rgb variable notitle",
@@ -1025,45 +1069,49 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         if (st[0].ok > 0)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'baseline'",
                     PLOT_BASE_RGB);
-        if (used_sig)
+        if (sl->used_sig)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'significant *'",
                     PLOT_SIG_RGB);
-        if (used_nosig)
+        if (sl->used_nosig)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'not significant'",
                     PLOT_NOSIG_RGB);
         fputc('\n', f);
     } else {
         fprintf(f, "plot 1/0 notitle\n");
     }
-    if (*cmd)
+    if (has_cmd)
         fprintf(f, "unset label 99\n");
+}
 
-    /* Bottom: p99 per op type, side by side in each slot, on a log axis of whole decades.
-     * An error bar reaching below the axis stops at it. */
+/* The bottom panel: p99 per op type, side by side in each slot, on a log axis of whole
+ * decades. An error bar reaching below the axis stops at it. It ends the chart. */
+static void plot_settings_p99_panel(FILE *f, const struct plot_setting *st,
+                                    const struct plot_slots *sl)
+{
     fprintf(f, "unset label\n"
                "set title \"p99 latency per op type: mean ± stddev of n runs (log scale)\"\n"
                "set ylabel 'p99 latency (µs)'\n");
-    plot_empty_slots(f, st, ns, narrow);
-    if (!ntimed) {
+    plot_empty_slots(f, st, sl->ns, sl->narrow);
+    if (!sl->ntimed) {
         fprintf(f, "set yrange [0:1]\n");
-        if (nok)
+        if (sl->nok)
             fprintf(f, "set label 'no operations timed' at graph 0.5,0.5 center\n");
         fprintf(f, "plot 1/0 notitle\nunset multiplot\n");
         return;
     }
-    double w = ntimed == 1 ? 0.6 : 0.8 / ntimed;
-    bool values = group_px * w >= 48;
-    double lo = pow(10, floor(log10(lat_lo / 1000 / 1.5)));
-    double top = pow(10, ceil(log10(lat_hi / 1000 * (values ? 2.5 : 1.3))));
+    double w = sl->ntimed == 1 ? 0.6 : 0.8 / sl->ntimed;
+    bool values = sl->group_px * w >= 48;
+    double lo = pow(10, floor(log10(sl->lat_lo / 1000 / 1.5)));
+    double top = pow(10, ceil(log10(sl->lat_hi / 1000 * (values ? 2.5 : 1.3))));
     if (top < lo * 100)
         top = lo * 100;
     fprintf(f, "set logscale y\nset yrange [%g:%g]\n", lo, top);
     int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!timed[op])
+        if (!sl->timed[op])
             continue;
         int m = 9 + 2 * op, sd = m + 1;
-        double off = (k - (ntimed - 1) / 2.0) * w;
+        double off = (k - (sl->ntimed - 1) / 2.0) * w;
         fprintf(f,
                 "%s '%s' using ($1 + %g):($%d/1000.0):(($%d - $%d)/1000.0 > %g ? ($%d - $%d)/"
                 "1000.0 : %g):(($%d + $%d)/1000.0):(%g) with boxerrorbars lc rgb '%s' title '%s'",
@@ -1077,6 +1125,23 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         k++;
     }
     fprintf(f, "\nunset multiplot\n");
+}
+
+/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
+ * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
+ * successful runs. */
+static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
+                                       const struct plot_setting *st, size_t ns)
+{
+    struct plot_slots sl;
+    plot_slots_layout(c, st, ns, &sl);
+    plot_slots_extent(st, &sl);
+    plot_write_terminal(f, c);
+    fprintf(f, "set rmargin 21\n");
+    bool has_cmd = plot_settings_title(f, c, r, ns);
+    plot_settings_xtics(f, st, &sl);
+    plot_settings_ops_panel(f, c, st, &sl, has_cmd);
+    plot_settings_p99_panel(f, st, &sl);
 }
 
 static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_run *r)
