@@ -1282,88 +1282,52 @@ static int plot_output_path(struct plot_ctx *c)
     return 0;
 }
 
-/* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
- * it fails: on success they are warnings the chart already makes plain. A close-on-exec
- * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
-static int plot_gnuplot(const struct plot_ctx *c)
+/* The child: gnuplot in c->dir, its stdin and stdout on /dev/null, its stderr into errfd.
+ * When it cannot start, the errno of chdir or execvp goes back through execfd. */
+static _Noreturn void plot_gnuplot_exec(const struct plot_ctx *c, int errfd, int execfd)
 {
-    int errp[2], execp[2];
-    if (pipe2(errp, O_CLOEXEC))
-        return -errno;
-    if (pipe2(execp, O_CLOEXEC)) {
-        int e = errno;
-        close(errp[0]);
-        close(errp[1]);
-        return -e;
+    int e;
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        sbio_err("plot: fork: %s", strerror(e));
-        close(errp[0]);
-        close(errp[1]);
-        close(execp[0]);
-        close(execp[1]);
-        return -e;
+    dup2(errfd, STDERR_FILENO);
+    if (chdir(c->dir)) {
+        e = errno;
+    } else {
+        char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
+        execvp(argv[0], argv);
+        e = errno;
     }
-    if (pid == 0) {
-        int e;
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDOUT_FILENO);
-        }
-        dup2(errp[1], STDERR_FILENO);
-        if (chdir(c->dir)) {
-            e = errno;
-        } else {
-            char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
-            execvp(argv[0], argv);
-            e = errno;
-        }
-        if (write(execp[1], &e, sizeof(e)) < 0)
-            _exit(127);
+    if (write(execfd, &e, sizeof(e)) < 0)
         _exit(127);
-    }
-    close(errp[1]);
-    close(execp[1]);
+    _exit(127);
+}
 
-    char msg[4096];
-    size_t len = 0;
+/* What fd holds until its end, the first len - 1 bytes of it kept in msg (NUL-terminated);
+ * the number kept. */
+static size_t plot_read_all(int fd, char *msg, size_t len)
+{
+    size_t n = 0;
     for (;;) {
         char buf[1024];
-        ssize_t n = read(errp[0], buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
+        ssize_t got = read(fd, buf, sizeof(buf));
+        if (got < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (got <= 0)
             break;
-        size_t take = (size_t)n < sizeof(msg) - 1 - len ? (size_t)n : sizeof(msg) - 1 - len;
-        memcpy(msg + len, buf, take);
-        len += take;
+        size_t take = (size_t)got < len - 1 - n ? (size_t)got : len - 1 - n;
+        memcpy(msg + n, buf, take);
+        n += take;
     }
-    msg[len] = 0;
-    close(errp[0]);
-    int exec_errno = 0;
-    ssize_t got;
-    do
-        got = read(execp[0], &exec_errno, sizeof(exec_errno));
-    while (got < 0 && errno == EINTR);
-    close(execp[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -errno;
+    msg[n] = 0;
+    return n;
+}
 
-    if (got == (ssize_t)sizeof(exec_errno)) {
-        if (exec_errno == ENOENT) {
-            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
-            return -SBIO_EUSAGE;
-        }
-        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
-        return -exec_errno;
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
+/* gnuplot ran and failed (status from waitpid): its messages (msg, len bytes) are shown. */
+static int plot_gnuplot_failed(const struct plot_ctx *c, int status, char *msg, size_t len)
+{
     /* A failed gnuplot may leave a half-drawn chart: worse than none. */
     unlink(c->output);
     /* gnuplot's own message is the useful part; its last non-empty line names the error. */
@@ -1377,6 +1341,63 @@ static int plot_gnuplot(const struct plot_ctx *c)
     else
         sbio_err("plot: gnuplot killed by signal %d", WTERMSIG(status));
     return -EIO;
+}
+
+static void plot_close_pipe(int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
+ * it fails: on success they are warnings the chart already makes plain. A close-on-exec
+ * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
+static int plot_gnuplot(const struct plot_ctx *c)
+{
+    int errp[2], execp[2];
+    if (pipe2(errp, O_CLOEXEC))
+        return -errno;
+    if (pipe2(execp, O_CLOEXEC)) {
+        int e = errno;
+        plot_close_pipe(errp);
+        return -e;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sbio_err("plot: fork: %s", strerror(e));
+        plot_close_pipe(errp);
+        plot_close_pipe(execp);
+        return -e;
+    }
+    if (pid == 0)
+        plot_gnuplot_exec(c, errp[1], execp[1]);
+    close(errp[1]);
+    close(execp[1]);
+    char msg[4096];
+    size_t len = plot_read_all(errp[0], msg, sizeof(msg));
+    close(errp[0]);
+    int exec_errno = 0;
+    ssize_t got;
+    do
+        got = read(execp[0], &exec_errno, sizeof(exec_errno));
+    while (got < 0 && errno == EINTR);
+    close(execp[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+    if (got == (ssize_t)sizeof(exec_errno)) {
+        if (exec_errno == ENOENT) {
+            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
+            return -SBIO_EUSAGE;
+        }
+        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
+        return -exec_errno;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    return plot_gnuplot_failed(c, status, msg, len);
 }
 
 int sbio_plot(const struct sbio_config *cfg)
