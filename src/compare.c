@@ -131,6 +131,66 @@ static const char *const fixed_opts[] = {
     "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
     "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank"};
 
+/* What the key of --vary KEY=LIST is. 0 or -EINVAL (message printed) for an option that
+ * cannot vary. */
+static int axis_kind(struct axis *ax)
+{
+    if (!strcmp(ax->key, "scheduler")) {
+        ax->kind = AXIS_SCHEDULER;
+        return 0;
+    }
+    if (sbio_sysblock_knob_allowed(ax->key)) {
+        ax->kind = AXIS_QUEUE;
+        return 0;
+    }
+    ax->kind = AXIS_OPTION;
+    for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
+        if (!strcmp(ax->key, fixed_opts[i])) {
+            sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
+                     "file set, the output or the compare); accepted: a queue knob, "
+                     "iosched/TUNABLE, scheduler, or a workload option such as "
+                     "file-block-size, file-test-mode, ioengine, threads",
+                     ax->key);
+            return -EINVAL;
+        }
+    return 0;
+}
+
+/* One value v of --vary KEY=LIST into ax. 0, -EINVAL (message printed) or -ENOMEM. */
+static int axis_value(struct axis *ax, const char *v)
+{
+    if (ax->n >= MAX_VALUES) {
+        sbio_err("--vary %s: at most %d values", ax->key, MAX_VALUES);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < ax->n; i++)
+        if (!strcmp(ax->vals[i], v)) {
+            /* Two settings with one name could not be told apart in the table or by diff. */
+            sbio_err("--vary %s: value '%s' given twice", ax->key, v);
+            return -EINVAL;
+        }
+    ax->vals[ax->n] = strdup(v);
+    return ax->vals[ax->n++] ? 0 : -ENOMEM;
+}
+
+/* The values of LIST ("V1,V2,…") into ax. 0, -EINVAL (message printed) or -ENOMEM. */
+static int axis_values(struct axis *ax, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return -ENOMEM;
+    char *save = NULL;
+    int rc = 0;
+    for (char *v = strtok_r(copy, ",", &save); v && !rc; v = strtok_r(NULL, ",", &save))
+        rc = axis_value(ax, v);
+    free(copy);
+    if (!rc && !ax->n) {
+        sbio_err("--vary %s=: no values; accepted: KEY=V1,V2,…", ax->key);
+        rc = -EINVAL;
+    }
+    return rc;
+}
+
 static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list)
 {
     if (*naxes >= MAX_AXES) {
@@ -145,51 +205,8 @@ static int axis_add(struct axis *axes, size_t *naxes, const char *key, const cha
     struct axis *ax = &axes[(*naxes)++];
     memset(ax, 0, sizeof(*ax));
     snprintf(ax->key, sizeof(ax->key), "%s", key);
-    if (!strcmp(key, "scheduler")) {
-        ax->kind = AXIS_SCHEDULER;
-    } else if (sbio_sysblock_knob_allowed(key)) {
-        ax->kind = AXIS_QUEUE;
-    } else {
-        ax->kind = AXIS_OPTION;
-        for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
-            if (!strcmp(key, fixed_opts[i])) {
-                sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
-                         "file set, the output or the compare); accepted: a queue knob, "
-                         "iosched/TUNABLE, scheduler, or a workload option such as "
-                         "file-block-size, file-test-mode, ioengine, threads",
-                         key);
-                return -EINVAL;
-            }
-    }
-    char *copy = strdup(list);
-    if (!copy)
-        return -ENOMEM;
-    char *save = NULL;
-    for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-        if (ax->n >= MAX_VALUES) {
-            sbio_err("--vary %s: at most %d values", key, MAX_VALUES);
-            free(copy);
-            return -EINVAL;
-        }
-        for (size_t i = 0; i < ax->n; i++)
-            if (!strcmp(ax->vals[i], v)) {
-                /* Two settings with one name could not be told apart in the table or by diff. */
-                sbio_err("--vary %s: value '%s' given twice", key, v);
-                free(copy);
-                return -EINVAL;
-            }
-        ax->vals[ax->n] = strdup(v);
-        if (!ax->vals[ax->n++]) {
-            free(copy);
-            return -ENOMEM;
-        }
-    }
-    free(copy);
-    if (!ax->n) {
-        sbio_err("--vary %s=: no values; accepted: KEY=V1,V2,…", key);
-        return -EINVAL;
-    }
-    return 0;
+    int rc = axis_kind(ax);
+    return rc ? rc : axis_values(ax, list);
 }
 
 static void axes_free(struct axis *axes, size_t naxes)
@@ -344,6 +361,48 @@ static json_t *summary_json(const struct summary *s, bool first)
     return o;
 }
 
+/* One row of the table: setting i's summary, against the baseline (row 0) sum0; has says
+ * which op types have columns, w is the setting column's width. */
+static void print_row(FILE *out, const char *name, int w, const struct summary *s, size_t i,
+                      const struct summary *sum0, const bool *has, unsigned repeat)
+{
+    char runs[16], ops[48];
+    snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
+    if (s->n)
+        snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
+    else
+        snprintf(ops, sizeof(ops), "-");
+    fprintf(out, "%-*s %5s %22s", w, name, runs, ops);
+    if (s->n)
+        fprintf(out, " %9.2f", s->mib_m);
+    else
+        fprintf(out, " %9s", "-");
+    for (int op = 0; op < 3; op++) {
+        if (!has[op])
+            continue;
+        char a[24], b[24];
+        if (s->n && s->has[op])
+            fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
+                    sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
+        else
+            fprintf(out, " %10s %10s", "-", "-");
+    }
+    fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
+    if (s->n && !isnan(s->util_m))
+        fprintf(out, " %6.1f", s->util_m);
+    else
+        fprintf(out, " %6s", "-");
+    if (i == 0)
+        fprintf(out, " %9s  (baseline)\n", "");
+    else if (!s->n || !sum0->n || isnan(s->diff_pct))
+        fprintf(out, " %9s  no runs to compare\n", "-");
+    else if (s->p < 0)
+        fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
+    else
+        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
+                s->p < 0.05 ? "significant" : "within noise", s->p);
+}
+
 static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
                         unsigned repeat)
 {
@@ -367,44 +426,8 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
                             : "read p99");
     /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
     fprintf(out, " %6s %6s %10s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
-    for (size_t i = 0; i < ns; i++) {
-        const struct summary *s = &sum[i];
-        char runs[16], ops[48];
-        snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
-        if (s->n)
-            snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
-        else
-            snprintf(ops, sizeof(ops), "-");
-        fprintf(out, "%-*s %5s %22s", (int)w, names[i], runs, ops);
-        if (s->n)
-            fprintf(out, " %9.2f", s->mib_m);
-        else
-            fprintf(out, " %9s", "-");
-        for (int op = 0; op < 3; op++) {
-            if (!has[op])
-                continue;
-            char a[24], b[24];
-            if (s->n && s->has[op])
-                fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
-                        sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
-            else
-                fprintf(out, " %10s %10s", "-", "-");
-        }
-        fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
-        if (s->n && !isnan(s->util_m))
-            fprintf(out, " %6.1f", s->util_m);
-        else
-            fprintf(out, " %6s", "-");
-        if (i == 0)
-            fprintf(out, " %9s  (baseline)\n", "");
-        else if (!s->n || !sum[0].n || isnan(s->diff_pct))
-            fprintf(out, " %9s  no runs to compare\n", "-");
-        else if (s->p < 0)
-            fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
-        else
-            fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
-                    s->p < 0.05 ? "significant" : "within noise", s->p);
-    }
+    for (size_t i = 0; i < ns; i++)
+        print_row(out, names[i], (int)w, &sum[i], i, &sum[0], has, repeat);
 }
 
 /* One compare, from its axes to its summaries. A script of several phases gets one table per

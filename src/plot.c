@@ -1400,6 +1400,34 @@ static int plot_gnuplot(const struct plot_ctx *c)
     return plot_gnuplot_failed(c, status, msg, len);
 }
 
+/* Every input read and checked, before anything is created. 0 or -SBIO_EUSAGE (message
+ * printed); c->nruns counts the documents to free either way. */
+static int plot_load_all(struct plot_ctx *c)
+{
+    const struct sbio_config *cfg = c->cfg;
+    int rc;
+    for (int i = 0; i < cfg->nargs; i++) {
+        c->runs[i].path = cfg->args[i];
+        c->nruns = i + 1;
+        if ((rc = plot_load(&c->runs[i])))
+            return rc;
+    }
+    /* A compare result's chart is its own: mixed with runs or another compare, neither the
+     * slots nor the baseline would mean anything. */
+    for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
+        if (c->runs[i].settings) {
+            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
+                     "chart.png), not with other results",
+                     c->runs[i].path, c->runs[i].path);
+            return -SBIO_EUSAGE;
+        }
+    }
+    if (c->nruns == 1 && !c->runs[0].settings &&
+        (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
+        sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
+    return 0;
+}
+
 int sbio_plot(const struct sbio_config *cfg)
 {
     struct plot_ctx *c = calloc(1, sizeof(*c));
@@ -1421,30 +1449,7 @@ int sbio_plot(const struct sbio_config *cfg)
     if ((rc = plot_parse_size(cfg->plot_size && *cfg->plot_size ? cfg->plot_size : "1200x800",
                               &c->width, &c->height)))
         goto out;
-    if ((rc = plot_output_path(c)))
-        goto out;
-    for (int i = 0; i < cfg->nargs; i++) {
-        c->runs[i].path = cfg->args[i];
-        c->nruns = i + 1;
-        if ((rc = plot_load(&c->runs[i])))
-            goto out;
-    }
-    /* A compare result's chart is its own: mixed with runs or another compare, neither the
-     * slots nor the baseline would mean anything. */
-    for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
-        if (c->runs[i].settings) {
-            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
-                     "chart.png), not with other results",
-                     c->runs[i].path, c->runs[i].path);
-            rc = -SBIO_EUSAGE;
-            goto out;
-        }
-    }
-    if (c->nruns == 1 && !c->runs[0].settings &&
-        (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
-        sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
-
-    if ((rc = plot_make_dir(c)))
+    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_make_dir(c)))
         goto out;
     if (!(rc = plot_write_files(c)))
         rc = plot_gnuplot(c);
