@@ -131,6 +131,66 @@ static const char *const fixed_opts[] = {
     "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
     "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank"};
 
+/* What the key of --vary KEY=LIST is. 0 or -EINVAL (message printed) for an option that
+ * cannot vary. */
+static int axis_kind(struct axis *ax)
+{
+    if (!strcmp(ax->key, "scheduler")) {
+        ax->kind = AXIS_SCHEDULER;
+        return 0;
+    }
+    if (sbio_sysblock_knob_allowed(ax->key)) {
+        ax->kind = AXIS_QUEUE;
+        return 0;
+    }
+    ax->kind = AXIS_OPTION;
+    for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
+        if (!strcmp(ax->key, fixed_opts[i])) {
+            sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
+                     "file set, the output or the compare); accepted: a queue knob, "
+                     "iosched/TUNABLE, scheduler, or a workload option such as "
+                     "file-block-size, file-test-mode, ioengine, threads",
+                     ax->key);
+            return -EINVAL;
+        }
+    return 0;
+}
+
+/* One value v of --vary KEY=LIST into ax. 0, -EINVAL (message printed) or -ENOMEM. */
+static int axis_value(struct axis *ax, const char *v)
+{
+    if (ax->n >= MAX_VALUES) {
+        sbio_err("--vary %s: at most %d values", ax->key, MAX_VALUES);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < ax->n; i++)
+        if (!strcmp(ax->vals[i], v)) {
+            /* Two settings with one name could not be told apart in the table or by diff. */
+            sbio_err("--vary %s: value '%s' given twice", ax->key, v);
+            return -EINVAL;
+        }
+    ax->vals[ax->n] = strdup(v);
+    return ax->vals[ax->n++] ? 0 : -ENOMEM;
+}
+
+/* The values of LIST ("V1,V2,…") into ax. 0, -EINVAL (message printed) or -ENOMEM. */
+static int axis_values(struct axis *ax, const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return -ENOMEM;
+    char *save = NULL;
+    int rc = 0;
+    for (char *v = strtok_r(copy, ",", &save); v && !rc; v = strtok_r(NULL, ",", &save))
+        rc = axis_value(ax, v);
+    free(copy);
+    if (!rc && !ax->n) {
+        sbio_err("--vary %s=: no values; accepted: KEY=V1,V2,…", ax->key);
+        rc = -EINVAL;
+    }
+    return rc;
+}
+
 static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list)
 {
     if (*naxes >= MAX_AXES) {
@@ -145,51 +205,8 @@ static int axis_add(struct axis *axes, size_t *naxes, const char *key, const cha
     struct axis *ax = &axes[(*naxes)++];
     memset(ax, 0, sizeof(*ax));
     snprintf(ax->key, sizeof(ax->key), "%s", key);
-    if (!strcmp(key, "scheduler")) {
-        ax->kind = AXIS_SCHEDULER;
-    } else if (sbio_sysblock_knob_allowed(key)) {
-        ax->kind = AXIS_QUEUE;
-    } else {
-        ax->kind = AXIS_OPTION;
-        for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
-            if (!strcmp(key, fixed_opts[i])) {
-                sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
-                         "file set, the output or the compare); accepted: a queue knob, "
-                         "iosched/TUNABLE, scheduler, or a workload option such as "
-                         "file-block-size, file-test-mode, ioengine, threads",
-                         key);
-                return -EINVAL;
-            }
-    }
-    char *copy = strdup(list);
-    if (!copy)
-        return -ENOMEM;
-    char *save = NULL;
-    for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-        if (ax->n >= MAX_VALUES) {
-            sbio_err("--vary %s: at most %d values", key, MAX_VALUES);
-            free(copy);
-            return -EINVAL;
-        }
-        for (size_t i = 0; i < ax->n; i++)
-            if (!strcmp(ax->vals[i], v)) {
-                /* Two settings with one name could not be told apart in the table or by diff. */
-                sbio_err("--vary %s: value '%s' given twice", key, v);
-                free(copy);
-                return -EINVAL;
-            }
-        ax->vals[ax->n] = strdup(v);
-        if (!ax->vals[ax->n++]) {
-            free(copy);
-            return -ENOMEM;
-        }
-    }
-    free(copy);
-    if (!ax->n) {
-        sbio_err("--vary %s=: no values; accepted: KEY=V1,V2,…", key);
-        return -EINVAL;
-    }
-    return 0;
+    int rc = axis_kind(ax);
+    return rc ? rc : axis_values(ax, list);
 }
 
 static void axes_free(struct axis *axes, size_t naxes)
@@ -224,7 +241,7 @@ static int setting_cfg(const struct sbio_config *base, const struct axis *axes, 
                 sbio_err("too many queue settings");
                 return -EINVAL;
             }
-            snprintf(qbuf[nq], 160, "%s=%s", axes[a].key, v);
+            snprintf(qbuf[nq], 160, "%.*s=%s", (int)sizeof(axes[a].key), axes[a].key, v);
             out->queue[out->nqueue++] = qbuf[nq++];
             break;
         case AXIS_OPTION:
@@ -344,6 +361,48 @@ static json_t *summary_json(const struct summary *s, bool first)
     return o;
 }
 
+/* One row of the table: setting i's summary, against the baseline (row 0) sum0; has says
+ * which op types have columns, w is the setting column's width. */
+static void print_row(FILE *out, const char *name, int w, const struct summary *s, size_t i,
+                      const struct summary *sum0, const bool *has, unsigned repeat)
+{
+    char runs[16], ops[48];
+    snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
+    if (s->n)
+        snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
+    else
+        snprintf(ops, sizeof(ops), "-");
+    fprintf(out, "%-*s %5s %22s", w, name, runs, ops);
+    if (s->n)
+        fprintf(out, " %9.2f", s->mib_m);
+    else
+        fprintf(out, " %9s", "-");
+    for (int op = 0; op < 3; op++) {
+        if (!has[op])
+            continue;
+        char a[24], b[24];
+        if (s->n && s->has[op])
+            fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
+                    sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
+        else
+            fprintf(out, " %10s %10s", "-", "-");
+    }
+    fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
+    if (s->n && !isnan(s->util_m))
+        fprintf(out, " %6.1f", s->util_m);
+    else
+        fprintf(out, " %6s", "-");
+    if (i == 0)
+        fprintf(out, " %9s  (baseline)\n", "");
+    else if (!s->n || !sum0->n || isnan(s->diff_pct))
+        fprintf(out, " %9s  no runs to compare\n", "-");
+    else if (s->p < 0)
+        fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
+    else
+        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
+                s->p < 0.05 ? "significant" : "within noise", s->p);
+}
+
 static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
                         unsigned repeat)
 {
@@ -367,187 +426,232 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
                             : "read p99");
     /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
     fprintf(out, " %6s %6s %10s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
-    for (size_t i = 0; i < ns; i++) {
-        const struct summary *s = &sum[i];
-        char runs[16], ops[48];
-        snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
-        if (s->n)
-            snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
-        else
-            snprintf(ops, sizeof(ops), "-");
-        fprintf(out, "%-*s %5s %22s", (int)w, names[i], runs, ops);
-        if (s->n)
-            fprintf(out, " %9.2f", s->mib_m);
-        else
-            fprintf(out, " %9s", "-");
-        for (int op = 0; op < 3; op++) {
-            if (!has[op])
-                continue;
-            char a[24], b[24];
-            if (s->n && s->has[op])
-                fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
-                        sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
-            else
-                fprintf(out, " %10s %10s", "-", "-");
-        }
-        fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
-        if (s->n && !isnan(s->util_m))
-            fprintf(out, " %6.1f", s->util_m);
-        else
-            fprintf(out, " %6s", "-");
-        if (i == 0)
-            fprintf(out, " %9s  (baseline)\n", "");
-        else if (!s->n || !sum[0].n || isnan(s->diff_pct))
-            fprintf(out, " %9s  no runs to compare\n", "-");
-        else if (s->p < 0)
-            fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
-        else
-            fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
-                    s->p < 0.05 ? "significant" : "within noise", s->p);
-    }
+    for (size_t i = 0; i < ns; i++)
+        print_row(out, names[i], (int)w, &sum[i], i, &sum[0], has, repeat);
 }
 
-int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script)
-{
-    /* A script of several phases gets one table per phase: every figure below is kept per
-     * (phase, setting), phase-major. */
-    size_t np = script ? script->nphases : 1;
+/* One compare, from its axes to its summaries. A script of several phases gets one table per
+ * phase: every figure is kept per (phase, setting), phase-major. */
+struct compare {
+    const struct sbio_config *cfg;
+    const struct sbio_script *script; /* NULL: the workload of sbio run's options */
+    FILE *out;
     struct axis axes[MAX_AXES];
-    size_t naxes = 0;
-    int code = 2;
-    if (cfg->schedulers && axis_add(axes, &naxes, "scheduler", cfg->schedulers))
-        goto out_axes;
+    size_t naxes, alen[MAX_AXES];
+    size_t ns, np; /* settings; phases (1 without a script) */
+    unsigned repeat;
+    struct sbio_config base; /* cfg with compare's own defaults */
+    char (*names)[512];      /* ns: "key=value key=value" */
+    size_t *order;           /* ns * repeat: setting of each run, in run order */
+    struct run_fig *figs;    /* np * ns * repeat: each (phase, setting)'s successful runs */
+    size_t *nfig;            /* np * ns: how many of them */
+    struct summary *sum;     /* np * ns */
+    json_t **runs;           /* ns: each setting's runs[] for the JSON */
+    char (*qbuf)[160];       /* queue strings of the setting being run */
+    FILE *devnull;           /* the runs' own text reports go there */
+    size_t done;             /* runs measured */
+    bool interrupted, failed;
+};
+
+/* The axes from --schedulers and --vary, and the number of settings they make. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int compare_axes(struct compare *c)
+{
+    const struct sbio_config *cfg = c->cfg;
+    if (cfg->schedulers && axis_add(c->axes, &c->naxes, "scheduler", cfg->schedulers))
+        return -SBIO_EUSAGE;
     for (int i = 0; i < cfg->nvary; i++) {
         const char *eq = strchr(cfg->vary[i], '=');
         char key[64];
         snprintf(key, sizeof(key), "%.*s", (int)(eq - cfg->vary[i]), cfg->vary[i]);
-        if (axis_add(axes, &naxes, key, eq + 1))
-            goto out_axes;
+        if (axis_add(c->axes, &c->naxes, key, eq + 1))
+            return -SBIO_EUSAGE;
     }
-    if (!naxes) {
+    if (!c->naxes) {
         sbio_err("compare needs --schedulers=LIST or --vary KEY=LIST (e.g. --schedulers=none,bfq)");
-        goto out_axes;
+        return -SBIO_EUSAGE;
     }
-    size_t alen[MAX_AXES], ns = 1;
-    for (size_t a = 0; a < naxes; a++) {
-        alen[a] = axes[a].n;
-        ns *= axes[a].n;
+    c->ns = 1;
+    for (size_t a = 0; a < c->naxes; a++) {
+        c->alen[a] = c->axes[a].n;
+        c->ns *= c->axes[a].n;
     }
-    if (ns > 4096) {
-        sbio_err("--vary: %zu settings is too many (at most 4096)", ns);
-        goto out_axes;
+    if (c->ns > 4096) {
+        sbio_err("--vary: %zu settings is too many (at most 4096)", c->ns);
+        return -SBIO_EUSAGE;
     }
-    unsigned repeat = (unsigned)cfg->repeat;
-    struct sbio_config base = *cfg;
-    /* Caches are dropped before every run by default: each run starts from the device. */
-    if (!sbio_options_given(cfg, "drop-caches"))
-        base.drop_caches = true;
+    return 0;
+}
 
-    char(*names)[512] = calloc(ns, sizeof(*names));
-    size_t *order = calloc(ns * repeat, sizeof(size_t));
-    struct run_fig *figs = calloc(np * ns * repeat, sizeof(*figs));
-    size_t *nfig = calloc(np * ns, sizeof(size_t));
-    struct summary *sum = calloc(np * ns, sizeof(*sum));
-    json_t **runs = calloc(ns, sizeof(json_t *));
-    char(*qbuf)[160] = calloc(SBIO_MAX_LIST, 160);
-    FILE *devnull = fopen("/dev/null", "w");
-    if (!names || !order || !figs || !nfig || !sum || !runs || !qbuf || !devnull) {
+static int compare_alloc(struct compare *c)
+{
+    size_t ns = c->ns, nruns = ns * c->repeat;
+    c->names = calloc(ns, sizeof(*c->names));
+    c->order = calloc(nruns, sizeof(size_t));
+    c->figs = calloc(c->np * nruns, sizeof(*c->figs));
+    c->nfig = calloc(c->np * ns, sizeof(size_t));
+    c->sum = calloc(c->np * ns, sizeof(*c->sum));
+    c->runs = calloc(ns, sizeof(json_t *));
+    c->qbuf = calloc(SBIO_MAX_LIST, 160);
+    c->devnull = fopen("/dev/null", "w");
+    if (!c->names || !c->order || !c->figs || !c->nfig || !c->sum || !c->runs || !c->qbuf ||
+        !c->devnull) {
         sbio_err("compare: out of memory");
-        code = 1;
-        goto out;
+        return -ENOMEM;
     }
-    /* Every setting is checked before anything changes: a typo in the last one must not
-     * be found after an hour of runs. */
-    for (size_t s = 0; s < ns; s++) {
-        size_t idx[MAX_AXES];
-        struct sbio_config c;
-        sbio_compare_unrank(s, alen, naxes, idx);
+    return 0;
+}
+
+static void compare_free(struct compare *c)
+{
+    for (size_t s = 0; c->runs && s < c->ns; s++)
+        json_decref(c->runs[s]);
+    free(c->names);
+    free(c->order);
+    free(c->figs);
+    free(c->nfig);
+    free(c->sum);
+    free(c->runs);
+    free(c->qbuf);
+    if (c->devnull)
+        fclose(c->devnull);
+    axes_free(c->axes, c->naxes);
+}
+
+/* Setting s's configuration into *conf (its queue strings in c->qbuf, its name in
+ * c->names[s]). 0 or -EINVAL (message printed). */
+static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf)
+{
+    size_t idx[MAX_AXES];
+    sbio_compare_unrank(s, c->alen, c->naxes, idx);
+    return setting_cfg(&c->base, c->axes, c->naxes, idx, conf, c->qbuf, c->names[s],
+                       sizeof(c->names[s]));
+}
+
+/* Every setting is checked before anything changes: a typo in the last one must not be found
+ * after an hour of runs. 0 or -SBIO_EUSAGE (message printed). */
+static int compare_check(struct compare *c)
+{
+    for (size_t s = 0; s < c->ns; s++) {
+        struct sbio_config conf;
         /* The message of the check names the value; the kernel's refusals are found by
          * trying each setting once (applied, read back, restored). Under MPI every rank
          * checks (each host's leader tries) and all stop when one refuses. */
-        int crc = setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s]))
-                      ? -SBIO_EUSAGE
-                      : sbio_session_check(&c);
-        if (!crc)
-            crc = sbio_session_try_settings(&c);
-        if (sbio_mpi_agree(crc, NULL))
-            goto out;
-        runs[s] = json_array();
+        int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : sbio_session_check(&conf);
+        if (!rc)
+            rc = sbio_session_try_settings(&conf);
+        if (sbio_mpi_agree(rc, NULL))
+            return -SBIO_EUSAGE;
+        c->runs[s] = json_array();
     }
-    /* Every rank runs the settings in rank 0's order. */
+    return 0;
+}
+
+/* The run order (every rank runs the settings in rank 0's) and the lines that announce it. */
+static void compare_start(struct compare *c)
+{
+    const struct sbio_config *cfg = c->cfg;
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
     sbio_mpi_bcast_u64(&seed);
-    sbio_compare_order(ns, repeat, cfg->order == 1, seed, order);
-    printf("sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n", SBIO_VERSION, ns,
-           repeat, ns * repeat, cfg->order == 1 ? "random" : "interleaved",
-           base.drop_caches ? ", caches dropped before each run" : "");
+    sbio_compare_order(c->ns, c->repeat, cfg->order == 1, seed, c->order);
+    fprintf(c->out, "sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n",
+            SBIO_VERSION, c->ns, c->repeat, c->ns * c->repeat,
+            cfg->order == 1 ? "random" : "interleaved",
+            c->base.drop_caches ? ", caches dropped before each run" : "");
     if (cfg->nranks > 1)
-        printf("MPI: %u ranks on %u host%s run each setting together; each host's first rank "
-               "changes its settings\n",
-               cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s");
-    bool interrupted = false, failed = false;
-    size_t done = 0;
-    for (size_t k = 0; k < ns * repeat && !interrupted; k++) {
-        size_t s = order[k], idx[MAX_AXES];
-        struct sbio_config c;
-        unsigned rep = (unsigned)(k / ns) + 1;
-        sbio_compare_unrank(s, alen, naxes, idx);
-        if (setting_cfg(&base, axes, naxes, idx, &c, qbuf, names[s], sizeof(names[s])))
-            goto out;
-        printf("[%zu/%zu] repeat %u, %s: ", k + 1, ns * repeat, rep, names[s]);
-        fflush(stdout);
-        json_t *doc = NULL;
-        int status = 0;
-        int rc = script ? sbio_session_run_script(&c, script, devnull, &doc, &status)
-                        : sbio_session_run(&c, devnull, devnull, &doc, &status);
-        const char *st = rc ? "failed" : status == 130 ? "interrupted" : status ? "failed" : "ok";
-        json_t *entry = json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result",
-                                  doc ? doc : json_null());
-        json_array_append_new(runs[s], entry);
-        for (size_t ph = 0; ph < np; ph++)
-            sum[ph * ns + s].total++;
-        if (!strcmp(st, "ok") && doc && script) {
-            /* Each phase's figures: its jobs' total, or its only job; a refused phase counts
-             * as a failed run of that phase. */
-            size_t okp = 0;
-            for (size_t ph = 0; ph < np; ph++) {
-                json_t *p = json_array_get(json_object_get(doc, "phases"), ph);
-                json_t *pdoc = json_object_get(p, "total");
-                if (!pdoc)
-                    pdoc = json_object_get(json_array_get(json_object_get(p, "jobs"), 0), "result");
-                if (!pdoc || json_is_true(json_object_get(p, "refused")))
-                    continue;
-                size_t i = ph * ns + s;
-                run_figures(pdoc, &figs[i * repeat + nfig[i]++]);
-                okp++;
-            }
-            printf("%zu of %zu phases measured\n", okp, np);
-            done++;
-        } else if (!strcmp(st, "ok") && doc) {
-            struct run_fig *f = &figs[s * repeat + nfig[s]++];
-            run_figures(doc, f);
-            char a[24];
-            printf("%.0f ops/s, %.2f MiB/s%s%s\n", f->ops_s, f->mib_s,
-                   f->has[0]   ? ", read p99 "
-                   : f->has[1] ? ", write p99 "
-                               : "",
-                   f->has[0] || f->has[1]
-                       ? sbio_fmt_ns(a, sizeof(a), f->has[0] ? f->p99[0] : f->p99[1])
-                       : "");
-            done++;
-        } else if (strcmp(st, "ok")) {
-            /* Marked and left out of the statistics. */
-            printf("%s — excluded\n", st);
-            failed |= strcmp(st, "interrupted") != 0;
-        }
-        /* The ranks stop together: one rank's signal stops them all. */
-        if (sbio_mpi_agree(status == 130 || sbio_stop_requested() ? -EINTR : 0, NULL))
-            interrupted = true;
+        fprintf(c->out,
+                "MPI: %u ranks on %u host%s run each setting together; each host's first rank "
+                "changes its settings\n",
+                cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s");
+}
+
+/* How a run ended, as its progress line and the JSON name it: session.h's *status, or
+ * "failed" when the run could not start (rc non-zero). */
+static const char *compare_status(int rc, int status)
+{
+    if (rc)
+        return "failed";
+    return status == 130 ? "interrupted" : status ? "failed" : "ok";
+}
+
+/* A script's run: each phase's figures, from its jobs' total or its only job; a refused
+ * phase counts as a failed run of that phase. */
+static void compare_record_phases(struct compare *c, size_t s, json_t *doc)
+{
+    size_t okp = 0;
+    for (size_t ph = 0; ph < c->np; ph++) {
+        json_t *p = json_array_get(json_object_get(doc, "phases"), ph);
+        json_t *pdoc = json_object_get(p, "total");
+        if (!pdoc)
+            pdoc = json_object_get(json_array_get(json_object_get(p, "jobs"), 0), "result");
+        if (!pdoc || json_is_true(json_object_get(p, "refused")))
+            continue;
+        size_t i = ph * c->ns + s;
+        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++]);
+        okp++;
     }
-    for (size_t i = 0; i < np * ns; i++)
-        summarize(&figs[i * repeat], nfig[i], &sum[i]);
-    for (size_t ph = 0; ph < np; ph++) {
-        struct summary *b = &sum[ph * ns];
+    fprintf(c->out, "%zu of %zu phases measured\n", okp, c->np);
+    c->done++;
+}
+
+static void compare_record_run(struct compare *c, size_t s, json_t *doc)
+{
+    struct run_fig *f = &c->figs[s * c->repeat + c->nfig[s]++];
+    run_figures(doc, f);
+    char a[24];
+    fprintf(c->out, "%.0f ops/s, %.2f MiB/s%s%s\n", f->ops_s, f->mib_s,
+            f->has[0]   ? ", read p99 "
+            : f->has[1] ? ", write p99 "
+                        : "",
+            f->has[0] || f->has[1] ? sbio_fmt_ns(a, sizeof(a), f->has[0] ? f->p99[0] : f->p99[1])
+                                   : "");
+    c->done++;
+}
+
+/* The k-th run of the order: run it, keep its document and figures, end its progress line.
+ * 0 or -SBIO_EUSAGE (message printed); c->interrupted when every rank is to stop. */
+static int compare_run(struct compare *c, size_t k)
+{
+    size_t s = c->order[k];
+    unsigned rep = (unsigned)(k / c->ns) + 1;
+    struct sbio_config conf;
+    if (compare_setting(c, s, &conf))
+        return -SBIO_EUSAGE;
+    fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", k + 1, c->ns * c->repeat, rep, c->names[s]);
+    fflush(c->out);
+    json_t *doc = NULL;
+    int status = 0;
+    int rc = c->script ? sbio_session_run_script(&conf, c->script, c->devnull, &doc, &status)
+                       : sbio_session_run(&conf, c->devnull, c->devnull, &doc, &status);
+    const char *st = compare_status(rc, status);
+    json_t *entry =
+        json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result", doc ? doc : json_null());
+    json_array_append_new(c->runs[s], entry);
+    for (size_t ph = 0; ph < c->np; ph++)
+        c->sum[ph * c->ns + s].total++;
+    if (strcmp(st, "ok")) {
+        /* Marked and left out of the statistics. */
+        fprintf(c->out, "%s — excluded\n", st);
+        c->failed |= strcmp(st, "interrupted") != 0;
+    } else if (doc && c->script) {
+        compare_record_phases(c, s, doc);
+    } else if (doc) {
+        compare_record_run(c, s, doc);
+    }
+    /* The ranks stop together: one rank's signal stops them all. */
+    if (sbio_mpi_agree(status == 130 || sbio_stop_requested() ? -EINTR : 0, NULL))
+        c->interrupted = true;
+    return 0;
+}
+
+/* Each (phase, setting)'s summary, and its difference to the phase's first setting. */
+static void compare_summarize(struct compare *c)
+{
+    size_t ns = c->ns;
+    for (size_t i = 0; i < c->np * ns; i++)
+        summarize(&c->figs[i * c->repeat], c->nfig[i], &c->sum[i]);
+    for (size_t ph = 0; ph < c->np; ph++) {
+        struct summary *b = &c->sum[ph * ns];
         for (size_t s = 1; s < ns; s++) {
             struct summary *x = &b[s];
             /* No successful run on either side: no difference, not -100%. */
@@ -556,81 +660,119 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script
             x->p = sbio_compare_welch_p(x->ops_m, x->ops_sd, x->n, b[0].ops_m, b[0].ops_sd, b[0].n);
         }
     }
-    if (interrupted)
-        printf("\n*** Interrupted after %zu of %zu runs: the table covers the runs done; every "
-               "setting was restored ***\n",
-               done, ns * repeat);
-    for (size_t ph = 0; ph < np; ph++) {
-        if (script)
-            printf("\nPhase %zu/%zu: %s", ph + 1, np, script->phases[ph].name);
-        print_table(stdout, names, sum + ph * ns, ns, repeat);
+}
+
+static void compare_print(const struct compare *c)
+{
+    if (c->interrupted)
+        fprintf(c->out,
+                "\n*** Interrupted after %zu of %zu runs: the table covers the runs done; every "
+                "setting was restored ***\n",
+                c->done, c->ns * c->repeat);
+    for (size_t ph = 0; ph < c->np; ph++) {
+        if (c->script)
+            fprintf(c->out, "\nPhase %zu/%zu: %s", ph + 1, c->np, c->script->phases[ph].name);
+        print_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat);
     }
-    if (cfg->output && cfg->rank == 0) {
-        json_t *docs = json_object();
-        json_object_set_new(docs, "schema", json_string("sbio-compare/1"));
-        json_object_set_new(docs, "sbio_version", json_string(SBIO_VERSION));
-        json_t *argv = json_array();
-        for (int i = 0; i < cfg->argc; i++)
-            json_array_append_new(argv, json_string(cfg->argv[i]));
-        json_object_set_new(docs, "command_line", argv);
-        json_t *ja = json_array();
-        for (size_t a = 0; a < naxes; a++) {
-            json_t *vals = json_array();
-            for (size_t i = 0; i < axes[a].n; i++)
-                json_array_append_new(vals, json_string(axes[a].vals[i]));
-            json_array_append_new(ja, json_pack("{s:s,s:o}", "key", axes[a].key, "values", vals));
-        }
-        json_object_set_new(docs, "axes", ja);
-        json_object_set_new(docs, "repeat", json_integer(repeat));
-        json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
-        json_object_set_new(docs, "drop_caches", json_boolean(base.drop_caches));
-        json_object_set_new(docs, "interrupted", json_boolean(interrupted));
-        json_t *sets = json_array();
-        for (size_t s = 0; s < ns; s++) {
-            size_t idx[MAX_AXES];
-            sbio_compare_unrank(s, alen, naxes, idx);
-            json_t *vals = json_object();
-            for (size_t a = 0; a < naxes; a++)
-                json_object_set_new(vals, axes[a].key, json_string(axes[a].vals[idx[a]]));
-            json_t *set = json_pack("{s:s,s:o,s:O,s:o}", "name", names[s], "values", vals, "runs",
-                                    runs[s], "summary", summary_json(&sum[s], s == 0));
-            if (script) {
-                /* summary is the first phase's; each phase's is under phases. */
-                json_t *phs = json_array();
-                for (size_t ph = 0; ph < np; ph++)
-                    json_array_append_new(phs, json_pack("{s:s,s:o}", "name",
-                                                         script->phases[ph].name, "summary",
-                                                         summary_json(&sum[ph * ns + s], s == 0)));
-                json_object_set_new(set, "phases", phs);
-            }
-            json_array_append_new(sets, set);
-        }
-        json_object_set_new(docs, "settings", sets);
-        FILE *f = fopen(cfg->output, "w");
-        if (!f || json_dumpf(docs, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-            sbio_err("--output %s: %s", cfg->output, strerror(errno));
-            failed = true;
-        }
-        if (f)
-            fclose(f);
-        json_decref(docs);
-        if (!failed)
-            printf("\nEvery run's result and the summary: %s\n", cfg->output);
+}
+
+/* settings[s] of the JSON: its name and values, its runs, its summary (the first phase's
+ * under a script, each phase's under phases). */
+static json_t *compare_setting_json(const struct compare *c, size_t s)
+{
+    size_t idx[MAX_AXES], ns = c->ns;
+    sbio_compare_unrank(s, c->alen, c->naxes, idx);
+    json_t *vals = json_object();
+    for (size_t a = 0; a < c->naxes; a++)
+        json_object_set_new(vals, c->axes[a].key, json_string(c->axes[a].vals[idx[a]]));
+    json_t *set = json_pack("{s:s,s:o,s:O,s:o}", "name", c->names[s], "values", vals, "runs",
+                            c->runs[s], "summary", summary_json(&c->sum[s], s == 0));
+    if (c->script) {
+        json_t *phs = json_array();
+        for (size_t ph = 0; ph < c->np; ph++)
+            json_array_append_new(phs,
+                                  json_pack("{s:s,s:o}", "name", c->script->phases[ph].name,
+                                            "summary", summary_json(&c->sum[ph * ns + s], s == 0)));
+        json_object_set_new(set, "phases", phs);
     }
-    code = interrupted ? 130 : failed ? 1 : 0;
-out:
-    for (size_t s = 0; runs && s < ns; s++)
-        json_decref(runs[s]);
-    free(names);
-    free(order);
-    free(figs);
-    free(nfig);
-    free(sum);
-    free(runs);
-    free(qbuf);
-    if (devnull)
-        fclose(devnull);
-out_axes:
-    axes_free(axes, naxes);
-    return code;
+    return set;
+}
+
+/* The sbio-compare/1 document: how the compare was made, then every setting. */
+static json_t *compare_json(const struct compare *c)
+{
+    const struct sbio_config *cfg = c->cfg;
+    json_t *docs = json_object();
+    json_object_set_new(docs, "schema", json_string("sbio-compare/1"));
+    json_object_set_new(docs, "sbio_version", json_string(SBIO_VERSION));
+    json_t *argv = json_array();
+    for (int i = 0; i < cfg->argc; i++)
+        json_array_append_new(argv, json_string(cfg->argv[i]));
+    json_object_set_new(docs, "command_line", argv);
+    json_t *ja = json_array();
+    for (size_t a = 0; a < c->naxes; a++) {
+        json_t *vals = json_array();
+        for (size_t i = 0; i < c->axes[a].n; i++)
+            json_array_append_new(vals, json_string(c->axes[a].vals[i]));
+        json_array_append_new(ja, json_pack("{s:s,s:o}", "key", c->axes[a].key, "values", vals));
+    }
+    json_object_set_new(docs, "axes", ja);
+    json_object_set_new(docs, "repeat", json_integer(c->repeat));
+    json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
+    json_object_set_new(docs, "drop_caches", json_boolean(c->base.drop_caches));
+    json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));
+    json_t *sets = json_array();
+    for (size_t s = 0; s < c->ns; s++)
+        json_array_append_new(sets, compare_setting_json(c, s));
+    json_object_set_new(docs, "settings", sets);
+    return docs;
+}
+
+/* --output: the document, and where it went; a failed write fails the compare. */
+static void compare_write(struct compare *c)
+{
+    json_t *docs = compare_json(c);
+    FILE *f = fopen(c->cfg->output, "w");
+    if (!f || json_dumpf(docs, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
+        sbio_err("--output %s: %s", c->cfg->output, strerror(errno));
+        c->failed = true;
+    }
+    if (f)
+        fclose(f);
+    json_decref(docs);
+    if (!c->failed)
+        fprintf(c->out, "\nEvery run's result and the summary: %s\n", c->cfg->output);
+}
+
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out)
+{
+    struct compare c = {.cfg = cfg,
+                        .script = script,
+                        .out = out,
+                        .np = script ? script->nphases : 1,
+                        .repeat = (unsigned)cfg->repeat};
+    int rc = compare_axes(&c);
+    if (!rc) {
+        c.base = *cfg;
+        /* Caches are dropped before every run by default: each run starts from the device. */
+        if (!sbio_options_given(cfg, "drop-caches"))
+            c.base.drop_caches = true;
+        rc = compare_alloc(&c);
+    }
+    if (!rc)
+        rc = compare_check(&c);
+    if (!rc) {
+        compare_start(&c);
+        for (size_t k = 0; k < c.ns * c.repeat && !c.interrupted && !rc; k++)
+            rc = compare_run(&c, k);
+    }
+    if (!rc) {
+        compare_summarize(&c);
+        compare_print(&c);
+        if (cfg->output && cfg->rank == 0)
+            compare_write(&c);
+        rc = c.interrupted ? -EINTR : c.failed ? -SBIO_EFAILED : 0;
+    }
+    compare_free(&c);
+    return rc;
 }

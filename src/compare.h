@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "options.h"
 
@@ -33,10 +34,13 @@ void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t
 /* Setting index -> the value index on each axis (first axis slowest). */
 void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx);
 
-/* The compare command. Returns the exit code: 0, 1 (a run failed), 2 (bad input: nothing
- * changed), 130 (interrupted: the table so far is printed, settings restored). */
+/* The compare command: its progress lines and tables go to out, the runs' own reports
+ * nowhere; with cfg->output (rank 0) the sbio-compare/1 document goes there. script (may be
+ * NULL): run the script under every setting; one table per phase. Returns 0; -SBIO_EUSAGE
+ * (message printed, nothing changed) for bad input; -SBIO_EFAILED when a run failed (it is
+ * marked and left out of the table) or the document could not be written; -EINTR when
+ * interrupted (the table so far is printed, settings restored); -ENOMEM. */
 struct sbio_script;
-/* script (may be NULL): run the script under every setting; one table per phase. */
-int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script);
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out);
 
 #endif

@@ -22,9 +22,10 @@
  *   not count for --threshold: it shows that the two workloads differ, not by how much.
  *
  * --threshold=P (only when given explicitly: the option's default is for the help text)
- * returns 1 when a throughput row (ops/s, MiB/s) of B is more than P% below A, each named
- * in one line on stderr after the table. Bad input returns 2 with one line on stderr and
- * nothing on stdout: both files are loaded and checked before anything is printed. */
+ * fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s, MiB/s) of B is more than P%
+ * below A, each named in one line on stderr after the table. Bad input is -SBIO_EUSAGE
+ * (exit 2) with one line on stderr and nothing printed: both files are loaded and checked
+ * before anything is. */
 #include "diff.h"
 
 #include <errno.h>
@@ -69,7 +70,29 @@ struct diff_table {
 
 static const char *const diff_ops[3] = {"read", "write", "fsync"};
 
-/* Load path as an sbio result. 0 with *doc and *kind set, or -EINVAL after one line on
+/* Settings are matched by name: two with one name cannot be told apart. 0, or -SBIO_EUSAGE
+ * after one line on stderr. */
+static int diff_check_names(const char *path, json_t *d)
+{
+    json_t *set = json_object_get(d, "settings"), *a, *b;
+    size_t i, j;
+    json_array_foreach(set, i, a)
+    {
+        const char *na = json_string_value(json_object_get(a, "name"));
+        for (j = i + 1; na && j < json_array_size(set); j++) {
+            b = json_array_get(set, j);
+            const char *nb = json_string_value(json_object_get(b, "name"));
+            if (nb && !strcmp(na, nb)) {
+                sbio_err("diff: %s: two settings are named '%s'; settings are matched by name",
+                         path, na);
+                return -SBIO_EUSAGE;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Load path as an sbio result. 0 with *doc and *kind set, or -SBIO_EUSAGE after one line on
  * stderr naming the file and what is accepted. */
 static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
 {
@@ -77,7 +100,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
     FILE *f = fopen(path, "r");
     if (!f) {
         sbio_err("diff: %s: %s; " DIFF_ACCEPTED, path, strerror(errno));
-        return -EINVAL;
+        return -SBIO_EUSAGE;
     }
     json_error_t jerr;
     json_t *d = json_loadf(f, 0, &jerr);
@@ -88,7 +111,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
             if (*c == '\n' || *c == '\r')
                 *c = ' ';
         sbio_err("diff: %s: not JSON (line %d: %s); " DIFF_ACCEPTED, path, jerr.line, jerr.text);
-        return -EINVAL;
+        return -SBIO_EUSAGE;
     }
     const char *schema = json_string_value(json_object_get(d, "schema"));
     const char *need = NULL;
@@ -112,30 +135,13 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         sbio_err("diff: %s: schema %s but no %s; " DIFF_ACCEPTED, path, schema, need);
         goto bad;
     }
-    /* Settings are matched by name: two with one name cannot be told apart. */
-    if (*kind == DIFF_COMPARE) {
-        json_t *set = json_object_get(d, "settings"), *a, *b;
-        size_t i, j;
-        json_array_foreach(set, i, a)
-        {
-            const char *na = json_string_value(json_object_get(a, "name"));
-            for (j = i + 1; na && j < json_array_size(set); j++) {
-                b = json_array_get(set, j);
-                const char *nb = json_string_value(json_object_get(b, "name"));
-                if (nb && !strcmp(na, nb)) {
-                    sbio_err("diff: %s: two settings are named '%s'; settings are matched by "
-                             "name",
-                             path, na);
-                    goto bad;
-                }
-            }
-        }
-    }
+    if (*kind == DIFF_COMPARE && diff_check_names(path, d))
+        goto bad;
     *doc = d;
     return 0;
 bad:
     json_decref(d);
-    return -EINVAL;
+    return -SBIO_EUSAGE;
 }
 
 /* The number at a dotted path (sbio_json_get), or NAN when absent or not a number. */
@@ -425,16 +431,17 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
     diff_util_rows(t, a, b);
 }
 
-static int diff_runs(json_t *a, json_t *b, bool check, double thr)
+/* The table of two run results; with check, -SBIO_EFAILED when a row is past thr. */
+static int diff_runs(FILE *out, json_t *a, json_t *b, bool check, double thr)
 {
     static struct diff_table t; /* a few KiB: off the stack */
     t.n = 0;
     diff_run_rows(&t, a, b);
     int w = diff_name_width(&t, "");
-    diff_print_head(stdout, w);
-    diff_print_rows(stdout, &t, "", w);
-    fflush(stdout);
-    return check && diff_threshold(&t, "", thr) ? 1 : 0;
+    diff_print_head(out, w);
+    diff_print_rows(out, &t, "", w);
+    fflush(out); /* the table before the --threshold lines on stderr */
+    return check && diff_threshold(&t, "", thr) ? -SBIO_EFAILED : 0;
 }
 
 /* The setting called name in a compare document, or NULL. */
@@ -487,13 +494,15 @@ static const char *diff_runs_ok(char *buf, size_t len, json_t *set)
     return buf;
 }
 
-static int diff_compares(json_t *a, json_t *b, bool check, double thr)
+/* The tables of two compare results, setting by setting; with check, -SBIO_EFAILED when a
+ * row of any setting is past thr. */
+static int diff_compares(FILE *out, json_t *a, json_t *b, bool check, double thr)
 {
     static struct diff_table t;
     json_t *docs[2] = {a, b}, *s;
     size_t i;
     int w = DIFF_NAME_W, worse = 0;
-    diff_print_head(stdout, w);
+    diff_print_head(out, w);
     /* A's settings in A's order, then the ones only B has. */
     for (int side = 0; side < 2; side++) {
         json_array_foreach(json_object_get(docs[side], "settings"), i, s)
@@ -503,58 +512,74 @@ static int diff_compares(json_t *a, json_t *b, bool check, double thr)
                 continue;
             json_t *other = diff_setting(docs[!side], name);
             if (!other) {
-                printf("setting %s: only in %s\n", name, side ? "B" : "A");
+                fprintf(out, "setting %s: only in %s\n", name, side ? "B" : "A");
                 continue;
             }
             if (side)
                 continue; /* matched: already printed from A */
             char ra[24], rb[24], where[600];
-            printf("setting %s (runs ok: A %s, B %s)\n", name, diff_runs_ok(ra, sizeof(ra), s),
-                   diff_runs_ok(rb, sizeof(rb), other));
+            fprintf(out, "setting %s (runs ok: A %s, B %s)\n", name,
+                    diff_runs_ok(ra, sizeof(ra), s), diff_runs_ok(rb, sizeof(rb), other));
             diff_setting_rows(&t, s, other);
-            diff_print_rows(stdout, &t, "  ", w);
-            fflush(stdout);
+            diff_print_rows(out, &t, "  ", w);
+            fflush(out);
             snprintf(where, sizeof(where), "setting %s: ", name);
             if (check)
                 worse += diff_threshold(&t, where, thr);
         }
     }
-    fflush(stdout);
-    return worse ? 1 : 0;
+    fflush(out);
+    return worse ? -SBIO_EFAILED : 0;
 }
 
-int sbio_diff(const struct sbio_config *cfg)
+/* Both results, loaded and of one kind. 0 with *a, *b and *kind set, or -SBIO_EUSAGE after
+ * one line on stderr (*a and *b then NULL). */
+static int diff_load_pair(const struct sbio_config *cfg, json_t **a, json_t **b,
+                          enum diff_doc *kind)
+{
+    enum diff_doc kb;
+    *b = NULL;
+    if (diff_load(cfg->args[0], a, kind) || diff_load(cfg->args[1], b, &kb))
+        goto bad;
+    if (*kind != kb) {
+        sbio_err("diff: %s is a %s result but %s a %s result; accepted: two run results "
+                 "(sbio-result/1) or two compare results (sbio-compare/1)",
+                 cfg->args[0], *kind == DIFF_RUN ? "run" : "compare", cfg->args[1],
+                 kb == DIFF_RUN ? "run" : "compare");
+        goto bad;
+    }
+    return 0;
+bad:
+    json_decref(*a);
+    json_decref(*b);
+    *a = *b = NULL;
+    return -SBIO_EUSAGE;
+}
+
+int sbio_diff(const struct sbio_config *cfg, FILE *out)
 {
     if (cfg->nargs != 2) {
         sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
-        return 2;
+        return -SBIO_EUSAGE;
     }
-    json_t *a = NULL, *b = NULL;
-    enum diff_doc ka, kb;
-    int code = 2;
-    if (diff_load(cfg->args[0], &a, &ka) || diff_load(cfg->args[1], &b, &kb))
-        goto out;
-    if (ka != kb) {
-        sbio_err("diff: %s is a %s result but %s a %s result; accepted: two run results "
-                 "(sbio-result/1) or two compare results (sbio-compare/1)",
-                 cfg->args[0], ka == DIFF_RUN ? "run" : "compare", cfg->args[1],
-                 kb == DIFF_RUN ? "run" : "compare");
-        goto out;
-    }
+    json_t *a, *b;
+    enum diff_doc kind;
+    int rc = diff_load_pair(cfg, &a, &b, &kind);
+    if (rc)
+        return rc;
     char ca[1024], cb[1024];
-    if (ka == DIFF_RUN) {
+    if (kind == DIFF_RUN) {
         diff_run_config(ca, sizeof(ca), a);
         diff_run_config(cb, sizeof(cb), b);
     } else {
         diff_compare_config(ca, sizeof(ca), a);
         diff_compare_config(cb, sizeof(cb), b);
     }
-    printf("sbio diff: A = %s (%s) vs B = %s (%s)\n", cfg->args[0], ca, cfg->args[1], cb);
+    fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", cfg->args[0], ca, cfg->args[1], cb);
     bool check = sbio_options_given(cfg, "threshold");
     double thr = (double)cfg->threshold;
-    code = ka == DIFF_RUN ? diff_runs(a, b, check, thr) : diff_compares(a, b, check, thr);
-out:
+    rc = kind == DIFF_RUN ? diff_runs(out, a, b, check, thr) : diff_compares(out, a, b, check, thr);
     json_decref(a);
     json_decref(b);
-    return code;
+    return rc;
 }

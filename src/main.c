@@ -46,7 +46,8 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int exit_code(int rc)
+/* The one place a command's code (util.h) becomes sbio's exit status. */
+static int exit_status(int rc)
 {
     if (rc == 0)
         return EXIT_OK;
@@ -54,76 +55,110 @@ static int exit_code(int rc)
         return EXIT_USAGE;
     if (rc == -EINTR)
         return EXIT_INTERRUPTED;
-    return EXIT_FAILED;
+    return EXIT_FAILED; /* -SBIO_EFAILED, or any other -errno */
 }
 
-static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *script)
+/* session.h's *status of a run that happened (0 ok, 1 failed, 130 interrupted) as a code. */
+static int session_code(int status)
 {
-    /* Where each format goes: the machine format to --output (or to stdout, the text then
-     * being silent); the text report to the terminal (or to --output when it is text). Under
-     * MPI only rank 0 writes: the others' stdout is /dev/null. */
-    FILE *text = stdout, *machine = NULL, *devnull = NULL;
-    bool csv_header = true, writer = cfg->rank == 0;
-    int rc = 0;
-    /* The output's folder must exist before the set is touched (seqwr may create it). */
-    if (cfg->output && writer) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof(dir), "%s", cfg->output);
-        char *slash = strrchr(dir, '/');
-        const char *d = slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".";
-        if (access(d, W_OK)) {
-            sbio_err("--output %s: %s: %s", cfg->output, d, strerror(errno));
-            rc = -SBIO_EUSAGE;
-        }
+    return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
+}
+
+/* The folder of --output must exist before the set is touched (seqwr may create it). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int check_output_dir(const char *output)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", output);
+    char *slash = strrchr(dir, '/');
+    const char *d = slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".";
+    if (access(d, W_OK)) {
+        sbio_err("--output %s: %s: %s", output, d, strerror(errno));
+        return -SBIO_EUSAGE;
     }
-    if (!rc)
-        rc = sbio_session_check(cfg);
-    if (!rc && writer && cfg->output) {
+    return 0;
+}
+
+/* Where each format of a run goes: the machine format (JSON, CSV) to --output, or to out (the
+ * text then being silent); the text report to out, or to --output when it is text. Under MPI
+ * only rank 0 writes: the others' stdout is /dev/null. */
+struct run_outputs {
+    FILE *text, *machine, *devnull;
+    bool csv_header; /* CSV appends one line per run under a single header */
+};
+
+static int open_outputs(const struct sbio_config *cfg, FILE *out, struct run_outputs *o)
+{
+    *o = (struct run_outputs){.text = out, .csv_header = true};
+    if (cfg->rank != 0)
+        return 0;
+    if (cfg->output) {
         bool csv = cfg->output_format == SBIO_OUT_CSV;
         FILE *f = fopen(cfg->output, csv ? "a" : "w");
         if (!f) {
             sbio_err("--output %s: %s", cfg->output, strerror(errno));
-            rc = -SBIO_EUSAGE;
-        } else {
-            /* CSV appends one line per run under a single header. */
-            csv_header = !csv || ftell(f) == 0;
-            if (cfg->output_format == SBIO_OUT_TEXT)
-                text = f;
-            else
-                machine = f;
+            return -SBIO_EUSAGE;
         }
-    } else if (!rc && writer && cfg->output_format != SBIO_OUT_TEXT) {
-        machine = stdout;
-        devnull = fopen("/dev/null", "w");
-        text = devnull ? devnull : stderr;
+        o->csv_header = !csv || ftell(f) == 0;
+        if (cfg->output_format == SBIO_OUT_TEXT)
+            o->text = f;
+        else
+            o->machine = f;
+    } else if (cfg->output_format != SBIO_OUT_TEXT) {
+        o->machine = out;
+        o->devnull = fopen("/dev/null", "w");
+        o->text = o->devnull ? o->devnull : stderr;
     }
+    return 0;
+}
+
+static void close_outputs(struct run_outputs *o, FILE *out)
+{
+    if (o->machine && o->machine != out)
+        fclose(o->machine);
+    if (o->text != out && o->text != stderr)
+        fclose(o->text);
+}
+
+/* The machine format of the run's document; -SBIO_EFAILED (message printed) when it could
+ * not be written. */
+static int write_machine(const struct sbio_config *cfg, const struct run_outputs *o, json_t *doc)
+{
+    int rc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(o->machine, doc)
+                                                 : sbio_report_csv(o->machine, doc, o->csv_header);
+    if (rc || fflush(o->machine)) {
+        sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)", strerror(errno));
+        return -SBIO_EFAILED;
+    }
+    return 0;
+}
+
+static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out)
+{
+    struct run_outputs o = {.text = out};
+    int rc = cfg->output && cfg->rank == 0 ? check_output_dir(cfg->output) : 0;
+    if (!rc)
+        rc = sbio_session_check(cfg);
+    if (!rc)
+        rc = open_outputs(cfg, out, &o);
     /* Every rank got here, its checks passed or not. */
     rc = sbio_session_agree(cfg, rc, "failed its checks");
-    int code = exit_code(rc);
     if (!rc) {
-        FILE *interim = text == devnull && cfg->report_interval_s ? stderr : text;
-        json_t *doc = NULL;
+        FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
+        json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
         int status = 0;
-        rc = script ? sbio_session_run_script(cfg, script, text, machine ? &doc : NULL, &status)
-                    : sbio_session_run(cfg, text, interim, machine ? &doc : NULL, &status);
-        code = rc ? exit_code(rc) : status;
-        if (!rc && machine && doc) {
-            int wrc = cfg->output_format == SBIO_OUT_JSON
-                          ? sbio_report_json(machine, doc)
-                          : sbio_report_csv(machine, doc, csv_header);
-            if (wrc || fflush(machine)) {
-                sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)",
-                         strerror(errno));
-                code = EXIT_FAILED;
-            }
+        rc = script ? sbio_session_run_script(cfg, script, o.text, docp, &status)
+                    : sbio_session_run(cfg, o.text, interim, docp, &status);
+        if (!rc) {
+            rc = session_code(status);
+            /* The document of a failed or interrupted run is written all the same. */
+            if (doc && write_machine(cfg, &o, doc))
+                rc = -SBIO_EFAILED;
         }
         json_decref(doc);
     }
-    if (machine && machine != stdout)
-        fclose(machine);
-    if (text != stdout && text != stderr)
-        fclose(text);
-    return code;
+    close_outputs(&o, out);
+    return rc;
 }
 
 /* --file-per-rank: this rank's folder, DIR/rank.N, made by prepare when missing. */
@@ -139,7 +174,7 @@ static int rank_dir(struct sbio_config *cfg, char *buf, size_t len)
 
 /* prepare and cleanup under MPI: with --file-per-rank every rank its own set, else rank 0
  * alone the shared one; the ranks meet before and after. */
-static int cmd_set(const struct sbio_config *cfg)
+static int cmd_set(const struct sbio_config *cfg, FILE *out)
 {
     bool mine = cfg->file_per_rank || cfg->rank == 0;
     int rc = 0;
@@ -168,8 +203,9 @@ static int cmd_set(const struct sbio_config *cfg)
             sbio_note("--dir %s: rmdir: %s", cfg->dir, strerror(errno));
     }
     if (!rc && cfg->nranks > 1 && cfg->rank == 0)
-        printf("Rank 0 done; %s\n", cfg->file_per_rank ? "every rank works on its own set"
-                                                       : "the set is shared by every rank");
+        fprintf(out, "Rank 0 done; %s\n",
+                cfg->file_per_rank ? "every rank works on its own set"
+                                   : "the set is shared by every rank");
     if (watch) {
         sync.agree(sync.ctx, rc); /* tells the others, if this rank failed */
         sbio_mpi_watch_free(watch);
@@ -178,166 +214,222 @@ static int cmd_set(const struct sbio_config *cfg)
                             cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
                                                          : "failed to clean up its set");
     if (!rc && cfg->nranks > 1 && cfg->rank == 0)
-        printf("All %u ranks done\n", cfg->nranks);
-    return exit_code(rc);
+        fprintf(out, "All %u ranks done\n", cfg->nranks);
+    return rc;
 }
 
-static int cmd_restore(void)
+static int cmd_restore(FILE *out)
 {
     int n = sbio_tune_recover(true);
     if (n < 0) {
         sbio_err("restore: %s", strerror(-n));
-        return EXIT_FAILED;
+        return n;
     }
     if (n == 0)
-        printf("Nothing to restore\n");
-    return EXIT_OK;
+        fprintf(out, "Nothing to restore\n");
+    return 0;
 }
 
-static int sbio_main_with(int argc, char **argv, struct sbio_script *script,
-                          struct sbio_script *decl)
+/* help [COMMAND]; with --script, the script's own options too (decl NULL without). */
+static int cmd_help(const struct sbio_config *cfg, const struct sbio_script *decl, FILE *out)
 {
-    struct sbio_config cfg;
-    char dir[PATH_MAX];
-    unsigned rank = sbio_mpi_rank();
-    /* Under MPI rank 0 speaks for all: the other ranks' stdout goes nowhere, and the option
-     * checks every rank repeats alike are reported by rank 0 alone. Their stderr stays
-     * otherwise: a rank that fails on its own says why. */
-    int err_fd = -1;
-    if (rank) {
-        if (!freopen("/dev/null", "w", stdout))
-            sbio_note("rank %u: /dev/null: %s", rank, strerror(errno));
-        fflush(stderr);
-        int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        err_fd = null_fd >= 0 ? dup(STDERR_FILENO) : -1;
-        if (err_fd >= 0)
-            dup2(null_fd, STDERR_FILENO);
-        if (null_fd >= 0)
-            close(null_fd);
+    if (sbio_options_help(out, cfg->nargs ? cfg->args[0] : NULL))
+        return -SBIO_EUSAGE;
+    if (!decl)
+        return 0;
+    fprintf(out, "\nOptions of the script %s:\n", decl->path);
+    for (unsigned i = 0; i < decl->nopts; i++) {
+        char left[96];
+        snprintf(left, sizeof(left), "--%s=%s", decl->opts[i].name,
+                 decl->opts[i].type == 'n'   ? "N"
+                 : decl->opts[i].type == 'b' ? "on|off"
+                                             : "VALUE");
+        fprintf(out, "  %-30s %s [%s]\n", left, decl->opts[i].help, decl->opts[i].def);
     }
-    sbio_options_defaults(&cfg);
-    /* A script's own options parse like built-in ones: the script is read once first, for
-     * their names and types, and again with their values once the line is parsed. */
-    bool have_script = false;
-    const char *spath = NULL;
-    char sbuf[PATH_MAX], serr[512];
-    for (int i = 1; i < argc && !spath; i++) {
-        if (!strncmp(argv[i], "--script=", 9))
-            spath = argv[i] + 9;
-        else if (!strcmp(argv[i], "--script") && i + 1 < argc)
-            spath = argv[i + 1];
-    }
-    if (spath) {
-        const char *p = sbio_script_find(spath, sbuf, sizeof(sbuf));
-        if (!p) {
-            sbio_err("--script %s: no such script (a path, or a name in the workloads folder)",
-                     spath);
-            return EXIT_USAGE;
-        }
-        if (sbio_script_load(p, NULL, NULL, 0, decl, serr, sizeof(serr))) {
-            sbio_err("%s", serr);
-            return EXIT_USAGE;
-        }
-        for (unsigned i = 0; i < decl->nopts && i < SBIO_MAX_LIST; i++) {
-            cfg.xdecl[cfg.nxdecl] = decl->opts[i].name;
-            cfg.xdecl_bool[cfg.nxdecl++] = decl->opts[i].type == 'b';
-        }
-    }
-    int rc = sbio_options_parse(&cfg, argc, argv);
-    if (!rc && spath) {
-        if (sbio_script_load(sbuf, cfg.xname, cfg.xvalue, cfg.nxopt, script, serr, sizeof(serr))) {
-            sbio_err("%s", serr);
-            rc = -EINVAL;
-        } else {
-            have_script = true;
-            cfg.script = script->path;
-            if (script->nfiles) {
-                cfg.nfile_sizes = script->nfiles;
-                cfg.file_sizes = script->file_size;
-            }
-        }
-    }
-    if (!rc) {
-        char host[SBIO_MPI_HOST_LEN];
-        cfg.rank = rank;
-        cfg.nranks = sbio_mpi_size();
-        rc = sbio_mpi_hosts(host, &cfg.host_leader, &cfg.nhosts);
-        unsigned set_cmds = SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) |
-                            SBIO_C(SBIO_CMD_CLEANUP) | SBIO_C(SBIO_CMD_COMPARE);
-        if (!rc && cfg.file_per_rank && (SBIO_C(cfg.cmd) & set_cmds))
-            rc = rank_dir(&cfg, dir, sizeof(dir));
-        if (!rc)
-            rc = sbio_options_validate(&cfg);
-    }
-    if (err_fd >= 0) {
-        fflush(stderr);
-        dup2(err_fd, STDERR_FILENO);
-        close(err_fd);
-    }
-    if (rc)
-        return EXIT_USAGE;
+    return 0;
+}
 
+static int cmd_version(FILE *out)
+{
+    char lib[128];
+    if (sbio_mpi_library(lib, sizeof(lib)))
+        fprintf(out, "sbio %s (MPI: %s)\n", SBIO_VERSION, lib);
+    else
+        fprintf(out, "sbio %s\n", SBIO_VERSION);
+    return 0;
+}
+
+/* Under MPI rank 0 speaks for all: the other ranks' stdout goes nowhere, and the option
+ * checks every rank repeats alike are reported by rank 0 alone (their stderr is muted until
+ * unmute_checks). Their stderr stays otherwise: a rank that fails on its own says why.
+ * Returns the saved stderr to hand to unmute_checks, or -1. */
+static int mute_checks(unsigned rank)
+{
+    if (!rank)
+        return -1;
+    if (!freopen("/dev/null", "w", stdout))
+        sbio_note("rank %u: /dev/null: %s", rank, strerror(errno));
+    fflush(stderr);
+    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int err_fd = null_fd >= 0 ? dup(STDERR_FILENO) : -1;
+    if (err_fd >= 0)
+        dup2(null_fd, STDERR_FILENO);
+    if (null_fd >= 0)
+        close(null_fd);
+    return err_fd;
+}
+
+static void unmute_checks(int err_fd)
+{
+    if (err_fd < 0)
+        return;
+    fflush(stderr);
+    dup2(err_fd, STDERR_FILENO);
+    close(err_fd);
+}
+
+/* The value of --script on the command line, or NULL: needed before the options are parsed. */
+static const char *script_arg(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--script=", 9))
+            return argv[i] + 9;
+        if (!strcmp(argv[i], "--script") && i + 1 < argc)
+            return argv[i + 1];
+    }
+    return NULL;
+}
+
+/* A script's own options parse like built-in ones: the script is read once first, for their
+ * names and types (into decl and cfg), and again with their values once the line is parsed
+ * (load_script). path gets the script's file. 0 or -SBIO_EUSAGE (message printed). */
+static int declare_script(const char *name, struct sbio_config *cfg, struct sbio_script *decl,
+                          char *path, size_t len)
+{
+    char serr[512];
+    if (!sbio_script_find(name, path, len)) {
+        sbio_err("--script %s: no such script (a path, or a name in the workloads folder)", name);
+        return -SBIO_EUSAGE;
+    }
+    if (sbio_script_load(path, NULL, NULL, 0, decl, serr, sizeof(serr))) {
+        sbio_err("%s", serr);
+        return -SBIO_EUSAGE;
+    }
+    for (unsigned i = 0; i < decl->nopts && i < SBIO_MAX_LIST; i++) {
+        cfg->xdecl[cfg->nxdecl] = decl->opts[i].name;
+        cfg->xdecl_bool[cfg->nxdecl++] = decl->opts[i].type == 'b';
+    }
+    return 0;
+}
+
+static int load_script(struct sbio_config *cfg, const char *path, struct sbio_script *script)
+{
+    char serr[512];
+    if (sbio_script_load(path, cfg->xname, cfg->xvalue, cfg->nxopt, script, serr, sizeof(serr))) {
+        sbio_err("%s", serr);
+        return -SBIO_EUSAGE;
+    }
+    cfg->script = script->path;
+    if (script->nfiles) {
+        cfg->nfile_sizes = script->nfiles;
+        cfg->file_sizes = script->file_size;
+    }
+    return 0;
+}
+
+/* What only a whole configuration decides: the ranks and hosts, --file-per-rank's folder
+ * (into dir), the checks across options. 0 or non-zero (message printed). */
+static int configure(struct sbio_config *cfg, unsigned rank, char *dir, size_t len)
+{
+    char host[SBIO_MPI_HOST_LEN];
+    cfg->rank = rank;
+    cfg->nranks = sbio_mpi_size();
+    int rc = sbio_mpi_hosts(host, &cfg->host_leader, &cfg->nhosts);
+    unsigned set_cmds = SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |
+                        SBIO_C(SBIO_CMD_COMPARE);
+    if (!rc && cfg->file_per_rank && (SBIO_C(cfg->cmd) & set_cmds))
+        rc = rank_dir(cfg, dir, len);
+    if (!rc)
+        rc = sbio_options_validate(cfg);
+    return rc;
+}
+
+/* The command line into cfg: the script's declarations (decl), the options, the script with
+ * their values (script, when --script is given), the whole configuration. 0 or -SBIO_EUSAGE
+ * (message printed, by rank 0 alone under MPI). */
+static int parse_command_line(int argc, char **argv, struct sbio_config *cfg,
+                              struct sbio_script *script, struct sbio_script *decl, char *dir,
+                              size_t len)
+{
+    unsigned rank = sbio_mpi_rank();
+    int err_fd = mute_checks(rank);
+    const char *spath = script_arg(argc, argv);
+    char path[PATH_MAX];
+    sbio_options_defaults(cfg);
+    int rc = spath ? declare_script(spath, cfg, decl, path, sizeof(path)) : 0;
+    if (!rc)
+        rc = sbio_options_parse(cfg, argc, argv);
+    if (!rc && spath)
+        rc = load_script(cfg, path, script);
+    if (!rc)
+        rc = configure(cfg, rank, dir, len);
+    unmute_checks(err_fd);
+    return rc ? -SBIO_EUSAGE : 0;
+}
+
+/* The command of cfg, with the script (NULL without) or for help its declarations (NULL
+ * without). Returns the command's code (util.h). */
+static int run_command(const struct sbio_config *cfg, const struct sbio_script *script,
+                       const struct sbio_script *decl, FILE *out)
+{
     /* Whatever a killed sbio left changed is put back by the next command, whichever (under
      * MPI by each host's leader, before any rank goes on). */
-    if (cfg.cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
-        cfg.host_leader)
+    if (cfg->cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
+        cfg->host_leader)
         sbio_tune_recover(false);
     sbio_mpi_agree(0, NULL);
-    char lib[128];
-    switch (cfg.cmd) {
-    case SBIO_CMD_HELP:
-        if (sbio_options_help(stdout, cfg.nargs ? cfg.args[0] : NULL))
-            return EXIT_USAGE;
-        if (spath) {
-            printf("\nOptions of the script %s:\n", decl->path);
-            for (unsigned i = 0; i < decl->nopts; i++) {
-                char left[96];
-                snprintf(left, sizeof(left), "--%s=%s", decl->opts[i].name,
-                         decl->opts[i].type == 'n'   ? "N"
-                         : decl->opts[i].type == 'b' ? "on|off"
-                                                     : "VALUE");
-                printf("  %-30s %s [%s]\n", left, decl->opts[i].help, decl->opts[i].def);
-            }
-        }
-        return EXIT_OK;
-    case SBIO_CMD_VERSION:
-        if (sbio_mpi_library(lib, sizeof(lib)))
-            printf("sbio %s (MPI: %s)\n", SBIO_VERSION, lib);
-        else
-            printf("sbio %s\n", SBIO_VERSION);
-        return EXIT_OK;
-    default: break;
-    }
+    if (cfg->cmd == SBIO_CMD_HELP)
+        return cmd_help(cfg, decl, out);
+    if (cfg->cmd == SBIO_CMD_VERSION)
+        return cmd_version(out);
     install_signals();
-    switch (cfg.cmd) {
-    case SBIO_CMD_RESTORE: return cfg.host_leader ? cmd_restore() : EXIT_OK;
-    case SBIO_CMD_PLOT: return cfg.rank ? EXIT_OK : exit_code(sbio_plot(&cfg));
+    switch (cfg->cmd) {
+    case SBIO_CMD_RESTORE: return cfg->host_leader ? cmd_restore(out) : 0;
+    case SBIO_CMD_PLOT: return cfg->rank ? 0 : sbio_plot(cfg);
     case SBIO_CMD_PREPARE:
-    case SBIO_CMD_CLEANUP: return cmd_set(&cfg);
-    case SBIO_CMD_RUN: return cmd_run(&cfg, have_script ? script : NULL);
-    case SBIO_CMD_COMPARE: return sbio_compare(&cfg, have_script ? script : NULL);
-    case SBIO_CMD_DIFF: return cfg.rank ? EXIT_OK : sbio_diff(&cfg);
-    default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg.cmd)); return EXIT_USAGE;
+    case SBIO_CMD_CLEANUP: return cmd_set(cfg, out);
+    case SBIO_CMD_RUN: return cmd_run(cfg, script, out);
+    case SBIO_CMD_COMPARE: return sbio_compare(cfg, script, out);
+    case SBIO_CMD_DIFF: return cfg->rank ? 0 : sbio_diff(cfg, out);
+    default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }
 }
 
-/* The script's declarations live as long as the command; freed here, whichever way it
- * ended. */
+/* The script and its declarations live as long as the command; freed here, whichever way
+ * it ended. */
 static int sbio_main(int argc, char **argv)
 {
     struct sbio_script script = {0}, decl = {0};
-    int code = sbio_main_with(argc, argv, &script, &decl);
+    struct sbio_config cfg;
+    char dir[PATH_MAX];
+    int rc = parse_command_line(argc, argv, &cfg, &script, &decl, dir, sizeof(dir));
+    if (!rc) {
+        /* A script loaded has its path; without --script both stay zeroed. */
+        const struct sbio_script *s = script.path[0] ? &script : NULL;
+        rc = run_command(&cfg, s, decl.path[0] ? &decl : NULL, stdout);
+    }
     sbio_script_free(&script);
     sbio_script_free(&decl);
-    return code;
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     /* Under mpirun every rank runs the whole command; see mpi.h. */
-    if (sbio_mpi_init(&argc, &argv))
-        return EXIT_FAILED;
-    int code = sbio_main(argc, argv);
+    int rc = sbio_mpi_init(&argc, &argv);
+    if (rc)
+        return exit_status(rc);
+    rc = sbio_main(argc, argv);
     sbio_mpi_finalize();
-    return code;
+    return exit_status(rc);
 }

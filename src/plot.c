@@ -398,20 +398,10 @@ static void plot_write_terminal(FILE *f, const struct plot_ctx *c)
                "set key outside right top\nset border 3\nset tics nomirror\n");
 }
 
-static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
+/* The top panel of a one-run chart: ops/s of each op type over time, from throughput.dat. */
+static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
 {
-    char desc[256];
-    plot_describe(r, false, desc, sizeof(desc));
-    double elapsed = plot_num(r->result, "elapsed_s", NULL);
-    char title[PATH_MAX + 512];
-    snprintf(title, sizeof(title), "sbio: %s (%s, %.1f s)", r->name, desc, elapsed);
     size_t nsamples = r->samples ? json_array_size(r->samples) : 0;
-
-    plot_write_terminal(f, c);
-    fprintf(f, "set multiplot layout 2,1 title ");
-    plot_quote(f, title);
-    fprintf(f, " font ',13'\n");
-
     double max = 0;
     size_t i;
     json_t *smp;
@@ -454,7 +444,12 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     } else {
         fputc('\n', f);
     }
+}
 
+/* The bottom panel of a one-run chart: the latency percentiles of each op type timed, from
+ * percentiles.dat; it ends the chart. */
+static void plot_run_latency_panel(FILE *f, const struct plot_run *r)
+{
     fprintf(f,
             "set title 'Latency percentiles over the whole run (log scale)'\n"
             "set xlabel 'percentile'\n"
@@ -462,7 +457,7 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
             "set logscale y\n"
             "set xrange [-0.3:%.1f]\nset yrange [*:*]\nset autoscale y\n",
             (double)PLOT_NPCT - 0.7);
-    any = false;
+    bool any = false;
     for (int op = 0; op < PLOT_OP_NR; op++) {
         if (!plot_op_timed(r, op))
             continue;
@@ -483,36 +478,50 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     fprintf(f, "\nunset multiplot\n");
 }
 
-static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
+/* One run: its throughput over time above its latency percentiles. */
+static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
 {
-    bool done[PLOT_OP_NR] = {false}, timed[PLOT_OP_NR] = {false};
-    int ndone = 0, ntimed = 0;
+    char desc[256];
+    plot_describe(r, false, desc, sizeof(desc));
+    double elapsed = plot_num(r->result, "elapsed_s", NULL);
+    char title[PATH_MAX + 512];
+    snprintf(title, sizeof(title), "sbio: %s (%s, %.1f s)", r->name, desc, elapsed);
+    plot_write_terminal(f, c);
+    fprintf(f, "set multiplot layout 2,1 title ");
+    plot_quote(f, title);
+    fprintf(f, " font ',13'\n");
+    plot_run_throughput_panel(f, r);
+    plot_run_latency_panel(f, r);
+}
+
+/* A chart of several runs: what its bars show and what fits around them. */
+struct plot_bars {
+    bool done[PLOT_OP_NR], timed[PLOT_OP_NR]; /* op types any run did, and timed */
+    int ndone, ntimed;
+    bool values;      /* value labels on the bars */
+    const char *xtic; /* the tick labels' using-expression */
+};
+
+static void plot_bars_ops(const struct plot_ctx *c, struct plot_bars *b)
+{
+    memset(b, 0, sizeof(*b));
     for (int op = 0; op < PLOT_OP_NR; op++) {
         for (int i = 0; i < c->nruns; i++) {
-            done[op] |= plot_op_done(&c->runs[i], op);
-            timed[op] |= plot_op_timed(&c->runs[i], op);
+            b->done[op] |= plot_op_done(&c->runs[i], op);
+            b->timed[op] |= plot_op_timed(&c->runs[i], op);
         }
-        ndone += done[op];
-        ntimed += timed[op];
+        b->ndone += b->done[op];
+        b->ntimed += b->timed[op];
     }
+}
 
-    plot_write_terminal(f, c);
-    fprintf(f,
-            "set multiplot layout 2,1 title 'sbio: %d runs, throughput and p99 latency per "
-            "op type' font ',13'\n",
-            c->nruns);
-    fprintf(f,
-            "set style data histograms\n"
-            "set style histogram clustered gap 1\n"
-            "set style fill solid 1.0 border -1\n"
-            "set xtics nomirror scale 0\n"
-            "set xrange [-0.6:%d.6]\n",
-            c->nruns - 1);
-    /* What fits under and over the bars depends on the pixels a group gets (the margins
-     * take about 260): a second tick line naming the workload, value labels on the bars
-     * (about 48 px at the small font; tick text about 8 px a character), or only slanted run names
-     * when groups are narrow. The bottom margin is set because gnuplot leaves too little for
-     * two-line labels. */
+/* What fits under and over the bars depends on the pixels a group gets (the margins take
+ * about 260): a second tick line naming the workload, value labels on the bars (about 48 px
+ * at the small font; tick text about 8 px a character), or only slanted run names when
+ * groups are narrow. The bottom margin is set because gnuplot leaves too little for two-line
+ * labels. */
+static void plot_bars_layout(FILE *f, const struct plot_ctx *c, struct plot_bars *b)
+{
     unsigned group_px = c->width > 360 ? (c->width - 260) / (unsigned)c->nruns : 0;
     size_t longest = 0, longest_desc = 0;
     for (int i = 0; i < c->nruns; i++) {
@@ -525,11 +534,18 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
     }
     bool desc = group_px >= 8 * longest_desc + 20;
     bool slant = !desc && group_px < 8 * longest + 10;
-    unsigned bar_px = group_px / (unsigned)(ndone > ntimed ? ndone + 1 : ntimed + 1);
-    bool values = bar_px >= 48;
+    unsigned bar_px = group_px / (unsigned)(b->ndone > b->ntimed ? b->ndone + 1 : b->ntimed + 1);
+    b->values = bar_px >= 48;
+    b->xtic = desc ? "xtic(strcol(1).\"\\n\".strcol(2))" : "xtic(1)";
     if (slant)
         fprintf(f, "set xtics rotate by -30\n");
     fprintf(f, "set bmargin %d\n", slant ? 3 + (int)(longest / 3) : desc ? 4 : 3);
+}
+
+/* The top panel: ops/s per run, a bar per op type. Value labels sit on the bar centres:
+ * clustered bar k of n in row i is centred at i + (k - (n-1)/2) / (n + gap). */
+static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct plot_bars *b)
+{
     double max = 0;
     for (int i = 0; i < c->nruns; i++)
         for (int op = 0; op < PLOT_OP_NR; op++) {
@@ -539,59 +555,81 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
         }
     const char *ylabel;
     double scale = plot_ops_scale(max, &ylabel);
-    const char *xtic = desc ? "xtic(strcol(1).\"\\n\".strcol(2))" : "xtic(1)";
-
-    /* Value labels sit on the bar centres: clustered bar k of n in row i is centred at
-     * i + (k - (n-1)/2) / (n + gap). */
     fprintf(f, "set title 'Throughput per run'\nset ylabel '%s'\nset yrange [0:*]\n", ylabel);
     int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!done[op])
+        if (!b->done[op])
             continue;
         fprintf(f, "%s '%s' using ($%d/%g):%s lc rgb '%s' title '%s'", k ? ", \\\n    " : "plot",
-                PLOT_COMPARE, op + 3, scale, xtic, plot_op_color[op], plot_op_key[op]);
+                PLOT_COMPARE, op + 3, scale, b->xtic, plot_op_color[op], plot_op_key[op]);
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && values; op++) {
-        if (!done[op])
+    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
+        if (!b->done[op])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/%g):($%d > 0 ? "
                 "plot_fmt_ops($%d) : '') with labels offset 0,0.7 font ',9' notitle",
-                k, (ndone - 1) / 2.0, ndone + 1, op + 3, scale, op + 3, op + 3);
+                k, (b->ndone - 1) / 2.0, b->ndone + 1, op + 3, scale, op + 3, op + 3);
         k++;
     }
-    if (!ndone)
+    if (!b->ndone)
         fprintf(f, "set yrange [0:1]\nset label 1 'no operations' at graph 0.5,0.5 center\n"
                    "plot 1/0 notitle\nunset label 1");
     fputc('\n', f);
+}
 
+/* The bottom panel: p99 per run, a bar per op type timed (log scale); it ends the chart. */
+static void plot_bars_p99_panel(FILE *f, const struct plot_bars *b)
+{
     fprintf(f, "set title 'p99 latency per run (log scale)'\nset ylabel 'p99 latency (µs)'\n"
                "set logscale y\nset yrange [*:*]\nset autoscale y\n");
-    k = 0;
+    int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!timed[op])
+        if (!b->timed[op])
             continue;
         fprintf(f, "%s '%s' using ($%d/1000.0):%s lc rgb '%s' title '%s'",
-                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, xtic, plot_op_color[op],
+                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, b->xtic, plot_op_color[op],
                 plot_op_key[op]);
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && values; op++) {
-        if (!timed[op])
+    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
+        if (!b->timed[op])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/1000.0):(plot_fmt_ns("
                 "$%d)) with labels offset 0,0.7 font ',9' notitle",
-                k, (ntimed - 1) / 2.0, ntimed + 1, op + 6, op + 6);
+                k, (b->ntimed - 1) / 2.0, b->ntimed + 1, op + 6, op + 6);
         k++;
     }
-    if (!ntimed)
+    if (!b->ntimed)
         fprintf(f, "unset logscale y\nset yrange [0:1]\n"
                    "set label 1 'no operations timed' at graph 0.5,0.5 center\nplot 1/0 notitle");
     fprintf(f, "\nunset multiplot\n");
+}
+
+/* Several runs side by side: ops/s above p99, a group of bars per run. */
+static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
+{
+    struct plot_bars b;
+    plot_bars_ops(c, &b);
+    plot_write_terminal(f, c);
+    fprintf(f,
+            "set multiplot layout 2,1 title 'sbio: %d runs, throughput and p99 latency per "
+            "op type' font ',13'\n",
+            c->nruns);
+    fprintf(f,
+            "set style data histograms\n"
+            "set style histogram clustered gap 1\n"
+            "set style fill solid 1.0 border -1\n"
+            "set xtics nomirror scale 0\n"
+            "set xrange [-0.6:%d.6]\n",
+            c->nruns - 1);
+    plot_bars_layout(f, c, &b);
+    plot_bars_ops_panel(f, c, &b);
+    plot_bars_p99_panel(f, &b);
 }
 
 /* One setting of a compare result, from its summary. NaN where there is nothing to show: ops/s
@@ -836,55 +874,77 @@ static void plot_annotation(const struct plot_setting *s, size_t i, char *d, cha
         snprintf(n, len, "n=%.0f of %.0f%s", s->ok, s->runs, untested);
 }
 
-/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
- * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
- * successful runs. */
-static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
-                                       const struct plot_setting *st, size_t ns)
-{
-    /* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
-     * annotations over a bar turn upright when its slot is narrow. */
-    unsigned group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
-    bool narrow = group_px < 90;
+/* A compare chart's slots, one per setting: their width and tick labels, and the range of
+ * what the settings with a successful run show in them. */
+struct plot_slots {
+    size_t ns;
+    unsigned group_px; /* pixels a slot gets */
+    bool narrow;       /* the annotations over a bar upright */
     struct plot_ticks tk;
-    plot_ticks_choose(st, ns, group_px, &tk);
-    /* A slanted label's height: its length times the sine, in lines of about 17 px. */
-    int bmargin = tk.angle == 0    ? (int)tk.lines + 2
-                  : tk.angle == 30 ? 3 + (int)(tk.len * 4 + 12) / 17
-                  : tk.angle == 45 ? 3 + (int)(tk.len * 5 + 12) / 17
-                                   : 3 + (int)(tk.len * 6 + 12) / 17;
-    if (*tk.xlabel)
-        bmargin += tk.angle ? 2 : 1;
+    int bmargin; /* lines under the plot area, for the tick labels */
+    int nok;     /* settings with a successful run */
+    bool timed[PLOT_OP_NR], used_sig, used_nosig;
+    int ntimed;
+    double hi;             /* the highest ops/s + stddev */
+    double lat_lo, lat_hi; /* the lowest p99, the highest p99 + stddev (ns) */
+};
 
-    int nok = 0;
-    bool timed[PLOT_OP_NR] = {false}, used_sig = false, used_nosig = false;
-    int ntimed = 0;
-    double hi = 0, lat_lo = INFINITY, lat_hi = 0;
-    for (size_t i = 0; i < ns; i++) {
+/* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
+ * annotations over a bar turn upright when its slot is narrow. */
+static void plot_slots_layout(const struct plot_ctx *c, const struct plot_setting *st, size_t ns,
+                              struct plot_slots *sl)
+{
+    sl->ns = ns;
+    sl->group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
+    sl->narrow = sl->group_px < 90;
+    plot_ticks_choose(st, ns, sl->group_px, &sl->tk);
+    const struct plot_ticks *tk = &sl->tk;
+    /* A slanted label's height: its length times the sine, in lines of about 17 px. */
+    sl->bmargin = tk->angle == 0    ? (int)tk->lines + 2
+                  : tk->angle == 30 ? 3 + (int)(tk->len * 4 + 12) / 17
+                  : tk->angle == 45 ? 3 + (int)(tk->len * 5 + 12) / 17
+                                    : 3 + (int)(tk->len * 6 + 12) / 17;
+    if (*tk->xlabel)
+        sl->bmargin += tk->angle ? 2 : 1;
+}
+
+static void plot_slots_extent(const struct plot_setting *st, struct plot_slots *sl)
+{
+    sl->nok = sl->ntimed = 0;
+    memset(sl->timed, 0, sizeof(sl->timed));
+    sl->used_sig = sl->used_nosig = false;
+    sl->hi = sl->lat_hi = 0;
+    sl->lat_lo = INFINITY;
+    for (size_t i = 0; i < sl->ns; i++) {
         const struct plot_setting *s = &st[i];
         if (!(s->ok > 0))
             continue;
-        nok++;
+        sl->nok++;
         double sd = s->ops_sd > 0 ? s->ops_sd : 0;
-        if (s->ops + sd > hi)
-            hi = s->ops + sd;
-        used_sig |= i > 0 && s->sig == 1;
-        used_nosig |= i > 0 && s->sig != 1;
+        if (s->ops + sd > sl->hi)
+            sl->hi = s->ops + sd;
+        sl->used_sig |= i > 0 && s->sig == 1;
+        sl->used_nosig |= i > 0 && s->sig != 1;
         for (int op = 0; op < PLOT_OP_NR; op++) {
             if (isnan(s->p99[op]))
                 continue;
-            timed[op] = true;
+            sl->timed[op] = true;
             double psd = s->p99_sd[op] > 0 ? s->p99_sd[op] : 0;
-            if (s->p99[op] < lat_lo)
-                lat_lo = s->p99[op];
-            if (s->p99[op] + psd > lat_hi)
-                lat_hi = s->p99[op] + psd;
+            if (s->p99[op] < sl->lat_lo)
+                sl->lat_lo = s->p99[op];
+            if (s->p99[op] + psd > sl->lat_hi)
+                sl->lat_hi = s->p99[op] + psd;
         }
     }
     for (int op = 0; op < PLOT_OP_NR; op++)
-        ntimed += timed[op];
+        sl->ntimed += sl->timed[op];
+}
 
-    /* Title: what was compared and how; the command line under it, smaller. */
+/* The chart's title: what was compared and how; the command line under it, smaller. True
+ * when there is a command line (label 99, which the top panel removes). */
+static bool plot_settings_title(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
+                                size_t ns)
+{
     json_t *doc = r->doc;
     double repeat = plot_num(doc, "repeat", NULL);
     json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
@@ -899,9 +959,6 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
              json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
     char cmd[2048];
     plot_command_line(doc, c->width > 60 ? (c->width - 40) / 6 : 10, cmd, sizeof(cmd));
-
-    plot_write_terminal(f, c);
-    fprintf(f, "set rmargin 21\n");
     fprintf(f, "set multiplot layout 2,1 title ");
     char t[600];
     snprintf(t, sizeof(t), "%s%s", title, *cmd ? "\n" : "");
@@ -913,61 +970,69 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n",
                 1 - 34.0 / c->height);
     }
+    return *cmd;
+}
 
-    /* Both panels: the same slots and names. */
+/* Both panels: the same slots and names. */
+static void plot_settings_xtics(FILE *f, const struct plot_setting *st, const struct plot_slots *sl)
+{
+    const struct plot_ticks *tk = &sl->tk;
     fprintf(f, "set style fill solid 1.0 border rgb '#404040'\n"
                "set errorbars lw 1.5 lc rgb '#202020'\n");
-    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", ns - 1, bmargin);
-    if (tk.angle)
-        fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk.angle);
+    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", sl->ns - 1, sl->bmargin);
+    if (tk->angle)
+        fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk->angle);
     else
         fprintf(f, "set xtics nomirror scale 0 norotate (");
-    for (size_t i = 0; i < ns; i++) {
+    for (size_t i = 0; i < sl->ns; i++) {
         char lab[512];
-        plot_tick_label(&st[i], &tk, lab, sizeof(lab));
+        plot_tick_label(&st[i], tk, lab, sizeof(lab));
         fprintf(f, "%s", i ? ", " : "");
         plot_dquote(f, lab);
         fprintf(f, " %zu", i);
     }
     fprintf(f, ")\n");
-    if (*tk.xlabel) {
+    if (*tk->xlabel) {
         fprintf(f, "set xlabel ");
-        plot_quote(f, tk.xlabel);
+        plot_quote(f, tk->xlabel);
         fputc('\n', f);
     }
+}
 
-    /* Top: ops/s. The headroom over each bar takes its annotations, about 40 px of two lines
-     * or 6 px a character upright; the panel's plot area is about half the height less the
-     * titles and the tick labels. */
-    const char *ylabel;
-    double scale = plot_ops_scale(hi, &ylabel);
-    double area_px = c->height / 2.0 - 70 - 17.0 * bmargin, ymax = 0;
-    for (size_t i = 0; i < ns; i++) {
+/* The top of the ops/s axis (in scale's unit). The headroom over each bar takes its
+ * annotations, about 40 px of two lines or 6 px a character upright; the panel's plot area
+ * is about half the height less the titles and the tick labels. */
+static double plot_settings_ops_top(const struct plot_ctx *c, const struct plot_setting *st,
+                                    const struct plot_slots *sl, double scale)
+{
+    double area_px = c->height / 2.0 - 70 - 17.0 * sl->bmargin, ymax = 0;
+    for (size_t i = 0; i < sl->ns; i++) {
         char d[64], n[64];
         if (!(st[i].ok > 0))
             continue;
         plot_annotation(&st[i], i, d, n, sizeof(d));
-        double need = narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
+        double need = sl->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
         double top = (st[i].ops + (st[i].ops_sd > 0 ? st[i].ops_sd : 0)) / scale;
         /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
         top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
         if (top > ymax)
             ymax = top;
     }
-    fprintf(f,
-            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
-            "(Welch's t-test)\"\n"
-            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
-            ylabel, ymax > 0 ? ymax : 1);
-    plot_empty_slots(f, st, ns, narrow);
-    for (size_t i = 0; i < ns; i++) {
+    return ymax;
+}
+
+/* Over each bar: its difference to the baseline, and its number of runs. */
+static void plot_settings_ops_labels(FILE *f, const struct plot_setting *st,
+                                     const struct plot_slots *sl, double scale)
+{
+    for (size_t i = 0; i < sl->ns; i++) {
         const struct plot_setting *s = &st[i];
         char d[64], n[64];
         if (!(s->ok > 0))
             continue;
         plot_annotation(s, i, d, n, sizeof(d));
         double y = (s->ops + (s->ops_sd > 0 ? s->ops_sd : 0)) / scale;
-        if (narrow)
+        if (sl->narrow)
             fprintf(f,
                     "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset 0,0.6 "
                     "font ',9'\n",
@@ -979,7 +1044,24 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
                     "rgb '#505050'\n",
                     d, i, y, n, i, y);
     }
-    if (nok) {
+}
+
+/* The top panel: ops/s as bars with ±stddev, coloured by their test against the baseline. */
+static void plot_settings_ops_panel(FILE *f, const struct plot_ctx *c,
+                                    const struct plot_setting *st, const struct plot_slots *sl,
+                                    bool has_cmd)
+{
+    const char *ylabel;
+    double scale = plot_ops_scale(sl->hi, &ylabel);
+    double ymax = plot_settings_ops_top(c, st, sl, scale);
+    fprintf(f,
+            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
+            "(Welch's t-test)\"\n"
+            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
+            ylabel, ymax > 0 ? ymax : 1);
+    plot_empty_slots(f, st, sl->ns, sl->narrow);
+    plot_settings_ops_labels(f, st, sl, scale);
+    if (sl->nok) {
         fprintf(f,
                 "plot '%s' using 1:($4/%g):($5/%g):($1 == 0 ? 0x%06x : $8 == 1 ? 0x%06x : "
                 "0x%06x) with boxerrorbars lc rgb variable notitle",
@@ -987,45 +1069,49 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         if (st[0].ok > 0)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'baseline'",
                     PLOT_BASE_RGB);
-        if (used_sig)
+        if (sl->used_sig)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'significant *'",
                     PLOT_SIG_RGB);
-        if (used_nosig)
+        if (sl->used_nosig)
             fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'not significant'",
                     PLOT_NOSIG_RGB);
         fputc('\n', f);
     } else {
         fprintf(f, "plot 1/0 notitle\n");
     }
-    if (*cmd)
+    if (has_cmd)
         fprintf(f, "unset label 99\n");
+}
 
-    /* Bottom: p99 per op type, side by side in each slot, on a log axis of whole decades.
-     * An error bar reaching below the axis stops at it. */
+/* The bottom panel: p99 per op type, side by side in each slot, on a log axis of whole
+ * decades. An error bar reaching below the axis stops at it. It ends the chart. */
+static void plot_settings_p99_panel(FILE *f, const struct plot_setting *st,
+                                    const struct plot_slots *sl)
+{
     fprintf(f, "unset label\n"
                "set title \"p99 latency per op type: mean ± stddev of n runs (log scale)\"\n"
                "set ylabel 'p99 latency (µs)'\n");
-    plot_empty_slots(f, st, ns, narrow);
-    if (!ntimed) {
+    plot_empty_slots(f, st, sl->ns, sl->narrow);
+    if (!sl->ntimed) {
         fprintf(f, "set yrange [0:1]\n");
-        if (nok)
+        if (sl->nok)
             fprintf(f, "set label 'no operations timed' at graph 0.5,0.5 center\n");
         fprintf(f, "plot 1/0 notitle\nunset multiplot\n");
         return;
     }
-    double w = ntimed == 1 ? 0.6 : 0.8 / ntimed;
-    bool values = group_px * w >= 48;
-    double lo = pow(10, floor(log10(lat_lo / 1000 / 1.5)));
-    double top = pow(10, ceil(log10(lat_hi / 1000 * (values ? 2.5 : 1.3))));
+    double w = sl->ntimed == 1 ? 0.6 : 0.8 / sl->ntimed;
+    bool values = sl->group_px * w >= 48;
+    double lo = pow(10, floor(log10(sl->lat_lo / 1000 / 1.5)));
+    double top = pow(10, ceil(log10(sl->lat_hi / 1000 * (values ? 2.5 : 1.3))));
     if (top < lo * 100)
         top = lo * 100;
     fprintf(f, "set logscale y\nset yrange [%g:%g]\n", lo, top);
     int k = 0;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!timed[op])
+        if (!sl->timed[op])
             continue;
         int m = 9 + 2 * op, sd = m + 1;
-        double off = (k - (ntimed - 1) / 2.0) * w;
+        double off = (k - (sl->ntimed - 1) / 2.0) * w;
         fprintf(f,
                 "%s '%s' using ($1 + %g):($%d/1000.0):(($%d - $%d)/1000.0 > %g ? ($%d - $%d)/"
                 "1000.0 : %g):(($%d + $%d)/1000.0):(%g) with boxerrorbars lc rgb '%s' title '%s'",
@@ -1039,6 +1125,23 @@ static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const 
         k++;
     }
     fprintf(f, "\nunset multiplot\n");
+}
+
+/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
+ * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
+ * successful runs. */
+static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
+                                       const struct plot_setting *st, size_t ns)
+{
+    struct plot_slots sl;
+    plot_slots_layout(c, st, ns, &sl);
+    plot_slots_extent(st, &sl);
+    plot_write_terminal(f, c);
+    fprintf(f, "set rmargin 21\n");
+    bool has_cmd = plot_settings_title(f, c, r, ns);
+    plot_settings_xtics(f, st, &sl);
+    plot_settings_ops_panel(f, c, st, &sl, has_cmd);
+    plot_settings_p99_panel(f, st, &sl);
 }
 
 static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_run *r)
@@ -1179,88 +1282,52 @@ static int plot_output_path(struct plot_ctx *c)
     return 0;
 }
 
-/* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
- * it fails: on success they are warnings the chart already makes plain. A close-on-exec
- * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
-static int plot_gnuplot(const struct plot_ctx *c)
+/* The child: gnuplot in c->dir, its stdin and stdout on /dev/null, its stderr into errfd.
+ * When it cannot start, the errno of chdir or execvp goes back through execfd. */
+static _Noreturn void plot_gnuplot_exec(const struct plot_ctx *c, int errfd, int execfd)
 {
-    int errp[2], execp[2];
-    if (pipe2(errp, O_CLOEXEC))
-        return -errno;
-    if (pipe2(execp, O_CLOEXEC)) {
-        int e = errno;
-        close(errp[0]);
-        close(errp[1]);
-        return -e;
+    int e;
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        sbio_err("plot: fork: %s", strerror(e));
-        close(errp[0]);
-        close(errp[1]);
-        close(execp[0]);
-        close(execp[1]);
-        return -e;
+    dup2(errfd, STDERR_FILENO);
+    if (chdir(c->dir)) {
+        e = errno;
+    } else {
+        char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
+        execvp(argv[0], argv);
+        e = errno;
     }
-    if (pid == 0) {
-        int e;
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDOUT_FILENO);
-        }
-        dup2(errp[1], STDERR_FILENO);
-        if (chdir(c->dir)) {
-            e = errno;
-        } else {
-            char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
-            execvp(argv[0], argv);
-            e = errno;
-        }
-        if (write(execp[1], &e, sizeof(e)) < 0)
-            _exit(127);
+    if (write(execfd, &e, sizeof(e)) < 0)
         _exit(127);
-    }
-    close(errp[1]);
-    close(execp[1]);
+    _exit(127);
+}
 
-    char msg[4096];
-    size_t len = 0;
+/* What fd holds until its end, the first len - 1 bytes of it kept in msg (NUL-terminated);
+ * the number kept. */
+static size_t plot_read_all(int fd, char *msg, size_t len)
+{
+    size_t n = 0;
     for (;;) {
         char buf[1024];
-        ssize_t n = read(errp[0], buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
+        ssize_t got = read(fd, buf, sizeof(buf));
+        if (got < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (got <= 0)
             break;
-        size_t take = (size_t)n < sizeof(msg) - 1 - len ? (size_t)n : sizeof(msg) - 1 - len;
-        memcpy(msg + len, buf, take);
-        len += take;
+        size_t take = (size_t)got < len - 1 - n ? (size_t)got : len - 1 - n;
+        memcpy(msg + n, buf, take);
+        n += take;
     }
-    msg[len] = 0;
-    close(errp[0]);
-    int exec_errno = 0;
-    ssize_t got;
-    do
-        got = read(execp[0], &exec_errno, sizeof(exec_errno));
-    while (got < 0 && errno == EINTR);
-    close(execp[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -errno;
+    msg[n] = 0;
+    return n;
+}
 
-    if (got == (ssize_t)sizeof(exec_errno)) {
-        if (exec_errno == ENOENT) {
-            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
-            return -SBIO_EUSAGE;
-        }
-        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
-        return -exec_errno;
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
+/* gnuplot ran and failed (status from waitpid): its messages (msg, len bytes) are shown. */
+static int plot_gnuplot_failed(const struct plot_ctx *c, int status, char *msg, size_t len)
+{
     /* A failed gnuplot may leave a half-drawn chart: worse than none. */
     unlink(c->output);
     /* gnuplot's own message is the useful part; its last non-empty line names the error. */
@@ -1274,6 +1341,91 @@ static int plot_gnuplot(const struct plot_ctx *c)
     else
         sbio_err("plot: gnuplot killed by signal %d", WTERMSIG(status));
     return -EIO;
+}
+
+static void plot_close_pipe(int p[2])
+{
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
+ * it fails: on success they are warnings the chart already makes plain. A close-on-exec
+ * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
+static int plot_gnuplot(const struct plot_ctx *c)
+{
+    int errp[2], execp[2];
+    if (pipe2(errp, O_CLOEXEC))
+        return -errno;
+    if (pipe2(execp, O_CLOEXEC)) {
+        int e = errno;
+        plot_close_pipe(errp);
+        return -e;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        sbio_err("plot: fork: %s", strerror(e));
+        plot_close_pipe(errp);
+        plot_close_pipe(execp);
+        return -e;
+    }
+    if (pid == 0)
+        plot_gnuplot_exec(c, errp[1], execp[1]);
+    close(errp[1]);
+    close(execp[1]);
+    char msg[4096];
+    size_t len = plot_read_all(errp[0], msg, sizeof(msg));
+    close(errp[0]);
+    int exec_errno = 0;
+    ssize_t got;
+    do
+        got = read(execp[0], &exec_errno, sizeof(exec_errno));
+    while (got < 0 && errno == EINTR);
+    close(execp[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+    if (got == (ssize_t)sizeof(exec_errno)) {
+        if (exec_errno == ENOENT) {
+            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
+            return -SBIO_EUSAGE;
+        }
+        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
+        return -exec_errno;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    return plot_gnuplot_failed(c, status, msg, len);
+}
+
+/* Every input read and checked, before anything is created. 0 or -SBIO_EUSAGE (message
+ * printed); c->nruns counts the documents to free either way. */
+static int plot_load_all(struct plot_ctx *c)
+{
+    const struct sbio_config *cfg = c->cfg;
+    int rc;
+    for (int i = 0; i < cfg->nargs; i++) {
+        c->runs[i].path = cfg->args[i];
+        c->nruns = i + 1;
+        if ((rc = plot_load(&c->runs[i])))
+            return rc;
+    }
+    /* A compare result's chart is its own: mixed with runs or another compare, neither the
+     * slots nor the baseline would mean anything. */
+    for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
+        if (c->runs[i].settings) {
+            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
+                     "chart.png), not with other results",
+                     c->runs[i].path, c->runs[i].path);
+            return -SBIO_EUSAGE;
+        }
+    }
+    if (c->nruns == 1 && !c->runs[0].settings &&
+        (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
+        sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
+    return 0;
 }
 
 int sbio_plot(const struct sbio_config *cfg)
@@ -1297,30 +1449,7 @@ int sbio_plot(const struct sbio_config *cfg)
     if ((rc = plot_parse_size(cfg->plot_size && *cfg->plot_size ? cfg->plot_size : "1200x800",
                               &c->width, &c->height)))
         goto out;
-    if ((rc = plot_output_path(c)))
-        goto out;
-    for (int i = 0; i < cfg->nargs; i++) {
-        c->runs[i].path = cfg->args[i];
-        c->nruns = i + 1;
-        if ((rc = plot_load(&c->runs[i])))
-            goto out;
-    }
-    /* A compare result's chart is its own: mixed with runs or another compare, neither the
-     * slots nor the baseline would mean anything. */
-    for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
-        if (c->runs[i].settings) {
-            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
-                     "chart.png), not with other results",
-                     c->runs[i].path, c->runs[i].path);
-            rc = -SBIO_EUSAGE;
-            goto out;
-        }
-    }
-    if (c->nruns == 1 && !c->runs[0].settings &&
-        (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
-        sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
-
-    if ((rc = plot_make_dir(c)))
+    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_make_dir(c)))
         goto out;
     if (!(rc = plot_write_files(c)))
         rc = plot_gnuplot(c);

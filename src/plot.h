@@ -14,10 +14,12 @@
  * its difference to the baseline, "*" when Welch's test finds it significant, and its
  * number of runs; below, p99 per op type with ±stddev error bars (log scale); a setting
  * without a successful run is an empty slot saying so. --keep-data DIR keeps the data files
- * (settings.dat for a compare) and the gnuplot script. Returns 0; -SBIO_EUSAGE (message
- * printed) for bad input (a file that is not an sbio result, a compare result mixed with
- * other results, no output name, gnuplot missing: the message names the Debian package);
- * -errno when gnuplot fails. */
+ * (settings.dat for a compare) and the gnuplot script. Nothing goes to stdout (hence no FILE*
+ * as the other commands take): the chart and the kept files are the output. Returns 0 (util.h's
+ * codes); -SBIO_EUSAGE (message printed) for bad input (a file that is not an sbio result, a
+ * compare result mixed with other results, no output name, gnuplot missing: the message names
+ * the Debian package); -EIO when gnuplot fails; -errno when the data folder, a file or
+ * gnuplot's process cannot be made. */
 int sbio_plot(const struct sbio_config *cfg);
 
 #endif

@@ -82,9 +82,18 @@ static inline uint64_t sbio_rand_below(uint64_t *state, uint64_t n)
     return (uint64_t)(((unsigned __int128)sbio_rand64(state) * n) >> 64);
 }
 
-/* Error code for bad usage or bad input: the message is already printed, exit 2, nothing
- * on disk was touched. Returned negated, like an errno. */
-#define SBIO_EUSAGE 4095
+/* What a command function returns, and the exit status main.c makes of it (in one place):
+ *   0                  done                                                       exit 0
+ *   -SBIO_EUSAGE       bad usage or bad input: nothing on disk was touched        exit 2
+ *   -SBIO_EFAILED      it ran and failed: a run's I/O error, a setting not
+ *                      restored, a result not written, diff's --threshold passed  exit 1
+ *   -EINTR             interrupted by a signal (SIGINT, SIGTERM, SIGHUP): what
+ *                      was done is reported, every setting restored               exit 130
+ *   any other -errno   it could not do its work, for that reason                  exit 1
+ * The command has said why before it returns a non-zero code (a message on stderr, or its
+ * report); main.c adds nothing. The two codes of sbio's own sit above every errno value. */
+#define SBIO_EUSAGE  4095
+#define SBIO_EFAILED 4094
 
 /* The stop flag: set by a signal handler (SIGINT/SIGTERM) or the runner's timer; long
  * loops poll it with a relaxed load. The one mutable global: everything else is passed. */

@@ -1,13 +1,13 @@
 /* Unit tests for sbio diff (src/diff.c) on crafted JSON documents: minimal run results
  * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
  * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
- * a real command line (so --threshold is "given" exactly as on the command line), stdout
- * and stderr captured into temporary files. Checked: the Δ% printed per row and its mark
+ * a real command line (so --threshold is "given" exactly as on the command line), its output
+ * and stderr written to temporary files. Checked: the Δ% printed per row and its mark
  * (better and worse, for throughput and for latency; no mark under 1%), zero baselines
  * ("n/a", never a crash; 0 vs 0 is 0.0%), metrics missing on one side ("missing"), an
  * operation type on one side only, compare settings matched by name and those on one side
- * only, the --threshold exit code around P (and 0 when P is not given), and bad inputs
- * (exit 2, one line on stderr, nothing on stdout). */
+ * only, the --threshold result around P (-SBIO_EFAILED; 0 when P is not given), and bad
+ * inputs (-SBIO_EUSAGE, one line on stderr, nothing written). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +23,7 @@
 
 #include "diff.h"
 #include "options.h"
+#include "util.h"
 
 static char g_dir[64];
 
@@ -180,21 +181,16 @@ static void run_diff(struct result *r, const char *a, const char *b, const char 
     assert_int_equal(sbio_options_parse(&cfg, argc, argv), 0);
     assert_int_equal(sbio_options_validate(&cfg), 0);
 
-    fflush(stdout);
     fflush(stderr);
     FILE *fo = tmpfile(), *fe = tmpfile();
     assert_non_null(fo);
     assert_non_null(fe);
-    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
-    assert_true(so >= 0 && se >= 0);
-    assert_true(dup2(fileno(fo), STDOUT_FILENO) >= 0);
+    int se = dup(STDERR_FILENO);
+    assert_true(se >= 0);
     assert_true(dup2(fileno(fe), STDERR_FILENO) >= 0);
-    r->rc = sbio_diff(&cfg);
-    fflush(stdout);
+    r->rc = sbio_diff(&cfg, fo);
     fflush(stderr);
-    dup2(so, STDOUT_FILENO);
     dup2(se, STDERR_FILENO);
-    close(so);
     close(se);
     slurp(fo, r->out, sizeof(r->out));
     slurp(fe, r->err, sizeof(r->err));
@@ -364,7 +360,7 @@ static void test_zero_baseline(void **state)
     assert_true(row(r.out, "ops/s", d, m, line));
     ASSERT_HAS(line, "missing");
     /* The -100% write ops/s is over the threshold, the n/a rows are not. */
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
     ASSERT_HAS(r.err, "write ops/s");
 
@@ -409,7 +405,7 @@ static void test_missing_metrics(void **state)
     ASSERT_ROW(r.out, "read MiB/s", "-", "");
     ASSERT_ROW(r.out, "read lat p99", "0.0%", "");
     /* Only read ops/s counts for the threshold: a missing MiB/s is not a regression. */
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
     ASSERT_HAS(r.err, "read ops/s");
 
@@ -475,7 +471,7 @@ static void test_threshold(void **state)
     jnum(b, "result/op_types/read/ops_per_s", 600 * 0.949); /* -5.1% */
     pb = write_doc("tb.json", b);
     run_diff(&r, pa, pb, "5");
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
     ASSERT_HAS(r.err, "read ops/s");
     ASSERT_HAS(r.err, "5.1%");
@@ -495,7 +491,7 @@ static void test_threshold(void **state)
     jnum(b, "result/op_types/read/latency/percentiles_ns/99", 1e9);
     pb = write_doc("tb.json", b);
     run_diff(&r, pa, pb, "5");
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 2);
     ASSERT_HAS(r.err, "write MiB/s");
     ASSERT_HAS(r.err, "ops/s: ");
@@ -555,25 +551,26 @@ static void test_compare(void **state)
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
     run_diff(&r, pa, pb, "3");
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
     ASSERT_HAS(r.err, "scheduler=bfq");
     ASSERT_HAS(r.err, "MiB/s mean");
     /* Reversed: bfq's ops/s is 9.1% lower in B. */
     run_diff(&r, pb, pa, "5");
-    assert_int_equal(r.rc, 1);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
     ASSERT_HAS(r.err, "scheduler=bfq: ops/s mean");
 }
 
-/* Bad input: exit 2, one line on stderr naming the file, nothing on stdout. */
+/* Bad input: -SBIO_EUSAGE, one line on stderr naming the file, nothing written. */
 static void expect_bad(const char *a, const char *b, const char *named, const char *what)
 {
     static struct result r;
     run_diff(&r, a, b, "5");
-    if (r.rc != 2 || lines(r.err) != 1 || r.out[0] || !strstr(r.err, named) ||
+    if (r.rc != -SBIO_EUSAGE || lines(r.err) != 1 || r.out[0] || !strstr(r.err, named) ||
         !strstr(r.err, what) || !strstr(r.err, "accepted"))
-        fail_msg("diff %s %s: rc %d, stdout '%s', stderr '%s' (want 2, nothing, one line with "
+        fail_msg("diff %s %s: rc %d, output '%s', stderr '%s' (want -SBIO_EUSAGE, nothing, one "
+                 "line with "
                  "'%s' and '%s')",
                  a, b, r.rc, r.out, r.err, named, what);
 }
