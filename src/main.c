@@ -192,8 +192,8 @@ static int cmd_set(const struct sbio_config *cfg, FILE *out)
         sync.agree(sync.ctx, 0);
     if (!rc && mine) {
         struct sbio_fileset_poll poll = {.stopped = sync.stopped, .ctx = sync.ctx};
-        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, watch ? &poll : NULL, stdout)
-                                          : sbio_fileset_cleanup(cfg, stdout);
+        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, watch ? &poll : NULL, out)
+                                          : sbio_fileset_cleanup(cfg, out);
         /* Stopped by another rank: that rank's status is the job's. */
         if (rc == -ECANCELED)
             rc = -EINTR;
