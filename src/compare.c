@@ -565,13 +565,13 @@ static void compare_start(struct compare *c)
                 cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s");
 }
 
-/* How a run ended, as its progress line and the JSON name it: session.h's *status, or
- * "failed" when the run could not start (rc non-zero). */
-static const char *compare_status(int rc, int status)
+/* How a run ended, as its progress line and the JSON name it, from its code and whether it
+ * happened (it has a document): a run that could not start failed. */
+static const char *compare_status(int rc, const json_t *doc)
 {
-    if (rc)
-        return "failed";
-    return status == 130 ? "interrupted" : status ? "failed" : "ok";
+    if (!rc)
+        return "ok";
+    return rc == -EINTR && doc ? "interrupted" : "failed";
 }
 
 /* A script's run: each phase's figures, from its jobs' total or its only job; a refused
@@ -620,10 +620,9 @@ static int compare_run(struct compare *c, size_t k)
     fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", k + 1, c->ns * c->repeat, rep, c->names[s]);
     fflush(c->out);
     json_t *doc = NULL;
-    int status = 0;
-    int rc = c->script ? sbio_session_run_script(&conf, c->script, c->devnull, &doc, &status)
-                       : sbio_session_run(&conf, c->devnull, c->devnull, &doc, &status);
-    const char *st = compare_status(rc, status);
+    int rc = c->script ? sbio_session_run_script(&conf, c->script, c->devnull, &doc)
+                       : sbio_session_run(&conf, c->devnull, c->devnull, &doc);
+    const char *st = compare_status(rc, doc);
     json_t *entry =
         json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result", doc ? doc : json_null());
     json_array_append_new(c->runs[s], entry);
@@ -639,7 +638,7 @@ static int compare_run(struct compare *c, size_t k)
         compare_record_run(c, s, doc);
     }
     /* The ranks stop together: one rank's signal stops them all. */
-    if (sbio_mpi_agree(status == 130 || sbio_stop_requested() ? -EINTR : 0, NULL))
+    if (sbio_mpi_agree(rc == -EINTR || sbio_stop_requested() ? -EINTR : 0, NULL))
         c->interrupted = true;
     return 0;
 }

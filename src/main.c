@@ -58,12 +58,6 @@ static int exit_status(int rc)
     return EXIT_FAILED; /* -SBIO_EFAILED, or any other -errno */
 }
 
-/* session.h's *status of a run that happened (0 ok, 1 failed, 130 interrupted) as a code. */
-static int session_code(int status)
-{
-    return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
-}
-
 /* The folder of --output must exist before the set is touched (seqwr may create it). 0 or
  * -SBIO_EUSAGE (message printed). */
 static int check_output_dir(const char *output)
@@ -146,15 +140,11 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *scri
     if (!rc) {
         FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
-        int status = 0;
-        rc = script ? sbio_session_run_script(cfg, script, o.text, docp, &status)
-                    : sbio_session_run(cfg, o.text, interim, docp, &status);
-        if (!rc) {
-            rc = session_code(status);
-            /* The document of a failed or interrupted run is written all the same. */
-            if (doc && write_machine(cfg, &o, doc))
-                rc = -SBIO_EFAILED;
-        }
+        rc = script ? sbio_session_run_script(cfg, script, o.text, docp)
+                    : sbio_session_run(cfg, o.text, interim, docp);
+        /* The document of a failed or interrupted run is written all the same. */
+        if (doc && write_machine(cfg, &o, doc))
+            rc = -SBIO_EFAILED;
         json_decref(doc);
     }
     close_outputs(&o, out);

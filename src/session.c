@@ -402,13 +402,17 @@ static int session_report_run(struct session *s, const struct sbio_config *v,
     return st == -EINTR ? 130 : st ? 1 : 0;
 }
 
-int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
-                     int *status)
+/* A run's status (0 ok, 1 failed, 130 interrupted) as a command code. */
+static int session_code(int status)
+{
+    return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
+}
+
+int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc)
 {
     struct session s;
     struct session_job j;
     bool ran = false;
-    *status = 0;
     if (doc)
         *doc = NULL;
     int rc = session_open(&s, cfg, text, NULL);
@@ -442,7 +446,7 @@ int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, j
         ran = false;
     }
     if (ran) {
-        *status = session_report_run(&s, &v, &j.res, rrc, doc);
+        rc = session_code(session_report_run(&s, &v, &j.res, rrc, doc));
         sbio_run_result_free(&j.res);
     }
     session_close(&s);
@@ -642,10 +646,10 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
 }
 
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
-                            json_t **doc, int *status)
+                            json_t **doc)
 {
     struct session ses;
-    *status = 0;
+    int st = 0; /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
     if (doc)
         *doc = NULL;
     if (cfg->nranks > 1) {
@@ -668,10 +672,10 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
     bool want_doc = doc || s->has_report;
     session_describe(&ses, want_doc);
     json_t *phases = json_array();
-    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested() && *status != 130; pi++)
-        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, status);
+    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested() && st != 130; pi++)
+        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st);
     if (session_restore(&ses))
-        *status = *status ? *status : 1;
+        st = st ? st : 1;
     json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);
     if (mine && s->has_report) {
         char err[512];
@@ -679,7 +683,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
         fflush(text);
         if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, err, sizeof(err))) {
             sbio_err("report(): %s", err);
-            *status = *status ? *status : 1;
+            st = st ? st : 1;
         }
     }
     if (doc)
@@ -687,5 +691,5 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_scr
     else
         json_decref(mine);
     session_close(&ses);
-    return rc;
+    return rc ? rc : session_code(st);
 }

@@ -24,15 +24,15 @@ int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what);
 int sbio_session_try_settings(const struct sbio_config *cfg);
 
 /* Run once. The text report (settings applied, header, environment, report) goes to text,
- * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document.
- * Returns 0 when the run happened — *status then says how it ended: 0 ok, 1 an I/O error
- * or a setting not restored, 130 interrupted — or, when it could not start, -SBIO_EUSAGE
- * (message printed, nothing changed) or -errno.
+ * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document of a
+ * run that happened, however it ended. Returns a command code (util.h): 0; -SBIO_EFAILED
+ * when the run failed (an I/O error, a bad block, a setting not restored); -EINTR when a
+ * signal stopped it; or, when it could not start, -SBIO_EUSAGE (message printed, nothing
+ * changed) or -errno.
  * Under MPI (cfg->nranks > 1) every rank calls it with the same configuration and all get the
- * same return value and *status: rank 0 alone writes text and gets *doc, for every rank's
- * merged result; only host leaders apply settings and drop caches (see mpi.h). */
-int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc,
-                     int *status);
+ * same code: rank 0 alone writes text and gets *doc, for every rank's merged result; only
+ * host leaders apply settings and drop caches (see mpi.h). */
+int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc);
 
 struct sbio_script;
 
@@ -42,6 +42,6 @@ struct sbio_script;
  * documents and the total). Settings from the command line (--scheduler, --queue) hold for
  * the whole script. Returns as sbio_session_run does. */
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
-                            json_t **doc, int *status);
+                            json_t **doc);
 
 #endif
