@@ -22,11 +22,11 @@ BIN := sbio
 SRCS := $(wildcard src/*.c src/engines/*.c)
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
-UNIT_SRCS := $(wildcard tests/test_*.c)
-UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Test tools the integration scripts preload (tests/tools/*.c; never instrumented).
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
-FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c tests/tools/*.c bench/*.c)
+FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
 .PHONY: all deps run test test-asan test-tsan sanitizer-test bench install clean format \
 	format-check
@@ -70,7 +70,7 @@ $(BUILD)/mpi.flags: FORCE
 	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' >$@
 .PHONY: FORCE
 
-$(BUILD)/tests/%: tests/%.c $(LIB_OBJS) $(wildcard src/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB_OBJS) \
 		$(shell pkg-config --libs cmocka) $(LDLIBS)
