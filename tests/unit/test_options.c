@@ -13,53 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "options.h"
 #include "util.h"
-
-#define MSG_MAX 8192
-
-/* fail_msg shows both strings, where assert_non_null(strstr()) would only say "0". */
-#define assert_has(hay, needle)                                                                    \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("'%s' not found in: %s", (needle), (hay));                                    \
-    } while (0)
-#define assert_lacks(hay, needle)                                                                  \
-    do {                                                                                           \
-        if (strstr((hay), (needle)))                                                               \
-            fail_msg("'%s' unexpectedly in: %s", (needle), (hay));                                 \
-    } while (0)
 
 /* An argv for sbio_options_parse: compound literals live until the end of the block, so
  * the pointers the parser keeps (cfg->args, cfg->dir) stay valid within a test. */
 #define ARGV(...) ((char *[]){"sbio", __VA_ARGS__, NULL})
-
-/* Stderr goes to a temporary file for the duration of a call. */
-struct capture {
-    FILE *tmp;
-    int saved;
-};
-
-static void cap_begin(struct capture *c)
-{
-    fflush(stderr);
-    c->tmp = tmpfile();
-    assert_non_null(c->tmp);
-    c->saved = dup(STDERR_FILENO);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static void cap_end(struct capture *c, char *buf, size_t len)
-{
-    fflush(stderr);
-    dup2(c->saved, STDERR_FILENO);
-    close(c->saved);
-    rewind(c->tmp);
-    size_t n = fread(buf, 1, len - 1, c->tmp);
-    buf[n] = 0;
-    fclose(c->tmp);
-}
 
 static int argc_of(char **argv)
 {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fileset.h"
+#include "helpers.h"
 #include "options.h"
 #include "runner.h"
 #include "stats.h"
@@ -21,17 +22,6 @@
 
 #define BLK       4096ULL
 #define MAX_FILES 16
-
-/* xorshift64*, fixed seed: a failure reproduces. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
 
 /* ---- stats ---- */
 
@@ -71,7 +61,7 @@ static void test_stats_merge(void **state)
         sbio_stats_init(&s[i]);
     uint64_t rng = 12345, writes = 0;
     for (int i = 0; i < 30000; i++) {
-        uint64_t r = rng_next(&rng);
+        uint64_t r = sbio_rand64(&rng);
         int t = (int)(r % 3);
         enum sbio_op op = (enum sbio_op)((r >> 8) % SBIO_OP_NR);
         uint64_t lat = (r >> 16) % ((r >> 40) % 2 ? 1000 : 50000000); /* ns and ms */
@@ -351,30 +341,20 @@ static void test_refused(void **state)
 
 /* A real prepared set in a temporary folder: the event budget holds there too, seqrd leaves
  * the set as it was and seqwr leaves it complete. */
-static char tmp_dir[] = "/tmp/sbio-test-runner.XXXXXX";
+static char tmp_dir[64];
 
 /* Remove what a failed test left behind; after a pass there is nothing left. */
 static int tmp_dir_teardown(void **state)
 {
     (void)state;
-    const char *names[] = {"test_file.0", "test_file.1", "test_file.2",
-                           "test_file.3", SBIO_MANIFEST, SBIO_MANIFEST ".tmp"};
-    char path[sizeof(tmp_dir) + 32];
-    if (strchr(tmp_dir, 'X'))
-        return 0; /* never created */
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", tmp_dir, names[i]);
-        unlink(path);
-    }
-    rmdir(tmp_dir);
-    return 0;
+    return tmpdir_remove(tmp_dir);
 }
 
 static void test_prepared_set(void **state)
 {
     (void)state;
     char *dir = tmp_dir;
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(tmpdir_make(tmp_dir, sizeof(tmp_dir), "/tmp", "runner"), 0);
     struct sbio_config cfg;
     run_config(&cfg, SBIO_MODE_SEQRD, 3, 1001, 4, 16 * BLK);
     cfg.dir = dir;
