@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "hist.h"
 
 /* The capture open on each of stdout and stderr, for cap_abandoned. */
 static struct capture *cap_open[3];
@@ -91,4 +94,14 @@ int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b)
+{
+    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->sum_ns, b->sum_ns);
+    assert_int_equal(a->min_ns, b->min_ns);
+    assert_int_equal(a->max_ns, b->max_ns);
+    assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
 }

@@ -1,6 +1,7 @@
 /* Helpers shared by the unit tests (tests/unit/helpers.c): substring assertions, capture of
- * stderr or stdout around a call, a temporary folder per test or group. The functions that
- * cannot do their job fail the running test through cmocka, unless said otherwise. */
+ * stderr or stdout around a call, a temporary folder per test or group, comparisons. The
+ * functions that cannot do their job fail the running test through cmocka, unless said
+ * otherwise. */
 #ifndef SBIO_TEST_HELPERS_H
 #define SBIO_TEST_HELPERS_H
 
@@ -54,5 +55,10 @@ int tmpdir_remove(const char *path);
 
 /* qsort comparison of two uint64_t. */
 int cmp_u64(const void *a, const void *b);
+
+struct sbio_hist;
+/* Two histograms hold the same values: buckets, count, sum, min and max equal, the sums of
+ * squares equal up to rounding (values summed in another order). */
+void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b);
 
 #endif

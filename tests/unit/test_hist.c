@@ -60,16 +60,6 @@ static void hist_fill(struct sbio_hist *h, const uint64_t *v, size_t n)
         sbio_hist_record(h, v[i]);
 }
 
-static void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b)
-{
-    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->sum_ns, b->sum_ns);
-    assert_int_equal(a->min_ns, b->min_ns);
-    assert_int_equal(a->max_ns, b->max_ns);
-    assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
-}
-
 /* Nearest-rank reference from the sorted samples vs. the histogram, for every p. */
 static void check_percentiles(const char *name, const uint64_t *v, size_t n)
 {
