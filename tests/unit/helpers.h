@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options.h"
+
 /* Room for what one call prints (messages, a short report). */
 #define MSG_MAX 8192
 
@@ -45,6 +47,26 @@ void cap_end(struct capture *c, char *buf, size_t len);
 /* For a teardown: end the captures a failed test left open and print what they held on
  * stderr, so that the next test writes where it should and the failure's output is seen. */
 void cap_abandoned(void);
+
+/* An argv for parse_args: compound literals live until the end of the block, so the
+ * pointers the parser keeps (cfg->args, cfg->dir) stay valid within a test. */
+#define ARGV(...) ((char *[]){"sbio", __VA_ARGS__, NULL})
+
+/* Defaults, then argv (NULL-terminated, from "sbio") parsed into cfg as on the command
+ * line; what the parser printed is in err. Returns the parser's 0 or -errno. Inline, so
+ * that only the tests that parse options link the option table. */
+static inline int parse_args(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    sbio_options_defaults(cfg);
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_options_parse(cfg, argc, argv);
+    cap_end(&c, err, errlen);
+    return rc;
+}
 
 /* Make a fresh folder PARENT/sbio-test-NAME.XXXXXX (mkdtemp) and put its path in
  * path[len]. Returns 0 or -errno; fails no test, so that group setups may call it. */

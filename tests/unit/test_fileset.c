@@ -63,13 +63,8 @@ static void make_cfg_(struct sbio_config *cfg, struct tdir *t, const char *cmd, 
     for (const char *a; (a = va_arg(ap, const char *)) && argc < 31;)
         argv[argc++] = (char *)a;
     va_end(ap);
-    sbio_options_defaults(cfg);
     char err[MSG_MAX];
-    struct capture c;
-    cap_begin(&c);
-    int rc = sbio_options_parse(cfg, argc, argv);
-    cap_end(&c, err, sizeof(err));
-    if (rc)
+    if (parse_args(cfg, argv, err, sizeof(err)))
         fail_msg("parse: %s", err);
 }
 #define make_cfg(cfg, t, ...) make_cfg_(cfg, t, __VA_ARGS__, (const char *)NULL)

@@ -17,29 +17,6 @@
 #include "options.h"
 #include "util.h"
 
-/* An argv for sbio_options_parse: compound literals live until the end of the block, so
- * the pointers the parser keeps (cfg->args, cfg->dir) stay valid within a test. */
-#define ARGV(...) ((char *[]){"sbio", __VA_ARGS__, NULL})
-
-static int argc_of(char **argv)
-{
-    int n = 0;
-    while (argv[n])
-        n++;
-    return n;
-}
-
-/* Defaults, then parse argv; stderr into err. */
-static int parse(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
-{
-    struct capture c;
-    sbio_options_defaults(cfg);
-    cap_begin(&c);
-    int rc = sbio_options_parse(cfg, argc_of(argv), argv);
-    cap_end(&c, err, errlen);
-    return rc;
-}
-
 static int validate(struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
@@ -70,7 +47,7 @@ static void expect_bad(char **argv, const char *n1, const char *n2, const char *
 {
     struct sbio_config cfg;
     char err[MSG_MAX];
-    int rc = parse(&cfg, argv, err, sizeof(err));
+    int rc = parse_args(&cfg, argv, err, sizeof(err));
     if (rc != -EINVAL)
         fail_msg("expected -EINVAL, got %d (stderr: %s)", rc, err);
     assert_one_error_line(err);
@@ -85,7 +62,7 @@ static void expect_bad(char **argv, const char *n1, const char *n2, const char *
 /* Parse argv expecting success and no error message (notes are allowed). */
 static void expect_ok(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
 {
-    int rc = parse(cfg, argv, err, errlen);
+    int rc = parse_args(cfg, argv, err, errlen);
     if (rc)
         fail_msg("parse failed with %d: %s", rc, err);
     /* Every line printed on success must be a note, never an error. */

@@ -61,19 +61,11 @@ static struct sbio_run_result *two_threads(void)
 }
 
 /* A configuration as `sbio run ARGS…` gives it (2 files of 4 MiB, 16 KiB blocks, rndrw). */
-#define CFG(cfg, ...) make_cfg(cfg, (char *[]){"sbio", "run", __VA_ARGS__, NULL})
+#define CFG(cfg, ...) make_cfg(cfg, ARGV("run", __VA_ARGS__))
 static void make_cfg(struct sbio_config *cfg, char **argv)
 {
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    sbio_options_defaults(cfg);
     char err[MSG_MAX];
-    struct capture c;
-    cap_begin(&c);
-    int rc = sbio_options_parse(cfg, argc, argv);
-    cap_end(&c, err, sizeof(err));
-    if (rc)
+    if (parse_args(cfg, argv, err, sizeof(err)))
         fail_msg("parse: %s", err);
     g_fs.nfiles = 2;
     g_fs.files = g_files;
