@@ -111,6 +111,19 @@ sys.exit(rc)
 EOF
 }
 
+# A run's figures from its JSON result. sbio_json ARGS…: sbio ARGS… -o $RESULT (a stale
+# one removed first), stdout in $TMP/out, stderr in $TMP/err. Then, of $RESULT (or of FILE):
+# events_of [FILE]: the events; rwf_of [FILE]: "R W F", reads, writes and all fsyncs;
+# pew_of [FILE]: "P E W", the fsyncs periodic, at the end and inside writes.
+RESULT=$TMP/r.json
+sbio_json() {
+	rm -f "$RESULT"
+	"$SBIO" "$@" -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
+}
+events_of() { json_get "${1:-$RESULT}" result.events; }
+rwf_of() { json_get "${1:-$RESULT}" result.op_types.{read,write,fsync}.ops | paste -sd ' '; }
+pew_of() { json_get "${1:-$RESULT}" result.op_types.fsync.{periodic,end,in_writes} | paste -sd ' '; }
+
 # stderr_one_line DESC: the last command's stderr is exactly one line.
 stderr_one_line() {
 	local n
