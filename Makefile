@@ -22,11 +22,20 @@ BIN := sbio
 SRCS := $(wildcard src/*.c src/engines/*.c)
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
-UNIT_SRCS := $(wildcard tests/test_*.c)
-UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Everything but main.o, as an archive: a unit test links its own object, the helpers and
+# $(BUILD)/libsbio.a, and the linker takes from it only the members the test needs (and
+# what those need in turn), so no per-test object list has to be kept up to date. The
+# price: a changed object relinks every test (links only; nothing is recompiled).
+LIB := $(BUILD)/libsbio.a
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Test objects live apart from the binaries ($(BUILD)/unit/), so that the patterns of
+# $(BUILD)/tests/ match binaries and preloaded tools only.
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%.o,$(wildcard tests/unit/*.c))
+UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 # Test tools the integration scripts preload (tests/tools/*.c; never instrumented).
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
-FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/*.c tests/tools/*.c bench/*.c)
+FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
 .PHONY: all deps run test test-asan test-tsan sanitizer-test bench install clean format \
 	format-check
@@ -39,9 +48,17 @@ deps:
 $(BIN): $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h)
+# -MMD -MP: each object gets a .d file listing the headers it includes (system headers
+# aside), read back below; an object is rebuilt when one of its own headers changes.
+DEPFLAGS = -MMD -MP
+$(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Rebuilt from scratch, so that a source file removed from src/ leaves no member behind.
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
 # The Lua prelude is compiled into the binary as LuaJIT bytecode: an installed sbio needs no
 # lua/ folder. Installed workloads are found by bare name.
@@ -70,10 +87,13 @@ $(BUILD)/mpi.flags: FORCE
 	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' >$@
 .PHONY: FORCE
 
-$(BUILD)/tests/%: tests/%.c $(LIB_OBJS) $(wildcard src/*.h)
+$(BUILD)/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB_OBJS) \
-		$(shell pkg-config --libs cmocka) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags cmocka) $(DEPFLAGS) -c -o $@ $<
+
+$(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/unit/%.o $(UNIT_HELPERS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs cmocka) $(LDLIBS)
 
 $(BUILD)/tests/%.so: tests/tools/%.c
 	@mkdir -p $(dir $@)
@@ -170,9 +190,14 @@ fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@./tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_BUILD) $(FUZZ_NAMES)
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) tests/fuzz/sources
+$(FUZZ_BUILD)/obj/%.o: src/%.c tests/fuzz/sources
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
-	clang $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+# Compiled and linked in one step: the .d file is named after the binary.
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	clang $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(LDLIBS)
+
+# The header dependencies the compiler wrote (none before the first build).
+-include $(patsubst %.o,%.d,$(OBJS) $(UNIT_OBJS) $(FUZZ_OBJS)) $(FUZZ_BINS:=.d)

@@ -117,7 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc)
         goto out;
     options_check_ranges(&cfg);
-    if (cfg.cmd == SBIO_CMD_RUN)
+    /* A script's jobs bring their own modes: --script needs no --file-test-mode. */
+    if (cfg.cmd == SBIO_CMD_RUN && !cfg.script)
         FUZZ_CHECK(cfg.mode != SBIO_MODE_NONE, "run validated without a mode");
     if (cfg.cmd == SBIO_CMD_DIFF)
         FUZZ_CHECK(cfg.nargs == 2, "diff validated with %d files", cfg.nargs);

@@ -64,24 +64,17 @@ finish() {
 	wait "$BG"
 	RC=$?
 }
-# to_bytes VALUE UNIT: "12.50 MiB" as the report prints it → bytes.
-to_bytes() {
-	awk -v v="$1" -v u="$2" 'BEGIN {
-		m["B"] = 1; m["KiB"] = 1024; m["MiB"] = 1048576; m["GiB"] = 1073741824; m["TiB"] = 1099511627776
-		if (v == "" || !(u in m)) { print -1; exit }
-		printf "%.0f\n", v * m[u] }'
-}
-# shellcheck disable=SC2046 # "VALUE UNIT" splits into to_bytes' two arguments on purpose
-# The report's "Device LOOP over the run: reads N (merged M, X MiB)" → bytes.
+# Figures of a run's JSON result FILE (lib.sh's json_get), in bytes.
+# dev_read_bytes FILE: what the set's device (the loop device, devices[0]) read; -1 when the
+# result names another device.
 dev_read_bytes() {
-	to_bytes $(sed -n "s/^Device $LOOP over the run: reads [0-9]* (merged [0-9]*, \([0-9.]*\) \([KMGTi]*B\)).*/\1 \2/p" "$1")
+	json_get "$1" result.devices.0.{name,bytes_read} |
+		awk -v d="$LOOP" 'NR == 1 && $0 != d { print -1; exit } NR == 2 { print }'
 }
-# shellcheck disable=SC2046
-bytes_read() { to_bytes $(sed -n 's/.*bytes read, written: *\([0-9.]*\) \([KMGTi]*B\),.*/\1 \2/p' "$1"); }
-# shellcheck disable=SC2046
-cache_end() { to_bytes $(sed -n 's/^Page cache of the set:.*; at end \([0-9.]*\) \([KMGTi]*B\) cached.*/\1 \2/p' "$1"); }
-# shellcheck disable=SC2046
-cache_start() { to_bytes $(sed -n 's/^Page cache of the set: at start \([0-9.]*\) \([KMGTi]*B\) cached.*/\1 \2/p' "$1"); }
+bytes_read() { json_get "$1" result.op_types.read.bytes; }
+PAGE=$(getconf PAGESIZE)
+cache_start() { json_get "$1" result.page_cache.start.cached_pages | awk -v p="$PAGE" '{ print $1 * p }'; }
+cache_end() { json_get "$1" result.page_cache.end.cached_pages | awk -v p="$PAGE" '{ print $1 * p }'; }
 sectors_read() { awk '{ print $3 }' "/sys/block/$LOOP/stat"; }
 fincore_bytes() { fincore -b -n -o RES "$D"/test_file.* | awk '{ s += $1 } END { print s + 0 }'; }
 
@@ -326,15 +319,15 @@ echo "$MS0" >"$Q/max_sectors_kb"
 # --- --drop-caches: a seqrd run over the whole set once must read it all from the device ---
 SEQ=(run "${SET[@]}" --file-test-mode=seqrd --time=30 --events=$((SETSZ / BS)))
 s0=$(sectors_read)
-expect_exit 0 "seqrd over the set once with --drop-caches: exit 0" "$SBIO" "${SEQ[@]}" --drop-caches
+expect_exit 0 "seqrd over the set once with --drop-caches: exit 0" "$SBIO" "${SEQ[@]}" --drop-caches \
+	-o "$TMP/drop.json"
 s1=$(sectors_read)
-cp "$TMP/out" "$TMP/out.drop"
-rd=$(bytes_read "$TMP/out.drop")
-dev=$(dev_read_bytes "$TMP/out.drop")
+rd=$(bytes_read "$TMP/drop.json")
+dev=$(dev_read_bytes "$TMP/drop.json")
 eq "--drop-caches: the run read the whole set (bytes read)" "$rd" "$SETSZ"
-eq "--drop-caches: the page cache of the set was empty at start" "$(cache_start "$TMP/out.drop")" 0
-[ "${dev:--1}" -ge "$rd" ] 2>/dev/null && ok "--drop-caches: the report's device reads ($dev B) >= bytes read ($rd B)" ||
-	notok "--drop-caches: the report's device reads ($dev B) >= bytes read ($rd B)"
+eq "--drop-caches: the page cache of the set was empty at start" "$(cache_start "$TMP/drop.json")" 0
+[ "${dev:--1}" -ge "$rd" ] 2>/dev/null && ok "--drop-caches: the result's device reads ($dev B) >= bytes read ($rd B)" ||
+	notok "--drop-caches: the result's device reads ($dev B) >= bytes read ($rd B)"
 [ $(((s1 - s0) * 512)) -ge "$rd" ] 2>/dev/null && ok "--drop-caches: /sys/block/$LOOP/stat sectors read grew by $(((s1 - s0) * 512)) B >= $rd B" ||
 	notok "--drop-caches: /sys/block/$LOOP/stat sectors read grew by $(((s1 - s0) * 512)) B >= $rd B"
 
@@ -345,18 +338,19 @@ for _ in 1 2; do
 	cat "$D"/test_file.* >/dev/null
 	fc=$(fincore_bytes)
 	s0=$(sectors_read)
-	"$SBIO" "${SEQ[@]}" >"$TMP/out" 2>"$TMP/err"
+	rm -f "$TMP/warm.json"
+	"$SBIO" "${SEQ[@]}" -o "$TMP/warm.json" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	s1=$(sectors_read)
-	[ "$(cache_start "$TMP/out")" = "$SETSZ" ] && break
+	[ "$(cache_start "$TMP/warm.json")" = "$SETSZ" ] && break
 done
 eq "warm: fincore says the whole set is cached right before the run" "$fc" "$SETSZ"
 eq "seqrd over the set once, warm: exit 0" "$RC" 0
-rd=$(bytes_read "$TMP/out")
-dev=$(dev_read_bytes "$TMP/out")
+rd=$(bytes_read "$TMP/warm.json")
+dev=$(dev_read_bytes "$TMP/warm.json")
 eq "warm: the run read the whole set (bytes read)" "$rd" "$SETSZ"
-[ "${dev:--1}" -ge 0 ] && [ "$dev" -le $((SETSZ / 50)) ] 2>/dev/null && ok "warm: the report's device reads ($dev B) stay under 2% of the bytes read" ||
-	notok "warm: the report's device reads ($dev B) stay under 2% of the bytes read ($rd B)"
+[ "${dev:--1}" -ge 0 ] && [ "$dev" -le $((SETSZ / 50)) ] 2>/dev/null && ok "warm: the result's device reads ($dev B) stay under 2% of the bytes read" ||
+	notok "warm: the result's device reads ($dev B) stay under 2% of the bytes read ($rd B)"
 [ $(((s1 - s0) * 512)) -le $((SETSZ / 50)) ] && ok "warm: /sys/block/$LOOP/stat sectors read grew by $(((s1 - s0) * 512)) B, under 2% of the set" ||
 	notok "warm: /sys/block/$LOOP/stat sectors read grew by $(((s1 - s0) * 512)) B, under 2% of the set"
 check "warm: the report says the whole set was cached at start" grep -q '^Page cache of the set: at start 64 MiB cached' "$TMP/out"
@@ -364,15 +358,16 @@ check "warm: the report says the whole set was cached at start" grep -q '^Page c
 # --- The reported page cache at end against fincore right after: half the set read cold ---
 # (One retry if they differ: another process may drop the caches between the two.)
 for _ in 1 2; do
+	rm -f "$TMP/half.json"
 	"$SBIO" run "${SET[@]}" --file-test-mode=seqrd --time=30 --events=$((SETSZ / BS / 2)) \
-		--drop-caches >"$TMP/out" 2>"$TMP/err"
+		--drop-caches -o "$TMP/half.json" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	fc=$(fincore_bytes)
-	rep=$(cache_end "$TMP/out")
+	rep=$(cache_end "$TMP/half.json")
 	[ "$rep" = "$fc" ] && break
 done
 eq "seqrd over half the set with --drop-caches: exit 0" "$RC" 0
-near "the report's page cache at end ($rep B) matches fincore right after ($fc B)" "${rep:--1}" "$fc" 3
+near "the result's page cache at end ($rep B) matches fincore right after ($fc B)" "${rep:--1}" "$fc" 3
 [ "$fc" -lt "$SETSZ" ] && [ "$fc" -ge $((SETSZ / 2)) ] && ok "half the set read cold leaves part of it cached ($fc B of $SETSZ)" ||
 	notok "half the set read cold leaves part of it cached ($fc B of $SETSZ)"
 

@@ -2,9 +2,10 @@
 # sbio run on each I/O engine (issue 6, "Tests / Integration", raw block devices aside):
 # sync, libaio, io_uring, mmap and null over seqwr, seqrd, rndrd, rndwr and rndrw, buffered
 # and O_DIRECT, 1 and 4 threads, iodepth 1 and 32. What the kernel was given (strace) equals
-# the report's totals; the queue depth reached; sysbench's --file-io-mode/--file-async-backlog;
-# the data survives a read pass on every engine; O_DIRECT reads reach a loop device after a
-# cache drop; a block size O_DIRECT cannot align is refused and works buffered.
+# the totals of the run's JSON result; the queue depth reached; sysbench's --file-io-mode and
+# --file-async-backlog; the data survives a read pass on every engine; O_DIRECT reads reach a
+# loop device after a cache drop; a block size O_DIRECT cannot align is refused and works
+# buffered.
 # Small sets (4 x 8 MiB) under $TMP (ext4 here); the loop-device part needs root and detaches
 # its device in the trap.
 source "$(dirname "$0")/lib.sh"
@@ -24,20 +25,9 @@ FILE_SIZE=8388608
 BLOCKS=2048 # 32 MiB / 16 KiB
 N=1000      # events per matrix cell
 
-# --- fields of the text report (file $1) ---
-events_of() { awk '/total number of events:/ { print $NF }' "$1"; }
-rwf_of() { # "R W F": reads, writes, all fsyncs
-	local l
-	l=$(sed -n 's/.*reads, writes, fsyncs: *//p' "$1" | tr -d ',')
-	echo "${l:-x x x}"
-}
-pew_of() { # "P E W": fsyncs periodic, at end, in writes (absent when there is no fsync)
-	local l
-	l=$(sed -n 's/.*fsyncs periodic, at end, in writes: *//p' "$1" | tr -d ',')
-	echo "${l:-0 0 0}"
-}
-qd_max_of() { sed -nE 's/^Queue depth reached: avg [0-9.]+, max ([0-9]+) .*/\1/p' "$1"; }
-faults_of() { sed -nE 's/^Page faults: ([0-9]+) minor, ([0-9]+) major.*/\1 \2/p' "$1"; }
+# --- more of a run's figures (lib.sh: sbio_json, events_of, rwf_of, pew_of) ---
+qd_max_of() { json_get "$RESULT" result.queue_depth.max; }
+faults_of() { json_get "$RESULT" result.cpu.{minor,major}_faults | paste -sd ' '; }
 
 # stat -f names ext4 "ext2/ext3"; findmnt tells them apart
 fs="$(stat -f -c %T "$TMP") $(findmnt -n -o FSTYPE --target "$TMP" 2>/dev/null)"
@@ -67,6 +57,7 @@ have() { [ "$1" != io_uring ] || [ "$URING" = 1 ]; }
 # without dereferencing its iocb array (long); its return value is the number of iocbs the
 # kernel took.
 # io_uring_enter's second argument is to_submit, the SQEs handed to the kernel.
+# The run's JSON result goes to $RESULT.
 # Sets WR WW WF (workers: pread64, pwrite64, fsync+fdatasync on the set), MR MW (main thread:
 # pread64, pwrite64 on the set), SUB (sum of io_submit returns, all threads), SQE (sum of
 # io_uring_enter to_submit, all threads), MS (msync calls, all threads; sbio msyncs only the
@@ -75,10 +66,10 @@ have() { [ "$1" != io_uring ] || [ "$URING" = 1 ]; }
 strace_run() {
 	local dir=$TMP/strace.$1 f main
 	shift
-	rm -rf "$dir"
+	rm -rf "$dir" "$RESULT"
 	mkdir -p "$dir"
 	strace -ff -qq -y -e trace=execve,pread64,pwrite64,fsync,fdatasync,msync,io_submit,io_uring_enter \
-		-e verbose=!io_submit -o "$dir/tr" "$SBIO" "$@" >"$TMP/out" 2>"$TMP/err"
+		-e verbose=!io_submit -o "$dir/tr" "$SBIO" "$@" -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 	STRACE_RC=$?
 	main=$(grep -l '^execve(' "$dir"/tr.*)
 	WR=0 WW=0 WF=0 MR=0 MW=0 SUB=0 SQE=0 MS=0 BMAX=0 BCALLS=0
@@ -156,9 +147,9 @@ for cell in "${CELLS[@]}"; do
 	n=$N
 	[ "$eng $mode" = "mmap seqwr" ] && n=2500 # past the set's 2048 blocks: no completion afterwards
 	strace_run cell run "${SET[@]}" "${opt[@]}" --events=$n
-	ev=$(events_of "$TMP/out")
-	read -r r w f < <(rwf_of "$TMP/out")
-	read -r p e iw < <(pew_of "$TMP/out")
+	ev=$(events_of)
+	read -r r w f < <(rwf_of)
+	read -r p e iw < <(pew_of)
 	why=""
 	[ "$STRACE_RC" -eq 0 ] || why="exit $STRACE_RC: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 	[ -z "$why" ] && [ "${ev:-x}" != "$n" ] && why="events '$ev', want $n"
@@ -200,11 +191,11 @@ for cell in "${CELLS[@]}"; do
 		eq "$name: no pread64/pwrite64 on the set at all (memcpy through the mapping)" \
 			"$((WR + MR)) $((WW + MW))" "0 0"
 		eq "$name: msync calls = reported fsyncs ($p periodic + $e at end)" "$MS" "$f"
-		read -r mi ma < <(faults_of "$TMP/out")
-		if [ -n "${mi:-}" ] && [ $((mi + ma)) -gt 0 ]; then
+		read -r mi ma < <(faults_of)
+		if [ $((mi + ma)) -gt 0 ] 2>/dev/null; then
 			ok "$name: page faults reported ($mi minor, $ma major)"
 		else
-			notok "$name: page faults reported (line: '$(grep '^Page faults' "$TMP/out")')"
+			notok "$name: page faults reported (result.cpu: '$mi' minor, '$ma' major)"
 		fi
 		;;
 	null)
@@ -213,11 +204,11 @@ for cell in "${CELLS[@]}"; do
 		;;
 	esac
 	if [ "$qd" != - ]; then
-		mx=$(qd_max_of "$TMP/out")
-		if [ -n "$mx" ] && [ "$mx" -ge 1 ] && [ "$mx" -le "$qd" ]; then
+		mx=$(qd_max_of)
+		if [ "$mx" -ge 1 ] 2>/dev/null && [ "$mx" -le "$qd" ]; then
 			ok "$name: queue depth reached reported, max $mx <= iodepth $qd"
 		else
-			notok "$name: queue depth reached reported, max <= $qd (line: '$(grep '^Queue depth' "$TMP/out")')"
+			notok "$name: queue depth reached reported, max <= $qd (result.queue_depth.max: '$mx')"
 		fi
 	fi
 done
@@ -225,23 +216,22 @@ done
 # --- --uring-sqpoll: the kernel thread submits, so io_uring_enter's to_submit says nothing;
 # only exit status and counts ---
 if have io_uring; then
-	"$SBIO" run "${SET[@]}" --ioengine=io_uring --uring-sqpoll=on --iodepth=32 --file-test-mode=rndrw \
-		--events=$N >"$TMP/out" 2>"$TMP/err"
+	sbio_json run "${SET[@]}" --ioengine=io_uring --uring-sqpoll=on --iodepth=32 --file-test-mode=rndrw \
+		--events=$N
 	rc=$?
-	read -r r w f < <(rwf_of "$TMP/out")
-	read -r p e iw < <(pew_of "$TMP/out")
+	read -r r w f < <(rwf_of)
+	read -r p e iw < <(pew_of)
 	eq "io_uring --uring-sqpoll rndrw: exit status, events, reads + writes + periodic fsyncs" \
-		"$rc $(events_of "$TMP/out") $((r + w + p))" "0 $N $N"
+		"$rc $(events_of) $((r + w + p))" "0 $N $N"
 fi
 
 # --- the queue depth reached: buffered random reads, 1 thread ---
 for eng in libaio io_uring; do
 	have "$eng" || continue
 	for qd in 1 32; do
-		"$SBIO" run "${SET[@]}" --ioengine=$eng --iodepth=$qd --file-test-mode=rndrd --events=2000 \
-			>"$TMP/out" 2>"$TMP/err"
+		sbio_json run "${SET[@]}" --ioengine=$eng --iodepth=$qd --file-test-mode=rndrd --events=2000
 		eq "$eng rndrd buffered --iodepth=$qd: exit status, max depth reached" \
-			"$? $(qd_max_of "$TMP/out")" "0 $qd"
+			"$? $(qd_max_of)" "0 $qd"
 	done
 done
 
@@ -263,20 +253,20 @@ for eng in libaio io_uring; do
 		"$(batch_of "$TMP/out") $BMAX $BCALLS" "1 1 2000"
 	strace_run "bd-$eng" "${B[@]}" --file-extra-flags=direct
 	eq "$eng O_DIRECT, default batch: one submitting call per read, 1 each, depth 16 still reached" \
-		"$(batch_of "$TMP/out") $BMAX $BCALLS $(qd_max_of "$TMP/out")" "1 1 2000 16"
-	"$SBIO" "${B[@]}" --iodepth=8 --iodepth-batch=100 -o "$TMP/b.json" >"$TMP/out" 2>"$TMP/err"
+		"$(batch_of "$TMP/out") $BMAX $BCALLS $(qd_max_of)" "1 1 2000 16"
+	sbio_json "${B[@]}" --iodepth=8 --iodepth-batch=100
 	eq "$eng --iodepth=8 --iodepth-batch=100: exit status, capped at 8 (header, JSON)" \
-		"$? $(batch_of "$TMP/out") $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["iodepth_batch"])' "$TMP/b.json")" "0 8 8"
+		"$? $(batch_of "$TMP/out") $(json_get "$RESULT" config.iodepth_batch)" "0 8 8"
 done
 
 # --- sysbench's names ---
-"$SBIO" run "${SET[@]}" --file-io-mode=async --file-async-backlog=8 --file-test-mode=rndrd \
-	--events=2000 >"$TMP/out" 2>"$TMP/err"
+sbio_json run "${SET[@]}" --file-io-mode=async --file-async-backlog=8 --file-test-mode=rndrd \
+	--events=2000
 eq "--file-io-mode=async --file-async-backlog=8: exit status" "$?" 0
 check "--file-io-mode=async: the engine is libaio" grep -q '^Using asynchronous I/O mode (engine libaio, iodepth 8, batch 8)' "$TMP/out"
-eq "--file-async-backlog=8: max depth reached" "$(qd_max_of "$TMP/out")" 8
+eq "--file-async-backlog=8: max depth reached" "$(qd_max_of)" 8
 strace_run async run "${SET[@]}" --file-io-mode=async --file-test-mode=rndrd --events=500
-read -r r w f < <(rwf_of "$TMP/out")
+read -r r w f < <(rwf_of)
 eq "--file-io-mode=async: the reads go through io_submit ($SUB iocbs, $WR pread64)" "$SUB $WR" "$r 0"
 "$SBIO" run "${SET[@]}" --file-io-mode=mmap --file-test-mode=rndrd --events=500 >"$TMP/out" 2>"$TMP/err"
 eq "--file-io-mode=mmap: exit status" "$?" 0
@@ -303,9 +293,9 @@ for v in sync libaio io_uring mmap null "sync direct" "libaio direct" "io_uring 
 	have "$eng" || continue
 	opt=(--ioengine="$eng")
 	[ -n "${dio:-}" ] && opt+=(--file-extra-flags=direct)
-	"$SBIO" run "${ISET[@]}" "${opt[@]}" --file-test-mode=seqrd --events=$BLOCKS >"$TMP/out" 2>"$TMP/err"
+	sbio_json run "${ISET[@]}" "${opt[@]}" --file-test-mode=seqrd --events=$BLOCKS
 	rc=$?
-	read -r r w f < <(rwf_of "$TMP/out")
+	read -r r w f < <(rwf_of)
 	eq "seqrd over the whole set, $v: exit status, reads, writes" "$rc $r $w" "0 $BLOCKS 0"
 	check "seqrd over the whole set, $v: files unchanged (md5sum)" \
 		bash -c 'cd "$1" && md5sum --quiet -c "$2"' _ "$I" "$TMP/md5.0"
@@ -347,17 +337,17 @@ expect_exit 0 "prepare on the loop device's ext4" "$SBIO" prepare "${LSET[@]}"
 for eng in sync libaio io_uring; do
 	have "$eng" || continue
 	read -r r0 m0 _ < "/sys/block/$LOOP/stat"
-	"$SBIO" run "${LSET[@]}" --ioengine=$eng --file-extra-flags=direct --drop-caches=on \
-		--file-test-mode=rndrd --events=500 --iodepth=8 >"$TMP/out" 2>"$TMP/err"
+	sbio_json run "${LSET[@]}" --ioengine=$eng --file-extra-flags=direct --drop-caches=on \
+		--file-test-mode=rndrd --events=500 --iodepth=8
 	rc=$?
 	read -r r1 m1 _ < "/sys/block/$LOOP/stat"
-	read -r r w f < <(rwf_of "$TMP/out")
+	read -r r w f < <(rwf_of)
 	eq "direct rndrd on $eng, loop ext4, --drop-caches: exit status, reads" "$rc $r" "0 500"
-	read -r dr dm < <(sed -nE "s/^Device $LOOP over the run: reads ([0-9]+) \(merged ([0-9]+),.*/\1 \2/p" "$TMP/out")
-	if [ -n "${dr:-}" ] && [ $((dr + dm)) -ge "$r" ]; then
-		ok "direct rndrd on $eng: the report's device reads + merged ($dr + $dm) >= reported reads ($r)"
+	read -r dn dr dm < <(json_get "$RESULT" result.devices.0.{name,reads,reads_merged} | paste -sd ' ')
+	if [ "$dn" = "$LOOP" ] && [ $((dr + dm)) -ge "$r" ] 2>/dev/null; then
+		ok "direct rndrd on $eng: the result's device reads + merged ($dr + $dm) >= reported reads ($r)"
 	else
-		notok "direct rndrd on $eng: the report's device reads + merged >= $r (line: '$(grep "^Device $LOOP over the run" "$TMP/out")')"
+		notok "direct rndrd on $eng: the result's device $LOOP reads + merged >= $r (result.devices.0: '$dn', reads '$dr', merged '$dm')"
 	fi
 	if [ $((r1 - r0 + m1 - m0)) -ge "$r" ]; then
 		ok "direct rndrd on $eng: /sys/block/$LOOP/stat reads + merged grew by $((r1 - r0 + m1 - m0)) >= $r"
@@ -373,10 +363,11 @@ done
 # batch the batch's last fsync, as sbio once did, put p5 at 0.85-0.9 of the median.) ---
 for eng in libaio io_uring; do
 	have "$eng" || continue
-	"$SBIO" run "${LSET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndwr --file-fsync-all \
-		--events=1000 -o "$TMP/fa.json" >"$TMP/out" 2>"$TMP/err"
+	sbio_json run "${LSET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndwr --file-fsync-all \
+		--events=1000
 	eq "$eng --file-fsync-all on ext4: exit status" "$?" 0
-	spread=$(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["result"]["op_types"]["write"]["latency"]; p=l["percentiles_ns"]; print("%.2f" % (p["5"] / p["50"]))' "$TMP/fa.json")
+	spread=$(json_get "$RESULT" result.op_types.write.latency.percentiles_ns.{5,50} |
+		awk 'NR == 1 { p5 = $1 } NR == 2 { printf "%.2f", $1 ? p5 / $1 : 0 }')
 	awk -v s="$spread" 'BEGIN { exit !(s < 0.6) }' &&
 		ok "$eng --file-fsync-all: each write ends with its own fsync (write latency p5/p50 $spread < 0.6)" ||
 		notok "$eng --file-fsync-all: write latency p5/p50 is $spread, want < 0.6 (each write charged the batch's last fsync?)"
@@ -396,11 +387,11 @@ expect_exit 0 "--file-block-size=8K direct on 4 KiB sectors (a multiple): exit 0
 	"$SBIO" run "${LSET[@]}" --file-block-size=8K --file-extra-flags=direct --file-test-mode=rndrd --events=100
 for bs in 6K 18K 66K; do
 	for eng in sync libaio; do
-		"$SBIO" run "${LSET[@]}" --ioengine=$eng --file-block-size=$bs --file-test-mode=rndrw \
-			--events=300 >"$TMP/out" 2>"$TMP/err"
+		sbio_json run "${LSET[@]}" --ioengine=$eng --file-block-size=$bs --file-test-mode=rndrw \
+			--events=300
 		rc=$?
-		read -r r w f < <(rwf_of "$TMP/out")
-		read -r p e iw < <(pew_of "$TMP/out")
+		read -r r w f < <(rwf_of)
+		read -r p e iw < <(pew_of)
 		eq "--file-block-size=$bs buffered on $eng, 4 KiB sectors: exit status, events" \
 			"$rc $((r + w + p))" "0 300"
 	done

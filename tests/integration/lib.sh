@@ -65,6 +65,65 @@ near() {
 	fi
 }
 
+# json_get FILE PATH…: the value at each dotted PATH of the JSON document FILE (sbio's -o
+# output), one a line: "result.events", "result.ranks.1.ops" (a list element by index, -1
+# the last), "result.op_types.read.latency.percentiles_ns.99.9" (a key holding dots is
+# found whole), "result.samples.#" (how many elements). A string prints bare, anything
+# else as JSON (12, 0.5, true, null, [1, 2]). A path that is not there prints "(no PATH)"
+# and the status is 1. Needs python3 (installed by scripts/install-deps.sh).
+json_get() {
+	python3 - "$@" <<'EOF'
+import json, sys
+
+def get(v, keys):
+    i = 0
+    while i < len(keys):
+        if keys[i:] == ['#'] and isinstance(v, (list, dict)):
+            return len(v)
+        if isinstance(v, dict):
+            for j in range(len(keys), i, -1):
+                k = '.'.join(keys[i:j])
+                if k in v:
+                    v, i = v[k], j
+                    break
+            else:
+                raise KeyError
+        elif isinstance(v, list) and keys[i] != '#':
+            v, i = v[int(keys[i])], i + 1
+        else:
+            raise KeyError
+    return v
+
+try:
+    doc = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print('(not JSON: %s)' % e)
+    sys.exit(1)
+rc = 0
+for path in sys.argv[2:]:
+    try:
+        v = get(doc, path.split('.'))
+        print(v if isinstance(v, str) else json.dumps(v))
+    except (KeyError, IndexError, ValueError):
+        print('(no %s)' % path)
+        rc = 1
+sys.exit(rc)
+EOF
+}
+
+# A run's figures from its JSON result. sbio_json ARGS…: sbio ARGS… -o $RESULT (a stale
+# one removed first), stdout in $TMP/out, stderr in $TMP/err. Then, of $RESULT (or of FILE):
+# events_of [FILE]: the events; rwf_of [FILE]: "R W F", reads, writes and all fsyncs;
+# pew_of [FILE]: "P E W", the fsyncs periodic, at the end and inside writes.
+RESULT=$TMP/r.json
+sbio_json() {
+	rm -f "$RESULT"
+	"$SBIO" "$@" -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
+}
+events_of() { json_get "${1:-$RESULT}" result.events; }
+rwf_of() { json_get "${1:-$RESULT}" result.op_types.{read,write,fsync}.ops | paste -sd ' '; }
+pew_of() { json_get "${1:-$RESULT}" result.op_types.fsync.{periodic,end,in_writes} | paste -sd ' '; }
+
 # stderr_one_line DESC: the last command's stderr is exactly one line.
 stderr_one_line() {
 	local n

@@ -1,7 +1,7 @@
 #!/bin/bash
 # sbio under MPI (issue 11): 2 and 3 ranks of mpirun on this machine (--oversubscribe).
 # - --file-per-rank (DIR/rank.N) and a shared set (only rank 0 prepares and cleans up);
-# - the merged report's reads, writes and fsyncs equal the pread64/pwrite64/fsync calls on
+# - the merged result's reads, writes and fsyncs equal the pread64/pwrite64/fsync calls on
 #   test_file.* that strace -f sees over the whole mpirun; --events split exactly; the JSON's
 #   per-rank figures add up to the totals; only rank 0 prints;
 # - a shared set: random modes spread over it, sequential modes give each rank its own slice
@@ -50,9 +50,7 @@ D=$TMP/set
 mkdir -p "$D" "$SBIO_STATE_DIR"
 SET=(--dir="$D" --file-num=4 --file-total-size=16M)
 
-# --- helpers ---
-rwf_of() { sed -n 's/.*reads, writes, fsyncs: *//p' "$1" | tr -d ','; }
-events_of() { awk '/total number of events:/ { print $NF }' "$1"; }
+# --- helpers (and lib.sh's json_get, events_of, rwf_of: figures of a JSON result) ---
 # strace_mpi NAME NP ARGS…: sbio ARGS… under mpirun -np NP, strace -f over the whole job;
 # sets RC and SR SW SF (pread64, pwrite64, fsync+fdatasync calls on test_file.*); the trace
 # is in $TMP/NAME.trace.
@@ -68,8 +66,15 @@ strace_mpi() {
 		/f(data)?sync\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { f++ }
 		END { printf "%d %d %d\n", r, w, f }' "$TMP/$name.trace")
 }
-# py EXPR FILE: a Python expression over the JSON document d (r = d["result"]).
+# py EXPR FILE: a Python expression over the JSON document d (r = d["result"]), for the
+# checks that add up whole lists (json_get reads single values).
 py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['result']; print($1)" "$2"; }
+# all_true DESC AWK-CONDITION VALUE…: the condition over $1, $2 … (the values) holds.
+all_true() {
+	local desc=$1 cond=$2
+	shift 2
+	if echo "$@" | awk "{ exit !($cond) }"; then ok "$desc"; else notok "$desc (values: $*)"; fi
+}
 
 # --- file per rank, 2 ranks ---
 "${MPI[@]}" -np 2 "$SBIO" prepare "${SET[@]}" --file-per-rank >"$TMP/out" 2>"$TMP/err"
@@ -82,8 +87,10 @@ eq "prepare: each rank its own complete set in DIR/rank.N" \
 strace_mpi fpr2 2 run "${SET[@]}" --file-per-rank --file-test-mode=rndrw --threads=2 --events=2001 \
 	-o "$TMP/fpr2.json"
 eq "2 ranks, rndrw, strace over mpirun: exit status" "$RC" 0
-read -r r w f < <(rwf_of "$TMP/out")
-eq "merged report: events = --events=2001 (split 1001 + 1000)" "$(events_of "$TMP/out") $(py "[x['events'] for x in r['ranks']]" "$TMP/fpr2.json")" "2001 [1001, 1000]"
+F=$TMP/fpr2.json
+read -r r w f < <(rwf_of "$F")
+eq "merged result: events = --events=2001 (split 1001 + 1000)" \
+	"$(json_get "$F" result.events result.ranks.{0,1}.events | paste -sd ' ')" "2001 1001 1000"
 eq "merged reads = pread64 calls of every rank" "$r" "$SR"
 eq "merged writes = pwrite64 calls of every rank" "$w" "$SW"
 eq "merged fsyncs = fsync calls of every rank" "$f" "$SF"
@@ -91,20 +98,23 @@ eq "both ranks' folders were used (rank.0 and rank.1 in the trace)" \
 	"$(grep -o 'rank\.[0-9]/test_file' "$TMP/fpr2.trace" | sort -u | cut -c1-6 | tr '\n' ' ')" "rank.0 rank.1 "
 eq "only rank 0 prints: one report" "$(grep -c '^File operations:' "$TMP/out")/$(grep -c '^Threads started!' "$TMP/out")" "1/1"
 eq "text report: a per-rank table of 2 ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/out" | grep -cE '^ +[0-9]+ ')" 2
-eq "JSON: ranks' ops add up to the total, threads tagged with their rank" \
-	"$(py "sum(x['ops'] for x in r['ranks']) == r['ops'], [t['rank'] for t in r['threads']], r['mpi']" "$TMP/fpr2.json")" \
-	"True [0, 0, 1, 1] {'ranks': 2, 'hosts': 1, 'file_per_rank': True}"
+all_true "JSON: ranks' ops add up to the total" '$1 + $2 == $3' $(json_get "$F" result.ranks.{0,1}.ops result.ops)
+eq "JSON: threads tagged with their rank; the mpi object" \
+	"$(json_get "$F" result.threads.{0,1,2,3}.rank result.mpi | paste -sd ' ')" \
+	'0 0 1 1 {"ranks": 2, "hosts": 1, "file_per_rank": true}'
 eq "JSON: merged histograms are exact (counts add up per op type)" \
 	"$(py "all(r['op_types'][k]['latency']['count'] == sum(b[2] for b in r['op_types'][k]['latency']['histogram']) for k in ('read','write','fsync')), sum(x['latency']['count'] for x in r['ranks']) == sum(r['op_types'][k]['latency']['count'] for k in ('read','write','fsync'))" "$TMP/fpr2.json")" \
 	"True True"
-eq "JSON: elapsed is the longest rank's" "$(py "r['elapsed_s'] == max(x['elapsed_s'] for x in r['ranks'])" "$TMP/fpr2.json")" True
+all_true "JSON: elapsed is the longest rank's" '$1 == ($2 > $3 ? $2 : $3)' \
+	$(json_get "$F" result.elapsed_s result.ranks.{0,1}.elapsed_s)
 
 # --- file per rank, 3 ranks ---
 "${MPI[@]}" -np 3 "$SBIO" prepare "${SET[@]}" --file-per-rank >"$TMP/out" 2>"$TMP/err"
 eq "3 ranks, --file-per-rank prepare (rank.2 is new): exit status" "$?/$(ls -d "$D"/rank.* | wc -l)" "0/3"
-strace_mpi fpr3 3 run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --events=3000
+strace_mpi fpr3 3 run "${SET[@]}" --file-per-rank --file-test-mode=rndwr --threads=2 --events=3000 \
+	-o "$TMP/fpr3.json"
 eq "3 ranks, rndwr: exit status" "$RC" 0
-read -r r w f < <(rwf_of "$TMP/out")
+read -r r w f < <(rwf_of "$TMP/fpr3.json")
 eq "3 ranks: merged writes = pwrite64 calls ($SW), fsyncs = fsync calls ($SF), no reads" \
 	"$w $f $r" "$SW $SF 0"
 eq "3 ranks: a per-rank table of 3 ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/out" | grep -cE '^ +[0-9]+ ')" 3
@@ -120,10 +130,10 @@ eq "shared prepare: one process created the files" \
 	"$(grep 'test_file\.[0-9]", O_WRONLY|O_CREAT' "$TMP/prep.trace" | awk '{print $1}' | sort -u | wc -l)" 1
 strace_mpi sh2 2 run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=2000 -o "$TMP/sh2.json"
 eq "2 ranks on one shared set, rndrw: exit status" "$RC" 0
-read -r r w f < <(rwf_of "$TMP/out")
+read -r r w f < <(rwf_of "$TMP/sh2.json")
 eq "shared rndrw: merged reads, writes, fsyncs = the calls strace saw" "$r $w $f" "$SR $SW $SF"
-eq "shared rndrw: every rank did I/O on the set in DIR" \
-	"$(py "[x['ops'] > 0 for x in r['ranks']], r['mpi']['file_per_rank']" "$TMP/sh2.json")" "[True, True] False"
+all_true "shared rndrw: every rank did I/O on the set in DIR" '$1 > 0 && $2 > 0 && $3 == "false"' \
+	$(json_get "$TMP/sh2.json" result.ranks.{0,1}.ops result.mpi.file_per_rank)
 
 mkdir -p "$TMP/seq"
 strace -ff -qq -y -s 0 -e trace=pread64 -o "$TMP/seq/tr" "${MPI[@]}" -np 3 "$SBIO" run "${SET[@]}" \
@@ -180,10 +190,14 @@ if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
 	check "mid-run failure: the merged report says so" grep -q '^\*\*\* Stopped by an I/O error: rank 1 ' "$TMP/out"
 	[ "$ms" -lt 15000 ] && ok "mid-run failure: mpirun ended within ${ms} ms (of --time=30)" ||
 		notok "mid-run failure: mpirun ended within 15 s (took $ms ms)"
-	eq "mid-run failure: rank 0 stopped within 3 s of rank 1" \
-		"$(py "r['ranks'][0]['elapsed_s'] - r['ranks'][1]['elapsed_s'] < 3, r['ranks'][1]['error'] is not None" "$TMP/fail.json")" "True True"
-	eq "mid-run failure: rank 1 wrote exactly the $((AFTER - 1)) blocks its disk took" \
-		"$(py "r['ranks'][1]['bytes_written'] // d['config']['block_size_bytes'], r['ranks'][0]['error']" "$TMP/fail.json")" "$((AFTER - 1)) None"
+	all_true "mid-run failure: rank 0 stopped within 3 s of rank 1" '$1 - $2 < 3' \
+		$(json_get "$TMP/fail.json" result.ranks.{0,1}.elapsed_s)
+	check "mid-run failure: rank 1's error is in the result" \
+		test "$(json_get "$TMP/fail.json" result.ranks.1.error)" != null
+	read -r bw bs e0 < <(json_get "$TMP/fail.json" result.ranks.1.bytes_written config.block_size_bytes \
+		result.ranks.0.error | paste -sd ' ')
+	eq "mid-run failure: rank 1 wrote exactly the $((AFTER - 1)) blocks its disk took; rank 0 no error" \
+		"$((bw / bs)) $e0" "$((AFTER - 1)) null"
 	# The same in prepare: rank 1's third pwrite fails; rank 0, with 512 MiB to write, stops at
 	# its next 1 MiB write instead of finishing its set.
 	PD=$TMP/pset

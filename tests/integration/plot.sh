@@ -10,22 +10,6 @@ mkdir -p "$D"
 SET=(--dir="$D" --file-num=2 --file-total-size=16M)
 
 # --- helpers ---
-# flat FILE: jansson's JSON_INDENT(2) output (one value a line) as path=value lines, e.g.
-# result.samples.0.read.ops_per_s=35898.40376 — enough to read a result without jq or python.
-flat() {
-	awk '{
-		l = $0; sub(/^ +/, "", l); sub(/,$/, "", l)
-		if (l == "}" || l == "]") { d--; next }
-		k = ""
-		if (match(l, /^"[^"]*": /)) { k = substr(l, 2, RLENGTH - 4); l = substr(l, RLENGTH + 1) }
-		else if (d > 0 && arr[d]) k = idx[d]++
-		if (l == "{" || l == "[") { d++; name[d] = k; arr[d] = (l == "["); idx[d] = 0; next }
-		p = ""; for (i = 2; i <= d; i++) p = p name[i] "."
-		print p k "=" l
-	}' "$1"
-}
-# jget FLATFILE PATH: the value at PATH
-jget() { grep -F -m1 "$2=" "$1" | sed 's/^[^=]*=//'; }
 # col FILE ROW COL: a field of a data file (comment lines skipped; ROW from 1)
 col() { awk -v r="$2" -v c="$3" '!/^#/ && ++n == r { print $c }' "$1"; }
 # png_size FILE: "W H" from the IHDR chunk (bytes 16..23, big-endian), or "not a PNG"
@@ -113,10 +97,7 @@ expect_exit 0 "run seqrd, 1 thread, --report-interval=1" "$SBIO" run "${SET[@]}"
 	--file-test-mode=seqrd --threads=1 --time=2 --report-interval=1 -o "$TMP/seq.json"
 expect_exit 0 "run rndrd, 2 threads, no time series" "$SBIO" run "${SET[@]}" \
 	--file-test-mode=rndrd --threads=2 --time=2 -o "$TMP/nots.json"
-flat "$TMP/rw.json" >"$TMP/rw.flat"
-flat "$TMP/seq.json" >"$TMP/seq.flat"
-flat "$TMP/nots.json" >"$TMP/nots.flat"
-eq "the flattener reads the schema" "$(jget "$TMP/rw.flat" schema)" '"sbio-result/1"'
+eq "the result's schema" "$(json_get "$TMP/rw.json" schema)" sbio-result/1
 
 # --- one result: throughput over time and latency percentiles ---
 mkdir -p "$TMP/tmpdir"
@@ -130,17 +111,17 @@ K=$TMP/keep/one # two levels: --keep-data creates what is missing
 expect_exit 0 "plot one result --keep-data" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one-k.png" --keep-data "$K"
 eq "--keep-data keeps the script and the data files" "$(cd "$K" && printf '%s ' *)" \
 	"percentiles.dat plot.gp throughput.dat "
-nsamples=$(grep -c '^result\.samples\.[0-9]*\.t_s=' "$TMP/rw.flat")
+nsamples=$(json_get "$TMP/rw.json" 'result.samples.#')
 if [ "$nsamples" -ge 5 ]; then ok "rndrw recorded $nsamples samples"; else notok "rndrw recorded $nsamples samples, want >= 5 (2 s at 200 ms)"; fi
 eq "throughput.dat has one row per sample" "$(grep -vc '^#' "$K/throughput.dat")" "$nsamples"
 for s in 0 $((nsamples - 1)); do
 	near "throughput.dat row $((s + 1)) t_s = samples[$s].t_s" "$(col "$K/throughput.dat" $((s + 1)) 1)" \
-		"$(jget "$TMP/rw.flat" "result.samples.$s.t_s")" 0.0001
+		"$(json_get "$TMP/rw.json" "result.samples.$s.t_s")" 0.0001
 	c=2
 	for op in read write fsync; do
 		near "throughput.dat row $((s + 1)) $op ops/s = samples[$s].$op.ops_per_s" \
 			"$(col "$K/throughput.dat" $((s + 1)) $c)" \
-			"$(jget "$TMP/rw.flat" "result.samples.$s.$op.ops_per_s")" 0.0001
+			"$(json_get "$TMP/rw.json" "result.samples.$s.$op.ops_per_s")" 0.0001
 		c=$((c + 1))
 	done
 done
@@ -151,7 +132,7 @@ for p in 50 90 99 99.9; do
 	for op in read write fsync; do
 		eq "percentiles.dat p$p $op = op_types.$op.latency.percentiles_ns.$p" \
 			"$(col "$K/percentiles.dat" $row $c)" \
-			"$(jget "$TMP/rw.flat" "result.op_types.$op.latency.percentiles_ns.$p")"
+			"$(json_get "$TMP/rw.json" "result.op_types.$op.latency.percentiles_ns.$p")"
 		c=$((c + 1))
 	done
 	row=$((row + 1))
@@ -200,19 +181,19 @@ for r in rw seq nots; do
 	for op in read write fsync; do
 		got=$(awk -v r=$row -v c=$c '!/^#/ && ++n == r { print $(NF + c) }' "$K/compare.dat")
 		near "compare.dat $r $op ops/s = op_types.$op.ops_per_s" "$got" \
-			"$(jget "$TMP/$r.flat" "result.op_types.$op.ops_per_s")" 0.0001
+			"$(json_get "$TMP/$r.json" "result.op_types.$op.ops_per_s")" 0.0001
 		c=$((c + 1))
 	done
 	got=$(awk -v r=$row '!/^#/ && ++n == r { print $(NF - 2) }' "$K/compare.dat")
 	eq "compare.dat $r read p99 = op_types.read.latency.percentiles_ns.99" "$got" \
-		"$(jget "$TMP/$r.flat" "result.op_types.read.latency.percentiles_ns.99")"
+		"$(json_get "$TMP/$r.json" "result.op_types.read.latency.percentiles_ns.99")"
 	row=$((row + 1))
 done
 eq "compare.dat: a read-only run has no write p99 (NaN, no bar)" \
 	"$(awk '!/^#/ && ++n == 2 { print $(NF - 1) }' "$K/compare.dat")" NaN
 eq "compare.dat rw fsync p99 = op_types.fsync.latency.percentiles_ns.99" \
 	"$(awk '!/^#/ && ++n == 1 { print $NF }' "$K/compare.dat")" \
-	"$(jget "$TMP/rw.flat" "result.op_types.fsync.latency.percentiles_ns.99")"
+	"$(json_get "$TMP/rw.json" "result.op_types.fsync.latency.percentiles_ns.99")"
 expect_exit 0 "plot two results --size 800x600" "$SBIO" plot "$TMP/rw.json" "$TMP/seq.json" \
 	-o "$TMP/cmp-small.png" --size 800x600
 eq "cmp-small.png is 800x600" "$(png_size "$TMP/cmp-small.png")" "800 600"
@@ -268,8 +249,7 @@ numeq() {
 expect_exit 0 "compare rndrw over 3 block sizes, 2 repeats" "$SBIO" compare "${SET[@]}" \
 	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=1 \
 	--drop-caches=off -o "$TMP/cmpdoc.json"
-flat "$TMP/cmpdoc.json" >"$TMP/cmpdoc.flat"
-eq "the compare result's schema" "$(jget "$TMP/cmpdoc.flat" schema)" '"sbio-compare/1"'
+eq "the compare result's schema" "$(json_get "$TMP/cmpdoc.json" schema)" sbio-compare/1
 K=$TMP/keep/cmpdoc
 mkdir -p "$TMP/tmpdir2"
 TMPDIR=$TMP/tmpdir2 expect_exit 0 "plot a compare result" "$SBIO" plot "$TMP/cmpdoc.json" -o "$TMP/cmpdoc.png"
@@ -286,35 +266,35 @@ for s in 0 1 2; do
 	row=$((s + 1))
 	S=settings.$s.summary
 	eq "settings.dat row $row: x = $s" "$(col "$K/settings.dat" $row 1)" $s
-	numeq "settings.dat row $row: runs_ok" "$(col "$K/settings.dat" $row 2)" "$(jget "$TMP/cmpdoc.flat" $S.runs_ok)"
-	numeq "settings.dat row $row: runs" "$(col "$K/settings.dat" $row 3)" "$(jget "$TMP/cmpdoc.flat" $S.runs)"
+	numeq "settings.dat row $row: runs_ok" "$(col "$K/settings.dat" $row 2)" "$(json_get "$TMP/cmpdoc.json" $S.runs_ok)"
+	numeq "settings.dat row $row: runs" "$(col "$K/settings.dat" $row 3)" "$(json_get "$TMP/cmpdoc.json" $S.runs)"
 	numeq "settings.dat row $row: ops/s mean = $S.ops_per_s.mean" "$(col "$K/settings.dat" $row 4)" \
-		"$(jget "$TMP/cmpdoc.flat" $S.ops_per_s.mean)"
+		"$(json_get "$TMP/cmpdoc.json" $S.ops_per_s.mean)"
 	numeq "settings.dat row $row: ops/s stddev = $S.ops_per_s.stddev" "$(col "$K/settings.dat" $row 5)" \
-		"$(jget "$TMP/cmpdoc.flat" $S.ops_per_s.stddev)"
-	numeq "settings.dat row $row: diff_pct" "$(col "$K/settings.dat" $row 6)" "$(jget "$TMP/cmpdoc.flat" $S.diff_pct)"
-	numeq "settings.dat row $row: p_value" "$(col "$K/settings.dat" $row 7)" "$(jget "$TMP/cmpdoc.flat" $S.p_value)"
-	sig=$(jget "$TMP/cmpdoc.flat" $S.significant)
+		"$(json_get "$TMP/cmpdoc.json" $S.ops_per_s.stddev)"
+	numeq "settings.dat row $row: diff_pct" "$(col "$K/settings.dat" $row 6)" "$(json_get "$TMP/cmpdoc.json" $S.diff_pct)"
+	numeq "settings.dat row $row: p_value" "$(col "$K/settings.dat" $row 7)" "$(json_get "$TMP/cmpdoc.json" $S.p_value)"
+	sig=$(json_get "$TMP/cmpdoc.json" $S.significant)
 	case $sig in true) want=1 ;; false) want=0 ;; *) want=-1 ;; esac
 	eq "settings.dat row $row: significant ($sig)" "$(col "$K/settings.dat" $row 8)" $want
 	c=9
 	for op in read write fsync; do
 		numeq "settings.dat row $row: $op p99 mean = $S.$op.p99_ns.mean" "$(col "$K/settings.dat" $row $c)" \
-			"$(jget "$TMP/cmpdoc.flat" $S.$op.p99_ns.mean)"
+			"$(json_get "$TMP/cmpdoc.json" $S.$op.p99_ns.mean)"
 		numeq "settings.dat row $row: $op p99 stddev = $S.$op.p99_ns.stddev" "$(col "$K/settings.dat" $row $((c + 1)))" \
-			"$(jget "$TMP/cmpdoc.flat" $S.$op.p99_ns.stddev)"
+			"$(json_get "$TMP/cmpdoc.json" $S.$op.p99_ns.stddev)"
 		c=$((c + 2))
 	done
 	# Over each bar: "baseline", or the difference with "*" when significant; and n=runs.
 	if [ $s = 0 ]; then
 		want=baseline
 	else
-		want=$(awk -v d="$(jget "$TMP/cmpdoc.flat" $S.diff_pct)" -v s="$sig" \
+		want=$(awk -v d="$(json_get "$TMP/cmpdoc.json" $S.diff_pct)" -v s="$sig" \
 			'BEGIN { printf "%+.1f%%%s", d, s == "true" ? " *" : "" }')
 	fi
 	contains "setting $s is annotated '$want'" "set label '$want' at first $s," "$K/plot.gp"
 	contains "setting $s is annotated with its runs" \
-		"set label 'n=$(jget "$TMP/cmpdoc.flat" $S.runs_ok)' at first $s," "$K/plot.gp"
+		"set label 'n=$(json_get "$TMP/cmpdoc.json" $S.runs_ok)' at first $s," "$K/plot.gp"
 done
 contains "the bars have ±stddev error bars" 'with boxerrorbars lc rgb variable' "$K/plot.gp"
 contains "the p99 panel is on a log scale" 'set logscale y' "$K/plot.gp"

@@ -8,20 +8,9 @@ D=$TMP/set
 mkdir -p "$D"
 SET=(--dir="$D" --file-num=4 --file-total-size=32M)
 
-events_of() { awk '/total number of events:/ { print $NF }' "$1"; }
-rwf_of() { sed -n 's/.*reads, writes, fsyncs: *//p' "$1" | tr -d ','; }
-# Per operation type row: "OP ops ops/s MiB/s min avg p50 p95 p99 p99.9 max", each latency a
-# value and a unit. lat_ms FILE OP COLUMN (min avg p50 p95 p99 p99.9 max) → milliseconds.
-lat_ms() {
-	awk -v op="$2" -v col="$3" '
-		BEGIN { split("min avg p50 p95 p99 p99.9 max", n, " "); for (i in n) k[n[i]] = i }
-		/^Per operation type:/ { on = 1; next }
-		on && $1 == op {
-			v = $(3 + 2 * k[col]); u = $(4 + 2 * k[col])
-			m = u == "ns" ? 1e-6 : u == "us" ? 1e-3 : u == "ms" ? 1 : u == "s" ? 1e3 : -1
-			printf "%.3f\n", v * m; exit
-		}' "$1"
-}
+# The figures come from each run's JSON result (lib.sh: sbio_json, events_of, rwf_of).
+# lat_ms OP FIELD: a latency of OP's (percentiles_ns.99, max_ns …) in milliseconds.
+lat_ms() { json_get "$RESULT" "result.op_types.$1.latency.$2" | awk '{ printf "%.3f\n", $1 / 1e6 }'; }
 # wait_or_kill PID SECONDS: wait for PID, killing it if it outlives SECONDS; sets RC.
 wait_or_kill() {
 	local pid=$1 n=$(($2 * 10))
@@ -37,23 +26,26 @@ wait_or_kill() {
 expect_exit 0 "prepare 4 x 8 MiB" "$SBIO" prepare "${SET[@]}"
 
 # --- SIGINT mid-run: a report that says so, exit 130 ---
-"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=2 --time=0 --events=0 >"$TMP/out" 2>"$TMP/err" &
+# (In the background: sbio itself, not sbio_json's subshell, must get the signals.)
+rm -f "$RESULT"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=2 --time=0 --events=0 -o "$RESULT" \
+	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 sleep 1
 kill -INT "$pid"
 wait_or_kill "$pid" 10
 eq "SIGINT after 1 s (--time=0 --events=0): exit status 130" "$RC" 130
 check "SIGINT: the report says Interrupted" grep -q 'Interrupted' "$TMP/out"
-ev=$(events_of "$TMP/out")
-[ "${ev:-0}" -gt 0 ] && ok "SIGINT: the report is printed with the events done ($ev)" ||
-	notok "SIGINT: the report is printed with the events done (no 'total number of events:' > 0)"
+ev=$(events_of)
+[ "$ev" -gt 0 ] 2>/dev/null && ok "SIGINT: the result has the events done ($ev)" ||
+	notok "SIGINT: the result has the events done (result.events: '$ev')"
 
 # --- --rate=2000 for 3 s: within 2% ---
-"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=2 --rate=2000 --time=3 >"$TMP/out" 2>"$TMP/err"
-rate=$(awk '/reads\/s:/ { print $2 }' "$TMP/out")
-near "--rate=2000 --time=3, 2 threads: reads/s $rate" "${rate:-0}" 2000 2
-near "--rate=2000 --time=3: events $(events_of "$TMP/out") over the 3 s asked" \
-	"$(awk -v e="$(events_of "$TMP/out")" 'BEGIN { print e / 3 }')" 2000 2
+sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=2 --rate=2000 --time=3
+rate=$(json_get "$RESULT" result.op_types.read.ops_per_s)
+near "--rate=2000 --time=3, 2 threads: reads/s $rate" "$rate" 2000 2
+ev=$(events_of)
+near "--rate=2000 --time=3: events $ev over the 3 s asked" "$(awk -v e="$ev" 'BEGIN { print e / 3 }')" 2000 2
 
 # --- --rate=1000 with a 200 ms stall: latency from the intended start (no coordinated omission) ---
 # One thread, 2 s at 1000 ops/s: ~2000 reads of a few µs each. SIGSTOP freezes the process for
@@ -63,7 +55,9 @@ near "--rate=2000 --time=3: events $(events_of "$TMP/out") over the 3 s asked" \
 # must show the stall. The max alone would not prove it (a tool measuring from the actual start
 # also shows a 200 ms max if the stop hits an op in flight); with coordinated omission at most
 # one read is slow and the p99 stays in µs. Asserted: read p99 ≥ 150 ms and max ≥ 150 ms.
-"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=1 --rate=1000 --time=2 >"$TMP/out" 2>"$TMP/err" &
+rm -f "$RESULT"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=1 --rate=1000 --time=2 -o "$RESULT" \
+	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 sleep 0.7
 kill -STOP "$pid"
@@ -71,8 +65,8 @@ sleep 0.2
 kill -CONT "$pid"
 wait_or_kill "$pid" 10
 eq "--rate=1000 with a 200 ms SIGSTOP: exit status" "$RC" 0
-p99=$(lat_ms "$TMP/out" read p99)
-max=$(lat_ms "$TMP/out" read max)
+p99=$(lat_ms read percentiles_ns.99)
+max=$(lat_ms read max_ns)
 awk -v p="${p99:-0}" 'BEGIN { exit !(p >= 150) }' &&
 	ok "--rate=1000 with a 200 ms stall: read p99 $p99 ms >= 150 ms" ||
 	notok "--rate=1000 with a 200 ms stall: read p99 ${p99:-?} ms, want >= 150 ms (max ${max:-?} ms)"
@@ -81,11 +75,10 @@ awk -v p="${max:-0}" 'BEGIN { exit !(p >= 150 && p < 1000) }' &&
 	notok "--rate=1000 with a 200 ms stall: read max ${max:-?} ms, want in [150, 1000) ms"
 
 # --- --warmup-time is not counted ---
-"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=1 --rate=1000 --warmup-time=1 --time=1 \
-	>"$TMP/out" 2>"$TMP/err"
-ev=$(events_of "$TMP/out")
+sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=1 --rate=1000 --warmup-time=1 --time=1
+ev=$(events_of)
 near "--warmup-time=1 --time=1 --rate=1000: events $ev ~ 1000 (warm-up's ~1000 not counted)" "${ev:-0}" 1000 5
-read -r r w f < <(rwf_of "$TMP/out")
+read -r r w f < <(rwf_of)
 near "--warmup-time=1 --time=1 --rate=1000: reads $r ~ 1000" "${r:-0}" 1000 5
 
 # --- --cpus pins the worker threads ---
@@ -144,9 +137,9 @@ bad=$(awk '/^\[ / { for (i = 1; i <= NF; i++) if ($i == "read:") { v = $(i + 1);
 [ -z "$bad" ] && ok "--report-interval=1 with --rate=2000: every line shows ~2000 reads/s" ||
 	notok "--report-interval=1 with --rate=2000: lines with read rates off by > 5%: $bad"
 
-# --- --histogram: the buckets of each op type sum to its ops ---
-"$SBIO" run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=3000 --histogram >"$TMP/out" 2>"$TMP/err"
-read -r r w f < <(rwf_of "$TMP/out")
+# --- --histogram: the buckets of each op type (text report) sum to its ops (JSON result) ---
+sbio_json run "${SET[@]}" --file-test-mode=rndrw --threads=2 --events=3000 --histogram
+read -r r w f < <(rwf_of)
 for x in "read $r" "write $w" "fsync $f"; do
 	set -- $x # name, count (and sysbench %): split on purpose
 	read -r hdr sum < <(awk -v op="$1" '
@@ -154,7 +147,7 @@ for x in "read $r" "write $w" "fsync $f"; do
 		on && /\|/ { s += $NF; next }
 		on && NF == 0 { on = 0 }
 		END { printf "%s %d\n", h == "" ? "none" : h, s }' "$TMP/out")
-	eq "--histogram: $1 buckets sum to the $1 ops (header and bucket sum = the report's count)" "$hdr $sum" "$2 $2"
+	eq "--histogram: $1 buckets sum to the $1 ops (header and bucket sum = the result's count)" "$hdr $sum" "$2 $2"
 done
 
 # --- --file-extra-flags=direct on a file system that takes O_DIRECT ---
@@ -164,12 +157,12 @@ if ! dd if=/dev/zero of="$TMP/direct-probe" bs=4096 count=1 oflag=direct 2>/dev/
 else
 	rm -f "$TMP/direct-probe"
 	strace -f -qq -y -e trace=openat -o "$TMP/direct.tr" "$SBIO" run "${SET[@]}" --file-test-mode=rndrw \
-		--threads=2 --events=2000 --file-extra-flags=direct >"$TMP/out" 2>"$TMP/err"
+		--threads=2 --events=2000 --file-extra-flags=direct -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 	eq "--file-extra-flags=direct on $fstype: exit status" "$?" 0
 	check "--file-extra-flags=direct: the report names the flag" grep -q '^Extra file open flags: direct' "$TMP/out"
 	n=$(grep -c 'test_file\.[0-9]*".*O_DIRECT' "$TMP/direct.tr")
 	eq "--file-extra-flags=direct: every worker opens every file with O_DIRECT (2 x 4)" "$n" 8
-	read -r r w f < <(rwf_of "$TMP/out")
+	read -r r w f < <(rwf_of)
 	eq "--file-extra-flags=direct: events = 2000 and reads+writes > 0" \
-		"$(events_of "$TMP/out") $((r > 0 && w > 0))" "2000 1"
+		"$(events_of) $((r > 0 && w > 0))" "2000 1"
 fi

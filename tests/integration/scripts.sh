@@ -26,8 +26,6 @@ sc_cleanup() {
 }
 trap sc_cleanup EXIT
 
-HAVE_PY=false
-command -v python3 >/dev/null 2>&1 && HAVE_PY=true
 HAVE_STRACE=false
 command -v strace >/dev/null 2>&1 && HAVE_STRACE=true
 
@@ -67,8 +65,16 @@ events() { field 'total number of events'; }
 thread_rows() { awk '/^Per thread:/ { p = 1; next } p && $1 ~ /^[0-9]+$/ { print; next } p && NF == 0 { exit }'; }
 # report_rows FILE: the lines printed by the script's report(), after its banner.
 report_rows() { sed -n '/^=== report() of /,$p' "$1" | tail -n +2; }
-# pyj FILE EXPR: prints the Python expression EXPR over the JSON document d of FILE.
+# pyj FILE EXPR: prints the Python expression EXPR over the JSON document d of FILE, for the
+# checks that add up or compare whole lists (lib.sh's json_get reads single values).
 pyj() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+# job_get FILE PHASE JOB PATH…: json_get of PATHs in the result document of a phase's job.
+job_get() {
+	local f=$1 ph=$2 job=$3 p args=()
+	shift 3
+	for p in "$@"; do args+=("phases.$ph.jobs.$job.result.$p"); done
+	json_get "$f" "${args[@]}"
+}
 
 # run_wl NAME DIR ARGS…: prepare then run workload NAME on DIR with the script's ARGS; the
 # run's stdout in $TMP/NAME.out, stderr in $TMP/NAME.err, its JSON in $TMP/NAME.json; the
@@ -103,11 +109,13 @@ for ph in write rewrite read re-read; do
 	[ "$(wc -l <<<"$rows")" -eq 1 ] && awk -v x="$mib" 'BEGIN { exit !(x + 0 > 0) }' || bad="$bad $ph:'$rows'"
 done
 eq "iozone: each phase has a per-thread table with MiB/s > 0" "${bad:-none bad}" "none bad"
-if $HAVE_PY; then
-	eq "iozone: each phase moves the 16 MiB set once (write, rewrite, read, re-read bytes)" \
-		"$(pyj "$TMP/iozone.json" '" ".join(str(p["jobs"][0]["result"]["result"]["op_types"]["write" if "write" in p["name"] else "read"]["bytes"]) for p in d["phases"])')" \
-		"16777216 16777216 16777216 16777216"
-fi
+# (the phases in order, as checked above: write, rewrite, read, re-read)
+iozone_bytes() {
+	json_get "$TMP/iozone.json" phases.{0,1}.jobs.0.result.result.op_types.write.bytes \
+		phases.{2,3}.jobs.0.result.result.op_types.read.bytes | paste -sd ' '
+}
+eq "iozone: each phase moves the 16 MiB set once (write, rewrite, read, re-read bytes)" \
+	"$(iozone_bytes)" "16777216 16777216 16777216 16777216"
 # iozone -t 2: two children, each its own file, each one pass; "children see" per child.
 run_wl iozone "$(newdir iozone2)" --size=8M --threads=2
 rc_ok iozone
@@ -119,11 +127,9 @@ for ph in write rewrite read re-read; do
 	[ "$n" -eq 2 ] || bad="$bad $ph:[$(awk '{ printf "%s events %s MiB/s; ", $2, $4 }' <<<"$rows")]"
 done
 eq "iozone --threads=2: in every phase both threads (children) did I/O" "${bad:-none bad}" "none bad"
-if $HAVE_PY; then
-	eq "iozone --threads=2: each phase moves the set (2 files) once" \
-		"$(pyj "$TMP/iozone.json" '" ".join(str(p["jobs"][0]["result"]["result"]["op_types"]["write" if "write" in p["name"] else "read"]["bytes"] == p["jobs"][0]["result"]["config"]["total_size_bytes"]) for p in d["phases"])')" \
-		"True True True True"
-fi
+set_bytes=$(job_get "$TMP/iozone.json" 0 0 config.total_size_bytes)
+eq "iozone --threads=2: each phase moves the set (2 files, $set_bytes bytes) once" \
+	"$(iozone_bytes)" "$set_bytes $set_bytes $set_bytes $set_bytes"
 
 # --- blockdev-sweep: per block size, runs, MB/s average and stddev, IOPS ---
 run_wl blockdev-sweep "$(newdir sweep)" --size=16M --sizes=1M,64K --runs=2
@@ -155,22 +161,19 @@ eq "bonnie-direct: report() table, one row per cell" \
 	"4k/write 4k/rewrite 4k/read 16k/write 16k/rewrite 16k/read "
 pos "bonnie-direct: MiB/s > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $3 }')
 pos "bonnie-direct: %CPU > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $4 }')
-if $HAVE_PY; then
-	eq "bonnie-direct: every cell ran with O_DIRECT" \
-		"$(pyj "$TMP/bonnie-direct.json" '" ".join(p["jobs"][0]["result"]["config"]["file_extra_flags"] for p in d["phases"])')" \
-		"direct direct direct direct direct direct"
-fi
+eq "bonnie-direct: every cell ran with O_DIRECT" \
+	"$(json_get "$TMP/bonnie-direct.json" 'phases.#' phases.{0..5}.jobs.0.result.config.file_extra_flags | paste -sd ' ')" \
+	"6 direct direct direct direct direct direct"
 
 # --- sysbench-rndrw: reads/s, writes/s, fsyncs/s, total time, latency; ratio 1.5 ---
 run_wl sysbench-rndrw "$(newdir sysb)" --scale=0.01
 rc_ok sysbench-rndrw
-o=$TMP/sysbench-rndrw.out
-pos "sysbench-rndrw: reads/s, writes/s, fsyncs/s > 0" "$(field 'reads/s' <"$o")" "$(field 'writes/s' <"$o")" "$(field 'fsyncs/s' <"$o")"
-pos "sysbench-rndrw: total time and average latency" "$(field 'total time' <"$o" | tr -d s)" \
-	"$(field avg <"$o" | awk '{ print $1 }')"
-read -r r w f < <(rwf <"$o")
+j=$TMP/sysbench-rndrw.json
+pos "sysbench-rndrw: reads/s, writes/s, fsyncs/s > 0" $(job_get "$j" 0 0 result.op_types.{read,write,fsync}.ops_per_s)
+pos "sysbench-rndrw: total time and average latency" $(job_get "$j" 0 0 result.elapsed_s result.latency_all.mean_ns)
+read -r r w < <(job_get "$j" 0 0 result.op_types.{read,write}.ops | paste -sd ' ')
 near "sysbench-rndrw: reads / writes = sysbench's ratio 1.5" "$(awk -v r="$r" -v w="$w" 'BEGIN { print w ? r / w : 0 }')" 1.5 1
-eq "sysbench-rndrw: 16 threads (the script's default)" "$(thread_rows <"$o" | wc -l)" 16
+eq "sysbench-rndrw: 16 threads (the script's default)" "$(job_get "$j" 0 0 'result.threads.#')" 16
 
 # --- oltp: two jobs (table, log), each reported, and in total; --threads=2 overrides 8 ---
 run_wl oltp "$(newdir oltp)" --size=16M --time=1 --threads=2
@@ -201,14 +204,13 @@ read -r fr fw ff < <(section "$o" '--- Job refresher' | rwf)
 read -r ar aw af < <(section "$o" '--- Phase hot, all jobs' | rwf)
 pos "hotset: the readers read" "$rr"
 eq "hotset: the readers do not write" "$rw" 0
-near "hotset: the refresher writes at its rate (200/s)" "$(section "$o" '--- Job refresher' | field 'writes/s')" 200 10
+near "hotset: the refresher writes at its rate (200/s)" \
+	"$(job_get "$TMP/hotset.json" 0 1 result.op_types.write.ops_per_s)" 200 10
 eq "hotset: all jobs = readers + refresher" "$ar $aw $af" "$((rr + fr)) $((rw + fw)) $((rf + ff))"
-if $HAVE_PY; then
-	# 50% 4k, 30% 16k, 20% 64k: 19.6 KiB a read on average
-	near "hotset: mean read size from the block distribution (20070 B)" \
-		"$(pyj "$TMP/hotset.json" 'round((lambda t: t["bytes"] / t["ops"])(d["phases"][0]["jobs"][0]["result"]["result"]["op_types"]["read"]))')" \
-		20070 3
-fi
+# 50% 4k, 30% 16k, 20% 64k: 19.6 KiB a read on average
+near "hotset: mean read size from the block distribution (20070 B)" \
+	"$(job_get "$TMP/hotset.json" 0 0 result.op_types.read.{bytes,ops} | paste -sd ' ' | awk '{ print $2 ? $1 / $2 : 0 }')" \
+	20070 3
 
 # --- a script run on a set prepared by other options: refused as the built-in does ---
 expect_exit 2 "oltp --size=32M on the set prepared with --size=16M: refused (exit 2)" \
@@ -437,24 +439,23 @@ eq "two jobs: all jobs' reads, writes, fsyncs = the sums" "$ra $wa $fa" "$((r1 +
 eq "two jobs: all jobs' events = the sum" "$(section "$o" '--- Phase rw, all jobs' | events)" \
 	"$(($(section "$o" '--- Job readers' | events) + $(section "$o" '--- Job writer' | events)))"
 eq "two jobs: the all-jobs per-thread table has the 4 threads" "$(section "$o" '--- Phase rw, all jobs' | thread_rows | wc -l)" 4
-if $HAVE_PY; then
-	j=$TMP/two.json
-	eq "two jobs, JSON: schema, one phase, its name" "$(pyj "$j" 'd["schema"], len(d["phases"]), d["phases"][0]["name"]')" "('sbio-script/1', 1, 'rw')"
-	eq "two jobs, JSON: phases[0].jobs[] are result documents, by name" \
-		"$(pyj "$j" '[(x["name"], x["result"]["schema"], x["result"]["config"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
-		"[('readers', 'sbio-result/1', 3), ('writer', 'sbio-result/1', 1)]"
-	eq "two jobs, JSON: total ops = the sum of the jobs' ops (and the text's)" \
-		"$(pyj "$j" '(lambda p: (p["total"]["result"]["ops"] == sum(x["result"]["result"]["ops"] for x in p["jobs"]), p["total"]["result"]["ops"]))(d["phases"][0])')" \
-		"(True, $((ra + wa + fa)))"
-	eq "two jobs, JSON: total's op types are the sums" \
-		"$(pyj "$j" '(lambda p: all(p["total"]["result"]["op_types"][k]["ops"] == sum(x["result"]["result"]["op_types"].get(k, {"ops": 0})["ops"] for x in p["jobs"]) for k in ("read", "write", "fsync")))(d["phases"][0])')" \
-		"True"
-	eq "two jobs, JSON: the total covers 4 threads (result and config)" \
-		"$(pyj "$j" 'len(d["phases"][0]["total"]["result"]["threads"]), d["phases"][0]["total"]["config"]["threads"]')" "(4, 4)"
-	eq "two jobs, JSON: each job as declared (kind, mix, blocks, pattern)" \
-		"$(pyj "$j" '[(x["declared"]["kind"], {k: v for k, v in x["declared"]["mix"].items() if v}, [(b["bytes"], b["weight"]) for b in x["declared"]["blocks"]], x["declared"]["pattern"], x["declared"]["pattern_a"], x["declared"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
-		"[('mix', {'read': 1.0}, [(4096, 1.0)], 'zipf', 1.2, 3), ('mix', {'write': 4.0, 'fdatasync': 1.0}, [(16384, 1.0)], 'uniform', 0.0, 1)]"
-fi
+j=$TMP/two.json
+eq "two jobs, JSON: schema, one phase, its name" \
+	"$(json_get "$j" schema 'phases.#' phases.0.name | paste -sd ' ')" "sbio-script/1 1 rw"
+eq "two jobs, JSON: phases[0].jobs[] are result documents, by name" \
+	"$(json_get "$j" 'phases.0.jobs.#' phases.0.jobs.{0,1}.{name,result.schema,result.config.threads} | paste -sd ' ')" \
+	"2 readers sbio-result/1 3 writer sbio-result/1 1"
+eq "two jobs, JSON: total ops = the sum of the jobs' ops (and the text's)" \
+	"$(pyj "$j" '(lambda p: (p["total"]["result"]["ops"] == sum(x["result"]["result"]["ops"] for x in p["jobs"]), p["total"]["result"]["ops"]))(d["phases"][0])')" \
+	"(True, $((ra + wa + fa)))"
+eq "two jobs, JSON: total's op types are the sums" \
+	"$(pyj "$j" '(lambda p: all(p["total"]["result"]["op_types"][k]["ops"] == sum(x["result"]["result"]["op_types"].get(k, {"ops": 0})["ops"] for x in p["jobs"]) for k in ("read", "write", "fsync")))(d["phases"][0])')" \
+	"True"
+eq "two jobs, JSON: the total covers 4 threads (result and config)" \
+	"$(json_get "$j" 'phases.0.total.result.threads.#' phases.0.total.config.threads | paste -sd ' ')" "4 4"
+eq "two jobs, JSON: each job as declared (kind, mix, blocks, pattern)" \
+	"$(pyj "$j" '[(x["declared"]["kind"], {k: v for k, v in x["declared"]["mix"].items() if v}, [(b["bytes"], b["weight"]) for b in x["declared"]["blocks"]], x["declared"]["pattern"], x["declared"]["pattern_a"], x["declared"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
+	"[('mix', {'read': 1.0}, [(4096, 1.0)], 'zipf', 1.2, 3), ('mix', {'write': 4.0, 'fdatasync': 1.0}, [(16384, 1.0)], 'uniform', 0.0, 1)]"
 
 # --- a phase the system refuses: reported as refused, the script goes on ---
 # bonnie-direct at 4k and 6k on ext4 over a loop device with 4096-byte sectors: O_DIRECT
@@ -482,11 +483,9 @@ else
 	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \
 		"write:refused rewrite:refused read:refused "
 	pos "refused: the script went on: the 4k cells ran (MiB/s > 0)" $(awk '$1 == "4k" { print $3 }' <<<"$rows")
-	if $HAVE_PY; then
-		eq "refused, JSON: phases marked refused" \
-			"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
-			"False False False True True True"
-	fi
+	eq "refused, JSON: phases marked refused" \
+		"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
+		"False False False True True True"
 fi
 
 # --- fio-matrix (started at the top): the 4 x 4 table of MiB/s ---
@@ -497,8 +496,6 @@ rows=$(report_rows "$TMP/fio-matrix.out")
 eq "fio-matrix: the table's columns" "$(head -n 1 <<<"$rows" | tr -s ' ')" " sync mmap libaio direct (MiB/s)"
 eq "fio-matrix: the table's rows" "$(tail -n +2 <<<"$rows" | awk '{ printf "%s:%d ", $1, NF }')" "read:5 randread:5 write:5 randwrite:5 "
 pos "fio-matrix: every cell has MiB/s > 0" $(tail -n +2 <<<"$rows" | awk '{ print $2, $3, $4, $5 }')
-if $HAVE_PY; then
-	eq "fio-matrix: 16 phases over the ten files, 32 KiB requests" \
-		"$(pyj "$TMP/fio-matrix.json" 'len(d["phases"]), sorted(set((p["jobs"][0]["result"]["config"]["file_num"], p["jobs"][0]["result"]["config"]["block_size_bytes"]) for p in d["phases"]))')" \
-		"(16, [(10, 32768)])"
-fi
+eq "fio-matrix: 16 phases over the ten files, 32 KiB requests" \
+	"$(pyj "$TMP/fio-matrix.json" 'len(d["phases"]), sorted(set((p["jobs"][0]["result"]["config"]["file_num"], p["jobs"][0]["result"]["config"]["block_size_bytes"]) for p in d["phases"]))')" \
+	"(16, [(10, 32768)])"

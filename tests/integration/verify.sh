@@ -10,22 +10,26 @@ check "prepare --verify records verify=1 in the manifest" grep -qx 'verify=1' "$
 first4=$(od -A n -t x1 -N 4 "$D/test_file.0" | tr -d ' ')
 eq "every block starts with the header's magic (SBVF)" "$first4" "53425646"
 
-bad() { sed -n 's/.*blocks checked, \([0-9]*\) bad.*/\1/p' "$TMP/out"; }
-checked() { sed -n 's/.*Verification: \([0-9]*\) blocks checked.*/\1/p' "$TMP/out"; }
+# The last run's figures, from its JSON result (-o "$RESULT"; lib.sh's json_get).
+bad() { json_get "$RESULT" result.verify.mismatches; }
+checked() { json_get "$RESULT" result.verify.blocks_checked; }
 for e in sync libaio io_uring mmap; do
 	for m in rndrw seqrewr seqwr; do
+		rm -f "$RESULT"
 		expect_exit 0 "$e $m --verify: writes stamped, reads checked" \
 			"$SBIO" run $SET --file-test-mode=$m --threads=2 --events=3000 --verify \
-			--ioengine=$e --iodepth=8
+			--ioengine=$e --iodepth=8 -o "$RESULT"
 		eq "$e $m: no bad block" "$(bad)" "0"
 	done
+	rm -f "$RESULT"
 	expect_exit 0 "$e seqrd --verify after the writes" "$SBIO" run $SET --file-test-mode=seqrd \
-		--events=2048 --verify --ioengine=$e --iodepth=8
+		--events=2048 --verify --ioengine=$e --iodepth=8 -o "$RESULT"
 	eq "$e seqrd: all 2048 blocks checked" "$(checked)" "2048"
 	eq "$e seqrd: none bad" "$(bad)" "0"
 done
+rm -f "$RESULT"
 expect_exit 0 "--validate is sysbench's name for --verify" "$SBIO" run $SET \
-	--file-test-mode=seqrd --events=100 --validate
+	--file-test-mode=seqrd --events=100 --validate -o "$RESULT"
 eq "--validate checks blocks" "$(checked)" "100"
 
 # One flipped byte in the middle of test_file.1's block 24 (offset 98304): every bit of it
@@ -35,15 +39,17 @@ b=$(od -An -tu1 -j100000 -N1 "$D/test_file.1" | tr -d ' ')
 printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$D/test_file.1" bs=1 seek=100000 conv=notrunc 2>/dev/null
 eq "the byte at offset 100000 changed" "$(od -An -tu1 -j100000 -N1 "$D/test_file.1" | tr -d ' ')" "$((b ^ 255))"
 for e in sync libaio io_uring mmap; do
+	rm -f "$RESULT"
 	expect_exit 1 "$e: a flipped byte makes the run exit 1" "$SBIO" run $SET \
-		--file-test-mode=seqrd --events=2048 --verify --ioengine=$e
+		--file-test-mode=seqrd --events=2048 --verify --ioengine=$e -o "$RESULT"
 	eq "$e: exactly one bad block" "$(bad)" "1"
 	check "$e: the message names the file and the block's offset" \
 		grep -q 'test_file.1: block at offset 98304: checksum mismatch' "$TMP/err"
 done
+rm -f "$RESULT"
 expect_exit 1 "--verify-fatal stops at the first bad block" "$SBIO" run $SET \
-	--file-test-mode=seqrd --events=2048 --verify --verify-fatal
-n=$(sed -n 's/.*total number of events: *\([0-9]*\).*/\1/p' "$TMP/out")
+	--file-test-mode=seqrd --events=2048 --verify --verify-fatal -o "$RESULT"
+n=$(events_of)
 check "--verify-fatal: fewer than the 2048 events ran (got $n)" test "$n" -lt 2048
 
 expect_exit 2 "--verify at another block size is refused" "$SBIO" run --dir="$D" \

@@ -13,7 +13,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "fileset.h"
+#include "helpers.h"
 #include "hist.h"
 #include "options.h"
 #include "report.h"
@@ -1542,17 +1542,10 @@ static void test_doc_tables(void **state)
 
 /* ---- set-up: one small set for every run ---- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof(g_dir), "/tmp/sbio-test-report-json.XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (tmpdir_make(g_dir, sizeof(g_dir), "/tmp", "report-json"))
         return -1;
     struct sbio_config cfg;
     sbio_options_defaults(&cfg);
@@ -1570,8 +1563,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    if (g_dir[0])
-        nftw(g_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(g_dir);
     return 0;
 }
 

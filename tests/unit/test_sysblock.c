@@ -29,22 +29,11 @@
 #include <unistd.h>
 
 #include "environment.h"
+#include "helpers.h"
 #include "sysblock.h"
 #include "util.h"
 
-#define MSG_MAX 8192
 #define BOOT_ID "0b5e5a1d-7e57-4b10-8c0d-5b10c0ffee01"
-
-#define assert_has(hay, needle)                                                                    \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("'%s' not found in: %s", (needle), (hay));                                    \
-    } while (0)
-#define assert_hasnt(hay, needle)                                                                  \
-    do {                                                                                           \
-        if (strstr((hay), (needle)))                                                               \
-            fail_msg("'%s' unexpected in: %s", (needle), (hay));                                   \
-    } while (0)
 
 /* snprintf that fails the test when it would cut (and that the compiler does not second-guess:
  * the folders here are short). */
@@ -167,14 +156,6 @@ static void sched_line(const char *cur, char *buf, size_t len)
     }
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 /* queue/iosched/ holds the tunables of the scheduler in effect, at their defaults. */
 static void fk_iosched(const char *devdir, const char *sched)
 {
@@ -190,7 +171,7 @@ static void fk_iosched(const char *devdir, const char *sched)
     };
     char path[PATH_MAX];
     fmt(path, sizeof(path), "%s/queue/iosched", devdir);
-    nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(path);
     for (size_t i = 0; i < sizeof(tun) / sizeof(tun[0]); i++)
         if (!strcmp(tun[i].sched, sched)) {
             fmt(path, sizeof(path), "%s/queue/iosched/%s", devdir, tun[i].knob);
@@ -452,8 +433,9 @@ static void write_mountinfo(struct fx *f, const char *text)
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof(*f));
-    char tmpl[] = "/tmp/sbio-test-sysblock.XXXXXX", real[PATH_MAX], v[192];
-    if (!f || !mkdtemp(tmpl) || !realpath(tmpl, real) || strlen(real) >= sizeof(f->root))
+    char tmpl[64], real[PATH_MAX], v[192];
+    if (!f || tmpdir_make(tmpl, sizeof(tmpl), "/tmp", "sysblock") || !realpath(tmpl, real) ||
+        strlen(real) >= sizeof(f->root))
         return -1;
     fmt(f->root, sizeof(f->root), "%s", real);
     fmt(v, sizeof(v), "%s/sys", f->root);
@@ -479,64 +461,18 @@ static int setup(void **state)
     return 0;
 }
 
-static void cap_abandoned(void);
-
 static int teardown(void **state)
 {
     struct fx *f = *state;
     cap_abandoned();
     fk.on = false;
     fk.nshadow = 0;
-    int rc = nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int rc = tmpdir_remove(f->root);
     free(f);
     return rc;
 }
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-/* Stderr (or stdout) goes to a temporary file for the duration of a call. A test that fails
- * (or crashes) meanwhile leaves it there: the teardown puts it back and shows what it held. */
-struct capture {
-    FILE *tmp;
-    int fd, saved;
-};
-static struct capture *cap_open[3];
-
-static void cap_begin(struct capture *c, int fd)
-{
-    fflush(stdout);
-    fflush(stderr);
-    c->fd = fd;
-    c->tmp = tmpfile();
-    assert_non_null(c->tmp);
-    c->saved = dup(fd);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->tmp), fd) >= 0);
-    cap_open[fd] = c;
-}
-
-static void cap_end(struct capture *c, char *buf, size_t len)
-{
-    fflush(stdout);
-    fflush(stderr);
-    dup2(c->saved, c->fd);
-    close(c->saved);
-    cap_open[c->fd] = NULL;
-    rewind(c->tmp);
-    size_t n = fread(buf, 1, len - 1, c->tmp);
-    buf[n] = 0;
-    fclose(c->tmp);
-}
-
-static void cap_abandoned(void)
-{
-    for (int fd = 1; fd <= 2; fd++)
-        if (cap_open[fd]) {
-            char buf[MSG_MAX];
-            cap_end(cap_open[fd], buf, sizeof(buf));
-            fprintf(stderr, "%s", buf);
-        }
-}
 
 static int resolve(const char *path, const char *qdev, struct sbio_target *t)
 {
@@ -547,7 +483,7 @@ static int check(const struct sbio_target *t, const char *sched, const char *con
                  char *err)
 {
     struct capture c;
-    cap_begin(&c, STDERR_FILENO);
+    cap_begin(&c);
     int rc = sbio_tune_check(t, sched, q, nq);
     cap_end(&c, err, MSG_MAX);
     return rc;
@@ -562,7 +498,7 @@ static int apply(struct sbio_tune *tu, struct sbio_target *t, const char *sched,
     FILE *m = open_memstream(&mem, &len);
     assert_non_null(m);
     struct capture c;
-    cap_begin(&c, STDERR_FILENO);
+    cap_begin(&c);
     int rc = sbio_tune_apply(tu, t, sched, q, nq, m);
     cap_end(&c, err, MSG_MAX);
     fclose(m);
@@ -574,7 +510,7 @@ static int apply(struct sbio_tune *tu, struct sbio_target *t, const char *sched,
 static int restore(struct sbio_tune *tu, char *err)
 {
     struct capture c;
-    cap_begin(&c, STDERR_FILENO);
+    cap_begin(&c);
     int rc = sbio_tune_restore(tu);
     cap_end(&c, err, MSG_MAX);
     return rc;
@@ -584,8 +520,8 @@ static int restore(struct sbio_tune *tu, char *err)
 static int recover(char *out, char *err)
 {
     struct capture c, o;
-    cap_begin(&c, STDERR_FILENO);
-    cap_begin(&o, STDOUT_FILENO);
+    cap_begin(&c);
+    cap_begin_fd(&o, STDOUT_FILENO);
     int rc = sbio_tune_recover(true);
     cap_end(&o, out, MSG_MAX);
     cap_end(&c, err, MSG_MAX);
@@ -1002,7 +938,7 @@ static void test_resolve_no_blockdev(void **state)
     fclose(m);
     assert_has(mem, "File system: tmpfs on tmpfs, mounted at ");
     assert_has(mem, "No block device under the set (tmpfs): no queue settings apply\n");
-    assert_hasnt(mem, "Device ");
+    assert_lacks(mem, "Device ");
     free(mem);
 
     /* --queue-device names the device to tune. */
@@ -1365,8 +1301,8 @@ static void test_changed_by_someone_else(void **state)
     assert_string_equal(sysv(f, VDA "/queue/scheduler"), "none mq-deadline kyber [bfq]");
     assert_string_equal(sysv(f, VDA "/queue/nomerges"), "0");
     assert_string_equal(sysv(f, VDA "/queue/rq_affinity"), "1");
-    assert_hasnt(log_text(), "read_ahead_kb");
-    assert_hasnt(log_text(), "scheduler");
+    assert_lacks(log_text(), "read_ahead_kb");
+    assert_lacks(log_text(), "scheduler");
     assert_false(exists(sp));
     assert_false(lock_held(f, "vda"));
 }
@@ -1602,7 +1538,7 @@ static void test_drop_caches(void **state)
 
     assert_int_equal(unlink(p), 0);
     struct capture c;
-    cap_begin(&c, STDERR_FILENO);
+    cap_begin(&c);
     int rc = sbio_drop_caches();
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -ENOENT);
@@ -1641,7 +1577,7 @@ static void test_describe(void **state)
     /* The slaves' readahead is not what drives the file system's: not shown. */
     assert_has(mem, "\n  max_sectors_kb=1280 max_hw_sectors_kb=2048 nr_requests=77 nomerges=0 "
                     "rotational=1 wbt_lat_usec=2000 rq_affinity=1\n");
-    assert_hasnt(mem, "read_ahead_kb=128");
+    assert_lacks(mem, "read_ahead_kb=128");
     assert_has(mem, "  iosched:");
     assert_has(mem, " fifo_batch=16");
     assert_has(mem, " read_expire=500");

@@ -1,5 +1,5 @@
-/* Unit tests for the per-thread statistics (src/stats.c) and the runner (src/runner.c), end
- * to end with the null engine: the event budget, the time limit, per-thread totals. */
+/* Unit tests for the runner (src/runner.c), end to end with the null engine: the event
+ * budget, the time limit, per-thread totals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 
 #include "fileset.h"
 #include "manifest.h"
+#include "helpers.h"
 #include "options.h"
 #include "runner.h"
 #include "stats.h"
@@ -22,109 +23,6 @@
 
 #define BLK       4096ULL
 #define MAX_FILES 16
-
-/* xorshift64*, fixed seed: a failure reproduces. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
-/* ---- stats ---- */
-
-static void assert_hist_same(const struct sbio_hist *a, const struct sbio_hist *b)
-{
-    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->sum_ns, b->sum_ns);
-    assert_int_equal(a->min_ns, b->min_ns);
-    assert_int_equal(a->max_ns, b->max_ns);
-    /* Summed in another order: equal up to rounding. */
-    assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
-}
-
-static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
-{
-    for (int op = 0; op < SBIO_OP_NR; op++) {
-        assert_hist_same(&a->lat[op], &b->lat[op]);
-        assert_int_equal(a->bytes[op], b->bytes[op]);
-    }
-    assert_int_equal(a->events, b->events);
-    assert_int_equal(a->end_fsyncs, b->end_fsyncs);
-    assert_int_equal(a->write_fsyncs, b->write_fsyncs);
-    assert_int_equal(a->errors, b->errors);
-    assert_int_equal(a->start_ns, b->start_ns);
-    assert_int_equal(a->end_ns, b->end_ns);
-}
-
-/* Merging per-thread stats equals recording everything into one. */
-static void test_stats_merge(void **state)
-{
-    (void)state;
-    struct sbio_stats *s = calloc(5, sizeof(*s));
-    assert_non_null(s);
-    struct sbio_stats *part = s, *one = s + 3, *merged = s + 4;
-    for (int i = 0; i < 5; i++)
-        sbio_stats_init(&s[i]);
-    uint64_t rng = 12345, writes = 0;
-    for (int i = 0; i < 30000; i++) {
-        uint64_t r = rng_next(&rng);
-        int t = (int)(r % 3);
-        enum sbio_op op = (enum sbio_op)((r >> 8) % SBIO_OP_NR);
-        uint64_t lat = (r >> 16) % ((r >> 40) % 2 ? 1000 : 50000000); /* ns and ms */
-        uint64_t bytes = op == SBIO_FSYNC ? 0 : BLK * (1 + (r >> 48) % 4);
-        int event = op != SBIO_FSYNC || (r >> 56) % 4;
-        sbio_stats_record(&part[t], op, lat, bytes, event);
-        sbio_stats_record(one, op, lat, bytes, event);
-        if (op == SBIO_WRITE && t == 1) {
-            part[t].write_fsyncs++;
-            one->write_fsyncs++;
-        }
-        writes += op == SBIO_WRITE;
-    }
-    part[2].errors = 3;
-    one->errors = 3;
-    /* Thread 2 never ran: its start/end must not win. */
-    part[0].start_ns = 1000, part[0].end_ns = 9000;
-    part[1].start_ns = 500, part[1].end_ns = 5000;
-    one->start_ns = 500, one->end_ns = 9000;
-
-    for (int t = 0; t < 3; t++)
-        sbio_stats_merge(merged, &part[t]);
-    assert_stats_same(merged, one);
-    assert_int_equal(sbio_stats_ops(merged), 30000 + one->write_fsyncs);
-    assert_int_equal(sbio_stats_ops(merged), sbio_stats_ops(one));
-    assert_int_equal(sbio_stats_busy_ns(merged), sbio_stats_busy_ns(one));
-    assert_int_equal(merged->events + merged->end_fsyncs, 30000);
-    assert_true(one->write_fsyncs > 0 && one->write_fsyncs < writes);
-
-    /* The order does not matter. */
-    sbio_stats_init(merged);
-    for (int t = 2; t >= 0; t--)
-        sbio_stats_merge(merged, &part[t]);
-    assert_stats_same(merged, one);
-
-    /* A snapshot of a quiescent stats is a copy. */
-    sbio_stats_init(merged);
-    sbio_stats_snapshot(merged, one);
-    assert_stats_same(merged, one);
-
-    /* Empty into empty stays empty. */
-    sbio_stats_init(&part[0]);
-    sbio_stats_init(merged);
-    sbio_stats_merge(merged, &part[0]);
-    assert_int_equal(merged->start_ns, UINT64_MAX);
-    assert_int_equal(merged->end_ns, 0);
-    assert_int_equal(merged->lat[SBIO_READ].min_ns, UINT64_MAX);
-    assert_int_equal(sbio_stats_ops(merged), 0);
-    free(s);
-}
-
-/* ---- the runner with the null engine ---- */
 
 /* An in-memory set: the null engine never opens anything, so no folder is needed. */
 struct memfs {
@@ -362,30 +260,20 @@ static void test_refused(void **state)
 
 /* A real prepared set in a temporary folder: the event budget holds there too, seqrd leaves
  * the set as it was and seqwr leaves it complete. */
-static char tmp_dir[] = "/tmp/sbio-test-runner.XXXXXX";
+static char tmp_dir[64];
 
 /* Remove what a failed test left behind; after a pass there is nothing left. */
 static int tmp_dir_teardown(void **state)
 {
     (void)state;
-    const char *names[] = {"test_file.0", "test_file.1", "test_file.2",
-                           "test_file.3", SBIO_MANIFEST, SBIO_MANIFEST ".tmp"};
-    char path[sizeof(tmp_dir) + 32];
-    if (strchr(tmp_dir, 'X'))
-        return 0; /* never created */
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", tmp_dir, names[i]);
-        unlink(path);
-    }
-    rmdir(tmp_dir);
-    return 0;
+    return tmpdir_remove(tmp_dir);
 }
 
 static void test_prepared_set(void **state)
 {
     (void)state;
     char *dir = tmp_dir;
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(tmpdir_make(tmp_dir, sizeof(tmp_dir), "/tmp", "runner"), 0);
     struct sbio_config cfg;
     run_config(&cfg, SBIO_MODE_SEQRD, 3, 1001, 4, 16 * BLK);
     cfg.dir = dir;
@@ -436,7 +324,6 @@ static void test_prepared_set(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_merge),
         cmocka_unit_test(test_events_exact),
         cmocka_unit_test(test_events_with_fsyncs),
         cmocka_unit_test(test_time_limit),

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "helpers.h"
 #include "options.h"
 #include "util.h"
 
@@ -157,14 +157,6 @@ struct result {
     char err[4096];
 };
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-    rewind(f);
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = 0;
-    fclose(f);
-}
-
 /* sbio diff A B [--threshold=thr] (thr NULL: not given). */
 static void run_diff(struct result *r, const char *a, const char *b, const char *thr)
 {
@@ -181,19 +173,13 @@ static void run_diff(struct result *r, const char *a, const char *b, const char 
     assert_int_equal(sbio_options_parse(&cfg, argc, argv), 0);
     assert_int_equal(sbio_options_validate(&cfg), 0);
 
-    fflush(stderr);
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    assert_non_null(fo);
-    assert_non_null(fe);
-    int se = dup(STDERR_FILENO);
-    assert_true(se >= 0);
-    assert_true(dup2(fileno(fe), STDERR_FILENO) >= 0);
-    r->rc = sbio_diff(&cfg, fo);
-    fflush(stderr);
-    dup2(se, STDERR_FILENO);
-    close(se);
-    slurp(fo, r->out, sizeof(r->out));
-    slurp(fe, r->err, sizeof(r->err));
+    struct capture co, ce;
+    cap_begin_fd(&co, STDOUT_FILENO);
+    cap_begin(&ce);
+    r->rc = sbio_diff(&cfg, stdout);
+    fflush(stdout);
+    cap_end(&ce, r->err, sizeof(r->err));
+    cap_end(&co, r->out, sizeof(r->out));
 }
 
 static int lines(const char *s)
@@ -240,12 +226,6 @@ static bool row(const char *text, const char *name, char *delta, char *mark, cha
                      m_, (want_delta), (want_mark), l_);                                           \
     } while (0)
 
-#define ASSERT_HAS(hay, needle)                                                                    \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("'%s' not in:\n%s", (needle), (hay));                                         \
-    } while (0)
-
 /* The lines of one setting of a compare diff: from its "setting NAME (" line to the next
  * "setting" line. */
 static const char *section(const char *out, const char *name, char *buf, size_t len)
@@ -272,8 +252,8 @@ static void test_identical(void **state)
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
     /* The header names both files and the workload. */
-    ASSERT_HAS(r.out, "A = ");
-    ASSERT_HAS(r.out, "(rndrw, 4 threads, 16 KiB blocks, sync)");
+    assert_has(r.out, "A = ");
+    assert_has(r.out, "(rndrw, 4 threads, 16 KiB blocks, sync)");
     assert_true(strchr(r.out, '\n') - r.out > 0);
     const char *rows[] = {"ops/s",        "read ops/s",   "read MiB/s",   "read lat mean",
                           "read lat p50", "read lat p95", "read lat p99", "read lat p99.9",
@@ -358,11 +338,11 @@ static void test_zero_baseline(void **state)
     ASSERT_ROW(r.out, "write ops/s", "-100.0%", "worse");
     char d[64], m[64], line[512];
     assert_true(row(r.out, "ops/s", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
     /* The -100% write ops/s is over the threshold, the n/a rows are not. */
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    ASSERT_HAS(r.err, "write ops/s");
+    assert_has(r.err, "write ops/s");
 
     /* Zero baselines everywhere and a zero B: no crash, no threshold failure (B cannot be
      * below a zero A). */
@@ -397,17 +377,17 @@ static void test_missing_metrics(void **state)
     char d[64], m[64], line[512];
     ASSERT_ROW(r.out, "read lat p99.9", "-", "");
     assert_true(row(r.out, "read lat p99.9", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
     ASSERT_ROW(r.out, "CPU%", "-", "");
     assert_true(row(r.out, "CPU%", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
     ASSERT_ROW(r.out, "util% vda", "-", "");
     ASSERT_ROW(r.out, "read MiB/s", "-", "");
     ASSERT_ROW(r.out, "read lat p99", "0.0%", "");
     /* Only read ops/s counts for the threshold: a missing MiB/s is not a regression. */
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    ASSERT_HAS(r.err, "read ops/s");
+    assert_has(r.err, "read ops/s");
 
     /* Neither side has devices: no util row at all. */
     json_t *c = run_doc();
@@ -437,7 +417,7 @@ static void test_op_type_one_side(void **state)
         char d[64], m[64], line[512];
         ASSERT_ROW(r.out, gone[i], "-", "");
         assert_true(row(r.out, gone[i], d, m, line));
-        ASSERT_HAS(line, "missing");
+        assert_has(line, "missing");
     }
     char d[64], m[64];
     assert_false(row(r.out, "fsync MiB/s", d, m, NULL)); /* fsync moves no bytes */
@@ -450,7 +430,7 @@ static void test_op_type_one_side(void **state)
     run_diff(&r, pb, pa, NULL);
     char line[512];
     assert_true(row(r.out, "fsync lat p99", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
     assert_true(strstr(line, "missing") < strstr(line, "ms")); /* A missing, B in ms */
 }
 
@@ -473,8 +453,8 @@ static void test_threshold(void **state)
     run_diff(&r, pa, pb, "5");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    ASSERT_HAS(r.err, "read ops/s");
-    ASSERT_HAS(r.err, "5.1%");
+    assert_has(r.err, "read ops/s");
+    assert_has(r.err, "5.1%");
     ASSERT_ROW(r.out, "read ops/s", "-5.1%", "worse"); /* the table is printed all the same */
     /* Without --threshold: 0, whatever got worse. */
     run_diff(&r, pa, pb, NULL);
@@ -493,8 +473,8 @@ static void test_threshold(void **state)
     run_diff(&r, pa, pb, "5");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 2);
-    ASSERT_HAS(r.err, "write MiB/s");
-    ASSERT_HAS(r.err, "ops/s: ");
+    assert_has(r.err, "write MiB/s");
+    assert_has(r.err, "ops/s: ");
     assert_null(strstr(r.err, "lat"));
     run_diff(&r, pa, pb, "25");
     assert_int_equal(r.rc, 0);
@@ -519,9 +499,9 @@ static void test_compare(void **state)
     run_diff(&r, pa, pb, NULL);
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
-    ASSERT_HAS(r.out, "(compare scheduler=none,bfq, 2 repeats)");
-    ASSERT_HAS(r.out, "setting scheduler=kyber: only in A\n");
-    ASSERT_HAS(r.out, "setting scheduler=mq-deadline: only in B\n");
+    assert_has(r.out, "(compare scheduler=none,bfq, 2 repeats)");
+    assert_has(r.out, "setting scheduler=kyber: only in A\n");
+    assert_has(r.out, "setting scheduler=mq-deadline: only in B\n");
     assert_null(strstr(r.out, "setting scheduler=kyber ("));
 
     section(r.out, "scheduler=none", sec, sizeof(sec));
@@ -537,14 +517,14 @@ static void test_compare(void **state)
     char d[64], m[64], line[512];
     ASSERT_ROW(sec, "  write p99 mean", "-", ""); /* only B wrote */
     assert_true(row(sec, "  write p99 mean", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
 
     /* No successful run in B: its figures are missing, not zero. */
     section(r.out, "scheduler=failed", sec, sizeof(sec));
-    ASSERT_HAS(r.out, "setting scheduler=failed (runs ok: A 2/2, B 0/2)");
+    assert_has(r.out, "setting scheduler=failed (runs ok: A 2/2, B 0/2)");
     ASSERT_ROW(sec, "  ops/s mean", "-", "");
     assert_true(row(sec, "  ops/s mean", d, m, line));
-    ASSERT_HAS(line, "missing");
+    assert_has(line, "missing");
 
     /* --threshold on compares: bfq's MiB/s -4% passes 5 and fails 3, naming the setting. */
     run_diff(&r, pa, pb, "5");
@@ -553,13 +533,13 @@ static void test_compare(void **state)
     run_diff(&r, pa, pb, "3");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    ASSERT_HAS(r.err, "scheduler=bfq");
-    ASSERT_HAS(r.err, "MiB/s mean");
+    assert_has(r.err, "scheduler=bfq");
+    assert_has(r.err, "MiB/s mean");
     /* Reversed: bfq's ops/s is 9.1% lower in B. */
     run_diff(&r, pb, pa, "5");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    ASSERT_HAS(r.err, "scheduler=bfq: ops/s mean");
+    assert_has(r.err, "scheduler=bfq: ops/s mean");
 }
 
 /* Bad input: -SBIO_EUSAGE, one line on stderr naming the file, nothing written. */
@@ -606,25 +586,16 @@ static void test_bad_inputs(void **state)
     expect_bad(cmp, ok, ok, "run");
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof(g_dir), "/tmp/sbio-test-diff.XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return tmpdir_make(g_dir, sizeof(g_dir), "/tmp", "diff");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return nftw(g_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return tmpdir_remove(g_dir);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
-/* Unit tests for the option table and parser (src/options.c) and the value parsers
- * (src/util.c). Error messages are part of the contract (style.md: a bad option names the
- * option, the value and what is accepted), so stderr is captured and checked too. */
+/* Unit tests for the option table and parser (src/options.c). Error messages are part of
+ * the contract (a bad option names the option, the value and what is accepted), so stderr
+ * is captured and checked too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,72 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "options.h"
 #include "util.h"
-
-#define MSG_MAX 8192
-
-/* fail_msg shows both strings, where assert_non_null(strstr()) would only say "0". */
-#define assert_has(hay, needle)                                                                    \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("'%s' not found in: %s", (needle), (hay));                                    \
-    } while (0)
-#define assert_lacks(hay, needle)                                                                  \
-    do {                                                                                           \
-        if (strstr((hay), (needle)))                                                               \
-            fail_msg("'%s' unexpectedly in: %s", (needle), (hay));                                 \
-    } while (0)
-
-/* An argv for sbio_options_parse: compound literals live until the end of the block, so
- * the pointers the parser keeps (cfg->args, cfg->dir) stay valid within a test. */
-#define ARGV(...) ((char *[]){"sbio", __VA_ARGS__, NULL})
-
-/* Stderr goes to a temporary file for the duration of a call. */
-struct capture {
-    FILE *tmp;
-    int saved;
-};
-
-static void cap_begin(struct capture *c)
-{
-    fflush(stderr);
-    c->tmp = tmpfile();
-    assert_non_null(c->tmp);
-    c->saved = dup(STDERR_FILENO);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static void cap_end(struct capture *c, char *buf, size_t len)
-{
-    fflush(stderr);
-    dup2(c->saved, STDERR_FILENO);
-    close(c->saved);
-    rewind(c->tmp);
-    size_t n = fread(buf, 1, len - 1, c->tmp);
-    buf[n] = 0;
-    fclose(c->tmp);
-}
-
-static int argc_of(char **argv)
-{
-    int n = 0;
-    while (argv[n])
-        n++;
-    return n;
-}
-
-/* Defaults, then parse argv; stderr into err. */
-static int parse(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
-{
-    struct capture c;
-    sbio_options_defaults(cfg);
-    cap_begin(&c);
-    int rc = sbio_options_parse(cfg, argc_of(argv), argv);
-    cap_end(&c, err, errlen);
-    return rc;
-}
 
 static int validate(struct sbio_config *cfg, char *err, size_t errlen)
 {
@@ -110,7 +47,7 @@ static void expect_bad(char **argv, const char *n1, const char *n2, const char *
 {
     struct sbio_config cfg;
     char err[MSG_MAX];
-    int rc = parse(&cfg, argv, err, sizeof(err));
+    int rc = parse_args(&cfg, argv, err, sizeof(err));
     if (rc != -EINVAL)
         fail_msg("expected -EINVAL, got %d (stderr: %s)", rc, err);
     assert_one_error_line(err);
@@ -125,7 +62,7 @@ static void expect_bad(char **argv, const char *n1, const char *n2, const char *
 /* Parse argv expecting success and no error message (notes are allowed). */
 static void expect_ok(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
 {
-    int rc = parse(cfg, argv, err, errlen);
+    int rc = parse_args(cfg, argv, err, errlen);
     if (rc)
         fail_msg("parse failed with %d: %s", rc, err);
     /* Every line printed on success must be a note, never an error. */
@@ -135,144 +72,6 @@ static void expect_ok(struct sbio_config *cfg, char **argv, char *err, size_t er
         if (!strchr(p, '\n'))
             break;
     }
-}
-
-/* ---- value parsers (util.c) ---- */
-
-static void test_parse_size_suffixes(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *s;
-        uint64_t v;
-    } ok[] = {
-        {"0", 0},
-        {"4096", 4096},
-        {"4096B", 4096},
-        {"4096b", 4096},
-        {"16K", 16 * SBIO_KIB},
-        {"16k", 16 * SBIO_KIB},
-        {"16KB", 16 * SBIO_KIB},
-        {"16kb", 16 * SBIO_KIB},
-        {"16KiB", 16 * SBIO_KIB},
-        {"16kib", 16 * SBIO_KIB},
-        {"3M", 3 * SBIO_MIB},
-        {"3m", 3 * SBIO_MIB},
-        {"3MB", 3 * SBIO_MIB},
-        {"3MiB", 3 * SBIO_MIB},
-        {"2G", 2 * SBIO_GIB},
-        {"2g", 2 * SBIO_GIB},
-        {"2GB", 2 * SBIO_GIB},
-        {"2GiB", 2 * SBIO_GIB},
-        {"5T", 5 * 1024 * SBIO_GIB},
-        {"5t", 5 * 1024 * SBIO_GIB},
-        {"5TB", 5 * 1024 * SBIO_GIB},
-        {"5TiB", 5 * 1024 * SBIO_GIB},
-        {"18446744073709551615", UINT64_MAX},
-        /* The largest count of T that fits in 64 bits. */
-        {"16777215T", 16777215ULL << 40},
-    };
-    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-        uint64_t v = 12345;
-        int rc = sbio_parse_size(ok[i].s, &v);
-        if (rc || v != ok[i].v)
-            fail_msg("%s: rc %d value %llu, want %llu", ok[i].s, rc, (unsigned long long)v,
-                     (unsigned long long)ok[i].v);
-    }
-}
-
-static void test_parse_size_bad(void **state)
-{
-    (void)state;
-    static const char *const garbage[] = {
-        "",     "K",    "B",    "x",     "-1",   "+1",   " 1",  "1 ",   "1.5G", "16X",
-        "16KK", "16Ki", "16iB", "16KBB", "16Bi", "0x10", "1e3", "16 K", "G16",
-    };
-    for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
-        uint64_t v = 777;
-        int rc = sbio_parse_size(garbage[i], &v);
-        if (rc != -EINVAL)
-            fail_msg("'%s': rc %d, want -EINVAL", garbage[i], rc);
-        assert_int_equal(v, 777); /* untouched on error */
-    }
-    static const char *const overflow[] = {
-        "18446744073709551616", "16777216T",          "17179869184G",
-        "17592186044416M",      "18014398509481984K", "99999999999999999999999",
-    };
-    for (size_t i = 0; i < sizeof(overflow) / sizeof(overflow[0]); i++) {
-        uint64_t v = 777;
-        int rc = sbio_parse_size(overflow[i], &v);
-        if (rc != -ERANGE)
-            fail_msg("'%s': rc %d, want -ERANGE", overflow[i], rc);
-        assert_int_equal(v, 777);
-    }
-}
-
-static void test_parse_u64(void **state)
-{
-    (void)state;
-    uint64_t v = 0;
-    assert_int_equal(sbio_parse_u64("0", &v), 0);
-    assert_int_equal(v, 0);
-    assert_int_equal(sbio_parse_u64("42", &v), 0);
-    assert_int_equal(v, 42);
-    assert_int_equal(sbio_parse_u64("18446744073709551615", &v), 0);
-    assert_true(v == UINT64_MAX);
-    v = 5;
-    assert_int_equal(sbio_parse_u64("18446744073709551616", &v), -ERANGE);
-    assert_int_equal(sbio_parse_u64("", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64("-1", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64("+1", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64(" 1", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64("1 ", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64("16K", &v), -EINVAL); /* no suffix for counts */
-    assert_int_equal(sbio_parse_u64("1.0", &v), -EINVAL);
-    assert_int_equal(sbio_parse_u64("abc", &v), -EINVAL);
-    assert_int_equal(v, 5);
-}
-
-static void test_parse_bool(void **state)
-{
-    (void)state;
-    static const char *const yes[] = {"on", "true", "yes", "1", "ON", "True", "YES"};
-    static const char *const no[] = {"off", "false", "no", "0", "OFF", "False", "nO"};
-    static const char *const bad[] = {"", "2", "y", "n", "enable", "onn", "of", "01", " on"};
-    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        bool b = false;
-        assert_int_equal(sbio_parse_bool(yes[i], &b), 0);
-        assert_true(b);
-    }
-    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
-        bool b = true;
-        assert_int_equal(sbio_parse_bool(no[i], &b), 0);
-        assert_false(b);
-    }
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        bool b = true;
-        if (sbio_parse_bool(bad[i], &b) != -EINVAL)
-            fail_msg("'%s' accepted as a boolean", bad[i]);
-        assert_true(b);
-    }
-}
-
-static void test_parse_double(void **state)
-{
-    (void)state;
-    double d = 0;
-    assert_int_equal(sbio_parse_double("1.5", &d), 0);
-    assert_true(d == 1.5);
-    assert_int_equal(sbio_parse_double(".25", &d), 0);
-    assert_true(d == 0.25);
-    assert_int_equal(sbio_parse_double("3", &d), 0);
-    assert_true(d == 3.0);
-    assert_int_equal(sbio_parse_double("0", &d), 0);
-    assert_true(d == 0.0);
-    d = 9;
-    static const char *const bad[] = {"", "-1", "+1", "abc", "1.5x", "inf", "nan", "1e999", " 1"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        if (sbio_parse_double(bad[i], &d) != -EINVAL)
-            fail_msg("'%s' accepted as a number", bad[i]);
-    assert_true(d == 9.0);
 }
 
 /* ---- defaults ---- */
@@ -918,11 +717,6 @@ static void test_help_command(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_size_suffixes),
-        cmocka_unit_test(test_parse_size_bad),
-        cmocka_unit_test(test_parse_u64),
-        cmocka_unit_test(test_parse_bool),
-        cmocka_unit_test(test_parse_double),
         cmocka_unit_test(test_defaults_as_sysbench),
         cmocka_unit_test(test_both_syntaxes),
         cmocka_unit_test(test_options_around_command),

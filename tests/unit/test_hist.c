@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "hist.h"
+#include "util.h"
 
 #define NS_PER_US 1000ULL
 #define NS_PER_MS 1000000ULL
@@ -22,21 +24,11 @@
 
 static const double pcts[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
 
-/* xorshift64*: fixed seed so a failure reproduces; rand() is neither portable nor good. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
-/* Uniform in (0, 1]: never 0, so log() below stays finite. */
+/* Uniform in (0, 1]: never 0, so log() below stays finite. The draws come from sbio_rand64
+ * with fixed seeds, so that a failure reproduces. */
 static double rng_unit(uint64_t *s)
 {
-    return (double)((rng_next(s) >> 11) + 1) * 0x1.0p-53;
+    return (double)((sbio_rand64(s) >> 11) + 1) * 0x1.0p-53;
 }
 
 static double rng_normal(uint64_t *s)
@@ -48,12 +40,6 @@ static double rng_normal(uint64_t *s)
 static uint64_t to_ns(double v)
 {
     return v < 1.0 ? 1 : (uint64_t)llround(v);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 static double rel_err(double got, double want)
@@ -72,16 +58,6 @@ static void hist_fill(struct sbio_hist *h, const uint64_t *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         sbio_hist_record(h, v[i]);
-}
-
-static void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b)
-{
-    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->sum_ns, b->sum_ns);
-    assert_int_equal(a->min_ns, b->min_ns);
-    assert_int_equal(a->max_ns, b->max_ns);
-    assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
 }
 
 /* Nearest-rank reference from the sorted samples vs. the histogram, for every p. */
@@ -226,8 +202,8 @@ static void test_merge_equals_add(void **state)
     struct sbio_hist *ha = hist_new(), *hb = hist_new(), *hall = hist_new();
 
     for (size_t i = 0; i < NSAMPLES; i++) {
-        a[i] = to_ns(exp(9.0 + 1.2 * rng_normal(&seed))); /* ~8 us lognormal */
-        b[i] = 50 + rng_next(&seed) % (100 * NS_PER_MS);  /* uniform to 100 ms */
+        a[i] = to_ns(exp(9.0 + 1.2 * rng_normal(&seed)));   /* ~8 us lognormal */
+        b[i] = 50 + sbio_rand64(&seed) % (100 * NS_PER_MS); /* uniform to 100 ms */
     }
     b[7] = 3; /* b holds the overall min, a the overall max */
     a[11] = 2 * HOUR_NS;
@@ -264,7 +240,7 @@ static void test_pct_uniform(void **state)
     uint64_t seed = 1;
     uint64_t *v = test_malloc(NSAMPLES * sizeof(*v));
     for (size_t i = 0; i < NSAMPLES; i++)
-        v[i] = 10 + rng_next(&seed) % (NS_PER_MS - 10 + 1);
+        v[i] = 10 + sbio_rand64(&seed) % (NS_PER_MS - 10 + 1);
     check_percentiles("uniform 10ns..1ms", v, NSAMPLES);
     test_free(v);
 }
@@ -298,7 +274,7 @@ static void test_pct_bimodal(void **state)
     uint64_t seed = 4;
     uint64_t *v = test_malloc(NSAMPLES * sizeof(*v));
     for (size_t i = 0; i < NSAMPLES; i++) {
-        if (rng_next(&seed) % 100 == 0)
+        if (sbio_rand64(&seed) % 100 == 0)
             v[i] = to_ns(50.0 * NS_PER_MS * (1.0 + 0.1 * rng_normal(&seed)));
         else
             v[i] = to_ns(5.0 * NS_PER_US * (1.0 + 0.1 * rng_normal(&seed)));

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +20,9 @@
 #include "fileset.h"
 #include "fill.h"
 #include "manifest.h"
+#include "helpers.h"
 #include "options.h"
 #include "util.h"
-
-#define MSG_MAX 8192
-
-#define assert_has(hay, needle)                                                                    \
-    do {                                                                                           \
-        if (!strstr((hay), (needle)))                                                              \
-            fail_msg("'%s' not found in: %s", (needle), (hay));                                    \
-    } while (0)
 
 /* One temporary folder per test, removed by the teardown whatever the test left. */
 struct tdir {
@@ -44,8 +36,7 @@ static int setup_dir(void **state)
     struct tdir *t = calloc(1, sizeof(*t));
     if (!t)
         return -1;
-    snprintf(t->path, sizeof(t->path), "/tmp/sbio-test-fileset.XXXXXX");
-    if (!mkdtemp(t->path)) {
+    if (tmpdir_make(t->path, sizeof(t->path), "/tmp", "fileset")) {
         free(t);
         return -1;
     }
@@ -55,48 +46,13 @@ static int setup_dir(void **state)
     return t->dfd < 0 ? -1 : 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int teardown_dir(void **state)
 {
     struct tdir *t = *state;
     close(t->dfd);
-    int rc = nftw(t->path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    int rc = tmpdir_remove(t->path);
     free(t);
     return rc;
-}
-
-/* Stderr goes to a temporary file for the duration of a call. */
-struct capture {
-    FILE *tmp;
-    int saved;
-};
-
-static void cap_begin(struct capture *c)
-{
-    fflush(stderr);
-    c->tmp = tmpfile();
-    assert_non_null(c->tmp);
-    c->saved = dup(STDERR_FILENO);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->tmp), STDERR_FILENO) >= 0);
-}
-
-static void cap_end(struct capture *c, char *buf, size_t len)
-{
-    fflush(stderr);
-    dup2(c->saved, STDERR_FILENO);
-    close(c->saved);
-    rewind(c->tmp);
-    size_t n = fread(buf, 1, len - 1, c->tmp);
-    buf[n] = 0;
-    fclose(c->tmp);
 }
 
 /* A configuration as the command line gives it, so "given" is real: cmd, --dir, then the
@@ -110,13 +66,8 @@ static void make_cfg_(struct sbio_config *cfg, struct tdir *t, const char *cmd, 
     for (const char *a; (a = va_arg(ap, const char *)) && argc < 31;)
         argv[argc++] = (char *)a;
     va_end(ap);
-    sbio_options_defaults(cfg);
     char err[MSG_MAX];
-    struct capture c;
-    cap_begin(&c);
-    int rc = sbio_options_parse(cfg, argc, argv);
-    cap_end(&c, err, sizeof(err));
-    if (rc)
+    if (parse_args(cfg, argv, err, sizeof(err)))
         fail_msg("parse: %s", err);
 }
 #define make_cfg(cfg, t, ...) make_cfg_(cfg, t, __VA_ARGS__, (const char *)NULL)

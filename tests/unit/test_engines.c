@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "helpers.h"
 #include "options.h"
 #include "sysblock.h"
 #include "util.h"
@@ -105,8 +106,7 @@ static int fx_setup(void **state)
     f->c = *state;
     f->eng = f->c->eng;
     f->dirfd = -1;
-    snprintf(f->dir, sizeof(f->dir), "/var/tmp/sbio-eng.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
+    assert_int_equal(tmpdir_make(f->dir, sizeof(f->dir), "/var/tmp", "engines"), 0);
     f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     assert_true(f->dirfd >= 0);
     assert_int_equal(posix_memalign((void **)&f->bufs, 4096, (size_t)MAX_IOS * BUF_BYTES), 0);
@@ -134,14 +134,10 @@ static int fx_teardown(void **state)
 {
     struct fx *f = *state;
     fx_stop(f);
-    for (unsigned i = 0; i < MAX_FILES; i++) {
-        char name[16];
-        file_name(i, name, sizeof(name));
-        unlinkat(f->dirfd, name, 0);
+    for (unsigned i = 0; i < MAX_FILES; i++)
         free(f->model[i]);
-    }
     close(f->dirfd);
-    rmdir(f->dir);
+    tmpdir_remove(f->dir);
     free(f->bufs);
     free(f);
     return 0;

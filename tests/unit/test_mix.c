@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "helpers.h"
 #include "mix.h"
 #include "util.h"
 
@@ -66,12 +67,6 @@ static double chi2_stat(const uint64_t *obs, const double *expect, unsigned nbin
 static double ks_crit(size_t n)
 {
     return sqrt(-0.5 * log(KS_ALPHA / 2)) / sqrt((double)n);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* KS statistic of sorted integer draws against G(x) = P(index < x), x an integer: the

@@ -12,10 +12,11 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "options.h"
 #include "script.h"
 
-static char dir[] = "/tmp/sbio-test-script.XXXXXX";
+static char dir[64];
 
 static const char *write_script(const char *name, const char *text)
 {
@@ -108,8 +109,8 @@ static void test_overrides(void **state)
     sbio_script_free(&s);
     const char *bad[] = {"abc"};
     assert_int_equal(sbio_script_load(p, names + 1, bad, 1, &s, err, sizeof(err)), -EINVAL);
-    assert_non_null(strstr(err, "--hot: 'abc' is not a number"));
-    assert_non_null(strstr(err, "good.lua:2:"));
+    assert_has(err, "--hot: 'abc' is not a number");
+    assert_has(err, "good.lua:2:");
 }
 
 /* Each bad script: the line it fails on and a fragment of the message. */
@@ -167,26 +168,24 @@ static void test_no_phase_and_missing(void **state)
     char err[512], buf[512];
     const char *p = write_script("empty.lua", "option(\"x\", 1)\n");
     assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
-    assert_non_null(strstr(err, "declares no phase"));
+    assert_has(err, "declares no phase");
     assert_null(sbio_script_find("/nonexistent/x.lua", buf, sizeof(buf)));
     setenv("SBIO_WORKLOADS", dir, 1);
     assert_non_null(sbio_script_find("empty", buf, sizeof(buf)));
-    assert_non_null(strstr(buf, "/empty.lua"));
+    assert_has(buf, "/empty.lua");
     assert_non_null(sbio_script_find("empty.lua", buf, sizeof(buf)));
 }
 
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return tmpdir_make(dir, sizeof(dir), "/tmp", "script");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd);
+    return tmpdir_remove(dir);
 }
 
 int main(void)

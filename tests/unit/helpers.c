@@ -1,0 +1,107 @@
+/* Helpers shared by the unit tests; see helpers.h. */
+#include "helpers.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hist.h"
+
+/* The capture open on each of stdout and stderr, for cap_abandoned. */
+static struct capture *cap_open[3];
+
+void cap_begin_fd(struct capture *c, int fd)
+{
+    assert_true(fd == STDOUT_FILENO || fd == STDERR_FILENO);
+    fflush(stdout);
+    fflush(stderr);
+    c->fd = fd;
+    c->tmp = tmpfile();
+    assert_non_null(c->tmp);
+    c->saved = dup(fd);
+    assert_true(c->saved >= 0);
+    assert_true(dup2(fileno(c->tmp), fd) >= 0);
+    cap_open[fd] = c;
+}
+
+void cap_begin(struct capture *c)
+{
+    cap_begin_fd(c, STDERR_FILENO);
+}
+
+void cap_end(struct capture *c, char *buf, size_t len)
+{
+    fflush(stdout);
+    fflush(stderr);
+    dup2(c->saved, c->fd);
+    close(c->saved);
+    cap_open[c->fd] = NULL;
+    rewind(c->tmp);
+    size_t n = fread(buf, 1, len - 1, c->tmp);
+    buf[n] = 0;
+    fclose(c->tmp);
+}
+
+void cap_abandoned(void)
+{
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (cap_open[fd]) {
+            char buf[MSG_MAX];
+            cap_end(cap_open[fd], buf, sizeof(buf));
+            fprintf(stderr, "%s", buf);
+        }
+}
+
+int tmpdir_make(char *path, size_t len, const char *parent, const char *name)
+{
+    int n = snprintf(path, len, "%s/sbio-test-%s.XXXXXX", parent, name);
+    if (n < 0 || (size_t)n >= len) {
+        if (len)
+            path[0] = 0;
+        return -ENAMETOOLONG;
+    }
+    if (!mkdtemp(path)) {
+        int rc = -errno;
+        path[0] = 0;
+        return rc;
+    }
+    return 0;
+}
+
+static int tmpdir_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int tmpdir_remove(const char *path)
+{
+    if (!path[0])
+        return 0;
+    /* FTW_DEPTH: a folder's entries go before the folder; FTW_PHYS: a link is removed, not
+     * followed. */
+    if (nftw(path, tmpdir_rm_entry, 16, FTW_DEPTH | FTW_PHYS))
+        return errno == ENOENT ? 0 : -errno;
+    return 0;
+}
+
+int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b)
+{
+    assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->sum_ns, b->sum_ns);
+    assert_int_equal(a->min_ns, b->min_ns);
+    assert_int_equal(a->max_ns, b->max_ns);
+    assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
+}

@@ -1,0 +1,86 @@
+/* Helpers shared by the unit tests (tests/unit/helpers.c): substring assertions, capture of
+ * stderr or stdout around a call, a temporary folder per test or group, comparisons. The
+ * functions that cannot do their job fail the running test through cmocka, unless said
+ * otherwise. */
+#ifndef SBIO_TEST_HELPERS_H
+#define SBIO_TEST_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+/* Room for what one call prints (messages, a short report). */
+#define MSG_MAX 8192
+
+/* fail_msg shows both strings, where assert_non_null(strstr()) would only say "0". */
+#define assert_has(hay, needle)                                                                    \
+    do {                                                                                           \
+        if (!strstr((hay), (needle)))                                                              \
+            fail_msg("'%s' not found in: %s", (needle), (hay));                                    \
+    } while (0)
+#define assert_lacks(hay, needle)                                                                  \
+    do {                                                                                           \
+        if (strstr((hay), (needle)))                                                               \
+            fail_msg("'%s' unexpectedly in: %s", (needle), (hay));                                 \
+    } while (0)
+
+/* A file descriptor (stderr or stdout) sent to a temporary file from cap_begin to cap_end. */
+struct capture {
+    FILE *tmp;
+    int fd, saved;
+};
+
+/* Start capturing stderr (cap_begin) or fd (cap_begin_fd: STDOUT_FILENO or STDERR_FILENO).
+ * c must stay valid until its cap_end. */
+void cap_begin(struct capture *c);
+void cap_begin_fd(struct capture *c, int fd);
+/* Stop: the fd is back where it was, buf holds what was written (NUL-terminated, cut to
+ * len - 1 bytes). */
+void cap_end(struct capture *c, char *buf, size_t len);
+/* For a teardown: end the captures a failed test left open and print what they held on
+ * stderr, so that the next test writes where it should and the failure's output is seen. */
+void cap_abandoned(void);
+
+/* An argv for parse_args: compound literals live until the end of the block, so the
+ * pointers the parser keeps (cfg->args, cfg->dir) stay valid within a test. */
+#define ARGV(...) ((char *[]){"sbio", __VA_ARGS__, NULL})
+
+/* Defaults, then argv (NULL-terminated, from "sbio") parsed into cfg as on the command
+ * line; what the parser printed is in err. Returns the parser's 0 or -errno. Inline, so
+ * that only the tests that parse options link the option table. */
+static inline int parse_args(struct sbio_config *cfg, char **argv, char *err, size_t errlen)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    sbio_options_defaults(cfg);
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_options_parse(cfg, argc, argv);
+    cap_end(&c, err, errlen);
+    return rc;
+}
+
+/* Make a fresh folder PARENT/sbio-test-NAME.XXXXXX (mkdtemp) and put its path in
+ * path[len]. Returns 0 or -errno; fails no test, so that group setups may call it. */
+int tmpdir_make(char *path, size_t len, const char *parent, const char *name);
+/* Remove path and everything below it, following no symbolic link. An empty path (never
+ * made) or a missing folder is fine. Returns 0 or -errno. */
+int tmpdir_remove(const char *path);
+
+/* qsort comparison of two uint64_t. */
+int cmp_u64(const void *a, const void *b);
+
+struct sbio_hist;
+/* Two histograms hold the same values: buckets, count, sum, min and max equal, the sums of
+ * squares equal up to rounding (values summed in another order). */
+void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b);
+
+#endif

@@ -1,0 +1,391 @@
+/* Unit tests for the text report (src/report_text.c): a run result built by hand, with
+ * latencies chosen so that every figure is known (reads of 850 ns and 100 us, writes of 2 ms,
+ * fsyncs of 1.2 s over a 2 s run on 2 threads), printed with a configuration parsed from a
+ * real command line; the lines are checked for their values and units: rates, totals, the
+ * latency block and its percentile, the per-operation and per-thread tables (the histogram
+ * reports bucket midpoints: 99 840 ns for 100 us), an I/O error, a signal, an empty run,
+ * the header and an interim line. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "helpers.h"
+#include "options.h"
+#include "report.h"
+#include "runner.h"
+#include "util.h"
+
+#define BLK (16 * SBIO_KIB)
+#define SEC 1000000000ULL
+
+/* The result and what it points to; static: struct sbio_stats is cache-line aligned. */
+static struct sbio_stats g_threads[2];
+static struct sbio_run_result g_res;
+static struct sbio_fileset_file g_files[2];
+static struct sbio_fileset g_fs;
+
+static void rec(struct sbio_stats *s, enum sbio_op op, unsigned n, uint64_t lat, bool event)
+{
+    for (unsigned i = 0; i < n; i++)
+        sbio_stats_record(s, op, lat, op == SBIO_FSYNC ? 0 : BLK, event);
+}
+
+/* Thread 0: 384 reads of 100 us, 96 writes of 2 ms, 4 periodic fsyncs of 1.2 s; thread 1:
+ * 128 reads of 850 ns, 32 writes of 2 ms, 2 end fsyncs of 1.2 s. Both ran from 1 s to 3 s. */
+static struct sbio_run_result *two_threads(void)
+{
+    memset(&g_res, 0, sizeof(g_res));
+    for (int t = 0; t < 2; t++)
+        sbio_stats_init(&g_threads[t]);
+    rec(&g_threads[0], SBIO_READ, 384, 100000, true);
+    rec(&g_threads[0], SBIO_WRITE, 96, 2000000, true);
+    rec(&g_threads[0], SBIO_FSYNC, 4, 1200000000, true);
+    rec(&g_threads[1], SBIO_READ, 128, 850, true);
+    rec(&g_threads[1], SBIO_WRITE, 32, 2000000, true);
+    rec(&g_threads[1], SBIO_FSYNC, 2, 1200000000, false);
+    sbio_stats_init(&g_res.total);
+    for (int t = 0; t < 2; t++) {
+        g_threads[t].start_ns = 1 * SEC;
+        g_threads[t].end_ns = 3 * SEC;
+        sbio_stats_merge(&g_res.total, &g_threads[t]);
+    }
+    g_res.threads = 2;
+    g_res.per_thread = g_threads;
+    g_res.seed = 42;
+    g_res.elapsed_ns = 2 * SEC;
+    g_res.user_s = 0.5;
+    g_res.sys_s = 0.1;
+    g_res.minor_faults = 10;
+    g_res.major_faults = 1;
+    return &g_res;
+}
+
+/* A configuration as `sbio run ARGS…` gives it (2 files of 4 MiB, 16 KiB blocks, rndrw). */
+#define CFG(cfg, ...) make_cfg(cfg, ARGV("run", __VA_ARGS__))
+static void make_cfg(struct sbio_config *cfg, char **argv)
+{
+    char err[MSG_MAX];
+    if (parse_args(cfg, argv, err, sizeof(err)))
+        fail_msg("parse: %s", err);
+    g_fs.nfiles = 2;
+    g_fs.files = g_files;
+    g_files[0].size = g_files[1].size = 4 * SBIO_MIB;
+    g_fs.bytes = 8 * SBIO_MIB;
+}
+#define BASE_ARGS                                                                                  \
+    "--threads=2", "--file-test-mode=rndrw", "--file-block-size=16K", "--file-num=2",              \
+        "--file-total-size=8M", "--rand-seed=42"
+
+/* What the report prints, NUL-terminated; the caller frees it. */
+static char *report(const struct sbio_config *cfg, const struct sbio_run_result *res)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_text(m, cfg, &g_fs, res);
+    assert_int_equal(fclose(m), 0);
+    return text;
+}
+
+/* The rest of the first line holding label, with the blanks around it trimmed. */
+static const char *value(const char *text, const char *label)
+{
+    static char buf[256];
+    const char *p = strstr(text, label);
+    if (!p)
+        fail_msg("no '%s' in:\n%s", label, text);
+    p += strlen(label);
+    while (*p == ' ')
+        p++;
+    size_t n = strcspn(p, "\n");
+    while (n && p[n - 1] == ' ')
+        n--;
+    snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+    return buf;
+}
+
+/* The line of a table that starts with two blanks and name: its columns (separated by two
+ * blanks or more; a value and its unit keep their one blank) joined by '|'. */
+static const char *row(const char *text, const char *name)
+{
+    static char buf[512];
+    char head[64];
+    snprintf(head, sizeof(head), "\n  %s ", name);
+    const char *p = strstr(text, head);
+    if (!p) {
+        snprintf(head, sizeof(head), "\n  %*s ", 6, name); /* right-aligned (thread numbers) */
+        p = strstr(text, head);
+    }
+    if (!p)
+        fail_msg("no row '%s' in:\n%s", name, text);
+    p += strlen(head);
+    size_t l = 0;
+    while (*p == ' ')
+        p++;
+    while (*p && *p != '\n' && l + 2 < sizeof(buf)) {
+        if (p[0] == ' ' && p[1] == ' ') {
+            while (*p == ' ')
+                p++;
+            if (*p && *p != '\n')
+                buf[l++] = '|';
+            continue;
+        }
+        buf[l++] = *p++;
+    }
+    buf[l] = 0;
+    return buf;
+}
+
+/* The histogram line of the bucket whose midpoint prints as mid: a bar of stars, then count. */
+static void assert_bar(const char *text, const char *mid, size_t stars, const char *count)
+{
+    char label[64];
+    snprintf(label, sizeof(label), " %s |", mid);
+    const char *v = value(text, label);
+    size_t n = strspn(v, "*"), k = strlen(v);
+    while (k && v[k - 1] != ' ')
+        k--;
+    if (n != stars || strcmp(v + k, count))
+        fail_msg("bucket %s: '%s', want %zu stars and %s", mid, v, stars, count);
+}
+
+/* Rates and totals: 512 reads, 128 writes, 6 fsyncs (4 periodic, 2 at the end) in 2 s. */
+static void test_totals(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    char *t = report(&cfg, two_threads());
+    assert_string_equal(value(t, "reads/s:"), "256.00");
+    assert_string_equal(value(t, "writes/s:"), "64.00");
+    assert_string_equal(value(t, "fsyncs/s:"), "3.00");
+    assert_string_equal(value(t, "read, MiB/s:"), "4.00");
+    assert_string_equal(value(t, "written, MiB/s:"), "1.00");
+    assert_string_equal(value(t, "total time:"), "2.0000s");
+    assert_string_equal(value(t, "total number of events:"), "644");
+    assert_string_equal(value(t, "reads, writes, fsyncs:"), "512, 128, 6");
+    assert_string_equal(value(t, "fsyncs periodic, at end, in writes:"), "4, 2, 0");
+    assert_string_equal(value(t, "bytes read, written:"), "8 MiB, 2 MiB");
+    /* Fairness: 484 and 160 events; 5.0304 s and 2.4641 s busy. */
+    assert_string_equal(value(t, "events (avg/stddev):"), "322.0000/162.00");
+    assert_string_equal(value(t, "execution time (avg/stddev):"), "3.7473/1.28");
+    assert_has(t, "\nCPU: user 25.0%, system 5.0% of one CPU (0.50 s user, 0.10 s system over "
+                  "2.00 s; ");
+    assert_has(t, "\nPage faults: 10 minor, 1 major\n");
+    assert_lacks(t, "***");
+    assert_lacks(t, "Verification:");
+    assert_lacks(t, "Queue depth");
+    assert_lacks(t, "Latency histogram");
+    free(t);
+}
+
+/* Every unit in its place: ns, us, ms and s; the asked percentile over all operations. */
+static void test_latency_block(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    char *t = report(&cfg, two_threads());
+    assert_string_equal(value(t, "min:"), "850 ns");
+    /* 7 494 508 800 ns over 646 ops. */
+    assert_string_equal(value(t, "avg:"), "11.6 ms");
+    assert_string_equal(value(t, "max:"), "1.20 s");
+    /* Rank 614 of 646: a write, whose bucket's midpoint is 2 007 040 ns. */
+    assert_string_equal(value(t, " 95th percentile:"), "2.01 ms");
+    assert_string_equal(value(t, "sum:"), "7.49 s");
+    free(t);
+
+    CFG(&cfg, BASE_ARGS, "--percentile=50");
+    t = report(&cfg, two_threads());
+    assert_string_equal(value(t, " 50th percentile:"), "99.8 us"); /* rank 323: a 100 us read */
+    free(t);
+    CFG(&cfg, BASE_ARGS, "--percentile=0");
+    t = report(&cfg, two_threads());
+    assert_has(t, "\n         percentile stats: disabled\n");
+    assert_lacks(t, "th percentile:");
+    free(t);
+}
+
+/* One row per op type: ops, ops/s, MiB/s, min, avg, p50, p95, p99, p99.9, max. A percentile
+ * outside the table gets its own column. */
+static void test_per_op_table(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    char *t = report(&cfg, two_threads());
+    assert_string_equal(row(t, "op"), "ops|ops/s|MiB/s|min|avg|p50|p95|p99|p99.9|max");
+    assert_string_equal(row(t, "read"),
+                        "512|256.00|4.00|850 ns|75.2 us|99.8 us|99.8 us|99.8 us|99.8 us|100.0 us");
+    /* Every value is 2 ms: the midpoint (2.007 ms) is held to the largest value seen. */
+    assert_string_equal(row(t, "write"),
+                        "128|64.00|1.00|2.00 ms|2.00 ms|2.00 ms|2.00 ms|2.00 ms|2.00 ms|2.00 ms");
+    assert_string_equal(row(t, "fsync"),
+                        "6|3.00|0.00|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s");
+    free(t);
+
+    CFG(&cfg, BASE_ARGS, "--percentile=90");
+    t = report(&cfg, two_threads());
+    assert_string_equal(row(t, "op"), "ops|ops/s|MiB/s|min|avg|p50|p95|p99|p99.9|max|p90");
+    assert_string_equal(
+        row(t, "read"),
+        "512|256.00|4.00|850 ns|75.2 us|99.8 us|99.8 us|99.8 us|99.8 us|100.0 us|99.8 us");
+    free(t);
+}
+
+/* One row per thread: events, ops/s and MiB/s over its own time, avg, p99, max. */
+static void test_per_thread_table(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    char *t = report(&cfg, two_threads());
+    assert_string_equal(row(t, "thread"), "events|ops/s|MiB/s|avg|p99|max");
+    assert_string_equal(row(t, "0"), "484|242.00|3.75|10.4 ms|2.01 ms|1.20 s");
+    assert_string_equal(row(t, "1"), "160|81.00|1.25|15.2 ms|1.20 s|1.20 s");
+    free(t);
+}
+
+/* An I/O error and a signal are said first; a run that did nothing prints zeros, never a
+ * division by zero, and no op rows. */
+static void test_error_result(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    struct sbio_run_result *r = two_threads();
+    r->error = -EIO;
+    snprintf(r->error_msg, sizeof(r->error_msg),
+             "write of test_file.1 at 65536: Input/output error");
+    char *t = report(&cfg, r);
+    const char *first = "\n*** Stopped by an I/O error: write of test_file.1 at 65536: "
+                        "Input/output error ***\n\nFile operations:\n";
+    if (strncmp(t, first, strlen(first)))
+        fail_msg("the report starts: %.120s", t);
+    assert_string_equal(value(t, "reads/s:"), "256.00"); /* what was measured still counts */
+    free(t);
+
+    r = two_threads();
+    r->stop_signal = SIGTERM;
+    t = report(&cfg, r);
+    assert_has(t, "\n*** Interrupted by SIGTERM after 2.00 s: the figures cover the time "
+                  "measured ***\n");
+    assert_lacks(t, "Stopped by an I/O error");
+    free(t);
+
+    memset(&g_res, 0, sizeof(g_res));
+    sbio_stats_init(&g_res.total);
+    g_res.threads = 0;
+    t = report(&cfg, &g_res);
+    assert_string_equal(value(t, "reads/s:"), "0.00");
+    assert_string_equal(value(t, "read, MiB/s:"), "0.00");
+    assert_string_equal(value(t, "total time:"), "0.0000s");
+    assert_string_equal(value(t, "reads, writes, fsyncs:"), "0, 0, 0");
+    assert_lacks(t, "fsyncs periodic");
+    assert_string_equal(value(t, "min:"), "0 ns");
+    assert_string_equal(value(t, "events (avg/stddev):"), "0.0000/0.00");
+    assert_has(t, "\nCPU: 0.000 s user, 0.000 s system (run too short for percentages)\n");
+    assert_lacks(t, "\n  read ");
+    assert_lacks(t, "\n  write ");
+    free(t);
+}
+
+/* The optional lines: verification, queue depth, O_DIRECT tails, seqwr completion, device
+ * counters, page cache; and the histogram. */
+static void test_optional_lines(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--verify=on", "--histogram=on", "--iodepth=16");
+    struct sbio_run_result *r = two_threads();
+    r->total.verify_checked = 512;
+    r->total.verify_failed = 1;
+    snprintf(r->verify_msg, sizeof(r->verify_msg), "test_file.0 at 16384: checksum mismatch");
+    r->depth_avg = 3.5;
+    r->depth_max = 8;
+    r->skipped_tails = 2;
+    r->skipped_bytes = 1000;
+    r->direct_align = 4096;
+    r->completed_bytes = 3 * SBIO_MIB;
+    r->ndisk = 1;
+    snprintf(r->disk_name[0], sizeof(r->disk_name[0]), "vda");
+    uint64_t d[17] = {100, 5, 2048, 0, 50, 0, 4096, 0, 0, 1000, 3000, 0, 0, 0, 0, 3, 0};
+    for (int k = 0; k < 17; k++) {
+        r->disk0[0].f[k] = 7;
+        r->disk1[0].f[k] = 7 + d[k];
+    }
+    char *t = report(&cfg, r);
+    assert_has(t, "\nVerification: 512 blocks checked, 1 bad; first: test_file.0 at 16384: "
+                  "checksum mismatch\n");
+    assert_has(t, "\nQueue depth reached: avg 3.5, max 8 in flight per thread (iodepth 16)\n");
+    assert_has(t, "\nO_DIRECT: 2 file tails (1000 B) not a multiple of the 4096-byte alignment "
+                  "were skipped\n");
+    assert_has(t, "\nseqwr: the run ended before the set was whole again; 3 MiB were written "
+                  "outside the measured time to complete it\n");
+    assert_has(t, "\nDevice vda over the run: reads 100 (merged 5, 1 MiB), writes 50 (merged 0, "
+                  "2 MiB), flushes 3, util 50.0%, avg queue 1.50\n");
+    /* 128 reads of 850 ns (bucket midpoint 852 ns) and 384 of 100 us: bars of 13 and 40. */
+    assert_has(t, "\nLatency histogram of read (bucket midpoint, count; 512 ops):\n");
+    assert_bar(t, "852 ns", 13, "128");
+    assert_bar(t, "99.8 us", 40, "384");
+    assert_has(t, "\nLatency histogram of fsync (bucket midpoint, count; 6 ops):\n");
+    free(t);
+}
+
+/* The header: what the run is about to do, in the words sysbench uses. */
+static void test_header(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--file-fsync-freq=10");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_header(m, &cfg, &g_fs, 42);
+    assert_int_equal(fclose(m), 0);
+    assert_true(!strncmp(text, "sbio ", 5));
+    assert_has(text, "\nNumber of threads: 2\n");
+    assert_has(text, "\nRandom seed: 42 (repeat with --rand-seed=42)\n");
+    assert_has(text, "\n2 files, 4 MiB each\n8 MiB total file size\nBlock size 16 KiB\n");
+    assert_has(text, "\nRead/Write ratio for combined random IO test: 1.50\n");
+    assert_has(text, "\nPeriodic FSYNC enabled, calling fsync() each 10 requests (every file).\n");
+    assert_has(text, "\nUsing synchronous I/O mode (engine sync)\nDoing random r/w test\n");
+    assert_lacks(text, "Sequential stream");
+    free(text);
+}
+
+/* An interim line: each op type the mode does, over the interval between two snapshots. */
+static void test_interval(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    two_threads();
+    static struct sbio_stats zero;
+    sbio_stats_init(&zero);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_interval(m, &cfg, 3.0, 2.0, &g_threads[0], &zero);
+    sbio_report_interval(m, &cfg, 4.0, 1.0, &g_threads[0], &g_threads[0]);
+    assert_int_equal(fclose(m), 0);
+    assert_string_equal(text, "[ 3s ] read: 192.00/s 3.00 MiB/s p99 100.0 us; write: 48.00/s "
+                              "0.75 MiB/s p99 2.00 ms; fsync: 2.00/s p99 1.20 s;\n"
+                              "[ 4s ] read: 0.00/s 0.00 MiB/s; write: 0.00/s 0.00 MiB/s; "
+                              "fsync: 0.00/s;\n");
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_totals),       cmocka_unit_test(test_latency_block),
+        cmocka_unit_test(test_per_op_table), cmocka_unit_test(test_per_thread_table),
+        cmocka_unit_test(test_error_result), cmocka_unit_test(test_optional_lines),
+        cmocka_unit_test(test_header),       cmocka_unit_test(test_interval),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/* Unit tests for the per-thread statistics (src/stats.c): what one record counts, and that
+ * merging per-thread stats (in any order) equals recording everything into one. */
+#include <stdlib.h>
+
+#include "helpers.h"
+#include "stats.h"
+#include "util.h"
+
+#define BLK 4096ULL
+
+/* One record per kind: an event adds to events, an end fsync to end_fsyncs; bytes go to
+ * the op's counter; ops and busy time sum over the op types. */
+static void test_stats_record(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = aligned_alloc(64, sizeof(*s)); /* the type is cache-line aligned */
+    assert_non_null(s);
+    sbio_stats_init(s);
+    assert_int_equal(s->start_ns, UINT64_MAX);
+    assert_int_equal(s->end_ns, 0);
+    assert_int_equal(sbio_stats_ops(s), 0);
+    sbio_stats_record(s, SBIO_READ, 1000, BLK, 1);
+    sbio_stats_record(s, SBIO_READ, 3000, BLK, 1);
+    sbio_stats_record(s, SBIO_WRITE, 20000, 2 * BLK, 1);
+    sbio_stats_record(s, SBIO_FSYNC, 500000, 0, 1); /* periodic: an event */
+    sbio_stats_record(s, SBIO_FSYNC, 700000, 0, 0); /* at the end: not an event */
+    s->write_fsyncs = 2;                            /* inside writes: ops, not latencies */
+    assert_int_equal(s->lat[SBIO_READ].count, 2);
+    assert_int_equal(s->lat[SBIO_WRITE].count, 1);
+    assert_int_equal(s->lat[SBIO_FSYNC].count, 2);
+    assert_int_equal(s->bytes[SBIO_READ], 2 * BLK);
+    assert_int_equal(s->bytes[SBIO_WRITE], 2 * BLK);
+    assert_int_equal(s->bytes[SBIO_FSYNC], 0);
+    assert_int_equal(s->events, 4);
+    assert_int_equal(s->end_fsyncs, 1);
+    assert_int_equal(sbio_stats_ops(s), 2 + 1 + 2 + 2);
+    assert_int_equal(sbio_stats_busy_ns(s), 1000 + 3000 + 20000 + 500000 + 700000);
+    free(s);
+}
+
+static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
+{
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        assert_hist_equal(&a->lat[op], &b->lat[op]);
+        assert_int_equal(a->bytes[op], b->bytes[op]);
+    }
+    assert_int_equal(a->events, b->events);
+    assert_int_equal(a->end_fsyncs, b->end_fsyncs);
+    assert_int_equal(a->write_fsyncs, b->write_fsyncs);
+    assert_int_equal(a->errors, b->errors);
+    assert_int_equal(a->verify_checked, b->verify_checked);
+    assert_int_equal(a->verify_failed, b->verify_failed);
+    assert_int_equal(a->start_ns, b->start_ns);
+    assert_int_equal(a->end_ns, b->end_ns);
+}
+
+/* Merging per-thread stats equals recording everything into one. */
+static void test_stats_merge(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = calloc(5, sizeof(*s));
+    assert_non_null(s);
+    struct sbio_stats *part = s, *one = s + 3, *merged = s + 4;
+    for (int i = 0; i < 5; i++)
+        sbio_stats_init(&s[i]);
+    uint64_t rng = 12345, writes = 0;
+    for (int i = 0; i < 30000; i++) {
+        uint64_t r = sbio_rand64(&rng);
+        int t = (int)(r % 3);
+        enum sbio_op op = (enum sbio_op)((r >> 8) % SBIO_OP_NR);
+        uint64_t lat = (r >> 16) % ((r >> 40) % 2 ? 1000 : 50000000); /* ns and ms */
+        uint64_t bytes = op == SBIO_FSYNC ? 0 : BLK * (1 + (r >> 48) % 4);
+        int event = op != SBIO_FSYNC || (r >> 56) % 4;
+        sbio_stats_record(&part[t], op, lat, bytes, event);
+        sbio_stats_record(one, op, lat, bytes, event);
+        if (op == SBIO_WRITE && t == 1) {
+            part[t].write_fsyncs++;
+            one->write_fsyncs++;
+        }
+        writes += op == SBIO_WRITE;
+    }
+    part[2].errors = 3;
+    one->errors = 3;
+    part[0].verify_checked = 40, part[1].verify_checked = 2;
+    part[1].verify_failed = 1;
+    one->verify_checked = 42, one->verify_failed = 1;
+    /* Thread 2 never ran: its start/end must not win. */
+    part[0].start_ns = 1000, part[0].end_ns = 9000;
+    part[1].start_ns = 500, part[1].end_ns = 5000;
+    one->start_ns = 500, one->end_ns = 9000;
+
+    for (int t = 0; t < 3; t++)
+        sbio_stats_merge(merged, &part[t]);
+    assert_stats_same(merged, one);
+    assert_int_equal(sbio_stats_ops(merged), 30000 + one->write_fsyncs);
+    assert_int_equal(sbio_stats_ops(merged), sbio_stats_ops(one));
+    assert_int_equal(sbio_stats_busy_ns(merged), sbio_stats_busy_ns(one));
+    assert_int_equal(merged->events + merged->end_fsyncs, 30000);
+    assert_true(one->write_fsyncs > 0 && one->write_fsyncs < writes);
+
+    /* The order does not matter. */
+    sbio_stats_init(merged);
+    for (int t = 2; t >= 0; t--)
+        sbio_stats_merge(merged, &part[t]);
+    assert_stats_same(merged, one);
+
+    /* A snapshot of a quiescent stats is a copy. */
+    sbio_stats_init(merged);
+    sbio_stats_snapshot(merged, one);
+    assert_stats_same(merged, one);
+
+    /* Empty into empty stays empty. */
+    sbio_stats_init(&part[0]);
+    sbio_stats_init(merged);
+    sbio_stats_merge(merged, &part[0]);
+    assert_int_equal(merged->start_ns, UINT64_MAX);
+    assert_int_equal(merged->end_ns, 0);
+    assert_int_equal(merged->lat[SBIO_READ].min_ns, UINT64_MAX);
+    assert_int_equal(sbio_stats_ops(merged), 0);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_record),
+        cmocka_unit_test(test_stats_merge),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,291 @@
+/* Unit tests for the helpers every module shares (src/util.c): the value parsers, the
+ * message lines, the formatting of durations and sizes, full positional writes and the
+ * PRNG helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "util.h"
+
+/* ---- value parsers ---- */
+
+static void test_parse_size_suffixes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        uint64_t v;
+    } ok[] = {
+        {"0", 0},
+        {"4096", 4096},
+        {"4096B", 4096},
+        {"4096b", 4096},
+        {"16K", 16 * SBIO_KIB},
+        {"16k", 16 * SBIO_KIB},
+        {"16KB", 16 * SBIO_KIB},
+        {"16kb", 16 * SBIO_KIB},
+        {"16KiB", 16 * SBIO_KIB},
+        {"16kib", 16 * SBIO_KIB},
+        {"3M", 3 * SBIO_MIB},
+        {"3m", 3 * SBIO_MIB},
+        {"3MB", 3 * SBIO_MIB},
+        {"3MiB", 3 * SBIO_MIB},
+        {"2G", 2 * SBIO_GIB},
+        {"2g", 2 * SBIO_GIB},
+        {"2GB", 2 * SBIO_GIB},
+        {"2GiB", 2 * SBIO_GIB},
+        {"5T", 5 * 1024 * SBIO_GIB},
+        {"5t", 5 * 1024 * SBIO_GIB},
+        {"5TB", 5 * 1024 * SBIO_GIB},
+        {"5TiB", 5 * 1024 * SBIO_GIB},
+        {"18446744073709551615", UINT64_MAX},
+        /* The largest count of T that fits in 64 bits. */
+        {"16777215T", 16777215ULL << 40},
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        uint64_t v = 12345;
+        int rc = sbio_parse_size(ok[i].s, &v);
+        if (rc || v != ok[i].v)
+            fail_msg("%s: rc %d value %llu, want %llu", ok[i].s, rc, (unsigned long long)v,
+                     (unsigned long long)ok[i].v);
+    }
+}
+
+static void test_parse_size_bad(void **state)
+{
+    (void)state;
+    static const char *const garbage[] = {
+        "",     "K",    "B",    "x",     "-1",   "+1",   " 1",  "1 ",   "1.5G", "16X",
+        "16KK", "16Ki", "16iB", "16KBB", "16Bi", "0x10", "1e3", "16 K", "G16",
+    };
+    for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+        uint64_t v = 777;
+        int rc = sbio_parse_size(garbage[i], &v);
+        if (rc != -EINVAL)
+            fail_msg("'%s': rc %d, want -EINVAL", garbage[i], rc);
+        assert_int_equal(v, 777); /* untouched on error */
+    }
+    static const char *const overflow[] = {
+        "18446744073709551616", "16777216T",          "17179869184G",
+        "17592186044416M",      "18014398509481984K", "99999999999999999999999",
+    };
+    for (size_t i = 0; i < sizeof(overflow) / sizeof(overflow[0]); i++) {
+        uint64_t v = 777;
+        int rc = sbio_parse_size(overflow[i], &v);
+        if (rc != -ERANGE)
+            fail_msg("'%s': rc %d, want -ERANGE", overflow[i], rc);
+        assert_int_equal(v, 777);
+    }
+}
+
+static void test_parse_u64(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    assert_int_equal(sbio_parse_u64("0", &v), 0);
+    assert_int_equal(v, 0);
+    assert_int_equal(sbio_parse_u64("42", &v), 0);
+    assert_int_equal(v, 42);
+    assert_int_equal(sbio_parse_u64("18446744073709551615", &v), 0);
+    assert_true(v == UINT64_MAX);
+    v = 5;
+    assert_int_equal(sbio_parse_u64("18446744073709551616", &v), -ERANGE);
+    assert_int_equal(sbio_parse_u64("", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64("-1", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64("+1", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64(" 1", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64("1 ", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64("16K", &v), -EINVAL); /* no suffix for counts */
+    assert_int_equal(sbio_parse_u64("1.0", &v), -EINVAL);
+    assert_int_equal(sbio_parse_u64("abc", &v), -EINVAL);
+    assert_int_equal(v, 5);
+}
+
+static void test_parse_bool(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {"on", "true", "yes", "1", "ON", "True", "YES"};
+    static const char *const no[] = {"off", "false", "no", "0", "OFF", "False", "nO"};
+    static const char *const bad[] = {"", "2", "y", "n", "enable", "onn", "of", "01", " on"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        bool b = false;
+        assert_int_equal(sbio_parse_bool(yes[i], &b), 0);
+        assert_true(b);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        bool b = true;
+        assert_int_equal(sbio_parse_bool(no[i], &b), 0);
+        assert_false(b);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        bool b = true;
+        if (sbio_parse_bool(bad[i], &b) != -EINVAL)
+            fail_msg("'%s' accepted as a boolean", bad[i]);
+        assert_true(b);
+    }
+}
+
+static void test_parse_double(void **state)
+{
+    (void)state;
+    double d = 0;
+    assert_int_equal(sbio_parse_double("1.5", &d), 0);
+    assert_true(d == 1.5);
+    assert_int_equal(sbio_parse_double(".25", &d), 0);
+    assert_true(d == 0.25);
+    assert_int_equal(sbio_parse_double("3", &d), 0);
+    assert_true(d == 3.0);
+    assert_int_equal(sbio_parse_double("0", &d), 0);
+    assert_true(d == 0.0);
+    d = 9;
+    static const char *const bad[] = {"", "-1", "+1", "abc", "1.5x", "inf", "nan", "1e999", " 1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (sbio_parse_double(bad[i], &d) != -EINVAL)
+            fail_msg("'%s' accepted as a number", bad[i]);
+    assert_true(d == 9.0);
+}
+
+/* ---- messages ---- */
+
+/* One "sbio: " line for an error, one "sbio: note: " line for a note, on stderr. */
+static void test_messages(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    struct capture c;
+    cap_begin(&c);
+    sbio_err("--threads: '%s' is not a number", "x");
+    cap_end(&c, err, sizeof(err));
+    assert_string_equal(err, "sbio: --threads: 'x' is not a number\n");
+    cap_begin(&c);
+    sbio_note("--%s is ignored", "tx-rate");
+    cap_end(&c, err, sizeof(err));
+    assert_string_equal(err, "sbio: note: --tx-rate is ignored\n");
+}
+
+/* ---- formatting ---- */
+
+static void test_fmt_ns(void **state)
+{
+    (void)state;
+    static const struct {
+        double ns;
+        const char *want;
+    } cases[] = {
+        {0, "0 ns"},           {850, "850 ns"},       {999.4, "999 ns"}, {1000, "1.00 us"},
+        {9994, "9.99 us"},     {12345, "12.3 us"},    {1e6, "1.00 ms"},  {4.56e6, "4.56 ms"},
+        {12.34e6, "12.3 ms"},  {999.9e6, "999.9 ms"}, {1e9, "1.00 s"},   {1.2e9, "1.20 s"},
+        {3600e9, "3600.00 s"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_ptr_equal(sbio_fmt_ns(buf, sizeof(buf), cases[i].ns), buf);
+        if (strcmp(buf, cases[i].want))
+            fail_msg("%.1f ns: got '%s', want '%s'", cases[i].ns, buf, cases[i].want);
+    }
+}
+
+static void test_fmt_bytes(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t bytes;
+        const char *want;
+    } cases[] = {
+        {0, "0 B"},
+        {512, "512 B"},
+        {1023, "1023 B"},
+        {1024, "1 KiB"},
+        {1536, "1.50 KiB"},
+        {16 * SBIO_KIB, "16 KiB"},
+        {SBIO_MIB + 1, "1.00 MiB"}, /* not whole: decimals, even when they round to .00 */
+        {3 * SBIO_GIB / 2, "1.50 GiB"},
+        {5 * 1024 * SBIO_GIB, "5 TiB"},
+        {2048ULL << 50, "2048 PiB"}, /* PiB is the largest unit */
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_ptr_equal(sbio_fmt_bytes(buf, sizeof(buf), cases[i].bytes), buf);
+        if (strcmp(buf, cases[i].want))
+            fail_msg("%llu bytes: got '%s', want '%s'", (unsigned long long)cases[i].bytes, buf,
+                     cases[i].want);
+    }
+}
+
+/* ---- writes ---- */
+
+/* The whole buffer lands at the offset; a write that fails returns -errno and says where. */
+static void test_pwrite_all(void **state)
+{
+    (void)state;
+    char dir[64], path[96], back[8192], data[8192];
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "util"), 0);
+    snprintf(path, sizeof(path), "%s/f", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (char)(i * 7 + 1);
+    assert_int_equal(sbio_pwrite_all(fd, data, sizeof(data), 4096), 0);
+    assert_int_equal(pread(fd, back, sizeof(back), 4096), (ssize_t)sizeof(back));
+    assert_memory_equal(back, data, sizeof(data));
+    assert_int_equal(lseek(fd, 0, SEEK_END), 4096 + (off_t)sizeof(data));
+    close(fd);
+
+    fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    uint64_t fail_off = 0;
+    assert_int_equal(sbio_pwrite_all_at(fd, data, 100, 12345, &fail_off), -EBADF);
+    assert_int_equal(fail_off, 12345);
+    close(fd);
+    assert_int_equal(tmpdir_remove(dir), 0);
+}
+
+/* ---- PRNG helpers ---- */
+
+/* sbio_mix64 spreads consecutive inputs (no repeats, never 0); sbio_rand_below stays below
+ * n and reaches every value of a small range. */
+static void test_rand(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    uint64_t *v = malloc(N * sizeof(*v));
+    assert_non_null(v);
+    for (uint64_t i = 0; i < N; i++) {
+        v[i] = sbio_mix64(i);
+        assert_true(v[i] != 0);
+    }
+    qsort(v, N, sizeof(*v), cmp_u64);
+    for (size_t i = 1; i < N; i++)
+        assert_true(v[i] != v[i - 1]);
+    free(v);
+
+    uint64_t s = sbio_mix64(42), seen[7] = {0};
+    for (int i = 0; i < 7000; i++) {
+        uint64_t r = sbio_rand_below(&s, 7);
+        assert_true(r < 7);
+        seen[r]++;
+    }
+    for (int k = 0; k < 7; k++)
+        if (seen[k] < 800 || seen[k] > 1200)
+            fail_msg("value %d drawn %llu times of 7000", k, (unsigned long long)seen[k]);
+    assert_int_equal(sbio_rand_below(&s, 1), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_size_suffixes),
+        cmocka_unit_test(test_parse_size_bad),
+        cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_parse_bool),
+        cmocka_unit_test(test_parse_double),
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_fmt_ns),
+        cmocka_unit_test(test_fmt_bytes),
+        cmocka_unit_test(test_pwrite_all),
+        cmocka_unit_test(test_rand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
