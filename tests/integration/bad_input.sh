@@ -1,5 +1,5 @@
 #!/bin/bash
-# The bad-input corpus (issue 9, scope 3): every case of tests/bad-input/cases.txt is run in a
+# The bad-input corpus: every case of tests/bad-input/cases.txt is run in a
 # folder holding a small prepared set and/or in an empty folder (the case says where), and must
 # give the expected exit code, exactly one stderr line that is not a "sbio: note:" and holds the
 # expected fragment, nothing on stdout saying work began, and no change on disk (every entry's

@@ -1,6 +1,5 @@
 #!/bin/bash
-# sbio run on a block device (issue 4, "Tests / Integration as root with a loop device" and
-# "Errors"): --scheduler and --queue in effect mid-run (sampled from sysfs while the run goes)
+# sbio run on a block device: --scheduler and --queue in effect mid-run (sampled from sysfs while the run goes)
 # and restored exactly after success, error, SIGINT and SIGKILL (`sbio restore`, or the next
 # sbio command); the lock; --drop-caches and the device's read counter; the reported page
 # cache against fincore; values the kernel caps or refuses.
@@ -152,7 +151,7 @@ else
 fi
 
 # --- A scheduler switch resets nr_requests; a user's own nr_requests must survive the run
-# (issue 4: "leaves every setting exactly as it found it"). ---
+# (every setting is left exactly as it was found). ---
 echo 96 >"$Q/nr_requests"
 B2=$(queue_snap)
 expect_exit 0 "--scheduler=kyber with nr_requests set to 96 beforehand: exit 0" "$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber

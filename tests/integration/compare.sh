@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio compare (issue 7, "Tests / Integration"): on its own loop device with ext4, as root.
+# sbio compare: on its own loop device with ext4, as root.
 # - --schedulers=none,mq-deadline,bfq --repeat=2 with a short rndrw: every run ran under its
 #   scheduler (the JSON's environment, read during the run), the summary is the runs' mean and
 #   sample sd, and afterwards every queue setting is as before with no state file left;

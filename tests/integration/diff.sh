@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio diff (issue 7, scope 4) with the real binary on real run results: a result diffed
+# sbio diff with the real binary on real run results: a result diffed
 # with itself is 0.0% on every row and passes --threshold=1; a faster and a slower run
 # (rndrd at --rate=2000 and --rate=1000) show the expected signs and marks, and
 # --threshold=5 fails (exit 1, the rows named on stderr) only when the slower one is B;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio run on each I/O engine (issue 6, "Tests / Integration", raw block devices aside):
+# sbio run on each I/O engine (raw block devices aside):
 # sync, libaio, io_uring, mmap and null over seqwr, seqrd, rndrd, rndwr and rndrw, buffered
 # and O_DIRECT, 1 and 4 threads, iodepth 1 and 32. What the kernel was given (strace) equals
 # the totals of the run's JSON result; the queue depth reached; sysbench's --file-io-mode and

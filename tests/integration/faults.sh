@@ -1,5 +1,5 @@
 #!/bin/bash
-# Faults (issue 9, scope 2): real ENOSPC in prepare and in run on every engine (a small tmpfs
+# Faults: real ENOSPC in prepare and in run on every engine (a small tmpfs
 # of this test's own), EIO from pread/pwrite/fsync (libfiu's fiu-run), the engine itself
 # failing (libaio's io_getevents, tests/tools/failreap.so), a set that is missing,
 # incomplete, short or read-only (exit 2 with what to do), SIGINT/SIGTERM in prepare, run and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The fuzz corpora (issue 9, scope 5) replayed: every harness of tests/fuzz/ (fuzz_NAME.c)
+# The fuzz corpora replayed: every harness of tests/fuzz/ (fuzz_NAME.c)
 # built with gcc and tests/fuzz/replay.c instead of libFuzzer (no clang runtime needed),
 # with AddressSanitizer and UndefinedBehaviorSanitizer when gcc has them, and run once on
 # every file of tests/fuzz/corpus/NAME/. One line per harness: "ok - … fuzz_NAME corpus (N

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio under MPI (issue 11): 2 and 3 ranks of mpirun on this machine (--oversubscribe).
+# sbio under MPI: 2 and 3 ranks of mpirun on this machine (--oversubscribe).
 # - --file-per-rank (DIR/rank.N) and a shared set (only rank 0 prepares and cleans up);
 # - the merged result's reads, writes and fsyncs equal the pread64/pwrite64/fsync calls on
 #   test_file.* that strace -f sees over the whole mpirun; --events split exactly; the JSON's

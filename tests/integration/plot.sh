@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio plot (issue 5, scope 4 and "Tests"): charts of real results from real runs.
+# sbio plot: charts of real results from real runs.
 # The data files kept with --keep-data hold the JSON's values; the PNGs have the asked size
 # (from the IHDR chunk) and are not blank; --size and .svg work; bad input is exit 2 with one
 # line and writes nothing. Three 2-second runs on a 2 x 8 MiB set under $TMP.
@@ -231,7 +231,7 @@ bad_input "--size 12" "$TMP/rw.json" -o "$TMP/bad.png" --size 12
 bad_input "gnuplot missing" env PATH=/nonexistent "$SBIO" "$TMP/rw.json" -o "$TMP/bad.png"
 contains "gnuplot missing: the message names the package" 'gnuplot not found: install the Debian package gnuplot-nox' "$TMP/err"
 
-# --- a compare result (issue 7, scope 5): ops/s per setting with ±stddev bars, the difference
+# --- a compare result: ops/s per setting with ±stddev bars, the difference
 # to the baseline and its significance, and a p99 panel per op type; charted on its own ---
 # numeq DESC GOT WANT: the same number to 1e-6 (JSON null is the data files' NaN).
 numeq() {

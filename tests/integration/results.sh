@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio run results (issue 5) with the real binary: where JSON and CSV go.
+# sbio run results with the real binary: where JSON and CSV go.
 # -o r.json writes the JSON and keeps the text report on stdout; --output-format=json alone
 # prints only the JSON (interim lines to stderr); --log-interval records samples without
 # printing them, --report-interval prints and records; -o r.csv appends lines under one

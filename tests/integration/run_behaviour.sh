@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio run: behaviour (issue 3, "Tests / Integration"): SIGINT, --rate and its latency from
+# sbio run: behaviour: SIGINT, --rate and its latency from
 # the intended start, --warmup-time, --cpus, --report-interval, --histogram, O_DIRECT.
 # Small sets (4 x 8 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"

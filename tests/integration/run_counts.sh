@@ -1,5 +1,5 @@
 #!/bin/bash
-# sbio run: fidelity of the counts (issue 3, "Tests / Integration").
+# sbio run: fidelity of the counts.
 # Every mode with 1, 2 and 8 threads; seqwr leaves the set whole; the reads, writes and fsyncs
 # of the run's result equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
 # rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Lua workload scripts (issue 8, "Tests / Integration"). Every shipped workload prepares and
+# Lua workload scripts. Every shipped workload prepares and
 # runs at a small scale and its report has the figures its header promises (checked for
 # presence and sanity, not only the exit status). A per-event script and its declarative twin
 # issue the same operations for the same --rand-seed (strace); --rand-seed repeats a mix run
