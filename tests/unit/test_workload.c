@@ -508,7 +508,7 @@ static void test_rndrw_counts_completions(void **state)
 
 /* ---- fsync cadence ---- */
 
-/* Model of the periodic fsync (doc/sysbench.md: sysbench's cadence): before request k of a thread, when k is a
+/* Model of the periodic fsync (sysbench's cadence): before request k of a thread, when k is a
  * multiple of freq and the thread wrote since its last round, one fsync per file (scope
  * all, in file order) or per file written since (scope dirty, in file order). Checks
  * nreq requests against the generator, flags included. Returns the fsyncs seen. */
