@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
+
 extern const struct sbio_engine_ops sbio_engine_sync;
 extern const struct sbio_engine_ops sbio_engine_null;
 extern const struct sbio_engine_ops sbio_engine_libaio;
@@ -41,9 +43,9 @@ const char *sbio_engine_list(void)
     return list;
 }
 
-int sbio_engine_sync_file(int fd, int fsync_mode)
+int sbio_engine_sync_file(int fd, bool datasync)
 {
-    int rc = fsync_mode == SBIO_FSYNC_FDATASYNC ? fdatasync(fd) : fsync(fd);
+    int rc = datasync ? fdatasync(fd) : fsync(fd);
     return rc ? -errno : 0;
 }
 

@@ -6,39 +6,17 @@
 #ifndef SBIO_ENGINE_H
 #define SBIO_ENGINE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
-
-enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
+#include "io.h"
 
 /* An open file of one worker thread: each thread opens its own descriptors. */
 struct sbio_file {
     int fd;
     uint64_t size;
     void *eng; /* engine-private per-file state (mmap: the mapping) */
-};
-
-#define SBIO_IO_FSYNC_AFTER                                                                        \
-    1u                       /* --file-fsync-all: sync the file after the write, inside the        \
-                                write's latency: synchronous engines in queue(); for queued        \
-                                engines the runner, as it takes the io from reap() */
-#define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
-#define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
-#define SBIO_IO_SYNC_FAILED                                                                        \
-    8u /* with res < 0: the write itself succeeded, its SBIO_IO_FSYNC_AFTER sync failed */
-
-struct sbio_io {
-    enum sbio_op op;
-    unsigned flags;
-    unsigned file; /* index into the thread's file array */
-    uint32_t len;
-    uint64_t offset;
-    void *buf;         /* aligned for O_DIRECT; the runner owns it */
-    unsigned slot;     /* index of this io in the thread's array of iodepth ios (registered
-                          buffer index for io_uring's --uring-fixed) */
-    uint64_t start_ns; /* submission, or the intended start under --rate */
-    int64_t res;       /* bytes transferred (0 for fsync), or -errno */
 };
 
 enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
@@ -48,9 +26,16 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 #define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
 #define SBIO_ENG_NO_DIRECT   8u /* O_DIRECT means nothing to it (mmap) */
 
+/* What init() is told of the run; the runner fills it from the configuration. */
+struct sbio_engine_params {
+    unsigned iodepth;  /* at most this many ios are ever queued and not yet reaped */
+    bool datasync;     /* sync with fdatasync, not fsync (--file-fsync-mode) */
+    bool uring_fixed;  /* io_uring: register the files and buffers (--uring-fixed) */
+    bool uring_sqpoll; /* io_uring: a kernel thread polls the submission queue */
+};
+
 /* The contract, for synchronous and queued engines alike:
- *  - init() gets the run's configuration (cfg->iodepth: at most that many ios are ever
- *    queued and not yet reaped; cfg->fsync_mode; cfg->uring_fixed, cfg->uring_sqpoll);
+ *  - init() gets the run's parameters (struct sbio_engine_params);
  *  - open_file() for every file, then post_open() (optional) once with all files and all
  *    ios (their buffers fixed for the run: an engine may register them);
  *  - queue() an io: a synchronous engine completes it (SBIO_Q_DONE, res set); a queued
@@ -67,7 +52,7 @@ struct sbio_engine_ops {
     unsigned flags;
     /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
      * refuses the interface). */
-    int (*init)(void **priv, const struct sbio_config *cfg);
+    int (*init)(void **priv, const struct sbio_engine_params *params);
     void (*cleanup)(void *priv);
     /* Open name relative to dirfd with oflags (O_RDWR or O_RDONLY plus extra flags); sets
      * f->fd; f->size is already set. Returns 0 or -errno. */
@@ -91,8 +76,9 @@ const char *sbio_engine_list(void);
 /* The engine for an enum sbio_ioengine value, or NULL when this build lacks it. */
 const struct sbio_engine_ops *sbio_engine_find(int engine);
 
-/* Engine-independent helper for synchronous engines: do one fsync or fdatasync. */
-int sbio_engine_sync_file(int fd, int fsync_mode);
+/* Engine-independent helper for synchronous engines: do one fsync, or fdatasync. 0 or
+ * -errno. */
+int sbio_engine_sync_file(int fd, bool datasync);
 
 /* open_file()/close_file() for the engines that keep a plain descriptor per file (sync,
  * libaio, io_uring): openat() with O_NOFOLLOW|O_CLOEXEC, close(). 0 or -errno. */

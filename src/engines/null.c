@@ -2,9 +2,9 @@
  * touching a disk and measures sbio's own cost per operation. */
 #include "../engine.h"
 
-static int null_init(void **priv, const struct sbio_config *cfg)
+static int null_init(void **priv, const struct sbio_engine_params *params)
 {
-    (void)cfg;
+    (void)params;
     *priv = NULL;
     return 0;
 }

@@ -48,7 +48,7 @@ struct eng_case {
 struct fx {
     const struct eng_case *c;
     const struct sbio_engine_ops *eng;
-    struct sbio_config cfg;
+    struct sbio_engine_params params;
     void *priv; /* NULL: the engine is not initialised */
     char dir[64];
     int dirfd;
@@ -57,7 +57,7 @@ struct fx {
     bool open[MAX_FILES];
     uint8_t *model[MAX_FILES]; /* what each file must hold */
     uint64_t size[MAX_FILES];
-    unsigned nios; /* cfg.iodepth */
+    unsigned nios; /* params.iodepth */
     struct sbio_io ios[MAX_IOS];
     uint8_t *bufs;
 };
@@ -174,20 +174,16 @@ static void refused(const struct fx *f, const char *what, int rc)
     skip();
 }
 
-/* As the runner: init with cfg (iodepth ios), open every file made with mk_file through the
- * engine (O_RDONLY where bit i of rdonly is set, else O_RDWR; O_DIRECT in direct variants),
+/* As the runner: init with the parameters (iodepth ios), open every file made with mk_file through
+ * the engine (O_RDONLY where bit i of rdonly is set, else O_RDWR; O_DIRECT in direct variants),
  * close those in bit i of closed again (their fd is then invalid), then post_open with all
  * files and ios, each io's len the size of its buffer. */
-static void fx_start(struct fx *f, unsigned iodepth, int fsync_mode, unsigned rdonly,
+static void fx_start(struct fx *f, unsigned iodepth, bool datasync, unsigned rdonly,
                      unsigned closed)
 {
     assert_true(iodepth <= MAX_IOS);
-    sbio_options_defaults(&f->cfg);
-    f->cfg.ioengine = f->c->engine;
-    f->cfg.iodepth = iodepth;
-    f->cfg.fsync_mode = fsync_mode;
-    f->cfg.uring_fixed = f->c->fixed;
-    f->cfg.extra_flags = 0;
+    f->params = (struct sbio_engine_params){
+        .iodepth = iodepth, .datasync = datasync, .uring_fixed = f->c->fixed};
     f->nios = iodepth;
     if (f->c->direct) {
         int fd = openat(f->dirfd, "f0", O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -195,7 +191,7 @@ static void fx_start(struct fx *f, unsigned iodepth, int fsync_mode, unsigned rd
             refused(f, "O_DIRECT in /var/tmp", -errno);
         close(fd);
     }
-    int rc = f->eng->init(&f->priv, &f->cfg);
+    int rc = f->eng->init(&f->priv, &f->params);
     if (rc == -ENOSYS || rc == -EPERM) {
         f->priv = NULL;
         refused(f, "init", rc);
@@ -434,7 +430,7 @@ static void test_pattern(void **state)
         d ? sizeof(direct) / sizeof(direct[0]) : sizeof(buffered) / sizeof(buffered[0]);
     for (unsigned i = 0; i < 3; i++)
         mk_file(f, i, FILE_BYTES, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 0, 0);
+    fx_start(f, MAX_IOS, false, 0, 0);
 
     for (unsigned k = 0; k < nw; k++) {
         unsigned file = d ? direct[k].file : buffered[k].file;
@@ -485,7 +481,7 @@ static void test_batch(void **state)
         unsigned depth = depths[t];
         uint32_t len = f->c->direct ? 8192 : 8192 - 13 * t; /* 8179: odd tails, buffered */
         mk_file(f, 0, FILE_BYTES, true);
-        fx_start(f, depth, SBIO_FSYNC_FSYNC, 0, 0);
+        fx_start(f, depth, false, 0, 0);
         for (unsigned k = 0; k < depth; k++)
             wr(f, k, 0, (uint64_t)k * 32768, len, 3 + t, 0);
         run_batch(f, depth, 5);
@@ -523,7 +519,7 @@ static void test_tail(void **state)
     mk_file(f, 0, size, true);
     mk_file(f, 1, 1000, true);
     mk_file(f, 2, 0, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 0, 0);
+    fx_start(f, MAX_IOS, false, 0, 0);
 
     unsigned n = 0;
     rd(f, n++, 0, tail, PAGE);            /* across the end */
@@ -577,10 +573,9 @@ static void test_tail(void **state)
 static void test_fsync(void **state)
 {
     struct fx *f = *state;
-    static const int modes[] = {SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC};
     for (unsigned t = 0; t < 2; t++) {
         mk_file(f, 0, FILE_BYTES, false);
-        fx_start(f, MAX_IOS, modes[t], 0, 0);
+        fx_start(f, MAX_IOS, t, 0, 0);
         for (unsigned k = 0; k < 8; k++)
             wr(f, k, 0, (uint64_t)k * 8 * PAGE, PAGE, 5, 0);
         run(f, 8);
@@ -609,10 +604,9 @@ static void test_fsync(void **state)
 static void test_fsync_after(void **state)
 {
     struct fx *f = *state;
-    static const int modes[] = {SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC};
     for (unsigned t = 0; t < 2; t++) {
         mk_file(f, 0, FILE_BYTES, false);
-        fx_start(f, MAX_IOS, modes[t], 0, 0);
+        fx_start(f, MAX_IOS, t, 0, 0);
         if (f->c->direct) {
             dirty_outside(f, 0, 100);
         } else {
@@ -652,7 +646,7 @@ static void test_errors(void **state)
     const uint64_t wrap = UINT64_MAX - PAGE + 1; /* -4096 as an off_t, aligned */
     for (unsigned i = 0; i < 3; i++)
         mk_file(f, i, FILE_BYTES, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 1u << 1, 1u << 2);
+    fx_start(f, MAX_IOS, false, 1u << 1, 1u << 2);
 
     unsigned n = 0;
     rd(f, n++, 0, 0, PAGE);
