@@ -1,8 +1,8 @@
-/* The I/O engine interface (fio's ioengine_ops, cut down).
+/* The I/O engine interface (fio's ioengine_ops, cut down) and the registry of engines.
  *
- * One engine per file in src/engines/, listed in the table in engine.c. The interface is
- * shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE, synchronous
- * engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
+ * One engine per file in src/engines/, listed by one line in the table in engine.c. The
+ * interface is shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE,
+ * synchronous engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
 #ifndef SBIO_ENGINE_H
 #define SBIO_ENGINE_H
 
@@ -48,8 +48,9 @@ struct sbio_engine_params {
  *    timeout), and returns up to max of them in done with res set;
  *  - a failed request is res = -errno on that io, never a crash or an exit. */
 struct sbio_engine_ops {
-    const char *name;
-    unsigned flags;
+    const char *name; /* what --ioengine and a script's engine = call it */
+    const char *kind; /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
+    unsigned flags;   /* SBIO_ENG_* */
     /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
      * refuses the interface). */
     int (*init)(void **priv, const struct sbio_engine_params *params);
@@ -70,11 +71,28 @@ struct sbio_engine_ops {
     int (*reap)(void *priv, unsigned min, struct sbio_io **done, unsigned max, uint64_t timeout_ns);
 };
 
-/* "sync, libaio, …": the engines this build has. */
-const char *sbio_engine_list(void);
+/* The registry: the engines this build has, those the table in engine.c lists. An engine's
+ * id (struct sbio_config.ioengine, a script job's engine) is the index of its line there;
+ * ids run from 0 to sbio_engine_count() - 1. */
+int sbio_engine_count(void);
 
-/* The engine for an enum sbio_ioengine value, or NULL when this build lacks it. */
-const struct sbio_engine_ops *sbio_engine_find(int engine);
+/* The engine with this id, or NULL for a number that is no engine's id. */
+const struct sbio_engine_ops *sbio_engine_find(int id);
+
+/* The id of the engine called name, or -ENOENT when this build has none of that name. */
+int sbio_engine_id(const char *name);
+
+/* The engine's name and its kind (struct sbio_engine_ops), or "?" for a number that is no
+ * engine's id. */
+const char *sbio_engine_name(int id);
+const char *sbio_engine_kind(int id);
+
+/* The names of the engines that have none of the flags in without (SBIO_ENG_*), in id order
+ * and separated by sep, into buf (cut short if it is too small). Returns buf. */
+char *sbio_engine_names(char *buf, size_t len, const char *sep, unsigned without);
+
+/* "sync, libaio, …": every engine this build has. */
+const char *sbio_engine_list(void);
 
 /* Engine-independent helper for synchronous engines: do one fsync, or fdatasync. 0 or
  * -errno. */

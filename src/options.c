@@ -18,6 +18,7 @@ enum opt_type {
     T_STR,
     T_LIST,
     T_FILL,
+    T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
     T_IGNORE,     /* sysbench option that does not concern file I/O; takes a value */
     T_IGNORE_BOOL /* the same, boolean */
@@ -105,8 +106,8 @@ static const struct optdef opts[] = {
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
     {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
      "allow writing to the device named by --filename"},
-    {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
-     ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
+    {"ioengine", NULL, T_ENGINE, OFF(ioengine), "sync", NULL, 0, 0, ALL_RUN, 0, "NAME",
+     "I/O engine (the general form of --file-io-mode)"},
     {"uring-fixed", NULL, T_BOOL, OFF(uring_fixed), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "io_uring: register the files and buffers"},
     {"uring-sqpoll", NULL, T_BOOL, OFF(uring_sqpoll), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -254,11 +255,6 @@ const char *sbio_mode_name(int mode)
     return mode == SBIO_MODE_NONE ? "(none)" : table_choice("file-test-mode", mode);
 }
 
-const char *sbio_engine_name(int engine)
-{
-    return table_choice("ioengine", engine);
-}
-
 const char *sbio_fill_name(int fill)
 {
     static const char *const n[] = {"random", "zero", "compressible"};
@@ -325,6 +321,11 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
         buf[l] = 0;
         break;
     }
+    case T_ENGINE: {
+        char names[128];
+        snprintf(buf, len, "one of %s", sbio_engine_names(names, sizeof(names), ",", 0));
+        break;
+    }
     case T_FLAGS: snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices); break;
     case T_TEST: snprintf(buf, len, "fileio"); break;
     case T_LIST: snprintf(buf, len, "%s (repeatable, at most %d)", d->arg, SBIO_MAX_LIST); break;
@@ -338,6 +339,74 @@ static int opt_bad(const struct optdef *d, const char *value, const char *why)
     opt_accepted(d, acc, sizeof(acc));
     sbio_err("--%s: '%s' %s; accepted: %s", d->name, value, why ? why : "is not valid", acc);
     return -EINVAL;
+}
+
+/* T_ENUM: the value's index among the choices. */
+static int opt_set_enum(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    char *base = (char *)cfg;
+    char buf[32];
+    for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
+        if (!strcmp(buf, value)) {
+            *(int *)(base + d->off) = i;
+            return 0;
+        }
+    }
+    /* An empty value for an option without a default (--file-test-mode=) unsets it. */
+    if (!value[0] && !d->def[0]) {
+        *(int *)(base + d->off) = SBIO_MODE_NONE;
+        return 0;
+    }
+    return opt_bad(d, value, NULL);
+}
+
+/* T_FLAGS: a comma-separated list of the choices, bit i for choice i. */
+static int opt_set_flags(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    char *base = (char *)cfg;
+    unsigned bits = 0;
+    char tmp[128];
+    /* "none" spells the empty list where an empty value cannot be written (--vary). */
+    if (!strcmp(value, "none")) {
+        *(unsigned *)(base + d->off) = 0;
+        return 0;
+    }
+    snprintf(tmp, sizeof(tmp), "%s", value);
+    if (strlen(value) >= sizeof(tmp))
+        return opt_bad(d, value, "is too long");
+    char *save = NULL;
+    for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        static const char *const names[] = {"sync", "dsync", "direct"};
+        unsigned i;
+        for (i = 0; i < 3; i++)
+            if (!strcmp(w, names[i]))
+                break;
+        if (i == 3)
+            return opt_bad(d, value, NULL);
+        bits |= 1u << i;
+    }
+    *(unsigned *)(base + d->off) = bits;
+    return 0;
+}
+
+/* T_FILL: random, zero, or compressible:P. */
+static int opt_set_fill(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    if (!strcmp(value, "random")) {
+        cfg->fill = SBIO_FILL_RANDOM;
+        return 0;
+    }
+    if (!strcmp(value, "zero")) {
+        cfg->fill = SBIO_FILL_ZERO;
+        return 0;
+    }
+    uint64_t p;
+    if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) && p <= 100) {
+        cfg->fill = SBIO_FILL_COMPRESSIBLE;
+        cfg->fill_pct = p;
+        return 0;
+    }
+    return opt_bad(d, value, "is not valid (P is 0 to 100)");
 }
 
 /* Parse value into cfg according to d. */
@@ -368,44 +437,13 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         *(double *)(base + d->off) = v;
         return 0;
     }
-    case T_ENUM: {
-        char buf[32];
-        for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
-            if (!strcmp(buf, value)) {
-                *(int *)(base + d->off) = i;
-                return 0;
-            }
-        }
-        /* An empty value for an option without a default (--file-test-mode=) unsets it. */
-        if (!value[0] && !d->def[0]) {
-            *(int *)(base + d->off) = SBIO_MODE_NONE;
-            return 0;
-        }
-        return opt_bad(d, value, NULL);
-    }
-    case T_FLAGS: {
-        unsigned bits = 0;
-        char tmp[128];
-        /* "none" spells the empty list where an empty value cannot be written (--vary). */
-        if (!strcmp(value, "none")) {
-            *(unsigned *)(base + d->off) = 0;
-            return 0;
-        }
-        snprintf(tmp, sizeof(tmp), "%s", value);
-        if (strlen(value) >= sizeof(tmp))
-            return opt_bad(d, value, "is too long");
-        char *save = NULL;
-        for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-            static const char *const names[] = {"sync", "dsync", "direct"};
-            unsigned i;
-            for (i = 0; i < 3; i++)
-                if (!strcmp(w, names[i]))
-                    break;
-            if (i == 3)
-                return opt_bad(d, value, NULL);
-            bits |= 1u << i;
-        }
-        *(unsigned *)(base + d->off) = bits;
+    case T_ENUM: return opt_set_enum(cfg, d, value);
+    case T_FLAGS: return opt_set_flags(cfg, d, value);
+    case T_ENGINE: {
+        int id = sbio_engine_id(value);
+        if (id < 0)
+            return opt_bad(d, value, NULL);
+        *(int *)(base + d->off) = id;
         return 0;
     }
     case T_STR: *(const char **)(base + d->off) = value; return 0;
@@ -419,23 +457,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         arr[(*count)++] = value;
         return 0;
     }
-    case T_FILL: {
-        if (!strcmp(value, "random")) {
-            cfg->fill = SBIO_FILL_RANDOM;
-            return 0;
-        }
-        if (!strcmp(value, "zero")) {
-            cfg->fill = SBIO_FILL_ZERO;
-            return 0;
-        }
-        uint64_t p;
-        if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) && p <= 100) {
-            cfg->fill = SBIO_FILL_COMPRESSIBLE;
-            cfg->fill_pct = p;
-            return 0;
-        }
-        return opt_bad(d, value, "is not valid (P is 0 to 100)");
-    }
+    case T_FILL: return opt_set_fill(cfg, d, value);
     case T_TEST:
         if (strcmp(value, "fileio"))
             return opt_bad(d, value, "is not a test sbio runs");
@@ -747,13 +769,21 @@ int sbio_options_validate(struct sbio_config *cfg)
         else if (l > 4 && !strcmp(cfg->output + l - 4, ".csv"))
             cfg->output_format = SBIO_OUT_CSV;
     }
-    /* The sysbench spelling and the general one of the same choice must agree. */
-    static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO, SBIO_ENGINE_MMAP};
+    /* The sysbench spelling and the general one of the same choice must agree. sysbench's
+     * --file-io-mode, by enum sbio_io_mode, names one of the engines. */
+    static const char *const io_mode_engine[] = {"sync", "libaio", "mmap"};
     if (sbio_options_given(cfg, "file-io-mode")) {
-        int e = mode_to_engine[cfg->io_mode];
+        const char *mode = table_choice("file-io-mode", cfg->io_mode);
+        int e = sbio_engine_id(io_mode_engine[cfg->io_mode]);
+        if (e < 0) {
+            sbio_err("--file-io-mode=%s needs the %s engine, which is not in this build; "
+                     "engines in this build: %s",
+                     mode, io_mode_engine[cfg->io_mode], sbio_engine_list());
+            return -EINVAL;
+        }
         if (sbio_options_given(cfg, "ioengine") && cfg->ioengine != e) {
-            sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them",
-                     table_choice("file-io-mode", cfg->io_mode), sbio_engine_name(cfg->ioengine));
+            sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them", mode,
+                     sbio_engine_name(cfg->ioengine));
             return -EINVAL;
         }
         cfg->ioengine = e;
@@ -778,14 +808,18 @@ int sbio_options_validate(struct sbio_config *cfg)
         return -EINVAL;
     }
     if (cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) {
-        if (!sbio_engine_find(cfg->ioengine)) {
+        const struct sbio_engine_ops *eng = sbio_engine_find(cfg->ioengine);
+        if (!eng) {
             sbio_err("--ioengine=%s: not in this build; accepted: %s",
                      sbio_engine_name(cfg->ioengine), sbio_engine_list());
             return -EINVAL;
         }
-        if (cfg->ioengine == SBIO_ENGINE_MMAP && (cfg->extra_flags & SBIO_XF_DIRECT)) {
-            sbio_err("--file-extra-flags=direct: the mmap engine cannot do O_DIRECT (it goes "
-                     "through the page cache); accepted engines: sync, libaio, io_uring");
+        if ((eng->flags & SBIO_ENG_NO_DIRECT) && (cfg->extra_flags & SBIO_XF_DIRECT)) {
+            char ok[128];
+            sbio_err("--file-extra-flags=direct: the %s engine cannot do O_DIRECT (it goes "
+                     "through the page cache); accepted engines: %s",
+                     eng->name,
+                     sbio_engine_names(ok, sizeof(ok), ", ", SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
             return -EINVAL;
         }
         bool mode_varies = false;

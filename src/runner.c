@@ -409,7 +409,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
                      r->eng->name, strerror(-rc));
         else
             sbio_err("--ioengine=%s: setting up thread %u: %s%s", r->eng->name, i, strerror(-rc),
-                     rc == -EAGAIN && r->job->engine == SBIO_ENGINE_LIBAIO
+                     rc == -EAGAIN && !strcmp(r->eng->name, "libaio")
                          ? " (fs.aio-max-nr is too small for threads x iodepth)"
                          : "");
         return -SBIO_EUSAGE;

@@ -150,15 +150,6 @@ static void field_str(lua_State *L, int idx, const char *k, char *buf, size_t le
     lua_pop(L, 1);
 }
 
-static int engine_id(const char *name)
-{
-    static const char *const n[] = {"sync", "libaio", "io_uring", "mmap", "null"};
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(n[i], name))
-            return i;
-    return SBIO_ENGINE_SYNC;
-}
-
 /* Read the job table at the top of the stack (already checked by the prelude). */
 static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
 {
@@ -167,7 +158,12 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     field_str(L, t, "name", j->name, sizeof(j->name));
     j->threads = (unsigned)field_num(L, t, "threads", 1);
     field_str(L, t, "engine", buf, sizeof(buf));
-    j->engine = engine_id(buf);
+    j->engine = sbio_engine_id(buf);
+    if (j->engine < 0) {
+        snprintf(err, errlen, "job %s: engine '%s': accepted: %s", j->name, buf,
+                 sbio_engine_list());
+        return -EINVAL;
+    }
     j->iodepth = (unsigned)field_num(L, t, "iodepth", 1);
     j->rate = (uint64_t)field_num(L, t, "rate", 0);
     j->think_us = (uint64_t)field_num(L, t, "think", 0);

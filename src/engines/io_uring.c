@@ -163,6 +163,7 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
 
 const struct sbio_engine_ops sbio_engine_io_uring = {
     .name = "io_uring",
+    .kind = "asynchronous",
     .flags = 0,
     .init = uring_init,
     .cleanup = uring_cleanup,

@@ -136,6 +136,7 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
 
 const struct sbio_engine_ops sbio_engine_libaio = {
     .name = "libaio",
+    .kind = "asynchronous",
     .flags = 0,
     .init = aio_init,
     .cleanup = aio_cleanup,

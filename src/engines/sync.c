@@ -52,6 +52,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 
 const struct sbio_engine_ops sbio_engine_sync = {
     .name = "sync",
+    .kind = "synchronous",
     .flags = SBIO_ENG_SYNC,
     .init = sync_init,
     .cleanup = sync_cleanup,

@@ -26,7 +26,6 @@
 
 #include "engine.h"
 #include "helpers.h"
-#include "options.h"
 #include "sysblock.h"
 #include "util.h"
 
@@ -40,7 +39,7 @@
 
 /* One variant of the suite: an engine, buffered or O_DIRECT, io_uring's fixed mode. */
 struct eng_case {
-    int engine; /* enum sbio_ioengine */
+    int engine; /* its id in the registry */
     const struct sbio_engine_ops *eng;
     bool direct, fixed;
 };
@@ -64,7 +63,7 @@ struct fx {
 
 static bool is_mmap(const struct fx *f)
 {
-    return f->c->engine == SBIO_ENGINE_MMAP;
+    return !strcmp(f->eng->name, "mmap");
 }
 
 static bool is_queued(const struct fx *f)
@@ -690,6 +689,42 @@ static void test_errors(void **state)
         check_file(f, i);
 }
 
+/* ---- the registry ---- */
+
+/* Ids, names and kinds agree every way round, in the table's order; the lists keep that
+ * order; unknown names and ids are refused; every engine of the table is in this build. */
+static void test_registry(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"sync", "libaio", "io_uring", "mmap", "null"};
+    static const char *const kinds[] = {"synchronous", "asynchronous", "asynchronous", "mmap'ed",
+                                        "null (no I/O)"};
+    assert_int_equal(sbio_engine_count(), 5);
+    for (int e = 0; e < 5; e++) {
+        assert_non_null(sbio_engine_find(e));
+        assert_string_equal(sbio_engine_find(e)->name, names[e]);
+        assert_string_equal(sbio_engine_name(e), names[e]);
+        assert_string_equal(sbio_engine_kind(e), kinds[e]);
+        assert_int_equal(sbio_engine_id(names[e]), e);
+    }
+    assert_int_equal(sbio_engine_id("posixaio"), -ENOENT);
+    assert_int_equal(sbio_engine_id(""), -ENOENT);
+    assert_null(sbio_engine_find(-1));
+    assert_null(sbio_engine_find(5));
+    assert_string_equal(sbio_engine_name(5), "?");
+    assert_string_equal(sbio_engine_kind(-1), "?");
+    assert_string_equal(sbio_engine_list(), "sync, libaio, io_uring, mmap, null");
+    char buf[64];
+    assert_string_equal(sbio_engine_names(buf, sizeof(buf), ",", 0),
+                        "sync,libaio,io_uring,mmap,null");
+    assert_string_equal(
+        sbio_engine_names(buf, sizeof(buf), ", ", SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO),
+        "sync, libaio, io_uring");
+    assert_string_equal(sbio_engine_names(buf, sizeof(buf), " ", SBIO_ENG_SYNC), "libaio io_uring");
+    /* A short buffer: cut, still terminated. */
+    assert_string_equal(sbio_engine_names(buf, 8, ",", 0), "sync,li");
+}
+
 /* ---- registration ---- */
 
 enum { T_QUEUED = 1, T_IO = 2, T_SYNC = 4 };
@@ -710,20 +745,22 @@ static const struct {
 
 #define NSUITE    (sizeof(suite) / sizeof(suite[0]))
 #define MAX_CASES 16
+#define NSTATIC   1 /* tests that are not per engine: test_registry */
 
 int main(void)
 {
     static struct eng_case cases[MAX_CASES];
     static char names[MAX_CASES * NSUITE][64];
-    static struct CMUnitTest tests[MAX_CASES * NSUITE];
+    static struct CMUnitTest tests[NSTATIC + MAX_CASES * NSUITE];
     unsigned nc = 0, nt = 0;
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
 
-    for (int e = SBIO_ENGINE_SYNC; e <= SBIO_ENGINE_NULL; e++) {
+    for (int e = 0; e < sbio_engine_count(); e++) {
         const struct sbio_engine_ops *eng = sbio_engine_find(e);
         if (!eng)
             continue;
         bool direct = !(eng->flags & (SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
-        for (int fixed = 0; fixed <= (e == SBIO_ENGINE_IO_URING); fixed++)
+        for (int fixed = 0; fixed <= !strcmp(eng->name, "io_uring"); fixed++)
             for (int d = 0; d <= direct; d++)
                 cases[nc++] = (struct eng_case){e, eng, d, fixed};
     }

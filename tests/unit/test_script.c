@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "engine.h"
 #include "helpers.h"
 #include "options.h"
 #include "script.h"
@@ -83,7 +84,7 @@ static void test_good_script(void **state)
     assert_true(j->pa > 0.099 && j->pa < 0.101 && j->pb > 0.899 && j->pb < 0.901);
     assert_int_equal(j->flags, 0);
     const struct sbio_script_job *w = &ph->jobs[1];
-    assert_int_equal(w->engine, SBIO_ENGINE_LIBAIO);
+    assert_int_equal(w->engine, sbio_engine_id("libaio"));
     assert_int_equal(w->iodepth, 8);
     assert_int_equal(w->pattern, SBIO_PAT_SEQ);
     assert_int_equal(w->rate, 100);
