@@ -5,6 +5,18 @@
 local S = {options = {}, option_order = {}, fileset = nil, phases = {}, hooks = {}}
 __sbio = S
 
+-- What C hands over (src/script.c fills __sbio_c before this file runs): the names of the
+-- modes and of this build's engines, in C's order, and the defaults of the fields below that
+-- are an option's counterpart (job: engine, threads, block, fsync_freq, rw_ratio; phase:
+-- time), taken from sbio's option table.
+local C = __sbio_c
+local D = C.defaults
+local function set_of(list)
+    local set = {}
+    for _, v in ipairs(list) do set[v] = true end
+    return set
+end
+
 local SIZE_UNITS = {[""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4}
 
 -- "16k", "4KiB", "1G", 4096 -> bytes; nil, why on error.
@@ -125,7 +137,7 @@ function fileset(t)
 end
 
 local OPS = {read = true, write = true, fsync = true, fdatasync = true}
-local ENGINES = {sync = true, libaio = true, io_uring = true, mmap = true, null = true}
+local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
 -- "uniform", "seq", "zipf:1.1", "pareto:0.2", "gaussian:0.05", "hot:0.1:0.9"
@@ -152,21 +164,22 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     stream = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, rw_ratio, block).
-local MODES = {seqwr = true, seqrewr = true, seqrd = true, rndrd = true, rndwr = true,
-               rndrw = true}
+local MODES = set_of(C.modes)
+-- The tables job() made: phase() takes no other, so C finds every field job() sets.
+local made = setmetatable({}, {__mode = "k"})
 
 function job(name)
     if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
     return function(t)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
-        local j = {name = name, threads = t.threads or 1, engine = t.engine or "sync",
+        local j = {name = name, threads = t.threads or D.threads, engine = t.engine or D.engine,
                    iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0}
         if type(j.threads) ~= "number" or j.threads < 1 or j.threads ~= math.floor(j.threads) then
             fail("job " .. name .. ": threads must be a whole number >= 1")
         end
         if not ENGINES[j.engine] then
-            fail("job " .. name .. ": engine '" .. tostring(j.engine) ..
-                 "': accepted: sync, libaio, io_uring, mmap, null")
+            fail("job " .. name .. ": engine '" .. tostring(j.engine) .. "': accepted: " ..
+                 table.concat(C.engines, ", "))
         end
         if type(j.iodepth) ~= "number" or j.iodepth < 1 then
             fail("job " .. name .. ": iodepth must be >= 1")
@@ -186,8 +199,8 @@ function job(name)
         end
         if t.mode ~= nil then
             if not MODES[t.mode] then
-                fail("job " .. name .. ": mode '" .. tostring(t.mode) .. "': accepted: seqwr, " ..
-                     "seqrewr, seqrd, rndrd, rndwr, rndrw")
+                fail("job " .. name .. ": mode '" .. tostring(t.mode) .. "': accepted: " ..
+                     table.concat(C.modes, ", "))
             end
             if t.mix or t.pattern then
                 fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
@@ -204,8 +217,8 @@ function job(name)
             fail("job " .. name .. ": stream goes with a sequential mode (seqwr, seqrewr, seqrd)")
         end
         j.stream = t.stream or "shared"
-        j.fsync_freq = t.fsync_freq or 100
-        j.rw_ratio = t.rw_ratio or 1.5
+        j.fsync_freq = t.fsync_freq or D.fsync_freq
+        j.rw_ratio = t.rw_ratio or D.rw_ratio
         if type(j.fsync_freq) ~= "number" or j.fsync_freq < 0 then
             fail("job " .. name .. ": fsync_freq must be a number >= 0")
         end
@@ -238,7 +251,7 @@ function job(name)
         end
         if j.weight <= 0 then fail("job " .. name .. ": mix: all weights are zero") end
         -- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50}
-        local blk = t.block or "16k"
+        local blk = t.block or D.block
         j.blocks = {}
         if type(blk) == "table" then
             for s, w in pairs(blk) do
@@ -259,6 +272,7 @@ function job(name)
         local pat, why = pattern(t.pattern or "uniform")
         if not pat then fail("job " .. name .. ": " .. why) end
         j.pattern = pat
+        made[j] = true
         return j
     end
 end
@@ -269,11 +283,11 @@ function phase(name)
     if type(name) ~= "string" then fail("phase: give it a name: phase \"read\" { ... }") end
     return function(t)
         if type(t) ~= "table" then fail("phase " .. name .. " takes a table") end
-        local p = {name = name, jobs = {}, time = t.time or 10, events = t.events or 0,
+        local p = {name = name, jobs = {}, time = t.time or D.time, events = t.events or 0,
                    drop_caches = t.drop_caches or false}
         for k, v in pairs(t) do
             if type(k) == "number" then
-                if type(v) ~= "table" or not v.mix then
+                if not made[v] then
                     fail("phase " .. name .. ": list jobs made with job \"name\" { ... }")
                 end
                 p.jobs[#p.jobs + 1] = v

@@ -2,48 +2,87 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-extern const struct sbio_engine_ops sbio_engine_sync;
-extern const struct sbio_engine_ops sbio_engine_null;
-extern const struct sbio_engine_ops sbio_engine_libaio;
-extern const struct sbio_engine_ops sbio_engine_io_uring;
-extern const struct sbio_engine_ops sbio_engine_mmap;
+/* The table: one line per engine, NAME for the engine src/engines/NAME.c defines as
+ * sbio_engine_NAME. The order is the engines' ids, and so the order in which help and
+ * messages list them. The engines this build has are exactly those listed here. */
+#define ENGINE_TABLE(X)                                                                            \
+    X(sync)                                                                                        \
+    X(libaio)                                                                                      \
+    X(io_uring)                                                                                    \
+    X(mmap)                                                                                        \
+    X(null)
 
-/* Indexed by enum sbio_ioengine; NULL where this build has no such engine yet. */
-/* clang-format off */
-static const struct sbio_engine_ops *const engines[] = {
-    [SBIO_ENGINE_SYNC] = &sbio_engine_sync,
-    [SBIO_ENGINE_LIBAIO] = &sbio_engine_libaio,
-    [SBIO_ENGINE_IO_URING] = &sbio_engine_io_uring,
-    [SBIO_ENGINE_MMAP] = &sbio_engine_mmap,
-    [SBIO_ENGINE_NULL] = &sbio_engine_null,
-};
-/* clang-format on */
+#define ENGINE_DECLARE(NAME) extern const struct sbio_engine_ops sbio_engine_##NAME;
+#define ENGINE_ENTRY(NAME)   &sbio_engine_##NAME,
+ENGINE_TABLE(ENGINE_DECLARE)
+static const struct sbio_engine_ops *const engines[] = {ENGINE_TABLE(ENGINE_ENTRY)};
+#define NENGINES ((int)(sizeof(engines) / sizeof(engines[0])))
 
-const struct sbio_engine_ops *sbio_engine_find(int engine)
+int sbio_engine_count(void)
 {
-    if (engine < 0 || (unsigned)engine >= sizeof(engines) / sizeof(engines[0]))
-        return NULL;
-    return engines[engine];
+    return NENGINES;
+}
+
+const struct sbio_engine_ops *sbio_engine_find(int id)
+{
+    return id >= 0 && id < NENGINES ? engines[id] : NULL;
+}
+
+int sbio_engine_id(const char *name)
+{
+    for (int i = 0; i < NENGINES; i++)
+        if (!strcmp(engines[i]->name, name))
+            return i;
+    return -ENOENT;
+}
+
+const char *sbio_engine_name(int id)
+{
+    const struct sbio_engine_ops *e = sbio_engine_find(id);
+    return e ? e->name : "?";
+}
+
+const char *sbio_engine_kind(int id)
+{
+    const struct sbio_engine_ops *e = sbio_engine_find(id);
+    return e ? e->kind : "?";
+}
+
+char *sbio_engine_names(char *buf, size_t len, const char *sep, unsigned without)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (int i = 0; i < NENGINES && l < len; i++) {
+        if (engines[i]->flags & without)
+            continue;
+        int n = snprintf(buf + l, len - l, "%s%s", l ? sep : "", engines[i]->name);
+        l += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+static char engine_list[128];
+
+static void engine_list_build(void)
+{
+    sbio_engine_names(engine_list, sizeof(engine_list), ", ", 0);
 }
 
 const char *sbio_engine_list(void)
 {
-    static char list[128];
-    if (!list[0])
-        for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-            if (engines[i])
-                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-                         list[0] ? ", " : "", engines[i]->name);
-    return list;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, engine_list_build);
+    return engine_list;
 }
 
-int sbio_engine_sync_file(int fd, int fsync_mode)
+int sbio_engine_sync_file(int fd, bool datasync)
 {
-    int rc = fsync_mode == SBIO_FSYNC_FDATASYNC ? fdatasync(fd) : fsync(fd);
+    int rc = datasync ? fdatasync(fd) : fsync(fd);
     return rc ? -errno : 0;
 }
 

@@ -1,44 +1,22 @@
-/* The I/O engine interface (fio's ioengine_ops, cut down).
+/* The I/O engine interface (fio's ioengine_ops, cut down) and the registry of engines.
  *
- * One engine per file in src/engines/, listed in the table in engine.c. The interface is
- * shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE, synchronous
- * engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
+ * One engine per file in src/engines/, listed by one line in the table in engine.c. The
+ * interface is shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE,
+ * synchronous engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
 #ifndef SBIO_ENGINE_H
 #define SBIO_ENGINE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
-
-enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
+#include "io.h"
 
 /* An open file of one worker thread: each thread opens its own descriptors. */
 struct sbio_file {
     int fd;
     uint64_t size;
     void *eng; /* engine-private per-file state (mmap: the mapping) */
-};
-
-#define SBIO_IO_FSYNC_AFTER                                                                        \
-    1u                       /* --file-fsync-all: sync the file after the write, inside the        \
-                                write's latency: synchronous engines in queue(); for queued        \
-                                engines the runner, as it takes the io from reap() */
-#define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
-#define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
-#define SBIO_IO_SYNC_FAILED                                                                        \
-    8u /* with res < 0: the write itself succeeded, its SBIO_IO_FSYNC_AFTER sync failed */
-
-struct sbio_io {
-    enum sbio_op op;
-    unsigned flags;
-    unsigned file; /* index into the thread's file array */
-    uint32_t len;
-    uint64_t offset;
-    void *buf;         /* aligned for O_DIRECT; the runner owns it */
-    unsigned slot;     /* index of this io in the thread's array of iodepth ios (registered
-                          buffer index for io_uring's --uring-fixed) */
-    uint64_t start_ns; /* submission, or the intended start under --rate */
-    int64_t res;       /* bytes transferred (0 for fsync), or -errno */
 };
 
 enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
@@ -48,9 +26,16 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 #define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
 #define SBIO_ENG_NO_DIRECT   8u /* O_DIRECT means nothing to it (mmap) */
 
+/* What init() is told of the run; the runner fills it from the configuration. */
+struct sbio_engine_params {
+    unsigned iodepth;  /* at most this many ios are ever queued and not yet reaped */
+    bool datasync;     /* sync with fdatasync, not fsync (--file-fsync-mode) */
+    bool uring_fixed;  /* io_uring: register the files and buffers (--uring-fixed) */
+    bool uring_sqpoll; /* io_uring: a kernel thread polls the submission queue */
+};
+
 /* The contract, for synchronous and queued engines alike:
- *  - init() gets the run's configuration (cfg->iodepth: at most that many ios are ever
- *    queued and not yet reaped; cfg->fsync_mode; cfg->uring_fixed, cfg->uring_sqpoll);
+ *  - init() gets the run's parameters (struct sbio_engine_params);
  *  - open_file() for every file, then post_open() (optional) once with all files and all
  *    ios (their buffers fixed for the run: an engine may register them);
  *  - queue() an io: a synchronous engine completes it (SBIO_Q_DONE, res set); a queued
@@ -63,11 +48,12 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
  *    timeout), and returns up to max of them in done with res set;
  *  - a failed request is res = -errno on that io, never a crash or an exit. */
 struct sbio_engine_ops {
-    const char *name;
-    unsigned flags;
+    const char *name; /* what --ioengine and a script's engine = call it */
+    const char *kind; /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
+    unsigned flags;   /* SBIO_ENG_* */
     /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
      * refuses the interface). */
-    int (*init)(void **priv, const struct sbio_config *cfg);
+    int (*init)(void **priv, const struct sbio_engine_params *params);
     void (*cleanup)(void *priv);
     /* Open name relative to dirfd with oflags (O_RDWR or O_RDONLY plus extra flags); sets
      * f->fd; f->size is already set. Returns 0 or -errno. */
@@ -85,14 +71,32 @@ struct sbio_engine_ops {
     int (*reap)(void *priv, unsigned min, struct sbio_io **done, unsigned max, uint64_t timeout_ns);
 };
 
-/* "sync, libaio, …": the engines this build has. */
+/* The registry: the engines this build has, those the table in engine.c lists. An engine's
+ * id (struct sbio_config.ioengine, a script job's engine) is the index of its line there;
+ * ids run from 0 to sbio_engine_count() - 1. */
+int sbio_engine_count(void);
+
+/* The engine with this id, or NULL for a number that is no engine's id. */
+const struct sbio_engine_ops *sbio_engine_find(int id);
+
+/* The id of the engine called name, or -ENOENT when this build has none of that name. */
+int sbio_engine_id(const char *name);
+
+/* The engine's name and its kind (struct sbio_engine_ops), or "?" for a number that is no
+ * engine's id. */
+const char *sbio_engine_name(int id);
+const char *sbio_engine_kind(int id);
+
+/* The names of the engines that have none of the flags in without (SBIO_ENG_*), in id order
+ * and separated by sep, into buf (cut short if it is too small). Returns buf. */
+char *sbio_engine_names(char *buf, size_t len, const char *sep, unsigned without);
+
+/* "sync, libaio, …": every engine this build has. */
 const char *sbio_engine_list(void);
 
-/* The engine for an enum sbio_ioengine value, or NULL when this build lacks it. */
-const struct sbio_engine_ops *sbio_engine_find(int engine);
-
-/* Engine-independent helper for synchronous engines: do one fsync or fdatasync. */
-int sbio_engine_sync_file(int fd, int fsync_mode);
+/* Engine-independent helper for synchronous engines: do one fsync, or fdatasync. 0 or
+ * -errno. */
+int sbio_engine_sync_file(int fd, bool datasync);
 
 /* open_file()/close_file() for the engines that keep a plain descriptor per file (sync,
  * libaio, io_uring): openat() with O_NOFOLLOW|O_CLOEXEC, close(). 0 or -errno. */

@@ -18,6 +18,7 @@ enum opt_type {
     T_STR,
     T_LIST,
     T_FILL,
+    T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
     T_IGNORE,     /* sysbench option that does not concern file I/O; takes a value */
     T_IGNORE_BOOL /* the same, boolean */
@@ -105,8 +106,8 @@ static const struct optdef opts[] = {
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
     {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
      "allow writing to the device named by --filename"},
-    {"ioengine", NULL, T_ENUM, OFF(ioengine), "sync", "sync|libaio|io_uring|mmap|null", 0, 0,
-     ALL_RUN, 0, "NAME", "I/O engine (the general form of --file-io-mode)"},
+    {"ioengine", NULL, T_ENGINE, OFF(ioengine), "sync", NULL, 0, 0, ALL_RUN, 0, "NAME",
+     "I/O engine (the general form of --file-io-mode)"},
     {"uring-fixed", NULL, T_BOOL, OFF(uring_fixed), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "io_uring: register the files and buffers"},
     {"uring-sqpoll", NULL, T_BOOL, OFF(uring_sqpoll), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -236,6 +237,28 @@ static const char *opt_choice(const char *choices, int n, char *buf, size_t len)
     return buf;
 }
 
+/* The '|'-separated choices as a list with sep between them, into buf. Returns buf. */
+static char *opt_choices(const char *choices, const char *sep, char *buf, size_t len)
+{
+    char w[32];
+    size_t l = 0;
+    buf[0] = 0;
+    for (int i = 0; l < len && opt_choice(choices, i, w, sizeof(w)); i++) {
+        int n = snprintf(buf + l, len - l, "%s%s", i ? sep : "", w);
+        l += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+/* The table's entry for an option the code names (canonical name): it exists. */
+static const struct optdef *opt_named(const char *optname)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (!strcmp(opts[i].name, optname))
+            return &opts[i];
+    abort();
+}
+
 static const char *table_choice(const char *optname, int v)
 {
     /* A few buffers in turn: one message may hold several names ("--file-io-mode=%s and
@@ -243,20 +266,12 @@ static const char *table_choice(const char *optname, int v)
     static _Thread_local char bufs[4][32];
     static _Thread_local unsigned next;
     char *buf = bufs[next++ % 4];
-    for (size_t i = 0; i < NOPTS; i++)
-        if (!strcmp(opts[i].name, optname))
-            return opt_choice(opts[i].choices, v, buf, sizeof(bufs[0])) ? buf : "?";
-    return "?";
+    return opt_choice(opt_named(optname)->choices, v, buf, sizeof(bufs[0])) ? buf : "?";
 }
 
 const char *sbio_mode_name(int mode)
 {
     return mode == SBIO_MODE_NONE ? "(none)" : table_choice("file-test-mode", mode);
-}
-
-const char *sbio_engine_name(int engine)
-{
-    return table_choice("ioengine", engine);
 }
 
 const char *sbio_fill_name(int fill)
@@ -318,11 +333,13 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
     case T_DOUBLE: snprintf(buf, len, "a number greater than 0"); break;
     case T_ENUM:
     case T_FILL: {
-        snprintf(buf, len, "one of ");
-        size_t l = strlen(buf);
-        for (const char *p = d->choices; *p && l + 2 < len; p++, l++)
-            buf[l] = *p == '|' ? ',' : *p;
-        buf[l] = 0;
+        char names[128];
+        snprintf(buf, len, "one of %s", opt_choices(d->choices, ",", names, sizeof(names)));
+        break;
+    }
+    case T_ENGINE: {
+        char names[128];
+        snprintf(buf, len, "one of %s", sbio_engine_names(names, sizeof(names), ",", 0));
         break;
     }
     case T_FLAGS: snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices); break;
@@ -338,6 +355,74 @@ static int opt_bad(const struct optdef *d, const char *value, const char *why)
     opt_accepted(d, acc, sizeof(acc));
     sbio_err("--%s: '%s' %s; accepted: %s", d->name, value, why ? why : "is not valid", acc);
     return -EINVAL;
+}
+
+/* T_ENUM: the value's index among the choices. */
+static int opt_set_enum(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    char *base = (char *)cfg;
+    char buf[32];
+    for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
+        if (!strcmp(buf, value)) {
+            *(int *)(base + d->off) = i;
+            return 0;
+        }
+    }
+    /* An empty value for an option without a default (--file-test-mode=) unsets it. */
+    if (!value[0] && !d->def[0]) {
+        *(int *)(base + d->off) = SBIO_MODE_NONE;
+        return 0;
+    }
+    return opt_bad(d, value, NULL);
+}
+
+/* T_FLAGS: a comma-separated list of the choices, bit i for choice i. */
+static int opt_set_flags(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    char *base = (char *)cfg;
+    unsigned bits = 0;
+    char tmp[128];
+    /* "none" spells the empty list where an empty value cannot be written (--vary). */
+    if (!strcmp(value, "none")) {
+        *(unsigned *)(base + d->off) = 0;
+        return 0;
+    }
+    snprintf(tmp, sizeof(tmp), "%s", value);
+    if (strlen(value) >= sizeof(tmp))
+        return opt_bad(d, value, "is too long");
+    char *save = NULL;
+    for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        static const char *const names[] = {"sync", "dsync", "direct"};
+        unsigned i;
+        for (i = 0; i < 3; i++)
+            if (!strcmp(w, names[i]))
+                break;
+        if (i == 3)
+            return opt_bad(d, value, NULL);
+        bits |= 1u << i;
+    }
+    *(unsigned *)(base + d->off) = bits;
+    return 0;
+}
+
+/* T_FILL: random, zero, or compressible:P. */
+static int opt_set_fill(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    if (!strcmp(value, "random")) {
+        cfg->fill = SBIO_FILL_RANDOM;
+        return 0;
+    }
+    if (!strcmp(value, "zero")) {
+        cfg->fill = SBIO_FILL_ZERO;
+        return 0;
+    }
+    uint64_t p;
+    if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) && p <= 100) {
+        cfg->fill = SBIO_FILL_COMPRESSIBLE;
+        cfg->fill_pct = p;
+        return 0;
+    }
+    return opt_bad(d, value, "is not valid (P is 0 to 100)");
 }
 
 /* Parse value into cfg according to d. */
@@ -368,44 +453,13 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         *(double *)(base + d->off) = v;
         return 0;
     }
-    case T_ENUM: {
-        char buf[32];
-        for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
-            if (!strcmp(buf, value)) {
-                *(int *)(base + d->off) = i;
-                return 0;
-            }
-        }
-        /* An empty value for an option without a default (--file-test-mode=) unsets it. */
-        if (!value[0] && !d->def[0]) {
-            *(int *)(base + d->off) = SBIO_MODE_NONE;
-            return 0;
-        }
-        return opt_bad(d, value, NULL);
-    }
-    case T_FLAGS: {
-        unsigned bits = 0;
-        char tmp[128];
-        /* "none" spells the empty list where an empty value cannot be written (--vary). */
-        if (!strcmp(value, "none")) {
-            *(unsigned *)(base + d->off) = 0;
-            return 0;
-        }
-        snprintf(tmp, sizeof(tmp), "%s", value);
-        if (strlen(value) >= sizeof(tmp))
-            return opt_bad(d, value, "is too long");
-        char *save = NULL;
-        for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-            static const char *const names[] = {"sync", "dsync", "direct"};
-            unsigned i;
-            for (i = 0; i < 3; i++)
-                if (!strcmp(w, names[i]))
-                    break;
-            if (i == 3)
-                return opt_bad(d, value, NULL);
-            bits |= 1u << i;
-        }
-        *(unsigned *)(base + d->off) = bits;
+    case T_ENUM: return opt_set_enum(cfg, d, value);
+    case T_FLAGS: return opt_set_flags(cfg, d, value);
+    case T_ENGINE: {
+        int id = sbio_engine_id(value);
+        if (id < 0)
+            return opt_bad(d, value, NULL);
+        *(int *)(base + d->off) = id;
         return 0;
     }
     case T_STR: *(const char **)(base + d->off) = value; return 0;
@@ -419,23 +473,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         arr[(*count)++] = value;
         return 0;
     }
-    case T_FILL: {
-        if (!strcmp(value, "random")) {
-            cfg->fill = SBIO_FILL_RANDOM;
-            return 0;
-        }
-        if (!strcmp(value, "zero")) {
-            cfg->fill = SBIO_FILL_ZERO;
-            return 0;
-        }
-        uint64_t p;
-        if (!strncmp(value, "compressible:", 13) && !sbio_parse_u64(value + 13, &p) && p <= 100) {
-            cfg->fill = SBIO_FILL_COMPRESSIBLE;
-            cfg->fill_pct = p;
-            return 0;
-        }
-        return opt_bad(d, value, "is not valid (P is 0 to 100)");
-    }
+    case T_FILL: return opt_set_fill(cfg, d, value);
     case T_TEST:
         if (strcmp(value, "fileio"))
             return opt_bad(d, value, "is not a test sbio runs");
@@ -667,37 +705,27 @@ bool sbio_options_given(const struct sbio_config *cfg, const char *name)
     return false;
 }
 
-int sbio_options_validate(struct sbio_config *cfg)
+/* plot's results and its chart's file. */
+static int opt_check_plot(const struct sbio_config *cfg)
 {
-    switch (cfg->cmd) {
-    case SBIO_CMD_NONE:
-        sbio_err("no command given; accepted: prepare, run, cleanup, compare, diff, plot, "
-                 "restore, help, version (sbio help)");
+    if (!cfg->nargs) {
+        sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
+                 "chart.png");
         return -EINVAL;
-    case SBIO_CMD_DIFF:
-        if (cfg->nargs != 2) {
-            sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
-            return -EINVAL;
-        }
-        return 0;
-    case SBIO_CMD_PLOT:
-        if (!cfg->nargs) {
-            sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
-                     "chart.png");
-            return -EINVAL;
-        }
-        size_t ol = cfg->output ? strlen(cfg->output) : 0;
-        if (!cfg->output || ol < 5 ||
-            (strcmp(cfg->output + ol - 4, ".png") && strcmp(cfg->output + ol - 4, ".svg"))) {
-            sbio_err("plot needs -o FILE ending in .png or .svg%s%s", cfg->output ? ", not " : "",
-                     cfg->output ? cfg->output : "");
-            return -EINVAL;
-        }
-        return 0;
-    case SBIO_CMD_HELP:
-    case SBIO_CMD_VERSION: return 0;
-    default: break;
     }
+    size_t ol = cfg->output ? strlen(cfg->output) : 0;
+    if (!cfg->output || ol < 5 ||
+        (strcmp(cfg->output + ol - 4, ".png") && strcmp(cfg->output + ol - 4, ".svg"))) {
+        sbio_err("plot needs -o FILE ending in .png or .svg%s%s", cfg->output ? ", not " : "",
+                 cfg->output ? cfg->output : "");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* The file set a command that works on one is given, and the words after the command. */
+static int opt_check_set(const struct sbio_config *cfg)
+{
     if (cfg->cmd == SBIO_CMD_PREPARE && cfg->verify && cfg->prealloc == SBIO_PREALLOC_FALLOCATE) {
         sbio_err("--verify with --file-prealloc=fallocate: verification needs every block "
                  "written with its header; accepted: --file-prealloc=write");
@@ -719,6 +747,13 @@ int sbio_options_validate(struct sbio_config *cfg)
                  cfg->filename);
         return -EINVAL;
     }
+    return 0;
+}
+
+/* Options given that this command does not take: another command's own, or one not
+ * implemented yet. */
+static int opt_check_given(const struct sbio_config *cfg)
+{
     /* compare's, diff's and plot's own options mean nothing to another command: a run
      * given --schedulers would silently run one setting. */
     const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
@@ -739,6 +774,12 @@ int sbio_options_validate(struct sbio_config *cfg)
             return -EINVAL;
         }
     }
+    return 0;
+}
+
+/* Settings that two options spell: the one given decides, and both given must agree. */
+static int opt_check_spellings(struct sbio_config *cfg)
+{
     /* -o r.json or r.csv chooses the format unless --output-format says otherwise. */
     if (cfg->output && !sbio_options_given(cfg, "output-format")) {
         size_t l = strlen(cfg->output);
@@ -747,13 +788,20 @@ int sbio_options_validate(struct sbio_config *cfg)
         else if (l > 4 && !strcmp(cfg->output + l - 4, ".csv"))
             cfg->output_format = SBIO_OUT_CSV;
     }
-    /* The sysbench spelling and the general one of the same choice must agree. */
-    static const int mode_to_engine[] = {SBIO_ENGINE_SYNC, SBIO_ENGINE_LIBAIO, SBIO_ENGINE_MMAP};
+    /* sysbench's --file-io-mode, by enum sbio_io_mode, names one of the engines. */
+    static const char *const io_mode_engine[] = {"sync", "libaio", "mmap"};
     if (sbio_options_given(cfg, "file-io-mode")) {
-        int e = mode_to_engine[cfg->io_mode];
+        const char *mode = table_choice("file-io-mode", cfg->io_mode);
+        int e = sbio_engine_id(io_mode_engine[cfg->io_mode]);
+        if (e < 0) {
+            sbio_err("--file-io-mode=%s needs the %s engine, which is not in this build; "
+                     "engines in this build: %s",
+                     mode, io_mode_engine[cfg->io_mode], sbio_engine_list());
+            return -EINVAL;
+        }
         if (sbio_options_given(cfg, "ioengine") && cfg->ioengine != e) {
-            sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them",
-                     table_choice("file-io-mode", cfg->io_mode), sbio_engine_name(cfg->ioengine));
+            sbio_err("--file-io-mode=%s and --ioengine=%s disagree; give one of them", mode,
+                     sbio_engine_name(cfg->ioengine));
             return -EINVAL;
         }
         cfg->ioengine = e;
@@ -767,68 +815,121 @@ int sbio_options_validate(struct sbio_config *cfg)
         }
         cfg->iodepth = cfg->async_backlog;
     }
-    /* A request is one pread/pwrite: keep it within what one call transfers (and a
-     * per-thread buffer). */
-    uint64_t req = cfg->block_size * (cfg->merged_requests > 1 ? cfg->merged_requests : 1);
-    if (req > SBIO_GIB ||
-        req / cfg->block_size != (cfg->merged_requests > 1 ? cfg->merged_requests : 1)) {
+    return 0;
+}
+
+/* A request is one pread/pwrite: keep it within what one call transfers (and a per-thread
+ * buffer). */
+static int opt_check_request(const struct sbio_config *cfg)
+{
+    uint64_t merged = cfg->merged_requests > 1 ? cfg->merged_requests : 1;
+    uint64_t req = cfg->block_size * merged;
+    if (req > SBIO_GIB || req / cfg->block_size != merged) {
         sbio_err("--file-block-size=%" PRIu64 " with --file-merged-requests=%" PRIu64
                  " makes requests of more than 1 GiB; accepted: block x merged <= 1G",
                  cfg->block_size, cfg->merged_requests);
         return -EINVAL;
     }
-    if (cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) {
-        if (!sbio_engine_find(cfg->ioengine)) {
-            sbio_err("--ioengine=%s: not in this build; accepted: %s",
-                     sbio_engine_name(cfg->ioengine), sbio_engine_list());
-            return -EINVAL;
-        }
-        if (cfg->ioengine == SBIO_ENGINE_MMAP && (cfg->extra_flags & SBIO_XF_DIRECT)) {
-            sbio_err("--file-extra-flags=direct: the mmap engine cannot do O_DIRECT (it goes "
-                     "through the page cache); accepted engines: sync, libaio, io_uring");
-            return -EINVAL;
-        }
-        bool mode_varies = false;
-        for (int i = 0; i < cfg->nvary; i++)
-            mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
-        if (cfg->script && cfg->verify) {
-            sbio_err("--verify with --script: not implemented yet (a phase's jobs would share "
-                     "blocks)");
-            return -EINVAL;
-        }
-        if (cfg->script && cfg->output_format == SBIO_OUT_CSV) {
-            sbio_err("--output-format=csv with --script: not implemented yet; use json");
-            return -EINVAL;
-        }
-        if (cfg->mode == SBIO_MODE_NONE && !cfg->script &&
-            !(cfg->cmd == SBIO_CMD_COMPARE && mode_varies)) {
-            sbio_err("run needs --file-test-mode; accepted: seqwr, seqrewr, seqrd, rndrd, "
-                     "rndwr, rndrw");
-            return -EINVAL;
-        }
-        /* Several processes (MPI ranks) split the run's totals and may share one set. */
-        if (cfg->nranks > 1 && cfg->events && cfg->events < cfg->nranks) {
-            sbio_err("--events=%" PRIu64 " over %u ranks leaves some ranks none; accepted: at "
-                     "least %u (one per rank), or 0 for no limit",
-                     cfg->events, cfg->nranks, cfg->nranks);
-            return -EINVAL;
-        }
-        if (cfg->nranks > 1 && cfg->rate && cfg->rate < cfg->nranks) {
-            sbio_err("--rate=%" PRIu64 " over %u ranks leaves some ranks no rate; accepted: at "
-                     "least %u (one per rank), or 0 for unlimited",
-                     cfg->rate, cfg->nranks, cfg->nranks);
-            return -EINVAL;
-        }
-        if (cfg->nranks > 1 && !cfg->file_per_rank && !cfg->filename &&
-            cfg->mode == SBIO_MODE_SEQWR) {
-            sbio_err("--file-test-mode=seqwr on a set shared by %u ranks: seqwr empties the "
-                     "files every rank writes; accepted: --file-per-rank, or seqrewr (each "
-                     "rank rewrites its own slice of the shared set)",
-                     cfg->nranks);
-            return -EINVAL;
-        }
+    return 0;
+}
+
+/* run's and compare's engine: in this build, and able to do what the options ask. */
+static int opt_check_engine(const struct sbio_config *cfg)
+{
+    const struct sbio_engine_ops *eng = sbio_engine_find(cfg->ioengine);
+    if (!eng) {
+        sbio_err("--ioengine=%s: not in this build; accepted: %s", sbio_engine_name(cfg->ioengine),
+                 sbio_engine_list());
+        return -EINVAL;
+    }
+    if ((eng->flags & SBIO_ENG_NO_DIRECT) && (cfg->extra_flags & SBIO_XF_DIRECT)) {
+        char ok[128];
+        sbio_err("--file-extra-flags=direct: the %s engine cannot do O_DIRECT (it goes "
+                 "through the page cache); accepted engines: %s",
+                 eng->name,
+                 sbio_engine_names(ok, sizeof(ok), ", ", SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
+        return -EINVAL;
     }
     return 0;
+}
+
+/* run's and compare's workload: a mode, or a script and what scripts cannot do yet. */
+static int opt_check_workload(const struct sbio_config *cfg)
+{
+    bool mode_varies = false;
+    for (int i = 0; i < cfg->nvary; i++)
+        mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
+    if (cfg->script && cfg->verify) {
+        sbio_err("--verify with --script: not implemented yet (a phase's jobs would share "
+                 "blocks)");
+        return -EINVAL;
+    }
+    if (cfg->script && cfg->output_format == SBIO_OUT_CSV) {
+        sbio_err("--output-format=csv with --script: not implemented yet; use json");
+        return -EINVAL;
+    }
+    if (cfg->mode == SBIO_MODE_NONE && !cfg->script &&
+        !(cfg->cmd == SBIO_CMD_COMPARE && mode_varies)) {
+        char modes[128];
+        sbio_err("run needs --file-test-mode; accepted: %s",
+                 opt_choices(opt_named("file-test-mode")->choices, ", ", modes, sizeof(modes)));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Several processes (MPI ranks) split the run's totals and may share one set. */
+static int opt_check_ranks(const struct sbio_config *cfg)
+{
+    if (cfg->nranks > 1 && cfg->events && cfg->events < cfg->nranks) {
+        sbio_err("--events=%" PRIu64 " over %u ranks leaves some ranks none; accepted: at "
+                 "least %u (one per rank), or 0 for no limit",
+                 cfg->events, cfg->nranks, cfg->nranks);
+        return -EINVAL;
+    }
+    if (cfg->nranks > 1 && cfg->rate && cfg->rate < cfg->nranks) {
+        sbio_err("--rate=%" PRIu64 " over %u ranks leaves some ranks no rate; accepted: at "
+                 "least %u (one per rank), or 0 for unlimited",
+                 cfg->rate, cfg->nranks, cfg->nranks);
+        return -EINVAL;
+    }
+    if (cfg->nranks > 1 && !cfg->file_per_rank && !cfg->filename && cfg->mode == SBIO_MODE_SEQWR) {
+        sbio_err("--file-test-mode=seqwr on a set shared by %u ranks: seqwr empties the "
+                 "files every rank writes; accepted: --file-per-rank, or seqrewr (each "
+                 "rank rewrites its own slice of the shared set)",
+                 cfg->nranks);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int sbio_options_validate(struct sbio_config *cfg)
+{
+    switch (cfg->cmd) {
+    case SBIO_CMD_NONE:
+        sbio_err("no command given; accepted: prepare, run, cleanup, compare, diff, plot, "
+                 "restore, help, version (sbio help)");
+        return -EINVAL;
+    case SBIO_CMD_DIFF:
+        if (cfg->nargs != 2) {
+            sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
+            return -EINVAL;
+        }
+        return 0;
+    case SBIO_CMD_PLOT: return opt_check_plot(cfg);
+    case SBIO_CMD_HELP:
+    case SBIO_CMD_VERSION: return 0;
+    default: break;
+    }
+    int rc;
+    if ((rc = opt_check_set(cfg)) || (rc = opt_check_given(cfg)) ||
+        (rc = opt_check_spellings(cfg)) || (rc = opt_check_request(cfg)))
+        return rc;
+    if (cfg->cmd != SBIO_CMD_RUN && cfg->cmd != SBIO_CMD_COMPARE)
+        return 0;
+    if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)))
+        return rc;
+    return opt_check_ranks(cfg);
 }
 
 static void help_option(FILE *out, const struct optdef *d)

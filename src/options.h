@@ -39,13 +39,6 @@ enum sbio_mode {
 };
 
 enum sbio_io_mode { SBIO_IOMODE_SYNC, SBIO_IOMODE_ASYNC, SBIO_IOMODE_MMAP };
-enum sbio_ioengine {
-    SBIO_ENGINE_SYNC,
-    SBIO_ENGINE_LIBAIO,
-    SBIO_ENGINE_IO_URING,
-    SBIO_ENGINE_MMAP,
-    SBIO_ENGINE_NULL
-};
 enum sbio_extra_flag { SBIO_XF_SYNC = 1, SBIO_XF_DSYNC = 2, SBIO_XF_DIRECT = 4 };
 enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
 enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
@@ -95,7 +88,7 @@ struct sbio_config {
     const char *dir;
     const char *filename;
     bool allow_destroy;
-    int ioengine; /* enum sbio_ioengine, resolved from --ioengine or --file-io-mode */
+    int ioengine; /* an engine id (engine.h), resolved from --ioengine or --file-io-mode */
     uint64_t iodepth;
     uint64_t iodepth_batch; /* requests queued per submit; 0: auto (sbio_iodepth_batch) */
     const char *script;
@@ -179,7 +172,6 @@ int sbio_options_help(FILE *out, const char *topic);
 /* Names for enums, for reports. */
 const char *sbio_cmd_name(enum sbio_cmd cmd);
 const char *sbio_mode_name(int mode);
-const char *sbio_engine_name(int engine);
 const char *sbio_fill_name(int fill);
 /* "direct,sync" or "(none)"; returns buf. */
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);

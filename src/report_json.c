@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "report.h"
 #include "runner.h"
 #include "version.h"
@@ -13,15 +14,16 @@
 
 static const char *const op_name[SBIO_OP_NR] = {"read", "write", "fsync"};
 
+/* sysbench's words for each mode (enum sbio_mode): "Doing random r/w test". */
 static const char *mode_long(int mode)
 {
-    static const char *const n[] = {"sequential write (creation)",
-                                    "sequential rewrite",
-                                    "sequential read",
-                                    "random read",
-                                    "random write",
-                                    "random r/w"};
-    return mode >= 0 && mode < 6 ? n[mode] : "?";
+    static const char *const n[SBIO_MODE_NONE] = {"sequential write (creation)",
+                                                  "sequential rewrite",
+                                                  "sequential read",
+                                                  "random read",
+                                                  "random write",
+                                                  "random r/w"};
+    return mode >= 0 && mode < SBIO_MODE_NONE ? n[mode] : "?";
 }
 
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
@@ -76,15 +78,14 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
-    static const char *const kind[] = {"synchronous", "asynchronous", "asynchronous", "mmap'ed",
-                                       "null (no I/O)"};
-    fprintf(out, "Using %s I/O mode (engine %s", kind[cfg->ioengine],
+    const struct sbio_engine_ops *eng = sbio_engine_find(cfg->ioengine);
+    fprintf(out, "Using %s I/O mode (engine %s", sbio_engine_kind(cfg->ioengine),
             sbio_engine_name(cfg->ioengine));
-    if (cfg->ioengine == SBIO_ENGINE_LIBAIO || cfg->ioengine == SBIO_ENGINE_IO_URING)
+    if (eng && !(eng->flags & SBIO_ENG_SYNC))
         fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, cfg->iodepth,
                 sbio_iodepth_batch(cfg));
     fprintf(out, ")\n");
-    if (cfg->ioengine == SBIO_ENGINE_LIBAIO && !(cfg->extra_flags & SBIO_XF_DIRECT))
+    if (eng && !strcmp(eng->name, "libaio") && !(cfg->extra_flags & SBIO_XF_DIRECT))
         fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
                      "io_submit; see the depth reached below\n");
     fprintf(out, "Doing %s test\n", mode_long(cfg->mode));

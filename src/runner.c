@@ -346,14 +346,13 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     r->warmup = job->warmup_s > 0;
 }
 
-/* The engine's settings for one thread, from the job. */
-static void run_engine_params(const struct sbio_job *job, struct sbio_config *c)
+/* What an engine's init() is told of the run, from the job. */
+static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
 {
-    memset(c, 0, sizeof(*c));
-    c->iodepth = job->iodepth;
-    c->fsync_mode = job->fsync_mode;
-    c->uring_fixed = job->uring_fixed;
-    c->uring_sqpoll = job->uring_sqpoll;
+    return (struct sbio_engine_params){.iodepth = (unsigned)job->iodepth,
+                                       .datasync = job->fsync_mode == SBIO_FSYNC_FDATASYNC,
+                                       .uring_fixed = job->uring_fixed,
+                                       .uring_sqpoll = job->uring_sqpoll};
 }
 
 /* Thread i's files, buffers, generator and engine. 0, -ENOMEM or -SBIO_EUSAGE (message
@@ -401,9 +400,8 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
     }
     if (rc)
         return rc;
-    struct sbio_config ec;
-    run_engine_params(r->job, &ec);
-    if ((rc = r->eng->init(&w->eng_priv, &ec))) {
+    const struct sbio_engine_params params = run_engine_params(r->job);
+    if ((rc = r->eng->init(&w->eng_priv, &params))) {
         /* No silent fallback to another engine: the comparison would be a lie. */
         if (rc == -ENOSYS || rc == -EPERM || rc == -EACCES)
             sbio_err("--ioengine=%s: the kernel or a security policy refuses it (%s); "
@@ -411,7 +409,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
                      r->eng->name, strerror(-rc));
         else
             sbio_err("--ioengine=%s: setting up thread %u: %s%s", r->eng->name, i, strerror(-rc),
-                     rc == -EAGAIN && r->job->engine == SBIO_ENGINE_LIBAIO
+                     rc == -EAGAIN && !strcmp(r->eng->name, "libaio")
                          ? " (fs.aio-max-nr is too small for threads x iodepth)"
                          : "");
         return -SBIO_EUSAGE;

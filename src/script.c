@@ -95,6 +95,45 @@ struct sbio_ctx_c {
 #define SBIO_STR_(x) #x
 #define SBIO_STR(x)  SBIO_STR_(x)
 
+/* What the prelude takes from C, as the global __sbio_c: the names of the modes (the option
+ * table's, options.c) and of this build's engines (the registry, engine.c), in id order, and
+ * the defaults of the job and phase fields that are an option's counterpart: the option's. */
+static void script_push_c(lua_State *L)
+{
+    struct sbio_config def;
+    sbio_options_defaults(&def);
+    lua_newtable(L);
+    lua_newtable(L);
+    for (int m = 0; m < SBIO_MODE_NONE; m++) {
+        lua_pushstring(L, sbio_mode_name(m));
+        lua_rawseti(L, -2, m + 1);
+    }
+    lua_setfield(L, -2, "modes");
+    lua_newtable(L);
+    for (int e = 0; e < sbio_engine_count(); e++) {
+        lua_pushstring(L, sbio_engine_name(e));
+        lua_rawseti(L, -2, e + 1);
+    }
+    lua_setfield(L, -2, "engines");
+    lua_newtable(L);
+    lua_pushstring(L, sbio_engine_name(def.ioengine));
+    lua_setfield(L, -2, "engine");
+    const struct {
+        const char *field;
+        double value;
+    } num[] = {
+        {"threads", (double)def.threads},       {"block", (double)def.block_size},
+        {"fsync_freq", (double)def.fsync_freq}, {"rw_ratio", def.rw_ratio},
+        {"time", (double)def.time_s},
+    };
+    for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
+        lua_pushnumber(L, num[i].value);
+        lua_setfield(L, -2, num[i].field);
+    }
+    lua_setfield(L, -2, "defaults");
+    lua_setglobal(L, "__sbio_c");
+}
+
 /* A Lua state with the prelude and the script run in it, the command line's values of the
  * script's options given to option(). NULL on error, the first line of it in err. */
 static lua_State *script_open(const char *path, const char *const *names, const char *const *values,
@@ -114,6 +153,7 @@ static lua_State *script_open(const char *path, const char *const *names, const 
     lua_setglobal(L, "__sbio_overrides");
     lua_pushstring(L, SBIO_STR(SBIO_CTX_FIELDS));
     lua_setglobal(L, "__sbio_ctx_fields");
+    script_push_c(L);
     if (luaL_loadbuffer(L, (const char *)luaJIT_BC_sbio_prelude, luaJIT_BC_sbio_prelude_SIZE,
                         "=sbio.lua")) {
         script_err(L, err, errlen);
@@ -134,10 +174,12 @@ fail:
     return NULL;
 }
 
-static double field_num(lua_State *L, int idx, const char *k, double def)
+/* Field k of the table at idx as a number; 0 when it has none (the prelude sets every field
+ * that has a default). */
+static double field_num(lua_State *L, int idx, const char *k)
 {
     lua_getfield(L, idx, k);
-    double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : def;
+    double v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
     lua_pop(L, 1);
     return v;
 }
@@ -150,39 +192,34 @@ static void field_str(lua_State *L, int idx, const char *k, char *buf, size_t le
     lua_pop(L, 1);
 }
 
-static int engine_id(const char *name)
-{
-    static const char *const n[] = {"sync", "libaio", "io_uring", "mmap", "null"};
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(n[i], name))
-            return i;
-    return SBIO_ENGINE_SYNC;
-}
-
-/* Read the job table at the top of the stack (already checked by the prelude). */
+/* Read the job table at the top of the stack, made and checked by job() in the prelude. */
 static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
 {
     int t = lua_gettop(L);
     char buf[64];
     field_str(L, t, "name", j->name, sizeof(j->name));
-    j->threads = (unsigned)field_num(L, t, "threads", 1);
+    j->threads = (unsigned)field_num(L, t, "threads");
     field_str(L, t, "engine", buf, sizeof(buf));
-    j->engine = engine_id(buf);
-    j->iodepth = (unsigned)field_num(L, t, "iodepth", 1);
-    j->rate = (uint64_t)field_num(L, t, "rate", 0);
-    j->think_us = (uint64_t)field_num(L, t, "think", 0);
-    j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq", 100);
+    j->engine = sbio_engine_id(buf);
+    if (j->engine < 0) {
+        snprintf(err, errlen, "job %s: engine '%s': accepted: %s", j->name, buf,
+                 sbio_engine_list());
+        return -EINVAL;
+    }
+    j->iodepth = (unsigned)field_num(L, t, "iodepth");
+    j->rate = (uint64_t)field_num(L, t, "rate");
+    j->think_us = (uint64_t)field_num(L, t, "think");
+    j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq");
     lua_getfield(L, t, "event");
     j->event = lua_toboolean(L, -1);
     lua_pop(L, 1);
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
-    j->rw_ratio = field_num(L, t, "rw_ratio", 1.5);
+    j->rw_ratio = field_num(L, t, "rw_ratio");
     field_str(L, t, "mode", buf, sizeof(buf));
-    static const char *const modes[] = {"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"};
     j->mode = SBIO_MODE_NONE;
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(buf, modes[i]))
+    for (int i = 0; i < SBIO_MODE_NONE; i++)
+        if (!strcmp(buf, sbio_mode_name(i)))
             j->mode = i;
     lua_getfield(L, t, "flags");
     for (size_t i = 1; i <= lua_objlen(L, -1); i++) {
@@ -197,7 +234,7 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     lua_getfield(L, t, "mix");
     static const char *const ops[SBIO_MIX_NR] = {"read", "write", "fsync", "fdatasync"};
     for (int i = 0; i < SBIO_MIX_NR; i++)
-        j->weight[i] = field_num(L, lua_gettop(L), ops[i], 0);
+        j->weight[i] = field_num(L, lua_gettop(L), ops[i]);
     lua_pop(L, 1);
     lua_getfield(L, t, "blocks");
     size_t nb = lua_objlen(L, -1);
@@ -207,8 +244,8 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     }
     for (size_t i = 1; i <= nb; i++) {
         lua_rawgeti(L, -1, (int)i);
-        j->block[j->nblocks] = (uint64_t)field_num(L, lua_gettop(L), "size", 0);
-        j->block_weight[j->nblocks++] = field_num(L, lua_gettop(L), "weight", 0);
+        j->block[j->nblocks] = (uint64_t)field_num(L, lua_gettop(L), "size");
+        j->block_weight[j->nblocks++] = field_num(L, lua_gettop(L), "weight");
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -217,17 +254,15 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     for (int i = 0; i <= SBIO_PAT_HOT; i++)
         if (!strcmp(buf, sbio_pattern_name(i)))
             j->pattern = i;
-    j->pa = field_num(L, lua_gettop(L), "a", 0);
-    j->pb = field_num(L, lua_gettop(L), "b", 0);
+    j->pa = field_num(L, lua_gettop(L), "a");
+    j->pb = field_num(L, lua_gettop(L), "b");
     lua_pop(L, 1);
     return 0;
 }
 
-static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errlen)
+/* The script's options, in declaration order, from the prelude's table at S. */
+static int read_options(lua_State *L, int S, struct sbio_script *s, char *err, size_t errlen)
 {
-    lua_getglobal(L, "__sbio");
-    int S = lua_gettop(L);
-    /* Options, in declaration order. */
     lua_getfield(L, S, "option_order");
     lua_getfield(L, S, "options");
     size_t no = lua_objlen(L, -2);
@@ -253,7 +288,13 @@ static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errl
         lua_pop(L, 2);
     }
     lua_pop(L, 2);
-    /* The file set. */
+    return 0;
+}
+
+/* The file set's sizes, from the prelude's table at S, when the script declares one. 0 or
+ * -ENOMEM. */
+static int read_fileset(lua_State *L, int S, struct sbio_script *s)
+{
     lua_getfield(L, S, "fileset");
     if (lua_istable(L, -1)) {
         s->nfiles = (unsigned)lua_objlen(L, -1);
@@ -267,6 +308,47 @@ static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errl
         }
     }
     lua_pop(L, 1);
+    return 0;
+}
+
+/* The phase table at the top of the stack, and its jobs. */
+static int read_phase(lua_State *L, const struct sbio_script *s, struct sbio_script_phase *p,
+                      char *err, size_t errlen)
+{
+    int pt = lua_gettop(L);
+    field_str(L, pt, "name", p->name, sizeof(p->name));
+    p->time_s = (uint64_t)field_num(L, pt, "time");
+    p->events = (uint64_t)field_num(L, pt, "events");
+    lua_getfield(L, pt, "drop_caches");
+    p->drop_caches = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, pt, "jobs");
+    size_t nj = lua_objlen(L, -1);
+    if (nj > SBIO_SCRIPT_MAX_JOBS) {
+        snprintf(err, errlen, "%s: phase %s: at most %d jobs", s->path, p->name,
+                 SBIO_SCRIPT_MAX_JOBS);
+        return -EINVAL;
+    }
+    for (size_t k = 1; k <= nj; k++) {
+        lua_rawgeti(L, -1, (int)k);
+        int rc = read_job(L, &p->jobs[p->njobs++], err, errlen);
+        lua_pop(L, 1);
+        if (rc)
+            return rc;
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errlen)
+{
+    lua_getglobal(L, "__sbio");
+    int S = lua_gettop(L);
+    int rc = read_options(L, S, s, err, errlen);
+    if (!rc)
+        rc = read_fileset(L, S, s);
+    if (rc)
+        return rc;
     /* Phases and their jobs. */
     lua_getfield(L, S, "phases");
     size_t np = lua_objlen(L, -1);
@@ -275,30 +357,11 @@ static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errl
         return -EINVAL;
     }
     for (size_t i = 1; i <= np; i++) {
-        struct sbio_script_phase *p = &s->phases[s->nphases++];
         lua_rawgeti(L, -1, (int)i);
-        int pt = lua_gettop(L);
-        field_str(L, pt, "name", p->name, sizeof(p->name));
-        p->time_s = (uint64_t)field_num(L, pt, "time", 10);
-        p->events = (uint64_t)field_num(L, pt, "events", 0);
-        lua_getfield(L, pt, "drop_caches");
-        p->drop_caches = lua_toboolean(L, -1);
+        rc = read_phase(L, s, &s->phases[s->nphases++], err, errlen);
         lua_pop(L, 1);
-        lua_getfield(L, pt, "jobs");
-        size_t nj = lua_objlen(L, -1);
-        if (nj > SBIO_SCRIPT_MAX_JOBS) {
-            snprintf(err, errlen, "%s: phase %s: at most %d jobs", s->path, p->name,
-                     SBIO_SCRIPT_MAX_JOBS);
-            return -EINVAL;
-        }
-        for (size_t k = 1; k <= nj; k++) {
-            lua_rawgeti(L, -1, (int)k);
-            int rc = read_job(L, &p->jobs[p->njobs++], err, errlen);
-            lua_pop(L, 1);
-            if (rc)
-                return rc;
-        }
-        lua_pop(L, 2);
+        if (rc)
+            return rc;
     }
     lua_pop(L, 2);
     lua_getglobal(L, "event");

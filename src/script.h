@@ -39,7 +39,7 @@ struct sbio_script_opt {
 struct sbio_script_job {
     char name[64];
     unsigned threads;
-    int engine; /* enum sbio_ioengine */
+    int engine; /* an engine id (engine.h) */
     unsigned iodepth;
     unsigned flags; /* enum sbio_extra_flag bits */
     double weight[SBIO_MIX_NR];

@@ -13,6 +13,7 @@
 #include "job.h"
 #include "mix.h"
 #include "mpi.h"
+#include "engine.h"
 #include "report.h"
 #include "runner.h"
 #include "sysblock.h"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "engine.h"
+#include "io.h"
 #include "hist.h"
 
 /* Aligned to a cache line, so that threads' stats side by side in an array never share

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "io.h"
 #include "options.h"
 
 /* The set as the generators see it; shared by all threads, read-only once built. */

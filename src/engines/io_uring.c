@@ -15,27 +15,27 @@
 struct uring_priv {
     struct io_uring ring;
     unsigned depth;
-    int fsync_mode;
+    bool datasync;
     bool fixed, sqpoll;
     unsigned queued; /* SQEs prepared since the last submit */
 };
 
-static int uring_init(void **priv, const struct sbio_config *cfg)
+static int uring_init(void **priv, const struct sbio_engine_params *params)
 {
     struct uring_priv *p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
-    p->depth = (unsigned)cfg->iodepth;
-    p->fsync_mode = cfg->fsync_mode;
-    p->fixed = cfg->uring_fixed;
-    p->sqpoll = cfg->uring_sqpoll;
-    struct io_uring_params params;
-    memset(&params, 0, sizeof(params));
+    p->depth = params->iodepth;
+    p->datasync = params->datasync;
+    p->fixed = params->uring_fixed;
+    p->sqpoll = params->uring_sqpoll;
+    struct io_uring_params up;
+    memset(&up, 0, sizeof(up));
     if (p->sqpoll) {
-        params.flags |= IORING_SETUP_SQPOLL;
-        params.sq_thread_idle = 100; /* ms before the poller sleeps */
+        up.flags |= IORING_SETUP_SQPOLL;
+        up.sq_thread_idle = 100; /* ms before the poller sleeps */
     }
-    int rc = io_uring_queue_init_params(p->depth, &p->ring, &params);
+    int rc = io_uring_queue_init_params(p->depth, &p->ring, &up);
     if (rc) {
         free(p);
         return rc; /* -ENOSYS, -EPERM (seccomp, io_uring_disabled): the caller says so */
@@ -99,10 +99,8 @@ static int uring_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
             io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
         break;
     default:
-        io_uring_prep_fsync(sqe, fd,
-                            p->fsync_mode == SBIO_FSYNC_FDATASYNC || (io->flags & SBIO_IO_DATASYNC)
-                                ? IORING_FSYNC_DATASYNC
-                                : 0);
+        io_uring_prep_fsync(
+            sqe, fd, p->datasync || (io->flags & SBIO_IO_DATASYNC) ? IORING_FSYNC_DATASYNC : 0);
         /* No IOSQE_IO_DRAIN: the runner queues an fsync only when nothing is in flight, and
          * a drain would also hold back every io after it (libaio does not). */
         break;
@@ -165,6 +163,7 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
 
 const struct sbio_engine_ops sbio_engine_io_uring = {
     .name = "io_uring",
+    .kind = "asynchronous",
     .flags = 0,
     .init = uring_init,
     .cleanup = uring_cleanup,

@@ -15,7 +15,7 @@
 struct aio_priv {
     io_context_t ctx;
     unsigned depth;
-    int fsync_mode;
+    bool datasync;
     struct iocb *iocbs;    /* [depth], indexed by io->slot */
     struct iocb **pending; /* queued, not yet submitted */
     unsigned npending;
@@ -24,13 +24,13 @@ struct aio_priv {
     unsigned nfailed;
 };
 
-static int aio_init(void **priv, const struct sbio_config *cfg)
+static int aio_init(void **priv, const struct sbio_engine_params *params)
 {
     struct aio_priv *p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
-    p->depth = (unsigned)cfg->iodepth;
-    p->fsync_mode = cfg->fsync_mode;
+    p->depth = params->iodepth;
+    p->datasync = params->datasync;
     p->iocbs = calloc(p->depth, sizeof(*p->iocbs));
     p->pending = calloc(p->depth, sizeof(*p->pending));
     p->events = calloc(p->depth, sizeof(*p->events));
@@ -72,7 +72,7 @@ static int aio_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
     case SBIO_READ: io_prep_pread(cb, fd, io->buf, io->len, (long long)io->offset); break;
     case SBIO_WRITE: io_prep_pwrite(cb, fd, io->buf, io->len, (long long)io->offset); break;
     default:
-        if (p->fsync_mode == SBIO_FSYNC_FDATASYNC || (io->flags & SBIO_IO_DATASYNC))
+        if (p->datasync || (io->flags & SBIO_IO_DATASYNC))
             io_prep_fdsync(cb, fd);
         else
             io_prep_fsync(cb, fd);
@@ -136,6 +136,7 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
 
 const struct sbio_engine_ops sbio_engine_libaio = {
     .name = "libaio",
+    .kind = "asynchronous",
     .flags = 0,
     .init = aio_init,
     .cleanup = aio_cleanup,

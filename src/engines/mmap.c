@@ -21,7 +21,6 @@ struct mmap_file {
 };
 
 struct mmap_priv {
-    int fsync_mode;
     long page;
 };
 
@@ -68,13 +67,13 @@ static int mm_copy(void *dst, const void *src, size_t len, int fd)
     return 0;
 }
 
-static int mm_init(void **priv, const struct sbio_config *cfg)
+static int mm_init(void **priv, const struct sbio_engine_params *params)
 {
     pthread_once(&mm_once, mm_install);
     struct mmap_priv *p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
-    p->fsync_mode = cfg->fsync_mode;
+    (void)params; /* msync has no data-only form: --file-fsync-mode changes nothing */
     p->page = sysconf(_SC_PAGESIZE);
     *priv = p;
     return 0;
@@ -185,6 +184,7 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 
 const struct sbio_engine_ops sbio_engine_mmap = {
     .name = "mmap",
+    .kind = "mmap'ed",
     .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT,
     .init = mm_init,
     .cleanup = mm_cleanup,

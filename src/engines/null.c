@@ -2,9 +2,9 @@
  * touching a disk and measures sbio's own cost per operation. */
 #include "../engine.h"
 
-static int null_init(void **priv, const struct sbio_config *cfg)
+static int null_init(void **priv, const struct sbio_engine_params *params)
 {
-    (void)cfg;
+    (void)params;
     *priv = NULL;
     return 0;
 }
@@ -36,6 +36,7 @@ static int null_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 
 const struct sbio_engine_ops sbio_engine_null = {
     .name = "null",
+    .kind = "null (no I/O)",
     .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_IO,
     .init = null_init,
     .cleanup = null_cleanup,

@@ -6,14 +6,14 @@
 #include "../engine.h"
 
 struct sync_priv {
-    int fsync_mode;
+    bool datasync;
 };
 
-static int sync_init(void **priv, const struct sbio_config *cfg)
+static int sync_init(void **priv, const struct sbio_engine_params *params)
 {
-    static struct sync_priv modes[2] = {{SBIO_FSYNC_FSYNC}, {SBIO_FSYNC_FDATASYNC}};
+    static struct sync_priv modes[2] = {{false}, {true}};
     /* Read-only and shared: nothing per thread to allocate. */
-    *priv = &modes[cfg->fsync_mode == SBIO_FSYNC_FDATASYNC];
+    *priv = &modes[params->datasync];
     return 0;
 }
 
@@ -36,7 +36,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
         n = pwrite(fd, io->buf, io->len, (off_t)io->offset);
         io->res = n < 0 ? -errno : n;
         if (n == (ssize_t)io->len && (io->flags & SBIO_IO_FSYNC_AFTER)) {
-            int rc = sbio_engine_sync_file(fd, p->fsync_mode);
+            int rc = sbio_engine_sync_file(fd, p->datasync);
             if (rc) {
                 io->res = rc;
                 io->flags |= SBIO_IO_SYNC_FAILED;
@@ -44,8 +44,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
         }
         break;
     default:
-        io->res = sbio_engine_sync_file(fd, io->flags & SBIO_IO_DATASYNC ? SBIO_FSYNC_FDATASYNC
-                                                                         : p->fsync_mode);
+        io->res = sbio_engine_sync_file(fd, (io->flags & SBIO_IO_DATASYNC) || p->datasync);
         break;
     }
     return SBIO_Q_DONE;
@@ -53,6 +52,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 
 const struct sbio_engine_ops sbio_engine_sync = {
     .name = "sync",
+    .kind = "synchronous",
     .flags = SBIO_ENG_SYNC,
     .init = sync_init,
     .cleanup = sync_cleanup,

@@ -11,6 +11,7 @@
  * nothing crashes or leaks. */
 #include <math.h>
 
+#include "engine.h"
 #include "fuzz.h"
 #include "options.h"
 
@@ -30,7 +31,7 @@ static void options_check_ranges(const struct sbio_config *c)
                (unsigned long long)c->total_size);
     FUZZ_CHECK(c->mode >= 0 && c->mode <= SBIO_MODE_NONE, "mode %d", c->mode);
     FUZZ_CHECK(c->io_mode >= 0 && c->io_mode <= SBIO_IOMODE_MMAP, "io_mode %d", c->io_mode);
-    FUZZ_CHECK(c->ioengine >= 0 && c->ioengine <= SBIO_ENGINE_NULL, "ioengine %d", c->ioengine);
+    FUZZ_CHECK(sbio_engine_find(c->ioengine), "ioengine %d", c->ioengine);
     FUZZ_CHECK(c->iodepth >= 1 && c->iodepth <= 65536, "iodepth %llu",
                (unsigned long long)c->iodepth);
     FUZZ_CHECK(c->extra_flags < 8, "extra_flags %u", c->extra_flags);

@@ -26,7 +26,6 @@
 
 #include "engine.h"
 #include "helpers.h"
-#include "options.h"
 #include "sysblock.h"
 #include "util.h"
 
@@ -40,7 +39,7 @@
 
 /* One variant of the suite: an engine, buffered or O_DIRECT, io_uring's fixed mode. */
 struct eng_case {
-    int engine; /* enum sbio_ioengine */
+    int engine; /* its id in the registry */
     const struct sbio_engine_ops *eng;
     bool direct, fixed;
 };
@@ -48,7 +47,7 @@ struct eng_case {
 struct fx {
     const struct eng_case *c;
     const struct sbio_engine_ops *eng;
-    struct sbio_config cfg;
+    struct sbio_engine_params params;
     void *priv; /* NULL: the engine is not initialised */
     char dir[64];
     int dirfd;
@@ -57,14 +56,14 @@ struct fx {
     bool open[MAX_FILES];
     uint8_t *model[MAX_FILES]; /* what each file must hold */
     uint64_t size[MAX_FILES];
-    unsigned nios; /* cfg.iodepth */
+    unsigned nios; /* params.iodepth */
     struct sbio_io ios[MAX_IOS];
     uint8_t *bufs;
 };
 
 static bool is_mmap(const struct fx *f)
 {
-    return f->c->engine == SBIO_ENGINE_MMAP;
+    return !strcmp(f->eng->name, "mmap");
 }
 
 static bool is_queued(const struct fx *f)
@@ -174,20 +173,16 @@ static void refused(const struct fx *f, const char *what, int rc)
     skip();
 }
 
-/* As the runner: init with cfg (iodepth ios), open every file made with mk_file through the
- * engine (O_RDONLY where bit i of rdonly is set, else O_RDWR; O_DIRECT in direct variants),
+/* As the runner: init with the parameters (iodepth ios), open every file made with mk_file through
+ * the engine (O_RDONLY where bit i of rdonly is set, else O_RDWR; O_DIRECT in direct variants),
  * close those in bit i of closed again (their fd is then invalid), then post_open with all
  * files and ios, each io's len the size of its buffer. */
-static void fx_start(struct fx *f, unsigned iodepth, int fsync_mode, unsigned rdonly,
+static void fx_start(struct fx *f, unsigned iodepth, bool datasync, unsigned rdonly,
                      unsigned closed)
 {
     assert_true(iodepth <= MAX_IOS);
-    sbio_options_defaults(&f->cfg);
-    f->cfg.ioengine = f->c->engine;
-    f->cfg.iodepth = iodepth;
-    f->cfg.fsync_mode = fsync_mode;
-    f->cfg.uring_fixed = f->c->fixed;
-    f->cfg.extra_flags = 0;
+    f->params = (struct sbio_engine_params){
+        .iodepth = iodepth, .datasync = datasync, .uring_fixed = f->c->fixed};
     f->nios = iodepth;
     if (f->c->direct) {
         int fd = openat(f->dirfd, "f0", O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -195,7 +190,7 @@ static void fx_start(struct fx *f, unsigned iodepth, int fsync_mode, unsigned rd
             refused(f, "O_DIRECT in /var/tmp", -errno);
         close(fd);
     }
-    int rc = f->eng->init(&f->priv, &f->cfg);
+    int rc = f->eng->init(&f->priv, &f->params);
     if (rc == -ENOSYS || rc == -EPERM) {
         f->priv = NULL;
         refused(f, "init", rc);
@@ -434,7 +429,7 @@ static void test_pattern(void **state)
         d ? sizeof(direct) / sizeof(direct[0]) : sizeof(buffered) / sizeof(buffered[0]);
     for (unsigned i = 0; i < 3; i++)
         mk_file(f, i, FILE_BYTES, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 0, 0);
+    fx_start(f, MAX_IOS, false, 0, 0);
 
     for (unsigned k = 0; k < nw; k++) {
         unsigned file = d ? direct[k].file : buffered[k].file;
@@ -485,7 +480,7 @@ static void test_batch(void **state)
         unsigned depth = depths[t];
         uint32_t len = f->c->direct ? 8192 : 8192 - 13 * t; /* 8179: odd tails, buffered */
         mk_file(f, 0, FILE_BYTES, true);
-        fx_start(f, depth, SBIO_FSYNC_FSYNC, 0, 0);
+        fx_start(f, depth, false, 0, 0);
         for (unsigned k = 0; k < depth; k++)
             wr(f, k, 0, (uint64_t)k * 32768, len, 3 + t, 0);
         run_batch(f, depth, 5);
@@ -523,7 +518,7 @@ static void test_tail(void **state)
     mk_file(f, 0, size, true);
     mk_file(f, 1, 1000, true);
     mk_file(f, 2, 0, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 0, 0);
+    fx_start(f, MAX_IOS, false, 0, 0);
 
     unsigned n = 0;
     rd(f, n++, 0, tail, PAGE);            /* across the end */
@@ -577,10 +572,9 @@ static void test_tail(void **state)
 static void test_fsync(void **state)
 {
     struct fx *f = *state;
-    static const int modes[] = {SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC};
     for (unsigned t = 0; t < 2; t++) {
         mk_file(f, 0, FILE_BYTES, false);
-        fx_start(f, MAX_IOS, modes[t], 0, 0);
+        fx_start(f, MAX_IOS, t, 0, 0);
         for (unsigned k = 0; k < 8; k++)
             wr(f, k, 0, (uint64_t)k * 8 * PAGE, PAGE, 5, 0);
         run(f, 8);
@@ -609,10 +603,9 @@ static void test_fsync(void **state)
 static void test_fsync_after(void **state)
 {
     struct fx *f = *state;
-    static const int modes[] = {SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC};
     for (unsigned t = 0; t < 2; t++) {
         mk_file(f, 0, FILE_BYTES, false);
-        fx_start(f, MAX_IOS, modes[t], 0, 0);
+        fx_start(f, MAX_IOS, t, 0, 0);
         if (f->c->direct) {
             dirty_outside(f, 0, 100);
         } else {
@@ -652,7 +645,7 @@ static void test_errors(void **state)
     const uint64_t wrap = UINT64_MAX - PAGE + 1; /* -4096 as an off_t, aligned */
     for (unsigned i = 0; i < 3; i++)
         mk_file(f, i, FILE_BYTES, true);
-    fx_start(f, MAX_IOS, SBIO_FSYNC_FSYNC, 1u << 1, 1u << 2);
+    fx_start(f, MAX_IOS, false, 1u << 1, 1u << 2);
 
     unsigned n = 0;
     rd(f, n++, 0, 0, PAGE);
@@ -696,6 +689,42 @@ static void test_errors(void **state)
         check_file(f, i);
 }
 
+/* ---- the registry ---- */
+
+/* Ids, names and kinds agree every way round, in the table's order; the lists keep that
+ * order; unknown names and ids are refused; every engine of the table is in this build. */
+static void test_registry(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"sync", "libaio", "io_uring", "mmap", "null"};
+    static const char *const kinds[] = {"synchronous", "asynchronous", "asynchronous", "mmap'ed",
+                                        "null (no I/O)"};
+    assert_int_equal(sbio_engine_count(), 5);
+    for (int e = 0; e < 5; e++) {
+        assert_non_null(sbio_engine_find(e));
+        assert_string_equal(sbio_engine_find(e)->name, names[e]);
+        assert_string_equal(sbio_engine_name(e), names[e]);
+        assert_string_equal(sbio_engine_kind(e), kinds[e]);
+        assert_int_equal(sbio_engine_id(names[e]), e);
+    }
+    assert_int_equal(sbio_engine_id("posixaio"), -ENOENT);
+    assert_int_equal(sbio_engine_id(""), -ENOENT);
+    assert_null(sbio_engine_find(-1));
+    assert_null(sbio_engine_find(5));
+    assert_string_equal(sbio_engine_name(5), "?");
+    assert_string_equal(sbio_engine_kind(-1), "?");
+    assert_string_equal(sbio_engine_list(), "sync, libaio, io_uring, mmap, null");
+    char buf[64];
+    assert_string_equal(sbio_engine_names(buf, sizeof(buf), ",", 0),
+                        "sync,libaio,io_uring,mmap,null");
+    assert_string_equal(
+        sbio_engine_names(buf, sizeof(buf), ", ", SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO),
+        "sync, libaio, io_uring");
+    assert_string_equal(sbio_engine_names(buf, sizeof(buf), " ", SBIO_ENG_SYNC), "libaio io_uring");
+    /* A short buffer: cut, still terminated. */
+    assert_string_equal(sbio_engine_names(buf, 8, ",", 0), "sync,li");
+}
+
 /* ---- registration ---- */
 
 enum { T_QUEUED = 1, T_IO = 2, T_SYNC = 4 };
@@ -716,20 +745,22 @@ static const struct {
 
 #define NSUITE    (sizeof(suite) / sizeof(suite[0]))
 #define MAX_CASES 16
+#define NSTATIC   1 /* tests that are not per engine: test_registry */
 
 int main(void)
 {
     static struct eng_case cases[MAX_CASES];
     static char names[MAX_CASES * NSUITE][64];
-    static struct CMUnitTest tests[MAX_CASES * NSUITE];
+    static struct CMUnitTest tests[NSTATIC + MAX_CASES * NSUITE];
     unsigned nc = 0, nt = 0;
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
 
-    for (int e = SBIO_ENGINE_SYNC; e <= SBIO_ENGINE_NULL; e++) {
+    for (int e = 0; e < sbio_engine_count(); e++) {
         const struct sbio_engine_ops *eng = sbio_engine_find(e);
         if (!eng)
             continue;
         bool direct = !(eng->flags & (SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
-        for (int fixed = 0; fixed <= (e == SBIO_ENGINE_IO_URING); fixed++)
+        for (int fixed = 0; fixed <= !strcmp(eng->name, "io_uring"); fixed++)
             for (int d = 0; d <= direct; d++)
                 cases[nc++] = (struct eng_case){e, eng, d, fixed};
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "helpers.h"
 #include "options.h"
 #include "util.h"
@@ -112,7 +113,7 @@ static void test_defaults_as_sysbench(void **state)
     assert_null(cfg.script);
     assert_null(cfg.output);
     assert_null(cfg.scheduler);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_SYNC);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("sync"));
     assert_int_equal(cfg.iodepth, 128);
     assert_int_equal(cfg.output_format, SBIO_OUT_TEXT);
     assert_int_equal(cfg.nvary, 0);
@@ -241,7 +242,8 @@ static void test_enums(void **state)
     }
     assert_string_equal(sbio_mode_name(SBIO_MODE_NONE), "(none)");
     /* Names stay valid together, for messages that print several. */
-    const char *m0 = sbio_mode_name(SBIO_MODE_RNDRW), *e0 = sbio_engine_name(SBIO_ENGINE_MMAP);
+    const char *m0 = sbio_mode_name(SBIO_MODE_RNDRW),
+               *e0 = sbio_engine_name(sbio_engine_id("mmap"));
     assert_string_equal(m0, "rndrw");
     assert_string_equal(e0, "mmap");
 
@@ -254,10 +256,16 @@ static void test_enums(void **state)
     assert_int_equal(cfg.seq_stream, SBIO_SEQ_PER_THREAD);
     assert_int_equal(cfg.fsync_scope, SBIO_SCOPE_DIRTY);
     assert_int_equal(cfg.prealloc, SBIO_PREALLOC_FALLOCATE);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_NULL);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("null"));
     assert_int_equal(cfg.io_mode, SBIO_IOMODE_MMAP);
-    assert_string_equal(sbio_engine_name(SBIO_ENGINE_IO_URING), "io_uring");
-    assert_string_equal(sbio_engine_name(SBIO_ENGINE_NULL), "null");
+    /* --ioengine takes every engine of the registry by its name, as its id. */
+    for (int e = 0; e < sbio_engine_count(); e++) {
+        char arg[64];
+        snprintf(arg, sizeof(arg), "--ioengine=%s", sbio_engine_name(e));
+        char *argv[] = {"sbio", "run", arg, NULL};
+        expect_ok(&cfg, argv, err, sizeof(err));
+        assert_int_equal(cfg.ioengine, e);
+    }
 
     /* Enum values are exact: no case folding, no prefixes. */
     expect_bad(ARGV("run", "--file-test-mode=RNDRD"), "--file-test-mode", "'RNDRD'",
@@ -550,6 +558,10 @@ static void test_validate_conflicts(void **state)
                    "--file-io-mode=mmap", "--ioengine=sync", "disagree");
     expect_invalid(ARGV("prepare", "--file-io-mode=async", "--ioengine=io_uring"),
                    "--file-io-mode=async", "--ioengine=io_uring", NULL);
+    /* An engine that cannot do O_DIRECT: the message names those that can. */
+    expect_invalid(
+        ARGV("run", "--file-test-mode=seqrd", "--file-io-mode=mmap", "--file-extra-flags=direct"),
+        "the mmap engine cannot do O_DIRECT", "accepted engines: sync, libaio, io_uring", NULL);
     expect_invalid(ARGV("run", "--file-test-mode=seqrd", "--file-async-backlog=64", "--iodepth=32"),
                    "--file-async-backlog=64", "--iodepth=32", "disagree");
 
@@ -559,12 +571,12 @@ static void test_validate_conflicts(void **state)
                    "--file-async-backlog=64", "--iodepth=64"),
               err, sizeof(err));
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_SYNC);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("sync"));
     assert_int_equal(cfg.iodepth, 64);
     expect_ok(&cfg, ARGV("prepare", "--file-io-mode=mmap", "--file-async-backlog=7"), err,
               sizeof(err));
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_MMAP);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("mmap"));
     assert_int_equal(cfg.iodepth, 7);
     expect_ok(&cfg, ARGV("run", "--file-test-mode=seqrd", "--iodepth=9"), err, sizeof(err));
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
@@ -589,10 +601,10 @@ static void test_validate_command_needs(void **state)
     expect_ok(&cfg, ARGV("run", "--file-test-mode=seqrd", "--file-io-mode=async"), err,
               sizeof(err));
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_LIBAIO);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("libaio"));
     expect_ok(&cfg, ARGV("run", "--file-test-mode=seqrd", "--file-io-mode=mmap"), err, sizeof(err));
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
-    assert_int_equal(cfg.ioengine, SBIO_ENGINE_MMAP);
+    assert_int_equal(cfg.ioengine, sbio_engine_id("mmap"));
     /* plot needs results and an output. */
     expect_invalid(ARGV("plot"), "plot", "JSON", NULL);
     expect_invalid(ARGV("plot", "r.json"), "plot", "-o", NULL);

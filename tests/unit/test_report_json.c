@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fileset.h"
 #include "helpers.h"
 #include "hist.h"
@@ -324,7 +325,7 @@ static void run_spec(struct ran *r, const struct run_spec *s)
     cfg->total_size = NFILES * FILE_SIZE;
     cfg->block_size = BLOCK;
     cfg->rand_seed = SEED;
-    cfg->ioengine = SBIO_ENGINE_SYNC;
+    cfg->ioengine = sbio_engine_id("sync");
     cfg->mode = s->mode;
     cfg->threads = s->threads;
     cfg->events = s->events;
@@ -896,7 +897,7 @@ static void check_result(struct ran *r)
 
     /* queue_depth: for queued engines only */
     json_t *qd = json_object_get(res, "queue_depth");
-    if (cfg->ioengine == SBIO_ENGINE_SYNC)
+    if (cfg->ioengine == sbio_engine_id("sync"))
         CHECK(ctx, json_is_null(qd), "queue_depth not null with the sync engine");
     if (!json_is_null(qd)) {
         check_fields(ctx, qd, "result.queue_depth", qdepth_spec, N(qdepth_spec), true);

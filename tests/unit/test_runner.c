@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fileset.h"
 #include "manifest.h"
 #include "helpers.h"
@@ -54,7 +55,7 @@ static void run_config(struct sbio_config *cfg, int mode, unsigned threads, uint
 {
     sbio_options_defaults(cfg);
     cfg->cmd = SBIO_CMD_RUN;
-    cfg->ioengine = SBIO_ENGINE_NULL;
+    cfg->ioengine = sbio_engine_id("null");
     cfg->dir = "(memory)";
     cfg->mode = mode;
     cfg->threads = threads;

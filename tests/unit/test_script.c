@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "engine.h"
 #include "helpers.h"
 #include "options.h"
 #include "script.h"
@@ -83,7 +84,7 @@ static void test_good_script(void **state)
     assert_true(j->pa > 0.099 && j->pa < 0.101 && j->pb > 0.899 && j->pb < 0.901);
     assert_int_equal(j->flags, 0);
     const struct sbio_script_job *w = &ph->jobs[1];
-    assert_int_equal(w->engine, SBIO_ENGINE_LIBAIO);
+    assert_int_equal(w->engine, sbio_engine_id("libaio"));
     assert_int_equal(w->iodepth, 8);
     assert_int_equal(w->pattern, SBIO_PAT_SEQ);
     assert_int_equal(w->rate, 100);
@@ -140,6 +141,7 @@ static const struct {
     {"error(\"custom failure\")\n", 1, "custom failure"},
     {"phase \"p\" { job \"j\" { mode = \"randread\" } }\n", 1, "mode 'randread'"},
     {"phase \"p\" { job \"j\" { mode = \"rndrd\", pattern = \"seq\" } }\n", 1, "not both"},
+    {"phase \"p\" { { mix = { read = 1 } } }\n", 1, "list jobs made with job"},
 };
 
 static void test_bad_scripts(void **state)
@@ -159,6 +161,41 @@ static void test_bad_scripts(void **state)
         if (strchr(err, '\n'))
             fail_msg("bad script %zu: more than one line: %s", i, err);
     }
+}
+
+/* A job or phase field that is an option's counterpart defaults to the option's default (the
+ * option table, options.c), and the names a script may give are C's: the registry's engines
+ * and the option table's modes, listed in the same words when one is wrong. */
+static void test_names_and_defaults_from_c(void **state)
+{
+    (void)state;
+    struct sbio_config def;
+    sbio_options_defaults(&def);
+    struct sbio_script s;
+    char err[512] = "", want[256];
+    const char *p = write_script("bare.lua", "phase \"p\" { job \"j\" {} }\n"
+                                             "phase \"q\" { job \"k\" { mode = \"seqrd\" } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.phases[0].time_s, def.time_s);
+    const struct sbio_script_job *j = &s.phases[1].jobs[0];
+    assert_int_equal(j->threads, def.threads);
+    assert_int_equal(j->engine, def.ioengine);
+    assert_int_equal(j->nblocks, 1);
+    assert_int_equal(j->block[0], def.block_size);
+    assert_int_equal(j->fsync_freq, def.fsync_freq);
+    assert_true(j->rw_ratio == def.rw_ratio);
+    assert_int_equal(j->mode, SBIO_MODE_SEQRD);
+    sbio_script_free(&s);
+
+    p = write_script("engine.lua", "phase \"p\" { job \"j\" { engine = \"aio\" } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    snprintf(want, sizeof(want), "job j: engine 'aio': accepted: %s", sbio_engine_list());
+    if (!strstr(err, want))
+        fail_msg("got '%s', want '%s'", err, want);
+    p = write_script("mode.lua", "phase \"p\" { job \"j\" { mode = \"rnd\" } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "job j: mode 'rnd': accepted: seqwr, seqrewr, seqrd, rndrd, "
+                                "rndwr, rndrw"));
 }
 
 static void test_no_phase_and_missing(void **state)
@@ -194,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_good_script),
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_bad_scripts),
+        cmocka_unit_test(test_names_and_defaults_from_c),
         cmocka_unit_test(test_no_phase_and_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,33 @@
+/* One I/O request: what a workload generator (workload.h) makes, an engine (engine.h) carries
+ * out and the statistics (stats.h) count. Includes nothing of sbio's, so that those three
+ * share it without depending on each other or on the configuration (options.h). */
+#ifndef SBIO_IO_H
+#define SBIO_IO_H
+
+#include <stdint.h>
+
+enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
+
+#define SBIO_IO_FSYNC_AFTER                                                                        \
+    1u                       /* --file-fsync-all: sync the file after the write, inside the        \
+                                write's latency: synchronous engines in queue(); for queued        \
+                                engines the runner, as it takes the io from reap() */
+#define SBIO_IO_NOT_EVENT 2u /* an end fsync: reported with the fsyncs, not an event */
+#define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
+#define SBIO_IO_SYNC_FAILED                                                                        \
+    8u /* with res < 0: the write itself succeeded, its SBIO_IO_FSYNC_AFTER sync failed */
+
+struct sbio_io {
+    enum sbio_op op;
+    unsigned flags;
+    unsigned file; /* index into the thread's file array */
+    uint32_t len;
+    uint64_t offset;
+    void *buf;         /* aligned for O_DIRECT; the runner owns it */
+    unsigned slot;     /* index of this io in the thread's array of iodepth ios (registered
+                          buffer index for io_uring's --uring-fixed) */
+    uint64_t start_ns; /* submission, or the intended start under --rate */
+    int64_t res;       /* bytes transferred (0 for fsync), or -errno */
+};
+
+#endif
