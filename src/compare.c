@@ -15,6 +15,7 @@
 #include "script.h"
 #include "session.h"
 #include "sysblock.h"
+#include "topology.h"
 #include "util.h"
 #include "version.h"
 
@@ -218,9 +219,9 @@ static void axes_free(struct axis *axes, size_t naxes)
 
 /* The configuration of one setting: the base with the setting's values applied. Queue
  * strings are formatted into qbuf, which must outlive the configuration. */
-static int setting_cfg(const struct sbio_config *base, const struct axis *axes, size_t naxes,
-                       const size_t *idx, struct sbio_config *out, char qbuf[][160], char *name,
-                       size_t nlen)
+static int setting_cfg(const struct sbio_config *base, unsigned nranks, const struct axis *axes,
+                       size_t naxes, const size_t *idx, struct sbio_config *out, char qbuf[][160],
+                       char *name, size_t nlen)
 {
     *out = *base;
     out->cmd = SBIO_CMD_RUN;
@@ -251,7 +252,7 @@ static int setting_cfg(const struct sbio_config *base, const struct axis *axes, 
         }
     }
     /* Resolve what depends on the values (sysbench's --file-io-mode, the test mode). */
-    return sbio_options_validate(out);
+    return sbio_options_validate(out, nranks);
 }
 
 /* One run's figures, read from its JSON document. */
@@ -434,6 +435,7 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
  * phase: every figure is kept per (phase, setting), phase-major. */
 struct compare {
     const struct sbio_config *cfg;
+    const struct sbio_topology *topo;
     const struct sbio_script *script; /* NULL: the workload of sbio run's options */
     FILE *out;
     struct axis axes[MAX_AXES];
@@ -524,8 +526,8 @@ static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf
 {
     size_t idx[MAX_AXES];
     sbio_compare_unrank(s, c->alen, c->naxes, idx);
-    return setting_cfg(&c->base, c->axes, c->naxes, idx, conf, c->qbuf, c->names[s],
-                       sizeof(c->names[s]));
+    return setting_cfg(&c->base, c->topo->nranks, c->axes, c->naxes, idx, conf, c->qbuf,
+                       c->names[s], sizeof(c->names[s]));
 }
 
 /* Every setting is checked before anything changes: a typo in the last one must not be found
@@ -539,7 +541,7 @@ static int compare_check(struct compare *c)
          * checks (each host's leader tries) and all stop when one refuses. */
         int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : sbio_session_check(&conf);
         if (!rc)
-            rc = sbio_session_try_settings(&conf);
+            rc = sbio_session_try_settings(&conf, c->topo);
         if (sbio_mpi_agree(rc, NULL))
             return -SBIO_EUSAGE;
         c->runs[s] = json_array();
@@ -558,11 +560,12 @@ static void compare_start(struct compare *c)
             SBIO_VERSION, c->ns, c->repeat, c->ns * c->repeat,
             cfg->order == 1 ? "random" : "interleaved",
             c->base.drop_caches ? ", caches dropped before each run" : "");
-    if (cfg->nranks > 1)
+    const struct sbio_topology *t = c->topo;
+    if (t->nranks > 1)
         fprintf(c->out,
                 "MPI: %u ranks on %u host%s run each setting together; each host's first rank "
                 "changes its settings\n",
-                cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s");
+                t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s");
 }
 
 /* How a run ended, as its progress line and the JSON name it, from its code and whether it
@@ -620,8 +623,8 @@ static int compare_run(struct compare *c, size_t k)
     fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", k + 1, c->ns * c->repeat, rep, c->names[s]);
     fflush(c->out);
     json_t *doc = NULL;
-    int rc = c->script ? sbio_session_run_script(&conf, c->script, c->devnull, &doc)
-                       : sbio_session_run(&conf, c->devnull, c->devnull, &doc);
+    int rc = c->script ? sbio_session_run_script(&conf, c->topo, c->script, c->devnull, &doc)
+                       : sbio_session_run(&conf, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
     json_t *entry =
         json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result", doc ? doc : json_null());
@@ -743,9 +746,11 @@ static void compare_write(struct compare *c)
         fprintf(c->out, "\nEvery run's result and the summary: %s\n", c->cfg->output);
 }
 
-int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out)
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                 const struct sbio_script *script, FILE *out)
 {
     struct compare c = {.cfg = cfg,
+                        .topo = topo,
                         .script = script,
                         .out = out,
                         .np = script ? script->nphases : 1,
@@ -768,7 +773,7 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script
     if (!rc) {
         compare_summarize(&c);
         compare_print(&c);
-        if (cfg->output && cfg->rank == 0)
+        if (cfg->output && topo->rank == 0)
             compare_write(&c);
         rc = c.interrupted ? -EINTR : c.failed ? -SBIO_EFAILED : 0;
     }

@@ -41,6 +41,8 @@ void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, s
  * marked and left out of the table) or the document could not be written; -EINTR when
  * interrupted (the table so far is printed, settings restored); -ENOMEM. */
 struct sbio_script;
-int sbio_compare(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out);
+struct sbio_topology;
+int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                 const struct sbio_script *script, FILE *out);
 
 #endif

@@ -20,6 +20,7 @@
 #include "runner.h"
 #include "script.h"
 #include "session.h"
+#include "topology.h"
 #include "sysblock.h"
 #include "util.h"
 #include "version.h"
@@ -81,10 +82,11 @@ struct run_outputs {
     bool csv_header; /* CSV appends one line per run under a single header */
 };
 
-static int open_outputs(const struct sbio_config *cfg, FILE *out, struct run_outputs *o)
+static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
+                        struct run_outputs *o)
 {
     *o = (struct run_outputs){.text = out, .csv_header = true};
-    if (cfg->rank != 0)
+    if (rank != 0)
         return 0;
     if (cfg->output) {
         bool csv = cfg->output_format == SBIO_OUT_CSV;
@@ -127,21 +129,22 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
     return 0;
 }
 
-static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *script, FILE *out)
+static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                   const struct sbio_script *script, FILE *out)
 {
     struct run_outputs o = {.text = out};
-    int rc = cfg->output && cfg->rank == 0 ? check_output_dir(cfg->output) : 0;
+    int rc = cfg->output && topo->rank == 0 ? check_output_dir(cfg->output) : 0;
     if (!rc)
         rc = sbio_session_check(cfg);
     if (!rc)
-        rc = open_outputs(cfg, out, &o);
+        rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
-    rc = sbio_session_agree(cfg, rc, "failed its checks");
+    rc = sbio_session_agree(topo, rc, "failed its checks");
     if (!rc) {
         FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
-        rc = script ? sbio_session_run_script(cfg, script, o.text, docp)
-                    : sbio_session_run(cfg, o.text, interim, docp);
+        rc = script ? sbio_session_run_script(cfg, topo, script, o.text, docp)
+                    : sbio_session_run(cfg, topo, o.text, interim, docp);
         /* The document of a failed or interrupted run is written all the same. */
         if (doc && write_machine(cfg, &o, doc))
             rc = -SBIO_EFAILED;
@@ -152,9 +155,9 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_script *scri
 }
 
 /* --file-per-rank: this rank's folder, DIR/rank.N, made by prepare when missing. */
-static int rank_dir(struct sbio_config *cfg, char *buf, size_t len)
+static int rank_dir(struct sbio_config *cfg, unsigned rank, char *buf, size_t len)
 {
-    if (snprintf(buf, len, "%s/rank.%u", cfg->dir, cfg->rank) >= (int)len) {
+    if (snprintf(buf, len, "%s/rank.%u", cfg->dir, rank) >= (int)len) {
         sbio_err("--dir %s: too long for --file-per-rank", cfg->dir);
         return -SBIO_EUSAGE;
     }
@@ -164,16 +167,16 @@ static int rank_dir(struct sbio_config *cfg, char *buf, size_t len)
 
 /* prepare and cleanup under MPI: with --file-per-rank every rank its own set, else rank 0
  * alone the shared one; the ranks meet before and after. */
-static int cmd_set(const struct sbio_config *cfg, FILE *out)
+static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *out)
 {
-    bool mine = cfg->file_per_rank || cfg->rank == 0;
+    bool mine = cfg->file_per_rank || topo->rank == 0;
     int rc = 0;
     if (mine && cfg->file_per_rank && cfg->cmd == SBIO_CMD_PREPARE && mkdir(cfg->dir, 0755) &&
         errno != EEXIST) {
         sbio_err("--dir %s: mkdir: %s", cfg->dir, strerror(errno));
         rc = -SBIO_EUSAGE;
     }
-    rc = sbio_session_agree(cfg, rc, "could not start");
+    rc = sbio_session_agree(topo, rc, "could not start");
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
     struct sbio_runner_sync sync = {0};
@@ -192,7 +195,7 @@ static int cmd_set(const struct sbio_config *cfg, FILE *out)
             errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
             sbio_note("--dir %s: rmdir: %s", cfg->dir, strerror(errno));
     }
-    if (!rc && cfg->nranks > 1 && cfg->rank == 0)
+    if (!rc && topo->nranks > 1 && topo->rank == 0)
         fprintf(out, "Rank 0 done; %s\n",
                 cfg->file_per_rank ? "every rank works on its own set"
                                    : "the set is shared by every rank");
@@ -200,11 +203,11 @@ static int cmd_set(const struct sbio_config *cfg, FILE *out)
         sync.agree(sync.ctx, rc); /* tells the others, if this rank failed */
         sbio_mpi_watch_free(watch);
     }
-    rc = sbio_session_agree(cfg, rc,
+    rc = sbio_session_agree(topo, rc,
                             cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
                                                          : "failed to clean up its set");
-    if (!rc && cfg->nranks > 1 && cfg->rank == 0)
-        fprintf(out, "All %u ranks done\n", cfg->nranks);
+    if (!rc && topo->nranks > 1 && topo->rank == 0)
+        fprintf(out, "All %u ranks done\n", topo->nranks);
     return rc;
 }
 
@@ -329,68 +332,77 @@ static int load_script(struct sbio_config *cfg, const char *path, struct sbio_sc
 
 /* What only a whole configuration decides: the ranks and hosts, --file-per-rank's folder
  * (into dir), the checks across options. 0 or non-zero (message printed). */
-static int configure(struct sbio_config *cfg, unsigned rank, char *dir, size_t len)
+static int configure(struct sbio_config *cfg, struct sbio_topology *topo, char *dir, size_t len)
 {
     char host[SBIO_MPI_HOST_LEN];
-    cfg->rank = rank;
-    cfg->nranks = sbio_mpi_size();
-    int rc = sbio_mpi_hosts(host, &cfg->host_leader, &cfg->nhosts);
+    topo->nranks = sbio_mpi_size();
+    int rc = sbio_mpi_hosts(host, &topo->host_leader, &topo->nhosts);
     unsigned set_cmds = SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |
                         SBIO_C(SBIO_CMD_COMPARE);
     if (!rc && cfg->file_per_rank && (SBIO_C(cfg->cmd) & set_cmds))
-        rc = rank_dir(cfg, dir, len);
+        rc = rank_dir(cfg, topo->rank, dir, len);
     if (!rc)
-        rc = sbio_options_validate(cfg);
+        rc = sbio_options_validate(cfg, topo->nranks);
     return rc;
 }
 
-/* The command line into cfg: the script's declarations (decl), the options, the script with
- * their values (script, when --script is given), the whole configuration. 0 or -SBIO_EUSAGE
- * (message printed, by rank 0 alone under MPI). */
-static int parse_command_line(int argc, char **argv, struct sbio_config *cfg,
-                              struct sbio_script *script, struct sbio_script *decl, char *dir,
-                              size_t len)
+/* A command as main.c runs it: the options, this process's place among the ranks, the script
+ * and its declarations (zeroed without --script), and --file-per-rank's folder. */
+struct command {
+    struct sbio_config cfg;
+    struct sbio_topology topo;
+    struct sbio_script script, decl;
+    char dir[PATH_MAX];
+};
+
+/* The command line into c: the script's declarations, the options, the script with their
+ * values (when --script is given), the whole configuration. 0 or -SBIO_EUSAGE (message
+ * printed, by rank 0 alone under MPI). */
+static int parse_command_line(int argc, char **argv, struct command *c)
 {
-    unsigned rank = sbio_mpi_rank();
-    int err_fd = mute_checks(rank);
+    c->topo = SBIO_TOPOLOGY_ALONE;
+    c->topo.rank = sbio_mpi_rank();
+    int err_fd = mute_checks(c->topo.rank);
     const char *spath = script_arg(argc, argv);
     char path[PATH_MAX];
-    sbio_options_defaults(cfg);
-    int rc = spath ? declare_script(spath, cfg, decl, path, sizeof(path)) : 0;
+    sbio_options_defaults(&c->cfg);
+    int rc = spath ? declare_script(spath, &c->cfg, &c->decl, path, sizeof(path)) : 0;
     if (!rc)
-        rc = sbio_options_parse(cfg, argc, argv);
+        rc = sbio_options_parse(&c->cfg, argc, argv);
     if (!rc && spath)
-        rc = load_script(cfg, path, script);
+        rc = load_script(&c->cfg, path, &c->script);
     if (!rc)
-        rc = configure(cfg, rank, dir, len);
+        rc = configure(&c->cfg, &c->topo, c->dir, sizeof(c->dir));
     unmute_checks(err_fd);
     return rc ? -SBIO_EUSAGE : 0;
 }
 
-/* The command of cfg, with the script (NULL without) or for help its declarations (NULL
- * without). Returns the command's code (util.h). */
-static int run_command(const struct sbio_config *cfg, const struct sbio_script *script,
-                       const struct sbio_script *decl, FILE *out)
+/* The command of c. Returns the command's code (util.h). */
+static int run_command(const struct command *c, FILE *out)
 {
+    const struct sbio_config *cfg = &c->cfg;
+    const struct sbio_topology *topo = &c->topo;
+    /* A script loaded has its path; without --script both stay zeroed. */
+    const struct sbio_script *script = c->script.path[0] ? &c->script : NULL;
     /* Whatever a killed sbio left changed is put back by the next command, whichever (under
      * MPI by each host's leader, before any rank goes on). */
     if (cfg->cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
-        cfg->host_leader)
+        topo->host_leader)
         sbio_tune_recover(false);
     sbio_mpi_agree(0, NULL);
     if (cfg->cmd == SBIO_CMD_HELP)
-        return cmd_help(cfg, decl, out);
+        return cmd_help(cfg, c->decl.path[0] ? &c->decl : NULL, out);
     if (cfg->cmd == SBIO_CMD_VERSION)
         return cmd_version(out);
     install_signals();
     switch (cfg->cmd) {
-    case SBIO_CMD_RESTORE: return cfg->host_leader ? cmd_restore(out) : 0;
-    case SBIO_CMD_PLOT: return cfg->rank ? 0 : sbio_plot(cfg);
+    case SBIO_CMD_RESTORE: return topo->host_leader ? cmd_restore(out) : 0;
+    case SBIO_CMD_PLOT: return topo->rank ? 0 : sbio_plot(cfg);
     case SBIO_CMD_PREPARE:
-    case SBIO_CMD_CLEANUP: return cmd_set(cfg, out);
-    case SBIO_CMD_RUN: return cmd_run(cfg, script, out);
-    case SBIO_CMD_COMPARE: return sbio_compare(cfg, script, out);
-    case SBIO_CMD_DIFF: return cfg->rank ? 0 : sbio_diff(cfg, out);
+    case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, out);
+    case SBIO_CMD_RUN: return cmd_run(cfg, topo, script, out);
+    case SBIO_CMD_COMPARE: return sbio_compare(cfg, topo, script, out);
+    case SBIO_CMD_DIFF: return topo->rank ? 0 : sbio_diff(cfg, out);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }
 }
@@ -399,17 +411,12 @@ static int run_command(const struct sbio_config *cfg, const struct sbio_script *
  * it ended. */
 static int sbio_main(int argc, char **argv)
 {
-    struct sbio_script script = {0}, decl = {0};
-    struct sbio_config cfg;
-    char dir[PATH_MAX];
-    int rc = parse_command_line(argc, argv, &cfg, &script, &decl, dir, sizeof(dir));
-    if (!rc) {
-        /* A script loaded has its path; without --script both stay zeroed. */
-        const struct sbio_script *s = script.path[0] ? &script : NULL;
-        rc = run_command(&cfg, s, decl.path[0] ? &decl : NULL, stdout);
-    }
-    sbio_script_free(&script);
-    sbio_script_free(&decl);
+    struct command c = {0};
+    int rc = parse_command_line(argc, argv, &c);
+    if (!rc)
+        rc = run_command(&c, stdout);
+    sbio_script_free(&c.script);
+    sbio_script_free(&c.decl);
     return rc;
 }
 

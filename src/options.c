@@ -504,8 +504,6 @@ void sbio_options_defaults(struct sbio_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->mode = SBIO_MODE_NONE;
-    cfg->nranks = cfg->nhosts = 1;
-    cfg->host_leader = true;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &opts[i];
         if (d->type >= T_TEST || d->type == T_LIST)
@@ -531,6 +529,142 @@ static enum sbio_cmd cmd_lookup(const char *w)
     return SBIO_CMD_NONE;
 }
 
+static void opt_mark_given(struct sbio_config *cfg, const struct optdef *d)
+{
+    cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+}
+
+/* A word that is no option: the command, then its arguments. 0 or -EINVAL. */
+static int parse_word(struct sbio_config *cfg, const char *a)
+{
+    if (cfg->cmd == SBIO_CMD_NONE) {
+        enum sbio_cmd c = cmd_lookup(a);
+        if (c == SBIO_CMD_NONE && !strcmp(a, "fileio")) {
+            sbio_note("'fileio' is sysbench's test name; sbio only does file I/O");
+            return 0;
+        }
+        if (c == SBIO_CMD_NONE) {
+            sbio_err("unknown command '%s'; accepted: prepare, run, cleanup, "
+                     "compare, diff, plot, restore, help, version",
+                     a);
+            return -EINVAL;
+        }
+        cfg->cmd = c;
+        return 0;
+    }
+    if (cfg->nargs >= SBIO_MAX_ARGS) {
+        sbio_err("too many arguments after '%s' (at most %d)", sbio_cmd_name(cfg->cmd),
+                 SBIO_MAX_ARGS);
+        return -EINVAL;
+    }
+    cfg->args[cfg->nargs++] = a;
+    return 0;
+}
+
+/* An option the script declares goes to the script, even where sbio has one of the same
+ * name: the script asked for it. 1 taken (the next word too when it is the value), 0 not
+ * the script's, -EINVAL. */
+static int parse_script_opt(struct sbio_config *cfg, const char *name, size_t nlen,
+                            const char *value, int argc, char **argv, int *i)
+{
+    int x;
+    for (x = 0; x < cfg->nxdecl; x++)
+        if (strlen(cfg->xdecl[x]) == nlen && !strncmp(cfg->xdecl[x], name, nlen))
+            break;
+    if (x == cfg->nxdecl || cfg->nxopt >= SBIO_MAX_LIST)
+        return 0;
+    if (!value && cfg->xdecl_bool[x])
+        value = "on";
+    else if (!value && *i + 1 < argc)
+        value = argv[++*i];
+    else if (!value) {
+        sbio_err("--%s needs a value (an option of the script)", cfg->xdecl[x]);
+        return -EINVAL;
+    }
+    cfg->xname[cfg->nxopt] = cfg->xdecl[x];
+    cfg->xvalue[cfg->nxopt++] = value;
+    return 1;
+}
+
+/* One of sbio's options (or an ignored sysbench one) and its value: after '=', or the next
+ * word except for booleans. 0 or -EINVAL. */
+static int parse_option(struct sbio_config *cfg, const char *name, size_t nlen, const char *value,
+                        int argc, char **argv, int *i)
+{
+    bool old;
+    const struct optdef *d = opt_find(name, nlen, &old);
+    if (!d) {
+        for (size_t p = 0; p < 2; p++) {
+            size_t pl = strlen(ignored_prefixes[p]);
+            if (nlen > pl && !strncmp(name, ignored_prefixes[p], pl)) {
+                sbio_note("--%.*s does not concern file I/O; ignored", (int)nlen, name);
+                return 0;
+            }
+        }
+        sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen, name);
+        return -EINVAL;
+    }
+    if (old)
+        sbio_note("--%s is sysbench's old spelling of --%s", d->old, d->name);
+    if (d->type == T_BOOL || d->type == T_IGNORE_BOOL) {
+        /* A boolean never takes the next word: "--histogram run" is on + command. */
+        if (!value)
+            value = "on";
+    } else if (!value) {
+        /* An ignored option takes its value like any other ("--verbosity 5"), or none at
+         * the end of the line: ignored options are never an error. */
+        if (d->type == T_IGNORE && *i + 1 >= argc) {
+            sbio_note("--%s does not concern file I/O; ignored", d->name);
+            return 0;
+        }
+        if (*i + 1 >= argc) {
+            char acc[160];
+            opt_accepted(d, acc, sizeof(acc));
+            sbio_err("--%s needs a value; accepted: %s", d->name, acc);
+            return -EINVAL;
+        }
+        value = argv[++*i];
+    }
+    if (opt_set(cfg, d, value))
+        return -EINVAL;
+    opt_mark_given(cfg, d);
+    return 0;
+}
+
+/* argv[*i], which starts with a dash. 0 or -EINVAL. */
+static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bool *want_help)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "-o")) {
+        if (*i + 1 >= argc) {
+            sbio_err("-o needs a value: the output file");
+            return -EINVAL;
+        }
+        bool old;
+        opt_mark_given(cfg, opt_find("output", 6, &old));
+        cfg->output = argv[++*i];
+        return 0;
+    }
+    if (a[1] != '-') {
+        sbio_err("unknown option '%s'; options are long (--name=value), see sbio help", a);
+        return -EINVAL;
+    }
+    const char *name = a + 2;
+    const char *eq = strchr(name, '=');
+    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+    const char *value = eq ? eq + 1 : NULL;
+    if (nlen == 4 && !strncmp(name, "help", 4) && !value) {
+        *want_help = true;
+        return 0;
+    }
+    if (nlen == 7 && !strncmp(name, "version", 7) && !value) {
+        cfg->cmd = SBIO_CMD_VERSION;
+        return 0;
+    }
+    int rc = parse_script_opt(cfg, name, nlen, value, argc, argv, i);
+    return rc ? (rc < 0 ? rc : 0) : parse_option(cfg, name, nlen, value, argc, argv, i);
+}
+
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
 {
     cfg->argc = argc;
@@ -538,119 +672,15 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
     bool want_help = false, only_args = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_args || a[0] != '-' || !a[1]) {
-            if (cfg->cmd == SBIO_CMD_NONE) {
-                enum sbio_cmd c = cmd_lookup(a);
-                if (c == SBIO_CMD_NONE && !strcmp(a, "fileio")) {
-                    sbio_note("'fileio' is sysbench's test name; sbio only does file I/O");
-                    continue;
-                }
-                if (c == SBIO_CMD_NONE) {
-                    sbio_err("unknown command '%s'; accepted: prepare, run, cleanup, "
-                             "compare, diff, plot, restore, help, version",
-                             a);
-                    return -EINVAL;
-                }
-                cfg->cmd = c;
-                continue;
-            }
-            if (cfg->nargs >= SBIO_MAX_ARGS) {
-                sbio_err("too many arguments after '%s' (at most %d)", sbio_cmd_name(cfg->cmd),
-                         SBIO_MAX_ARGS);
-                return -EINVAL;
-            }
-            cfg->args[cfg->nargs++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            only_args = true;
-            continue;
-        }
-        if (!strcmp(a, "-o")) {
-            if (i + 1 >= argc) {
-                sbio_err("-o needs a value: the output file");
-                return -EINVAL;
-            }
-            a = argv[++i];
-            bool old;
-            const struct optdef *d = opt_find("output", 6, &old);
-            cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
-            cfg->output = a;
-            continue;
-        }
-        if (a[1] != '-') {
-            sbio_err("unknown option '%s'; options are long (--name=value), see sbio help", a);
-            return -EINVAL;
-        }
-        const char *name = a + 2;
-        const char *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const char *value = eq ? eq + 1 : NULL;
-        if (nlen == 4 && !strncmp(name, "help", 4) && !value) {
-            want_help = true;
-            continue;
-        }
-        if (nlen == 7 && !strncmp(name, "version", 7) && !value) {
-            cfg->cmd = SBIO_CMD_VERSION;
-            continue;
-        }
-        /* An option the script declares goes to the script, even where sbio has one of the
-         * same name: the script asked for it. */
-        int x;
-        for (x = 0; x < cfg->nxdecl; x++)
-            if (strlen(cfg->xdecl[x]) == nlen && !strncmp(cfg->xdecl[x], name, nlen))
-                break;
-        if (x < cfg->nxdecl && cfg->nxopt < SBIO_MAX_LIST) {
-            if (!value && cfg->xdecl_bool[x])
-                value = "on";
-            else if (!value && i + 1 < argc)
-                value = argv[++i];
-            else if (!value) {
-                sbio_err("--%s needs a value (an option of the script)", cfg->xdecl[x]);
-                return -EINVAL;
-            }
-            cfg->xname[cfg->nxopt] = cfg->xdecl[x];
-            cfg->xvalue[cfg->nxopt++] = value;
-            continue;
-        }
-        bool old;
-        const struct optdef *d = opt_find(name, nlen, &old);
-        if (!d) {
-            for (size_t p = 0; p < 2; p++) {
-                size_t pl = strlen(ignored_prefixes[p]);
-                if (nlen > pl && !strncmp(name, ignored_prefixes[p], pl)) {
-                    sbio_note("--%.*s does not concern file I/O; ignored", (int)nlen, name);
-                    goto next;
-                }
-            }
-            sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen, name);
-            return -EINVAL;
-        }
-        if (old)
-            sbio_note("--%s is sysbench's old spelling of --%s", d->old, d->name);
-        if (d->type == T_BOOL || d->type == T_IGNORE_BOOL) {
-            /* A boolean never takes the next word: "--histogram run" is on + command. */
-            if (!value)
-                value = "on";
-        } else if (!value) {
-            /* An ignored option takes its value like any other ("--verbosity 5"), or
-             * none at the end of the line: ignored options are never an error. */
-            if (d->type == T_IGNORE && i + 1 >= argc) {
-                sbio_note("--%s does not concern file I/O; ignored", d->name);
-                continue;
-            }
-            if (i + 1 >= argc) {
-                char acc[160];
-                opt_accepted(d, acc, sizeof(acc));
-                sbio_err("--%s needs a value; accepted: %s", d->name, acc);
-                return -EINVAL;
-            }
-            value = argv[++i];
-        }
-        if (opt_set(cfg, d, value))
-            return -EINVAL;
-        cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
-    next:;
+        int rc;
+        if (only_args || a[0] != '-' || !a[1])
+            rc = parse_word(cfg, a);
+        else if (!strcmp(a, "--"))
+            rc = 0, only_args = true;
+        else
+            rc = parse_dash(cfg, argc, argv, &i, &want_help);
+        if (rc)
+            return rc;
     }
     if (want_help) {
         /* "sbio run --help" is "sbio help run". */
@@ -677,7 +707,7 @@ int sbio_options_set(struct sbio_config *cfg, const char *name, const char *valu
     }
     if (opt_set(cfg, d, value))
         return -EINVAL;
-    cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+    opt_mark_given(cfg, d);
     return 0;
 }
 
@@ -879,31 +909,31 @@ static int opt_check_workload(const struct sbio_config *cfg)
 }
 
 /* Several processes (MPI ranks) split the run's totals and may share one set. */
-static int opt_check_ranks(const struct sbio_config *cfg)
+static int opt_check_ranks(const struct sbio_config *cfg, unsigned nranks)
 {
-    if (cfg->nranks > 1 && cfg->events && cfg->events < cfg->nranks) {
+    if (nranks > 1 && cfg->events && cfg->events < nranks) {
         sbio_err("--events=%" PRIu64 " over %u ranks leaves some ranks none; accepted: at "
                  "least %u (one per rank), or 0 for no limit",
-                 cfg->events, cfg->nranks, cfg->nranks);
+                 cfg->events, nranks, nranks);
         return -EINVAL;
     }
-    if (cfg->nranks > 1 && cfg->rate && cfg->rate < cfg->nranks) {
+    if (nranks > 1 && cfg->rate && cfg->rate < nranks) {
         sbio_err("--rate=%" PRIu64 " over %u ranks leaves some ranks no rate; accepted: at "
                  "least %u (one per rank), or 0 for unlimited",
-                 cfg->rate, cfg->nranks, cfg->nranks);
+                 cfg->rate, nranks, nranks);
         return -EINVAL;
     }
-    if (cfg->nranks > 1 && !cfg->file_per_rank && !cfg->filename && cfg->mode == SBIO_MODE_SEQWR) {
+    if (nranks > 1 && !cfg->file_per_rank && !cfg->filename && cfg->mode == SBIO_MODE_SEQWR) {
         sbio_err("--file-test-mode=seqwr on a set shared by %u ranks: seqwr empties the "
                  "files every rank writes; accepted: --file-per-rank, or seqrewr (each "
                  "rank rewrites its own slice of the shared set)",
-                 cfg->nranks);
+                 nranks);
         return -EINVAL;
     }
     return 0;
 }
 
-int sbio_options_validate(struct sbio_config *cfg)
+int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
 {
     switch (cfg->cmd) {
     case SBIO_CMD_NONE:
@@ -929,7 +959,7 @@ int sbio_options_validate(struct sbio_config *cfg)
         return 0;
     if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)))
         return rc;
-    return opt_check_ranks(cfg);
+    return opt_check_ranks(cfg, nranks);
 }
 
 static void help_option(FILE *out, const struct optdef *d)

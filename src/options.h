@@ -130,12 +130,6 @@ struct sbio_config {
     const char *plot_size; /* plot: WIDTHxHEIGHT */
     bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */
 
-    /* This process's place in a multi-process run (MPI), set by main from mpi.h, no option:
-     * alone it is rank 0 of 1, on 1 host, the host's leader (the process that changes the
-     * host's device settings and drops its caches). */
-    unsigned rank, nranks, nhosts;
-    bool host_leader;
-
     /* Which options were given explicitly, by table index. */
     uint64_t given[4];
 };
@@ -149,8 +143,9 @@ void sbio_options_defaults(struct sbio_config *cfg);
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv);
 
 /* Cross-option checks for cfg->cmd (conflicts, options not implemented yet, values a
- * command needs). Returns 0 or -EINVAL after printing one line. */
-int sbio_options_validate(struct sbio_config *cfg);
+ * command needs), for a run of nranks processes (1 alone: see topology.h). Returns 0 or
+ * -EINVAL after printing one line. */
+int sbio_options_validate(struct sbio_config *cfg, unsigned nranks);
 
 /* Set one option by its name (or sysbench's old name) from text, as the command line would,
  * and mark it given. cmds: the commands it must belong to (SBIO_C bits). 0, or -EINVAL after

@@ -12,12 +12,13 @@
 #include "options.h"
 #include "stats.h"
 #include "sysblock.h"
+#include "topology.h"
 
 struct sbio_run_result;
 
 /* The header printed before the run starts: configuration, set, seed. */
-void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                        uint64_t seed);
+void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
+                        const struct sbio_fileset *fs, uint64_t seed);
 
 /* One interim line: the interval between prev and cur (both totals over all threads). */
 void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,

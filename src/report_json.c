@@ -313,9 +313,7 @@ static json_t *ranks_json(const struct sbio_run_result *res)
         double secs = (double)x->elapsed_ns / 1e9;
         struct sbio_hist h;
         sbio_stats_all_lat(s, &h);
-        bool leader = true;
-        for (unsigned q = 0; q < r && leader; q++)
-            leader = strcmp(res->rank_host[q], res->rank_host[r]) != 0;
+        bool leader = sbio_result_host_first(res, r);
         json_t *o = json_object();
         json_object_set_new(o, "rank", json_integer(r));
         json_object_set_new(o, "hostname", json_string(res->rank_host[r]));
@@ -425,8 +423,8 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
     if (res->nranks) {
         /* A multi-rank run: the totals above are every rank's, elapsed_s the longest rank's. */
         json_object_set_new(r, "mpi",
-                            json_pack("{s:i,s:i,s:b}", "ranks", res->nranks, "hosts", cfg->nhosts,
-                                      "file_per_rank", cfg->file_per_rank));
+                            json_pack("{s:i,s:i,s:b}", "ranks", res->nranks, "hosts",
+                                      sbio_result_hosts(res), "file_per_rank", cfg->file_per_rank));
         json_object_set_new(r, "ranks", ranks_json(res));
     }
 }

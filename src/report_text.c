@@ -26,18 +26,19 @@ static const char *mode_long(int mode)
     return mode >= 0 && mode < SBIO_MODE_NONE ? n[mode] : "?";
 }
 
-void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                        uint64_t seed)
+void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
+                        const struct sbio_fileset *fs, uint64_t seed)
 {
     char a[32], b[32];
     fprintf(out, "sbio %s\n\n", SBIO_VERSION);
     fprintf(out, "Running the test with following options:\n");
     fprintf(out, "Number of threads: %" PRIu64 "\n", cfg->threads);
-    if (cfg->nranks > 1)
+    if (topo->nranks > 1)
         fprintf(out,
                 "MPI: %u ranks on %u host%s, %" PRIu64 " threads in all; %s; --events and --rate "
                 "are split across ranks\n",
-                cfg->nranks, cfg->nhosts, cfg->nhosts == 1 ? "" : "s", cfg->threads * cfg->nranks,
+                topo->nranks, topo->nhosts, topo->nhosts == 1 ? "" : "s",
+                cfg->threads * topo->nranks,
                 cfg->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                    : "one file set shared by every rank");
     fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
@@ -431,10 +432,7 @@ static void text_devices(FILE *out, const struct sbio_run_result *res, double se
 {
     print_devices(out, res, secs, "");
     for (unsigned r = 0; r < res->nranks; r++) {
-        bool first = true;
-        for (unsigned q = 0; q < r && first; q++)
-            first = strcmp(res->rank_host[q], res->rank_host[r]) != 0;
-        if (first) {
+        if (sbio_result_host_first(res, r)) {
             char on[128];
             snprintf(on, sizeof(on), " (%.64s, rank %u)", res->rank_host[r], r);
             print_devices(out, &res->ranks[r], (double)res->ranks[r].elapsed_ns / 1e9, on);

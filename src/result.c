@@ -21,6 +21,22 @@ void sbio_run_result_free(struct sbio_run_result *res)
     res->nranks = 0;
 }
 
+bool sbio_result_host_first(const struct sbio_run_result *res, unsigned r)
+{
+    for (unsigned q = 0; q < r; q++)
+        if (!strcmp(res->rank_host[q], res->rank_host[r]))
+            return false;
+    return true;
+}
+
+unsigned sbio_result_hosts(const struct sbio_run_result *res)
+{
+    unsigned n = 0;
+    for (unsigned r = 0; r < res->nranks; r++)
+        n += sbio_result_host_first(res, r);
+    return n;
+}
+
 static double max_d(double a, double b)
 {
     return a > b ? a : b;

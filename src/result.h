@@ -69,6 +69,12 @@ struct sbio_run_result {
     char (*rank_host)[SBIO_HOST_LEN];
 };
 
+/* A merge of ranks: on how many hosts they ran (distinct host names); 0 without ranks. */
+unsigned sbio_result_hosts(const struct sbio_run_result *res);
+
+/* Whether rank r is the first of its host among res's ranks. */
+bool sbio_result_host_first(const struct sbio_run_result *res, unsigned r);
+
 /* Free what res owns (per-thread stats, samples, ranks); res can be merged into again. */
 void sbio_run_result_free(struct sbio_run_result *res);
 

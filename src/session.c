@@ -61,9 +61,9 @@ int sbio_session_check(const struct sbio_config *cfg)
     return rc;
 }
 
-int sbio_session_try_settings(const struct sbio_config *cfg)
+int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_topology *topo)
 {
-    if ((!cfg->scheduler && !cfg->nqueue) || !cfg->host_leader)
+    if ((!cfg->scheduler && !cfg->nqueue) || !topo->host_leader)
         return 0;
     struct sbio_target t;
     struct sbio_tune tune;
@@ -99,12 +99,12 @@ static int session_status(const struct sbio_run_result *res, int rrc, bool repor
 
 /* Meet the other processes of the run (no-op alone) with this one's status; rank 0 says
  * which rank stopped everyone when it was another one (that rank printed why). */
-int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what)
+int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what)
 {
     unsigned who = 0;
     int g = sbio_mpi_agree(rc, &who);
-    if (g && g != -EINTR && who != cfg->rank && cfg->rank == 0)
-        sbio_err("rank %u of %u %s (its message above); every rank stopped", who, cfg->nranks,
+    if (g && g != -EINTR && who != topo->rank && topo->rank == 0)
+        sbio_err("rank %u of %u %s (its message above); every rank stopped", who, topo->nranks,
                  what);
     return g;
 }
@@ -114,6 +114,7 @@ int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what)
  * each MPI rank) goes through it. */
 struct session {
     const struct sbio_config *cfg;
+    const struct sbio_topology *topo;
     FILE *text;
     struct sbio_fileset fs;
     struct sbio_target target;
@@ -145,11 +146,12 @@ static int session_check_declared(const struct session *s, const char *script)
 
 /* Check, open the set (script: the one it declares; seqwr may create one) and apply this
  * host's settings. 0, -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
-static int session_open(struct session *s, const struct sbio_config *cfg, FILE *text,
-                        const char *script)
+static int session_open(struct session *s, const struct sbio_config *cfg,
+                        const struct sbio_topology *topo, FILE *text, const char *script)
 {
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
+    s->topo = topo;
     s->text = text;
     s->fs.dirfd = -1;
     int rc = sbio_session_check(cfg);
@@ -166,8 +168,8 @@ static int session_open(struct session *s, const struct sbio_config *cfg, FILE *
     /* Under MPI each host's leader alone changes the host's device settings and drops its
      * caches. Alone, this process is the leader. */
     if (!rc)
-        rc = sbio_tune_apply(&s->tune, &s->target, cfg->host_leader ? cfg->scheduler : NULL,
-                             cfg->queue, cfg->host_leader ? cfg->nqueue : 0, text);
+        rc = sbio_tune_apply(&s->tune, &s->target, topo->host_leader ? cfg->scheduler : NULL,
+                             cfg->queue, topo->host_leader ? cfg->nqueue : 0, text);
     s->applied = !rc;
     return rc;
 }
@@ -365,7 +367,7 @@ static int session_run_rank(struct session_job *j, struct session *s, const stru
                             uint64_t seed, FILE *interim)
 {
     const struct sbio_config *cfg = s->cfg;
-    unsigned n = cfg->nranks, me = cfg->rank;
+    unsigned n = s->topo->nranks, me = s->topo->rank;
     bool shared = n > 1 && !cfg->file_per_rank;
     struct sbio_config c = *v;
     c.rand_seed = cfg->file_per_rank && me ? sbio_mix64(seed ^ me) : seed;
@@ -392,7 +394,7 @@ static int session_run_rank(struct session_job *j, struct session *s, const stru
 static int session_report_run(struct session *s, const struct sbio_config *v,
                               struct sbio_run_result *res, int rrc, json_t **doc)
 {
-    bool report = s->cfg->rank == 0;
+    bool report = s->topo->rank == 0;
     if (report) {
         sbio_report_text(s->text, v, &s->fs, res);
         if (doc)
@@ -409,38 +411,39 @@ static int session_code(int status)
     return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
 }
 
-int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc)
+int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *text,
+                     FILE *interim, json_t **doc)
 {
     struct session s;
     struct session_job j;
     bool ran = false;
     if (doc)
         *doc = NULL;
-    int rc = session_open(&s, cfg, text, NULL);
+    int rc = session_open(&s, cfg, topo, text, NULL);
     /* What the reports show: a shared set under several ranks is walked in per-thread
      * slices (the runner numbers threads across ranks). */
     struct sbio_config v = *cfg;
-    if (cfg->nranks > 1 && !cfg->file_per_rank && sbio_mode_sequential(cfg->mode))
+    if (topo->nranks > 1 && !cfg->file_per_rank && sbio_mode_sequential(cfg->mode))
         v.seq_stream = SBIO_SEQ_PER_THREAD;
     /* The seed is drawn here so the header can print it before the run; rank 0's is every
      * rank's, so --rand-seed repeats a multi-rank run too. */
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&v);
     sbio_mpi_bcast_u64(&seed);
     if (s.applied) {
-        sbio_report_header(text, &v, &s.fs, seed);
-        session_describe(&s, doc && cfg->rank == 0);
-        if (cfg->drop_caches && cfg->host_leader)
+        sbio_report_header(text, &v, topo, &s.fs, seed);
+        session_describe(&s, doc && topo->rank == 0);
+        if (cfg->drop_caches && topo->host_leader)
             rc = session_drop_caches(&s);
     }
     /* Every process has its set open, its settings applied and its caches dropped, or says
      * why not: all run, or none. */
-    rc = sbio_session_agree(cfg, rc, "could not start the run");
+    rc = sbio_session_agree(topo, rc, "could not start the run");
     fflush(text);
     if (!rc)
         ran = !(rc = session_run_rank(&j, &s, &v, seed, interim));
     int rrc = session_restore(&s);
     /* A process that could not start its threads printed why; then nobody reports. */
-    int arc = sbio_session_agree(cfg, ran ? 0 : rc, "could not start its threads");
+    int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");
     if (ran && (arc || (rc = sbio_mpi_reduce_result(&j.res)))) {
         rc = arc ? arc : rc;
         sbio_run_result_free(&j.res);
@@ -646,18 +649,18 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
     return doc;
 }
 
-int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
-                            json_t **doc)
+int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                            const struct sbio_script *s, FILE *text, json_t **doc)
 {
     struct session ses;
     int st = 0; /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
     if (doc)
         *doc = NULL;
-    if (cfg->nranks > 1) {
+    if (topo->nranks > 1) {
         sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
         return -SBIO_EUSAGE;
     }
-    int rc = session_open(&ses, cfg, text, s->path);
+    int rc = session_open(&ses, cfg, topo, text, s->path);
     if (rc) {
         session_close(&ses);
         return rc;

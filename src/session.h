@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "options.h"
+#include "topology.h"
 
 /* The checks that need no change to anything: root for settings and --drop-caches, the
  * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
@@ -15,13 +16,13 @@ int sbio_session_check(const struct sbio_config *cfg);
 
 /* Meet the other ranks (no-op alone) with this one's status rc; rank 0 names the rank that
  * stopped everyone ("rank N of M <what>") when it was another one. The agreed status. */
-int sbio_session_agree(const struct sbio_config *cfg, int rc, const char *what);
+int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what);
 
 /* Apply cfg's scheduler and queue settings and put them back at once: what only the kernel
  * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
  * compare starts (by host leaders only; 0 elsewhere). 0, -SBIO_EUSAGE (message printed,
  * nothing left changed) or -errno. */
-int sbio_session_try_settings(const struct sbio_config *cfg);
+int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_topology *topo);
 
 /* Run once. The text report (settings applied, header, environment, report) goes to text,
  * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document of a
@@ -29,10 +30,11 @@ int sbio_session_try_settings(const struct sbio_config *cfg);
  * when the run failed (an I/O error, a bad block, a setting not restored); -EINTR when a
  * signal stopped it; or, when it could not start, -SBIO_EUSAGE (message printed, nothing
  * changed) or -errno.
- * Under MPI (cfg->nranks > 1) every rank calls it with the same configuration and all get the
+ * Under MPI (topo->nranks > 1) every rank calls it with the same configuration and all get the
  * same code: rank 0 alone writes text and gets *doc, for every rank's merged result; only
  * host leaders apply settings and drop caches (see mpi.h). */
-int sbio_session_run(const struct sbio_config *cfg, FILE *text, FILE *interim, json_t **doc);
+int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *text,
+                     FILE *interim, json_t **doc);
 
 struct sbio_script;
 
@@ -41,7 +43,7 @@ struct sbio_script;
  * not NULL) gets a document of schema "sbio-script/1" (phases[], each with its jobs' result
  * documents and the total). Settings from the command line (--scheduler, --queue) hold for
  * the whole script. Returns as sbio_session_run does. */
-int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_script *s, FILE *text,
-                            json_t **doc);
+int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                            const struct sbio_script *s, FILE *text, json_t **doc);
 
 #endif

@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     options_check_ranges(&cfg);
 
     fuzz_capture_start(&err, &stderr);
-    rc = sbio_options_validate(&cfg);
+    rc = sbio_options_validate(&cfg, 1);
     fuzz_capture_stop(&err, &stderr);
     options_check_message("sbio_options_validate", rc, &err);
     fuzz_capture_free(&err);

@@ -171,7 +171,7 @@ static void run_diff(struct result *r, const char *a, const char *b, const char 
     sbio_options_defaults(&cfg);
     argv[argc] = NULL;
     assert_int_equal(sbio_options_parse(&cfg, argc, argv), 0);
-    assert_int_equal(sbio_options_validate(&cfg), 0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
 
     struct capture co, ce;
     cap_begin_fd(&co, STDOUT_FILENO);

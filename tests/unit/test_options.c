@@ -22,7 +22,7 @@ static int validate(struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_options_validate(cfg);
+    int rc = sbio_options_validate(cfg, 1);
     cap_end(&c, err, errlen);
     return rc;
 }

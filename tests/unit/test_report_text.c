@@ -343,7 +343,8 @@ static void test_header(void **state)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    sbio_report_header(m, &cfg, &g_fs, 42);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
     assert_int_equal(fclose(m), 0);
     assert_true(!strncmp(text, "sbio ", 5));
     assert_has(text, "\nNumber of threads: 2\n");
