@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "script.h"
+#include "decl.h"
 
 struct sbio_mix {
     double op_cum[SBIO_MIX_NR]; /* cumulative weights, normalised to 1 */

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "report.h"
 #include "runner.h"
+#include "script.h"
 #include "sysblock.h"
 #include "util.h"
 #include "version.h"

@@ -1,0 +1,77 @@
+/* A workload script's declarations as plain data: the options it declares, its file set,
+ * its phases and their jobs (an operation mix with weights, block sizes and an access
+ * pattern, or a sysbench mode, or a per-event hook). script.c fills them from Lua; the
+ * session builds jobs from them and mix.c compiles a mix for the hot path. No Lua, no
+ * jansson: what runs below the session needs only this. */
+#ifndef SBIO_DECL_H
+#define SBIO_DECL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SBIO_SCRIPT_MAX_OPTS   32
+#define SBIO_SCRIPT_MAX_JOBS   8
+#define SBIO_SCRIPT_MAX_PHASES 64
+#define SBIO_SCRIPT_MAX_BLOCKS 16
+
+enum sbio_pattern {
+    SBIO_PAT_UNIFORM,
+    SBIO_PAT_SEQ,
+    SBIO_PAT_ZIPF,     /* a = theta */
+    SBIO_PAT_PARETO,   /* a = h */
+    SBIO_PAT_GAUSSIAN, /* a = sigma as a fraction of the set */
+    SBIO_PAT_HOT       /* a = fraction of blocks, b = share of accesses */
+};
+
+enum sbio_mix_op { SBIO_MIX_READ, SBIO_MIX_WRITE, SBIO_MIX_FSYNC, SBIO_MIX_FDATASYNC, SBIO_MIX_NR };
+
+struct sbio_script_opt {
+    char name[64];
+    char type; /* 'n'umber, 's'tring, 'b'oolean */
+    char def[128];
+    char help[256];
+};
+
+struct sbio_script_job {
+    char name[64];
+    unsigned threads;
+    int engine; /* an engine id (engine.h) */
+    unsigned iodepth;
+    unsigned flags; /* enum sbio_extra_flag bits */
+    double weight[SBIO_MIX_NR];
+    unsigned nblocks;
+    uint64_t block[SBIO_SCRIPT_MAX_BLOCKS];
+    double block_weight[SBIO_SCRIPT_MAX_BLOCKS];
+    int pattern; /* enum sbio_pattern */
+    double pa, pb;
+    uint64_t rate;     /* ops/s over the job's threads, 0: unlimited */
+    uint64_t think_us; /* pause between a thread's operations */
+    int mode;          /* a sysbench mode (enum sbio_mode) with its exact semantics, or
+                          SBIO_MODE_NONE for a mix */
+    bool event;        /* operations from the script's event(ctx), block = the largest */
+    int stream;        /* sequential modes: enum sbio_seq_stream */
+    uint64_t fsync_freq;
+    double rw_ratio;
+};
+
+struct sbio_script_phase {
+    char name[64];
+    uint64_t time_s, events;
+    bool drop_caches;
+    unsigned njobs;
+    struct sbio_script_job jobs[SBIO_SCRIPT_MAX_JOBS];
+};
+
+struct sbio_script {
+    char path[PATH_MAX];
+    unsigned nopts;
+    struct sbio_script_opt opts[SBIO_SCRIPT_MAX_OPTS];
+    unsigned nfiles; /* 0: the script declares no file set */
+    uint64_t *file_size;
+    unsigned nphases;
+    struct sbio_script_phase phases[SBIO_SCRIPT_MAX_PHASES];
+    bool has_event, has_report; /* per-event and report hooks defined */
+};
+
+#endif
