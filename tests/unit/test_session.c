@@ -1,0 +1,213 @@
+/* Unit tests for the session (src/session.c): the one pipeline a plain run and a script's
+ * phases go through, on a real file set in a temporary folder with the null engine (no I/O,
+ * no root, no device settings). A plain run's event budget and seed reach the result; a run
+ * that cannot start is refused with the usage code and no document; a script's phase splits
+ * its events exactly between its jobs, its total merges them, and a phase the set refuses is
+ * reported as refused while the script goes on. The script is built by hand (decl.h), so no
+ * Lua runs here. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "fileset.h"
+#include "helpers.h"
+#include "options.h"
+#include "report.h"
+#include "script.h"
+#include "session.h"
+#include "topology.h"
+#include "util.h"
+
+static char g_dir[PATH_MAX];
+static char g_set[PATH_MAX + 16];
+
+/* A set of 2 files of 1 MiB, prepared once for the group. */
+static int group_setup(void **state)
+{
+    (void)state;
+    if (tmpdir_make(g_dir, sizeof(g_dir), "/tmp", "session"))
+        return -1;
+    snprintf(g_set, sizeof(g_set), "--dir=%s", g_dir);
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    if (parse_args(&cfg, ARGV("prepare", g_set, "--file-num=2", "--file-total-size=2M"), err,
+                   sizeof(err)) ||
+        sbio_options_validate(&cfg, 1))
+        return -1;
+    FILE *quiet = fopen("/dev/null", "w");
+    int rc = quiet ? sbio_fileset_prepare(&cfg, NULL, quiet) : -1;
+    if (quiet)
+        fclose(quiet);
+    return rc;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return tmpdir_remove(g_dir);
+}
+
+static int64_t doc_int(json_t *doc, const char *path)
+{
+    json_t *v = sbio_json_get(doc, path);
+    if (!json_is_integer(v))
+        fail_msg("%s: not an integer in the document", path);
+    return (int64_t)json_integer_value(v);
+}
+
+/* Run cfg as `sbio run` does alone; the text report into text (MSG_MAX), stderr into err. */
+static int run_plain(struct sbio_config *cfg, char *text, char *err, json_t **doc)
+{
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_session_run(cfg, &alone, out, out, doc);
+    cap_end(&c, err, MSG_MAX);
+    fclose(out);
+    snprintf(text, MSG_MAX, "%s", buf ? buf : "");
+    free(buf);
+    return rc;
+}
+
+static void test_plain_run(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], text[MSG_MAX];
+    assert_int_equal(parse_args(&cfg,
+                                ARGV("run", g_set, "--file-num=2", "--file-total-size=2M",
+                                     "--file-test-mode=rndrw", "--ioengine=null", "--threads=3",
+                                     "--events=1001", "--time=0", "--rand-seed=5"),
+                                err, sizeof(err)),
+                     0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+    json_t *doc = NULL;
+    assert_int_equal(run_plain(&cfg, text, err, &doc), 0);
+    assert_non_null(doc);
+    assert_int_equal(doc_int(doc, "result.events"), 1001);
+    assert_int_equal(json_array_size(sbio_json_get(doc, "result.threads")), 3);
+    assert_string_equal(json_string_value(sbio_json_get(doc, "config.rand_seed")), "5");
+    assert_non_null(sbio_json_get(doc, "environment.filesystem"));
+    assert_has(text, "Random seed: 5 (repeat with --rand-seed=5)");
+    assert_has(text, "total number of events:              1001\n");
+    assert_has(text, "File system: ");
+    json_decref(doc);
+}
+
+/* A block larger than the files: refused before any thread starts, no document. */
+static void test_plain_refused(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], text[MSG_MAX];
+    assert_int_equal(parse_args(&cfg,
+                                ARGV("run", g_set, "--file-num=2", "--file-total-size=2M",
+                                     "--file-test-mode=rndrd", "--ioengine=null",
+                                     "--file-block-size=4M", "--events=10"),
+                                err, sizeof(err)),
+                     0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+    json_t *doc = NULL;
+    assert_int_equal(run_plain(&cfg, text, err, &doc), -SBIO_EUSAGE);
+    assert_null(doc);
+    assert_has(err, "--file-block-size=4194304 is larger than the files");
+}
+
+static void job_set(struct sbio_script_job *j, const char *name, unsigned threads, uint64_t block)
+{
+    memset(j, 0, sizeof(*j));
+    snprintf(j->name, sizeof(j->name), "%s", name);
+    j->threads = threads;
+    j->engine = sbio_engine_id("null");
+    j->iodepth = 1;
+    j->nblocks = 1;
+    j->block[0] = block;
+    j->block_weight[0] = 1;
+    j->mode = SBIO_MODE_NONE;
+    j->weight[SBIO_MIX_READ] = 3;
+    j->weight[SBIO_MIX_WRITE] = 1;
+}
+
+/* Phase "mixed": a mix on 1 thread beside sysbench's rndrw on 2, 1001 events between them;
+ * phase "too-big": a block larger than the files. */
+static void script_two_phases(struct sbio_script *s)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->path, sizeof(s->path), "hand-built.lua");
+    s->nphases = 2;
+    struct sbio_script_phase *p = &s->phases[0];
+    snprintf(p->name, sizeof(p->name), "mixed");
+    p->events = 1001;
+    p->njobs = 2;
+    job_set(&p->jobs[0], "mix", 1, 4096);
+    job_set(&p->jobs[1], "rndrw", 2, 16384);
+    p->jobs[1].mode = SBIO_MODE_RNDRW;
+    p->jobs[1].rw_ratio = 1.5;
+    p = &s->phases[1];
+    snprintf(p->name, sizeof(p->name), "too-big");
+    p->events = 10;
+    p->njobs = 1;
+    job_set(&p->jobs[0], "huge", 1, 8 << 20);
+}
+
+static void test_script_phases(void **state)
+{
+    (void)state;
+    static struct sbio_script s;
+    script_two_phases(&s);
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    assert_int_equal(
+        parse_args(&cfg,
+                   ARGV("run", g_set, "--file-num=2", "--file-total-size=2M", "--rand-seed=9"), err,
+                   sizeof(err)),
+        0);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    json_t *doc = NULL;
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_session_run_script(&cfg, &alone, &s, out, &doc);
+    cap_end(&c, err, sizeof(err));
+    fclose(out);
+    assert_int_equal(rc, 0);
+    assert_non_null(doc);
+    /* 1001 events over 3 threads: the 1-thread job floor(1001 / 3), the other the rest. */
+    assert_int_equal(doc_int(doc, "phases.0.jobs.0.result.result.events"), 333);
+    assert_int_equal(doc_int(doc, "phases.0.jobs.1.result.result.events"), 668);
+    assert_int_equal(doc_int(doc, "phases.0.total.result.events"), 1001);
+    assert_int_equal(json_array_size(sbio_json_get(doc, "phases.0.total.result.threads")), 3);
+    assert_string_equal(json_string_value(sbio_json_get(doc, "phases.0.jobs.0.declared.kind")),
+                        "mix");
+    assert_string_equal(json_string_value(sbio_json_get(doc, "phases.0.jobs.1.declared.kind")),
+                        "mode");
+    /* The mix's ops are whole 4 KiB blocks; rndrw's 16 KiB. */
+    int64_t mix_ops = doc_int(doc, "phases.0.jobs.0.result.result.ops");
+    int64_t mix_bytes = doc_int(doc, "phases.0.jobs.0.result.result.op_types.read.bytes") +
+                        doc_int(doc, "phases.0.jobs.0.result.result.op_types.write.bytes");
+    assert_int_equal(mix_bytes, mix_ops * 4096);
+    assert_true(json_is_true(sbio_json_get(doc, "phases.1.refused")));
+    assert_has(buf, "Phase too-big refused (see the message above); going on");
+    assert_has(buf, "--- Phase mixed, all jobs ---");
+    assert_has(err, "phase \"too-big\", job \"huge\": block=8388608 is larger than the files");
+    free(buf);
+    json_decref(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_run),
+        cmocka_unit_test(test_plain_refused),
+        cmocka_unit_test(test_script_phases),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
