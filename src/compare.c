@@ -262,8 +262,6 @@ struct run_fig {
     bool has[3];
 };
 
-static const char *const op_key[3] = {"read", "write", "fsync"};
-
 static double num(json_t *doc, const char *path)
 {
     json_t *v = sbio_json_get(doc, path);
@@ -280,11 +278,11 @@ static void run_figures(json_t *doc, struct run_fig *f)
     f->util_pct = num(doc, "result.devices.0.util_pct");
     for (int op = 0; op < 3; op++) {
         char p[96];
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.count", op_key[op]);
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.count", sbio_op_name(op));
         f->has[op] = num(doc, p) > 0;
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.95", op_key[op]);
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.95", sbio_op_name(op));
         f->p95[op] = num(doc, p);
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.99", op_key[op]);
+        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.99", sbio_op_name(op));
         f->p99[op] = num(doc, p);
     }
 }
@@ -345,7 +343,7 @@ static json_t *summary_json(const struct summary *s, bool first)
     for (int op = 0; op < 3; op++) {
         if (!s->has[op])
             continue;
-        json_object_set_new(o, op_key[op],
+        json_object_set_new(o, sbio_op_name(op),
                             json_pack("{s:f,s:o}", "p95_ns", s->p95_m[op], "p99_ns",
                                       stat_json(s->p99_m[op], s->p99_sd[op])));
     }

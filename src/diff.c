@@ -68,8 +68,6 @@ struct diff_table {
     struct diff_row row[DIFF_MAX_ROWS];
 };
 
-static const char *const diff_ops[3] = {"read", "write", "fsync"};
-
 /* Settings are matched by name: two with one name cannot be told apart. 0, or -SBIO_EUSAGE
  * after one line on stderr. */
 static int diff_check_names(const char *path, json_t *d)
@@ -410,7 +408,7 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
     };
     diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_total_ops(a), diff_total_ops(b), NULL, "ops/s");
     for (int op = 0; op < 3; op++) {
-        const char *o = diff_ops[op];
+        const char *o = sbio_op_name(op);
         /* An operation type one run did not do is missing there, not zero. */
         bool ha = diff_op_present(a, "result.op_types", o);
         bool hb = diff_op_present(b, "result.op_types", o);
@@ -475,7 +473,7 @@ static void diff_setting_rows(struct diff_table *t, json_t *sa, json_t *sb)
     diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_sum(sa, "summary.mib_per_s.mean", ""),
              diff_sum(sb, "summary.mib_per_s.mean", ""), NULL, "MiB/s mean");
     for (int op = 0; op < 3; op++) {
-        const char *o = diff_ops[op];
+        const char *o = sbio_op_name(op);
         bool ha = diff_op_present(sa, "summary", o), hb = diff_op_present(sb, "summary", o);
         if (!ha && !hb)
             continue;

@@ -8,6 +8,13 @@
 
 enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
 
+/* How reports, results and charts name an operation type: "read", "write", "fsync". */
+static inline const char *sbio_op_name(int op)
+{
+    static const char *const names[SBIO_OP_NR] = {"read", "write", "fsync"};
+    return op >= 0 && op < SBIO_OP_NR ? names[op] : "?";
+}
+
 #define SBIO_IO_FSYNC_AFTER                                                                        \
     1u                       /* --file-fsync-all: sync the file after the write, inside the        \
                                 write's latency: synchronous engines in queue(); for queued        \

@@ -201,6 +201,17 @@ static const char *const cmd_names[SBIO_CMD_NR] = {
     [SBIO_CMD_VERSION] = "version",
 };
 
+/* "prepare, run, …, version": the commands, for messages. */
+static const char *cmd_list(void)
+{
+    static char list[128];
+    if (!list[0])
+        for (int c = SBIO_CMD_NONE + 1; c < SBIO_CMD_NR; c++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                     c > SBIO_CMD_NONE + 1 ? ", " : "", cmd_names[c]);
+    return list;
+}
+
 static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_PREPARE] = "create the file set (test_file.N and sbio.manifest) in --dir",
     [SBIO_CMD_RUN] = "run the workload on the prepared set and report",
@@ -544,9 +555,7 @@ static int parse_word(struct sbio_config *cfg, const char *a)
             return 0;
         }
         if (c == SBIO_CMD_NONE) {
-            sbio_err("unknown command '%s'; accepted: prepare, run, cleanup, "
-                     "compare, diff, plot, restore, help, version",
-                     a);
+            sbio_err("unknown command '%s'; accepted: %s", a, cmd_list());
             return -EINVAL;
         }
         cfg->cmd = c;
@@ -937,8 +946,7 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
 {
     switch (cfg->cmd) {
     case SBIO_CMD_NONE:
-        sbio_err("no command given; accepted: prepare, run, cleanup, compare, diff, plot, "
-                 "restore, help, version (sbio help)");
+        sbio_err("no command given; accepted: %s (sbio help)", cmd_list());
         return -EINVAL;
     case SBIO_CMD_DIFF:
         if (cfg->nargs != 2) {
@@ -983,9 +991,7 @@ int sbio_options_help(FILE *out, const char *topic)
     if (topic) {
         only = cmd_lookup(topic);
         if (only == SBIO_CMD_NONE) {
-            sbio_err("help: unknown command '%s'; accepted: prepare, run, cleanup, compare, "
-                     "diff, plot, restore, help, version",
-                     topic);
+            sbio_err("help: unknown command '%s'; accepted: %s", topic, cmd_list());
             return -EINVAL;
         }
     }

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
@@ -40,7 +41,6 @@
 
 enum { PLOT_READ, PLOT_WRITE, PLOT_FSYNC, PLOT_OP_NR };
 
-static const char *const plot_op_key[PLOT_OP_NR] = {"read", "write", "fsync"};
 /* One colour per op type in every chart, so a reader learns them once. */
 static const char *const plot_op_color[PLOT_OP_NR] = {"#1f77b4", "#ff7f0e", "#2ca02c"};
 static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
@@ -95,14 +95,14 @@ static const char *plot_str(json_t *o, const char *k1, const char *k2)
 /* An op type is charted when the run did any: a read-only run has no write line. */
 static bool plot_op_done(const struct plot_run *r, int op)
 {
-    double ops = plot_num(r->op_types, plot_op_key[op], "ops", NULL);
+    double ops = plot_num(r->op_types, sbio_op_name(op), "ops", NULL);
     return ops > 0;
 }
 
 /* fsyncs inside writes count as ops but are not timed on their own: no latency to show. */
 static bool plot_op_timed(const struct plot_run *r, int op)
 {
-    double n = plot_num(r->op_types, plot_op_key[op], "latency", "count", NULL);
+    double n = plot_num(r->op_types, sbio_op_name(op), "latency", "count", NULL);
     return n > 0;
 }
 
@@ -304,7 +304,7 @@ static int plot_write_throughput(const struct plot_ctx *c, const struct plot_run
     {
         fprintf(f, "%.10g", plot_num(s, "t_s", NULL));
         for (int op = 0; op < PLOT_OP_NR; op++)
-            plot_put(f, plot_num(s, plot_op_key[op], "ops_per_s", NULL));
+            plot_put(f, plot_num(s, sbio_op_name(op), "ops_per_s", NULL));
         fputc('\n', f);
     }
     return plot_close(f, PLOT_THROUGHPUT);
@@ -322,7 +322,7 @@ static int plot_write_percentiles(const struct plot_ctx *c, const struct plot_ru
     for (size_t p = 0; p < PLOT_NPCT; p++) {
         fprintf(f, "p%s", plot_pct_key[p]);
         for (int op = 0; op < PLOT_OP_NR; op++) {
-            double v = plot_num(r->op_types, plot_op_key[op], "latency", "percentiles_ns",
+            double v = plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns",
                                 plot_pct_key[p], NULL);
             /* A log axis has no place for 0 (an op type never timed). */
             plot_put(f, v > 0 ? v : NAN);
@@ -352,10 +352,10 @@ static int plot_write_compare(const struct plot_ctx *c)
                 *p = '\'';
         fprintf(f, "\"%s\" \"%s\"", r->name, desc);
         for (int op = 0; op < PLOT_OP_NR; op++)
-            plot_put(f, plot_num(r->op_types, plot_op_key[op], "ops_per_s", NULL));
+            plot_put(f, plot_num(r->op_types, sbio_op_name(op), "ops_per_s", NULL));
         for (int op = 0; op < PLOT_OP_NR; op++) {
             double v =
-                plot_num(r->op_types, plot_op_key[op], "latency", "percentiles_ns", "99", NULL);
+                plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns", "99", NULL);
             plot_put(f, v > 0 && plot_op_timed(r, op) ? v : NAN);
         }
         fputc('\n', f);
@@ -408,7 +408,7 @@ static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
     if (nsamples)
         json_array_foreach(r->samples, i, smp) for (int op = 0; op < PLOT_OP_NR; op++)
         {
-            double v = plot_num(smp, plot_op_key[op], "ops_per_s", NULL);
+            double v = plot_num(smp, sbio_op_name(op), "ops_per_s", NULL);
             if (v > max)
                 max = v;
         }
@@ -429,7 +429,7 @@ static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
                 continue;
             fprintf(f, "%s '%s' using 1:($%d/%g) with %s lw 2 lc rgb '%s' title '%s'",
                     any ? ", \\\n    " : "plot", PLOT_THROUGHPUT, op + 2, scale, style,
-                    plot_op_color[op], plot_op_key[op]);
+                    plot_op_color[op], sbio_op_name(op));
             any = true;
         }
     }
@@ -468,7 +468,7 @@ static void plot_run_latency_panel(FILE *f, const struct plot_run *r)
                 "    '' using 0:($%d/1000.0):(plot_fmt_ns($%d)) with labels "
                 "offset 0,0.9 tc rgb '%s' notitle",
                 any ? ", \\\n    " : "plot", PLOT_PERCENTILES, op + 2, plot_op_color[op],
-                plot_op_key[op], op + 2, op + 2, plot_op_color[op]);
+                sbio_op_name(op), op + 2, op + 2, plot_op_color[op]);
         any = true;
     }
     if (!any)
@@ -549,7 +549,7 @@ static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct 
     double max = 0;
     for (int i = 0; i < c->nruns; i++)
         for (int op = 0; op < PLOT_OP_NR; op++) {
-            double v = plot_num(c->runs[i].op_types, plot_op_key[op], "ops_per_s", NULL);
+            double v = plot_num(c->runs[i].op_types, sbio_op_name(op), "ops_per_s", NULL);
             if (v > max)
                 max = v;
         }
@@ -561,7 +561,7 @@ static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct 
         if (!b->done[op])
             continue;
         fprintf(f, "%s '%s' using ($%d/%g):%s lc rgb '%s' title '%s'", k ? ", \\\n    " : "plot",
-                PLOT_COMPARE, op + 3, scale, b->xtic, plot_op_color[op], plot_op_key[op]);
+                PLOT_COMPARE, op + 3, scale, b->xtic, plot_op_color[op], sbio_op_name(op));
         k++;
     }
     k = 0;
@@ -591,7 +591,7 @@ static void plot_bars_p99_panel(FILE *f, const struct plot_bars *b)
             continue;
         fprintf(f, "%s '%s' using ($%d/1000.0):%s lc rgb '%s' title '%s'",
                 k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, b->xtic, plot_op_color[op],
-                plot_op_key[op]);
+                sbio_op_name(op));
         k++;
     }
     k = 0;
@@ -660,9 +660,9 @@ static void plot_setting_read(json_t *set, struct plot_setting *o)
     json_t *sig = json_object_get(sum, "significant");
     o->sig = json_is_boolean(sig) ? json_is_true(sig) : -1;
     for (int op = 0; op < PLOT_OP_NR; op++) {
-        double m = any ? plot_num(sum, plot_op_key[op], "p99_ns", "mean", NULL) : NAN;
+        double m = any ? plot_num(sum, sbio_op_name(op), "p99_ns", "mean", NULL) : NAN;
         o->p99[op] = m > 0 ? m : NAN;
-        o->p99_sd[op] = m > 0 ? plot_num(sum, plot_op_key[op], "p99_ns", "stddev", NULL) : NAN;
+        o->p99_sd[op] = m > 0 ? plot_num(sum, sbio_op_name(op), "p99_ns", "stddev", NULL) : NAN;
     }
 }
 
@@ -685,7 +685,7 @@ static int plot_write_settings(const struct plot_ctx *c, const struct plot_run *
                "-1 (no test)\n");
     fprintf(f, "# x runs_ok runs ops_per_s_mean ops_per_s_stddev diff_pct p_value significant");
     for (int op = 0; op < PLOT_OP_NR; op++)
-        fprintf(f, " %s_p99_ns_mean %s_p99_ns_stddev", plot_op_key[op], plot_op_key[op]);
+        fprintf(f, " %s_p99_ns_mean %s_p99_ns_stddev", sbio_op_name(op), sbio_op_name(op));
     fprintf(f, " name\n");
     for (size_t i = 0; i < ns; i++) {
         const struct plot_setting *s = &st[i];
@@ -1116,7 +1116,7 @@ static void plot_settings_p99_panel(FILE *f, const struct plot_setting *st,
                 "%s '%s' using ($1 + %g):($%d/1000.0):(($%d - $%d)/1000.0 > %g ? ($%d - $%d)/"
                 "1000.0 : %g):(($%d + $%d)/1000.0):(%g) with boxerrorbars lc rgb '%s' title '%s'",
                 k ? ", \\\n    " : "plot", PLOT_SETTINGS, off, m, m, sd, lo, m, sd, lo, m, sd, w,
-                plot_op_color[op], plot_op_key[op]);
+                plot_op_color[op], sbio_op_name(op));
         if (values)
             fprintf(f,
                     ", \\\n    '' using ($1 + %g):(($%d + $%d)/1000.0):(plot_fmt_ns($%d)) with "

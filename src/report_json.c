@@ -19,7 +19,6 @@
 
 #define SBIO_SCHEMA "sbio-result/1"
 
-static const char *const op_key[SBIO_OP_NR] = {"read", "write", "fsync"};
 static const double pcts[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
 
 static json_t *jstr_or_null(const char *s)
@@ -198,7 +197,7 @@ static json_t *threads_json(const struct sbio_run_result *res)
         json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
         for (int op = 0; op < SBIO_OP_NR; op++) {
             char k[32];
-            snprintf(k, sizeof(k), "%s_ops", op_key[op]);
+            snprintf(k, sizeof(k), "%s_ops", sbio_op_name(op));
             json_object_set_new(
                 o, k,
                 json_integer(
@@ -236,7 +235,7 @@ static json_t *samples_json(const struct sbio_run_result *res)
             json_object_set_new(x, "p50_ns", json_integer((json_int_t)sm->p50_ns[op]));
             json_object_set_new(x, "p99_ns", json_integer((json_int_t)sm->p99_ns[op]));
             json_object_set_new(x, "max_ns", json_integer((json_int_t)sm->max_ns[op]));
-            json_object_set_new(o, op_key[op], x);
+            json_object_set_new(o, sbio_op_name(op), x);
         }
         json_array_append_new(a, o);
     }
@@ -388,7 +387,7 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
     json_object_set_new(r, "ops", json_integer((json_int_t)sbio_stats_ops(t)));
     json_t *ops = json_object();
     for (int op = 0; op < SBIO_OP_NR; op++)
-        json_object_set_new(ops, op_key[op], optype_json(t, op, secs));
+        json_object_set_new(ops, sbio_op_name(op), optype_json(t, op, secs));
     json_object_set_new(r, "op_types", ops);
     struct sbio_hist all;
     sbio_stats_all_lat(t, &all);

@@ -12,8 +12,6 @@
 #include "util.h"
 #include "workload.h"
 
-static const char *const op_name[SBIO_OP_NR] = {"read", "write", "fsync"};
-
 /* sysbench's words for each mode (enum sbio_mode): "Doing random r/w test". */
 static const char *mode_long(int mode)
 {
@@ -116,7 +114,8 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
         uint64_t ops = d.count;
         if (op == SBIO_FSYNC)
             ops += cur->write_fsyncs - prev->write_fsyncs;
-        fprintf(out, " %s: %.2f/s", op_name[op], interval_s > 0 ? (double)ops / interval_s : 0);
+        fprintf(out, " %s: %.2f/s", sbio_op_name(op),
+                interval_s > 0 ? (double)ops / interval_s : 0);
         if (op != SBIO_FSYNC)
             fprintf(out, " %.2f MiB/s",
                     interval_s > 0
@@ -321,7 +320,7 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
     for (int op = 0; op < SBIO_OP_NR; op++) {
         if (!t->lat[op].count && !(op == SBIO_FSYNC && t->write_fsyncs))
             continue;
-        print_lat_row(out, op_name[op], &t->lat[op],
+        print_lat_row(out, sbio_op_name(op), &t->lat[op],
                       t->lat[op].count + (op == SBIO_FSYNC ? t->write_fsyncs : 0), t->bytes[op],
                       secs, extra);
     }
@@ -474,6 +473,6 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     text_cache(out, res);
     if (cfg->histogram)
         for (int op = 0; op < SBIO_OP_NR; op++)
-            print_histogram(out, op_name[op], &res->total.lat[op]);
+            print_histogram(out, sbio_op_name(op), &res->total.lat[op]);
     fflush(out);
 }
