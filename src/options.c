@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "job.h"
 #include "util.h"
 
 enum opt_type {
@@ -298,21 +299,28 @@ const char *sbio_fill_name(int fill)
  * where fewer calls is all that counts (the opposite: 870k against 620k). */
 uint64_t sbio_iodepth_batch(const struct sbio_config *cfg)
 {
-    uint64_t b = cfg->iodepth_batch;
-    if (!b)
-        b = cfg->extra_flags & SBIO_XF_DIRECT ? 1 : cfg->iodepth;
-    return b < cfg->iodepth ? b : cfg->iodepth;
+    return sbio_iodepth_batch_of(cfg->iodepth_batch, cfg->iodepth,
+                                 cfg->extra_flags & SBIO_XF_DIRECT);
+}
+
+const char *const sbio_extra_flag_names[SBIO_XF_NR] = {"sync", "dsync", "direct"};
+
+int sbio_extra_flag(const char *name)
+{
+    for (unsigned i = 0; i < SBIO_XF_NR; i++)
+        if (!strcmp(name, sbio_extra_flag_names[i]))
+            return (int)(1u << i);
+    return 0;
 }
 
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
 {
-    static const char *const n[] = {"sync", "dsync", "direct"};
     buf[0] = 0;
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < SBIO_XF_NR; i++) {
         if (!(flags & (1u << i)))
             continue;
         size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", l ? "," : "", n[i]);
+        snprintf(buf + l, len - l, "%s%s", l ? "," : "", sbio_extra_flag_names[i]);
     }
     if (!buf[0])
         snprintf(buf, len, "(none)");
@@ -403,14 +411,10 @@ static int opt_set_flags(struct sbio_config *cfg, const struct optdef *d, const 
         return opt_bad(d, value, "is too long");
     char *save = NULL;
     for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        static const char *const names[] = {"sync", "dsync", "direct"};
-        unsigned i;
-        for (i = 0; i < 3; i++)
-            if (!strcmp(w, names[i]))
-                break;
-        if (i == 3)
+        int bit = sbio_extra_flag(w);
+        if (!bit)
             return opt_bad(d, value, NULL);
-        bits |= 1u << i;
+        bits |= (unsigned)bit;
     }
     *(unsigned *)(base + d->off) = bits;
     return 0;

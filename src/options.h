@@ -40,6 +40,11 @@ enum sbio_mode {
 
 enum sbio_io_mode { SBIO_IOMODE_SYNC, SBIO_IOMODE_ASYNC, SBIO_IOMODE_MMAP };
 enum sbio_extra_flag { SBIO_XF_SYNC = 1, SBIO_XF_DSYNC = 2, SBIO_XF_DIRECT = 4 };
+#define SBIO_XF_NR 3
+/* The flags' names, bit i named sbio_extra_flag_names[i]: sync, dsync, direct. */
+extern const char *const sbio_extra_flag_names[SBIO_XF_NR];
+/* The flag's bit, or 0 for a name that is none. */
+int sbio_extra_flag(const char *name);
 enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
 enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
 enum sbio_seq_stream { SBIO_SEQ_SHARED, SBIO_SEQ_PER_THREAD };

@@ -225,9 +225,7 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     for (size_t i = 1; i <= lua_objlen(L, -1); i++) {
         lua_rawgeti(L, -1, (int)i);
         const char *f = lua_tostring(L, -1);
-        j->flags |= !strcmp(f, "sync")    ? SBIO_XF_SYNC
-                    : !strcmp(f, "dsync") ? SBIO_XF_DSYNC
-                                          : SBIO_XF_DIRECT;
+        j->flags |= (unsigned)sbio_extra_flag(f);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
