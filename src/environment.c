@@ -30,11 +30,18 @@ static void env_dev(struct sbio_env_dev *e, const struct sbio_blockdev *d, const
     e->role = role;
     e->top = strncmp(role, "top", 3) == 0;
     env_file(&e->model, d->dir, "device/model");
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/device/model", d->dir);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (fgets(e->model_padded, sizeof(e->model_padded), f))
+            e->model_padded[strcspn(e->model_padded, "\n")] = 0;
+        fclose(f);
+    }
     env_file(&e->loop_backing, d->dir, "loop/backing_file");
     for (unsigned i = 0; i < SBIO_ENV_KNOBS; i++)
         e->knob[i].ok = !sbio_sysblock_read(d, sbio_environment_knob_names[i], e->knob[i].v,
                                             sizeof(e->knob[i].v));
-    char path[PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/queue/iosched", d->dir);
     DIR *dir = opendir(path);
     if (!dir)

@@ -25,6 +25,7 @@ struct sbio_env_dev {
     const char *role; /* "top", "top+scheduler" or "scheduler" */
     bool top;         /* the device the file system sits on (its readahead counts) */
     struct sbio_env_value model, loop_backing;
+    char model_padded[256]; /* the model as sysfs has it, padding kept (the JSON's) */
     struct sbio_env_value knob[SBIO_ENV_KNOBS];
     unsigned niosched; /* the scheduler's tunables, in the kernel's order */
     char iosched_name[SBIO_ENV_IOSCHED][64];

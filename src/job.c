@@ -13,11 +13,16 @@ bool sbio_job_sequential(const struct sbio_job *job)
     return !job->mix && !job->hook && sbio_mode_sequential(job->mode);
 }
 
-uint64_t sbio_job_req_bytes(const struct sbio_job *job)
+uint64_t sbio_job_merged(const struct sbio_job *job)
 {
     if (job->mix || job->hook)
-        return job->max_len;
-    return job->block_size * (job->merged_requests > 1 ? job->merged_requests : 1);
+        return (job->max_len + job->block_size - 1) / job->block_size;
+    return job->merged_requests > 1 ? job->merged_requests : 1;
+}
+
+uint64_t sbio_job_req_bytes(const struct sbio_job *job)
+{
+    return job->block_size * sbio_job_merged(job);
 }
 
 uint64_t sbio_job_iodepth_batch(const struct sbio_job *job)

@@ -52,8 +52,11 @@ bool sbio_job_writes(const struct sbio_job *job);
 /* Whether the job walks the set sequentially (a built-in sequential mode). */
 bool sbio_job_sequential(const struct sbio_job *job);
 
-/* Bytes of one request buffer: a mix's or hook's largest request, or block_size times
- * merged_requests. */
+/* Blocks per request: merged_requests for a sysbench mode; for a mix or hook, as many blocks
+ * as its largest request covers. */
+uint64_t sbio_job_merged(const struct sbio_job *job);
+
+/* Bytes of one request buffer: block_size times sbio_job_merged. */
 uint64_t sbio_job_req_bytes(const struct sbio_job *job);
 
 /* How many requests a queued engine's thread queues before it submits them: batch (0: auto),

@@ -37,7 +37,7 @@ static json_t *device_json(const struct sbio_env_dev *d)
     json_object_set_new(o, "name", json_string(d->name));
     json_object_set_new(o, "major", json_integer(d->major));
     json_object_set_new(o, "minor", json_integer(d->minor));
-    json_object_set_new(o, "model", d->model.ok ? jstr_or_null(d->model.v) : json_null());
+    json_object_set_new(o, "model", jstr_or_null(d->model_padded));
     for (unsigned i = 0; i < SBIO_ENV_KNOBS; i++)
         if (d->knob[i].ok)
             json_object_set_new(q, sbio_environment_knob_names[i], json_string(d->knob[i].v));

@@ -271,9 +271,8 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
         return -ENOMEM;
     for (unsigned i = 0; i < fs->nfiles; i++)
         sizes[i] = fs->files[i].size;
-    /* A mix or hook draws whole blocks; only sysbench's modes merge requests. */
-    uint64_t merged = job->mix || job->hook ? 1 : job->merged_requests;
-    int rc = sbio_layout_init(&r->lay, fs->nfiles, sizes, job->block_size, merged, direct_align);
+    int rc = sbio_layout_init(&r->lay, fs->nfiles, sizes, job->block_size, sbio_job_merged(job),
+                              direct_align);
     free(sizes);
     if (rc)
         return rc;

@@ -584,9 +584,12 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     struct sbio_run_result tot;
     if (p->njobs < 2 || session_merge_jobs(jobs, p->njobs, &tot))
         return;
-    /* The total's configuration: the first job's, with every job's threads. */
+    /* The total's configuration: the first job's, with every job's threads and the deepest
+     * queue. */
     struct sbio_config all = jobs[0].view;
     all.threads = tot.threads;
+    for (unsigned k = 1; k < p->njobs; k++)
+        all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
     fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
     sbio_report_text(ses->text, &all, &ses->fs, &tot);
     if (want_doc)

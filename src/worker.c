@@ -140,7 +140,8 @@ static void worker_verify_bad(void *ctx, enum sbio_verify_err e, uint32_t file, 
 /* --verify with a queued engine: an io on a block range this thread has in flight waits. */
 static bool verify_overlaps(const struct worker *w, const struct sbio_io *io)
 {
-    if (io->op == SBIO_FSYNC)
+    /* One slot (iodepth 1): nothing else can be in flight. */
+    if (io->op == SBIO_FSYNC || !w->busy)
         return false;
     for (unsigned i = 0; i < w->nios; i++) {
         const struct sbio_io *o = &w->ios[i];
@@ -208,9 +209,13 @@ static bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns,
     }
     struct sbio_stats *st = w->stats;
     if (w->run->verify && io->op == SBIO_READ) {
-        uint64_t n = sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset,
-                                           (uint64_t)io->res, worker_verify_bad, w);
-        __atomic_store_n(&st->verify_checked, st->verify_checked + n, __ATOMIC_RELAXED);
+        /* Counted before they are checked: an interim reader never sees more bad blocks
+         * than checked ones. */
+        uint64_t len = (uint64_t)io->res, blk = w->run->vmap.block;
+        __atomic_store_n(&st->verify_checked, st->verify_checked + (len + blk - 1) / blk,
+                         __ATOMIC_RELAXED);
+        sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset, len, worker_verify_bad,
+                              w);
     }
     if (measure) {
         sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
@@ -253,8 +258,12 @@ static void worker_loop(struct worker *w, bool measure)
 
     while (!run_stopped(r) && worker_draw(w, &io, budget) > 0) {
         if (interval) {
-            if (t < next_start && !sleep_until(r, next_start))
+            if (t < next_start && !sleep_until(r, next_start)) {
+                /* Drawn and never issued: seqwr's completion must not skip it. */
+                if (io.op == SBIO_WRITE)
+                    __atomic_store_n(&r->lost_write, 1, __ATOMIC_RELAXED);
                 break;
+            }
             t = next_start;
             next_start += interval;
         }

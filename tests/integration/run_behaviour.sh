@@ -81,6 +81,18 @@ near "--warmup-time=1 --time=1 --rate=1000: events $ev ~ 1000 (warm-up's ~1000 n
 read -r r w f < <(rwf_of)
 near "--warmup-time=1 --time=1 --rate=1000: reads $r ~ 1000" "${r:-0}" 1000 5
 
+# --- seqwr under --rate, stopped while a thread waits for its slot with a write drawn: the
+# set is completed once, not rewritten past its end (the drawn write is not skipped) ---
+W=$TMP/w
+mkdir -p "$W"
+"$SBIO" prepare --dir="$W" --file-num=1 --file-total-size=1M >/dev/null
+sbio_json run --dir="$W" --file-num=1 --file-total-size=1M --file-test-mode=seqwr --rate=7 --time=1
+eq "seqwr --rate=7 --time=1: 7 events" "$(events_of)" 7
+done_b=$(json_get "$RESULT" result.seqwr_completed_bytes)
+check "seqwr --rate=7: completed $done_b bytes, at most the set's 1048576" test "${done_b:-0}" -le 1048576
+eq "seqwr --rate=7: the file is whole again" "$(stat -c %s "$W/test_file.0")" 1048576
+check "seqwr --rate=7: the manifest says complete" grep -qx 'state=complete' "$W/sbio.manifest"
+
 # --- --cpus pins the worker threads ---
 # worker_lists PID: the Cpus_allowed_list of every thread but the main one, sorted, one line.
 # Under ThreadSanitizer (make test-tsan) the process has one more thread, TSan's own, started

@@ -27,6 +27,14 @@ for e in sync libaio io_uring mmap; do
 	eq "$e seqrd: all 2048 blocks checked" "$(checked)" "2048"
 	eq "$e seqrd: none bad" "$(bad)" "0"
 done
+# A queued engine at iodepth 1 has one slot: nothing can overlap (it used to crash there).
+for e in libaio io_uring; do
+	rm -f "$RESULT"
+	expect_exit 0 "$e --iodepth=1 rndrw --verify" "$SBIO" run $SET --file-test-mode=rndrw \
+		--threads=2 --events=2000 --verify --ioengine=$e --iodepth=1 -o "$RESULT"
+	eq "$e --iodepth=1: no bad block" "$(bad)" "0"
+	check "$e --iodepth=1: blocks checked" test "$(checked)" -gt 0
+done
 rm -f "$RESULT"
 expect_exit 0 "--validate is sysbench's name for --verify" "$SBIO" run $SET \
 	--file-test-mode=seqrd --events=100 --validate -o "$RESULT"
