@@ -87,7 +87,8 @@ W=$TMP/w
 mkdir -p "$W"
 "$SBIO" prepare --dir="$W" --file-num=1 --file-total-size=1M >/dev/null
 sbio_json run --dir="$W" --file-num=1 --file-total-size=1M --file-test-mode=seqwr --rate=7 --time=1
-eq "seqwr --rate=7 --time=1: 7 events" "$(events_of)" 7
+ev=$(events_of)
+check "seqwr --rate=7 --time=1: $ev events, 7 or 8 (the slot at 1 s may be taken)" test "${ev:-0}" -ge 7 -a "${ev:-0}" -le 8
 done_b=$(json_get "$RESULT" result.seqwr_completed_bytes)
 check "seqwr --rate=7: completed $done_b bytes, at most the set's 1048576" test "${done_b:-0}" -le 1048576
 eq "seqwr --rate=7: the file is whole again" "$(stat -c %s "$W/test_file.0")" 1048576
