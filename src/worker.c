@@ -169,12 +169,14 @@ static bool sleep_until(const struct run *r, uint64_t deadline_ns)
     }
 }
 
-/* The steps every worker loop shares, synchronous or queued. */
+/* The steps every worker loop shares, synchronous or queued. They are the hot path: inlined
+ * into both loops (a call each cost about 10 instructions of the null engine's ~260 per op). */
+#define HOT static inline __attribute__((always_inline))
 
 /* Draw the thread's next operation into io, within the event budget. 1: an op; 0: the end
  * (budget spent, or the stream ended); -1: a script's event() failed (the run stops with its
  * message, the traceback is printed). */
-static int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
+HOT int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
 {
     if (budget && !w->local_budget && !claim_events(w))
         return 0;
@@ -191,7 +193,7 @@ static int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
 }
 
 /* The io starts now (or at its --rate slot): writes carry --verify's stamp. */
-static inline void worker_start_io(struct worker *w, struct sbio_io *io, uint64_t start_ns)
+HOT void worker_start_io(struct worker *w, struct sbio_io *io, uint64_t start_ns)
 {
     io->start_ns = start_ns;
     if (w->run->verify && io->op == SBIO_WRITE)
@@ -200,7 +202,7 @@ static inline void worker_start_io(struct worker *w, struct sbio_io *io, uint64_
 
 /* A completed io (any engine): checked, recorded, accounted. false when it failed (the run
  * is stopping). */
-static bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bool measure)
+HOT bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bool measure)
 {
     if (!io_ok(io)) {
         if (!w->err)
