@@ -10,30 +10,37 @@
 #include <strings.h>
 #include <unistd.h>
 
-int sbio_parse_u64(const char *s, uint64_t *out)
+/* The leading decimal digits of s into *v, *end after them. 0, -EINVAL (no digit first) or
+ * -ERANGE. */
+static int parse_digits(const char *s, unsigned long long *v, char **end)
 {
     if (!s || !isdigit((unsigned char)s[0]))
         return -EINVAL;
     errno = 0;
+    *v = strtoull(s, end, 10);
+    return errno == ERANGE ? -ERANGE : 0;
+}
+
+int sbio_parse_u64(const char *s, uint64_t *out)
+{
     char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end)
+    unsigned long long v;
+    int rc = parse_digits(s, &v, &end);
+    if (rc == -EINVAL || *end)
         return -EINVAL;
-    if (errno == ERANGE)
-        return -ERANGE;
+    if (rc)
+        return rc;
     *out = v;
     return 0;
 }
 
 int sbio_parse_size(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)s[0]))
-        return -EINVAL;
-    errno = 0;
     char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno == ERANGE)
-        return -ERANGE;
+    unsigned long long v;
+    int rc = parse_digits(s, &v, &end);
+    if (rc)
+        return rc;
     unsigned shift = 0;
     switch (*end) {
     case 'k':

@@ -86,15 +86,20 @@ static unsigned layout_search(const uint64_t *first, unsigned n, uint64_t x)
     return lo;
 }
 
+/* The file of unit x in first[] (sequential requests or whole blocks): a division when every
+ * file has the same number of units, a search otherwise. */
+static inline unsigned layout_file(const struct sbio_layout *l, const uint64_t *first, uint64_t x)
+{
+    uint64_t per = first[1];
+    if (l->uniform && per)
+        return (unsigned)(x / per);
+    return layout_search(first, l->nfiles, x);
+}
+
 void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file, uint64_t *off,
                      uint32_t *len)
 {
-    unsigned f;
-    uint64_t per = l->seq_first[1];
-    if (l->uniform && per)
-        f = (unsigned)(unit / per);
-    else
-        f = layout_search(l->seq_first, l->nfiles, unit);
+    unsigned f = layout_file(l, l->seq_first, unit);
     uint64_t o = (unit - l->seq_first[f]) * l->req;
     uint64_t left = l->size[f] - o;
     *file = f;
@@ -104,12 +109,7 @@ void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
 
 void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off)
 {
-    unsigned f;
-    uint64_t per = l->rnd_first[1];
-    if (l->uniform && per)
-        f = (unsigned)(blk / per);
-    else
-        f = layout_search(l->rnd_first, l->nfiles, blk);
+    unsigned f = layout_file(l, l->rnd_first, blk);
     *file = f;
     *off = (blk - l->rnd_first[f]) * l->block;
 }
