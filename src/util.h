@@ -102,9 +102,11 @@ static inline int sbio_stop_requested(void)
 {
     return __atomic_load_n(&sbio_stop_signal, __ATOMIC_RELAXED);
 }
-/* Parse a CPU list ("0-3,6") into cpus (at most max entries, each below SBIO_MAX_CPUS).
- * Returns the count, or -EINVAL when malformed. */
-#define SBIO_MAX_CPUS 4096
+
+#define SBIO_MAX_CPUS 4096 /* CPU numbers a list may name: 0 .. SBIO_MAX_CPUS - 1 */
+
+/* Parse a CPU list ("0-3,6") into cpus (at most max entries). Returns the count, or -EINVAL
+ * when malformed. */
 int sbio_parse_cpus(const char *s, int *cpus, int max);
 
 #endif
