@@ -1,5 +1,6 @@
 #include "environment.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +30,7 @@ static void env_dev(struct sbio_env_dev *e, const struct sbio_blockdev *d, const
     e->minor = d->minor;
     e->role = role;
     e->top = strncmp(role, "top", 3) == 0;
-    env_file(&e->model, d->dir, "device/model");
+    /* Read once: the JSON keeps the padding sysfs has, the text shows it trimmed. */
     char path[PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/device/model", d->dir);
     FILE *f = fopen(path, "re");
@@ -37,6 +38,11 @@ static void env_dev(struct sbio_env_dev *e, const struct sbio_blockdev *d, const
         if (fgets(e->model_padded, sizeof(e->model_padded), f))
             e->model_padded[strcspn(e->model_padded, "\n")] = 0;
         fclose(f);
+        size_t n = strlen(e->model_padded);
+        while (n && isspace((unsigned char)e->model_padded[n - 1]))
+            n--;
+        snprintf(e->model.v, sizeof(e->model.v), "%.*s", (int)n, e->model_padded);
+        e->model.ok = true;
     }
     env_file(&e->loop_backing, d->dir, "loop/backing_file");
     for (unsigned i = 0; i < SBIO_ENV_KNOBS; i++)

@@ -144,15 +144,13 @@ void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, 
     }
 }
 
-uint64_t sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
-                               uint64_t offset, uint64_t len,
-                               void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
-                                           uint64_t offset, uint32_t want,
-                                           const struct sbio_vhdr *got),
-                               void *ctx)
+void sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
+                           uint64_t offset, uint64_t len,
+                           void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
+                                       uint64_t offset, uint32_t want, const struct sbio_vhdr *got),
+                           void *ctx)
 {
-    uint64_t checked = 0;
-    for (uint64_t o = 0; o < len; o += m->block, checked++) {
+    for (uint64_t o = 0; o < len; o += m->block) {
         uint64_t n = len - o < m->block ? len - o : m->block;
         uint64_t off = offset + o;
         uint32_t want =
@@ -163,5 +161,4 @@ uint64_t sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf,
         if (e != SBIO_VERIFY_OK)
             bad(ctx, e, file, off, want, &got);
     }
-    return checked;
 }

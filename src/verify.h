@@ -76,13 +76,12 @@ void sbio_verify_map_free(struct sbio_verify_map *m);
 void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, uint64_t offset,
                            uint64_t len);
 
-/* Check every block of a read of len bytes at offset of file (buf). Calls bad(ctx, ...) for
- * each bad block with what was expected and found; returns the number of blocks checked. */
-uint64_t sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
-                               uint64_t offset, uint64_t len,
-                               void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
-                                           uint64_t offset, uint32_t want,
-                                           const struct sbio_vhdr *got),
-                               void *ctx);
+/* Check every block of a read of len bytes at offset of file (buf): ceil(len / m->block) of
+ * them. Calls bad(ctx, ...) for each bad block with what was expected and found. */
+void sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
+                           uint64_t offset, uint64_t len,
+                           void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
+                                       uint64_t offset, uint32_t want, const struct sbio_vhdr *got),
+                           void *ctx);
 
 #endif
