@@ -25,6 +25,9 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 #define SBIO_ENG_NEEDS_ALIGN 2u /* buffers and offsets must be aligned even without O_DIRECT */
 #define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
 #define SBIO_ENG_NO_DIRECT   8u /* O_DIRECT means nothing to it (mmap) */
+/* Its files are plain descriptors (sbio_engine_open_fd) with no per-thread state: the
+ * threads of a run can share one per file when each cannot have its own. */
+#define SBIO_ENG_SHARED_FD 16u
 
 /* What init() is told of the run; the runner fills it from the configuration. */
 struct sbio_engine_params {
@@ -48,9 +51,10 @@ struct sbio_engine_params {
  *    timeout), and returns up to max of them in done with res set;
  *  - a failed request is res = -errno on that io, never a crash or an exit. */
 struct sbio_engine_ops {
-    const char *name; /* what --ioengine and a script's engine = call it */
-    const char *kind; /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
-    unsigned flags;   /* SBIO_ENG_* */
+    const char *name;    /* what --ioengine and a script's engine = call it */
+    const char *kind;    /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
+    unsigned flags;      /* SBIO_ENG_* */
+    unsigned thread_fds; /* descriptors init() holds per thread (io_uring: its ring) */
     /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
      * refuses the interface). */
     int (*init)(void **priv, const struct sbio_engine_params *params);

@@ -15,6 +15,10 @@ struct sbio_interim {
     uint64_t print_ns; /* a line every print_ns, 0: none */
     uint64_t log_ns;   /* a sample every log_ns, 0: none */
     void *ctx;
+    /* Once every thread is up with its files open, before any warm-up (may be NULL): the
+     * moment to describe the run and get the system ready for it (drop caches). Non-zero
+     * (-errno, its message printed): the run does not go. */
+    int (*ready)(void *ctx);
     /* Once every thread is ready and the measured phase is about to start (may be NULL). */
     void (*started)(void *ctx);
     /* One line: the interval of interval_s ending t_s after the start, between prev and cur

@@ -393,6 +393,7 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
     sbio_stats_all_lat(t, &all);
     json_object_set_new(r, "latency_all", latency_json(&all, false));
     json_object_set_new(r, "threads", threads_json(res));
+    json_object_set_new(r, "descriptors", json_string(res->fds_shared ? "shared" : "per-thread"));
 }
 
 /* The device, cache and verification figures, and what only some runs have. */

@@ -79,6 +79,8 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
         sum ? out->skipped_bytes + r->skipped_bytes : max_u(out->skipped_bytes, r->skipped_bytes);
     out->direct_align = max_u(out->direct_align, r->direct_align);
     out->depth_max = max_u(out->depth_max, r->depth_max);
+    out->fds_shared |= r->fds_shared;
+    out->measured = (i == 0 || out->measured) && r->measured;
     if (r->stop_signal && !out->stop_signal)
         out->stop_signal = r->stop_signal;
     if (r->error && !out->error) {
@@ -153,22 +155,24 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
     return 0;
 }
 
-void sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
+bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
                             struct sbio_diskstat *ds)
 {
+    bool ok = true;
     res->ndisk = 0;
     if (!t || !t->has_top)
-        return;
-    sbio_diskstat_read(&t->top, &ds[0]);
+        return true;
+    ok = !sbio_diskstat_read(&t->top, &ds[0]);
     snprintf(res->disk_name[0], sizeof(res->disk_name[0]), "%s", t->top.name);
     res->ndisk = 1;
     for (unsigned i = 0; i < t->ndev; i++) {
         if (!strcmp(t->dev[i].name, t->top.name))
             continue;
-        sbio_diskstat_read(&t->dev[i], &ds[res->ndisk]);
+        ok = !sbio_diskstat_read(&t->dev[i], &ds[res->ndisk]) && ok;
         snprintf(res->disk_name[res->ndisk], sizeof(res->disk_name[0]), "%s", t->dev[i].name);
         res->ndisk++;
     }
+    return ok;
 }
 
 bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)

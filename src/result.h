@@ -38,7 +38,11 @@ struct sbio_run_result {
     unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
     uint64_t skipped_bytes;
     uint64_t direct_align;
-    unsigned ncpus; /* --cpus: how many CPUs the threads were pinned to */
+    unsigned ncpus;  /* --cpus: how many CPUs the threads were pinned to */
+    bool fds_shared; /* the threads shared one descriptor per file (too few for their own) */
+    /* The measured phase started: false when the run failed while starting (a file that
+     * could not be opened, a thread not created), and then no figure of it means anything. */
+    bool measured;
     /* Device counters at the start and end of the measured phase: [0] is the top device,
      * [1..] the scheduler devices when they differ (dm/md slaves). */
     unsigned ndisk;
@@ -81,8 +85,9 @@ void sbio_run_result_free(struct sbio_run_result *res);
 struct sbio_fileset;
 
 /* Device counters of the target's devices (top device first, then the scheduler devices
- * that differ from it) into ds[], naming them in res->disk_name; none without a target. */
-void sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
+ * that differ from it) into ds[], naming them in res->disk_name; none without a target.
+ * False when a counter could not be read. */
+bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
                             struct sbio_diskstat *ds);
 
 /* Page-cache state of the whole set (cachestat) into cs; false when the kernel lacks it or

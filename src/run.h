@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "engine.h"
 #include "runner.h"
@@ -58,6 +59,7 @@ struct run {
     struct sbio_layout lay;
     struct sbio_wl_shared sh;
     struct worker *w;
+    struct sbio_file *shared; /* [lay.nfiles] descriptors all threads use; NULL: their own */
     unsigned nthreads;
     unsigned first_thread; /* this process's first thread among all processes' */
     int oflags;
@@ -97,6 +99,16 @@ static void run_halt(struct run *r, bool failed)
     if (failed)
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* "DIR/test_file.3", or the device's path for a raw device. */
+static inline const char *run_file_label(const struct run *r, unsigned i, char *buf, size_t len)
+{
+    const char *n = r->fs->files[i].name;
+    if (n[0] == '/')
+        return n;
+    snprintf(buf, len, "%s/%s", r->fs->dir, n);
+    return buf;
 }
 
 /* A worker thread: opens the set, then meets the main thread at the gate between phases

@@ -253,9 +253,12 @@ static int run_check_flags(struct run *r, uint64_t *direct_align)
     r->oflags |= O_DIRECT;
     *direct_align = sbio_direct_alignment(r->fs->dirfd, r->fs->files[0].name, r->env->target);
     if (job->block_size % *direct_align) {
-        sbio_err("%s=%" PRIu64 " is not a multiple of %" PRIu64
-                 " bytes, the O_DIRECT alignment of %s; accepted: multiples of %" PRIu64,
-                 job->block_what, job->block_size, *direct_align, r->fs->dir, *direct_align);
+        char b[32], a[32];
+        sbio_fmt_bytes(b, sizeof(b), job->block_size);
+        sbio_fmt_bytes(a, sizeof(a), *direct_align);
+        sbio_err("%s=%s is not a multiple of %s, the O_DIRECT alignment of %s; accepted: "
+                 "multiples of %s",
+                 job->block_what, b, a, r->fs->dir, a);
         return -SBIO_EUSAGE;
     }
     return 0;
@@ -282,9 +285,12 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
     /* No whole block anywhere in the set is bad input for every mode: a sequential run
      * would issue nothing but short tails. */
     if (!r->lay.rnd_blocks) {
-        sbio_err("%s=%" PRIu64 " is larger than the files (%" PRIu64
-                 " bytes): no whole block to %s",
-                 job->block_what, job->block_size, fs->files[0].size,
+        char b[32], f[32];
+        sbio_err("%s=%s is larger than the files (%s): no whole block to %s", job->block_what,
+                 sbio_fmt_bytes(b, sizeof(b), job->block_size),
+                 fs->files[0].size % 1024
+                     ? (snprintf(f, sizeof(f), "%" PRIu64 " bytes", fs->files[0].size), f)
+                     : sbio_fmt_bytes(f, sizeof(f), fs->files[0].size),
                  sbio_job_sequential(job) ? "issue" : "draw");
         return -SBIO_EUSAGE;
     }
@@ -354,6 +360,27 @@ static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
                                        .uring_sqpoll = job->uring_sqpoll};
 }
 
+/* The engine's state for thread i. 0 or -SBIO_EUSAGE (message printed). */
+static int run_engine_init(const struct run *r, void **priv, unsigned i)
+{
+    const struct sbio_engine_params params = run_engine_params(r->job);
+    int rc = r->eng->init(priv, &params);
+    if (!rc)
+        return 0;
+    *priv = NULL;
+    /* No silent fallback to another engine: the comparison would be a lie. */
+    if (rc == -ENOSYS || rc == -EPERM || rc == -EACCES)
+        sbio_err("--ioengine=%s: the kernel or a security policy refuses it (%s); "
+                 "choose another engine",
+                 r->eng->name, strerror(-rc));
+    else
+        sbio_err("--ioengine=%s: setting up thread %u: %s%s", r->eng->name, i, strerror(-rc),
+                 rc == -EAGAIN && !strcmp(r->eng->name, "libaio")
+                     ? " (fs.aio-max-nr is too small for threads x iodepth)"
+                     : "");
+    return -SBIO_EUSAGE;
+}
+
 /* Thread i's files, buffers, generator and engine. 0, -ENOMEM or -SBIO_EUSAGE (message
  * printed). */
 static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *res)
@@ -374,7 +401,9 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
     if (r->verify && w->nios > 1 && !(w->busy = calloc(w->nios, sizeof(bool))))
         return -ENOMEM;
     if (!w->files || !w->ios || posix_memalign(&w->buf, 4096, r->req * w->nios)) {
-        sbio_err("thread %u: no memory for %u buffers of %" PRIu64 " bytes", i, w->nios, r->req);
+        char b[32];
+        sbio_err("thread %u: no memory for %u buffer%s of %s", i, w->nios, w->nios == 1 ? "" : "s",
+                 sbio_fmt_bytes(b, sizeof(b), r->req));
         return -ENOMEM;
     }
     for (unsigned k = 0; k < w->nios; k++) {
@@ -387,32 +416,13 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
     for (unsigned f = 0; f < r->fs->nfiles; f++)
         w->files[f].fd = -1;
     int rc = sbio_wl_init(&w->wl, &r->sh, r->first_thread + i);
-    if (rc == -ERANGE) {
-        sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
-                 " requests of %" PRIu64 " bytes; use fewer threads or a smaller block",
-                 r->sh.threads, r->lay.seq_units, r->lay.req);
-        return -SBIO_EUSAGE;
-    }
     if (rc == -EINVAL && w->wl.hook_err[0]) {
         sbio_err("%s", w->wl.hook_err);
         return -SBIO_EUSAGE;
     }
     if (rc)
         return rc;
-    const struct sbio_engine_params params = run_engine_params(r->job);
-    if ((rc = r->eng->init(&w->eng_priv, &params))) {
-        /* No silent fallback to another engine: the comparison would be a lie. */
-        if (rc == -ENOSYS || rc == -EPERM || rc == -EACCES)
-            sbio_err("--ioengine=%s: the kernel or a security policy refuses it (%s); "
-                     "choose another engine",
-                     r->eng->name, strerror(-rc));
-        else
-            sbio_err("--ioengine=%s: setting up thread %u: %s%s", r->eng->name, i, strerror(-rc),
-                     rc == -EAGAIN && !strcmp(r->eng->name, "libaio")
-                         ? " (fs.aio-max-nr is too small for threads x iodepth)"
-                         : "");
-        return -SBIO_EUSAGE;
-    }
+    return run_engine_init(r, &w->eng_priv, i);
     return 0;
 }
 
@@ -435,7 +445,6 @@ static void run_start(struct run *r, struct sbio_run_result *res)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!e)
         return;
-    sbio_err("pthread_create for thread %u of %u: %s", started + 1, r->nthreads, strerror(e));
     res->error = -e;
     snprintf(res->error_msg, sizeof(res->error_msg), "pthread_create for thread %u of %u: %s",
              started + 1, r->nthreads, strerror(e));
@@ -475,14 +484,15 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     const struct sbio_interim *interim = r->env->interim;
     struct rusage ru0, ru1;
     res->have_cache = sbio_result_snap_cache(r->fs, &res->cache0);
-    sbio_result_snap_disks(res, r->env->target, res->disk0);
+    bool disks = sbio_result_snap_disks(res, r->env->target, res->disk0);
     sbio_result_snap_sched(res, r->env->target);
     getrusage(RUSAGE_SELF, &ru0);
     /* Every process starts its clock as it leaves this meeting; durations are measured on
      * each process's own clock, never compared across hosts. */
     run_agree(r);
     /* Only now, every check passed and every thread ready, is the run under way. */
-    if (interim && interim->started && !run_failed(r))
+    res->measured = !run_failed(r);
+    if (interim && interim->started && res->measured)
         interim->started(interim->ctx);
     sbio_gate_wait(&r->barrier); /* go */
     uint64_t start_ns = first_start(r);
@@ -491,7 +501,10 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
         pthread_join(r->w[i].tid, NULL);
     run_agree(r); /* every process is out of the measured phase */
     getrusage(RUSAGE_SELF, &ru1);
-    sbio_result_snap_disks(res, r->env->target, res->disk1);
+    /* A counter read that failed (no descriptor left, a device gone) would turn the
+     * other snapshot into figures since boot: no device figures then. */
+    if (!sbio_result_snap_disks(res, r->env->target, res->disk1) || !disks)
+        res->ndisk = 0;
     if (res->have_cache)
         res->have_cache = sbio_result_snap_cache(r->fs, &res->cache1);
     res->user_s = tv_s(ru0.ru_utime, ru1.ru_utime);
@@ -539,13 +552,18 @@ static void run_free(struct run *r, unsigned nworkers)
         free(w->busy);
     }
     free(r->w);
+    for (unsigned i = 0; r->shared && i < r->lay.nfiles; i++)
+        if (r->shared[i].fd >= 0)
+            r->eng->close_file(NULL, &r->shared[i]);
+    free(r->shared);
     sbio_layout_free(&r->lay);
     sbio_verify_map_free(&r->vmap);
     free(r->cpus);
 }
 
-/* Every check that needs no thread, then the run's memory. 0, -SBIO_EUSAGE or -errno. */
-static int run_setup(struct run *r, struct sbio_run_result *res)
+/* Every check that needs no thread and no I/O (run_limits included). 0, -SBIO_EUSAGE
+ * (message printed) or -ENOMEM. */
+static int run_checks(struct run *r, struct sbio_run_result *res)
 {
     uint64_t direct_align;
     r->eng = sbio_engine_find(r->job->engine);
@@ -563,11 +581,54 @@ static int run_setup(struct run *r, struct sbio_run_result *res)
     if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_setup(r)))
         return rc;
     run_limits(r, res);
+    if (sbio_job_sequential(r->job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD &&
+        r->lay.seq_units < r->sh.threads) {
+        char b[32];
+        sbio_err("--seq-stream=per-thread: %u threads but the set has only %" PRIu64
+                 " request%s of %s; use fewer threads or a smaller block",
+                 r->sh.threads, r->lay.seq_units, r->lay.seq_units == 1 ? "" : "s",
+                 sbio_fmt_bytes(b, sizeof(b), r->lay.req));
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* --file-extra-flags and the like apply to shared descriptors as to a thread's own. */
+static int run_open_shared(struct run *r)
+{
+    r->shared = calloc(r->lay.nfiles, sizeof(*r->shared));
+    if (!r->shared)
+        return -ENOMEM;
+    for (unsigned i = 0; i < r->lay.nfiles; i++)
+        r->shared[i].fd = -1;
+    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+        r->shared[i].size = r->lay.size[i];
+        int rc =
+            r->eng->open_file(NULL, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
+        if (rc) {
+            char lbl[PATH_MAX + 300];
+            sbio_err("%.200s: open: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* Every check, then the run's memory (and, when the threads share them, the descriptors).
+ * 0, -SBIO_EUSAGE or -errno. */
+static int run_setup(struct run *r, struct sbio_run_result *res)
+{
+    int rc = run_checks(r, res);
+    if (rc)
+        return rc;
     r->w = calloc(r->nthreads, sizeof(*r->w));
     res->per_thread =
         aligned_alloc(64, (sizeof(struct sbio_stats) * r->nthreads + 63) & ~(size_t)63);
     if (!r->w || !res->per_thread)
         return -ENOMEM;
+    if (r->env->share_fds && (r->eng->flags & SBIO_ENG_SHARED_FD) && (rc = run_open_shared(r)))
+        return rc;
+    res->fds_shared = r->shared != NULL;
     for (unsigned i = 0; i < r->nthreads; i++)
         if ((rc = run_worker_init(r, i, res)))
             return rc;
@@ -598,7 +659,13 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
     }
     run_start(&r, res);
     sbio_gate_wait(&r.barrier); /* all threads have opened their files */
-    run_agree(&r);              /* every process has: warm-up or run may start */
+    const struct sbio_interim *in = env->interim;
+    int yrc = !run_failed(&r) && in && in->ready ? in->ready(in->ctx) : 0;
+    if (yrc) {
+        res->error = yrc; /* its message is printed */
+        run_halt(&r, true);
+    }
+    run_agree(&r); /* every process has: warm-up or run may start */
     if (r.warmup)
         run_warmup(&r, res);
     run_measured(&r, res);
@@ -616,6 +683,51 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
     sbio_gate_destroy(&r.barrier);
     run_free(&r, res->threads);
     return 0;
+}
+
+void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own, uint64_t *shared)
+{
+    const struct sbio_engine_ops *eng = sbio_engine_find(job->engine);
+    unsigned files = eng && (eng->flags & SBIO_ENG_NO_IO) ? 0 : nfiles;
+    uint64_t per_thread = eng ? eng->thread_fds : 0;
+    *own = (uint64_t)job->threads * (files + per_thread);
+    *shared = eng && (eng->flags & SBIO_ENG_SHARED_FD) ? files + job->threads * per_thread : 0;
+}
+
+/* Each file opened and closed as the threads will open it: a file this user may not open
+ * is said before anything starts. 0 or -errno (message printed). */
+static int run_probe_files(const struct run *r)
+{
+    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+        int fd = openat(r->fs->dirfd, r->fs->files[i].name,
+                        (r->oflags & ~(r->eng->flags & SBIO_ENG_NO_DIRECT ? O_DIRECT : 0)) |
+                            O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            char lbl[PATH_MAX + 300];
+            sbio_err("%.200s: open: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(e));
+            return -e;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env)
+{
+    struct run r = {
+        .job = job, .env = env, .fs = env->fs, .nthreads = job->threads, .sync = env->sync};
+    struct sbio_run_result res;
+    memset(&res, 0, sizeof(res));
+    int rc = run_checks(&r, &res);
+    void *priv = NULL;
+    /* The engine as each thread will set it up: what the kernel refuses is said now. */
+    if (!rc && !(rc = run_engine_init(&r, &priv, 0)))
+        r.eng->cleanup(priv);
+    if (!rc && !(r.eng->flags & SBIO_ENG_NO_IO))
+        rc = run_probe_files(&r);
+    run_free(&r, 0);
+    return rc;
 }
 
 int sbio_runner_run(const struct sbio_job *job, const struct sbio_runner_env *env,

@@ -2,7 +2,8 @@
  * limits, warm-up, rate limiting, CPU pinning and the phase protocol (open, warm-up,
  * measured, collect), met by the other processes of the run at each boundary.
  *
- * Each worker opens its own descriptors, owns its stats, and in its hot loop asks the
+ * Each worker opens its own descriptors (or, where the session says so, shares one per file
+ * opened by the main thread), owns its stats, and in its hot loop asks the
  * workload for the next op, hands it to the engine and records the latency: no lock, no
  * allocation, no shared write except the event budget (claimed in small batches) and the
  * shared sequential stream (one atomic add). */
@@ -49,7 +50,19 @@ struct sbio_runner_env {
     const struct sbio_target *target;    /* may be NULL */
     const struct sbio_interim *interim;  /* lines and samples while it runs; NULL: none */
     const struct sbio_runner_sync *sync; /* NULL: alone */
+    bool share_fds; /* one descriptor per file for all threads (the engine allows it) */
 };
+
+/* The descriptors job needs on a set of nfiles files while it runs: each thread its own
+ * files (*own), or one per file shared by its threads (*shared; 0 when its engine cannot
+ * share them). Both count what the engine holds per thread (an io_uring ring). */
+void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own, uint64_t *shared);
+
+/* Every check of job on env that needs no I/O: the engine (set up once and dropped), --cpus,
+ * the open flags and O_DIRECT alignment, the block size against the files, --verify,
+ * per-thread sequential slices. 0, or -SBIO_EUSAGE with its message printed; nothing is
+ * touched. sbio_runner_run makes the same checks: a session calls this before its header. */
+int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env);
 
 /* Run job on env. Returns 0 when the run happened (its result may still carry an I/O error
  * or a stop signal), -SBIO_EUSAGE for input that cannot run (message printed, nothing

@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "environment.h"
@@ -83,7 +85,7 @@ int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_t
 static int session_status(const struct sbio_run_result *res, int rrc, bool report)
 {
     if (res->error) {
-        if (report)
+        if (report && res->error_msg[0])
             sbio_err("%s", res->error_msg);
         return 1;
     }
@@ -218,6 +220,17 @@ static int session_drop_caches(const struct session *s)
     return rc;
 }
 
+/* A plain run as it starts: where its header and interim lines go, and how they are
+ * worded. */
+struct session_lines {
+    FILE *out;
+    const struct sbio_config *cfg; /* the reports' view of the run */
+    struct session *s;
+    uint64_t seed;
+    bool want_env;    /* the environment is kept for the JSON document */
+    const char *note; /* said after the header (how the files are opened) */
+};
+
 /* One job of a phase: what it runs, how the reports describe it, where it runs, and what it
  * measured. A plain run is a phase of one job. */
 struct session_job {
@@ -228,6 +241,7 @@ struct session_job {
     const struct sbio_hook_ops *hook_ops;
     uint64_t *sizes;
     struct sbio_interim interim;
+    struct session_lines lines; /* a plain run's */
     struct sbio_runner_env env;
     struct sbio_run_result res;
     int rc;
@@ -235,11 +249,19 @@ struct session_job {
     char block_what[160]; /* which declaration set the block size */
 };
 
-/* Where a plain run's interim lines go, and how they are worded. */
-struct session_lines {
-    FILE *out;
-    const struct sbio_config *cfg;
-};
+/* The threads are up, their files open: the header and the environment, then the caches
+ * dropped. Printed only now, so that a run that cannot start says its error alone. */
+static int session_ready(void *ctx)
+{
+    const struct session_lines *l = ctx;
+    struct session *s = l->s;
+    sbio_report_header(s->text, l->cfg, s->topo, &s->fs, l->seed);
+    fputs(l->note, s->text);
+    session_describe(s, l->want_env);
+    int rc = s->cfg->drop_caches && s->topo->host_leader ? session_drop_caches(s) : 0;
+    fflush(s->text);
+    return rc;
+}
 
 static void session_started(void *ctx)
 {
@@ -265,10 +287,78 @@ static void session_interim(struct session_job *j, const struct sbio_config *cfg
         .print_ns = print_ns,
         .log_ns = cfg->log_interval_ms ? cfg->log_interval_ms * 1000000ULL : print_ns,
         .ctx = lines,
+        .ready = lines ? session_ready : NULL,
         .started = lines ? session_started : NULL,
         .line = lines ? session_line : NULL,
     };
     j->env.interim = &j->interim;
+}
+
+/* Descriptors this process has open now. */
+static uint64_t session_open_fds(void)
+{
+    uint64_t n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return 64; /* no /proc: a generous guess */
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+/* Beside the set: the report, device and cache counters, logs, a script's files. */
+#define SESSION_FD_SLACK 32
+
+/* Descriptors for n jobs side by side on a set of nfiles files: each thread its own where
+ * the open-file limit allows (the soft limit raised toward the hard one), else one per
+ * file shared by the threads of each job whose engine can, else refused before anything
+ * starts. Sets each job's env.share_fds; note gets what was done ("" when nothing). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfiles, char *note,
+                            size_t len)
+{
+    uint64_t own = 0, shared = 0, threads = 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint64_t o, sh;
+        sbio_runner_fds(&jobs[k].job, nfiles, &o, &sh);
+        own += o;
+        shared += sh ? sh : o;
+        threads += jobs[k].job.threads;
+    }
+    uint64_t base = session_open_fds() + SESSION_FD_SLACK;
+    struct rlimit rl;
+    note[0] = 0;
+    if (getrlimit(RLIMIT_NOFILE, &rl))
+        return 0;
+    bool share = base + own > rl.rlim_max && shared < own;
+    uint64_t need = base + (share ? shared : own), soft = rl.rlim_cur;
+    if (need > rl.rlim_max) {
+        sbio_err("%" PRIu64 " thread%s on %u file%s need %" PRIu64 " open descriptors%s; the "
+                 "limit is %" PRIu64 " (ulimit -n): raise it (ulimit -n %" PRIu64 ") or use "
+                 "fewer threads or files",
+                 threads, threads == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", need,
+                 shared < own ? "" : " (this engine gives each thread its own)",
+                 (uint64_t)rl.rlim_max, need);
+        return -SBIO_EUSAGE;
+    }
+    if (need > soft) {
+        rl.rlim_cur = need;
+        if (setrlimit(RLIMIT_NOFILE, &rl)) {
+            sbio_err("raising the open-file limit from %" PRIu64 " to %" PRIu64 ": %s", soft, need,
+                     strerror(errno));
+            return -SBIO_EUSAGE;
+        }
+        snprintf(note, len, "Open-file limit raised from %" PRIu64 " to %" PRIu64 "\n", soft, need);
+    }
+    if (share)
+        snprintf(note + strlen(note), len - strlen(note),
+                 "Files opened once and shared by the threads: each thread its own would need "
+                 "%" PRIu64 " descriptors, ulimit -n allows %" PRIu64 "\n",
+                 base + own, (uint64_t)rl.rlim_max);
+    for (unsigned k = 0; k < n; k++)
+        jobs[k].env.share_fds = share;
+    return 0;
 }
 
 static void *session_job_main(void *arg)
@@ -361,28 +451,34 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     return d;
 }
 
-/* This rank's share of the plain run, run: ranks with sets of their own draw different
- * offsets from one seed (ranks sharing a set differ by their threads' numbers); --events and
- * --rate are totals, of which each rank takes its share. */
-static int session_run_rank(struct session_job *j, struct session *s, const struct sbio_config *v,
-                            uint64_t seed, FILE *interim)
+/* This rank's share of the plain run: ranks with sets of their own draw different offsets
+ * from one seed (ranks sharing a set differ by their threads' numbers); --events and --rate
+ * are totals, of which each rank takes its share. */
+static void session_rank_job(struct session_job *j, struct session *s, const struct sbio_config *v,
+                             uint64_t seed, FILE *interim, bool want_env)
 {
     const struct sbio_config *cfg = s->cfg;
     unsigned n = s->topo->nranks, me = s->topo->rank;
-    bool shared = n > 1 && !cfg->file_per_rank;
     struct sbio_config c = *v;
     c.rand_seed = cfg->file_per_rank && me ? sbio_mix64(seed ^ me) : seed;
     c.events = cfg->events / n + (me < cfg->events % n);
     c.rate = cfg->rate / n + (me < cfg->rate % n);
     memset(j, 0, sizeof(*j));
     sbio_job_from_config(&j->job, &c);
-    struct session_lines lines = {.out = interim, .cfg = v};
-    session_interim(j, cfg, &lines);
+    j->lines = (struct session_lines){
+        .out = interim, .cfg = v, .s = s, .seed = seed, .want_env = want_env, .note = ""};
+    session_interim(j, cfg, &j->lines);
     j->env.fs = &s->fs;
     j->env.created = s->created;
     j->env.target = &s->target;
+}
+
+/* Run the rank's job, meeting the other ranks at each phase boundary. */
+static int session_run_rank(struct session_job *j, struct session *s)
+{
+    bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
     struct sbio_runner_sync sync;
-    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync, (unsigned)cfg->threads, shared);
+    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync, (unsigned)s->cfg->threads, shared);
     j->env.sync = watch ? &sync : NULL;
     int rc = sbio_runner_run(&j->job, &j->env, &j->res);
     j->env.sync = NULL;
@@ -396,10 +492,13 @@ static int session_report_run(struct session *s, const struct sbio_config *v,
                               struct sbio_run_result *res, int rrc, json_t **doc)
 {
     bool report = s->topo->rank == 0;
-    if (report) {
+    /* A run that failed while starting measured nothing: its error alone is said. */
+    if (report && res->measured) {
         sbio_report_text(s->text, v, &s->fs, res);
         if (doc)
             *doc = sbio_json_result(v, &s->fs, res, s->env);
+    } else if (report && !res->error && res->stop_signal) {
+        sbio_err("stopped by a signal before the run started");
     }
     int st = session_status(res, rrc, report);
     st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
@@ -430,18 +529,20 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
      * rank's, so --rand-seed repeats a multi-rank run too. */
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&v);
     sbio_mpi_bcast_u64(&seed);
-    if (s.applied) {
-        sbio_report_header(text, &v, topo, &s.fs, seed);
-        session_describe(&s, doc && topo->rank == 0);
-        if (cfg->drop_caches && topo->host_leader)
-            rc = session_drop_caches(&s);
+    /* Everything that needs no I/O is checked before the header, which the runner has
+     * printed (session_ready) once the threads are up. */
+    char note[256] = "";
+    if (!rc) {
+        session_rank_job(&j, &s, &v, seed, interim, doc && topo->rank == 0);
+        rc = sbio_runner_check(&j.job, &j.env);
     }
-    /* Every process has its set open, its settings applied and its caches dropped, or says
-     * why not: all run, or none. */
-    rc = sbio_session_agree(topo, rc, "could not start the run");
+    if (!rc)
+        rc = session_plan_fds(&j, 1, s.fs.nfiles, note, sizeof(note));
+    j.lines.note = note;
+    rc = sbio_session_agree(topo, rc, "refused the run");
     fflush(text);
     if (!rc)
-        ran = !(rc = session_run_rank(&j, &s, &v, seed, interim));
+        ran = !(rc = session_run_rank(&j, &s));
     int rrc = session_restore(&s);
     /* A process that could not start its threads printed why; then nobody reports. */
     int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");
@@ -567,7 +668,19 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                                  struct session_job *jobs, json_t *pj, bool want_doc, int *status)
 {
     json_t *jj = json_array();
+    bool measured = true;
     for (unsigned k = 0; k < p->njobs; k++) {
+        int st = session_status(&jobs[k].res, 0, true);
+        *status = st > *status ? st : *status;
+        /* A job that failed while starting measured nothing: its error (above) alone. */
+        measured = measured && jobs[k].res.measured;
+        if (!jobs[k].res.measured) {
+            if (want_doc)
+                json_array_append_new(jj, json_pack("{s:s,s:o,s:s}", "name", p->jobs[k].name,
+                                                    "declared", job_declared(&p->jobs[k]), "error",
+                                                    jobs[k].res.error_msg));
+            continue;
+        }
         fprintf(ses->text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine));
@@ -577,12 +690,10 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                 jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
                               job_declared(&p->jobs[k]), "result",
                               sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
-        int st = session_status(&jobs[k].res, 0, true);
-        *status = st > *status ? st : *status;
     }
     json_object_set_new(pj, "jobs", jj);
     struct sbio_run_result tot;
-    if (p->njobs < 2 || session_merge_jobs(jobs, p->njobs, &tot))
+    if (p->njobs < 2 || !measured || session_merge_jobs(jobs, p->njobs, &tot))
         return;
     /* The total's configuration: the first job's, with every job's threads and the deepest
      * queue. */
@@ -622,6 +733,9 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         jobs[k].env = (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target};
         session_interim(&jobs[k], ses->cfg, NULL);
     }
+    char note[256] = "";
+    if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
+        fputs(note, ses->text);
     if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
         sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
     for (unsigned k = 0; k < started && !rc; k++)

@@ -39,16 +39,6 @@ static bool claim_events(struct worker *w)
 
 static const char *const op_call[] = {"pread", "pwrite", "fsync"};
 
-/* "DIR/test_file.3", or the device's path for a raw device. */
-static const char *file_label(const struct run *r, unsigned i, char *buf, size_t len)
-{
-    const char *n = r->fs->files[i].name;
-    if (n[0] == '/')
-        return n;
-    snprintf(buf, len, "%s/%s", r->fs->dir, n);
-    return buf;
-}
-
 /* Count the failure and stop the run (every thread, and the other processes under MPI). */
 static void worker_stop_failed(struct worker *w)
 {
@@ -72,7 +62,7 @@ static const char *io_call(const struct run *r, const struct sbio_io *io, bool s
 static void worker_fail(struct worker *w, const struct sbio_io *io)
 {
     char lbl[PATH_MAX + 300];
-    const char *name = file_label(w->run, io->file, lbl, sizeof(lbl));
+    const char *name = run_file_label(w->run, io->file, lbl, sizeof(lbl));
     if (io->res < 0 && (io->flags & SBIO_IO_SYNC_FAILED)) {
         /* --file-fsync-all: the write went through; the sync after it failed. */
         w->err = (int)io->res;
@@ -130,8 +120,8 @@ static void worker_verify_bad(void *ctx, enum sbio_verify_err e, uint32_t file, 
         snprintf(w->verify_msg, sizeof(w->verify_msg),
                  "%.200s: block at offset %" PRIu64 ": %s (expected file %u gen %s; found "
                  "file %u offset %" PRIu64 " gen %#x)",
-                 file_label(w->run, file, lbl, sizeof(lbl)), off, sbio_verify_strerror(e), file, wg,
-                 got->file, got->offset, got->gen);
+                 run_file_label(w->run, file, lbl, sizeof(lbl)), off, sbio_verify_strerror(e), file,
+                 wg, got->file, got->offset, got->gen);
     }
     if (w->run->job->verify_fatal)
         __atomic_store_n(&w->run->stop, 1, __ATOMIC_RELAXED);
@@ -546,8 +536,11 @@ static void worker_open(struct worker *w)
                      w->id, w->cpu, strerror(rc));
         }
     }
-    /* Every thread opens its own descriptors: shared descriptors cost scaling. */
-    for (unsigned i = 0; i < r->lay.nfiles && !w->err; i++) {
+    /* Every thread opens its own descriptors where it can: a shared one is a shared
+     * reference count the kernel bumps on each call, which costs scaling. */
+    if (r->shared)
+        memcpy(w->files, r->shared, r->lay.nfiles * sizeof(*w->files));
+    for (unsigned i = 0; i < r->lay.nfiles && !w->err && !r->shared; i++) {
         w->files[i].size = r->lay.size[i];
         int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
                                    r->oflags);
@@ -555,7 +548,7 @@ static void worker_open(struct worker *w)
             w->err = rc;
             char lbl[PATH_MAX + 300];
             snprintf(w->err_msg, sizeof(w->err_msg), "%.200s: open: %s",
-                     file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
+                     run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
         }
     }
     if (!w->err && r->eng->post_open) {
@@ -592,7 +585,7 @@ void *sbio_worker_main(void *arg)
             worker_end_fsyncs(w);
         __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
     }
-    for (unsigned i = 0; i < r->lay.nfiles; i++)
+    for (unsigned i = 0; i < r->lay.nfiles && !r->shared; i++)
         if (w->files[i].fd >= 0 || (r->eng->flags & SBIO_ENG_NO_IO))
             r->eng->close_file(w->eng_priv, &w->files[i]);
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);

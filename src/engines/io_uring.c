@@ -164,7 +164,8 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
 const struct sbio_engine_ops sbio_engine_io_uring = {
     .name = "io_uring",
     .kind = "asynchronous",
-    .flags = 0,
+    .flags = SBIO_ENG_SHARED_FD,
+    .thread_fds = 1,
     .init = uring_init,
     .cleanup = uring_cleanup,
     .open_file = sbio_engine_open_fd,

@@ -381,7 +381,7 @@ for eng in sync libaio io_uring; do
 		"$SBIO" run "${LSET[@]}" --ioengine=$eng --file-block-size=6K --file-extra-flags=direct \
 		--file-test-mode=rndrd --events=100
 	stderr_one_line "6K direct on $eng: one line on stderr"
-	check "6K direct on $eng: the message names the alignment (4096)" grep -q '4096' "$TMP/err"
+	check "6K direct on $eng: the message names the alignment (4 KiB)" grep -q 'multiple of 4 KiB' "$TMP/err"
 done
 expect_exit 0 "--file-block-size=8K direct on 4 KiB sectors (a multiple): exit 0" \
 	"$SBIO" run "${LSET[@]}" --file-block-size=8K --file-extra-flags=direct --file-test-mode=rndrd --events=100

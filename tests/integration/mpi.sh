@@ -166,7 +166,7 @@ if need_root && mount --bind "$D/rank.1" "$D/rank.1" 2>/dev/null; then
 	[ "$ms" -lt 15000 ] && ok "read-only rank: every rank ended within ${ms} ms (of --time=30)" ||
 		notok "read-only rank: every rank ended within 15 s (took $ms ms)"
 	check "read-only rank: its message names its folder" grep -q "$D/rank.1 is on a read-only file system" "$TMP/err"
-	check "read-only rank: rank 0 says which rank stopped the run" grep -q 'rank 1 of 2 could not start the run' "$TMP/err"
+	check "read-only rank: rank 0 says which rank stopped the run" grep -q 'rank 1 of 2 refused the run' "$TMP/err"
 	check "read-only rank: no rank ran (no report)" bash -c "! grep -q '^File operations:' '$TMP/out'"
 	umount "$BIND" && BIND=
 else

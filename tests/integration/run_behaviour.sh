@@ -174,7 +174,8 @@ else
 	eq "--file-extra-flags=direct on $fstype: exit status" "$?" 0
 	check "--file-extra-flags=direct: the report names the flag" grep -q '^Extra file open flags: direct' "$TMP/out"
 	n=$(grep -c 'test_file\.[0-9]*".*O_DIRECT' "$TMP/direct.tr")
-	eq "--file-extra-flags=direct: every worker opens every file with O_DIRECT (2 x 4)" "$n" 8
+	# Each file is opened once before the header to check it can be, then by each worker.
+	eq "--file-extra-flags=direct: every worker opens every file with O_DIRECT (4 + 2 x 4)" "$n" 12
 	read -r r w f < <(rwf_of)
 	eq "--file-extra-flags=direct: events = 2000 and reads+writes > 0" \
 		"$(events_of) $((r > 0 && w > 0))" "2000 1"

@@ -475,9 +475,9 @@ else
 		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.json"
 	eq "refused: the 3 cells at 6k are reported refused" \
 		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
-	check "refused: stderr says why (the 4096-byte alignment)" grep -q 4096 "$TMP/err"
+	check "refused: stderr says why (the 4 KiB alignment)" grep -q 'multiple of 4 KiB' "$TMP/err"
 	check "refused: the message names the script's phase and job, not an option never typed" \
-		grep -q '^sbio: phase "write 6k", job "[^"]*": block=6144 is not a multiple of 4096 bytes' "$TMP/err"
+		grep -q '^sbio: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
 	check "refused: no --file-block-size in the messages" bash -c "! grep -q -- --file-block-size '$TMP/err'"
 	rows=$(report_rows "$TMP/out")
 	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \

@@ -116,7 +116,9 @@ static void test_plain_refused(void **state)
     json_t *doc = NULL;
     assert_int_equal(run_plain(&cfg, text, err, &doc), -SBIO_EUSAGE);
     assert_null(doc);
-    assert_has(err, "--file-block-size=4194304 is larger than the files");
+    assert_has(err, "--file-block-size=4 MiB is larger than the files");
+    /* Checked before the header: nothing but the error. */
+    assert_int_equal(text[0], 0);
 }
 
 static void job_set(struct sbio_script_job *j, const char *name, unsigned threads, uint64_t block)
@@ -197,7 +199,7 @@ static void test_script_phases(void **state)
     assert_true(json_is_true(sbio_json_get(doc, "phases.1.refused")));
     assert_has(buf, "Phase too-big refused (see the message above); going on");
     assert_has(buf, "--- Phase mixed, all jobs ---");
-    assert_has(err, "phase \"too-big\", job \"huge\": block=8388608 is larger than the files");
+    assert_has(err, "phase \"too-big\", job \"huge\": block=8 MiB is larger than the files");
     free(buf);
     json_decref(doc);
 }

@@ -1,0 +1,98 @@
+#!/bin/bash
+# The stock limits a first run meets, and runs that cannot start: sysbench's classic
+# 16-thread command under `ulimit -n 1024` (descriptors shared, or the soft limit raised),
+# a limit too low for any plan (exit 2, one line, nothing printed on stdout), files this
+# user may not open and threads that cannot be created (the error alone, no report), a
+# block larger than the files (refused before the header). Real files, strace for what the
+# kernel saw.
+source "$(dirname "$0")/lib.sh"
+
+SET=$TMP/set
+mkdir -p "$SET"
+cd "$SET" || exit 1
+"$SBIO" prepare --file-total-size=64M >/dev/null 2>&1 || notok "prepare a 128-file set"
+
+# O_RDWR opens of the set's files in an strace log: the workers' and the runner's.
+rdwr_opens() { grep -c 'openat(.*test_file\.[0-9]*", O_RDWR' "$1"; }
+
+# sysbench's classic command line, under ulimit -n 1024 (soft and hard): 16 threads x 128
+# files need 2048 descriptors of their own; they share one per file instead.
+(
+	ulimit -n 1024
+	strace -f -qq -e trace=openat -o "$TMP/strace" "$SBIO" --num-threads=16 --test=fileio \
+		--file-total-size=64M --file-test-mode=rndrw --time=1 run -o "$TMP/classic.json"
+) >"$TMP/out" 2>"$TMP/err"
+eq "the classic 16-thread rndrw command runs under ulimit -n 1024" "$?" 0
+check "the report says the files are shared by the threads" \
+	grep -q '^Files opened once and shared by the threads' "$TMP/out"
+n=$(rdwr_opens "$TMP/strace")
+# 128 checked before the header, 128 shared: never one per thread and file.
+check "each file is opened for the run once, not once per thread (got $n O_RDWR opens)" \
+	test "$n" -le 256
+eq "the JSON says so" "$(json_get "$TMP/classic.json" result.descriptors)" shared
+check "it measured" test "$(events_of "$TMP/classic.json")" -gt 0
+
+# A soft limit below what the threads need and a hard one above: raised, each thread its own.
+(
+	ulimit -S -n 1024
+	ulimit -H -n 4096
+	strace -f -qq -e trace=openat -o "$TMP/strace" "$SBIO" --threads=16 \
+		--file-total-size=64M --file-test-mode=rndrd --time=1 run -o "$TMP/raised.json"
+) >"$TMP/out" 2>"$TMP/err"
+eq "16 threads under a soft limit of 1024 (hard 4096) run" "$?" 0
+check "the report says the soft limit was raised" \
+	grep -q '^Open-file limit raised from 1024 to ' "$TMP/out"
+n=$(grep -c 'openat(.*test_file\.[0-9]*", O_RDONLY' "$TMP/strace")
+check "every thread opened every file ($n read-only opens >= 16 x 128)" test "$n" -ge 2048
+eq "the JSON says each thread had its own" "$(json_get "$TMP/raised.json" result.descriptors)" \
+	per-thread
+
+# mmap gives each thread its own mappings: with too few descriptors it is refused before
+# anything is printed or started.
+(
+	ulimit -n 200
+	"$SBIO" --threads=16 --ioengine=mmap --file-total-size=64M --file-test-mode=rndrd \
+		--time=1 run
+) >"$TMP/out" 2>"$TMP/err"
+eq "too few descriptors for any plan: exit 2" "$?" 2
+stderr_one_line "one line on stderr"
+check "it says how many are needed and names ulimit -n" \
+	grep -q 'need [0-9]* open descriptors.*ulimit -n' "$TMP/err"
+check "nothing on stdout (no header, no report)" test ! -s "$TMP/out"
+
+# A block larger than the files: refused before the header.
+expect_exit 2 "a 64 MiB block on 512 KiB files: exit 2" "$SBIO" --file-total-size=64M \
+	--file-block-size=64M --file-test-mode=rndrd --time=1 run
+check "its error is the only output" test ! -s "$TMP/out"
+check "the sizes are said in units" grep -q '=64 MiB is larger than the files (512 KiB)' \
+	"$TMP/err"
+
+# Files this user may not open for writing: the error alone, before the header.
+if need_root && command -v setpriv >/dev/null; then
+	chmod 755 "$TMP" "$SET"
+	install -m 0755 "$SBIO" "$TMP/sbio-copy"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" \
+		--file-total-size=64M --file-test-mode=rndrw --time=1 run >"$TMP/out" 2>"$TMP/err"
+	eq "files another user cannot open: exit 1" "$?" 1
+	check "one line on stderr, naming the file" grep -q 'test_file\.0: open: Permission denied' \
+		"$TMP/err"
+	stderr_one_line "only one line"
+	check "nothing on stdout" test ! -s "$TMP/out"
+else
+	skip "needs root and setpriv to run as another user"
+fi
+
+# Threads that cannot be created (their stacks do not fit under ulimit -v): the run never
+# measured, so its error is all there is. A sanitizer's shadow memory does not fit under
+# ulimit -v at all: the plain build checks this.
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && exit 0
+(
+	ulimit -v 1500000
+	"$SBIO" --threads=400 --file-total-size=64M --file-test-mode=rndrd --time=1 run \
+		-o "$TMP/nothreads.json"
+) >"$TMP/out" 2>"$TMP/err"
+eq "threads that cannot be created: exit 1" "$?" 1
+check "one line: pthread_create's error" grep -q '^sbio: pthread_create for thread' "$TMP/err"
+stderr_one_line "only one line"
+check "no header, no report on stdout" test ! -s "$TMP/out"
+check "no result document" test ! -s "$TMP/nothreads.json"
