@@ -412,10 +412,12 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                                         : json_null());
     json_object_set_new(
         r, "verify",
-        cfg->verify ? json_pack("{s:I,s:I,s:o}", "blocks_checked", (json_int_t)t->verify_checked,
-                                "mismatches", (json_int_t)t->verify_failed, "first_mismatch",
-                                res->verify_msg[0] ? json_string(res->verify_msg) : json_null())
-                    : json_null());
+        cfg->verify
+            ? json_pack("{s:s,s:I,s:I,s:o}", "scope", res->verify_written_only ? "written" : "all",
+                        "blocks_checked", (json_int_t)t->verify_checked, "mismatches",
+                        (json_int_t)t->verify_failed, "first_mismatch",
+                        res->verify_msg[0] ? json_string(res->verify_msg) : json_null())
+            : json_null());
     json_object_set_new(r, "samples", samples_json(res));
     json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
     json_object_set_new(r, "direct_skipped_tail_bytes",

@@ -403,9 +403,12 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
     const struct sbio_stats *t = &res->total;
     char a[32];
     if (cfg->verify)
-        fprintf(out, "Verification: %" PRIu64 " blocks checked, %" PRIu64 " bad%s%s\n",
-                t->verify_checked, t->verify_failed, res->verify_msg[0] ? "; first: " : "",
-                res->verify_msg);
+        fprintf(out, "Verification: %" PRIu64 " blocks checked%s, %" PRIu64 " bad%s%s\n",
+                t->verify_checked,
+                res->verify_written_only
+                    ? " (those this run wrote: the set was prepared without --verify)"
+                    : "",
+                t->verify_failed, res->verify_msg[0] ? "; first: " : "", res->verify_msg);
     fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
             res->major_faults);
     if (res->depth_max)

@@ -80,6 +80,7 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->direct_align = max_u(out->direct_align, r->direct_align);
     out->depth_max = max_u(out->depth_max, r->depth_max);
     out->fds_shared |= r->fds_shared;
+    out->verify_written_only |= r->verify_written_only;
     out->measured = (i == 0 || out->measured) && r->measured;
     if (r->stop_signal && !out->stop_signal)
         out->stop_signal = r->stop_signal;

@@ -58,6 +58,7 @@ struct sbio_run_result {
     uint64_t minor_faults, major_faults;
     /* --verify: the first mismatch, described. */
     char verify_msg[320];
+    bool verify_written_only; /* the set was prepared without --verify: written blocks only */
     /* The time series. */
     struct sbio_sample *samples;
     size_t nsamples, samples_cap;

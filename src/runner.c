@@ -297,9 +297,11 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
     return 0;
 }
 
-/* --verify: the set must have been prepared for it, at this block size, with a block per
- * thread at least. 0, -ENOMEM or -SBIO_EUSAGE. */
-static int run_verify_setup(struct run *r)
+/* --verify: a set prepared for it is checked block by block at its prepared block size; a
+ * set prepared without it (as sysbench's --validate allows) has only the blocks this run
+ * writes checked, at the run's block size. Random modes need a block per thread at least.
+ * 0, -ENOMEM or -SBIO_EUSAGE. */
+static int run_verify_setup(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_job *job = r->job;
     const struct sbio_fileset *fs = r->fs;
@@ -307,14 +309,14 @@ static int run_verify_setup(struct run *r)
     if (!job->verify)
         return 0;
     const char *why = fs->raw                            ? "a raw device has no verified blocks"
-                      : !fs->verify                      ? "the set was prepared without --verify: "
-                                                           "run sbio cleanup, then sbio prepare --verify"
                       : (r->eng->flags & SBIO_ENG_NO_IO) ? "the null engine reads nothing"
                                                          : NULL;
-    if (!why && job->block_size != fs->block_size) {
-        sbio_err("--verify: %s=%" PRIu64 " but the set's blocks are %" PRIu64
-                 " bytes (verification works at the prepared block size)",
-                 job->block_what, job->block_size, fs->block_size);
+    if (!why && fs->verify && job->block_size != fs->block_size) {
+        char a[32], b[32];
+        sbio_err("--verify: %s=%s but the set's blocks are %s (verification works at the "
+                 "prepared block size)",
+                 job->block_what, sbio_fmt_bytes(a, sizeof(a), job->block_size),
+                 sbio_fmt_bytes(b, sizeof(b), fs->block_size));
         return -SBIO_EUSAGE;
     }
     if (!why && !sbio_job_sequential(job) &&
@@ -325,7 +327,11 @@ static int run_verify_setup(struct run *r)
         return -SBIO_EUSAGE;
     }
     r->verify = true;
-    return sbio_verify_map_init(&r->vmap, fs->nfiles, r->lay.size, fs->block_size, fs->seed);
+    res->verify_written_only = !fs->verify;
+    int rc = sbio_verify_map_init(&r->vmap, fs->nfiles, r->lay.size,
+                                  fs->verify ? fs->block_size : job->block_size, fs->seed);
+    r->vmap.written_only = !fs->verify;
+    return rc;
 }
 
 /* The generators' shared state and the run's limits. */
@@ -578,7 +584,7 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
         return rc;
     res->ncpus = (unsigned)r->ncpus;
     res->direct_align = direct_align;
-    if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_setup(r)))
+    if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_setup(r, res)))
         return rc;
     run_limits(r, res);
     if (sbio_job_sequential(r->job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD &&

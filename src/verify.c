@@ -145,7 +145,7 @@ void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, 
 }
 
 void sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
-                           uint64_t offset, uint64_t len,
+                           uint64_t offset, uint64_t len, uint64_t *checked,
                            void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
                                        uint64_t offset, uint32_t want, const struct sbio_vhdr *got),
                            void *ctx)
@@ -155,6 +155,9 @@ void sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uin
         uint64_t off = offset + o;
         uint32_t want =
             __atomic_load_n(&m->gens[m->first[file] + off / m->block], __ATOMIC_RELAXED);
+        if (m->written_only && want == SBIO_VERIFY_ANY)
+            continue;
+        __atomic_store_n(checked, *checked + 1, __ATOMIC_RELAXED);
         struct sbio_vhdr got;
         enum sbio_verify_err e =
             sbio_verify_check((const char *)buf + o, n, m->seed, file, off, want, &got);

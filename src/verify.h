@@ -12,6 +12,7 @@
 #ifndef SBIO_VERIFY_H
 #define SBIO_VERIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,9 @@ struct sbio_verify_map {
     uint64_t block;  /* bytes per verified block: the set's prepared block size */
     uint64_t seed;   /* the set's seed */
     uint32_t nonce;  /* this run's: its generations differ from any earlier run's */
+    /* The set was prepared without verification: a block this run has not written carries
+     * no header and is not checked. */
+    bool written_only;
 };
 
 /* For nfiles files of sizes[] bytes in blocks of block bytes. 0 or -ENOMEM. */
@@ -77,9 +81,12 @@ void sbio_verify_map_stamp(struct sbio_verify_map *m, void *buf, uint32_t file, 
                            uint64_t len);
 
 /* Check every block of a read of len bytes at offset of file (buf): ceil(len / m->block) of
- * them. Calls bad(ctx, ...) for each bad block with what was expected and found. */
+ * them, or under written_only those this run wrote. Each is counted in *checked (a counter
+ * of the calling thread's, stored with a relaxed atomic) before bad(ctx, ...) is called for
+ * it when it is bad, with what was expected and found: a reader never sees more bad blocks
+ * than checked ones. */
 void sbio_verify_map_check(const struct sbio_verify_map *m, const void *buf, uint32_t file,
-                           uint64_t offset, uint64_t len,
+                           uint64_t offset, uint64_t len, uint64_t *checked,
                            void (*bad)(void *ctx, enum sbio_verify_err e, uint32_t file,
                                        uint64_t offset, uint32_t want, const struct sbio_vhdr *got),
                            void *ctx);

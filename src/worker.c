@@ -201,13 +201,8 @@ HOT bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bo
     }
     struct sbio_stats *st = w->stats;
     if (w->run->verify && io->op == SBIO_READ) {
-        /* Counted before they are checked: an interim reader never sees more bad blocks
-         * than checked ones. */
-        uint64_t len = (uint64_t)io->res, blk = w->run->vmap.block;
-        __atomic_store_n(&st->verify_checked, st->verify_checked + (len + blk - 1) / blk,
-                         __ATOMIC_RELAXED);
-        sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset, len, worker_verify_bad,
-                              w);
+        sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset, (uint64_t)io->res,
+                              &st->verify_checked, worker_verify_bad, w);
     }
     if (measure) {
         sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);

@@ -63,12 +63,40 @@ check "--verify-fatal: fewer than the 2048 events ran (got $n)" test "$n" -lt 20
 expect_exit 2 "--verify at another block size is refused" "$SBIO" run --dir="$D" \
 	--file-test-mode=seqrd --events=10 --verify --file-block-size=8K
 stderr_one_line "--verify at another block size: one line"
-check "the message names both block sizes" grep -q '8192.*4096' "$TMP/err"
+check "the message names both block sizes" grep -q '8 KiB.*4 KiB' "$TMP/err"
 P=$TMP/plain
 mkdir -p "$P"
 "$SBIO" prepare --dir="$P" --file-num=1 --file-total-size=1M >/dev/null
-expect_exit 2 "--verify on a set prepared without it is refused" "$SBIO" run --dir="$P" \
-	--file-test-mode=seqrd --events=10 --verify
-check "the message says to prepare with --verify" grep -q 'prepare --verify' "$TMP/err"
+# A set prepared without it (sysbench's --validate runs there too): the blocks this run
+# writes are checked, the others are not.
+rm -f "$RESULT"
+expect_exit 0 "--verify on a set prepared without it: rndrw runs" "$SBIO" run --dir="$P" \
+	--file-num=1 --file-total-size=1M --file-block-size=4K --file-test-mode=rndrw \
+	--events=4000 --verify -o "$RESULT"
+eq "the JSON says only written blocks are checked" "$(json_get "$RESULT" result.verify.scope)" \
+	written
+check "blocks it wrote were read back and checked ($(checked))" test "$(checked)" -gt 0
+eq "none bad" "$(bad)" 0
+check "the report says which blocks were checked" \
+	grep -q 'blocks checked (those this run wrote: the set was prepared without --verify)' \
+	"$TMP/out"
+rm -f "$RESULT"
+expect_exit 0 "--verify on a set prepared without it: seqrd checks nothing it did not write" \
+	"$SBIO" run --dir="$P" --file-num=1 --file-total-size=1M --file-test-mode=seqrd \
+	--events=100 --verify -o "$RESULT"
+eq "seqrd: 0 blocks checked" "$(checked)" 0
+# A write the device drops (failwrite.so's lose mode: the 3rd pwrite reports success and
+# writes nothing) is found when the block is read back. One thread and a fixed seed draw
+# the same requests every time; with 20 reads per write the block is read again before it
+# is rewritten.
+mkdir -p "$P/lost"
+"$SBIO" prepare --dir="$P/lost" --file-num=1 --file-total-size=64K >/dev/null
+rm -f "$RESULT"
+FAILWRITE_MATCH=$(realpath "$P/lost")/test_file FAILWRITE_AFTER=3 FAILWRITE_LOSE=1 \
+	LD_PRELOAD="$SBIO_TOOLS/failwrite.so" expect_exit 1 "a lost write on an unverified set: exit 1" \
+	"$SBIO" run --dir="$P/lost" --file-num=1 --file-total-size=64K --file-block-size=4K \
+	--file-test-mode=rndrw --file-rw-ratio=20 --file-fsync-freq=0 --threads=1 --rand-seed=7 \
+	--events=2000 --verify -o "$RESULT"
+check "the lost write is found (bad blocks: $(bad))" test "$(bad)" -ge 1
 expect_exit 2 "prepare --verify over a set prepared without it is refused" "$SBIO" prepare \
 	--dir="$P" --verify

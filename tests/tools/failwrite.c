@@ -6,6 +6,8 @@
  *                    so pass a realpath) that is counted
  *   FAILWRITE_AFTER  the first failing call, counted from 1 (both required)
  *   FAILWRITE_ERRNO  the errno it fails with (default 5, EIO)
+ *   FAILWRITE_LOSE   set: the Nth such call alone is lost instead (it reports every byte
+ *                    written and writes none), as a device that drops a write does
  *
  * Why not libfiu's fiu-run, which faults.sh uses: its preload wraps malloc and the string
  * functions and resolves the real ones lazily, with dlsym, on first use. Under mpirun, Open
@@ -29,12 +31,14 @@ static const char *match;
 static long after;
 static int fail_errno = EIO;
 static atomic_long calls;
+static bool lose;
 
 __attribute__((constructor)) static void failwrite_init(void)
 {
     real_pwrite = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
     const char *a = getenv("FAILWRITE_AFTER"), *e = getenv("FAILWRITE_ERRNO");
     match = getenv("FAILWRITE_MATCH");
+    lose = getenv("FAILWRITE_LOSE") != NULL;
     after = a ? strtol(a, NULL, 10) : 0;
     if (e)
         fail_errno = (int)strtol(e, NULL, 10);
@@ -58,9 +62,14 @@ static bool counted(int fd)
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-    if (counted(fd) && atomic_fetch_add(&calls, 1) + 1 >= after) {
-        errno = fail_errno;
-        return -1;
+    if (counted(fd)) {
+        long n = atomic_fetch_add(&calls, 1) + 1;
+        if (lose && n == after)
+            return (ssize_t)len;
+        if (!lose && n >= after) {
+            errno = fail_errno;
+            return -1;
+        }
     }
     return real_pwrite(fd, buf, len, off);
 }
