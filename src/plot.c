@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "report.h"
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
@@ -54,7 +55,8 @@ static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
 
 struct plot_run {
     const char *path;
-    char name[256]; /* base name without .json: the run's label */
+    char name[256];  /* base name without .json */
+    char label[256]; /* among several runs: the settings that differ, or the name */
     json_t *doc;
     json_t *result;
     json_t *op_types;
@@ -350,7 +352,7 @@ static int plot_write_compare(const struct plot_ctx *c)
         for (char *p = desc; *p; p++)
             if (*p == '"')
                 *p = '\'';
-        fprintf(f, "\"%s\" \"%s\"", r->name, desc);
+        fprintf(f, "\"%s\" \"%s\"", r->label, desc);
         for (int op = 0; op < PLOT_OP_NR; op++)
             plot_put(f, plot_num(r->op_types, sbio_op_name(op), "ops_per_s", NULL));
         for (int op = 0; op < PLOT_OP_NR; op++) {
@@ -527,8 +529,8 @@ static void plot_bars_layout(FILE *f, const struct plot_ctx *c, struct plot_bars
     for (int i = 0; i < c->nruns; i++) {
         char d[256];
         plot_describe(&c->runs[i], true, d, sizeof(d));
-        if (strlen(c->runs[i].name) > longest)
-            longest = strlen(c->runs[i].name);
+        if (strlen(c->runs[i].label) > longest)
+            longest = strlen(c->runs[i].label);
         if (strlen(d) > longest_desc)
             longest_desc = strlen(d);
     }
@@ -1400,6 +1402,100 @@ static int plot_gnuplot(const struct plot_ctx *c)
     return plot_gnuplot_failed(c, status, msg, len);
 }
 
+/* A run's device settings as one object (report.h's sbio_json_device_settings, which reads
+ * older results too): "KNOB", or "DEV KNOB" for a run through several devices. New reference. */
+static json_t *plot_run_settings(const struct plot_run *r)
+{
+    json_t *devs = json_object_get(json_object_get(r->doc, "environment"), "devices");
+    json_t *all = json_object(), *d, *v;
+    bool many = json_array_size(devs) > 1;
+    size_t i;
+    json_array_foreach(devs, i, d)
+    {
+        json_t *set = sbio_json_device_settings(d);
+        const char *dev = json_string_value(json_object_get(d, "name")), *k;
+        json_object_foreach(set, k, v)
+        {
+            char key[256];
+            snprintf(key, sizeof(key), "%s%s%s", many ? (dev ? dev : "?") : "", many ? " " : "", k);
+            json_object_set(all, key, v);
+        }
+        json_decref(set);
+    }
+    return all;
+}
+
+/* Whether the runs that have key disagree on it (a tunable of one scheduler does not differ
+ * from runs under another: the scheduler does). */
+static bool plot_setting_differs(json_t *const *sets, int n, const char *key)
+{
+    json_t *first = NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *v = json_object_get(sets[i], key);
+        if (v && first && !json_equal(first, v))
+            return true;
+        first = first ? first : v;
+    }
+    return false;
+}
+
+/* label += " key=value" for each setting of run i that differs, in the order the runs list
+ * them. */
+static void plot_label_settings(char *label, size_t len, json_t *const *sets, int n, int i)
+{
+    const char *k;
+    json_t *v;
+    for (int j = 0; j < n; j++)
+        json_object_foreach(sets[j], k, v)
+        {
+            bool seen = false;
+            for (int e = 0; e < j && !seen; e++)
+                seen = json_object_get(sets[e], k) != NULL;
+            json_t *mine = json_object_get(sets[i], k);
+            if (seen || !mine || !plot_setting_differs(sets, n, k))
+                continue;
+            size_t l = strlen(label);
+            if (json_is_integer(mine))
+                snprintf(label + l, len - l, "%s%s=%" JSON_INTEGER_FORMAT, l ? " " : "", k,
+                         json_integer_value(mine));
+            else
+                snprintf(label + l, len - l, "%s%s=%s", l ? " " : "", k,
+                         json_is_string(mine) ? json_string_value(mine) : "?");
+        }
+}
+
+/* Several runs, each named by the device settings that differ between them ("scheduler=bfq
+ * nr_requests=64"): a comparison made by hand names itself. A run none of those settings
+ * describes keeps its file name, and a label two runs share gets the file name added. */
+static void plot_label_runs(struct plot_ctx *c)
+{
+    json_t *sets[SBIO_MAX_ARGS];
+    for (int i = 0; i < c->nruns; i++)
+        sets[i] = plot_run_settings(&c->runs[i]);
+    for (int i = 0; i < c->nruns; i++) {
+        struct plot_run *r = &c->runs[i];
+        r->label[0] = 0;
+        plot_label_settings(r->label, sizeof(r->label), sets, c->nruns, i);
+    }
+    bool shared[SBIO_MAX_ARGS] = {false};
+    for (int i = 0; i < c->nruns; i++)
+        for (int j = 0; j < c->nruns; j++)
+            shared[i] |= j != i && !strcmp(c->runs[i].label, c->runs[j].label);
+    for (int i = 0; i < c->nruns; i++) {
+        struct plot_run *r = &c->runs[i];
+        if (!r->label[0])
+            snprintf(r->label, sizeof(r->label), "%s", r->name);
+        else if (shared[i])
+            snprintf(r->label + strlen(r->label), sizeof(r->label) - strlen(r->label), " (%s)",
+                     r->name);
+        for (char *p = r->label; *p; p++) /* it goes into a quoted data-file column */
+            if (*p == '"')
+                *p = '\'';
+    }
+    for (int i = 0; i < c->nruns; i++)
+        json_decref(sets[i]);
+}
+
 /* Every input read and checked, before anything is created. 0 or -SBIO_EUSAGE (message
  * printed); c->nruns counts the documents to free either way. */
 static int plot_load_all(struct plot_ctx *c)
@@ -1422,6 +1518,8 @@ static int plot_load_all(struct plot_ctx *c)
             return -SBIO_EUSAGE;
         }
     }
+    if (c->nruns > 1)
+        plot_label_runs(c);
     if (c->nruns == 1 && !c->runs[0].settings &&
         (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
         sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);

@@ -254,6 +254,58 @@ static void test_several_runs(void **state)
     free(gp);
 }
 
+/* run_rd on a device as sysfs showed it (queue files and tunables as the kernel printed
+ * them, as every sbio wrote them), into path. */
+static void write_on_device(const char *path, const char *sched, const char *nr,
+                            const char *tunables)
+{
+    char doc[2048];
+    snprintf(doc, sizeof(doc),
+             "{\"schema\": \"sbio-result/1\", \"environment\": {\"devices\": [{\"name\": "
+             "\"loop0\", \"queue\": {\"scheduler\": \"%s\", \"nr_requests\": \"%s\", "
+             "\"read_ahead_kb\": \"128\"}, \"iosched\": {%s}}]},%s",
+             sched, nr, tunables, strchr(run_rd, ',') + 1);
+    write_file(path, doc);
+}
+
+/* Runs compared by hand: each bar group named by the settings that differ between the runs
+ * (a tunable only one scheduler has does not make the others differ), the file name added
+ * where two runs share a label; by file name when nothing differs. */
+static void test_labels_by_settings(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_on_device(at("mq.json"), "none [mq-deadline] kyber bfq", "64", "\"fifo_batch\": \"16\"");
+    write_on_device(at("bfq.json"), "none mq-deadline kyber [bfq]", "64", "\"slice_idle\": \"8\"");
+    write_on_device(at("bfq0.json"), "none mq-deadline kyber [bfq]", "64", "\"slice_idle\": \"0\"");
+    write_on_device(at("bfq0b.json"), "none mq-deadline kyber [bfq]", "64",
+                    "\"slice_idle\": \"0\"");
+    assert_int_equal(
+        PLOT(err, at("mq.json"), at("bfq.json"), "-o", at("l.png"), "--keep-data", at("kl1")), 0);
+    char *rows = data_rows(at("kl1/compare.dat"));
+    assert_non_null(rows);
+    assert_true(!strncmp(rows, "\"scheduler=mq-deadline\" ", 24));
+    assert_has(rows, "\n\"scheduler=bfq\" ");
+    free(rows);
+    assert_int_equal(PLOT(err, at("mq.json"), at("bfq.json"), at("bfq0.json"), at("bfq0b.json"),
+                          "-o", at("l.png"), "--keep-data", at("kl2")),
+                     0);
+    rows = data_rows(at("kl2/compare.dat"));
+    assert_true(!strncmp(rows, "\"scheduler=mq-deadline\" ", 24));
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=8\" ");
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=0 (bfq0)\" ");
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=0 (bfq0b)\" ");
+    free(rows);
+    /* Nothing differs: the file names. */
+    assert_int_equal(
+        PLOT(err, at("bfq0.json"), at("bfq0b.json"), "-o", at("l.png"), "--keep-data", at("kl3")),
+        0);
+    rows = data_rows(at("kl3/compare.dat"));
+    assert_true(!strncmp(rows, "\"bfq0\" ", 7));
+    assert_has(rows, "\n\"bfq0b\" ");
+    free(rows);
+}
+
 /* A compare result with three settings: the baseline, a significant +50 %, and one without
  * a successful run. */
 static const char compare_doc[] =
@@ -452,10 +504,15 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_run),        cmocka_unit_test(test_private_folder_svg_size),
-        cmocka_unit_test(test_several_runs),   cmocka_unit_test(test_compare_result),
-        cmocka_unit_test(test_compare_narrow), cmocka_unit_test(test_size),
-        cmocka_unit_test(test_gnuplot_errors), cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_one_run),
+        cmocka_unit_test(test_private_folder_svg_size),
+        cmocka_unit_test(test_several_runs),
+        cmocka_unit_test(test_compare_result),
+        cmocka_unit_test(test_compare_narrow),
+        cmocka_unit_test(test_size),
+        cmocka_unit_test(test_gnuplot_errors),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_labels_by_settings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
