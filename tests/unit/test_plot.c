@@ -254,6 +254,47 @@ static void test_several_runs(void **state)
     free(gp);
 }
 
+/* Read, write and fsync alike at every percentile: each point's value label at its own
+ * place, so no two labels of one percentile sit on each other; the y range in whole decades
+ * with room under the lowest point. */
+static void test_labels_apart(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    const char *doc =
+        "{\"schema\": \"sbio-result/1\", \"config\": {\"file_test_mode\": \"rndrw\"},\n"
+        " \"result\": {\"elapsed_s\": 10, \"op_types\": {\n"
+        "  \"read\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}},\n"
+        "  \"write\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}},\n"
+        "  \"fsync\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}}}}}\n";
+    write_file(at("same.json"), doc);
+    assert_int_equal(PLOT(err, at("same.json"), "-o", at("same.png"), "--keep-data", at("ks")), 0);
+    char *gp = read_all(at("ks/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set yrange [10:1000]\n");
+    char place[12][128];
+    int n = 0;
+    for (const char *p = strstr(gp, "\nset label '"); p; p = strstr(p + 1, "\nset label '")) {
+        unsigned pct;
+        char text[32], rest[96];
+        assert_true(n < 12);
+        assert_int_equal(
+            sscanf(p, "\nset label '%31[^']' at first %u, first %*s %95[^\n]", text, &pct, rest),
+            3);
+        *strstr(rest, " tc ") = 0; /* the place without the colour */
+        snprintf(place[n], sizeof(place[n]), "%u %s", pct, rest);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(place[k], place[n]))
+                fail_msg("two labels of p-index %u at one place: %s", pct, rest);
+        n++;
+    }
+    assert_int_equal(n, 12); /* a label per point */
+    free(gp);
+}
+
 /* run_rd on a device as sysfs showed it (queue files and tunables as the kernel printed
  * them, as every sbio wrote them), into path. */
 static void write_on_device(const char *path, const char *sched, const char *nr,
@@ -513,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_gnuplot_errors),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_labels_by_settings),
+        cmocka_unit_test(test_labels_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
