@@ -805,6 +805,11 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
     int rc = compare_axes(&c);
     if (!rc) {
         c.base = *cfg;
+        /* --scheduler under every setting: an old name noted once, not at every run. */
+        if (c.base.scheduler) {
+            sbio_sched_note("--scheduler", c.base.scheduler);
+            c.base.scheduler = sbio_sched_canonical(c.base.scheduler);
+        }
         /* Caches are dropped before every run by default: each run starts from the device. */
         if (!sbio_options_given(cfg, "drop-caches"))
             c.base.drop_caches = true;

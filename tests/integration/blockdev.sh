@@ -384,6 +384,13 @@ eq "compare --schedulers=noop,deadline: each run went through that scheduler" \
 	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
 	"none mq-deadline"
 same_state "compare --schedulers=noop,deadline: every queue setting as before" "$BASE"
+expect_exit 0 "compare --scheduler=cfq --vary threads=1,2: exit 0" "$SBIO" compare "${SET[@]}" \
+	--file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off --scheduler=cfq --vary threads=1,2 -o "$TMP/hist.json"
+eq "compare --scheduler=cfq --vary threads=1,2: the note once, not at every run" "$(grep -c 'note: --scheduler: cfq → bfq' "$TMP/err")" 1
+eq "compare --scheduler=cfq --vary threads=1,2: both runs under bfq" \
+	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
+	"bfq bfq"
+same_state "compare --scheduler=cfq: every queue setting as before" "$BASE"
 
 # --- Values the kernel changes silently: the run reports the value in effect ---
 # nr_requests=0: the kernel raises it to its minimum.
