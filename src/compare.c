@@ -472,10 +472,9 @@ static const char *compare_sched_list(const struct sbio_config *cfg, const char 
 static int compare_sched_axis(struct compare *c, const char *key, const char *list)
 {
     const char *opt;
-    if (!strcmp(key, "scheduler") && list == compare_sched_list(c->cfg, &opt)) {
-        if (sbio_sched_check_list(NULL, opt, list))
-            return -SBIO_EUSAGE;
-    }
+    if (!strcmp(key, "scheduler") && list == compare_sched_list(c->cfg, &opt) &&
+        sbio_sched_check_list(NULL, opt, list))
+        return -SBIO_EUSAGE;
     if (axis_add(c->axes, &c->naxes, key, list))
         return -SBIO_EUSAGE;
     struct axis *ax = &c->axes[c->naxes - 1];

@@ -201,23 +201,21 @@ static int sched_check_offered(const struct sbio_blockdev *d, const char *opt, c
         return -SBIO_EUSAGE;
     }
     int no = sbio_sched_parse(line, offered, SBIO_MAX_SCHED, &cur);
-    bool bad[SCHED_LIST] = {false}, any = false;
+    bool bad[SCHED_LIST] = {false};
+    int nbad = 0;
     for (int i = 0; i < n; i++) {
         bad[i] = true;
         for (int k = 0; k < no; k++)
             bad[i] &= strcmp(offered[k], sbio_sched_canonical(names[i])) != 0;
-        any |= bad[i];
+        nbad += bad[i];
     }
-    if (!any)
+    if (!nbad)
         return 0;
     char which[SCHED_LIST * 48], offers[SBIO_MAX_SCHED * 34] = "";
     sched_join(which, sizeof(which), names, bad, n);
     for (int k = 0; k < no; k++)
         snprintf(offers + strlen(offers), sizeof(offers) - strlen(offers), "%s%s", k ? ", " : "",
                  offered[k]);
-    int nbad = 0;
-    for (int i = 0; i < n; i++)
-        nbad += bad[i];
     sbio_err("%s=%s: %s %s not offered by %s, which offers %s", opt, list, which,
              nbad == 1 ? "is" : "are", d->name, no ? offers : "no scheduler");
     return -SBIO_EUSAGE;
