@@ -1580,6 +1580,17 @@ static bool plot_setting_differs(json_t *const *sets, int n, const char *key)
     return false;
 }
 
+/* buf += a, b, c, cut to len: copied, not printed, as b may lie in the same object as buf. */
+static void plot_append(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+    const char *parts[] = {a, b, c};
+    size_t l = strlen(buf);
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i]; *p && l + 1 < len; p++)
+            buf[l++] = *p;
+    buf[l] = 0;
+}
+
 /* label += " key=value" for each setting of run i that differs, in the order the runs list
  * them. */
 static void plot_label_settings(char *label, size_t len, json_t *const *sets, int n, int i)
@@ -1625,10 +1636,9 @@ static void plot_label_runs(struct plot_ctx *c)
     for (int i = 0; i < c->nruns; i++) {
         struct plot_run *r = &c->runs[i];
         if (!r->label[0])
-            snprintf(r->label, sizeof(r->label), "%s", r->name);
+            plot_append(r->label, sizeof(r->label), "", r->name, "");
         else if (shared[i])
-            snprintf(r->label + strlen(r->label), sizeof(r->label) - strlen(r->label), " (%s)",
-                     r->name);
+            plot_append(r->label, sizeof(r->label), " (", r->name, ")");
         for (char *p = r->label; *p; p++) /* it goes into a quoted data-file column */
             if (*p == '"')
                 *p = '\'';
