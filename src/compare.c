@@ -453,18 +453,53 @@ struct compare {
     bool interrupted, failed;
 };
 
+/* The list of schedulers as typed (--schedulers=LIST or --vary scheduler=LIST) and the
+ * option's name, or NULL. */
+static const char *compare_sched_list(const struct sbio_config *cfg, const char **opt)
+{
+    *opt = "--schedulers";
+    if (cfg->schedulers)
+        return cfg->schedulers;
+    *opt = "--vary scheduler";
+    for (int i = 0; i < cfg->nvary; i++)
+        if (!strncmp(cfg->vary[i], "scheduler=", 10))
+            return cfg->vary[i] + 10;
+    return NULL;
+}
+
+/* A scheduler axis: its names checked as typed (two names of one scheduler), then each value
+ * by the kernel's name, so settings and results name what ran. 0 or -SBIO_EUSAGE. */
+static int compare_sched_axis(struct compare *c, const char *key, const char *list)
+{
+    const char *opt;
+    if (!strcmp(key, "scheduler") && list == compare_sched_list(c->cfg, &opt) &&
+        sbio_sched_check_list(NULL, opt, list))
+        return -SBIO_EUSAGE;
+    if (axis_add(c->axes, &c->naxes, key, list))
+        return -SBIO_EUSAGE;
+    struct axis *ax = &c->axes[c->naxes - 1];
+    for (size_t i = 0; ax->kind == AXIS_SCHEDULER && i < ax->n; i++) {
+        char *canon = strdup(sbio_sched_canonical(ax->vals[i]));
+        if (!canon)
+            return -ENOMEM;
+        free(ax->vals[i]);
+        ax->vals[i] = canon;
+    }
+    return 0;
+}
+
 /* The axes from --schedulers and --vary, and the number of settings they make. 0 or
  * -SBIO_EUSAGE (message printed). */
 static int compare_axes(struct compare *c)
 {
     const struct sbio_config *cfg = c->cfg;
-    if (cfg->schedulers && axis_add(c->axes, &c->naxes, "scheduler", cfg->schedulers))
+    if (cfg->schedulers && compare_sched_axis(c, "scheduler", cfg->schedulers))
         return -SBIO_EUSAGE;
     for (int i = 0; i < cfg->nvary; i++) {
         const char *eq = strchr(cfg->vary[i], '=');
         char key[64];
         snprintf(key, sizeof(key), "%.*s", (int)(eq - cfg->vary[i]), cfg->vary[i]);
-        if (axis_add(c->axes, &c->naxes, key, eq + 1))
+        if (compare_sched_axis(c, key, eq + 1))
             return -SBIO_EUSAGE;
     }
     if (!c->naxes) {
@@ -532,6 +567,19 @@ static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf
  * after an hour of runs. 0 or -SBIO_EUSAGE (message printed). */
 static int compare_check(struct compare *c)
 {
+    /* Every scheduler the device lacks, named in one line as the option was typed. A folder
+     * that does not resolve is left to the settings' own check, which says why. */
+    const char *opt, *list = compare_sched_list(c->cfg, &opt);
+    struct sbio_target t;
+    const struct sbio_config *cfg = c->cfg;
+    int rc = list && !sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir,
+                                            cfg->filename ? cfg->filename : cfg->queue_device, &t)
+                 ? sbio_sched_check_list(&t, opt, list)
+                 : 0;
+    if (sbio_mpi_agree(rc, NULL))
+        return -SBIO_EUSAGE;
+    if (list)
+        sbio_sched_note(opt, list);
     for (size_t s = 0; s < c->ns; s++) {
         struct sbio_config conf;
         /* The message of the check names the value; the kernel's refusals are found by
@@ -756,6 +804,11 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
     int rc = compare_axes(&c);
     if (!rc) {
         c.base = *cfg;
+        /* --scheduler under every setting: an old name noted once, not at every run. */
+        if (c.base.scheduler) {
+            sbio_sched_note("--scheduler", c.base.scheduler);
+            c.base.scheduler = sbio_sched_canonical(c.base.scheduler);
+        }
         /* Caches are dropped before every run by default: each run starts from the device. */
         if (!sbio_options_given(cfg, "drop-caches"))
             c.base.drop_caches = true;

@@ -1,9 +1,12 @@
 /* sbio diff: the per-metric difference of two saved results, for a reader ("what changed
  * between before.json and after.json?") and for CI (--threshold: fail on a regression).
  *
- * Two run results (sbio-result/1): one row per metric — total ops/s (result.ops / elapsed),
- * then per operation type present in either result ops/s, MiB/s (read, write), latency mean,
- * p50, p95, p99, p99.9, max; CPU% (user + system of one CPU); %util per device (matched by
+ * Two run results (sbio-result/1): first the settings that differ — each device's scheduler,
+ * queue files and scheduler tunables as the run found them, whether sbio set them or they
+ * were set by hand (a row per setting with A's and B's value, "-" where one side lacks it),
+ * or one line saying they are the same — then one row per metric — total ops/s (result.ops /
+ * elapsed), then per operation type present in either result ops/s, MiB/s (read, write), latency
+ * mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU); %util per device (matched by
  * name). Two compare results (sbio-compare/1): settings matched by name, per setting the
  * summary's mean ops/s, mean MiB/s and mean p99 per operation type; a setting on one side
  * only is listed as such.
@@ -40,11 +43,12 @@
 
 #define DIFF_ACCEPTED                                                                              \
     "accepted: a result of 'sbio run -o' (sbio-result/1) or 'sbio compare -o' (sbio-compare/1)"
-#define DIFF_MAX_ROWS 64
-#define DIFF_NAME_W   16 /* metric column; wider names widen it */
-#define DIFF_VAL_W    14
-#define DIFF_PCT_W    9
-#define DIFF_MARK_PCT 1.0 /* |Δ| below this is noise: no mark */
+#define DIFF_MAX_ROWS     64
+#define DIFF_MAX_SETTINGS 128
+#define DIFF_NAME_W       16 /* metric column; wider names widen it */
+#define DIFF_VAL_W        14
+#define DIFF_PCT_W        9
+#define DIFF_MARK_PCT     1.0 /* |Δ| below this is noise: no mark */
 
 enum diff_doc { DIFF_RUN, DIFF_COMPARE };
 
@@ -429,13 +433,100 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
     diff_util_rows(t, a, b);
 }
 
-/* The table of two run results; with check, -SBIO_EFAILED when a row is past thr. */
+/* The settings of two run results that differ: each device's scheduler, queue files and
+ * scheduler tunables (report.h's sbio_json_device_settings, which reads older documents too).
+ * Devices are paired in their order (the top device first), so results from two machines
+ * compare as well. */
+struct diff_settings {
+    size_t n, compared;
+    struct {
+        char name[160], a[128], b[128];
+    } row[DIFF_MAX_SETTINGS];
+};
+
+static void diff_setting_text(char *buf, size_t len, json_t *v)
+{
+    if (!v)
+        snprintf(buf, len, "-");
+    else if (json_is_string(v))
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else
+        snprintf(buf, len, "?");
+}
+
+static void diff_setting_add(struct diff_settings *st, const char *dev, const char *key, json_t *a,
+                             json_t *b)
+{
+    st->compared++;
+    if ((a && b && json_equal(a, b)) || st->n >= DIFF_MAX_SETTINGS)
+        return;
+    snprintf(st->row[st->n].name, sizeof(st->row[0].name), "%s %s", dev, key);
+    diff_setting_text(st->row[st->n].a, sizeof(st->row[0].a), a);
+    diff_setting_text(st->row[st->n].b, sizeof(st->row[0].b), b);
+    st->n++;
+}
+
+/* The settings of device i of each side (an empty object for a side without it). */
+static void diff_device_settings(struct diff_settings *st, json_t *da, json_t *db)
+{
+    const char *na = json_string_value(json_object_get(da, "name"));
+    const char *nb = json_string_value(json_object_get(db, "name"));
+    json_t *sa = da ? sbio_json_device_settings(da) : json_object();
+    json_t *sb = db ? sbio_json_device_settings(db) : json_object();
+    const char *dev = na ? na : nb ? nb : "?", *k;
+    json_t *v;
+    if (!na || !nb || strcmp(na, nb))
+        diff_setting_add(st, dev, "device", json_object_get(da, "name"),
+                         json_object_get(db, "name"));
+    json_object_foreach(sa, k, v) diff_setting_add(st, dev, k, v, json_object_get(sb, k));
+    json_object_foreach(sb, k, v) if (!json_object_get(sa, k))
+        diff_setting_add(st, dev, k, NULL, v);
+    json_decref(sa);
+    json_decref(sb);
+}
+
+static void diff_settings_read(struct diff_settings *st, json_t *a, json_t *b)
+{
+    json_t *da = sbio_json_get(a, "environment.devices"),
+           *db = sbio_json_get(b, "environment.devices");
+    size_t na = json_array_size(da), nb = json_array_size(db);
+    st->n = st->compared = 0;
+    for (size_t i = 0; i < (na > nb ? na : nb); i++)
+        diff_device_settings(st, json_array_get(da, i), json_array_get(db, i));
+}
+
+/* Before the figures: what differs in how the device was set, or that nothing does. */
+static void diff_settings_print(FILE *out, const struct diff_settings *st, int w)
+{
+    if (!st->compared)
+        return; /* neither result went through a block device */
+    if (!st->n) {
+        fprintf(out, "settings: the same in A and B (%zu compared)\n", st->compared);
+        return;
+    }
+    fprintf(out, "%-*s  %*s  %*s\n", w, "setting", DIFF_VAL_W, "A", DIFF_VAL_W, "B");
+    for (size_t i = 0; i < st->n; i++)
+        fprintf(out, "%-*s  %*s  %*s\n", w, st->row[i].name, DIFF_VAL_W, st->row[i].a, DIFF_VAL_W,
+                st->row[i].b);
+    fputc('\n', out);
+}
+
+/* The table of two run results, after the settings that differ; with check, -SBIO_EFAILED
+ * when a row is past thr. */
 static int diff_runs(FILE *out, json_t *a, json_t *b, bool check, double thr)
 {
     static struct diff_table t; /* a few KiB: off the stack */
+    static struct diff_settings st;
     t.n = 0;
     diff_run_rows(&t, a, b);
+    diff_settings_read(&st, a, b);
     int w = diff_name_width(&t, "");
+    for (size_t i = 0; i < st.n; i++)
+        if ((int)strlen(st.row[i].name) > w)
+            w = (int)strlen(st.row[i].name);
+    diff_settings_print(out, &st, w);
     diff_print_head(out, w);
     diff_print_rows(out, &t, "", w);
     fflush(out); /* the table before the --threshold lines on stderr */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "io.h"
+#include "report.h"
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
@@ -54,7 +55,8 @@ static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
 
 struct plot_run {
     const char *path;
-    char name[256]; /* base name without .json: the run's label */
+    char name[256];  /* base name without .json */
+    char label[256]; /* among several runs: the settings that differ, or the name */
     json_t *doc;
     json_t *result;
     json_t *op_types;
@@ -350,7 +352,7 @@ static int plot_write_compare(const struct plot_ctx *c)
         for (char *p = desc; *p; p++)
             if (*p == '"')
                 *p = '\'';
-        fprintf(f, "\"%s\" \"%s\"", r->name, desc);
+        fprintf(f, "\"%s\" \"%s\"", r->label, desc);
         for (int op = 0; op < PLOT_OP_NR; op++)
             plot_put(f, plot_num(r->op_types, sbio_op_name(op), "ops_per_s", NULL));
         for (int op = 0; op < PLOT_OP_NR; op++) {
@@ -446,36 +448,177 @@ static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
     }
 }
 
-/* The bottom panel of a one-run chart: the latency percentiles of each op type timed, from
- * percentiles.dat; it ends the chart. */
-static void plot_run_latency_panel(FILE *f, const struct plot_run *r)
+/* The latency panel's value labels are placed here rather than by gnuplot, so that no two
+ * overlap (read and write latencies are often alike): each goes above its point, else
+ * below, twice as far above or below, left or right of it, the first place whose box is clear of
+ * the points and the labels placed before it. Boxes are in pixels of the panel, estimated from the
+ * chart's size and the font, a little generously. */
+#define PLOT_CHAR_PX   7.5  /* a character's width */
+#define PLOT_LINE_PX   15.0 /* a line: the unit of gnuplot's vertical offsets */
+#define PLOT_TEXT_PX   12.0 /* the height of a label's text */
+#define PLOT_SEG_BOXES 24   /* a line between two points, as so many small boxes */
+
+struct plot_box {
+    double x0, x1, y0, y1;
+};
+
+struct plot_tags {
+    double lo, hi;        /* the y range, µs, whole decades */
+    double px_x, area_px; /* pixels per percentile step; height of the plot area */
+    struct plot_box used[PLOT_NPCT * PLOT_OP_NR * (PLOT_SEG_BOXES + 1)]; /* points, lines, labels */
+    int nused;
+};
+
+static const struct {
+    double dx, dy; /* offset of the label's anchor: characters, lines */
+    const char *just;
+} plot_tag_places[] = {{0, 0.9, "center"},  {0, -0.9, "center"}, {0, 1.8, "center"},
+                       {0, -1.8, "center"}, {-0.8, 0, "right"},  {0.8, 0, "left"},
+                       {0, 2.7, "center"},  {0, -2.7, "center"}};
+
+static bool plot_box_free(const struct plot_tags *t, const struct plot_box *b)
 {
+    for (int i = 0; i < t->nused; i++) {
+        const struct plot_box *u = &t->used[i];
+        if (b->x0 < u->x1 && u->x0 < b->x1 && b->y0 < u->y1 && u->y0 < b->y1)
+            return false;
+    }
+    return true;
+}
+
+/* The point of percentile p at v ns, in the panel's pixels. */
+static void plot_tag_xy(const struct plot_tags *t, size_t p, double v, double *x, double *y)
+{
+    *x = ((double)p + 0.3) * t->px_x;
+    *y = (log10(v / 1000) - log10(t->lo)) / (log10(t->hi) - log10(t->lo)) * t->area_px;
+}
+
+/* The y range and pixel scale; every point marked as taken. False when nothing was timed. */
+static bool plot_tags_layout(const struct plot_ctx *c, json_t *ops, bool *timed,
+                             struct plot_tags *t)
+{
+    double min = INFINITY, max = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++)
+        for (size_t p = 0; timed[op] && p < PLOT_NPCT; p++) {
+            double v =
+                plot_num(ops, sbio_op_name(op), "latency", "percentiles_ns", plot_pct_key[p], NULL);
+            min = v > 0 && v < min ? v : min;
+            max = v > max ? v : max;
+        }
+    if (!(max > 0))
+        return false;
+    t->lo = pow(10, floor(log10(min / 1000 / 1.5))); /* room for a label under the lowest */
+    t->hi = pow(10, ceil(log10(max / 1000 * 1.5)));
+    t->hi = t->hi < t->lo * 100 ? t->lo * 100 : t->hi;
+    t->px_x = ((double)c->width - 26 * PLOT_CHAR_PX) / ((double)PLOT_NPCT - 0.4);
+    t->area_px = (double)c->height / 2 - 100;
+    t->nused = 0;
+    for (int op = 0; op < PLOT_OP_NR; op++)
+        for (size_t p = 0; timed[op] && p < PLOT_NPCT; p++) {
+            double v = plot_num(ops, sbio_op_name(op), "latency", "percentiles_ns", plot_pct_key[p],
+                                NULL),
+                   w = p + 1 < PLOT_NPCT ? plot_num(ops, sbio_op_name(op), "latency",
+                                                    "percentiles_ns", plot_pct_key[p + 1], NULL)
+                                         : 0,
+                   x, y, x2, y2;
+            if (!(v > 0))
+                continue;
+            plot_tag_xy(t, p, v, &x, &y);
+            t->used[t->nused++] = (struct plot_box){x - 5, x + 5, y - 5, y + 5};
+            /* The line to the next point, as a few small boxes along it. */
+            if (!(w > 0))
+                continue;
+            plot_tag_xy(t, p + 1, w, &x2, &y2);
+            for (int k = 1; k < PLOT_SEG_BOXES; k++) {
+                double a = (double)k / PLOT_SEG_BOXES;
+                double bx = x + a * (x2 - x), by = y + a * (y2 - y);
+                t->used[t->nused++] = (struct plot_box){bx - 2, bx + 2, by - 2, by + 2};
+            }
+        }
+    return true;
+}
+
+/* One value label: the first free place around its point (above when none is). */
+static void plot_tag(FILE *f, struct plot_tags *t, size_t p, double v, const char *color)
+{
+    char text[32];
+    if (v < 1e3)
+        snprintf(text, sizeof(text), "%.0f ns", v);
+    else
+        snprintf(text, sizeof(text),
+                 v < 1e6   ? "%.3g µs"
+                 : v < 1e9 ? "%.3g ms"
+                           : "%.3g s",
+                 v < 1e6   ? v / 1e3
+                 : v < 1e9 ? v / 1e6
+                           : v / 1e9);
+    double w = 0, x, y;
+    for (const char *s = text; *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80; /* characters, not bytes (µ) */
+    w *= PLOT_CHAR_PX;
+    plot_tag_xy(t, p, v, &x, &y);
+    size_t k, n = sizeof(plot_tag_places) / sizeof(plot_tag_places[0]);
+    struct plot_box b;
+    for (k = 0; k <= n; k++) {
+        size_t i = k < n ? k : 0;
+        double ax = x + plot_tag_places[i].dx * PLOT_CHAR_PX;
+        double ay = y + plot_tag_places[i].dy * PLOT_LINE_PX;
+        const char *j = plot_tag_places[i].just;
+        b.x0 = *j == 'c' ? ax - w / 2 : *j == 'r' ? ax - w : ax;
+        b.x1 = b.x0 + w;
+        b.y0 = ay - PLOT_TEXT_PX / 2;
+        b.y1 = ay + PLOT_TEXT_PX / 2;
+        if (k == n || plot_box_free(t, &b))
+            break;
+    }
+    size_t i = k < n ? k : 0;
+    t->used[t->nused++] = b;
+    fprintf(f, "set label '%s' at first %zu, first %.10g %s offset %g,%g tc rgb '%s' front\n", text,
+            p, v / 1000, plot_tag_places[i].just, plot_tag_places[i].dx, plot_tag_places[i].dy,
+            color);
+}
+
+/* The bottom panel of a one-run chart: the latency percentiles of each op type timed, from
+ * percentiles.dat, each point with its value; it ends the chart. */
+static void plot_run_latency_panel(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
+{
+    bool timed[PLOT_OP_NR];
+    for (int op = 0; op < PLOT_OP_NR; op++)
+        timed[op] = plot_op_timed(r, op);
+    struct plot_tags *t = calloc(1, sizeof(*t));
+    bool any = t && plot_tags_layout(c, r->op_types, timed, t);
     fprintf(f,
             "set title 'Latency percentiles over the whole run (log scale)'\n"
             "set xlabel 'percentile'\n"
             "set ylabel 'latency (µs)'\n"
             "set logscale y\n"
-            "set xrange [-0.3:%.1f]\nset yrange [*:*]\nset autoscale y\n",
+            "set xrange [-0.3:%.1f]\n",
             (double)PLOT_NPCT - 0.7);
-    bool any = false;
-    for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!plot_op_timed(r, op))
+    if (any)
+        fprintf(f, "set yrange [%g:%g]\n", t->lo, t->hi);
+    for (size_t p = 0; any && p < PLOT_NPCT; p++)
+        for (int op = 0; op < PLOT_OP_NR; op++) {
+            double v = plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns",
+                                plot_pct_key[p], NULL);
+            if (timed[op] && v > 0)
+                plot_tag(f, t, p, v, plot_op_color[op]);
+        }
+    for (int op = 0, k = 0; any && op < PLOT_OP_NR; op++) {
+        if (!timed[op])
             continue;
         /* Data in ns as in the JSON; the axis is in µs. */
         fprintf(f,
                 "%s '%s' using 0:($%d/1000.0):xtic(1) with linespoints lw 2 pt 7 ps 1 "
-                "lc rgb '%s' title '%s', \\\n"
-                "    '' using 0:($%d/1000.0):(plot_fmt_ns($%d)) with labels "
-                "offset 0,0.9 tc rgb '%s' notitle",
-                any ? ", \\\n    " : "plot", PLOT_PERCENTILES, op + 2, plot_op_color[op],
-                sbio_op_name(op), op + 2, op + 2, plot_op_color[op]);
-        any = true;
+                "lc rgb '%s' title '%s'",
+                k++ ? ", \\\n    " : "plot", PLOT_PERCENTILES, op + 2, plot_op_color[op],
+                sbio_op_name(op));
     }
     if (!any)
         fprintf(f, "unset logscale y\nset yrange [0:1]\n"
                    "set label 2 'no operations timed' at graph 0.5,0.5 center\n"
                    "plot 1/0 notitle");
     fprintf(f, "\nunset multiplot\n");
+    free(t);
 }
 
 /* One run: its throughput over time above its latency percentiles. */
@@ -491,7 +634,7 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     plot_quote(f, title);
     fprintf(f, " font ',13'\n");
     plot_run_throughput_panel(f, r);
-    plot_run_latency_panel(f, r);
+    plot_run_latency_panel(f, c, r);
 }
 
 /* A chart of several runs: what its bars show and what fits around them. */
@@ -527,8 +670,8 @@ static void plot_bars_layout(FILE *f, const struct plot_ctx *c, struct plot_bars
     for (int i = 0; i < c->nruns; i++) {
         char d[256];
         plot_describe(&c->runs[i], true, d, sizeof(d));
-        if (strlen(c->runs[i].name) > longest)
-            longest = strlen(c->runs[i].name);
+        if (strlen(c->runs[i].label) > longest)
+            longest = strlen(c->runs[i].label);
         if (strlen(d) > longest_desc)
             longest_desc = strlen(d);
     }
@@ -1400,6 +1543,110 @@ static int plot_gnuplot(const struct plot_ctx *c)
     return plot_gnuplot_failed(c, status, msg, len);
 }
 
+/* A run's device settings as one object (report.h's sbio_json_device_settings, which reads
+ * older results too): "KNOB", or "DEV KNOB" for a run through several devices. New reference. */
+static json_t *plot_run_settings(const struct plot_run *r)
+{
+    json_t *devs = json_object_get(json_object_get(r->doc, "environment"), "devices");
+    json_t *all = json_object(), *d, *v;
+    bool many = json_array_size(devs) > 1;
+    size_t i;
+    json_array_foreach(devs, i, d)
+    {
+        json_t *set = sbio_json_device_settings(d);
+        const char *dev = json_string_value(json_object_get(d, "name")), *k;
+        json_object_foreach(set, k, v)
+        {
+            char key[256];
+            snprintf(key, sizeof(key), "%s%s%s", many ? (dev ? dev : "?") : "", many ? " " : "", k);
+            json_object_set(all, key, v);
+        }
+        json_decref(set);
+    }
+    return all;
+}
+
+/* Whether the runs that have key disagree on it (a tunable of one scheduler does not differ
+ * from runs under another: the scheduler does). */
+static bool plot_setting_differs(json_t *const *sets, int n, const char *key)
+{
+    json_t *first = NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *v = json_object_get(sets[i], key);
+        if (v && first && !json_equal(first, v))
+            return true;
+        first = first ? first : v;
+    }
+    return false;
+}
+
+/* buf += a, b, c, cut to len: copied, not printed, as b may lie in the same object as buf. */
+static void plot_append(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+    const char *parts[] = {a, b, c};
+    size_t l = strlen(buf);
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i]; *p && l + 1 < len; p++)
+            buf[l++] = *p;
+    buf[l] = 0;
+}
+
+/* label += " key=value" for each setting of run i that differs, in the order the runs list
+ * them. */
+static void plot_label_settings(char *label, size_t len, json_t *const *sets, int n, int i)
+{
+    const char *k;
+    json_t *v;
+    for (int j = 0; j < n; j++)
+        json_object_foreach(sets[j], k, v)
+        {
+            bool seen = false;
+            for (int e = 0; e < j && !seen; e++)
+                seen = json_object_get(sets[e], k) != NULL;
+            json_t *mine = json_object_get(sets[i], k);
+            if (seen || !mine || !plot_setting_differs(sets, n, k))
+                continue;
+            size_t l = strlen(label);
+            if (json_is_integer(mine))
+                snprintf(label + l, len - l, "%s%s=%" JSON_INTEGER_FORMAT, l ? " " : "", k,
+                         json_integer_value(mine));
+            else
+                snprintf(label + l, len - l, "%s%s=%s", l ? " " : "", k,
+                         json_is_string(mine) ? json_string_value(mine) : "?");
+        }
+}
+
+/* Several runs, each named by the device settings that differ between them ("scheduler=bfq
+ * nr_requests=64"): a comparison made by hand names itself. A run none of those settings
+ * describes keeps its file name, and a label two runs share gets the file name added. */
+static void plot_label_runs(struct plot_ctx *c)
+{
+    json_t *sets[SBIO_MAX_ARGS];
+    for (int i = 0; i < c->nruns; i++)
+        sets[i] = plot_run_settings(&c->runs[i]);
+    for (int i = 0; i < c->nruns; i++) {
+        struct plot_run *r = &c->runs[i];
+        r->label[0] = 0;
+        plot_label_settings(r->label, sizeof(r->label), sets, c->nruns, i);
+    }
+    bool shared[SBIO_MAX_ARGS] = {false};
+    for (int i = 0; i < c->nruns; i++)
+        for (int j = 0; j < c->nruns; j++)
+            shared[i] |= j != i && !strcmp(c->runs[i].label, c->runs[j].label);
+    for (int i = 0; i < c->nruns; i++) {
+        struct plot_run *r = &c->runs[i];
+        if (!r->label[0])
+            plot_append(r->label, sizeof(r->label), "", r->name, "");
+        else if (shared[i])
+            plot_append(r->label, sizeof(r->label), " (", r->name, ")");
+        for (char *p = r->label; *p; p++) /* it goes into a quoted data-file column */
+            if (*p == '"')
+                *p = '\'';
+    }
+    for (int i = 0; i < c->nruns; i++)
+        json_decref(sets[i]);
+}
+
 /* Every input read and checked, before anything is created. 0 or -SBIO_EUSAGE (message
  * printed); c->nruns counts the documents to free either way. */
 static int plot_load_all(struct plot_ctx *c)
@@ -1422,6 +1669,8 @@ static int plot_load_all(struct plot_ctx *c)
             return -SBIO_EUSAGE;
         }
     }
+    if (c->nruns > 1)
+        plot_label_runs(c);
     if (c->nruns == 1 && !c->runs[0].settings &&
         (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
         sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);

@@ -32,6 +32,13 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
  * the settings sbio applied were still in effect. */
 json_t *sbio_json_environment(const struct sbio_environment *e);
 
+/* The settings of a device object of environment.devices as one flat object: each queue
+ * file and each iosched tunable ("iosched/NAME"), an integer when the kernel printed one,
+ * the scheduler by its name ("mq-deadline", not the kernel's whole line). Built from the
+ * device's queue and iosched objects, so a document without "settings" gives them too.
+ * A new reference. */
+json_t *sbio_json_device_settings(json_t *dev);
+
 /* The whole result document (schema sbio-result/1, see doc/json.md). env is referenced,
  * not stolen. The caller json_decref()s the result. */
 json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,

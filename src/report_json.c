@@ -1,5 +1,6 @@
 /* The JSON result document (jansson) and the CSV line derived from it: one source of
  * values, so the two formats cannot disagree. doc/json.md describes every field. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,6 +32,45 @@ static json_t *env_int(const struct sbio_env_value *v)
     return v->ok ? json_integer(strtoll(v->v, NULL, 10)) : json_null();
 }
 
+/* A setting's value: an integer when the kernel printed one ("128"), else its text ("write
+ * back"). */
+static json_t *settings_value(const char *v)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    bool whole = *v && !isspace((unsigned char)*v) && !*end && !errno;
+    return whole ? json_integer(n) : json_string(v);
+}
+
+json_t *sbio_json_device_settings(json_t *dev)
+{
+    json_t *set = json_object(), *v;
+    const char *k;
+    json_object_foreach(json_object_get(dev, "queue"), k, v)
+    {
+        const char *txt = json_string_value(v);
+        char names[SBIO_MAX_SCHED][32];
+        int cur;
+        if (!txt)
+            continue;
+        /* The scheduler by its name: "none [mq-deadline] kyber bfq" is mq-deadline. */
+        if (!strcmp(k, "scheduler") && sbio_sched_parse(txt, names, SBIO_MAX_SCHED, &cur) &&
+            cur >= 0)
+            json_object_set_new(set, k, json_string(names[cur]));
+        else
+            json_object_set_new(set, k, settings_value(txt));
+    }
+    json_object_foreach(json_object_get(dev, "iosched"), k, v)
+    {
+        char key[128];
+        snprintf(key, sizeof(key), "iosched/%s", k);
+        if (json_is_string(v))
+            json_object_set_new(set, key, settings_value(json_string_value(v)));
+    }
+    return set;
+}
+
 static json_t *device_json(const struct sbio_env_dev *d)
 {
     json_t *o = json_object(), *q = json_object(), *io = json_object();
@@ -47,6 +87,11 @@ static json_t *device_json(const struct sbio_env_dev *d)
         json_object_set_new(io, d->iosched_name[i], json_string(d->iosched_value[i]));
     json_object_set_new(o, "iosched", io);
     json_object_set_new(o, "role", json_string(d->role));
+    /* The same settings parsed, the scheduler by its name: what diff and plot compare. */
+    json_t *set = sbio_json_device_settings(o);
+    json_t *sched = json_object_get(set, "scheduler");
+    json_object_set(o, "scheduler", sched ? sched : json_null());
+    json_object_set_new(o, "settings", set);
     return o;
 }
 
@@ -66,9 +111,15 @@ json_t *sbio_json_environment(const struct sbio_environment *e)
     json_object_set_new(fsj, "mountpoint", jstr_or_null(e->mountpoint));
     json_object_set_new(fsj, "options", jstr_or_null(e->mount_opts));
     json_object_set_new(env, "filesystem", fsj);
-    json_t *devs = json_array();
-    for (unsigned i = 0; i < e->ndev; i++)
-        json_array_append_new(devs, device_json(&e->dev[i]));
+    json_t *devs = json_array(), *sched = NULL;
+    for (unsigned i = 0; i < e->ndev; i++) {
+        json_t *d = device_json(&e->dev[i]);
+        /* The run's scheduler: its first scheduler device's (a dm device on top has none). */
+        if (!sched && strcmp(e->dev[i].role, "top"))
+            sched = json_object_get(d, "scheduler");
+        json_array_append_new(devs, d);
+    }
+    json_object_set(env, "scheduler", sched ? sched : json_null());
     json_object_set_new(env, "devices", devs);
     json_t *vm = json_object();
     json_object_set_new(vm, "dirty_ratio", env_int(&e->dirty_ratio));
@@ -478,7 +529,7 @@ static const char *const csv_cols[][2] = {
     {"block_size_bytes", "config.block_size_bytes"},
     {"file_num", "config.file_num"},
     {"total_size_bytes", "config.total_size_bytes"},
-    {"scheduler", "config.scheduler"},
+    {"scheduler", "environment.scheduler"},
     {"rand_seed", "config.rand_seed"},
     {"elapsed_s", "result.elapsed_s"},
     {"events", "result.events"},
@@ -529,8 +580,13 @@ json_t *sbio_json_get(json_t *doc, const char *path)
     return cur;
 }
 
-static void csv_value(FILE *out, json_t *v)
+/* Numbers in one format per kind of column, whatever the JSON holds: nanoseconds as whole
+ * numbers (a mean rounded), seconds, rates and percentages with three decimals, counts and
+ * bytes as integers; never an exponent. */
+static void csv_value(FILE *out, const char *col, json_t *v)
 {
+    size_t n = strlen(col);
+    bool ns = n > 3 && !strcmp(col + n - 3, "_ns");
     if (!v || json_is_null(v))
         return;
     if (json_is_string(v)) {
@@ -549,7 +605,7 @@ static void csv_value(FILE *out, json_t *v)
     } else if (json_is_integer(v)) {
         fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
     } else if (json_is_real(v)) {
-        fprintf(out, "%.6g", json_real_value(v));
+        fprintf(out, ns ? "%.0f" : "%.3f", json_real_value(v));
     } else if (json_is_boolean(v)) {
         fputs(json_is_true(v) ? "true" : "false", out);
     }
@@ -562,7 +618,7 @@ int sbio_report_csv(FILE *out, json_t *doc, bool header)
         for (size_t i = 0; i < n; i++)
             fprintf(out, "%s%s", csv_cols[i][0], i + 1 < n ? "," : "\n");
     for (size_t i = 0; i < n; i++) {
-        csv_value(out, sbio_json_get(doc, csv_cols[i][1]));
+        csv_value(out, csv_cols[i][0], sbio_json_get(doc, csv_cols[i][1]));
         fputc(i + 1 < n ? ',' : '\n', out);
     }
     return ferror(out) ? -EIO : 0;

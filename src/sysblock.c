@@ -122,9 +122,143 @@ int sbio_sched_parse(const char *line, char names[][32], int max, int *current)
     return n;
 }
 
+/* The single-queue schedulers left Linux in 5.0 (anticipatory already in 2.6.33); each has a
+ * multi-queue heir. "deadline" is also the kernel's own alias of mq-deadline. */
+static const struct {
+    const char *old, *heir;
+} sched_heirs[] = {
+    {"cfq", "bfq"}, {"noop", "none"}, {"deadline", "mq-deadline"}, {"anticipatory", "bfq"}};
+#define SCHED_NHEIRS (sizeof(sched_heirs) / sizeof(sched_heirs[0]))
+#define SCHED_LIST   64 /* names in one list */
+
 const char *sbio_sched_canonical(const char *name)
 {
-    return strcmp(name, "deadline") ? name : "mq-deadline";
+    for (size_t i = 0; i < SCHED_NHEIRS; i++)
+        if (!strcmp(name, sched_heirs[i].old))
+            return sched_heirs[i].heir;
+    return name;
+}
+
+/* The comma-separated names of list (empty ones skipped), each cut to 31 bytes. */
+static int sched_split(const char *list, char names[][32], int max)
+{
+    int n = 0;
+    for (const char *p = list; *p && n < max;) {
+        size_t l = strcspn(p, ",");
+        if (l)
+            snprintf(names[n++], 32, "%.*s", (int)(l < 31 ? l : 31), p);
+        p += l + (p[l] == ',');
+    }
+    return n;
+}
+
+/* "a", "a and b", "a, b and c" of the names marked in pick, a historical one with its heir. */
+static void sched_join(char *buf, size_t len, char names[][32], const bool *pick, int n)
+{
+    int total = 0, k = 0;
+    for (int i = 0; i < n; i++)
+        total += pick[i];
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        if (!pick[i])
+            continue;
+        const char *heir = sbio_sched_canonical(names[i]);
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", k == 0 ? "" : k + 1 == total ? " and " : ", ", names[i]);
+        l = strlen(buf);
+        if (strcmp(heir, names[i]))
+            snprintf(buf + l, len - l, " (taken as %.31s)", heir);
+        k++;
+    }
+}
+
+/* Two names of one scheduler in names: one line, -SBIO_EUSAGE. */
+static int sched_check_twice(const char *opt, const char *list, char names[][32], int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            const char *c = sbio_sched_canonical(names[i]);
+            if (strcmp(c, sbio_sched_canonical(names[j])))
+                continue;
+            if (!strcmp(names[i], names[j]))
+                sbio_err("%s=%s: %s given twice", opt, list, names[i]);
+            else
+                sbio_err("%s=%s: %s and %s are one scheduler, %s: given twice", opt, list, names[i],
+                         names[j], c);
+            return -SBIO_EUSAGE;
+        }
+    return 0;
+}
+
+/* Every name d does not offer, in one line with what it offers. 0 or -SBIO_EUSAGE. */
+static int sched_check_offered(const struct sbio_blockdev *d, const char *opt, const char *list,
+                               char names[][32], int n)
+{
+    char line[256], offered[SBIO_MAX_SCHED][32];
+    int cur;
+    if (sbio_sysblock_read(d, "scheduler", line, sizeof(line))) {
+        sbio_err("%s=%s: %s has no scheduler file", opt, list, d->name);
+        return -SBIO_EUSAGE;
+    }
+    int no = sbio_sched_parse(line, offered, SBIO_MAX_SCHED, &cur);
+    bool bad[SCHED_LIST] = {false};
+    int nbad = 0;
+    for (int i = 0; i < n; i++) {
+        bad[i] = true;
+        for (int k = 0; k < no; k++)
+            bad[i] &= strcmp(offered[k], sbio_sched_canonical(names[i])) != 0;
+        nbad += bad[i];
+    }
+    if (!nbad)
+        return 0;
+    char which[SCHED_LIST * 48], offers[SBIO_MAX_SCHED * 34] = "";
+    sched_join(which, sizeof(which), names, bad, n);
+    for (int k = 0; k < no; k++)
+        snprintf(offers + strlen(offers), sizeof(offers) - strlen(offers), "%s%s", k ? ", " : "",
+                 offered[k]);
+    sbio_err("%s=%s: %s %s not offered by %s, which offers %s", opt, list, which,
+             nbad == 1 ? "is" : "are", d->name, no ? offers : "no scheduler");
+    return -SBIO_EUSAGE;
+}
+
+int sbio_sched_check_list(const struct sbio_target *t, const char *opt, const char *list)
+{
+    char names[SCHED_LIST][32];
+    int n = sched_split(list, names, SCHED_LIST);
+    if (!n) {
+        sbio_err("%s=%s: no scheduler named; accepted: NAME[,NAME…] (e.g. none,bfq)", opt, list);
+        return -SBIO_EUSAGE;
+    }
+    int rc = sched_check_twice(opt, list, names, n);
+    for (unsigned i = 0; t && !rc && i < t->ndev; i++)
+        rc = sched_check_offered(&t->dev[i], opt, list, names, n);
+    return rc;
+}
+
+void sbio_sched_note(const char *opt, const char *list)
+{
+    char names[SCHED_LIST][32], map[SCHED_LIST * 40] = "";
+    int n = sched_split(list, names, SCHED_LIST);
+    bool single = false, anticipatory = false;
+    for (int i = 0; i < n; i++) {
+        const char *heir = sbio_sched_canonical(names[i]);
+        if (!strcmp(heir, names[i]))
+            continue;
+        bool ant = !strcmp(names[i], "anticipatory");
+        anticipatory |= ant;
+        single |= !ant;
+        snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%s → %.31s", map[0] ? ", " : "",
+                 names[i], heir);
+    }
+    if (!map[0])
+        return;
+    sbio_note("%s: %s (%s%s%s%s)", opt, map,
+              single ? "the single-queue schedulers left Linux in 5.0" : "",
+              single && anticipatory ? ", " : "",
+              anticipatory ? (single ? "anticipatory already in 2.6.33"
+                                     : "anticipatory left Linux in 2.6.33")
+                           : "",
+              anticipatory ? "; bfq's idling is the anticipation's heir" : "");
 }
 
 /* Fill d from a device's sysfs folder (a partition is replaced by its disk). */
@@ -575,28 +709,14 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
         return -SBIO_EUSAGE;
     }
     /* Validate everything before the first change. */
-    if (scheduler) {
-        for (unsigned i = 0; i < t->ndev; i++) {
-            char line[256], names[SBIO_MAX_SCHED][32];
-            int cur, n;
-            if (sbio_sysblock_read(&t->dev[i], "scheduler", line, sizeof(line))) {
-                sbio_err("--scheduler=%s: %s has no scheduler file", scheduler, t->dev[i].name);
-                return -SBIO_EUSAGE;
-            }
-            n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
-            bool found = false;
-            for (int k = 0; k < n; k++)
-                found |= !strcmp(names[k], sbio_sched_canonical(scheduler));
-            if (!found) {
-                char list[SBIO_MAX_SCHED * 34] = "";
-                for (int k = 0; k < n; k++)
-                    snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-                             k ? ", " : "", names[k]);
-                sbio_err("--scheduler=%s: %s offers %s", scheduler, t->dev[i].name, list);
-                return -SBIO_EUSAGE;
-            }
-        }
+    if (scheduler && strchr(scheduler, ',')) {
+        sbio_err("--scheduler=%s: one scheduler per run (sbio compare --schedulers=LIST runs "
+                 "several)",
+                 scheduler);
+        return -SBIO_EUSAGE;
     }
+    if (scheduler && sbio_sched_check_list(t, "--scheduler", scheduler))
+        return -SBIO_EUSAGE;
     for (int q = 0; q < nqueue; q++) {
         const char *eq = strchr(queue[q], '=');
         char key[64];
@@ -715,6 +835,8 @@ int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *sch
     if (!scheduler && !nqueue)
         return 0;
     int rc = sbio_tune_check(t, scheduler, queue, nqueue);
+    if (!rc && scheduler)
+        sbio_sched_note("--scheduler", scheduler);
     if (!rc)
         rc = tune_lock(tu, t);
     if (rc)

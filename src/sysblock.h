@@ -67,8 +67,23 @@ bool sbio_sysblock_knob_allowed(const char *knob);
  * of the bracketed one (or of the only name, as a plain file reads), -1 if none. Returns the
  * number of names. */
 int sbio_sched_parse(const char *line, char names[][32], int max, int *current);
-/* The kernel's name for a scheduler alias ("deadline" is "mq-deadline"). */
+/* The kernel's name for a scheduler as a user may name it: the single-queue schedulers that
+ * left Linux in 5.0 by their multi-queue heirs (cfq is bfq, noop is none, deadline is
+ * mq-deadline, as the kernel's own alias has it) and anticipatory, gone since 2.6.33, by bfq,
+ * whose idling is the anticipation's heir. Any other name is returned as it is. */
 const char *sbio_sched_canonical(const char *name);
+
+/* Check the scheduler names of list ("bfq" or "cfq,none,kyber") given to the option opt,
+ * named as the user typed it ("--scheduler", "--schedulers", "--vary scheduler"): historical
+ * names count as their heirs (sbio_sched_canonical), so two names of one scheduler
+ * ("deadline,mq-deadline", "cfq,anticipatory") are refused as given twice; with a target t,
+ * every name one of its scheduler devices does not offer is listed in one line with what the
+ * device offers. 0, or -SBIO_EUSAGE after one line on stderr. */
+int sbio_sched_check_list(const struct sbio_target *t, const char *opt, const char *list);
+
+/* One note on stderr mapping list's historical names to their heirs ("cfq → bfq, …" with
+ * when they left Linux); nothing when list has none. */
+void sbio_sched_note(const char *opt, const char *list);
 
 /* One setting sbio changed. */
 struct sbio_tune_item {

@@ -78,13 +78,18 @@ sectors_read() { awk '{ print $3 }' "/sys/block/$LOOP/stat"; }
 fincore_bytes() { fincore -b -n -o RES "$D"/test_file.* | awk '{ s += $1 } END { print s + 0 }'; }
 
 expect_exit 0 "prepare 4 x 16 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
+# The device may come with any scheduler (a udev rule may set one): the test records it and
+# sets none itself, the state every check below starts from.
+command -v udevadm >/dev/null && udevadm settle 2>/dev/null
+SCHED_FOUND=$(cur_sched)
+echo none >"$Q/scheduler"
+eq "test setup: $LOOP came with scheduler ${SCHED_FOUND:-?}; set to none" "$(cur_sched)" none
 BASE=$(queue_snap)
 SCHED0=$(knob scheduler)
 RA0=$(knob read_ahead_kb)
 NR0=$(knob nr_requests)
 MS0=$(knob max_sectors_kb)
 HW=$(knob max_hw_sectors_kb)
-[ "$(cur_sched)" = none ] || notok "a fresh loop device starts with scheduler none (got: $SCHED0)"
 
 # --- --scheduler=kyber: in effect mid-run, restored after ---
 if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=kyber; then
@@ -239,7 +244,23 @@ refused() {
 	same_state "$desc: nothing changed" "$before"
 	no_state_file "$desc: no state file left"
 }
-refused "--scheduler=cfq" 'cfq.*none.*mq-deadline.*kyber.*bfq' "$SBIO" "${RUN[@]}" --time=1 --scheduler=cfq
+refused "--scheduler=cfq2" "^sbio: --scheduler=cfq2: cfq2 is not offered by $LOOP, which offers .*none.*mq-deadline" \
+	"$SBIO" "${RUN[@]}" --time=1 --scheduler=cfq2
+refused "--scheduler=bfq,none" "--scheduler=bfq,none: one scheduler per run" "$SBIO" "${RUN[@]}" --time=1 --scheduler=bfq,none
+CMPR=(compare "${SET[@]}" --file-test-mode=rndrd --time=1)
+refused "compare --schedulers=cfq,deadline,noop,anticipatory" \
+	"^sbio: --schedulers=cfq,deadline,noop,anticipatory: cfq and anticipatory are one scheduler, bfq: given twice$" \
+	"$SBIO" "${CMPR[@]}" --schedulers=cfq,deadline,noop,anticipatory
+refused "compare --schedulers=deadline,mq-deadline" \
+	"^sbio: --schedulers=deadline,mq-deadline: deadline and mq-deadline are one scheduler, mq-deadline: given twice$" \
+	"$SBIO" "${CMPR[@]}" --schedulers=deadline,mq-deadline
+refused "compare --schedulers=foo,none,bar (every bad name in one line)" \
+	"^sbio: --schedulers=foo,none,bar: foo and bar are not offered by $LOOP, which offers " \
+	"$SBIO" "${CMPR[@]}" --schedulers=foo,none,bar
+eq "compare --schedulers=foo,none,bar: no note (nothing was mapped)" "$(grep -c 'note:' "$TMP/err")" 0
+refused "compare --vary scheduler=noop,bogus (named as typed)" \
+	"^sbio: --vary scheduler=noop,bogus: bogus is not offered by $LOOP" \
+	"$SBIO" "${CMPR[@]}" --vary scheduler=noop,bogus
 refused "--queue no_such_knob=1" 'no_such_knob' "$SBIO" "${RUN[@]}" --time=1 --queue no_such_knob=1
 refused "--queue nr_requests=abc" "nr_requests.*abc" "$SBIO" "${RUN[@]}" --time=1 --queue nr_requests=abc
 # The kernel refuses more than the tag space allows with EINVAL (and raises 0 to 4: below).
@@ -273,6 +294,103 @@ refused "--scheduler=kyber with a read-only /sys" "scheduler.*(Read-only|read-on
 	unshare -m --propagation private sh -c 'mount -o remount,bind,ro /sys || exit 99; exec "$@"' sh \
 	"$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber
 eq "the machine's /sys mount is untouched by that" "$(findmnt -no OPTIONS /sys)" "$SYSOPT"
+
+# --- Schedulers compared by hand: switched through sysfs between runs, without --scheduler.
+# Every result records the scheduler in effect by its name, the queue settings and the
+# scheduler's tunables as sysfs shows them; the CSV's scheduler column is filled; sbio diff
+# shows the scheduler first; sbio plot names the bar groups by it. ---
+HAND=(run "${SET[@]}" --file-test-mode=rndrd --time=1 --rate=2000)
+# settings_match FILE: the JSON's environment.devices[0] against sysfs now: its name, the
+# parsed scheduler, nr_requests and read_ahead_kb as integers, every iosched/ tunable (and no
+# other); prints what differs, nothing when all match.
+settings_match() {
+	python3 - "$1" "$LOOP" "$Q" <<'PY'
+import json, os, re, sys
+doc, dev, q = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+d = doc['environment']['devices'][0]
+s = d['settings']
+line = open(q + '/scheduler').read()
+cur = re.search(r'\[(.*)\]', line).group(1)
+bad = []
+if d['name'] != dev: bad.append('name %s' % d['name'])
+if d['scheduler'] != cur or s['scheduler'] != cur: bad.append('scheduler %s/%s, sysfs %s' % (d['scheduler'], s['scheduler'], cur))
+if doc['environment']['scheduler'] != cur: bad.append('environment.scheduler %s' % doc['environment']['scheduler'])
+for k in ('nr_requests', 'read_ahead_kb', 'max_sectors_kb', 'rotational'):
+    want = int(open(q + '/' + k).read())
+    if s.get(k) != want or not isinstance(s.get(k), int): bad.append('%s %r, sysfs %d' % (k, s.get(k), want))
+tun = {'iosched/' + f: int(open(q + '/iosched/' + f).read()) for f in os.listdir(q + '/iosched')} if os.path.isdir(q + '/iosched') else {}
+got = {k: v for k, v in s.items() if k.startswith('iosched/')}
+if got != tun: bad.append('tunables %s, sysfs %s' % (sorted(got.items()), sorted(tun.items())))
+if doc['config']['scheduler'] is not None: bad.append('config.scheduler %r' % doc['config']['scheduler'])
+print('; '.join(bad))
+PY
+}
+rm -f "$TMP/hand.csv"
+for s in mq-deadline bfq; do
+	echo $s >"$Q/scheduler"
+	eq "by hand: echo $s > $Q/scheduler took effect" "$(cur_sched)" $s
+	expect_exit 0 "by hand under $s: run -o hand-$s.json" "$SBIO" "${HAND[@]}" -o "$TMP/hand-$s.json"
+	eq "by hand under $s: the JSON's scheduler, queue settings and tunables are sysfs's" \
+		"$(settings_match "$TMP/hand-$s.json")" ""
+	expect_exit 0 "by hand under $s: run -o hand.csv" "$SBIO" "${HAND[@]}" -o "$TMP/hand.csv"
+done
+echo none >"$Q/scheduler"
+echo "$NR0" >"$Q/nr_requests"
+same_state "by hand: $LOOP back to its settings" "$BASE"
+eq "by hand: the CSV's scheduler column is the one in effect in each run" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scheduler") c = i; next } { print $c }' "$TMP/hand.csv" | paste -sd ' ')" \
+	"mq-deadline bfq"
+expect_exit 0 "by hand: sbio diff hand-mq-deadline.json hand-bfq.json: exit 0" "$SBIO" diff \
+	"$TMP/hand-mq-deadline.json" "$TMP/hand-bfq.json"
+eq "by hand: diff's first row, before the figures, is the scheduler: mq-deadline in A, bfq in B" \
+	"$(sed -n 3p "$TMP/out" | tr -s ' ')" "$LOOP scheduler mq-deadline bfq"
+check "by hand: diff lists the settings under a 'setting A B' heading right after its first line" \
+	grep -qE '^setting +A +B$' <(sed -n 2p "$TMP/out")
+first_metric=$(grep -n '^metric ' "$TMP/out" | cut -d: -f1)
+last_setting=$(grep -n "^$LOOP " "$TMP/out" | tail -1 | cut -d: -f1)
+check "by hand: every setting row ($last_setting) comes before the figures (line $first_metric)" \
+	test "${last_setting:-99}" -lt "${first_metric:-0}"
+check "by hand: diff lists a tunable only mq-deadline has (fifo_batch: '-' in B)" \
+	grep -qE "^$LOOP iosched/fifo_batch +[0-9]+ +-$" "$TMP/out"
+expect_exit 0 "by hand: sbio plot of both results" "$SBIO" plot "$TMP/hand-mq-deadline.json" \
+	"$TMP/hand-bfq.json" -o "$TMP/hand.png" --keep-data "$TMP/hand-plot"
+eq "by hand: the plot names each bar group by its scheduler" \
+	"$(awk '!/^#/ { print $1 }' "$TMP/hand-plot/compare.dat" | tr -d '"' | paste -sd ' ')" \
+	"scheduler=mq-deadline scheduler=bfq"
+
+# --- Historical scheduler names: taken as their heirs with a note; two names of one
+# scheduler refused ---
+if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=cfq; then
+	mid=$(cur_sched)
+	finish 15
+	eq "--scheduler=cfq: exit 0" "$RC" 0
+	eq "--scheduler=cfq: bfq in effect mid-run" "$mid" bfq
+	check "--scheduler=cfq: the note says cfq → bfq and why" \
+		grep -qx 'sbio: note: --scheduler: cfq → bfq (the single-queue schedulers left Linux in 5.0)' "$TMP/out.err"
+	check "--scheduler=cfq: prints '$LOOP scheduler: bfq (was none)'" grep -qx "$LOOP scheduler: bfq (was none)" "$TMP/out"
+	same_state "--scheduler=cfq: every queue setting as before" "$BASE"
+else
+	finish 15
+	notok "--scheduler=cfq: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
+fi
+rm -f "$TMP/hist.json"
+expect_exit 0 "compare --schedulers=noop,deadline: exit 0" "$SBIO" compare "${SET[@]}" \
+	--file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off --schedulers=noop,deadline -o "$TMP/hist.json"
+check "compare --schedulers=noop,deadline: one note maps both" \
+	grep -qx 'sbio: note: --schedulers: noop → none, deadline → mq-deadline (the single-queue schedulers left Linux in 5.0)' "$TMP/err"
+eq "compare --schedulers=noop,deadline: the settings are named by the kernel's names" \
+	"$(json_get "$TMP/hist.json" settings.0.name settings.1.name | paste -sd ' ')" "scheduler=none scheduler=mq-deadline"
+eq "compare --schedulers=noop,deadline: each run went through that scheduler" \
+	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
+	"none mq-deadline"
+same_state "compare --schedulers=noop,deadline: every queue setting as before" "$BASE"
+expect_exit 0 "compare --scheduler=cfq --vary threads=1,2: exit 0" "$SBIO" compare "${SET[@]}" \
+	--file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off --scheduler=cfq --vary threads=1,2 -o "$TMP/hist.json"
+eq "compare --scheduler=cfq --vary threads=1,2: the note once, not at every run" "$(grep -c 'note: --scheduler: cfq → bfq' "$TMP/err")" 1
+eq "compare --scheduler=cfq --vary threads=1,2: both runs under bfq" \
+	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
+	"bfq bfq"
+same_state "compare --scheduler=cfq: every queue setting as before" "$BASE"
 
 # --- Values the kernel changes silently: the run reports the value in effect ---
 # nr_requests=0: the kernel raises it to its minimum.

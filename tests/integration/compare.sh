@@ -232,7 +232,7 @@ refused() {
 }
 refused "--vary no_such_option=1,2" 'no_such_option' --vary no_such_option=1,2
 refused "--vary file-num=1,2 (defines the set)" 'file-num' --vary file-num=1,2
-refused "--schedulers=none,cfq" 'cfq.*none.*mq-deadline.*kyber.*bfq' --schedulers=none,cfq
+refused "--schedulers=none,cfq2" '--schedulers=none,cfq2: cfq2 is not offered by .*none.*mq-deadline.*kyber.*bfq' --schedulers=none,cfq2
 refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*--schedulers'
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc

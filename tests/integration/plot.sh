@@ -154,7 +154,55 @@ not_blank "small.png is not blank" "$TMP/small.png"
 expect_exit 0 "plot to .svg" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one.svg"
 eq "one.svg is SVG" "$(head -c 5 "$TMP/one.svg")$(grep -c '<svg' "$TMP/one.svg")" "<?xml1"
 eq "one.svg is 1200x800" "$(grep -o 'viewBox="[^"]*"' "$TMP/one.svg")" 'viewBox="0 0 1200 800"'
-contains "one.svg draws the read line" 'stroke="rgb( 31, 119, 180)"' "$TMP/one.svg"
+check "one.svg draws the read line (a path in its colour)" grep -qE "<path stroke=['\"]rgb\( 31, 119, 180\)['\"] +d=" "$TMP/one.svg"
+
+# --- value labels that do not collide: read, write and fsync alike at every percentile; in
+# the SVG gnuplot drew, no two value labels' boxes (from their anchor and length at the
+# 12-pixel font) overlap ---
+python3 - "$TMP/rw.json" "$TMP/alike.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ops = d['result']['op_types']
+for op in ('write', 'fsync'):
+    ops[op]['latency'] = json.loads(json.dumps(ops['read']['latency']))
+    ops[op]['ops'] = ops['read']['ops']
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+expect_exit 0 "plot a result whose op types have the same latencies, to .svg" "$SBIO" plot "$TMP/alike.json" -o "$TMP/alike.svg"
+overlaps=$(python3 - "$TMP/alike.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1], encoding='utf-8').read()
+boxes = []
+for m in re.finditer(r'<g transform="translate\(([\d.]+),([\d.]+)\)"[^>]*text-anchor="(\w+)"[^>]*>\s*<text>([^<]*)</text>', svg):
+    x, y, anchor, text = float(m[1]), float(m[2]), m[3], m[4]
+    if not re.fullmatch(r'[\d.]+ (ns|µs|ms|s)', text):
+        continue
+    w = 6.0 * len(text)
+    x0 = x - w / 2 if anchor == 'middle' else x - w if anchor == 'end' else x
+    boxes.append((x0, x0 + w, y - 10, y, text))
+bad = [(a[4], b[4]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+       if a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]]
+print(len(boxes), len(bad))
+PY
+)
+eq "alike.svg: 12 value labels, none overlapping another" "$overlaps" "12 0"
+
+# --- several results compared by hand: each group named by the device settings that differ
+# (results written as sbio writes them, on one device under two schedulers) ---
+for s in mq-deadline bfq; do
+	python3 - "$TMP/nots.json" "$TMP/by-$s.json" "$s" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+line = ' '.join('[%s]' % n if n == sys.argv[3] else n for n in ('none', 'mq-deadline', 'kyber', 'bfq'))
+d['environment']['devices'] = [{'name': 'sdz', 'queue': {'scheduler': line, 'nr_requests': '64'}, 'iosched': {}}]
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+done
+K=$TMP/keep/byhand
+expect_exit 0 "plot two results under two schedulers" "$SBIO" plot "$TMP/by-mq-deadline.json" \
+	"$TMP/by-bfq.json" -o "$TMP/byhand.png" --keep-data "$K"
+eq "compare.dat names each run by its scheduler" \
+	"$(awk '!/^#/ { printf "%s ", $1 }' "$K/compare.dat")" '"scheduler=mq-deadline" "scheduler=bfq" '
 
 # --- a result without samples still charts, and says why the time panel is empty ---
 K=$TMP/keep/nots

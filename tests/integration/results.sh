@@ -92,6 +92,14 @@ eq "-o r.csv twice: every line has the header's column count" \
 col=$(head -n 1 "$TMP/r.csv" | tr ',' '\n' | grep -nx events | cut -d: -f1)
 eq "-o r.csv twice: the events column holds each run's" \
 	"$(awk -F, -v c="${col:-0}" 'NR > 1 { print $c }' "$TMP/r.csv" | tr '\n' ' ')" "$N $((N / 2)) "
+# Numbers in one format per kind of column: counts and nanoseconds whole, seconds, rates and
+# percentages with three decimals; never an exponent.
+eq "-o r.csv: every number in its column's format" "$(awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next }
+	{ for (i = 1; i <= NF; i++) {
+		if ($i == "" || h[i] ~ /^(sbio_version|finished_utc|file_test_mode|ioengine|file_extra_flags|scheduler|interrupted|error)$/) continue
+		if (h[i] ~ /(_s|_pct)$/) { if ($i !~ /^[0-9]+\.[0-9][0-9][0-9]$/) print h[i] "=" $i }
+		else if ($i !~ /^[0-9]+$/) print h[i] "=" $i } }' "$TMP/r.csv")" ""
 expect_exit 0 "--output-format=csv: exit 0" "${RUN[@]}" --events=$N --output-format=csv
 eq "--output-format=csv: stdout is a header and one line" \
 	"$(wc -l <"$TMP/out" | tr -d ' ') $(head -n 1 "$TMP/out" | cut -d, -f1)" "2 sbio_version"

@@ -586,6 +586,86 @@ static void test_bad_inputs(void **state)
     expect_bad(cmp, ok, ok, "run");
 }
 
+/* A device of environment.devices as an older sbio wrote it: queue files and tunables as
+ * the kernel printed them, no parsed settings. */
+static json_t *device_json(const char *name, const char *sched, const char *nr, const char *tun,
+                           const char *val)
+{
+    json_t *d = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s}}", "name", name, "queue", "scheduler",
+                          sched, "nr_requests", nr, "read_ahead_kb", "128", "iosched", tun, val);
+    assert_non_null(d);
+    return d;
+}
+
+static json_t *run_doc_on(json_t *dev)
+{
+    json_t *d = run_doc();
+    jset(d, "environment/devices", json_pack("[o]", dev));
+    return d;
+}
+
+/* The settings that differ come first, each on its row with A's and B's value (a tunable one
+ * scheduler lacks is "-"); a result diffed with itself says its settings are the same. */
+static void test_settings_first(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a = write_doc(
+        "mq.json",
+        run_doc_on(device_json("loop0", "[mq-deadline] kyber bfq none", "64", "fifo_batch", "16")));
+    const char *b = write_doc(
+        "bfq.json",
+        run_doc_on(device_json("loop0", "mq-deadline kyber [bfq] none", "128", "slice_idle", "8")));
+    run_diff(&r, a, b, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    const char *second = strchr(r.out, '\n') + 1;
+    assert_true(!strncmp(second, "setting ", 8));
+    const char *metric = strstr(r.out, "\nmetric ");
+    assert_non_null(metric);
+    const char *want[][3] = {{"loop0 scheduler", "mq-deadline", "bfq"},
+                             {"loop0 nr_requests", "64", "128"},
+                             {"loop0 iosched/fifo_batch", "16", "-"},
+                             {"loop0 iosched/slice_idle", "-", "8"}};
+    const char *prev = second;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char line[256];
+        snprintf(line, sizeof(line), "\n%s ", want[i][0]);
+        const char *p = strstr(r.out, line);
+        if (!p || p > metric || p < prev)
+            fail_msg("no row '%s' before the figures, in order:\n%s", want[i][0], r.out);
+        const char *e = strchr(p + 1, '\n');
+        char cells[256];
+        snprintf(cells, sizeof(cells), "%.*s", (int)(e - p - 1), p + 1);
+        char *save = NULL, *name2 = strtok_r(cells + strlen(want[i][0]), " ", &save);
+        assert_string_equal(name2, want[i][1]);
+        assert_string_equal(strtok_r(NULL, " ", &save), want[i][2]);
+        assert_null(strtok_r(NULL, " ", &save));
+        prev = p;
+    }
+    /* What is the same is not listed. */
+    assert_null(strstr(r.out, "read_ahead_kb"));
+
+    /* Itself: the same, said once before the figures. */
+    run_diff(&r, a, a, NULL);
+    assert_true(
+        !strncmp(strchr(r.out, '\n') + 1, "settings: the same in A and B (4 compared)\n", 43));
+    /* Another device: named on its own row. */
+    const char *c = write_doc(
+        "loop1.json",
+        run_doc_on(device_json("loop1", "[mq-deadline] kyber bfq none", "64", "fifo_batch", "16")));
+    run_diff(&r, a, c, NULL);
+    char d[64], m[64], l[512];
+    assert_true(row(r.out, "loop0 device", d, m, l));
+    assert_has(l, "loop0");
+    assert_has(l, "loop1");
+    assert_null(strstr(r.out, "loop0 scheduler"));
+    /* No device on either side (tmpfs): no settings line at all. */
+    const char *t = write_doc("tmpfs.json", run_doc());
+    run_diff(&r, t, t, NULL);
+    assert_null(strstr(r.out, "setting"));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -605,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_zero_baseline),    cmocka_unit_test(test_missing_metrics),
         cmocka_unit_test(test_op_type_one_side), cmocka_unit_test(test_threshold),
         cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_settings_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -254,6 +254,99 @@ static void test_several_runs(void **state)
     free(gp);
 }
 
+/* Read, write and fsync alike at every percentile: each point's value label at its own
+ * place, so no two labels of one percentile sit on each other; the y range in whole decades
+ * with room under the lowest point. */
+static void test_labels_apart(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    const char *doc =
+        "{\"schema\": \"sbio-result/1\", \"config\": {\"file_test_mode\": \"rndrw\"},\n"
+        " \"result\": {\"elapsed_s\": 10, \"op_types\": {\n"
+        "  \"read\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}},\n"
+        "  \"write\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}},\n"
+        "  \"fsync\": {\"ops\": 9, \"latency\": {\"count\": 9, \"percentiles_ns\": {\"50\": "
+        "100000, \"90\": 120000, \"99\": 150000, \"99.9\": 200000}}}}}}\n";
+    write_file(at("same.json"), doc);
+    assert_int_equal(PLOT(err, at("same.json"), "-o", at("same.png"), "--keep-data", at("ks")), 0);
+    char *gp = read_all(at("ks/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set yrange [10:1000]\n");
+    char place[12][128];
+    int n = 0;
+    for (const char *p = strstr(gp, "\nset label '"); p; p = strstr(p + 1, "\nset label '")) {
+        unsigned pct;
+        char text[32], rest[96];
+        assert_true(n < 12);
+        assert_int_equal(
+            sscanf(p, "\nset label '%31[^']' at first %u, first %*s %95[^\n]", text, &pct, rest),
+            3);
+        *strstr(rest, " tc ") = 0; /* the place without the colour */
+        snprintf(place[n], sizeof(place[n]), "%u %s", pct, rest);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(place[k], place[n]))
+                fail_msg("two labels of p-index %u at one place: %s", pct, rest);
+        n++;
+    }
+    assert_int_equal(n, 12); /* a label per point */
+    free(gp);
+}
+
+/* run_rd on a device as sysfs showed it (queue files and tunables as the kernel printed
+ * them, as every sbio wrote them), into path. */
+static void write_on_device(const char *path, const char *sched, const char *nr,
+                            const char *tunables)
+{
+    char doc[2048];
+    snprintf(doc, sizeof(doc),
+             "{\"schema\": \"sbio-result/1\", \"environment\": {\"devices\": [{\"name\": "
+             "\"loop0\", \"queue\": {\"scheduler\": \"%s\", \"nr_requests\": \"%s\", "
+             "\"read_ahead_kb\": \"128\"}, \"iosched\": {%s}}]},%s",
+             sched, nr, tunables, strchr(run_rd, ',') + 1);
+    write_file(path, doc);
+}
+
+/* Runs compared by hand: each bar group named by the settings that differ between the runs
+ * (a tunable only one scheduler has does not make the others differ), the file name added
+ * where two runs share a label; by file name when nothing differs. */
+static void test_labels_by_settings(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_on_device(at("mq.json"), "none [mq-deadline] kyber bfq", "64", "\"fifo_batch\": \"16\"");
+    write_on_device(at("bfq.json"), "none mq-deadline kyber [bfq]", "64", "\"slice_idle\": \"8\"");
+    write_on_device(at("bfq0.json"), "none mq-deadline kyber [bfq]", "64", "\"slice_idle\": \"0\"");
+    write_on_device(at("bfq0b.json"), "none mq-deadline kyber [bfq]", "64",
+                    "\"slice_idle\": \"0\"");
+    assert_int_equal(
+        PLOT(err, at("mq.json"), at("bfq.json"), "-o", at("l.png"), "--keep-data", at("kl1")), 0);
+    char *rows = data_rows(at("kl1/compare.dat"));
+    assert_non_null(rows);
+    assert_true(!strncmp(rows, "\"scheduler=mq-deadline\" ", 24));
+    assert_has(rows, "\n\"scheduler=bfq\" ");
+    free(rows);
+    assert_int_equal(PLOT(err, at("mq.json"), at("bfq.json"), at("bfq0.json"), at("bfq0b.json"),
+                          "-o", at("l.png"), "--keep-data", at("kl2")),
+                     0);
+    rows = data_rows(at("kl2/compare.dat"));
+    assert_true(!strncmp(rows, "\"scheduler=mq-deadline\" ", 24));
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=8\" ");
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=0 (bfq0)\" ");
+    assert_has(rows, "\n\"scheduler=bfq iosched/slice_idle=0 (bfq0b)\" ");
+    free(rows);
+    /* Nothing differs: the file names. */
+    assert_int_equal(
+        PLOT(err, at("bfq0.json"), at("bfq0b.json"), "-o", at("l.png"), "--keep-data", at("kl3")),
+        0);
+    rows = data_rows(at("kl3/compare.dat"));
+    assert_true(!strncmp(rows, "\"bfq0\" ", 7));
+    assert_has(rows, "\n\"bfq0b\" ");
+    free(rows);
+}
+
 /* A compare result with three settings: the baseline, a significant +50 %, and one without
  * a successful run. */
 static const char compare_doc[] =
@@ -452,10 +545,16 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_run),        cmocka_unit_test(test_private_folder_svg_size),
-        cmocka_unit_test(test_several_runs),   cmocka_unit_test(test_compare_result),
-        cmocka_unit_test(test_compare_narrow), cmocka_unit_test(test_size),
-        cmocka_unit_test(test_gnuplot_errors), cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_one_run),
+        cmocka_unit_test(test_private_folder_svg_size),
+        cmocka_unit_test(test_several_runs),
+        cmocka_unit_test(test_compare_result),
+        cmocka_unit_test(test_compare_narrow),
+        cmocka_unit_test(test_size),
+        cmocka_unit_test(test_gnuplot_errors),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_labels_by_settings),
+        cmocka_unit_test(test_labels_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

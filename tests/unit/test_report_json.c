@@ -161,8 +161,9 @@ static const struct fspec config_spec[] = {
     {"percentile", JT_INT},
 };
 static const struct fspec env_spec[] = {
-    {"kernel", JT_STR},    {"machine", JT_STR},    {"hostname", JT_STR}, {"cpus", JT_INT},
-    {"page_size", JT_INT}, {"filesystem", JT_OBJ}, {"devices", JT_ARR},  {"vm", JT_OBJ},
+    {"kernel", JT_STR},  {"machine", JT_STR},   {"hostname", JT_STR},
+    {"cpus", JT_INT},    {"page_size", JT_INT}, {"filesystem", JT_OBJ},
+    {"devices", JT_ARR}, {"vm", JT_OBJ},        {"scheduler", JT_STR_NULL},
 };
 static const struct fspec env_fs_spec[] = {
     {"type", JT_STR_NULL},
@@ -171,8 +172,9 @@ static const struct fspec env_fs_spec[] = {
     {"options", JT_STR_NULL},
 };
 static const struct fspec env_dev_spec[] = {
-    {"name", JT_STR}, {"major", JT_INT}, {"minor", JT_INT},   {"model", JT_STR_NULL},
-    {"role", JT_STR}, {"queue", JT_OBJ}, {"iosched", JT_OBJ},
+    {"name", JT_STR},       {"major", JT_INT},          {"minor", JT_INT},
+    {"model", JT_STR_NULL}, {"role", JT_STR},           {"queue", JT_OBJ},
+    {"iosched", JT_OBJ},    {"scheduler", JT_STR_NULL}, {"settings", JT_OBJ},
 };
 static const struct fspec env_vm_spec[] = {{"dirty_ratio", JT_INT},
                                            {"dirty_background_ratio", JT_INT}};
@@ -577,7 +579,7 @@ static void check_environment(struct ran *r, bool target)
         CHECK(ctx, json_array_size(devs) == 0, "environment.devices: not empty without a target");
     }
     size_t i;
-    json_t *d;
+    json_t *d, *sched = NULL;
     json_array_foreach(devs, i, d)
     {
         check_fields(ctx, d, "environment.devices[]", env_dev_spec, N(env_dev_spec), true);
@@ -593,7 +595,20 @@ static void check_environment(struct ran *r, bool target)
             CHECK(ctx, json_is_string(v), "environment.devices[%zu].queue.%s: not a string", i, k);
         json_object_foreach(json_object_get(d, "iosched"), k, v) CHECK(
             ctx, json_is_string(v), "environment.devices[%zu].iosched.%s: not a string", i, k);
+        /* The parsed settings are the raw ones, read again. */
+        json_t *set = sbio_json_device_settings(d);
+        CHECK(ctx, json_equal(set, json_object_get(d, "settings")),
+              "environment.devices[%zu].settings: not its queue and iosched parsed", i);
+        CHECK(ctx, json_equal(json_object_get(set, "scheduler"), json_object_get(d, "scheduler")),
+              "environment.devices[%zu].scheduler: not the one in brackets", i);
+        if (!sched && strcmp(role, "top"))
+            sched = json_object_get(d, "scheduler");
+        json_decref(set);
     }
+    CHECK(ctx,
+          sched ? json_equal(sched, json_object_get(e, "scheduler"))
+                : json_is_null(json_object_get(e, "scheduler")),
+          "environment.scheduler: not the first scheduler device's");
     json_t *vm = json_object_get(e, "vm");
     check_fields(ctx, vm, "environment.vm", env_vm_spec, N(env_vm_spec), true);
     assert_int_equal(jint(ctx, vm, "dirty_ratio"), proc_int("/proc/sys/vm/dirty_ratio"));
@@ -1004,7 +1019,7 @@ static const char *const csv_map[][2] = {
     {"block_size_bytes", "config/block_size_bytes"},
     {"file_num", "config/file_num"},
     {"total_size_bytes", "config/total_size_bytes"},
-    {"scheduler", "config/scheduler"},
+    {"scheduler", "environment/scheduler"},
     {"rand_seed", "config/rand_seed"},
     {"elapsed_s", "result/elapsed_s"},
     {"events", "result/events"},
@@ -1092,9 +1107,13 @@ static void check_cell(const char *ctx, const char *col, const char *cell, json_
               "CSV %s = '%s', JSON %" JSON_INTEGER_FORMAT, col, cell, json_integer_value(v));
     } else if (json_is_real(v)) {
         double x = strtod(cell, &end), want = json_real_value(v);
-        /* %.6g: 6 significant digits. */
-        CHECK(ctx, *cell && !*end && fabs(x - want) <= 1e-5 * fabs(want),
+        /* One format per kind of column: whole nanoseconds, else three decimals; no exponent. */
+        bool ns = strlen(col) > 3 && !strcmp(col + strlen(col) - 3, "_ns");
+        const char *dot = strchr(cell, '.');
+        CHECK(ctx, *cell && !*end && !strpbrk(cell, "eE") && fabs(x - want) <= (ns ? 0.5 : 5e-4),
               "CSV %s = '%s', JSON %.17g", col, cell, want);
+        CHECK(ctx, ns ? !dot : dot && strlen(dot) == 4, "CSV %s = '%s': not in its column's format",
+              col, cell);
     } else if (json_is_boolean(v)) {
         CHECK(ctx, !strcmp(cell, json_is_true(v) ? "true" : "false"), "CSV %s = '%s', JSON %s", col,
               cell, json_is_true(v) ? "true" : "false");
@@ -1333,6 +1352,75 @@ static void test_error_and_signal(void **state)
     json_decref(doc);
     ran_free(r);
     free(r);
+}
+
+/* A device as sysfs shows it: its settings parsed (the scheduler by its name, integers as
+ * integers, text as text), the run's scheduler in environment.scheduler and in the CSV
+ * column whatever --scheduler said; an older document's device (no "settings") gives the
+ * same. */
+static void test_settings_parsed(void **state)
+{
+    (void)state;
+    static struct sbio_environment e;
+    memset(&e, 0, sizeof(e));
+    e.have_target = e.has_top = true;
+    e.ndev = 2;
+    struct sbio_env_dev *dm = &e.dev[0], *sd = &e.dev[1];
+    snprintf(dm->name, sizeof(dm->name), "dm-0");
+    dm->role = "top";
+    dm->knob[0].ok = true; /* scheduler */
+    snprintf(dm->knob[0].v, sizeof(dm->knob[0].v), "none");
+    snprintf(sd->name, sizeof(sd->name), "sda");
+    sd->role = "scheduler";
+    for (unsigned i = 0; i < SBIO_ENV_KNOBS; i++) {
+        const char *k = sbio_environment_knob_names[i];
+        sd->knob[i].ok = true;
+        snprintf(sd->knob[i].v, sizeof(sd->knob[i].v), "%s",
+                 !strcmp(k, "scheduler")     ? "mq-deadline kyber [bfq] none"
+                 : !strcmp(k, "write_cache") ? "write back"
+                                             : "64");
+    }
+    sd->niosched = 2;
+    snprintf(sd->iosched_name[0], sizeof(sd->iosched_name[0]), "slice_idle");
+    snprintf(sd->iosched_value[0], sizeof(sd->iosched_value[0]), "8");
+    snprintf(sd->iosched_name[1], sizeof(sd->iosched_name[1]), "low_latency");
+    snprintf(sd->iosched_value[1], sizeof(sd->iosched_value[1]), "1");
+    json_t *env = sbio_json_environment(&e);
+    assert_string_equal(jstr("", env, "scheduler"), "bfq");
+    assert_string_equal(jstr("", env, "devices/0/scheduler"), "none");
+    assert_string_equal(jstr("", env, "devices/1/scheduler"), "bfq");
+    json_t *set = jat(env, "devices/1/settings");
+    assert_string_equal(jstr("", set, "scheduler"), "bfq");
+    assert_int_equal(jint("", set, "nr_requests"), 64);
+    assert_int_equal(jint("", set, "read_ahead_kb"), 64);
+    assert_string_equal(jstr("", set, "write_cache"), "write back");
+    /* Keys with a slash: read whole. */
+    assert_int_equal(json_integer_value(json_object_get(set, "iosched/slice_idle")), 8);
+    assert_int_equal(json_integer_value(json_object_get(set, "iosched/low_latency")), 1);
+    assert_int_equal(json_object_size(set), SBIO_ENV_KNOBS + 2);
+    /* An older document: queue and iosched only. */
+    json_t *old = json_deep_copy(jat(env, "devices/1"));
+    json_object_del(old, "settings");
+    json_object_del(old, "scheduler");
+    json_t *again = sbio_json_device_settings(old);
+    assert_true(json_equal(again, set));
+    json_decref(again);
+    json_decref(old);
+    /* The CSV's scheduler column: the one in effect, without --scheduler. */
+    json_t *doc = json_pack("{s:{s:n},s:O,s:{s:f,s:{s:{s:{s:f}}}}}", "config", "scheduler",
+                            "environment", env, "result", "elapsed_s", 10.00049, "op_types", "read",
+                            "latency", "mean_ns", 1234567.6);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(sbio_report_csv(f, doc, false), 0);
+    fclose(f);
+    /* sbio_version, finished_utc, 7 of config: the scheduler is the 10th; elapsed_s the 12th;
+     * read_lat_mean_ns the 23rd. */
+    assert_string_equal(buf, ",,,,,,,,,bfq,,10.000,,,,,,,,,,,1234568,,,,,,,,,,,,,,\n");
+    free(buf);
+    json_decref(doc);
+    json_decref(env);
 }
 
 /* Every field of every document above is in doc/json.md. */
@@ -1593,6 +1681,7 @@ int main(void)
         cmocka_unit_test(test_log_interval),
         cmocka_unit_test(test_with_target),
         cmocka_unit_test(test_error_and_signal),
+        cmocka_unit_test(test_settings_parsed),
         cmocka_unit_test(test_no_undocumented_field),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -689,6 +689,96 @@ static void test_sched_canonical(void **state)
     assert_string_equal(sbio_sched_canonical("bfq"), "bfq");
     assert_string_equal(sbio_sched_canonical("none"), "none");
     assert_string_equal(sbio_sched_canonical("deadline2"), "deadline2");
+    /* The schedulers that left Linux, by their heirs. */
+    assert_string_equal(sbio_sched_canonical("cfq"), "bfq");
+    assert_string_equal(sbio_sched_canonical("noop"), "none");
+    assert_string_equal(sbio_sched_canonical("anticipatory"), "bfq");
+    assert_string_equal(sbio_sched_canonical("kyber"), "kyber");
+}
+
+/* The lines on stderr of sbio_sched_check_list, into err; its code. */
+static int check_list(const struct sbio_target *t, const char *opt, const char *list, char *err)
+{
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_sched_check_list(t, opt, list);
+    cap_end(&c, err, MSG_MAX);
+    return rc;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Lists of names: two names of one scheduler are refused, every name the device lacks is
+ * named in one line, the option as typed. */
+static void test_sched_lists(void **state)
+{
+    struct fx *f = *state;
+    struct sbio_target t;
+    char err[MSG_MAX];
+    vda_target(f, &t);
+    assert_int_equal(check_list(NULL, "--schedulers", "cfq,deadline,noop,anticipatory", err),
+                     -SBIO_EUSAGE);
+    assert_string_equal(err, "sbio: --schedulers=cfq,deadline,noop,anticipatory: cfq and "
+                             "anticipatory are one scheduler, bfq: given twice\n");
+    assert_int_equal(check_list(&t, "--schedulers", "deadline,bfq,mq-deadline", err), -SBIO_EUSAGE);
+    assert_string_equal(err, "sbio: --schedulers=deadline,bfq,mq-deadline: deadline and "
+                             "mq-deadline are one scheduler, mq-deadline: given twice\n");
+    assert_int_equal(check_list(NULL, "--vary scheduler", "bfq,none,bfq", err), -SBIO_EUSAGE);
+    assert_string_equal(err, "sbio: --vary scheduler=bfq,none,bfq: bfq given twice\n");
+    assert_int_equal(check_list(NULL, "--schedulers", ",", err), -SBIO_EUSAGE);
+    assert_has(err, "no scheduler named");
+    /* Every name vda lacks, in one line. */
+    assert_int_equal(check_list(&t, "--schedulers", "foo,none,cfq,bar,kyber", err), -SBIO_EUSAGE);
+    assert_string_equal(err, "sbio: --schedulers=foo,none,cfq,bar,kyber: foo and bar are not "
+                             "offered by vda, which offers none, mq-deadline, kyber, bfq\n");
+    assert_int_equal(check_list(&t, "--scheduler", "foo", err), -SBIO_EUSAGE);
+    assert_string_equal(
+        err, "sbio: --scheduler=foo: foo is not offered by vda, which offers none, mq-deadline, "
+             "kyber, bfq\n");
+    /* The historical names, all accepted where their heirs are offered. */
+    assert_int_equal(check_list(&t, "--schedulers", "cfq,noop,deadline,kyber", err), 0);
+    assert_string_equal(err, "");
+    /* Without bfq, cfq and anticipatory are lacking, said with what they are taken as. */
+    sysput(f, VDA "/queue/scheduler", "none [mq-deadline] kyber");
+    assert_int_equal(check_list(&t, "--schedulers", "cfq,none,x", err), -SBIO_EUSAGE);
+    assert_string_equal(err, "sbio: --schedulers=cfq,none,x: cfq (taken as bfq) and x are not "
+                             "offered by vda, which offers none, mq-deadline, kyber\n");
+    assert_int_equal(check_list(&t, "--schedulers", "a,b,c", err), -SBIO_EUSAGE);
+    assert_has(err, ": a, b and c are not offered by vda");
+    assert_int_equal(lines(err), 1);
+}
+
+/* The note maps each historical name once, with when it left Linux; none for current names. */
+static void test_sched_note(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    struct capture c;
+    cap_begin(&c);
+    sbio_sched_note("--schedulers", "cfq,kyber,noop,anticipatory");
+    cap_end(&c, err, MSG_MAX);
+    assert_string_equal(err, "sbio: note: --schedulers: cfq → bfq, noop → none, anticipatory → "
+                             "bfq (the single-queue schedulers left Linux in 5.0, anticipatory "
+                             "already in 2.6.33; bfq's idling is the anticipation's heir)\n");
+    cap_begin(&c);
+    sbio_sched_note("--scheduler", "deadline");
+    cap_end(&c, err, MSG_MAX);
+    assert_string_equal(err, "sbio: note: --scheduler: deadline → mq-deadline (the single-queue "
+                             "schedulers left Linux in 5.0)\n");
+    cap_begin(&c);
+    sbio_sched_note("--scheduler", "anticipatory");
+    cap_end(&c, err, MSG_MAX);
+    assert_has(err, "anticipatory → bfq (anticipatory left Linux in 2.6.33; bfq's idling");
+    cap_begin(&c);
+    sbio_sched_note("--schedulers", "bfq,none,mq-deadline");
+    cap_end(&c, err, MSG_MAX);
+    assert_string_equal(err, "");
 }
 
 /* ---- resolve ------------------------------------------------------------------------------ */
@@ -1050,13 +1140,20 @@ static void test_refusals(void **state)
     state_file(f, "vda", sp, sizeof(sp));
 
     /* A scheduler this kernel lacks: the device's list in the message. */
-    assert_int_equal(check(&t, "cfq", NULL, 0, err), -SBIO_EUSAGE);
-    assert_has(err, "--scheduler=cfq: vda offers none, mq-deadline, kyber, bfq");
-    assert_int_equal(apply(&tu, &t, "cfq", NULL, 0, out, err), -SBIO_EUSAGE);
-    assert_has(err, "vda offers none, mq-deadline, kyber, bfq");
+    assert_int_equal(check(&t, "cfq2", NULL, 0, err), -SBIO_EUSAGE);
+    assert_has(err, "--scheduler=cfq2: cfq2 is not offered by vda, which offers none, "
+                    "mq-deadline, kyber, bfq");
+    assert_int_equal(apply(&tu, &t, "cfq2", NULL, 0, out, err), -SBIO_EUSAGE);
+    assert_has(err, "vda, which offers none, mq-deadline, kyber, bfq");
     assert_false(tu.active);
-    /* The alias is accepted. */
+    /* One scheduler per run. */
+    assert_int_equal(check(&t, "bfq,none", NULL, 0, err), -SBIO_EUSAGE);
+    assert_has(err, "--scheduler=bfq,none: one scheduler per run");
+    /* The alias and the historical names are accepted. */
     assert_int_equal(check(&t, "deadline", NULL, 0, err), 0);
+    assert_int_equal(check(&t, "cfq", NULL, 0, err), 0);
+    assert_int_equal(check(&t, "noop", NULL, 0, err), 0);
+    assert_int_equal(check(&t, "anticipatory", NULL, 0, err), 0);
 
     static const char *const bad[] = {
         "foo=1",          /* no such knob */
@@ -1093,6 +1190,24 @@ static void test_refusals(void **state)
 
 /* --scheduler, iosched/, nr_requests and the rest: written in that order, every original
  * recorded in the state file before the first write, every one put back by restore. */
+/* --scheduler=cfq: bfq written and in effect, the note said once, mq-deadline restored. */
+static void test_historical_apply(void **state)
+{
+    struct fx *f = *state;
+    struct sbio_target t;
+    struct sbio_tune tu;
+    char err[MSG_MAX], out[MSG_MAX];
+    vda_target(f, &t);
+    assert_int_equal(apply(&tu, &t, "cfq", NULL, 0, out, err), 0);
+    assert_string_equal(log_text(), "vda scheduler=bfq\n");
+    assert_string_equal(sysv(f, VDA "/queue/scheduler"), "none mq-deadline kyber [bfq]");
+    assert_has(out, "vda scheduler: bfq (was mq-deadline)\n");
+    assert_string_equal(err, "sbio: note: --scheduler: cfq → bfq (the single-queue schedulers "
+                             "left Linux in 5.0)\n");
+    assert_int_equal(restore(&tu, err), 0);
+    assert_string_equal(sysv(f, VDA "/queue/scheduler"), "none [mq-deadline] kyber bfq");
+}
+
 static void test_cycle(void **state)
 {
     struct fx *f = *state;
@@ -1601,6 +1716,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_sched_parse),
         T(test_sched_canonical),
+        T(test_sched_lists),
+        T(test_sched_note),
+        T(test_historical_apply),
         T(test_resolve_partition),
         T(test_resolve_dm),
         T(test_resolve_missing),
