@@ -334,7 +334,8 @@ char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
 static void opt_accepted(const struct optdef *d, char *buf, size_t len)
 {
     switch (d->type) {
-    case T_BOOL: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
+    case T_BOOL:
+    case T_INIT_RNG: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
     case T_UINT:
         if (d->max == UINT64_MAX)
             snprintf(buf, len, "an integer from %" PRIu64, d->min);
