@@ -836,6 +836,23 @@ static int conf_line(struct sbio_config *cfg, const char *line, size_t len)
     return rc ? (rc < 0 ? rc : 0) : parse_option(cfg, name, strlen(name), value, 0, NULL, &i);
 }
 
+/* One line of f into buf (NUL-terminated): its length, EOF at the end, or -2 for what is no
+ * line of text, a NUL byte or more than len - 1 bytes (--config-file=/dev/zero ends here). */
+static int conf_getline(FILE *f, char *buf, size_t len)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (!c || n + 1 >= len)
+            return -2;
+        buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    buf[n] = 0;
+    return n || c != EOF ? (int)n : EOF;
+}
+
 /* Apply one --config-file: every line, in order, with "FILE:LINE: " before its messages. */
 static int conf_read(struct sbio_config *cfg, const char *path)
 {
@@ -844,21 +861,25 @@ static int conf_read(struct sbio_config *cfg, const char *path)
         sbio_err("--config-file=%s: %s", path, strerror(errno));
         return -EINVAL;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char line[4096];
     unsigned lineno = 0;
-    int rc = 0;
-    while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+    int rc = 0, n;
+    while (!rc && (n = conf_getline(f, line, sizeof(line))) != EOF) {
         snprintf(opt_where, sizeof(opt_where), "%s:%u: ", path, ++lineno);
-        rc = conf_line(cfg, line, (size_t)n);
+        if (n < 0) {
+            sbio_err("%snot a line of text (a NUL byte, or longer than 4 KiB); lines are "
+                     "name=value",
+                     opt_where);
+            rc = -EINVAL;
+        } else {
+            rc = conf_line(cfg, line, (size_t)n);
+        }
     }
     if (!rc && ferror(f)) {
         sbio_err("--config-file=%s: read: %s", path, strerror(errno));
         rc = -EINVAL;
     }
     opt_where[0] = 0;
-    free(line);
     fclose(f);
     return rc;
 }

@@ -670,6 +670,13 @@ static void test_config_file(void **state)
     assert_int_equal(cfg.file_num, 2);
     assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
     assert_int_equal(cfg.nargs, 0);
+
+    /* The last line needs no newline. */
+    p = conf_write("last.cfg", "threads=6");
+    snprintf(arg, sizeof(arg), "--config-file=%s", p);
+    char *argv3[] = {"sbio", "prepare", arg, NULL};
+    expect_ok(&cfg, argv3, err, sizeof(err));
+    assert_int_equal(cfg.threads, 6);
 }
 
 /* A bad line: one error line naming FILE:LINE. */
@@ -699,6 +706,7 @@ static void test_config_file_errors(void **state)
                "No such file", NULL);
     expect_bad(ARGV("run", "--config-file"), "--config-file", "needs a value", "name=value");
     expect_bad(ARGV("run", "--config-file=/tmp"), "--config-file=/tmp", "read", NULL);
+    expect_bad(ARGV("run", "--config-file=/dev/zero"), "/dev/zero:1:", "not a line of text", NULL);
     tmpdir_remove(conf_dir);
     conf_dir[0] = 0;
 }
