@@ -36,7 +36,7 @@ enum opt_type {
 #define SET_CMDS (SBIO_C(SBIO_CMD_PREPARE) | ALL_RUN)
 /* Where the set is: every command that works on one. */
 #define DIR_CMDS (SET_CMDS | SBIO_C(SBIO_CMD_CLEANUP))
-#define OFF(f) offsetof(struct sbio_config, f)
+#define OFF(f)   offsetof(struct sbio_config, f)
 
 struct optdef {
     const char *name;
@@ -85,7 +85,8 @@ static const struct optdef opts[] = {
     {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1, SET_CMDS, 0,
      "SIZE", "total size of the file set (each file gets an equal share)"},
     {"file-test-mode", NULL, T_ENUM, OFF(mode), "", "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0,
-     ALL_RUN, 0, "MODE", "test mode: seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw (required by run)"},
+     ALL_RUN, 0, "MODE",
+     "test mode: seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw (required by run)"},
     {"file-io-mode", NULL, T_ENUM, OFF(io_mode), "sync", "sync|async|mmap", 0, 0, ALL_RUN, 0,
      "MODE", "sysbench's engine choice: sync, async (libaio) or mmap"},
     {"file-async-backlog", NULL, T_UINT, OFF(async_backlog), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
@@ -380,8 +381,8 @@ static int opt_bad(const struct optdef *d, const char *value, const char *why)
 {
     char acc[160];
     opt_accepted(d, acc, sizeof(acc));
-    sbio_err("%s--%s: '%s' %s; accepted: %s", opt_where, d->name, value,
-             why ? why : "is not valid", acc);
+    sbio_err("%s--%s: '%s' %s; accepted: %s", opt_where, d->name, value, why ? why : "is not valid",
+             acc);
     return -EINVAL;
 }
 
@@ -715,8 +716,8 @@ static int opt_unknown(const char *name, size_t nlen)
         }
     }
     const char *near = opt_suggest(name, nlen);
-    sbio_err("%sunknown option '--%.*s'%s%s%s; see sbio help for the options", opt_where,
-             (int)nlen, name, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
+    sbio_err("%sunknown option '--%.*s'%s%s%s; see sbio help for the options", opt_where, (int)nlen,
+             name, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
     return -EINVAL;
 }
 
@@ -890,8 +891,8 @@ static int conf_read_all(struct sbio_config *cfg, int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         const char *name = argv[i] + 2, *eq = strchr(name, '=');
-        if (strncmp(argv[i], "--", 2) || !opt_name_is("config-file", name,
-                                                      eq ? (size_t)(eq - name) : strlen(name)))
+        if (strncmp(argv[i], "--", 2) ||
+            !opt_name_is("config-file", name, eq ? (size_t)(eq - name) : strlen(name)))
             continue;
         const char *path = eq ? eq + 1 : NULL;
         if (!eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2))

@@ -463,7 +463,6 @@ static void test_ignored_sysbench_options(void **state)
     assert_int_equal(cfg.nargs, 0);
 }
 
-
 static void expect_invalid(char **argv, const char *n1, const char *n2, const char *n3);
 
 /* sysbench's own spellings of help, version and 0.4's --init-rng; '_' for '-' in names. */
