@@ -890,9 +890,10 @@ static int conf_read(struct sbio_config *cfg, const char *path)
 static int conf_read_all(struct sbio_config *cfg, int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (strncmp(argv[i], "--", 2))
+            continue;
         const char *name = argv[i] + 2, *eq = strchr(name, '=');
-        if (strncmp(argv[i], "--", 2) ||
-            !opt_name_is("config-file", name, eq ? (size_t)(eq - name) : strlen(name)))
+        if (!opt_name_is("config-file", name, eq ? (size_t)(eq - name) : strlen(name)))
             continue;
         const char *path = eq ? eq + 1 : NULL;
         if (!eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
