@@ -225,3 +225,7 @@ expect_exit 0 "--version=on: exit status 0" "$SBIO" --version=on
 check "--version=on prints the version" grep -q '^sbio [0-9]' "$TMP/out"
 expect_exit 0 "-h: exit status 0" "$SBIO" -h
 check "-h prints the help" grep -q '^Usage: sbio' "$TMP/out"
+WL=$(cd "$(dirname "$0")/../../workloads" && pwd)
+expect_exit 0 "--script oltp.lua --help: exit status 0" "$SBIO" --script "$WL/oltp.lua" --help
+check "--script oltp.lua --help: the script's options come first" \
+	grep -q "^Options of the script .*oltp.lua:" <(head -n 1 "$TMP/out")
