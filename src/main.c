@@ -223,23 +223,26 @@ static int cmd_restore(FILE *out)
     return 0;
 }
 
-/* help [COMMAND]; with --script, the script's own options too (decl NULL without). */
+/* help [COMMAND]; with --script, the script's own options first, the ones its user came to
+ * see (decl NULL without). */
 static int cmd_help(const struct sbio_config *cfg, const struct sbio_script *decl, FILE *out)
 {
-    if (sbio_options_help(out, cfg->nargs ? cfg->args[0] : NULL))
-        return -SBIO_EUSAGE;
-    if (!decl)
-        return 0;
-    fprintf(out, "\nOptions of the script %s:\n", decl->path);
-    for (unsigned i = 0; i < decl->nopts; i++) {
-        char left[96];
-        snprintf(left, sizeof(left), "--%s=%s", decl->opts[i].name,
-                 decl->opts[i].type == 'n'   ? "N"
-                 : decl->opts[i].type == 'b' ? "on|off"
-                                             : "VALUE");
-        fprintf(out, "  %-30s %s [%s]\n", left, decl->opts[i].help, decl->opts[i].def);
+    const char *topic = cfg->nargs ? cfg->args[0] : NULL;
+    if (decl) {
+        fprintf(out, "Options of the script %s:\n", decl->path);
+        for (unsigned i = 0; i < decl->nopts; i++) {
+            char left[96];
+            snprintf(left, sizeof(left), "--%s=%s", decl->opts[i].name,
+                     decl->opts[i].type == 'n'   ? "N"
+                     : decl->opts[i].type == 'b' ? "on|off"
+                                                 : "VALUE");
+            fprintf(out, "  %-30s %s [%s]\n", left, decl->opts[i].help, decl->opts[i].def);
+        }
+        if (!decl->nopts)
+            fprintf(out, "  (none)\n");
+        fputc('\n', out);
     }
-    return 0;
+    return sbio_options_help(out, topic) ? -SBIO_EUSAGE : 0;
 }
 
 static int cmd_version(FILE *out)

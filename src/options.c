@@ -21,6 +21,8 @@ enum opt_type {
     T_FILL,
     T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
+    T_CONFIG,     /* --config-file=FILE: read before the command line (sbio_options_parse) */
+    T_INIT_RNG,   /* sysbench 0.4's --init-rng: sbio's default already; boolean */
     T_IGNORE,     /* sysbench option that does not concern file I/O; takes a value */
     T_IGNORE_BOOL /* the same, boolean */
 };
@@ -30,10 +32,11 @@ enum opt_type {
 #define OPT_LATER 1u
 
 #define ALL_RUN (SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_COMPARE))
-#define SET_CMDS                                                                                   \
-    (SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |                  \
-     SBIO_C(SBIO_CMD_COMPARE))
-#define OFF(f) offsetof(struct sbio_config, f)
+/* The set's shape and contents: cleanup removes what the manifest names and uses none. */
+#define SET_CMDS (SBIO_C(SBIO_CMD_PREPARE) | ALL_RUN)
+/* Where the set is: every command that works on one. */
+#define DIR_CMDS (SET_CMDS | SBIO_C(SBIO_CMD_CLEANUP))
+#define OFF(f)   offsetof(struct sbio_config, f)
 
 struct optdef {
     const char *name;
@@ -82,7 +85,8 @@ static const struct optdef opts[] = {
     {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1, SET_CMDS, 0,
      "SIZE", "total size of the file set (each file gets an equal share)"},
     {"file-test-mode", NULL, T_ENUM, OFF(mode), "", "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0,
-     ALL_RUN, 0, "MODE", "test mode (required by run)"},
+     ALL_RUN, 0, "MODE",
+     "test mode: seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw (required by run)"},
     {"file-io-mode", NULL, T_ENUM, OFF(io_mode), "sync", "sync|async|mmap", 0, 0, ALL_RUN, 0,
      "MODE", "sysbench's engine choice: sync, async (libaio) or mmap"},
     {"file-async-backlog", NULL, T_UINT, OFF(async_backlog), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
@@ -100,12 +104,12 @@ static const struct optdef opts[] = {
     {"file-merged-requests", NULL, T_UINT, OFF(merged_requests), "0", NULL, 0, 65536, ALL_RUN, 0,
      "N", "merge up to N adjacent sequential requests into one; 0: no merging"},
     {"file-rw-ratio", NULL, T_DOUBLE, OFF(rw_ratio), "1.5", NULL, 0, 0, ALL_RUN, 0, "R",
-     "reads per write in rndrw (kept exactly per thread)"},
+     "reads per write in rndrw (kept exactly per thread); 0: writes only, as sysbench"},
     /* sbio's own */
-    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, SET_CMDS, 0, "DIR", "folder of the file set"},
-    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, SET_CMDS, 0, "DEV",
+    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, DIR_CMDS, 0, "DIR", "folder of the file set"},
+    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
-    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
+    {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENGINE, OFF(ioengine), "sync", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O engine (the general form of --file-io-mode)"},
@@ -135,8 +139,7 @@ static const struct optdef opts[] = {
      "compare: a setting and its values (repeatable)"},
     {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, 0, "KEY=VALUE",
      "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
-    {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_RESTORE), 0, "DEV",
+    {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "sync and drop the page cache before the run (root)"},
@@ -166,16 +169,17 @@ static const struct optdef opts[] = {
      "bytes written: random, zero, or compressible:P (P% of each 4 KiB zeros)"},
     {"cpus", NULL, T_STR, OFF(cpus), "", NULL, 0, 0, ALL_RUN, 0, "LIST",
      "pin worker threads to these CPUs, e.g. 0-3,6 (round-robin)"},
-    {"file-per-rank", NULL, T_BOOL, OFF(file_per_rank), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
+    {"file-per-rank", NULL, T_BOOL, OFF(file_per_rank), "off", NULL, 0, 0, DIR_CMDS, 0, "on|off",
      "under mpirun: each rank its own file set in DIR/rank.N (off: all ranks share DIR's)"},
     /* sysbench's old test selector and options that do not concern file I/O */
     {"test", NULL, T_TEST, 0, "", NULL, 0, 0, 0, 0, "fileio", NULL},
+    {"config-file", NULL, T_CONFIG, 0, "", NULL, 0, 0, 0, 0, "FILE", NULL},
+    {"init-rng", NULL, T_INIT_RNG, 0, "", NULL, 0, 0, 0, 0, "on|off", NULL},
     {"forced-shutdown", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"thread-stack-size", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"thread-init-timeout", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"report-checkpoints", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"debug", NULL, T_IGNORE_BOOL, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
-    {"config-file", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"luajit-cmd", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"rand-type", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"rand-spec-iter", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
@@ -331,7 +335,8 @@ char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
 static void opt_accepted(const struct optdef *d, char *buf, size_t len)
 {
     switch (d->type) {
-    case T_BOOL: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
+    case T_BOOL:
+    case T_INIT_RNG: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
     case T_UINT:
         if (d->max == UINT64_MAX)
             snprintf(buf, len, "an integer from %" PRIu64, d->min);
@@ -349,7 +354,7 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
                      sbio_fmt_bytes(hi, sizeof(hi), d->max));
         break;
     }
-    case T_DOUBLE: snprintf(buf, len, "a number greater than 0"); break;
+    case T_DOUBLE: snprintf(buf, len, "a number of at least 0"); break;
     case T_ENUM:
     case T_FILL: {
         char names[128];
@@ -368,11 +373,16 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
     }
 }
 
+/* Where the option being set was written: "" on the command line, "FILE:LINE: " in a
+ * --config-file, for the messages. */
+static char opt_where[320];
+
 static int opt_bad(const struct optdef *d, const char *value, const char *why)
 {
     char acc[160];
     opt_accepted(d, acc, sizeof(acc));
-    sbio_err("--%s: '%s' %s; accepted: %s", d->name, value, why ? why : "is not valid", acc);
+    sbio_err("%s--%s: '%s' %s; accepted: %s", opt_where, d->name, value, why ? why : "is not valid",
+             acc);
     return -EINVAL;
 }
 
@@ -463,7 +473,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     }
     case T_DOUBLE: {
         double v;
-        if (sbio_parse_double(value, &v) || v <= 0)
+        if (sbio_parse_double(value, &v))
             return opt_bad(d, value, NULL);
         *(double *)(base + d->off) = v;
         return 0;
@@ -490,29 +500,103 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     }
     case T_FILL: return opt_set_fill(cfg, d, value);
     case T_TEST:
-        if (strcmp(value, "fileio"))
-            return opt_bad(d, value, "is not a test sbio runs");
-        sbio_note("--test=fileio is sysbench's old way to choose the test; sbio only "
-                  "does file I/O");
+        /* The note comes once the whole line is known (opt_note_test). */
+        return strcmp(value, "fileio") ? opt_bad(d, value, "is not a test sbio runs") : 0;
+    case T_CONFIG: return 0; /* read before the command line (sbio_options_parse) */
+    case T_INIT_RNG: {
+        /* sysbench 0.4 drew the same offsets every run unless --init-rng=on seeded its
+         * generator from the clock, which sbio always does unless --rand-seed=N. */
+        bool on;
+        if (sbio_parse_bool(value, &on))
+            return opt_bad(d, value, NULL);
+        if (!on)
+            sbio_note("%s--init-rng=off: sysbench 0.4 then repeated its offsets run after run; "
+                      "sbio seeds from the clock, --rand-seed=N repeats a run",
+                      opt_where);
         return 0;
+    }
     case T_IGNORE:
-    case T_IGNORE_BOOL: sbio_note("--%s does not concern file I/O; ignored", d->name); return 0;
+    case T_IGNORE_BOOL:
+        sbio_note("%s--%s does not concern file I/O; ignored", opt_where, d->name);
+        return 0;
     }
     return -EINVAL;
+}
+
+/* The table's name equals name[0..len), '_' matching '-' as in sysbench (--file_num=4). */
+static bool opt_name_is(const char *tname, const char *name, size_t len)
+{
+    if (strlen(tname) != len)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (tname[i] != name[i] && !(tname[i] == '-' && name[i] == '_'))
+            return false;
+    return true;
 }
 
 static const struct optdef *opt_find(const char *name, size_t len, bool *old)
 {
     *old = false;
     for (size_t i = 0; i < NOPTS; i++) {
-        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+        if (opt_name_is(opts[i].name, name, len))
             return &opts[i];
-        if (opts[i].old && strlen(opts[i].old) == len && !strncmp(opts[i].old, name, len)) {
+        if (opts[i].old && opt_name_is(opts[i].old, name, len)) {
             *old = true;
             return &opts[i];
         }
     }
     return NULL;
+}
+
+/* Edit distance between a[0..al) and b, '_' matching '-' and two swapped neighbours counting
+ * as one edit (optimal string alignment); above 8 counts as 9 (only near misses matter). */
+static size_t opt_distance(const char *a, size_t al, const char *b)
+{
+    size_t bl = strlen(b);
+    if (al > 40 || bl > 40)
+        return 9;
+    size_t m[41][41];
+    for (size_t i = 0; i <= al; i++)
+        for (size_t j = 0; j <= bl; j++) {
+            if (!i || !j) {
+                m[i][j] = i + j;
+                continue;
+            }
+            bool same = a[i - 1] == b[j - 1] || (a[i - 1] == '_' && b[j - 1] == '-');
+            size_t best = m[i - 1][j - 1] + !same;
+            if (m[i - 1][j] + 1 < best)
+                best = m[i - 1][j] + 1;
+            if (m[i][j - 1] + 1 < best)
+                best = m[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                m[i - 2][j - 2] + 1 < best)
+                best = m[i - 2][j - 2] + 1;
+            m[i][j] = best;
+        }
+    return m[al][bl] > 8 ? 9 : m[al][bl];
+}
+
+/* A near miss is at most 2 edits away, and fewer than half the name's letters. */
+static bool opt_near(size_t d, size_t len)
+{
+    return d <= 2 && 2 * d < len;
+}
+
+/* The option name (or sysbench's old one) nearest to name[0..len) when it is a near miss,
+ * else NULL: the unknown option's "did you mean". */
+static const char *opt_suggest(const char *name, size_t len)
+{
+    const char *best = NULL;
+    size_t bestd = 9;
+    for (size_t i = 0; i < NOPTS; i++) {
+        const char *cand[2] = {opts[i].name, opts[i].old};
+        for (int k = 0; k < 2; k++) {
+            size_t d = cand[k] ? opt_distance(name, len, cand[k]) : 9;
+            if (d < bestd && opt_near(d, len))
+                best = cand[k], bestd = d;
+        }
+    }
+    return best;
 }
 
 void sbio_options_defaults(struct sbio_config *cfg)
@@ -549,6 +633,15 @@ static void opt_mark_given(struct sbio_config *cfg, const struct optdef *d)
     cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
 }
 
+/* The command a mistyped word is a near miss of, or NULL. */
+static const char *cmd_suggest(const char *w)
+{
+    for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
+        if (opt_near(opt_distance(w, strlen(w), cmd_names[c]), strlen(w)))
+            return cmd_names[c];
+    return NULL;
+}
+
 /* A word that is no option: the command, then its arguments. 0 or -EINVAL. */
 static int parse_word(struct sbio_config *cfg, const char *a)
 {
@@ -559,7 +652,9 @@ static int parse_word(struct sbio_config *cfg, const char *a)
             return 0;
         }
         if (c == SBIO_CMD_NONE) {
-            sbio_err("unknown command '%s'; accepted: %s", a, cmd_list());
+            const char *near = cmd_suggest(a);
+            sbio_err("unknown command '%s'%s%s%s; accepted: %s", a, near ? " (did you mean " : "",
+                     near ? near : "", near ? "?)" : "", cmd_list());
             return -EINVAL;
         }
         cfg->cmd = c;
@@ -599,49 +694,235 @@ static int parse_script_opt(struct sbio_config *cfg, const char *name, size_t nl
     return 1;
 }
 
+/* Whether the word after an option written without '=' is its value. An option never is: a
+ * list given alone is empty, as in sysbench ("--file-extra-flags --file-test-mode=rndrd"), and
+ * a valued option alone needs one. A command is not a list either ("--file-extra-flags run"). */
+static bool opt_takes_next(const struct optdef *d, const char *next)
+{
+    if (!strncmp(next, "--", 2))
+        return false;
+    return d->type != T_FLAGS || cmd_lookup(next) == SBIO_CMD_NONE;
+}
+
+/* An option the table does not have: the database drivers' family is ignored, anything else
+ * is refused, with the near miss it may be. 0 or -EINVAL. */
+static int opt_unknown(const char *name, size_t nlen)
+{
+    for (size_t p = 0; p < 2; p++) {
+        size_t pl = strlen(ignored_prefixes[p]);
+        if (nlen > pl && !strncmp(name, ignored_prefixes[p], pl)) {
+            sbio_note("%s--%.*s does not concern file I/O; ignored", opt_where, (int)nlen, name);
+            return 0;
+        }
+    }
+    const char *near = opt_suggest(name, nlen);
+    sbio_err("%sunknown option '--%.*s'%s%s%s; see sbio help for the options", opt_where, (int)nlen,
+             name, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
+    return -EINVAL;
+}
+
 /* One of sbio's options (or an ignored sysbench one) and its value: after '=', or the next
- * word except for booleans. 0 or -EINVAL. */
+ * word (opt_takes_next) except for booleans. 0 or -EINVAL. */
 static int parse_option(struct sbio_config *cfg, const char *name, size_t nlen, const char *value,
                         int argc, char **argv, int *i)
 {
     bool old;
     const struct optdef *d = opt_find(name, nlen, &old);
-    if (!d) {
-        for (size_t p = 0; p < 2; p++) {
-            size_t pl = strlen(ignored_prefixes[p]);
-            if (nlen > pl && !strncmp(name, ignored_prefixes[p], pl)) {
-                sbio_note("--%.*s does not concern file I/O; ignored", (int)nlen, name);
-                return 0;
-            }
-        }
-        sbio_err("unknown option '--%.*s'; see sbio help for the options", (int)nlen, name);
-        return -EINVAL;
-    }
+    if (!d)
+        return opt_unknown(name, nlen);
     if (old)
-        sbio_note("--%s is sysbench's old spelling of --%s", d->old, d->name);
-    if (d->type == T_BOOL || d->type == T_IGNORE_BOOL) {
+        sbio_note("%s--%s is sysbench's old spelling of --%s", opt_where, d->old, d->name);
+    if (d->type == T_BOOL || d->type == T_IGNORE_BOOL || d->type == T_INIT_RNG) {
         /* A boolean never takes the next word: "--histogram run" is on + command. */
         if (!value)
             value = "on";
     } else if (!value) {
-        /* An ignored option takes its value like any other ("--verbosity 5"), or none at
-         * the end of the line: ignored options are never an error. */
-        if (d->type == T_IGNORE && *i + 1 >= argc) {
+        if (*i + 1 < argc && opt_takes_next(d, argv[*i + 1])) {
+            value = argv[++*i];
+        } else if (d->type == T_FLAGS) {
+            value = "";
+        } else if (d->type == T_IGNORE) {
+            /* Ignored options are never an error, with or without a value. */
             sbio_note("--%s does not concern file I/O; ignored", d->name);
             return 0;
-        }
-        if (*i + 1 >= argc) {
+        } else {
             char acc[160];
             opt_accepted(d, acc, sizeof(acc));
             sbio_err("--%s needs a value; accepted: %s", d->name, acc);
             return -EINVAL;
         }
-        value = argv[++*i];
     }
     if (opt_set(cfg, d, value))
         return -EINVAL;
     opt_mark_given(cfg, d);
     return 0;
+}
+
+/* The texts of the --config-file lines: the configuration points into them for the rest of
+ * the process, as into argv. */
+struct conf_text {
+    struct conf_text *next;
+    char text[];
+};
+static struct conf_text *conf_texts;
+
+/* Split a config line (sysbench's form: name=value, '#' starts a comment, a value may be
+ * quoted with ' or ") in place. 1 with name and value, 0 for a blank or comment line, or
+ * -EINVAL after a message. */
+static int conf_split(char *s, char **name, char **value)
+{
+    s[strcspn(s, "\r\n")] = 0;
+    s += strspn(s, " \t");
+    if (!*s || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq || eq == s) {
+        sbio_err("%s'%s': expected name=value (one option a line, # for comments)", opt_where, s);
+        return -EINVAL;
+    }
+    char *e = eq;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    *e = 0;
+    *name = strncmp(s, "--", 2) ? s : s + 2;
+    char *v = eq + 1 + strspn(eq + 1, " \t");
+    if (*v == '"' || *v == '\'') {
+        char *close = strchr(v + 1, *v);
+        char *rest = close ? close + 1 + strspn(close + 1, " \t") : NULL;
+        if (!close || (*rest && *rest != '#')) {
+            sbio_err("%s%s: %s", opt_where, *name,
+                     close ? "text after the closing quote" : "the quote is not closed");
+            return -EINVAL;
+        }
+        *close = 0;
+        *value = v + 1;
+        return 1;
+    }
+    for (char *p = v; *p; p++)
+        if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t'))
+            *p = 0;
+    for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t');)
+        *--e = 0;
+    *value = v;
+    return 1;
+}
+
+/* One line of a config file, applied as --name=value would be. 0 or -EINVAL. */
+static int conf_line(struct sbio_config *cfg, const char *line, size_t len)
+{
+    struct conf_text *t = malloc(sizeof(*t) + len + 1);
+    if (!t) {
+        sbio_err("%sout of memory", opt_where);
+        return -EINVAL;
+    }
+    memcpy(t->text, line, len + 1);
+    char *name, *value;
+    int rc = conf_split(t->text, &name, &value);
+    if (rc <= 0) {
+        free(t);
+        return rc;
+    }
+    t->next = conf_texts;
+    conf_texts = t;
+    bool old;
+    const struct optdef *d = opt_find(name, strlen(name), &old);
+    if (d && (d->type == T_CONFIG || d->off == OFF(script))) {
+        sbio_err("%s--%s is taken from the command line only (%s)", opt_where, d->name,
+                 d->type == T_CONFIG ? "give every file there"
+                                     : "the script's options are known before the file is read");
+        return -EINVAL;
+    }
+    int i = 0;
+    rc = parse_script_opt(cfg, name, strlen(name), value, 0, NULL, &i);
+    return rc ? (rc < 0 ? rc : 0) : parse_option(cfg, name, strlen(name), value, 0, NULL, &i);
+}
+
+/* One line of f into buf (NUL-terminated): its length, EOF at the end, or -2 for what is no
+ * line of text, a NUL byte or more than len - 1 bytes (--config-file=/dev/zero ends here). */
+static int conf_getline(FILE *f, char *buf, size_t len)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (!c || n + 1 >= len)
+            return -2;
+        buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    buf[n] = 0;
+    return n || c != EOF ? (int)n : EOF;
+}
+
+/* Apply one --config-file: every line, in order, with "FILE:LINE: " before its messages. */
+static int conf_read(struct sbio_config *cfg, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        sbio_err("--config-file=%s: %s", path, strerror(errno));
+        return -EINVAL;
+    }
+    char line[4096];
+    unsigned lineno = 0;
+    int rc = 0, n;
+    while (!rc && (n = conf_getline(f, line, sizeof(line))) != EOF) {
+        snprintf(opt_where, sizeof(opt_where), "%s:%u: ", path, ++lineno);
+        if (n < 0) {
+            sbio_err("%snot a line of text (a NUL byte, or longer than 4 KiB); lines are "
+                     "name=value",
+                     opt_where);
+            rc = -EINVAL;
+        } else {
+            rc = conf_line(cfg, line, (size_t)n);
+        }
+    }
+    if (!rc && ferror(f)) {
+        sbio_err("--config-file=%s: read: %s", path, strerror(errno));
+        rc = -EINVAL;
+    }
+    opt_where[0] = 0;
+    fclose(f);
+    return rc;
+}
+
+/* Every --config-file of the command line, in order, before its other options: what the
+ * files set, the command line overrides. 0 or -EINVAL. */
+static int conf_read_all(struct sbio_config *cfg, int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (strncmp(argv[i], "--", 2))
+            continue;
+        const char *name = argv[i] + 2, *eq = strchr(name, '=');
+        if (!opt_name_is("config-file", name, eq ? (size_t)(eq - name) : strlen(name)))
+            continue;
+        const char *path = eq ? eq + 1 : NULL;
+        if (!eq && i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+            path = argv[++i];
+        if (!path || !path[0]) {
+            sbio_err("--config-file needs a value: a file of name=value lines");
+            return -EINVAL;
+        }
+        int rc = conf_read(cfg, path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* --test=fileio marks a sysbench 0.4 command line: one note, which says how 0.4's run ended
+ * when this one is left to run sbio's default 10 s. */
+static void opt_note_test(const struct sbio_config *cfg)
+{
+    if (!sbio_options_given(cfg, "test"))
+        return;
+    if ((cfg->cmd == SBIO_CMD_RUN || cfg->cmd == SBIO_CMD_COMPARE) &&
+        !sbio_options_given(cfg, "events") && !sbio_options_given(cfg, "time"))
+        sbio_note("--test=fileio is sysbench 0.4's way to choose the test; 0.4 stopped after "
+                  "10000 requests by default, sbio (as sysbench 1.0) runs 10 s: "
+                  "--max-requests=10000 gives 0.4's run");
+    else
+        sbio_note("--test=fileio is sysbench's old way to choose the test; sbio only does file "
+                  "I/O");
 }
 
 /* argv[*i], which starts with a dash. 0 or -EINVAL. */
@@ -658,6 +939,10 @@ static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bo
         cfg->output = argv[++*i];
         return 0;
     }
+    if (!strcmp(a, "-h")) {
+        *want_help = true;
+        return 0;
+    }
     if (a[1] != '-') {
         sbio_err("unknown option '%s'; options are long (--name=value), see sbio help", a);
         return -EINVAL;
@@ -666,12 +951,19 @@ static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bo
     const char *eq = strchr(name, '=');
     size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
     const char *value = eq ? eq + 1 : NULL;
-    if (nlen == 4 && !strncmp(name, "help", 4) && !value) {
-        *want_help = true;
-        return 0;
-    }
-    if (nlen == 7 && !strncmp(name, "version", 7) && !value) {
-        cfg->cmd = SBIO_CMD_VERSION;
+    bool is_help = opt_name_is("help", name, nlen);
+    if (is_help || opt_name_is("version", name, nlen)) {
+        /* sysbench's booleans: --help=on is --help, --help=off nothing. */
+        bool on = true;
+        if (value && sbio_parse_bool(value, &on)) {
+            sbio_err("--%.*s: '%s' is not valid; accepted: on/off, true/false, yes/no, 1/0",
+                     (int)nlen, name, value);
+            return -EINVAL;
+        }
+        if (on && is_help)
+            *want_help = true;
+        else if (on)
+            cfg->cmd = SBIO_CMD_VERSION;
         return 0;
     }
     int rc = parse_script_opt(cfg, name, nlen, value, argc, argv, i);
@@ -682,6 +974,10 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
 {
     cfg->argc = argc;
     cfg->argv = argv;
+    opt_where[0] = 0;
+    int crc = conf_read_all(cfg, argc, argv);
+    if (crc)
+        return crc;
     bool want_help = false, only_args = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -703,6 +999,7 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
         }
         cfg->cmd = SBIO_CMD_HELP;
     }
+    opt_note_test(cfg);
     return 0;
 }
 
@@ -921,6 +1218,30 @@ static int opt_check_workload(const struct sbio_config *cfg)
     return 0;
 }
 
+/* The most operations a second one thread is paced at. The runner spaces a thread's
+ * operations 1e9 * threads / rate ns apart, truncated to whole nanoseconds: from 100 ns up
+ * that costs under 1% of the rate, while above 10^9/s the step is 0 and nothing is paced. No
+ * engine comes near 10^7 operations a second from one thread. */
+#define OPT_RATE_PER_THREAD 10000000ULL
+
+/* --rate: only what can be paced. Each rank paces its share over its threads. */
+static int opt_check_rate(const struct sbio_config *cfg, unsigned nranks)
+{
+    uint64_t share = cfg->rate / nranks + (cfg->rate % nranks != 0);
+    if (share <= cfg->threads * OPT_RATE_PER_THREAD)
+        return 0;
+    uint64_t max = cfg->threads * OPT_RATE_PER_THREAD * nranks;
+    char ranks[48] = "";
+    if (nranks > 1)
+        snprintf(ranks, sizeof(ranks), " on each of %u ranks", nranks);
+    sbio_err("--rate=%" PRIu64 " with %" PRIu64 " thread%s%s cannot be paced: at most %llu "
+             "operations/s per thread (a step of 100 ns); accepted: --rate up to %" PRIu64
+             ", more --threads, or 0 for unlimited",
+             cfg->rate, cfg->threads, cfg->threads == 1 ? "" : "s", ranks, OPT_RATE_PER_THREAD,
+             max);
+    return -EINVAL;
+}
+
 /* Several processes (MPI ranks) split the run's totals and may share one set. */
 static int opt_check_ranks(const struct sbio_config *cfg, unsigned nranks)
 {
@@ -969,7 +1290,8 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
         return rc;
     if (cfg->cmd != SBIO_CMD_RUN && cfg->cmd != SBIO_CMD_COMPARE)
         return 0;
-    if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)))
+    if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)) ||
+        (rc = opt_check_rate(cfg, nranks)))
         return rc;
     return opt_check_ranks(cfg, nranks);
 }
@@ -1011,6 +1333,7 @@ int sbio_options_help(FILE *out, const char *topic)
         fprintf(out, "Usage: sbio %s [OPTIONS]\n  %s\n\nOptions:\n", cmd_names[only],
                 cmd_help[only]);
     }
+    int shown = 0;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &opts[i];
         if (!d->help)
@@ -1018,9 +1341,15 @@ int sbio_options_help(FILE *out, const char *topic)
         if (only != SBIO_CMD_NONE && !(d->cmds & SBIO_C(only)))
             continue;
         help_option(out, d);
+        shown++;
     }
+    if (!shown)
+        fprintf(out, "  (none)\n");
     if (only == SBIO_CMD_NONE) {
         fprintf(out, "  %-30s %s\n", "-o FILE", "short for --output");
+        fprintf(out, "  %-30s %s\n", "--config-file=FILE",
+                "options from FILE, one name=value a line (# comments), before the command "
+                "line's");
         fprintf(out, "\nAccepted and ignored (sysbench options that do not concern file I/O):"
                      "\n ");
         for (size_t i = 0; i < NOPTS; i++)

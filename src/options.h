@@ -142,9 +142,12 @@ struct sbio_config {
 /* Fill cfg with every option's default. */
 void sbio_options_defaults(struct sbio_config *cfg);
 
-/* Parse argv (argv[0] is the program). Options may stand before or after the command.
- * Returns 0, or -EINVAL after printing one line naming the option, the value and what
- * is accepted. Notes (old sysbench spellings, ignored options) go to stderr. */
+/* Parse argv (argv[0] is the program). Options may stand before or after the command. The
+ * files of --config-file are read first, so that the command line overrides what they set;
+ * the configuration points into argv and into those files' lines, both kept for the process's
+ * life. Returns 0, or -EINVAL after printing one line naming the option (and FILE:LINE for a
+ * file's), the value and what is accepted. Notes (old sysbench spellings, ignored options) go
+ * to stderr. */
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv);
 
 /* Cross-option checks for cfg->cmd (conflicts, options not implemented yet, values a

@@ -8,7 +8,8 @@
  *    requests (the remainder to the last thread); both wrap at the end;
  *  - random modes draw whole blocks uniformly over the set; a tail shorter than a block
  *    is never drawn;
- *  - rndrw reads when (reads + 1) / (writes + 1) < ratio, per thread, as sysbench;
+ *  - rndrw reads when (reads + 1) / (writes + 1) < ratio, per thread, as sysbench (ratio 0:
+ *    writes only, the same ops as rndwr);
  *  - periodic fsync: when the thread has written and its request count is a multiple
  *    of --file-fsync-freq, it fsyncs every file (or, with --file-fsync-scope=dirty, every
  *    file it wrote since), one fsync per event, before its next request. */

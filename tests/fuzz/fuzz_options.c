@@ -35,7 +35,7 @@ static void options_check_ranges(const struct sbio_config *c)
     FUZZ_CHECK(c->iodepth >= 1 && c->iodepth <= 65536, "iodepth %llu",
                (unsigned long long)c->iodepth);
     FUZZ_CHECK(c->extra_flags < 8, "extra_flags %u", c->extra_flags);
-    FUZZ_CHECK(isfinite(c->rw_ratio) && c->rw_ratio > 0, "rw_ratio %g", c->rw_ratio);
+    FUZZ_CHECK(isfinite(c->rw_ratio) && c->rw_ratio >= 0, "rw_ratio %g", c->rw_ratio);
     FUZZ_CHECK(c->fill_pct <= 100, "fill_pct %llu", (unsigned long long)c->fill_pct);
     FUZZ_CHECK(c->nargs >= 0 && c->nargs <= SBIO_MAX_ARGS, "nargs %d", c->nargs);
     FUZZ_CHECK(c->nvary >= 0 && c->nvary <= SBIO_MAX_LIST, "nvary %d", c->nvary);

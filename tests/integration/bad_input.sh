@@ -43,6 +43,9 @@ if ! "$SBIO" run --dir="$SETD" --file-test-mode=rndrd --events=20 -o "$FIX/r.jso
 fi
 echo 'not json' >"$FIX/notjson.txt"
 echo '{"schema": "not-sbio/1", "result": {}}' >"$FIX/other.json"
+printf '# sysbench options\ntreads=4\n' >"$FIX/typo.cfg"
+printf 'threads 4\n' >"$FIX/noeq.cfg"
+printf 'threads=2\n\nevents=-1\n' >"$FIX/value.cfg"
 make_set # the fixture run read the set: start from fresh files anyway
 
 ROOT=0

@@ -1,6 +1,7 @@
 #!/bin/bash
 # sbio run: behaviour: SIGINT, --rate and its latency from
-# the intended start, --warmup-time, --cpus, --report-interval, --histogram, O_DIRECT.
+# the intended start, --warmup-time, --cpus, --report-interval, --histogram, O_DIRECT,
+# --file-rw-ratio=0, --config-file; sysbench's --help=on and --version=on.
 # Small sets (4 x 8 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"
 
@@ -180,3 +181,52 @@ else
 	eq "--file-extra-flags=direct: events = 2000 and reads+writes > 0" \
 		"$(events_of) $((r > 0 && w > 0))" "2000 1"
 fi
+
+# --- --file-rw-ratio=0: rndrw writes only, as in sysbench (the kernel sees no pread) ---
+if ! command -v strace >/dev/null; then
+	skip "--file-rw-ratio=0: strace is not installed"
+else
+	strace -f -qq -y -e trace=pread64,pwrite64 -o "$TMP/ratio0.tr" "$SBIO" run "${SET[@]}" \
+		--file-test-mode=rndrw --file-rw-ratio=0 --threads=2 --events=2000 -o "$RESULT" \
+		>"$TMP/out" 2>"$TMP/err"
+	eq "--file-rw-ratio=0: exit status" "$?" 0
+	nr=$(grep -cE 'pread64\([0-9]+<[^>]*/test_file\.[0-9]+>' "$TMP/ratio0.tr")
+	nw=$(grep -cE 'pwrite64\([0-9]+<[^>]*/test_file\.[0-9]+>' "$TMP/ratio0.tr")
+	read -r r w f < <(rwf_of)
+	eq "--file-rw-ratio=0: pread64 on the set (strace), reads in the result" "$nr $r" "0 0"
+	eq "--file-rw-ratio=0: every write the result counts is a pwrite64 (strace)" "$nw" "$w"
+	check "--file-rw-ratio=0: $w writes" test "${w:-0}" -gt 1000
+	check "--file-rw-ratio=0: the report's ratio line" \
+		grep -qx 'Read/Write ratio for combined random IO test: 0.00' "$TMP/out"
+fi
+
+# --- --config-file: sysbench's general options from a file, the command line wins ---
+cat >"$TMP/sb.cfg" <<'CFG'
+# general options, as sysbench reads them
+threads = 3
+time="1"   # seconds
+
+events=0
+CFG
+sbio_json run "${SET[@]}" --config-file="$TMP/sb.cfg" --file-test-mode=rndrd
+eq "--config-file: exit status" "$?" 0
+check "--config-file threads = 3: the header says 3 threads" grep -qx 'Number of threads: 3' "$TMP/out"
+eq "--config-file: 3 threads in the result" "$(json_get "$RESULT" result.threads.#)" 3
+el=$(json_get "$RESULT" result.elapsed_s)
+near "--config-file time=\"1\": the run lasted $el s" "$el" 1 10
+sbio_json run "${SET[@]}" --threads=2 --config-file "$TMP/sb.cfg" --file-test-mode=rndrd --events=500
+check "--config-file with --threads=2 on the command line: 2 threads" \
+	grep -qx 'Number of threads: 2' "$TMP/out"
+eq "--config-file with --events=500 on the command line: 500 events" "$(events_of)" 500
+
+# --- sysbench's spellings of help and version: exit 0 ---
+expect_exit 0 "--help=on: exit status 0" "$SBIO" --help=on
+check "--help=on prints the help" grep -q '^Usage: sbio' "$TMP/out"
+expect_exit 0 "--version=on: exit status 0" "$SBIO" --version=on
+check "--version=on prints the version" grep -q '^sbio [0-9]' "$TMP/out"
+expect_exit 0 "-h: exit status 0" "$SBIO" -h
+check "-h prints the help" grep -q '^Usage: sbio' "$TMP/out"
+WL=$(cd "$(dirname "$0")/../../workloads" && pwd)
+expect_exit 0 "--script oltp.lua --help: exit status 0" "$SBIO" --script "$WL/oltp.lua" --help
+check "--script oltp.lua --help: the script's options come first" \
+	grep -q "^Options of the script .*oltp.lua:" <(head -n 1 "$TMP/out")

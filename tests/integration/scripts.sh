@@ -220,13 +220,13 @@ stderr_one_line "oltp on a set of another size: one line on stderr"
 # --- the script's own options ---
 expect_exit 0 "oltp --help: exit 0" "$SBIO" --script "$WL/oltp.lua" --help
 eq "oltp --help: the script's options with their defaults" \
-	"$(sed -n '/^Options of the script /,$p' "$TMP/out" | tail -n +2 | awk '{ printf "%s %s|", $1, $NF }')" \
+	"$(sed -n '/^Options of the script /,/^$/p' "$TMP/out" | grep '^  ' | awk '{ printf "%s %s|", $1, $NF }')" \
 	"--size=VALUE [256M]|--time=N [10]|--theta=N [1.1]|--threads=N [8]|"
 bad=
 for s in "$WL"/*.lua; do
 	"$SBIO" --script "$s" --help >"$TMP/out" 2>&1 || bad="$bad $(basename "$s"):exit"
 	for o in $(grep -oP '^option\("\K[^"]+' "$s"); do
-		sed -n '/^Options of the script /,$p' "$TMP/out" | grep -qE -- "^  --$o=[^ ]+ .*\[[^]]*\]$" ||
+		sed -n '/^Options of the script /,/^$/p' "$TMP/out" | grep -qE -- "^  --$o=[^ ]+ .*\[[^]]*\]$" ||
 			bad="$bad $(basename "$s"):--$o"
 	done
 done

@@ -348,8 +348,10 @@ static void test_ranges(void **state)
     expect_bad(ARGV("run", "--file-total-size=2X"), "--file-total-size", "'2X'", "K/M/G/T");
     expect_bad(ARGV("run", "--file-total-size", "lots"), "--file-total-size", "'lots'", "K/M/G/T");
 
-    expect_bad(ARGV("run", "--file-rw-ratio=0"), "--file-rw-ratio", "'0'", "greater than 0");
-    expect_bad(ARGV("run", "--file-rw-ratio=-2"), "--file-rw-ratio", "'-2'", "number");
+    /* 0 is sysbench's rndrw as writes only; below 0 sysbench refuses too. */
+    expect_ok(&cfg, ARGV("run", "--file-rw-ratio=0"), err, sizeof(err));
+    assert_true(cfg.rw_ratio == 0);
+    expect_bad(ARGV("run", "--file-rw-ratio=-2"), "--file-rw-ratio", "'-2'", "at least 0");
     expect_ok(&cfg, ARGV("run", "--file-rw-ratio=0.5"), err, sizeof(err));
     assert_true(cfg.rw_ratio == 0.5);
 }
@@ -459,6 +461,253 @@ static void test_ignored_sysbench_options(void **state)
     expect_ok(&cfg, ARGV("--debug", "prepare", "--verbosity"), err, sizeof(err));
     assert_int_equal(cfg.cmd, SBIO_CMD_PREPARE);
     assert_int_equal(cfg.nargs, 0);
+}
+
+static void expect_invalid(char **argv, const char *n1, const char *n2, const char *n3);
+
+/* sysbench's own spellings of help, version and 0.4's --init-rng; '_' for '-' in names. */
+static void test_sysbench_forms(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("--help=on"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_HELP);
+    expect_ok(&cfg, ARGV("-h"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_HELP);
+    expect_ok(&cfg, ARGV("-h", "run"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_HELP);
+    assert_string_equal(cfg.args[0], "run");
+    expect_ok(&cfg, ARGV("--help=off", "run", "--file-test-mode=seqrd"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    expect_ok(&cfg, ARGV("--version=on"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_VERSION);
+    assert_string_equal(err, "");
+    expect_ok(&cfg, ARGV("--version=off", "prepare"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_PREPARE);
+    expect_bad(ARGV("--help=please"), "--help", "'please'", "on/off");
+
+    /* --init-rng=on is what sbio does anyway: silent. off gets a note, the run is seeded. */
+    expect_ok(&cfg,
+              ARGV("--test=fileio", "--init-rng=on", "--max-requests=10", "--file-test-mode=rndrd",
+                   "run"),
+              err, sizeof(err));
+    assert_lacks(err, "init-rng");
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    assert_int_equal(cfg.rand_seed, 0);
+    expect_ok(&cfg, ARGV("--init-rng", "run"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    assert_lacks(err, "init-rng");
+    expect_ok(&cfg, ARGV("--init-rng=off", "run"), err, sizeof(err));
+    assert_has(err, "sbio: note: --init-rng=off");
+    assert_has(err, "--rand-seed=N");
+    assert_int_equal(count_char(err, '\n'), 1);
+    expect_bad(ARGV("--init-rng=sometimes", "run"), "--init-rng", "'sometimes'", "on/off");
+
+    expect_ok(&cfg, ARGV("--file_num=4", "--file_total_size", "1M", "prepare"), err, sizeof(err));
+    assert_int_equal(cfg.file_num, 4);
+    assert_true(cfg.total_size == SBIO_MIB);
+    assert_true(sbio_options_given(&cfg, "file-num"));
+}
+
+/* A list option without a value is empty, as in sysbench, and never takes the next option;
+ * options that take a value still take the next word. */
+static void test_list_option_alone(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("--file-extra-flags", "--file-test-mode=rndrd", "run"), err, sizeof(err));
+    assert_int_equal(cfg.extra_flags, 0);
+    assert_int_equal(cfg.mode, SBIO_MODE_RNDRD);
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    assert_true(sbio_options_given(&cfg, "file-extra-flags"));
+    expect_ok(&cfg, ARGV("--file-extra-flags", "run", "--file-test-mode=seqrd"), err, sizeof(err));
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    assert_int_equal(cfg.nargs, 0);
+    assert_int_equal(cfg.extra_flags, 0);
+    expect_ok(&cfg, ARGV("run", "--file-extra-flags=direct", "--file-extra-flags"), err,
+              sizeof(err));
+    assert_int_equal(cfg.extra_flags, 0);
+    expect_ok(&cfg, ARGV("--file-extra-flags", "direct,sync", "run"), err, sizeof(err));
+    assert_int_equal(cfg.extra_flags, SBIO_XF_DIRECT | SBIO_XF_SYNC);
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    /* A valued option followed by an option is missing its value, not given "--time=5". */
+    expect_bad(ARGV("run", "--threads", "--time=5"), "--threads", "needs a value", "1 to 100000");
+    expect_ok(&cfg, ARGV("--threads", "4", "--time", "5", "run"), err, sizeof(err));
+    assert_int_equal(cfg.threads, 4);
+    assert_int_equal(cfg.time_s, 5);
+    /* An ignored option alone does not take the next option either. */
+    expect_ok(&cfg, ARGV("--verbosity", "--threads=2", "run"), err, sizeof(err));
+    assert_int_equal(cfg.threads, 2);
+}
+
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    expect_bad(ARGV("run", "--file-test-mod=seqrd"), "'--file-test-mod'",
+               "(did you mean --file-test-mode?)", "sbio help");
+    expect_bad(ARGV("run", "--treads=2"), "'--treads'", "(did you mean --threads?)", NULL);
+    expect_bad(ARGV("run", "--fiel-num=2"), "(did you mean --file-num?)", NULL, NULL);
+    expect_bad(ARGV("run", "--num-thread=2"), "(did you mean --num-threads?)", NULL, NULL);
+    expect_bad(ARGV("rnu"), "'rnu' (did you mean run?)", "accepted: prepare, run", NULL);
+    expect_bad(ARGV("prepaer"), "(did you mean prepare?)", NULL, NULL);
+
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    assert_int_equal(parse_args(&cfg, ARGV("--bogus", "run"), err, sizeof(err)), -EINVAL);
+    assert_lacks(err, "did you mean");
+    assert_int_equal(parse_args(&cfg, ARGV("frobnicate"), err, sizeof(err)), -EINVAL);
+    assert_lacks(err, "did you mean");
+}
+
+/* --rate beyond 10^7 operations/s per thread cannot be paced (the step would drop below
+ * 100 ns, and to 0 above 10^9): refused with the limit. */
+static void test_rate_limit(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--rate=10000000"), err, sizeof(err));
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+    expect_invalid(ARGV("run", "--file-test-mode=rndrd", "--rate=10000001"), "--rate=10000001",
+                   "with 1 thread cannot be paced", "up to 10000000");
+    expect_invalid(ARGV("run", "--file-test-mode=rndrd", "--rate=2000000000", "--threads=4"),
+                   "4 threads", "up to 40000000", "0 for unlimited");
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--rate=2000000000", "--threads=200"),
+              err, sizeof(err));
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+    /* Under MPI each rank paces its share. */
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--rate=20000000"), err, sizeof(err));
+    assert_int_equal(sbio_options_validate(&cfg, 2), 0);
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--rate=20000001"), err, sizeof(err));
+    struct capture c;
+    cap_begin(&c);
+    assert_int_equal(sbio_options_validate(&cfg, 2), -EINVAL);
+    cap_end(&c, err, sizeof(err));
+    assert_one_error_line(err);
+    assert_has(err, "on each of 2 ranks");
+    assert_has(err, "up to 20000000");
+    /* compare checks every setting it varies. */
+    expect_invalid(ARGV("compare", "--file-test-mode=rndrd", "--rate=99999999"), "--rate", NULL,
+                   NULL);
+}
+
+/* --test=fileio marks sysbench 0.4's command line, whose run stopped after 10000 requests. */
+static void test_sysbench_04_note(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("--test=fileio", "--file-test-mode=rndrd", "run"), err, sizeof(err));
+    assert_int_equal(count_char(err, '\n'), 1);
+    assert_has(err, "sbio: note: --test=fileio");
+    assert_has(err, "10000 requests");
+    assert_has(err, "--max-requests=10000");
+    assert_int_equal(cfg.time_s, 10);
+    assert_int_equal(cfg.events, 0);
+    /* A limit given, or no run: the plain note. */
+    expect_ok(&cfg, ARGV("--test=fileio", "--max-time=5", "--file-test-mode=rndrd", "run"), err,
+              sizeof(err));
+    assert_lacks(err, "10000");
+    expect_ok(&cfg, ARGV("--test=fileio", "--test=fileio", "prepare"), err, sizeof(err));
+    assert_int_equal(count_char(err, '\n'), 1);
+    assert_lacks(err, "10000");
+}
+
+/* ---- --config-file ---- */
+
+static char conf_dir[256];
+
+static const char *conf_write(const char *name, const char *text)
+{
+    static char path[320];
+    if (!conf_dir[0])
+        assert_int_equal(tmpdir_make(conf_dir, sizeof(conf_dir), "/tmp", "options"), 0);
+    snprintf(path, sizeof(path), "%s/%s", conf_dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_config_file(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], arg[400];
+    const char *p = conf_write("good.cfg", "# sysbench general options\n"
+                                           "\n"
+                                           "threads = 3   # three\n"
+                                           "time=\"7\"\n"
+                                           "events='0' # none\n"
+                                           "file_num=2\n"
+                                           "--file-total-size=1M\n"
+                                           "file-extra-flags=sync,direct\n"
+                                           "dir=/tmp/with space # a folder\n"
+                                           "mysql-host=db\n");
+    snprintf(arg, sizeof(arg), "--config-file=%s", p);
+    char *argv[] = {"sbio", arg, "run", "--file-test-mode=seqrd", NULL};
+    expect_ok(&cfg, argv, err, sizeof(err));
+    assert_int_equal(cfg.threads, 3);
+    assert_int_equal(cfg.time_s, 7);
+    assert_int_equal(cfg.file_num, 2);
+    assert_true(cfg.total_size == SBIO_MIB);
+    assert_int_equal(cfg.extra_flags, SBIO_XF_SYNC | SBIO_XF_DIRECT);
+    assert_string_equal(cfg.dir, "/tmp/with space");
+    assert_true(sbio_options_given(&cfg, "threads"));
+    assert_true(sbio_options_given(&cfg, "time"));
+    /* Notes say where the option was written. */
+    assert_has(err, "good.cfg:10: --mysql-host does not concern file I/O");
+
+    /* The command line wins, before or after --config-file, in either syntax. */
+    char *argv2[] = {"sbio", "--threads=5", "--config-file", (char *)p, "--time", "2", "run", NULL};
+    expect_ok(&cfg, argv2, err, sizeof(err));
+    assert_int_equal(cfg.threads, 5);
+    assert_int_equal(cfg.time_s, 2);
+    assert_int_equal(cfg.file_num, 2);
+    assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
+    assert_int_equal(cfg.nargs, 0);
+
+    /* The last line needs no newline. */
+    p = conf_write("last.cfg", "threads=6");
+    snprintf(arg, sizeof(arg), "--config-file=%s", p);
+    char *argv3[] = {"sbio", "prepare", arg, NULL};
+    expect_ok(&cfg, argv3, err, sizeof(err));
+    assert_int_equal(cfg.threads, 6);
+}
+
+/* A bad line: one error line naming FILE:LINE. */
+static void expect_bad_conf(const char *text, const char *n1, const char *n2)
+{
+    char arg[400];
+    const char *p = conf_write("bad.cfg", text);
+    snprintf(arg, sizeof(arg), "--config-file=%s", p);
+    char *argv[] = {"sbio", "run", arg, NULL};
+    expect_bad(argv, "bad.cfg:", n1, n2);
+}
+
+static void test_config_file_errors(void **state)
+{
+    (void)state;
+    expect_bad_conf("threads=2\n\nthreads 4\n", "bad.cfg:3: 'threads 4'", "name=value");
+    expect_bad_conf("=4\n", "bad.cfg:1:", "name=value");
+    expect_bad_conf("# ok\ntreads=4\n", "bad.cfg:2: unknown option '--treads'",
+                    "did you mean --threads?");
+    expect_bad_conf("threads=four\n", "bad.cfg:1: --threads: 'four'", "1 to 100000");
+    expect_bad_conf("threads=4 8\n", "bad.cfg:1: --threads: '4 8'", NULL);
+    expect_bad_conf("dir=\"/tmp\n", "bad.cfg:1: dir", "quote is not closed");
+    expect_bad_conf("dir='/tmp' x\n", "bad.cfg:1: dir", "after the closing quote");
+    expect_bad_conf("config-file=other.cfg\n", "bad.cfg:1: --config-file", "command line");
+    expect_bad_conf("script=oltp\n", "bad.cfg:1: --script", "command line");
+    expect_bad(ARGV("run", "--config-file=/nonexistent/sbio.cfg"), "/nonexistent/sbio.cfg",
+               "No such file", NULL);
+    expect_bad(ARGV("run", "--config-file"), "--config-file", "needs a value", "name=value");
+    expect_bad(ARGV("run", "--config-file=/tmp"), "--config-file=/tmp", "read", NULL);
+    expect_bad(ARGV("run", "--config-file=/dev/zero"), "/dev/zero:1:", "not a line of text", NULL);
+    tmpdir_remove(conf_dir);
+    conf_dir[0] = 0;
 }
 
 /* ---- errors ---- */
@@ -716,6 +965,29 @@ static void test_help_command(void **state)
     assert_lacks(h, "--threshold");
     assert_lacks(h, "--schedulers");
     assert_lacks(h, "--repeat");
+    assert_has(h, "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw");
+    free(h);
+
+    /* Only what the command uses: cleanup goes by the manifest in --dir. */
+    h = help_text("cleanup", &rc, err, sizeof(err));
+    assert_has(h, "--dir=DIR ");
+    assert_has(h, "--file-per-rank=");
+    assert_lacks(h, "--file-num");
+    assert_lacks(h, "--file-total-size");
+    assert_lacks(h, "--filename");
+    assert_lacks(h, "--script");
+    free(h);
+    h = help_text("prepare", &rc, err, sizeof(err));
+    assert_lacks(h, "--filename");
+    assert_lacks(h, "--allow-destroy");
+    free(h);
+    h = help_text("restore", &rc, err, sizeof(err));
+    assert_has(h, "Options:\n  (none)\n");
+    free(h);
+    h = help_text("diff", &rc, err, sizeof(err));
+    assert_has(h, "--threshold=PCT ");
+    assert_has(h, "[5]");
+    assert_lacks(h, "--threads");
     free(h);
 
     h = help_text("bogus", &rc, err, sizeof(err));
@@ -739,6 +1011,13 @@ int main(void)
         cmocka_unit_test(test_iodepth_batch),
         cmocka_unit_test(test_old_spellings),
         cmocka_unit_test(test_ignored_sysbench_options),
+        cmocka_unit_test(test_sysbench_forms),
+        cmocka_unit_test(test_list_option_alone),
+        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_sysbench_04_note),
+        cmocka_unit_test(test_config_file),
+        cmocka_unit_test(test_config_file_errors),
         cmocka_unit_test(test_unknown_and_missing),
         cmocka_unit_test(test_short_output),
         cmocka_unit_test(test_help_and_version_flags),

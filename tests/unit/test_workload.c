@@ -482,6 +482,44 @@ static void test_rndrw_ratio(void **state)
     check_ratio(0.1);
 }
 
+/* --file-rw-ratio=0, as in sysbench: (reads + 1) / (writes + 1) is never below 0, so rndrw
+ * writes only, op for op what rndwr draws from the same seed, fsync rounds included. */
+static void test_rndrw_ratio_zero(void **state)
+{
+    (void)state;
+    const uint64_t sizes[] = {64 * BLK, 64 * BLK};
+    struct gen a, b;
+    struct sbio_wl wa, wb;
+    struct sbio_io ia, ib;
+    gen_config(&a, SBIO_MODE_RNDRW);
+    a.cfg.rw_ratio = 0;
+    gen_config(&b, SBIO_MODE_RNDWR);
+    a.cfg.fsync_freq = b.cfg.fsync_freq = 100;
+    gen_layout(&a, sizes, 2, BLK, 0, 0);
+    gen_layout(&b, sizes, 2, BLK, 0, 0);
+    gen_share(&a);
+    gen_share(&b);
+    assert_int_equal(sbio_wl_init(&wa, &a.sh, 0), 0);
+    assert_int_equal(sbio_wl_init(&wb, &b.sh, 0), 0);
+    uint64_t fsyncs = 0;
+    for (int i = 0; i < 5000; i++) {
+        next_op(&wa, &ia);
+        next_op(&wb, &ib);
+        assert_int_not_equal(ia.op, SBIO_READ);
+        assert_int_equal(ia.op, ib.op);
+        assert_int_equal(ia.file, ib.file);
+        assert_int_equal(ia.offset, ib.offset);
+        assert_int_equal(ia.len, ib.len);
+        fsyncs += ia.op == SBIO_FSYNC;
+    }
+    assert_int_equal(wa.reads, 0);
+    assert_true(fsyncs > 0);
+    sbio_wl_fini(&wa);
+    sbio_wl_fini(&wb);
+    gen_free(&a);
+    gen_free(&b);
+}
+
 /* The ratio counts completions: ops issued but not completed do not move it. */
 static void test_rndrw_counts_completions(void **state)
 {
@@ -850,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_seq_per_thread_erange),
         cmocka_unit_test(test_merged_requests),
         cmocka_unit_test(test_rndrw_ratio),
+        cmocka_unit_test(test_rndrw_ratio_zero),
         cmocka_unit_test(test_rndrw_counts_completions),
         cmocka_unit_test(test_fsync_cadence_all),
         cmocka_unit_test(test_fsync_read_modes_never),
