@@ -615,8 +615,9 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
         if (left)
             fprintf(out,
                     ": left %u test_file.* file%s that no manifest names (made by sysbench? "
-                    "sbio prepare --adopt takes them over, or remove them by hand)",
-                    left, left == 1 ? "" : "s");
+                    "sbio prepare --adopt takes %s over, or remove %s by hand)",
+                    left, left == 1 ? "" : "s", left == 1 ? "it" : "them",
+                    left == 1 ? "it" : "them");
         fputc('\n', out);
         rc = 0;
         goto out;
