@@ -510,6 +510,24 @@ static void test_fill_zero_and_compressible(void **state)
 /* Any cut of a range into pieces gives the bytes of the range filled at once: pieces that
  * start or end inside a chunk, and whole chunks taken four at a time from any chunk on (not
  * only from a multiple of four). */
+/* Whole runs of four chunks take the four-chain path (vectorised where the CPU can); single
+ * chunks the one-chain path: the bytes must be the same, in every lane, at every offset. */
+static void test_fill_four_chains(void **state)
+{
+    (void)state;
+    static unsigned char whole[16 * SBIO_FILL_CHUNK], part[sizeof(whole)];
+    const struct sbio_fileset sets[] = {fill_set(SBIO_FILL_RANDOM, 0, 1),
+                                        fill_set(SBIO_FILL_RANDOM, 0, 0x9e3779b97f4a7c15ULL),
+                                        fill_set(SBIO_FILL_COMPRESSIBLE, 50, 3)};
+    for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
+        for (uint64_t base = 0; base < (1ULL << 40); base = base * 977 + 4096 * 13) {
+            sbio_fill_range(&sets[s], (unsigned)s + 2, base, whole, sizeof(whole));
+            for (uint64_t off = 0; off < sizeof(whole); off += SBIO_FILL_CHUNK)
+                sbio_fill_range(&sets[s], (unsigned)s + 2, base + off, part + off, SBIO_FILL_CHUNK);
+            assert_memory_equal(part, whole, sizeof(whole));
+        }
+}
+
 static void test_fill_pieces(void **state)
 {
     (void)state;
@@ -1176,6 +1194,7 @@ int main(void)
         T(test_fill_unaligned),
         T(test_fill_zero_and_compressible),
         T(test_fill_pieces),
+        T(test_fill_four_chains),
         T(test_prepare_output),
         T(test_prepare_open_cleanup),
         T(test_prepare_many_chunks),
