@@ -510,8 +510,9 @@ static void test_fill_zero_and_compressible(void **state)
 /* Any cut of a range into pieces gives the bytes of the range filled at once: pieces that
  * start or end inside a chunk, and whole chunks taken four at a time from any chunk on (not
  * only from a multiple of four). */
-/* Whole runs of four chunks take the four-chain path (vectorised where the CPU can); single
- * chunks the one-chain path: the bytes must be the same, in every lane, at every offset. */
+/* Whole runs of four or eight chunks take the four-chain path (vectorised where the CPU can,
+ * eight chunks as two groups side by side); single chunks the one-chain path: the bytes must
+ * be the same, in every lane, at every offset. */
 static void test_fill_four_chains(void **state)
 {
     (void)state;
