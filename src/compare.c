@@ -532,16 +532,19 @@ static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf
  * after an hour of runs. 0 or -SBIO_EUSAGE (message printed). */
 static int compare_check(struct compare *c)
 {
-    /* Every setting's file set first (a script's jobs declare their own): without it every
-     * run would fail after its setting was applied. */
-    for (size_t s = 0; s < c->ns && !c->script; s++) {
-        struct sbio_config conf;
-        int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
-                 : conf.filename              ? 0
-                                              : sbio_fileset_ready(&conf);
-        if (sbio_mpi_agree(rc, NULL))
-            return -SBIO_EUSAGE;
-    }
+    /* First, before any setting is tried: every setting's values (pass 0), then its file set
+     * (pass 1; a script's jobs declare their own). Without a set every run would fail after
+     * its setting was applied. */
+    for (int pass = 0; pass < 2 && !c->script; pass++)
+        for (size_t s = 0; s < c->ns; s++) {
+            struct sbio_config conf;
+            int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
+                     : pass == 0                  ? sbio_session_check(&conf)
+                     : conf.filename              ? 0
+                                                  : sbio_fileset_ready(&conf);
+            if (sbio_mpi_agree(rc, NULL))
+                return -SBIO_EUSAGE;
+        }
     for (size_t s = 0; s < c->ns; s++) {
         struct sbio_config conf;
         /* The message of the check names the value; the kernel's refusals are found by
