@@ -580,6 +580,19 @@ static int compare_check(struct compare *c)
         return -SBIO_EUSAGE;
     if (list)
         sbio_sched_note(opt, list);
+    /* First, before any setting is tried: every setting's values (pass 0), then its file set
+     * (pass 1; a script's jobs declare their own). Without a set every run would fail after
+     * its setting was applied. */
+    for (int pass = 0; pass < 2 && !c->script; pass++)
+        for (size_t s = 0; s < c->ns; s++) {
+            struct sbio_config conf;
+            int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
+                     : pass == 0                  ? sbio_session_check(&conf)
+                     : conf.filename              ? 0
+                                                  : sbio_fileset_ready(&conf);
+            if (sbio_mpi_agree(rc, NULL))
+                return -SBIO_EUSAGE;
+        }
     for (size_t s = 0; s < c->ns; s++) {
         struct sbio_config conf;
         /* The message of the check names the value; the kernel's refusals are found by

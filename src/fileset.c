@@ -1,5 +1,6 @@
 #include "fileset.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -100,12 +101,35 @@ int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_
             return -SBIO_EUSAGE;
         }
         if (!manifest_names_them) {
-            sbio_err("%s/%s exists and belongs to no sbio file set (no %s): remove it or "
-                     "use another --dir",
+            sbio_err("%s/%s exists and belongs to no sbio file set (no %s): if sysbench made "
+                     "it, sbio prepare --adopt takes the set over; else remove it or use "
+                     "another --dir",
                      fs->dir, name, SBIO_MANIFEST);
             return -SBIO_EUSAGE;
         }
     }
+    return 0;
+}
+
+int sbio_fileset_strays(int dirfd, unsigned *count)
+{
+    *count = 0;
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return -e;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *n = de->d_name;
+        if (!strncmp(n, "test_file.", 10) && n[10] &&
+            strspn(n + 10, "0123456789") == strlen(n + 10))
+            (*count)++;
+    }
+    closedir(d);
     return 0;
 }
 
@@ -179,6 +203,14 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
         return dfd;
     fs->dirfd = dfd;
     int rc = sbio_manifest_read(dfd, fs);
+    unsigned strays = 0;
+    if (rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && strays) {
+        sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
+                 "sbio prepare --adopt with the --file-num, --file-total-size and "
+                 "--file-block-size they were made with takes them over",
+                 cfg->dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s");
+        return -SBIO_EUSAGE;
+    }
     if (rc == -ENOENT && allow_create) {
         if ((rc = fileset_create(fs, cfg)))
             return rc;
@@ -206,6 +238,26 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
     if ((rc = sbio_fileset_check_shape(fs, cfg)))
         return rc;
     return fileset_check_files(fs);
+}
+
+int sbio_fileset_ready(const struct sbio_config *cfg)
+{
+    struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};
+    int dfd = sbio_fileset_open_dir(cfg, false);
+    if (dfd < 0)
+        return dfd;
+    int rc = sbio_manifest_read(dfd, &fs);
+    unsigned strays = 0;
+    bool fresh = rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && !strays;
+    free(fs.files);
+    close(dfd);
+    /* seqwr makes its own set in an empty folder. */
+    if (fresh && cfg->mode == SBIO_MODE_SEQWR)
+        return 0;
+    bool created;
+    rc = sbio_fileset_open(&fs, cfg, false, &created);
+    sbio_fileset_close(&fs);
+    return rc ? -SBIO_EUSAGE : 0;
 }
 
 int sbio_fileset_mark(struct sbio_fileset *fs, bool complete)

@@ -34,6 +34,8 @@ struct sbio_fileset {
     struct sbio_fileset_file *files;
     uint64_t bytes; /* sum of the file sizes */
     bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
+    bool adopted;   /* files made by another program (prepare --adopt): their content is
+                     * unknown, so a verified run has nothing to check against */
 };
 
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
@@ -42,6 +44,15 @@ int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, u
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.
  * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg);
+
+/* How many entries named test_file.N (N decimal) dirfd holds, in *count: a set made by
+ * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
+int sbio_fileset_strays(int dirfd, unsigned *count);
+
+/* compare, before any setting is applied: would a run of cfg find its set? (a complete set
+ * of the right shape; seqwr also an empty folder, which it fills). Opens, writes nothing.
+ * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
+int sbio_fileset_ready(const struct sbio_config *cfg);
 
 /* Polled by prepare between its writes: true when another process of the job failed (under
  * mpirun), and this one should stop instead of finishing its set. */
@@ -52,15 +63,19 @@ struct sbio_fileset_poll {
 
 /* prepare (src/prepare.c): create or complete the set in cfg->dir, reporting to out (the
  * shape, a line per file written or, when out is a terminal, one updating progress line, and
- * the rate). Nothing is touched when a foreign file or a symlink is in the way or the shape
- * disagrees (-SBIO_EUSAGE). -EINTR when stopped by a signal, -ECANCELED when poll (may be
- * NULL) said stop (the manifest stays incomplete either way), other -errno on I/O errors
- * (message printed with file, offset and call). */
+ * the rate). A new set's files get total/num bytes rounded up to a whole --file-block-size,
+ * as sysbench writes them. With cfg->adopt the test_file.N already there (a set sysbench made)
+ * become the set when their count and sizes are those the options give, and nothing is
+ * written but the manifest. Nothing is touched when a foreign file or a symlink is in the
+ * way, the shape disagrees or the file system lacks the room (-SBIO_EUSAGE). -EINTR when stopped by
+ * a signal, -ECANCELED when poll (may be NULL) said stop (the manifest stays incomplete either
+ * way), other -errno on I/O errors (message printed with file, offset and call). */
 int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
                          FILE *out);
 
 /* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
- * how many (or that there is no set: not an error). */
+ * how many were there (or that there is no set: not an error, and which test_file.N it left
+ * because no manifest names them). */
 int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out);
 
 /* run: open the folder and load a complete set whose files all have their sizes.

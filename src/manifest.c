@@ -45,6 +45,8 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
     fprintf(f, "prealloc=%s\n", fs->prealloc == SBIO_PREALLOC_FALLOCATE ? "fallocate" : "write");
     fprintf(f, "seed=%" PRIu64 "\n", fs->seed);
     fprintf(f, "verify=%d\n", fs->verify ? 1 : 0);
+    if (fs->adopted)
+        fprintf(f, "adopted=1\n");
     for (unsigned i = 0; i < fs->nfiles; i++)
         fprintf(f, "file.%u=%s %" PRIu64 "\n", i, fs->files[i].name, fs->files[i].size);
     int rc = 0;
@@ -87,6 +89,7 @@ static void manifest_defaults(struct sbio_fileset *fs)
     fs->fill_pct = 0;
     fs->seed = 0;
     fs->verify = false;
+    fs->adopted = false;
     fs->prealloc = SBIO_PREALLOC_WRITE;
 }
 
@@ -160,6 +163,8 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         fs->prealloc = strcmp(v, "fallocate") ? SBIO_PREALLOC_WRITE : SBIO_PREALLOC_FALLOCATE;
     } else if (!strcmp(k, "verify")) {
         fs->verify = !strcmp(v, "1");
+    } else if (!strcmp(k, "adopted")) {
+        fs->adopted = !strcmp(v, "1");
     } else if (!strncmp(k, "file.", 5)) {
         return manifest_file(fs, seen, n, k, v);
     }

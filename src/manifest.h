@@ -3,7 +3,8 @@
  * Plain key=value text, one key a line, '#' lines are comments. prepare writes it first with
  * state=incomplete and marks it complete once every file is written and fsynced, so an
  * interrupted prepare is known. Only the files a manifest names are ever written or removed.
- * Keys: format, state, file_num, total_size, block_size, fill, prealloc, seed, verify and
+ * Keys: format, state, file_num, total_size, block_size, fill, prealloc, seed, verify,
+ * adopted=1 for files prepare --adopt took over (their content is not sbio's fill), and
  * file.N=NAME SIZE for each file; unknown keys are skipped (a newer sbio may add some). */
 #ifndef SBIO_MANIFEST_H
 #define SBIO_MANIFEST_H

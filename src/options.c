@@ -164,6 +164,8 @@ static const struct optdef opts[] = {
     {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
      SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN), 0, "HOW",
      "prepare by writing every block, or by fallocate (faster; blocks read as zeros)"},
+    {"adopt", NULL, T_BOOL, OFF(adopt), "off", NULL, 0, 0, SBIO_C(SBIO_CMD_PREPARE), 0, "on|off",
+     "prepare: take over test_file.N that sysbench made (count and sizes checked)"},
     {"file-fill", NULL, T_FILL, OFF(fill), "random", "random|zero|compressible:P", 0, 0,
      SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN), 0, "FILL",
      "bytes written: random, zero, or compressible:P (P% of each 4 KiB zeros)"},

@@ -113,6 +113,7 @@ struct sbio_config {
     int fsync_scope;   /* enum sbio_fsync_scope */
     int prealloc;      /* enum sbio_prealloc */
     int fill;          /* enum sbio_fill */
+    bool adopt;        /* prepare --adopt */
     uint64_t fill_pct; /* compressible:P */
     const char *cpus;
     int order; /* compare: 0 sequential, 1 random */

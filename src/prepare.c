@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fill.h"
 #include "manifest.h"
+#include "sysblock.h"
 #include "util.h"
 #include "verify.h"
 
@@ -164,11 +166,30 @@ static void filler_stop(struct prep_filler *pf)
     sem_destroy(&pf->done);
 }
 
+/* One write of prepare. O_DIRECT (align: its alignment, 0 without it) takes only whole
+ * aligned requests: a file's last partial block, or a resumed file's unaligned start, goes
+ * through the page cache instead (O_DIRECT cleared for that write), and prep_range's fsync
+ * makes it durable like the rest. */
+static int prep_pwrite(int fd, const void *buf, uint64_t n, uint64_t off, uint64_t align,
+                       uint64_t *at)
+{
+    bool cached = align && (off % align || n % align);
+    int fl = cached ? fcntl(fd, F_GETFL) : 0;
+    if (cached && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT))) {
+        *at = off;
+        return -errno;
+    }
+    int rc = sbio_pwrite_all_at(fd, buf, n, off, at);
+    if (cached && fcntl(fd, F_SETFL, fl) && !rc)
+        rc = -errno;
+    return rc;
+}
+
 /* Write [off, end) of a file with prepare's bytes in chunk-sized writes, the next chunk
  * filled while this one is written. buf holds two chunks. p (NULL: go on through signals)
- * counts progress and decides whether a stop request interrupts. */
+ * counts progress and decides whether a stop request interrupts. align: as prep_pwrite. */
 static int prep_range(const struct sbio_fileset *fs, unsigned i, int fd, uint64_t off, uint64_t end,
-                      void *buf, struct progress *p)
+                      uint64_t align, void *buf, struct progress *p)
 {
     const char *name = fs->files[i].name;
     uint64_t chunk = prep_chunk(fs);
@@ -191,7 +212,7 @@ static int prep_range(const struct sbio_fileset *fs, unsigned i, int fd, uint64_
             sem_post(&pf.go);
         }
         uint64_t at = off;
-        rc = sbio_pwrite_all_at(fd, bufs[cur], n, off, &at);
+        rc = prep_pwrite(fd, bufs[cur], n, off, align, &at);
         if (helper && nn)
             while (sem_wait(&pf.done) && errno == EINTR)
                 ;
@@ -219,7 +240,7 @@ static int prep_range(const struct sbio_fileset *fs, unsigned i, int fd, uint64_
 
 /* prep_range, a fallocate set's range allocated instead when allocate. */
 static int prep_write(const struct sbio_fileset *fs, unsigned i, int fd, uint64_t off, uint64_t end,
-                      bool allocate, void *buf, struct progress *p)
+                      bool allocate, uint64_t align, void *buf, struct progress *p)
 {
     if (allocate && fs->prealloc == SBIO_PREALLOC_FALLOCATE && end > off) {
         if (fallocate(fd, 0, (off_t)off, (off_t)(end - off))) {
@@ -232,7 +253,7 @@ static int prep_write(const struct sbio_fileset *fs, unsigned i, int fd, uint64_
             p->done += end - off;
         off = end;
     }
-    return prep_range(fs, i, fd, off, end, buf, p);
+    return prep_range(fs, i, fd, off, end, align, buf, p);
 }
 
 int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, uint64_t off,
@@ -241,7 +262,7 @@ int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, 
     void *buf = NULL;
     if (posix_memalign(&buf, 4096, 2 * prep_chunk(fs)))
         return -ENOMEM;
-    int rc = prep_write(fs, file, fd, off, end, allocate, buf, NULL);
+    int rc = prep_write(fs, file, fd, off, end, allocate, 0, buf, NULL);
     free(buf);
     return rc;
 }
@@ -261,7 +282,7 @@ struct prep {
 /* A set found in the folder is prepared as it was made: what the options give explicitly
  * must agree with its shape, fill and verification. Its block size (unless verified: the
  * headers were written at it) and preallocation are this prepare's. */
-static int prep_adopt(const struct sbio_config *cfg, struct sbio_fileset *fs)
+static int prep_reuse(const struct sbio_config *cfg, struct sbio_fileset *fs)
 {
     int rc = sbio_fileset_check_shape(fs, cfg);
     if (rc)
@@ -290,6 +311,66 @@ static int prep_adopt(const struct sbio_config *cfg, struct sbio_fileset *fs)
     return 0;
 }
 
+/* sysbench writes whole --file-block-size blocks until a file has at least total/num bytes:
+ * a new set's files get that size, so that sbio and sysbench make the same set (3 files of
+ * 100 KiB / 3 are 3 x 48 KiB with 16 KiB blocks). Sizes a script lists are kept as given. */
+static void prep_whole_blocks(struct sbio_fileset *fs, const struct sbio_config *cfg)
+{
+    if (cfg->nfile_sizes || !cfg->block_size)
+        return;
+    fs->bytes = 0;
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        uint64_t *size = &fs->files[i].size;
+        *size = (*size + cfg->block_size - 1) / cfg->block_size * cfg->block_size;
+        fs->bytes += *size;
+    }
+}
+
+/* --adopt: the test_file.N in the folder are the set the options describe, by sysbench's
+ * sizing (prep_whole_blocks) — as many, each a regular file of its size. Their data is kept;
+ * its pattern is unknown, so such a set cannot be verified. 0 or -SBIO_EUSAGE (message). */
+static int prep_adopt_check(struct prep *pr)
+{
+    const struct sbio_config *cfg = pr->cfg;
+    struct sbio_fileset *fs = &pr->fs;
+    unsigned have = 0;
+    char a[32], b[32];
+    if (cfg->verify) {
+        sbio_err("--adopt with --verify: the adopted files' content is unknown, so nothing "
+                 "could be verified; prepare a new set with --verify instead");
+        return -SBIO_EUSAGE;
+    }
+    int rc = sbio_fileset_strays(fs->dirfd, &have);
+    if (rc || have != fs->nfiles) {
+        sbio_err("--adopt: %s holds %u test_file.* file%s, --file-num gives %u: give the "
+                 "--file-num the set was prepared with",
+                 cfg->dir, have, have == 1 ? "" : "s", fs->nfiles);
+        return -SBIO_EUSAGE;
+    }
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        struct stat st;
+        const struct sbio_fileset_file *f = &fs->files[i];
+        if (fstatat(fs->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+            sbio_err("--adopt: %s/%s is missing or not a regular file: only a whole set of "
+                     "test_file.0 to test_file.%u can be adopted",
+                     cfg->dir, f->name, fs->nfiles - 1);
+            return -SBIO_EUSAGE;
+        }
+        if ((uint64_t)st.st_size != f->size) {
+            sbio_err("--adopt: %s/%s is %s, the options give %s (--file-total-size / "
+                     "--file-num in whole --file-block-size blocks): give the options the "
+                     "set was prepared with",
+                     cfg->dir, f->name, sbio_fmt_bytes(a, sizeof(a), (uint64_t)st.st_size),
+                     sbio_fmt_bytes(b, sizeof(b), f->size));
+            return -SBIO_EUSAGE;
+        }
+    }
+    fs->adopted = true;
+    fs->verify = false;
+    fs->prealloc = SBIO_PREALLOC_WRITE;
+    return 0;
+}
+
 /* The set to prepare: the folder's (checked against the options), or a new one. */
 static int prep_load(struct prep *pr)
 {
@@ -305,10 +386,16 @@ static int prep_load(struct prep *pr)
         sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
     }
+    if (pr->had_manifest && cfg->adopt)
+        sbio_note("--adopt: %s already holds an sbio file set (%s); it is prepared as usual",
+                  cfg->dir, SBIO_MANIFEST);
     if (pr->had_manifest)
-        return prep_adopt(cfg, &pr->fs);
+        return prep_reuse(cfg, &pr->fs);
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
-    return sbio_fileset_shape(&pr->fs, cfg, seed);
+    if ((rc = sbio_fileset_shape(&pr->fs, cfg, seed)))
+        return rc;
+    prep_whole_blocks(&pr->fs, cfg);
+    return cfg->adopt ? prep_adopt_check(pr) : 0;
 }
 
 static void prep_announce(const struct prep *pr)
@@ -318,11 +405,36 @@ static void prep_announce(const struct prep *pr)
     fprintf(pr->out, "%u files, %s each, %s total\n", fs->nfiles,
             sbio_fmt_bytes(each, sizeof(each), fs->nfiles ? fs->files[0].size : 0),
             sbio_fmt_bytes(total, sizeof(total), fs->bytes));
+    fprintf(pr->out, "Extra file open flags: %s\n",
+            sbio_extra_flags_str(each, sizeof(each), pr->cfg->extra_flags));
     if (pr->had_manifest && fs->complete)
         fprintf(pr->out, "Reusing the set in %s (complete); checking sizes\n", pr->cfg->dir);
     if (fs->prealloc == SBIO_PREALLOC_FALLOCATE)
         fprintf(pr->out, "Preallocating with fallocate: fast, but blocks read as zeros until "
                          "written and reads of them may not reach the device\n");
+}
+
+/* Open file i for prepare's writes with the --file-extra-flags, as sysbench fills its files;
+ * *align is the O_DIRECT alignment (0 without it). The descriptor or -errno (message). */
+static int prep_open(const struct prep *pr, unsigned i, uint64_t *align)
+{
+    const struct sbio_fileset *fs = &pr->fs;
+    unsigned xf = pr->cfg->extra_flags;
+    int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+    fl |= (xf & SBIO_XF_SYNC ? O_SYNC : 0) | (xf & SBIO_XF_DSYNC ? O_DSYNC : 0) |
+          (xf & SBIO_XF_DIRECT ? O_DIRECT : 0);
+    int fd = openat(fs->dirfd, fs->files[i].name, fl, 0644);
+    if (fd < 0) {
+        int e = errno;
+        sbio_err("%s/%s: open: %s%s", fs->dir, fs->files[i].name, strerror(e),
+                 e == EINVAL && (fl & O_DIRECT)
+                     ? " (the file system refuses O_DIRECT: prepare without "
+                       "--file-extra-flags=direct)"
+                     : "");
+        return -e;
+    }
+    *align = fl & O_DIRECT ? sbio_direct_alignment(fs->dirfd, fs->files[i].name, NULL) : 0;
+    return fd;
 }
 
 /* Bring file i to its size: created when missing, cut when longer, written on from where
@@ -331,12 +443,10 @@ static int prep_one(struct prep *pr, unsigned i)
 {
     const struct sbio_fileset *fs = &pr->fs;
     const struct sbio_fileset_file *f = &fs->files[i];
-    int fd = openat(fs->dirfd, f->name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        sbio_err("%s/%s: open: %s", fs->dir, f->name, strerror(e));
-        return -e;
-    }
+    uint64_t align = 0;
+    int fd = prep_open(pr, i, &align);
+    if (fd < 0)
+        return fd;
     int rc = 0;
     struct stat st;
     fstat(fd, &st);
@@ -357,7 +467,7 @@ static int prep_one(struct prep *pr, unsigned i)
         if (!pr->p.tty)
             fprintf(pr->out, "Creating file %s (%s)\n", f->name,
                     sbio_fmt_bytes(sz, sizeof(sz), f->size - have));
-        rc = prep_write(fs, i, fd, have, f->size, true, pr->buf, &pr->p);
+        rc = prep_write(fs, i, fd, have, f->size, true, align, pr->buf, &pr->p);
         if (!rc)
             pr->written += f->size - have;
     }
@@ -371,10 +481,12 @@ static int prep_finish(struct prep *pr)
     progress_tick(&pr->p, true);
     if (pr->p.tty)
         fputc('\n', pr->out);
+    /* The rate is the files' (creation to their fsync, as sysbench and dd measure), not
+     * the manifest's two fsyncs after them. */
+    double secs = (double)(sbio_now_ns() - pr->p.start_ns) / 1e9;
     int rc = sbio_fileset_mark(&pr->fs, true);
     if (rc)
         return rc;
-    double secs = (double)(sbio_now_ns() - pr->p.start_ns) / 1e9;
     if (!pr->written)
         fprintf(pr->out, "No bytes written: every file already had its size.\n");
     else
@@ -383,12 +495,57 @@ static int prep_finish(struct prep *pr)
     return 0;
 }
 
+/* Refuse before anything is written when the file system lacks the room for what is still
+ * to write (a full file system is no state to leave behind). 0 or -SBIO_EUSAGE (message). */
+static int prep_room(const struct prep *pr)
+{
+    const struct sbio_fileset *fs = &pr->fs;
+    struct statvfs sv;
+    if (fstatvfs(fs->dirfd, &sv))
+        return 0; /* unknown: the writes will say */
+    uint64_t unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+    uint64_t need = unit; /* the manifest */
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        struct stat st;
+        uint64_t have = 0, size = fs->files[i].size;
+        if (!fstatat(fs->dirfd, fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW))
+            have = (uint64_t)st.st_blocks * 512; /* allocated: a hole needs room */
+        if (have < size)
+            need += (size - have + unit - 1) / unit * unit;
+    }
+    uint64_t avail = (uint64_t)sv.f_bavail * unit;
+    if (need <= avail)
+        return 0;
+    char n[32], a[32];
+    sbio_err("not enough free space in %s: prepare needs %s, the file system has %s available; "
+             "choose a smaller --file-total-size or another --dir",
+             pr->cfg->dir, sbio_fmt_bytes(n, sizeof(n), need), sbio_fmt_bytes(a, sizeof(a), avail));
+    return -SBIO_EUSAGE;
+}
+
+/* --adopt: the files stay as they are; the manifest makes them a complete set. */
+static int prep_adopt_finish(struct prep *pr)
+{
+    int rc = sbio_fileset_mark(&pr->fs, true);
+    if (!rc)
+        fprintf(pr->out,
+                "Adopted the %u files in %s as they are (nothing written); their "
+                "content is not sbio's, so --verify checks only the blocks a run writes\n",
+                pr->fs.nfiles, pr->cfg->dir);
+    return rc;
+}
+
 static int prep_files(struct prep *pr)
 {
     prep_announce(pr);
+    if (pr->fs.adopted && !pr->had_manifest)
+        return prep_adopt_finish(pr);
+    int rc = prep_room(pr);
+    if (rc)
+        return rc;
     /* The manifest comes first, so an interrupted prepare is known and cleanable. */
     pr->was_complete = pr->fs.complete;
-    int rc = sbio_fileset_mark(&pr->fs, false);
+    rc = sbio_fileset_mark(&pr->fs, false);
     if (rc)
         return rc;
     if (posix_memalign(&pr->buf, 4096, 2 * prep_chunk(&pr->fs)))
@@ -411,7 +568,8 @@ int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_filese
     if (rc < 0)
         return rc;
     pr.fs.dirfd = rc;
-    if (!(rc = prep_load(&pr)) && !(rc = sbio_fileset_check_names(&pr.fs, pr.had_manifest)))
+    if (!(rc = prep_load(&pr)) &&
+        !(rc = sbio_fileset_check_names(&pr.fs, pr.had_manifest || pr.fs.adopted)))
         rc = prep_files(&pr);
     if (rc == -EINTR || rc == -ECANCELED) {
         if (pr.p.tty)
@@ -428,6 +586,21 @@ int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_filese
     return rc;
 }
 
+/* What cleanup removes: the files of the set that are there, counted. */
+static void cleanup_announce(const struct sbio_fileset *fs, const struct sbio_config *cfg,
+                             FILE *out)
+{
+    unsigned there = 0;
+    struct stat st;
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        there += !fstatat(fs->dirfd, fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW);
+    fprintf(out, "Removing %u test file%s from %s", there, there == 1 ? "" : "s", cfg->dir);
+    if (there < fs->nfiles)
+        fprintf(out, " (%u of the set's %u %s already gone)", fs->nfiles - there, fs->nfiles,
+                fs->nfiles - there == 1 ? "was" : "were");
+    fprintf(out, "%s\n", fs->complete ? "" : " (incomplete set)");
+}
+
 int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
 {
     struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};
@@ -438,7 +611,16 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
     int rc = sbio_manifest_read(dfd, &fs);
     if (rc == -ENOENT) {
         /* Idempotent: scripts run cleanup twice; no manifest means nothing of ours. */
-        fprintf(out, "No sbio file set in %s (no %s); nothing removed\n", cfg->dir, SBIO_MANIFEST);
+        unsigned left = 0;
+        sbio_fileset_strays(dfd, &left);
+        fprintf(out, "No sbio file set in %s (no %s); nothing removed", cfg->dir, SBIO_MANIFEST);
+        if (left)
+            fprintf(out,
+                    ": left %u test_file.* file%s that no manifest names (made by sysbench? "
+                    "sbio prepare --adopt takes %s over, or remove %s by hand)",
+                    left, left == 1 ? "" : "s", left == 1 ? "it" : "them",
+                    left == 1 ? "it" : "them");
+        fputc('\n', out);
         rc = 0;
         goto out;
     }
@@ -450,8 +632,7 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
         rc = -SBIO_EUSAGE;
         goto out;
     }
-    fprintf(out, "Removing %u test files from %s%s\n", fs.nfiles, cfg->dir,
-            fs.complete ? "" : " (incomplete set)");
+    cleanup_announce(&fs, cfg, out);
     for (unsigned i = 0; i < fs.nfiles; i++) {
         if (unlinkat(dfd, fs.files[i].name, 0) && errno != ENOENT) {
             rc = -errno;

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Faults: real ENOSPC in prepare and in run on every engine (a small tmpfs
-# of this test's own), EIO from pread/pwrite/fsync (libfiu's fiu-run), the engine itself
+# Faults: a prepare too big for a small tmpfs of this test's own (refused before writing),
+# ENOSPC while prepare writes (tests/tools/failwrite.so), real ENOSPC in run on every engine, EIO from pread/pwrite/fsync (libfiu's fiu-run), the engine itself
 # failing (libaio's io_getevents, tests/tools/failreap.so), a set that is missing,
 # incomplete, short or read-only (exit 2 with what to do), SIGINT/SIGTERM in prepare, run and
 # compare, SIGKILL in compare followed by the next sbio command — and after every one of them
@@ -156,8 +156,15 @@ if [ $ROOT = 1 ]; then
 	if mount_tmpfs "$M" 2M; then
 		D=$M/set
 		mkdir "$D"
-		expect_exit 1 "ENOSPC in prepare (4 x 1 MiB on a 2 MiB tmpfs): exit 1" \
+		expect_exit 2 "prepare of 4 x 1 MiB on a 2 MiB tmpfs: refused, exit 2" \
 			"$SBIO" prepare --dir="$D" --file-num=4 --file-total-size=4M
+		eq "prepare too big: nothing written" "$(listing "$D")" ""
+		# The room is checked first, so ENOSPC while writing comes from the third write on
+		# (another writer filling the file system meanwhile).
+		expect_exit 1 "ENOSPC in prepare (from its third write): exit 1" \
+			env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$(realpath "$D")/test_file." \
+			FAILWRITE_AFTER=3 FAILWRITE_ERRNO=28 \
+			"$SBIO" prepare --dir="$D" --file-num=4 --file-total-size=1M
 		err_match "ENOSPC in prepare: the message names the file, the call and the offset" \
 			"$D/test_file\.[0-9]+: pwrite at offset [0-9]+: No space left on device"
 		# The offset named must be where the write failed: the failing file's size after it.

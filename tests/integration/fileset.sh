@@ -60,9 +60,10 @@ check "no temporary manifest left behind" not test -e "$d/sbio.manifest.tmp"
 d=$(newdir after)
 expect_exit 0 "prepare, options after the command (--opt value syntax)" \
 	"$SBIO" prepare --dir "$d" --file-num 3 --file-total-size 10M --file-block-size=4K
-# As sysbench: each file gets total/num bytes (10485760/3 = 3495253 r 1), remainder dropped.
-eq "total not divisible by num: each file gets total/num" "$(sizes "$d")" \
-	"test_file.0=3495253 test_file.1=3495253 test_file.2=3495253"
+# As sysbench: each file gets total/num bytes (10485760/3 = 3495253), written in whole
+# blocks: 854 blocks of 4 KiB = 3497984.
+eq "total not divisible by num: total/num in whole blocks" "$(sizes "$d")" \
+	"test_file.0=3497984 test_file.1=3497984 test_file.2=3497984"
 eq "manifest state=complete (options after)" "$(mf "$d" state)" complete
 eq "manifest records --file-block-size=4K" "$(mf "$d" block_size)" 4096
 
@@ -321,3 +322,107 @@ expect_exit 0 "sbio version: exit 0" "$SBIO" version
 check "sbio version prints a version" grep -Eq '^sbio [0-9]+\.[0-9]+' "$TMP/out"
 expect_exit 0 "sbio --version: exit 0" "$SBIO" --version
 check "sbio --version prints a version" grep -Eq '^sbio [0-9]+\.[0-9]+' "$TMP/out"
+
+# --- sizes as sysbench writes them ---------------------------------------------------------
+d=$(newdir whole)
+expect_exit 0 "prepare --file-num=3 --file-total-size=100K" \
+	"$SBIO" --dir="$d" --file-num=3 --file-total-size=100K prepare
+eq "100K in 3 files: 3 x 48 KiB (whole 16 KiB blocks, as sysbench)" "$(sizes "$d")" \
+	"test_file.0=49152 test_file.1=49152 test_file.2=49152"
+if command -v sysbench >/dev/null; then
+	s=$(newdir whole-sysbench)
+	in_dir "$s" sysbench fileio --file-num=3 --file-total-size=100K prepare >/dev/null 2>&1
+	eq "sysbench 1.0 makes the same sizes" "$(sizes "$s")" "$(sizes "$d")"
+fi
+
+# --- a set made by sysbench: advice, prepare --adopt ---------------------------------------
+d=$(newdir sysbench-set)
+if command -v sysbench >/dev/null; then
+	in_dir "$d" sysbench fileio --file-num=4 --file-total-size=1M prepare >/dev/null 2>&1
+else # by hand, as sysbench 1.0 makes it
+	for i in 0 1 2 3; do head -c 262144 /dev/urandom >"$d/test_file.$i"; done
+fi
+before=$(stamps "$d")
+expect_exit 2 "sysbench's set: run exits 2" "$SBIO" --dir="$d" --file-test-mode=rndrd --events=10 run
+stderr_one_line "sysbench's set: run says one line"
+err_has "sysbench's set: run advises prepare --adopt" "4 test_file.* files" "prepare --adopt"
+expect_exit 2 "sysbench's set: prepare exits 2" "$SBIO" --dir="$d" --file-num=4 --file-total-size=1M prepare
+stderr_one_line "sysbench's set: prepare says one line"
+err_has "sysbench's set: prepare advises --adopt" "prepare --adopt"
+expect_exit 0 "sysbench's set: cleanup exits 0" "$SBIO" --dir="$d" cleanup
+out_has "sysbench's set: cleanup names what it left and why" \
+	"left 4 test_file.* files that no manifest names"
+expect_exit 2 "prepare --adopt with another --file-num: exit 2" \
+	"$SBIO" --dir="$d" --file-num=8 --file-total-size=1M prepare --adopt
+err_has "adopt, wrong count: names both counts" "4 test_file.* files" "8"
+expect_exit 2 "prepare --adopt with another --file-total-size: exit 2" \
+	"$SBIO" --dir="$d" --file-num=4 --file-total-size=2M prepare --adopt
+stderr_one_line "adopt, wrong sizes: one line"
+err_has "adopt, wrong sizes: names both sizes in units" "256 KiB" "512 KiB"
+check "refused adoptions: no manifest" not test -e "$d/sbio.manifest"
+eq "refusals and advice: the files are untouched" "$(stamps "$d")" "$before"
+expect_exit 0 "prepare --adopt with the options sysbench was given" \
+	"$SBIO" --dir="$d" --file-num=4 --file-total-size=1M prepare --adopt
+eq "adopt: nothing rewritten" "$(stamps "$d")" "$before"
+eq "adopt: manifest complete" "$(mf "$d" state)" complete
+eq "adopt: manifest says adopted" "$(mf "$d" adopted)" 1
+out_has "adopt: says what --verify can check on it" "--verify checks only the blocks a run writes"
+expect_exit 0 "adopted set: run works" "$SBIO" --dir="$d" --file-test-mode=rndrd --events=10 run
+expect_exit 0 "adopted set: run --verify checks the blocks it writes" \
+	"$SBIO" --dir="$d" --file-test-mode=rndrw --events=200 --verify run
+out_has "adopted set: the report says which blocks were checked" "those this run wrote"
+expect_exit 0 "adopted set: cleanup" "$SBIO" --dir="$d" cleanup
+out_has "adopted set: cleanup removes the 4 files" "Removing 4 test files"
+eq "adopted set: cleanup leaves nothing" "$(listing "$d")" ""
+
+# --- cleanup counts the files that are there -----------------------------------------------
+d=$(newdir count)
+"$SBIO" --dir="$d" --file-num=4 --file-total-size=1M prepare >/dev/null 2>&1
+rm -f "$d/test_file.1" "$d/test_file.3"
+expect_exit 0 "cleanup with 2 of 4 files gone" "$SBIO" --dir="$d" cleanup
+out_has "cleanup counts the 2 files there" "Removing 2 test files from $d (2 of the set's 4 were already gone)"
+
+# --- prepare with --file-extra-flags -------------------------------------------------------
+d=$(newdir direct)
+strace -f -e trace=openat -o "$TMP/strace" \
+	"$SBIO" --dir="$d" --file-num=2 --file-total-size=2M --file-extra-flags=direct prepare \
+	>"$TMP/out" 2>"$TMP/err"
+if grep -q 'Invalid argument' "$TMP/err"; then
+	skip "O_DIRECT not supported on $(stat -f -c %T "$d")"
+else
+	out_has "prepare --file-extra-flags=direct prints the line" "Extra file open flags: direct"
+	eq "prepare --file-extra-flags=direct opens each file with O_DIRECT" \
+		"$(grep -c 'openat(.*"test_file\.[01]".*O_DIRECT' "$TMP/strace")" 2
+	eq "prepare with O_DIRECT: manifest complete" "$(mf "$d" state)" complete
+fi
+d=$(newdir dsync)
+strace -f -e trace=openat -o "$TMP/strace" \
+	"$SBIO" --dir="$d" --file-num=1 --file-total-size=1M --file-extra-flags=dsync prepare \
+	>"$TMP/out" 2>"$TMP/err"
+eq "prepare --file-extra-flags=dsync opens with O_DSYNC" \
+	"$(grep -c 'openat(.*"test_file\.0".*O_DSYNC' "$TMP/strace")" 1
+
+# --- no room: prepare refuses before writing; compare without a set ------------------------
+small="$TMP/small"
+mkdir -p "$small"
+trap 'umount "$small" 2>/dev/null; loop_cleanup "$TMP/mnt"; t_cleanup' EXIT
+if mount -t tmpfs -o size=8M tmpfs "$small" 2>"$TMP/err"; then
+	expect_exit 2 "prepare of 64 MiB on an 8 MiB file system: exit 2" \
+		"$SBIO" --dir="$small" --file-num=4 --file-total-size=64M prepare
+	stderr_one_line "no room: one line"
+	err_has "no room: needed and available in units" "needs 64" "MiB" "8 MiB available"
+	eq "no room: nothing written" "$(listing "$small")" ""
+	umount "$small"
+else
+	skip "no tmpfs can be mounted: $(head -c 200 "$TMP/err")"
+fi
+
+loop_ext4 64M "$TMP/mnt"
+Q=/sys/block/$LOOP/queue
+before=$(queue_snap)
+expect_exit 2 "compare without a set: exit 2" \
+	"$SBIO" compare --dir="$TMP/mnt" --schedulers=none,mq-deadline --file-test-mode=rndrd --time=1
+stderr_one_line "compare without a set: one line"
+err_has "compare without a set: says prepare first" "run sbio prepare first"
+check "compare without a set: no run started" not grep -q '^\[1/' "$TMP/out"
+same_state "compare without a set: the device's settings untouched" "$before"

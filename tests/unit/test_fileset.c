@@ -510,6 +510,25 @@ static void test_fill_zero_and_compressible(void **state)
 /* Any cut of a range into pieces gives the bytes of the range filled at once: pieces that
  * start or end inside a chunk, and whole chunks taken four at a time from any chunk on (not
  * only from a multiple of four). */
+/* Whole runs of four or eight chunks take the four-chain path (vectorised where the CPU can,
+ * eight chunks as two groups side by side); single chunks the one-chain path: the bytes must
+ * be the same, in every lane, at every offset. */
+static void test_fill_four_chains(void **state)
+{
+    (void)state;
+    static unsigned char whole[16 * SBIO_FILL_CHUNK], part[sizeof(whole)];
+    const struct sbio_fileset sets[] = {fill_set(SBIO_FILL_RANDOM, 0, 1),
+                                        fill_set(SBIO_FILL_RANDOM, 0, 0x9e3779b97f4a7c15ULL),
+                                        fill_set(SBIO_FILL_COMPRESSIBLE, 50, 3)};
+    for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
+        for (uint64_t base = 0; base < (1ULL << 40); base = base * 977 + 4096 * 13) {
+            sbio_fill_range(&sets[s], (unsigned)s + 2, base, whole, sizeof(whole));
+            for (uint64_t off = 0; off < sizeof(whole); off += SBIO_FILL_CHUNK)
+                sbio_fill_range(&sets[s], (unsigned)s + 2, base + off, part + off, SBIO_FILL_CHUNK);
+            assert_memory_equal(part, whole, sizeof(whole));
+        }
+}
+
 static void test_fill_pieces(void **state)
 {
     (void)state;
@@ -552,6 +571,7 @@ static void test_prepare_output(void **state)
     assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
     assert_string_equal(err, "");
     static const char created[] = "4 files, 16 KiB each, 64 KiB total\n"
+                                  "Extra file open flags: (none)\n"
                                   "Creating file test_file.0 (16 KiB)\n"
                                   "Creating file test_file.1 (16 KiB)\n"
                                   "Creating file test_file.2 (16 KiB)\n"
@@ -564,6 +584,7 @@ static void test_prepare_output(void **state)
     assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
     snprintf(want, sizeof(want),
              "4 files, 16 KiB each, 64 KiB total\n"
+             "Extra file open flags: (none)\n"
              "Reusing the set in %s (complete); checking sizes\n"
              "No bytes written: every file already had its size.\n",
              t->path);
@@ -598,8 +619,9 @@ static void test_prepare_many_chunks(void **state)
     struct tdir *t = *state;
     struct sbio_config cfg;
     char err[MSG_MAX];
-    /* 2 files of 3.5 MiB + 1 byte each. */
-    make_cfg(&cfg, t, "prepare", "--file-num=2", "--file-total-size=7340034", "--rand-seed=7");
+    /* 2 files of 3.5 MiB + 1 byte each (1-byte blocks: no rounding up to a whole block). */
+    make_cfg(&cfg, t, "prepare", "--file-num=2", "--file-total-size=7340034", "--rand-seed=7",
+             "--file-block-size=1");
     assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
     struct sbio_fileset fs;
     assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
@@ -1074,6 +1096,93 @@ static void test_complete_from_hole(void **state)
     free(fs.files);
 }
 
+/* A set sysbench made: test_file.N of whole blocks and no manifest. run and prepare refuse
+ * it with the advice to adopt it, prepare --adopt checks the count and sizes and writes only
+ * the manifest; a verified run of an adopted set opens it unverified; cleanup counts what is there.
+ */
+static void test_adopt(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    struct sbio_fileset fs;
+    char err[MSG_MAX], name[32], body[SMALL_FILE];
+    bool created;
+    char *out = NULL;
+    for (unsigned i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "test_file.%u", i);
+        memset(body, 'a' + (int)i, sizeof(body));
+        int fd = openat(t->dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, body, sizeof(body)), (ssize_t)sizeof(body));
+        close(fd);
+    }
+    write_text(t->dfd, "test_file.x", "not a set's name");
+    unsigned n = 99;
+    assert_int_equal(sbio_fileset_strays(t->dfd, &n), 0);
+    assert_int_equal(n, 4);
+    unlinkat(t->dfd, "test_file.x", 0);
+
+    make_cfg(&cfg, t, "run", "--file-test-mode=rndrd", SMALL_SET);
+    assert_int_equal(open_set(&fs, &cfg, false, &created, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_has(err, "prepare --adopt");
+    sbio_fileset_close(&fs);
+    make_cfg(&cfg, t, "prepare", SMALL_SET);
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_has(err, "prepare --adopt");
+    make_cfg(&cfg, t, "prepare", "--adopt", "--file-num=5", "--file-total-size=81920");
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_has(err, "4 test_file.* files");
+    make_cfg(&cfg, t, "prepare", "--adopt", "--file-num=4", "--file-total-size=1M");
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_has(err, "256 KiB");
+    assert_false(exists(t->dfd, SBIO_MANIFEST));
+
+    make_cfg(&cfg, t, "prepare", "--adopt", SMALL_SET);
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
+    assert_int_equal(read_manifest(t->dfd, &fs, err, sizeof(err)), 0);
+    assert_true(fs.complete && fs.adopted && !fs.verify);
+    assert_int_equal(fs.files[3].size, SMALL_FILE);
+    free(fs.files);
+    memset(body, 'c', sizeof(body));
+    char got[SMALL_FILE + 1];
+    assert_int_equal(read_all(t->dfd, "test_file.2", got, sizeof(got)), SMALL_FILE);
+    assert_memory_equal(got, body, SMALL_FILE);
+
+    /* --verify opens it too: the runner then checks only the blocks the run writes. */
+    make_cfg(&cfg, t, "run", "--file-test-mode=rndrd", "--verify");
+    assert_int_equal(open_set(&fs, &cfg, false, &created, err, sizeof(err)), 0);
+    assert_false(fs.verify);
+    sbio_fileset_close(&fs);
+    make_cfg(&cfg, t, "run", "--file-test-mode=rndrd");
+    assert_int_equal(open_set(&fs, &cfg, false, &created, err, sizeof(err)), 0);
+    sbio_fileset_close(&fs);
+
+    unlinkat(t->dfd, "test_file.1", 0);
+    make_cfg(&cfg, t, "cleanup");
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), 0);
+    char want[512];
+    snprintf(want, sizeof(want),
+             "Removing 3 test files from %s (1 of the set's 4 was already gone)\n", t->path);
+    assert_string_equal(out, want);
+    free(out);
+    assert_int_equal(count_entries(t->path), 0);
+}
+
+/* As sysbench writes whole blocks: 100 KiB in 3 files of 16 KiB blocks is 3 x 48 KiB. */
+static void test_prepare_whole_blocks(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    make_cfg(&cfg, t, "prepare", "--file-num=3", "--file-total-size=100K");
+    assert_int_equal(prepare(&cfg, err, sizeof(err)), 0);
+    for (unsigned i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "test_file.%u", i);
+        assert_int_equal(size_of(t->dfd, name), 49152);
+    }
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
@@ -1088,6 +1197,7 @@ int main(void)
         T(test_fill_unaligned),
         T(test_fill_zero_and_compressible),
         T(test_fill_pieces),
+        T(test_fill_four_chains),
         T(test_prepare_output),
         T(test_prepare_open_cleanup),
         T(test_prepare_many_chunks),
@@ -1101,6 +1211,8 @@ int main(void)
         T(test_open_seqwr_creates),
         T(test_write_range),
         T(test_complete_from_hole),
+        T(test_adopt),
+        T(test_prepare_whole_blocks),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
