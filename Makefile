@@ -37,13 +37,18 @@ UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
 FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
-.PHONY: all deps run test test-asan test-tsan sanitizer-test bench install clean format \
-	format-check
+.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench install clean \
+	format format-check
 
 all: $(BIN)
 
+# deps: what building and running need; test-deps: that and the test toolchain (cmocka,
+# strace, fiu, clang, llvm, Open MPI, gnuplot, sysbench …; see scripts/install-deps.sh).
 deps:
 	@./scripts/install-deps.sh
+
+test-deps:
+	@./scripts/install-deps.sh --test
 
 $(BIN): $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -104,8 +109,9 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh ./sbio
 
-# make test: the same set-up, then every unit and integration test; ends "N passed, N failed".
-test: deps
+# make test: the test toolchain too, then every unit and integration test; ends
+# "N passed, N failed".
+test: test-deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_TOOLS)
 	@SBIO_TOOLS="$(CURDIR)/$(BUILD)/tests" ./tests/run-tests.sh $(UNIT_BINS)
 
@@ -124,14 +130,14 @@ TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
 TSAN_SKIP := docs diff bad_input fuzz_replay
 SAN_OPTS := halt_on_error=1:abort_on_error=0:exitcode=66
 
-test-asan: deps
+test-asan: test-deps
 	@$(MAKE) --no-print-directory CC=$(SAN_CC) SANFLAGS="$(ASAN_FLAGS)" BUILD=build-asan \
 		BIN=sbio-asan sanitizer-test \
 		SAN_ENV="ASAN_OPTIONS=$(SAN_OPTS):detect_leaks=1:detect_stack_use_after_return=1:log_path=$(CURDIR)/build-asan/sanitizer/asan \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
 		UBSAN_OPTIONS=$(SAN_OPTS):print_stacktrace=1:log_path=$(CURDIR)/build-asan/sanitizer/ubsan"
 
-test-tsan: deps
+test-tsan: test-deps
 	@$(MAKE) --no-print-directory CC=$(SAN_CC) SANFLAGS="$(TSAN_FLAGS)" BUILD=build-tsan \
 		BIN=sbio-tsan sanitizer-test \
 		SAN_ENV="TSAN_OPTIONS=$(SAN_OPTS):second_deadlock_stack=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp:log_path=$(CURDIR)/build-tsan/sanitizer/tsan \
@@ -157,16 +163,22 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@./bench/run.sh
 
+# The man page names the documents by their place in the source tree (doc/NAME.md); the
+# installed copy names them where they are installed.
+DOCDIR := $(PREFIX)/share/doc/sbio
 install: sbio
 	install -D -m 0755 sbio $(DESTDIR)$(PREFIX)/bin/sbio
-	install -D -m 0644 doc/sbio.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(DOCDIR)
+	sed 's|doc/\([a-z]*\.md\)|$(DOCDIR)/\1|g' doc/sbio.1 >$(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
+	install -m 0644 README.md doc/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/sbio/workloads
 	install -m 0644 workloads/*.lua $(DESTDIR)$(PREFIX)/share/sbio/workloads/
 
 format:
 	clang-format -i $(FORMAT_FILES)
 
-format-check:
+format-check: test-deps
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
@@ -186,7 +198,7 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
 
 .PHONY: fuzz
 .SECONDARY: $(FUZZ_OBJS)
-fuzz: deps
+fuzz: test-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@./tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_BUILD) $(FUZZ_NAMES)
 

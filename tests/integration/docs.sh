@@ -19,3 +19,12 @@ fi
 make -s -C "$ROOT" install DESTDIR="$TMP/inst" PREFIX=/usr >/dev/null 2>&1
 check "make install puts the binary under DESTDIR/PREFIX" test -x "$TMP/inst/usr/bin/sbio"
 check "make install puts the man page under DESTDIR/PREFIX" test -f "$TMP/inst/usr/share/man/man1/sbio.1"
+# The installed man page names the documents where make install put them.
+refs=$(grep -o '[^ ]*[a-z]\.md' "$TMP/inst/usr/share/man/man1/sbio.1" | sort -u)
+check "the installed man page names documents (doc/*.md)" test -n "$refs"
+for f in $refs; do
+	check "the installed man page's $f is installed" test -f "$TMP/inst$f"
+done
+for f in "$ROOT"/doc/*.md; do
+	check "make install installs doc/${f##*/}" test -f "$TMP/inst/usr/share/doc/sbio/${f##*/}"
+done
