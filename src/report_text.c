@@ -326,6 +326,11 @@ static unsigned sync_rows(const struct sbio_config *cfg, const struct sbio_stats
     if (cfg->fsync_mode == SBIO_FSYNC_FDATASYNC || !t->datasync.count)
         return 1;
     sbio_hist_sub(rest, &t->lat[SBIO_FSYNC], &t->datasync);
+    /* Exact where the union tells: its extreme is an fsync's when no fdatasync reached it. */
+    if (t->lat[SBIO_FSYNC].min_ns < t->datasync.min_ns)
+        rest->min_ns = t->lat[SBIO_FSYNC].min_ns;
+    if (t->lat[SBIO_FSYNC].max_ns > t->datasync.max_ns)
+        rest->max_ns = t->lat[SBIO_FSYNC].max_ns;
     h[0] = rest;
     name[1] = "fdatasync";
     h[1] = &t->datasync;
@@ -629,13 +634,13 @@ int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned
 static void phase_row(FILE *out, const struct sbio_phase_row *r, int w)
 {
     if (r->refused) {
-        fprintf(out, "  %-*s %4u  refused by the system (see its message above)\n", w, r->name,
+        fprintf(out, "  %-*s %5u  refused by the system (see its message above)\n", w, r->name,
                 r->jobs);
         return;
     }
     double s = r->secs;
     char avg[24], p99[24];
-    fprintf(out, "  %-*s %4u %7u %8.2f %11.2f %11.2f %11.2f %10s %10s%s\n", w, r->name, r->jobs,
+    fprintf(out, "  %-*s %5u %8u %8.2f %11.2f %12.2f %12.2f %10s %10s%s\n", w, r->name, r->jobs,
             r->threads, s, s > 0 ? (double)r->ops / s : 0,
             s > 0 ? (double)r->bytes_read / SBIO_MIB / s : 0,
             s > 0 ? (double)r->bytes_written / SBIO_MIB / s : 0,
@@ -653,8 +658,8 @@ void sbio_report_phases(FILE *out, struct sbio_phase_table *t)
         for (unsigned i = 0; i < t->n; i++)
             w = (int)strlen(t->rows[i].name) > w ? (int)strlen(t->rows[i].name) : w;
         fprintf(out,
-                "\nPhases (each its jobs together, over its own time):\n  %-*s %4s %7s %8s %11s "
-                "%11s %11s %10s %10s\n",
+                "\nPhases (each its jobs together, over its own time):\n  %-*s %5s %8s %8s %11s "
+                "%12s %12s %10s %10s\n",
                 w, "phase", "jobs", "threads", "time, s", "ops/s", "read MiB/s", "write MiB/s",
                 "avg", "p99");
         for (unsigned i = 0; i < t->n; i++)
