@@ -28,11 +28,32 @@ const char *sbio_pattern_name(int pattern)
     return pattern >= 0 && pattern <= SBIO_PAT_HOT ? n[pattern] : "?";
 }
 
+/* Not found under any of dirs: say where name.lua was looked for, into buf. */
+static void script_not_found(const char *file, const char *const *dirs, size_t n, char *buf,
+                             size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "looked for %s in", file);
+    for (size_t i = 0, k = 0; i < n && at < len; i++) {
+        if (!dirs[i])
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s", k++ ? (i + 1 < n ? "," : " and") : "",
+                               " ", strchr(dirs[i], '/') ? "" : "./", dirs[i]);
+        if (i == 0 && at < len)
+            at += (size_t)snprintf(buf + at, len - at, " ($SBIO_WORKLOADS)");
+    }
+    if (!dirs[0] && at < len)
+        snprintf(buf + at, len - at, " (set $SBIO_WORKLOADS to look in another folder)");
+}
+
 const char *sbio_script_find(const char *name, char *buf, size_t len)
 {
     if (strchr(name, '/') || !access(name, R_OK)) {
-        snprintf(buf, len, "%s", name);
-        return access(buf, R_OK) ? NULL : buf;
+        if (!access(name, R_OK)) {
+            snprintf(buf, len, "%s", name);
+            return buf;
+        }
+        snprintf(buf, len, "cannot read %s: %s", name, strerror(errno));
+        return NULL;
     }
     const char *env = getenv("SBIO_WORKLOADS");
     const char *dirs[] = {env && *env ? env : NULL, SBIO_WORKLOADS_DIR, "workloads"};
@@ -44,6 +65,9 @@ const char *sbio_script_find(const char *name, char *buf, size_t len)
         if (!access(buf, R_OK))
             return buf;
     }
+    char file[256];
+    snprintf(file, sizeof(file), "%.240s%s", name, ext ? "" : ".lua");
+    script_not_found(file, dirs, sizeof(dirs) / sizeof(dirs[0]), buf, len);
     return NULL;
 }
 

@@ -42,7 +42,7 @@ static const char *good =
     "                   pattern = \"hot:\" .. options.hot .. \":0.9\",\n"
     "                   flags = options.direct and \"direct\" or \"\" },\n"
     "  job \"writer\" { engine = \"libaio\", iodepth = 8, mix = { write = 1 }, block = \"16k\",\n"
-    "                  pattern = \"seq\", rate = 100 },\n"
+    "                  pattern = \"sequential\", rate = 100 },\n"
     "}\n"
     "phase \"read\" { job \"r\" { pattern = \"zipf:1.2\" } }\n"
     "phase \"sysbench\" { job \"s\" { mode = \"rndrw\", threads = 16, fsync_freq = 50 } }\n";
@@ -128,7 +128,7 @@ static const struct {
     {"fileset { files = 2, size = \"-4k\" }\n", 1, "is not a size"},
     {"fileset { files = 2, size = 0 }\n", 1, "positive"},
     {"phase \"p\" { job \"j\" { block = \"12q\" } }\n", 1, "is not a size"},
-    {"phase \"p\" { job \"j\" { pattern = \"zipf:1\" } }\n", 1, "accepted: uniform, seq"},
+    {"phase \"p\" { job \"j\" { pattern = \"zipf:1\" } }\n", 1, "accepted: uniform, seq (or sequential), zipf"},
     {"phase \"p\" { job \"j\" { engine = \"posixaio\" } }\n", 1, "engine 'posixaio'"},
     {"phase \"p\" { job \"j\" { threads = 0 } }\n", 1, "threads must be"},
     {"phase \"p\" { job \"j\" { mix = { read = 0 } } }\n", 1, "all weights are zero"},
@@ -207,7 +207,21 @@ static void test_no_phase_and_missing(void **state)
     assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
     assert_has(err, "declares no phase");
     assert_null(sbio_script_find("/nonexistent/x.lua", buf, sizeof(buf)));
+    assert_string_equal(buf, "cannot read /nonexistent/x.lua: No such file or directory");
+    /* A bare name not found: every folder searched is named (the installed one is
+     * $(PREFIX)/share/sbio/workloads). */
+    unsetenv("SBIO_WORKLOADS");
+    assert_null(sbio_script_find("nosuch", buf, sizeof(buf)));
+    assert_true(!strncmp(buf, "looked for nosuch.lua in /", 26));
+    assert_has(buf, "/share/sbio/workloads and ./workloads (set $SBIO_WORKLOADS to look in "
+                    "another folder)");
     setenv("SBIO_WORKLOADS", dir, 1);
+    assert_null(sbio_script_find("nosuch.lua", buf, sizeof(buf)));
+    char want[512];
+    snprintf(want, sizeof(want), "looked for nosuch.lua in %s ($SBIO_WORKLOADS), /", dir);
+    assert_true(!strncmp(buf, want, strlen(want)));
+    assert_has(buf, "/share/sbio/workloads and ./workloads");
+    assert_lacks(buf, "another folder");
     assert_non_null(sbio_script_find("empty", buf, sizeof(buf)));
     assert_has(buf, "/empty.lua");
     assert_non_null(sbio_script_find("empty.lua", buf, sizeof(buf)));
