@@ -9,9 +9,8 @@
 # JSON sbio-script/1); two phases, the first of two jobs (the process's CPU, device and cache
 # lines once per phase, fdatasync's own row against strace, the phases' table); a script
 # not found names the folders searched; a phase the system refuses is reported and the
-# script goes on (a loop
-# device with 4 KiB sectors: root). Small sets under $TMP; about 20 s (fio-matrix, 16 cells of
-# 1 s, runs in the background).
+# script goes on (a loop device with 4 KiB sectors: root). Small sets under $TMP; about 20 s
+# (fio-matrix, 16 cells of 1 s, runs in the background).
 source "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
