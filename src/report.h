@@ -38,9 +38,8 @@ enum sbio_report_scope {
 };
 
 /* The final text report of what scope says res is; sbio_report_text is SBIO_REPORT_WHOLE. */
-void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg,
-                            const struct sbio_fileset *fs, const struct sbio_run_result *res,
-                            enum sbio_report_scope scope);
+void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                            const struct sbio_run_result *res, enum sbio_report_scope scope);
 
 /* Whether res's reads came from the page cache: it read something, its device counters are
  * known, and the set's top device read less than 1% of the bytes it read. (A read from the

@@ -75,14 +75,13 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
                 cfg->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
                                                    : "one slice of the set per thread");
     if (cfg->fsync_all)
-        fprintf(out, "Calling %s() after each write operation.\n",
-                sync_name(cfg));
+        fprintf(out, "Calling %s() after each write operation.\n", sync_name(cfg));
     else {
         if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
-            fprintf(
-                out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests (%s).\n",
-                sync_name(cfg), cfg->fsync_freq,
-                cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote" : "every file");
+            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests (%s).\n",
+                    sync_name(cfg), cfg->fsync_freq,
+                    cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
+                                                         : "every file");
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
@@ -365,8 +364,9 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
             print_lat_row(out, name[i], h[i], ops, 0, secs, extra);
     }
     if (t->write_fsyncs)
-        fprintf(out, "  (--file-fsync-all: %" PRIu64 " of them after writes, inside the writes' "
-                     "latency)\n",
+        fprintf(out,
+                "  (--file-fsync-all: %" PRIu64 " of them after writes, inside the writes' "
+                "latency)\n",
                 t->write_fsyncs);
 }
 
@@ -529,7 +529,7 @@ static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
     /* A script says it per job and phase; caches dropped before a run were filled again
      * during it. */
     const char *direct = cfg->script ? "flags = \"direct\"" : "--file-extra-flags=direct";
-    const char *drop = cfg->script ? ", drop_caches = true in the phase"
+    const char *drop = cfg->script        ? ", drop_caches = true in the phase"
                        : cfg->drop_caches ? ""
                                           : ", --drop-caches";
     fprintf(out,
@@ -569,9 +569,8 @@ static void text_process(FILE *out, const struct sbio_config *cfg,
     text_cached_reads(out, cfg, res);
 }
 
-void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg,
-                            const struct sbio_fileset *fs, const struct sbio_run_result *res,
-                            enum sbio_report_scope scope)
+void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                            const struct sbio_run_result *res, enum sbio_report_scope scope)
 {
     double secs = (double)res->elapsed_ns / 1e9;
     (void)fs;

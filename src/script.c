@@ -36,8 +36,9 @@ static void script_not_found(const char *file, const char *const *dirs, size_t n
     for (size_t i = 0, k = 0; i < n && at < len; i++) {
         if (!dirs[i])
             continue;
-        at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s", k++ ? (i + 1 < n ? "," : " and") : "",
-                               " ", strchr(dirs[i], '/') ? "" : "./", dirs[i]);
+        at +=
+            (size_t)snprintf(buf + at, len - at, "%s%s%s%s", k++ ? (i + 1 < n ? "," : " and") : "",
+                             " ", strchr(dirs[i], '/') ? "" : "./", dirs[i]);
         if (i == 0 && at < len)
             at += (size_t)snprintf(buf + at, len - at, " ($SBIO_WORKLOADS)");
     }

@@ -122,9 +122,9 @@ struct session {
     struct sbio_fileset fs;
     struct sbio_target target;
     struct sbio_tune tune;
-    bool created; /* seqwr made the set for this run */
-    bool applied; /* the settings are in effect */
-    json_t *env;  /* the environment, read while the settings are in effect */
+    bool created;                    /* seqwr made the set for this run */
+    bool applied;                    /* the settings are in effect */
+    json_t *env;                     /* the environment, read while the settings are in effect */
     struct sbio_phase_table summary; /* a script's phases, one row each */
 };
 

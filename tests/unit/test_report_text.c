@@ -396,8 +396,9 @@ static void test_fdatasync_row(void **state)
      * figure pins down, is the lower bound of 1 ms's bucket (999 424 ns, within 1/128). */
     assert_string_equal(row(t, "fsync"),
                         "9|4.50|0.00|999.4 us|800.3 ms|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s");
-    assert_string_equal(row(t, "fdatasync"),
-                        "5|2.50|0.00|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us");
+    assert_string_equal(
+        row(t, "fdatasync"),
+        "5|2.50|0.00|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us");
     assert_string_equal(value(t, "reads, writes, fsyncs:"), "512, 128, 14"); /* sysbench's */
     assert_has(t, "\nLatency histogram of fsync (bucket midpoint, count; 9 ops):\n");
     assert_has(t, "\nLatency histogram of fdatasync (bucket midpoint, count; 5 ops):\n");
@@ -534,7 +535,8 @@ static void test_phase_table(void **state)
     assert_string_equal(row(text, "phase"),
                         "jobs|threads|time, s|ops/s|read MiB/s|write MiB/s|avg|p99");
     assert_string_equal(row(text, "load"), "2|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms");
-    assert_string_equal(row(text, "odirect-66k"), "1|refused by the system (see its message above)");
+    assert_string_equal(row(text, "odirect-66k"),
+                        "1|refused by the system (see its message above)");
     assert_string_equal(row(text, "broken"),
                         "1|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms|stopped by an I/O error");
     assert_has(text, "\nPhases (each its jobs together, over its own time):\n");
@@ -567,10 +569,10 @@ static void test_interval(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_totals),       cmocka_unit_test(test_latency_block),
-        cmocka_unit_test(test_per_op_table), cmocka_unit_test(test_per_thread_table),
-        cmocka_unit_test(test_error_result), cmocka_unit_test(test_optional_lines),
-        cmocka_unit_test(test_header),       cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_totals),          cmocka_unit_test(test_latency_block),
+        cmocka_unit_test(test_per_op_table),    cmocka_unit_test(test_per_thread_table),
+        cmocka_unit_test(test_error_result),    cmocka_unit_test(test_optional_lines),
+        cmocka_unit_test(test_header),          cmocka_unit_test(test_interval),
         cmocka_unit_test(test_header_validate), cmocka_unit_test(test_fdatasync_row),
         cmocka_unit_test(test_cached_reads),    cmocka_unit_test(test_rate),
         cmocka_unit_test(test_job_share),       cmocka_unit_test(test_phase_table),
