@@ -59,7 +59,7 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out, "Threads pinned to CPUs %s\n", cfg->cpus);
     fprintf(out, "\nExtra file open flags: %s\n",
             sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
-    fprintf(out, "%u files, %s each\n", fs->nfiles,
+    fprintf(out, fs->nfiles == 1 ? "%u file, %s\n" : "%u files, %s each\n", fs->nfiles,
             sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
     fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
     fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), cfg->block_size));
@@ -78,8 +78,8 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out, "Calling %s() after each write operation.\n", sync_name(cfg));
     else {
         if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
-            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests (%s).\n",
-                    sync_name(cfg), cfg->fsync_freq,
+            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " request%s (%s).\n",
+                    sync_name(cfg), cfg->fsync_freq, cfg->fsync_freq == 1 ? "" : "s",
                     cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
                                                          : "every file");
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
@@ -170,8 +170,8 @@ static void print_histogram(FILE *out, const char *name, const struct sbio_hist 
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
         if (h->buckets[i] > maxc)
             maxc = h->buckets[i];
-    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " ops):\n", name,
-            h->count);
+    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " op%s):\n", name,
+            h->count, h->count == 1 ? "" : "s");
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++) {
         if (!h->buckets[i])
             continue;
@@ -455,10 +455,11 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
                 res->depth_avg, res->depth_max, cfg->iodepth);
     if (res->skipped_tails)
         fprintf(out,
-                "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64
-                "-byte alignment were skipped\n",
-                res->skipped_tails, sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes),
-                res->direct_align);
+                "O_DIRECT: %u file tail%s (%s) not a multiple of the %" PRIu64
+                "-byte alignment %s skipped\n",
+                res->skipped_tails, res->skipped_tails == 1 ? "" : "s",
+                sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes), res->direct_align,
+                res->skipped_tails == 1 ? "was" : "were");
     if (res->completed_bytes)
         fprintf(out,
                 "seqwr: the run ended before the set was whole again; %s were written "
@@ -484,15 +485,15 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
 {
     if (res->have_cache) {
         long pg = sysconf(_SC_PAGESIZE);
-        char c[4][32];
+        char c[5][32];
         fprintf(out,
                 "Page cache of the set: at start %s cached, %s dirty; at end %s cached, %s dirty,"
-                " %" PRIu64 " pages under writeback\n",
+                " %s under writeback\n",
                 sbio_fmt_bytes(c[0], sizeof(c[0]), res->cache0.cached * (uint64_t)pg),
                 sbio_fmt_bytes(c[1], sizeof(c[1]), res->cache0.dirty * (uint64_t)pg),
                 sbio_fmt_bytes(c[2], sizeof(c[2]), res->cache1.cached * (uint64_t)pg),
                 sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
-                res->cache1.writeback);
+                sbio_fmt_bytes(c[4], sizeof(c[4]), res->cache1.writeback * (uint64_t)pg));
     }
 }
 

@@ -544,8 +544,12 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
         return -1;
     }
     if (c->file >= h->nfiles) {
-        snprintf(err, len, "%s: event(): ctx.file %u: the set has files 0 to %u", h->s->path,
-                 c->file, h->nfiles - 1);
+        if (h->nfiles == 1)
+            snprintf(err, len, "%s: event(): ctx.file %u: the set has one file, 0", h->s->path,
+                     c->file);
+        else
+            snprintf(err, len, "%s: event(): ctx.file %u: the set has files 0 to %u", h->s->path,
+                     c->file, h->nfiles - 1);
         return -1;
     }
     io->file = c->file;
@@ -558,10 +562,13 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     }
     if (!c->len || c->len > h->max_len || c->offset > h->file_sizes[c->file] ||
         c->len > h->file_sizes[c->file] - c->offset) {
+        char fsz[32], blk[32];
         snprintf(err, len,
-                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%" PRIu64
-                 " bytes) or longer than the job's block (%" PRIu64 ")",
-                 h->s->path, c->offset, c->len, c->file, h->file_sizes[c->file], h->max_len);
+                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%s) or "
+                 "longer than the job's block (%s)",
+                 h->s->path, c->offset, c->len, c->file,
+                 sbio_fmt_bytes(fsz, sizeof(fsz), h->file_sizes[c->file]),
+                 sbio_fmt_bytes(blk, sizeof(blk), h->max_len));
         return -1;
     }
     io->op = c->op ? SBIO_WRITE : SBIO_READ;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "options.h"
@@ -334,6 +335,47 @@ static void test_optional_lines(void **state)
     free(t);
 }
 
+/* One of a thing is said in the singular, and pages under writeback as a size. */
+static void test_singular(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--histogram=on", "--file-fsync-freq=1");
+    struct sbio_run_result *r = two_threads();
+    r->skipped_tails = 1;
+    r->skipped_bytes = 1000;
+    r->direct_align = 4096;
+    r->total.verify_checked = 1;
+    r->have_cache = true;
+    r->cache1.writeback = 2;
+    sbio_hist_init(&r->total.lat[SBIO_WRITE]);
+    sbio_hist_record(&r->total.lat[SBIO_WRITE], 2000000);
+    cfg.verify = true;
+    char *t = report(&cfg, r);
+    assert_has(t, "\nO_DIRECT: 1 file tail (1000 B) not a multiple of the 4096-byte alignment "
+                  "was skipped\n");
+    assert_has(t, "\nVerification: 1 block checked, 0 bad\n");
+    assert_has(t, "\nLatency histogram of write (bucket midpoint, count; 1 op):\n");
+    char pages[32], wb[64];
+    snprintf(wb, sizeof(wb), " dirty, %s under writeback\n",
+             sbio_fmt_bytes(pages, sizeof(pages), 2 * (uint64_t)sysconf(_SC_PAGESIZE)));
+    assert_has(t, wb);
+    free(t);
+
+    g_fs.nfiles = 1;
+    g_fs.bytes = 4 * SBIO_MIB;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
+    assert_int_equal(fclose(m), 0);
+    assert_has(text, "\n1 file, 4 MiB\n4 MiB total file size\n");
+    assert_has(text, "\nPeriodic FSYNC enabled, calling fsync() each 1 request (every file).\n");
+    free(text);
+}
+
 /* The header: what the run is about to do, in the words sysbench uses. */
 static void test_header(void **state)
 {
@@ -576,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_header_validate), cmocka_unit_test(test_fdatasync_row),
         cmocka_unit_test(test_cached_reads),    cmocka_unit_test(test_rate),
         cmocka_unit_test(test_job_share),       cmocka_unit_test(test_phase_table),
+        cmocka_unit_test(test_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

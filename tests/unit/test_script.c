@@ -16,6 +16,7 @@
 #include "helpers.h"
 #include "options.h"
 #include "script.h"
+#include "workload.h"
 
 static char dir[64];
 
@@ -228,6 +229,45 @@ static void test_no_phase_and_missing(void **state)
     assert_non_null(sbio_script_find("empty.lua", buf, sizeof(buf)));
 }
 
+/* event() asking for what the set cannot give: the message gives the sizes in units and
+ * words a one-file set right. */
+static void test_event_out_of_set(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p =
+        write_script("outside.lua", "fileset { files = 1, size = \"16M\" }\n"
+                                    "phase \"p\" { job \"j\" { block = \"4k\", event = true } }\n"
+                                    "function event(ctx)\n"
+                                    "    ctx.op = sbio.READ\n"
+                                    "    ctx.file = ctx.seq == 0 and 0 or 3\n"
+                                    "    ctx.offset, ctx.len = 16777216, 4096\n"
+                                    "    return true\n"
+                                    "end\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    uint64_t size = 16 << 20;
+    struct sbio_script_hook hook = {.s = &s, .nfiles = 1, .file_sizes = &size, .max_len = 4096};
+    const struct sbio_hook_ops *ops = sbio_script_hook_ops(&hook);
+    assert_non_null(ops);
+    void *st = ops->create(ops->arg, 0, 1, err, sizeof(err));
+    assert_non_null(st);
+    struct sbio_io io;
+    char want[600];
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s: event(): ctx.offset 16777216 + ctx.len 4096 is outside file 0 (16 MiB) or "
+             "longer than the job's block (4 KiB)",
+             p);
+    assert_string_equal(err, want);
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: event(): ctx.file 3: the set has one file, 0", p);
+    assert_string_equal(err, want);
+    ops->destroy(st);
+    free((void *)ops);
+    sbio_script_free(&s);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -248,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_bad_scripts),
         cmocka_unit_test(test_names_and_defaults_from_c),
         cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
