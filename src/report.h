@@ -10,11 +10,10 @@
 #include "environment.h"
 #include "fileset.h"
 #include "options.h"
+#include "result.h"
 #include "stats.h"
 #include "sysblock.h"
 #include "topology.h"
-
-struct sbio_run_result;
 
 /* The header printed before the run starts: configuration, set, seed. */
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
@@ -44,8 +43,16 @@ void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const stru
 /* Whether res's reads came from the page cache: it read something, its device counters are
  * known, and the set's top device read less than 1% of the bytes it read. (A read from the
  * device reads at least what was asked, readahead more; a few metadata reads, or another
- * process's, stay far below 1% of a run's reads.) */
-bool sbio_report_cached_reads(const struct sbio_run_result *res);
+ * process's, stay far below 1% of a run's reads.) Inline: the text and the JSON reports both
+ * ask, and the JSON's is built without the text's. */
+static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
+{
+    uint64_t asked = res->total.bytes[SBIO_READ];
+    if (!res->ndisk || !asked)
+        return false;
+    uint64_t dev = (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512; /* sectors read */
+    return dev < asked / 100;
+}
 
 /* A script's phases, one row each, added as each phase is reported, printed as one table
  * after the last. Zeroed: empty. */

@@ -509,15 +509,6 @@ static void text_histograms(FILE *out, const struct sbio_config *cfg, const stru
         print_histogram(out, name[i], h[i]);
 }
 
-bool sbio_report_cached_reads(const struct sbio_run_result *res)
-{
-    uint64_t asked = res->total.bytes[SBIO_READ];
-    if (!res->ndisk || !asked)
-        return false;
-    uint64_t dev = (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512; /* sectors read */
-    return dev < asked / 100;
-}
-
 /* A read run the device did not serve: what it measured is the page cache, and how to
  * measure the device instead. */
 static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
