@@ -59,7 +59,7 @@ static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
 struct sbio_phase_row {
     const char *name; /* the script's: must outlive the table */
     unsigned jobs, threads;
-    bool refused;
+    bool measured; /* false: the phase measured nothing (refused, or a job did not start) */
     double secs;
     uint64_t ops, bytes_read, bytes_written, avg_ns, p99_ns;
     int error, stop_signal; /* as in the result */
@@ -69,8 +69,9 @@ struct sbio_phase_table {
     unsigned n, cap;
 };
 
-/* Add phase name's row: res is its jobs' result (their total when there are several), NULL
- * for a phase the system refused. 0 or -ENOMEM (the row is then missing). */
+/* Add phase name's row: res is its jobs' result (their total when there are several); NULL,
+ * or a result that measured nothing, for a phase the system refused or a job of which did not
+ * start. 0 or -ENOMEM (the row is then missing). */
 int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned jobs,
                           const struct sbio_run_result *res);
 

@@ -604,8 +604,8 @@ int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned
         t->cap = cap;
     }
     struct sbio_phase_row *row = &t->rows[t->n++];
-    *row = (struct sbio_phase_row){.name = name, .jobs = jobs, .refused = !res};
-    if (!res)
+    *row = (struct sbio_phase_row){.name = name, .jobs = jobs, .measured = res && res->measured};
+    if (!row->measured)
         return 0;
     struct sbio_hist all;
     sbio_stats_all_lat(&res->total, &all);
@@ -624,9 +624,8 @@ int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned
 /* One row of the phases' table: its figures over its own time, or why it has none. */
 static void phase_row(FILE *out, const struct sbio_phase_row *r, int w)
 {
-    if (r->refused) {
-        fprintf(out, "  %-*s %5u  refused by the system (see its message above)\n", w, r->name,
-                r->jobs);
+    if (!r->measured) {
+        fprintf(out, "  %-*s %5u  measured nothing (see the message above)\n", w, r->name, r->jobs);
         return;
     }
     double s = r->secs;

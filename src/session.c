@@ -694,8 +694,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                               sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
-    if (p->njobs == 1)
-        sbio_report_phase_add(&ses->summary, p->name, 1, &jobs[0].res);
+    if (p->njobs == 1 || !measured) /* else the total's row, below */
+        sbio_report_phase_add(&ses->summary, p->name, p->njobs, measured ? &jobs[0].res : NULL);
     struct sbio_run_result tot;
     if (p->njobs < 2 || !measured || session_merge_jobs(jobs, p->njobs, &tot))
         return;

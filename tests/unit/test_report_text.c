@@ -52,6 +52,7 @@ static struct sbio_run_result *two_threads(void)
         sbio_stats_merge(&g_res.total, &g_threads[t]);
     }
     g_res.threads = 2;
+    g_res.measured = true;
     g_res.per_thread = g_threads;
     g_res.seed = 42;
     g_res.elapsed_ns = 2 * SEC;
@@ -552,7 +553,8 @@ static void test_job_share(void **state)
     free(t);
 }
 
-/* The phases' table: a row per phase, refused and failed phases said; none for one phase. */
+/* The phases' table: a row per phase, those that measured nothing (refused, or a job that did
+ * not start) and failed ones said; none for one phase. */
 static void test_phase_table(void **state)
 {
     (void)state;
@@ -570,6 +572,8 @@ static void test_phase_table(void **state)
     for (unsigned i = 0; i < 10; i++) /* past the first allocation */
         assert_int_equal(sbio_report_phase_add(&tab, i ? "more" : "load", 2, r), 0);
     assert_int_equal(sbio_report_phase_add(&tab, "odirect-66k", 1, NULL), 0);
+    struct sbio_run_result unstarted = {.error = -EMFILE};
+    assert_int_equal(sbio_report_phase_add(&tab, "unstarted", 2, &unstarted), 0);
     r->error = -EIO;
     assert_int_equal(sbio_report_phase_add(&tab, "broken", 1, r), 0);
     sbio_report_phases(m, &tab);
@@ -577,8 +581,8 @@ static void test_phase_table(void **state)
     assert_string_equal(row(text, "phase"),
                         "jobs|threads|time, s|ops/s|read MiB/s|write MiB/s|avg|p99");
     assert_string_equal(row(text, "load"), "2|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms");
-    assert_string_equal(row(text, "odirect-66k"),
-                        "1|refused by the system (see its message above)");
+    assert_string_equal(row(text, "odirect-66k"), "1|measured nothing (see the message above)");
+    assert_string_equal(row(text, "unstarted"), "2|measured nothing (see the message above)");
     assert_string_equal(row(text, "broken"),
                         "1|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms|stopped by an I/O error");
     assert_has(text, "\nPhases (each its jobs together, over its own time):\n");
