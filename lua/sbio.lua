@@ -140,7 +140,7 @@ local OPS = {read = true, write = true, fsync = true, fdatasync = true}
 local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
--- "uniform", "seq", "zipf:1.1", "pareto:0.2", "gaussian:0.05", "hot:0.1:0.9"
+-- "uniform", "seq" (or "sequential"), "zipf:1.1", "pareto:0.2", "gaussian:0.05", "hot:0.1:0.9"
 local function pattern(p)
     if p == "uniform" or p == "seq" or p == "sequential" then
         return {kind = p == "uniform" and "uniform" or "seq"}
@@ -153,8 +153,8 @@ local function pattern(p)
     if kind == "hot" and a and b and a > 0 and a < 1 and b > 0 and b < 1 then
         return {kind = kind, a = a, b = b}
     end
-    return nil, "pattern '" .. tostring(p) .. "': accepted: uniform, seq, zipf:THETA (> 0, " ..
-                "not 1), pareto:H (0..1), gaussian:SIGMA (fraction of the set), " ..
+    return nil, "pattern '" .. tostring(p) .. "': accepted: uniform, seq (or sequential), " ..
+                "zipf:THETA (> 0, not 1), pareto:H (0..1), gaussian:SIGMA (fraction of the set), " ..
                 "hot:FRACTION:SHARE (e.g. hot:0.1:0.9)"
 end
 

@@ -304,7 +304,7 @@ static int declare_script(const char *name, struct sbio_config *cfg, struct sbio
 {
     char serr[512];
     if (!sbio_script_find(name, path, len)) {
-        sbio_err("--script %s: no such script (a path, or a name in the workloads folder)", name);
+        sbio_err("--script %s: no such script; %s", name, path);
         return -SBIO_EUSAGE;
     }
     if (sbio_script_load(path, NULL, NULL, 0, decl, serr, sizeof(serr))) {

@@ -10,11 +10,10 @@
 #include "environment.h"
 #include "fileset.h"
 #include "options.h"
+#include "result.h"
 #include "stats.h"
 #include "sysblock.h"
 #include "topology.h"
-
-struct sbio_run_result;
 
 /* The header printed before the run starts: configuration, set, seed. */
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
@@ -27,6 +26,57 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
 /* The final text report. */
 void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res);
+
+/* What a text report covers. */
+enum sbio_report_scope {
+    SBIO_REPORT_WHOLE, /* a run, or a phase's jobs together: every line */
+    /* One job among several that ran side by side in this process: CPU time, page faults,
+     * device and page-cache counters are the process's, not the job's, so those lines are
+     * left to the phase's total (one line says so). */
+    SBIO_REPORT_JOB_SHARE,
+};
+
+/* The final text report of what scope says res is; sbio_report_text is SBIO_REPORT_WHOLE. */
+void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                            const struct sbio_run_result *res, enum sbio_report_scope scope);
+
+/* Whether res's reads came from the page cache: it read something, its device counters are
+ * known, and the set's top device read less than 1% of the bytes it read. (A read from the
+ * device reads at least what was asked, readahead more; a few metadata reads, or another
+ * process's, stay far below 1% of a run's reads.) Inline: the text and the JSON reports both
+ * ask, and the JSON's is built without the text's. */
+static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
+{
+    uint64_t asked = res->total.bytes[SBIO_READ];
+    if (!res->ndisk || !asked)
+        return false;
+    uint64_t dev = (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512; /* sectors read */
+    return dev < asked / 100;
+}
+
+/* A script's phases, one row each, added as each phase is reported, printed as one table
+ * after the last. Zeroed: empty. */
+struct sbio_phase_row {
+    const char *name; /* the script's: must outlive the table */
+    unsigned jobs, threads;
+    bool measured; /* false: the phase measured nothing (refused, or a job did not start) */
+    double secs;
+    uint64_t ops, bytes_read, bytes_written, avg_ns, p99_ns;
+    int error, stop_signal; /* as in the result */
+};
+struct sbio_phase_table {
+    struct sbio_phase_row *rows;
+    unsigned n, cap;
+};
+
+/* Add phase name's row: res is its jobs' result (their total when there are several); NULL,
+ * or a result that measured nothing, for a phase the system refused or a job of which did not
+ * start. 0 or -ENOMEM (the row is then missing). */
+int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned jobs,
+                          const struct sbio_run_result *res);
+
+/* Print the table when it has more than one row; then empty it (t can be added to again). */
+void sbio_report_phases(FILE *out, struct sbio_phase_table *t);
 
 /* The environment part of the JSON document, from the snapshot taken before the run, while
  * the settings sbio applied were still in effect. */

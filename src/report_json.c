@@ -461,6 +461,7 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                         res->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&res->cache0),
                                                     "end", cache_json(&res->cache1))
                                         : json_null());
+    json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",
         cfg->verify

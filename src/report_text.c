@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -11,6 +12,12 @@
 #include "version.h"
 #include "util.h"
 #include "workload.h"
+
+/* The call that makes the syncs, as --file-fsync-mode chose it. */
+static const char *sync_name(const struct sbio_config *cfg)
+{
+    return cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync";
+}
 
 /* sysbench's words for each mode (enum sbio_mode): "Doing random r/w test". */
 static const char *mode_long(int mode)
@@ -31,6 +38,8 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
     fprintf(out, "sbio %s\n\n", SBIO_VERSION);
     fprintf(out, "Running the test with following options:\n");
     fprintf(out, "Number of threads: %" PRIu64 "\n", cfg->threads);
+    if (cfg->verify)
+        fprintf(out, "Validation checks: on.\n");
     if (topo->nranks > 1)
         fprintf(out,
                 "MPI: %u ranks on %u host%s, %" PRIu64 " threads in all; %s; --events and --rate "
@@ -50,7 +59,7 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out, "Threads pinned to CPUs %s\n", cfg->cpus);
     fprintf(out, "\nExtra file open flags: %s\n",
             sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
-    fprintf(out, "%u files, %s each\n", fs->nfiles,
+    fprintf(out, fs->nfiles == 1 ? "%u file, %s\n" : "%u files, %s each\n", fs->nfiles,
             sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
     fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
     fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), cfg->block_size));
@@ -66,14 +75,13 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
                 cfg->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
                                                    : "one slice of the set per thread");
     if (cfg->fsync_all)
-        fprintf(out, "Calling %s() after each write operation.\n",
-                cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync");
+        fprintf(out, "Calling %s() after each write operation.\n", sync_name(cfg));
     else {
         if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
-            fprintf(
-                out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests (%s).\n",
-                cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync", cfg->fsync_freq,
-                cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote" : "every file");
+            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " request%s (%s).\n",
+                    sync_name(cfg), cfg->fsync_freq, cfg->fsync_freq == 1 ? "" : "s",
+                    cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
+                                                         : "every file");
         if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
@@ -134,7 +142,7 @@ static void print_lat_row(FILE *out, const char *name, const struct sbio_hist *h
                           uint64_t bytes, double secs, uint64_t extra_pct)
 {
     char v[8][24];
-    fprintf(out, "  %-6s %10" PRIu64 " %11.2f %9.2f", name, ops, secs > 0 ? (double)ops / secs : 0,
+    fprintf(out, "  %-9s %10" PRIu64 " %11.2f %9.2f", name, ops, secs > 0 ? (double)ops / secs : 0,
             secs > 0 ? (double)bytes / SBIO_MIB / secs : 0);
     if (!h->count) {
         fprintf(out, "\n");
@@ -162,8 +170,8 @@ static void print_histogram(FILE *out, const char *name, const struct sbio_hist 
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
         if (h->buckets[i] > maxc)
             maxc = h->buckets[i];
-    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " ops):\n", name,
-            h->count);
+    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " op%s):\n", name,
+            h->count, h->count == 1 ? "" : "s");
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++) {
         if (!h->buckets[i])
             continue;
@@ -304,6 +312,30 @@ static void text_latency(FILE *out, const struct sbio_config *cfg,
     fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
 }
 
+/* The syncs as the reports show them, one or two rows: under --file-fsync-mode=fdatasync
+ * every sync is an fdatasync; otherwise the fdatasyncs a script's mix or event() asked for
+ * have their own row and the fsync row has the rest, the difference of the histograms
+ * (exact in counts, sums and buckets; min and max from the bucket bounds, hist.h). rest holds
+ * that difference. Returns the number of rows. */
+static unsigned sync_rows(const struct sbio_config *cfg, const struct sbio_stats *t,
+                          struct sbio_hist *rest, const char *name[2], const struct sbio_hist *h[2])
+{
+    name[0] = sync_name(cfg);
+    h[0] = &t->lat[SBIO_FSYNC];
+    if (cfg->fsync_mode == SBIO_FSYNC_FDATASYNC || !t->datasync.count)
+        return 1;
+    sbio_hist_sub(rest, &t->lat[SBIO_FSYNC], &t->datasync);
+    /* Exact where the union tells: its extreme is an fsync's when no fdatasync reached it. */
+    if (t->lat[SBIO_FSYNC].min_ns < t->datasync.min_ns)
+        rest->min_ns = t->lat[SBIO_FSYNC].min_ns;
+    if (t->lat[SBIO_FSYNC].max_ns > t->datasync.max_ns)
+        rest->max_ns = t->lat[SBIO_FSYNC].max_ns;
+    h[0] = rest;
+    name[1] = "fdatasync";
+    h[1] = &t->datasync;
+    return 2;
+}
+
 /* A table per operation type, with --percentile's column when it is not one of them. */
 static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res,
                         double secs)
@@ -312,22 +344,29 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
     uint64_t extra = cfg->percentile;
     if (extra == 50 || extra == 95 || extra == 99)
         extra = 0;
-    fprintf(out, "\nPer operation type:\n  %-6s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
+    fprintf(out, "\nPer operation type:\n  %-9s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
             "op", "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
     if (extra)
         fprintf(out, " %9s%" PRIu64, "p", extra);
     fputc('\n', out);
-    for (int op = 0; op < SBIO_OP_NR; op++) {
-        if (!t->lat[op].count && !(op == SBIO_FSYNC && t->write_fsyncs))
-            continue;
-        print_lat_row(out, sbio_op_name(op), &t->lat[op],
-                      t->lat[op].count + (op == SBIO_FSYNC ? t->write_fsyncs : 0), t->bytes[op],
-                      secs, extra);
+    for (int op = 0; op < SBIO_FSYNC; op++)
+        if (t->lat[op].count)
+            print_lat_row(out, sbio_op_name(op), &t->lat[op], t->lat[op].count, t->bytes[op], secs,
+                          extra);
+    struct sbio_hist rest;
+    const char *name[2];
+    const struct sbio_hist *h[2];
+    unsigned n = sync_rows(cfg, t, &rest, name, h);
+    for (unsigned i = 0; i < n; i++) {
+        /* --file-fsync-all's syncs are inside the writes' latency: counted, not timed. */
+        uint64_t ops = h[i]->count + (i ? 0 : t->write_fsyncs);
+        if (ops)
+            print_lat_row(out, name[i], h[i], ops, 0, secs, extra);
     }
     if (t->write_fsyncs)
         fprintf(out,
-                "  (--file-fsync-all: the %" PRIu64 " fsyncs after writes are inside the "
-                "writes' latency)\n",
+                "  (--file-fsync-all: %" PRIu64 " of them after writes, inside the writes' "
+                "latency)\n",
                 t->write_fsyncs);
 }
 
@@ -403,14 +442,12 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
     const struct sbio_stats *t = &res->total;
     char a[32];
     if (cfg->verify)
-        fprintf(out, "Verification: %" PRIu64 " blocks checked%s, %" PRIu64 " bad%s%s\n",
-                t->verify_checked,
+        fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
+                t->verify_checked, t->verify_checked == 1 ? "" : "s",
                 res->verify_written_only
                     ? " (those this run wrote: the set was prepared without --verify)"
                     : "",
                 t->verify_failed, res->verify_msg[0] ? "; first: " : "", res->verify_msg);
-    fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
-            res->major_faults);
     if (res->depth_max)
         fprintf(out,
                 "Queue depth reached: avg %.1f, max %" PRIu64
@@ -418,10 +455,11 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
                 res->depth_avg, res->depth_max, cfg->iodepth);
     if (res->skipped_tails)
         fprintf(out,
-                "O_DIRECT: %u file tails (%s) not a multiple of the %" PRIu64
-                "-byte alignment were skipped\n",
-                res->skipped_tails, sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes),
-                res->direct_align);
+                "O_DIRECT: %u file tail%s (%s) not a multiple of the %" PRIu64
+                "-byte alignment %s skipped\n",
+                res->skipped_tails, res->skipped_tails == 1 ? "" : "s",
+                sbio_fmt_bytes(a, sizeof(a), res->skipped_bytes), res->direct_align,
+                res->skipped_tails == 1 ? "was" : "were");
     if (res->completed_bytes)
         fprintf(out,
                 "seqwr: the run ended before the set was whole again; %s were written "
@@ -447,20 +485,84 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
 {
     if (res->have_cache) {
         long pg = sysconf(_SC_PAGESIZE);
-        char c[4][32];
+        char c[5][32];
         fprintf(out,
                 "Page cache of the set: at start %s cached, %s dirty; at end %s cached, %s dirty,"
-                " %" PRIu64 " pages under writeback\n",
+                " %s under writeback\n",
                 sbio_fmt_bytes(c[0], sizeof(c[0]), res->cache0.cached * (uint64_t)pg),
                 sbio_fmt_bytes(c[1], sizeof(c[1]), res->cache0.dirty * (uint64_t)pg),
                 sbio_fmt_bytes(c[2], sizeof(c[2]), res->cache1.cached * (uint64_t)pg),
                 sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
-                res->cache1.writeback);
+                sbio_fmt_bytes(c[4], sizeof(c[4]), res->cache1.writeback * (uint64_t)pg));
     }
 }
 
-void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                      const struct sbio_run_result *res)
+/* --histogram: one per operation type, the syncs split as in the table. */
+static void text_histograms(FILE *out, const struct sbio_config *cfg, const struct sbio_stats *t)
+{
+    struct sbio_hist rest;
+    const char *name[2];
+    const struct sbio_hist *h[2];
+    for (int op = 0; op < SBIO_FSYNC; op++)
+        print_histogram(out, sbio_op_name(op), &t->lat[op]);
+    for (unsigned i = 0, n = sync_rows(cfg, t, &rest, name, h); i < n; i++)
+        print_histogram(out, name[i], h[i]);
+}
+
+/* A read run the device did not serve: what it measured is the page cache, and how to
+ * measure the device instead. */
+static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
+                              const struct sbio_run_result *res)
+{
+    if (!sbio_report_cached_reads(res))
+        return;
+    char a[32], b[32], c[32];
+    uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    /* A script says it per job and phase; caches dropped before a run were filled again
+     * during it. */
+    const char *direct = cfg->script ? "flags = \"direct\"" : "--file-extra-flags=direct";
+    const char *drop = cfg->script        ? ", drop_caches = true in the phase"
+                       : cfg->drop_caches ? ""
+                                          : ", --drop-caches";
+    fprintf(out,
+            "Note: the reads came from the page cache: the run read %s, device %s read %s. "
+            "To measure the device: %s%s, or a set larger than the RAM (%s)\n",
+            sbio_fmt_bytes(a, sizeof(a), res->total.bytes[SBIO_READ]), res->disk_name[0],
+            sbio_fmt_bytes(b, sizeof(b), (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512), direct,
+            drop, sbio_fmt_bytes(c, sizeof(c), ram));
+}
+
+/* --rate: the rate reached (events over the measured time) against the target; a shortfall
+ * of more than 5% said. */
+static void text_rate(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res,
+                      double secs)
+{
+    if (!cfg->rate)
+        return;
+    double got = secs > 0 ? (double)res->total.events / secs : 0;
+    double pct = 100 * got / (double)cfg->rate;
+    fprintf(out, "Rate: %.2f ops/s reached of the %" PRIu64 " ops/s asked (%.1f%%)\n", got,
+            cfg->rate, pct);
+    if (pct < 95)
+        fprintf(out,
+                "Note: the rate fell %.1f%% short of its target: the operations could not be "
+                "issued as fast as asked (each one's latency counts from its intended start)\n",
+                100 - pct);
+}
+
+/* What is the process's rather than the run's: page faults, devices, page cache. */
+static void text_process(FILE *out, const struct sbio_config *cfg,
+                         const struct sbio_run_result *res, double secs)
+{
+    fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
+            res->major_faults);
+    text_devices(out, res, secs);
+    text_cache(out, res);
+    text_cached_reads(out, cfg, res);
+}
+
+void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                            const struct sbio_run_result *res, enum sbio_report_scope scope)
 {
     double secs = (double)res->elapsed_ns / 1e9;
     (void)fs;
@@ -470,12 +572,90 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     text_per_op(out, cfg, res, secs);
     text_fairness(out, res);
     text_threads(out, res);
-    text_cpu(out, res, secs);
+    if (scope == SBIO_REPORT_WHOLE)
+        text_cpu(out, res, secs);
+    else
+        fprintf(out, "\nCPU time, page faults, device and page-cache figures: the process's, in "
+                     "the phase's total below\n");
     text_extras(out, cfg, res);
-    text_devices(out, res, secs);
-    text_cache(out, res);
+    text_rate(out, cfg, res, secs);
+    if (scope == SBIO_REPORT_WHOLE)
+        text_process(out, cfg, res, secs);
     if (cfg->histogram)
-        for (int op = 0; op < SBIO_OP_NR; op++)
-            print_histogram(out, sbio_op_name(op), &res->total.lat[op]);
+        text_histograms(out, cfg, &res->total);
     fflush(out);
+}
+
+void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+                      const struct sbio_run_result *res)
+{
+    sbio_report_text_scope(out, cfg, fs, res, SBIO_REPORT_WHOLE);
+}
+
+int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned jobs,
+                          const struct sbio_run_result *res)
+{
+    if (t->n == t->cap) {
+        unsigned cap = t->cap ? 2 * t->cap : 8;
+        struct sbio_phase_row *r = realloc(t->rows, cap * sizeof(*r));
+        if (!r)
+            return -ENOMEM;
+        t->rows = r;
+        t->cap = cap;
+    }
+    struct sbio_phase_row *row = &t->rows[t->n++];
+    *row = (struct sbio_phase_row){.name = name, .jobs = jobs, .measured = res && res->measured};
+    if (!row->measured)
+        return 0;
+    struct sbio_hist all;
+    sbio_stats_all_lat(&res->total, &all);
+    row->threads = res->threads;
+    row->secs = (double)res->elapsed_ns / 1e9;
+    row->ops = sbio_stats_ops(&res->total);
+    row->bytes_read = res->total.bytes[SBIO_READ];
+    row->bytes_written = res->total.bytes[SBIO_WRITE];
+    row->avg_ns = (uint64_t)sbio_hist_mean(&all);
+    row->p99_ns = sbio_hist_percentile(&all, 99);
+    row->error = res->error;
+    row->stop_signal = res->stop_signal;
+    return 0;
+}
+
+/* One row of the phases' table: its figures over its own time, or why it has none. */
+static void phase_row(FILE *out, const struct sbio_phase_row *r, int w)
+{
+    if (!r->measured) {
+        fprintf(out, "  %-*s %5u  measured nothing (see the message above)\n", w, r->name, r->jobs);
+        return;
+    }
+    double s = r->secs;
+    char avg[24], p99[24];
+    fprintf(out, "  %-*s %5u %8u %8.2f %11.2f %12.2f %12.2f %10s %10s%s\n", w, r->name, r->jobs,
+            r->threads, s, s > 0 ? (double)r->ops / s : 0,
+            s > 0 ? (double)r->bytes_read / SBIO_MIB / s : 0,
+            s > 0 ? (double)r->bytes_written / SBIO_MIB / s : 0,
+            sbio_fmt_ns(avg, sizeof(avg), (double)r->avg_ns),
+            sbio_fmt_ns(p99, sizeof(p99), (double)r->p99_ns),
+            r->error         ? "  stopped by an I/O error"
+            : r->stop_signal ? "  interrupted"
+                             : "");
+}
+
+void sbio_report_phases(FILE *out, struct sbio_phase_table *t)
+{
+    if (t->n > 1) {
+        int w = 5;
+        for (unsigned i = 0; i < t->n; i++)
+            w = (int)strlen(t->rows[i].name) > w ? (int)strlen(t->rows[i].name) : w;
+        fprintf(out,
+                "\nPhases (each its jobs together, over its own time):\n  %-*s %5s %8s %8s %11s "
+                "%12s %12s %10s %10s\n",
+                w, "phase", "jobs", "threads", "time, s", "ops/s", "read MiB/s", "write MiB/s",
+                "avg", "p99");
+        for (unsigned i = 0; i < t->n; i++)
+            phase_row(out, &t->rows[i], w);
+        fflush(out);
+    }
+    free(t->rows);
+    *t = (struct sbio_phase_table){0};
 }

@@ -28,11 +28,33 @@ const char *sbio_pattern_name(int pattern)
     return pattern >= 0 && pattern <= SBIO_PAT_HOT ? n[pattern] : "?";
 }
 
+/* Not found under any of dirs: say where name.lua was looked for, into buf. */
+static void script_not_found(const char *file, const char *const *dirs, size_t n, char *buf,
+                             size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "looked for %s in", file);
+    for (size_t i = 0, k = 0; i < n && at < len; i++) {
+        if (!dirs[i])
+            continue;
+        at +=
+            (size_t)snprintf(buf + at, len - at, "%s%s%s%s", k++ ? (i + 1 < n ? "," : " and") : "",
+                             " ", strchr(dirs[i], '/') ? "" : "./", dirs[i]);
+        if (i == 0 && at < len)
+            at += (size_t)snprintf(buf + at, len - at, " ($SBIO_WORKLOADS)");
+    }
+    if (!dirs[0] && at < len)
+        snprintf(buf + at, len - at, " (set $SBIO_WORKLOADS to look in another folder)");
+}
+
 const char *sbio_script_find(const char *name, char *buf, size_t len)
 {
     if (strchr(name, '/') || !access(name, R_OK)) {
-        snprintf(buf, len, "%s", name);
-        return access(buf, R_OK) ? NULL : buf;
+        if (!access(name, R_OK)) {
+            snprintf(buf, len, "%s", name);
+            return buf;
+        }
+        snprintf(buf, len, "cannot read %s: %s", name, strerror(errno));
+        return NULL;
     }
     const char *env = getenv("SBIO_WORKLOADS");
     const char *dirs[] = {env && *env ? env : NULL, SBIO_WORKLOADS_DIR, "workloads"};
@@ -44,6 +66,9 @@ const char *sbio_script_find(const char *name, char *buf, size_t len)
         if (!access(buf, R_OK))
             return buf;
     }
+    char file[256];
+    snprintf(file, sizeof(file), "%.240s%s", name, ext ? "" : ".lua");
+    script_not_found(file, dirs, sizeof(dirs) / sizeof(dirs[0]), buf, len);
     return NULL;
 }
 
@@ -519,8 +544,12 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
         return -1;
     }
     if (c->file >= h->nfiles) {
-        snprintf(err, len, "%s: event(): ctx.file %u: the set has files 0 to %u", h->s->path,
-                 c->file, h->nfiles - 1);
+        if (h->nfiles == 1)
+            snprintf(err, len, "%s: event(): ctx.file %u: the set has one file, 0", h->s->path,
+                     c->file);
+        else
+            snprintf(err, len, "%s: event(): ctx.file %u: the set has files 0 to %u", h->s->path,
+                     c->file, h->nfiles - 1);
         return -1;
     }
     io->file = c->file;
@@ -533,10 +562,13 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     }
     if (!c->len || c->len > h->max_len || c->offset > h->file_sizes[c->file] ||
         c->len > h->file_sizes[c->file] - c->offset) {
+        char fsz[32], blk[32];
         snprintf(err, len,
-                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%" PRIu64
-                 " bytes) or longer than the job's block (%" PRIu64 ")",
-                 h->s->path, c->offset, c->len, c->file, h->file_sizes[c->file], h->max_len);
+                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%s) or "
+                 "longer than the job's block (%s)",
+                 h->s->path, c->offset, c->len, c->file,
+                 sbio_fmt_bytes(fsz, sizeof(fsz), h->file_sizes[c->file]),
+                 sbio_fmt_bytes(blk, sizeof(blk), h->max_len));
         return -1;
     }
     io->op = c->op ? SBIO_WRITE : SBIO_READ;

@@ -19,7 +19,10 @@ const char *sbio_pattern_name(int pattern);
 
 /* Find a script: a path as given, or a bare name ("oltp" or "oltp.lua") in the workloads
  * folder (SBIO_WORKLOADS, else the installed $(PREFIX)/share/sbio/workloads, else
- * ./workloads). Returns buf, or NULL when there is no such script. */
+ * ./workloads). Returns buf holding the script's path, or NULL when there is no such script;
+ * buf then says why, to follow "no such script; ": where the name was looked for ("looked
+ * for oltp.lua in /usr/local/share/sbio/workloads and ./workloads …"), or why the path
+ * cannot be read. */
 const char *sbio_script_find(const char *name, char *buf, size_t len);
 
 /* Load and run the script's declarations with the option overrides given (names without

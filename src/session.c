@@ -122,9 +122,10 @@ struct session {
     struct sbio_fileset fs;
     struct sbio_target target;
     struct sbio_tune tune;
-    bool created; /* seqwr made the set for this run */
-    bool applied; /* the settings are in effect */
-    json_t *env;  /* the environment, read while the settings are in effect */
+    bool created;                    /* seqwr made the set for this run */
+    bool applied;                    /* the settings are in effect */
+    json_t *env;                     /* the environment, read while the settings are in effect */
+    struct sbio_phase_table summary; /* a script's phases, one row each */
 };
 
 /* The script's set must be the one it declares (with these option values). */
@@ -684,7 +685,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         fprintf(ses->text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine));
-        sbio_report_text(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res);
+        sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
+                               p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
             json_array_append_new(
                 jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
@@ -692,6 +694,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                               sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
+    if (p->njobs == 1 || !measured) /* else the total's row, below */
+        sbio_report_phase_add(&ses->summary, p->name, p->njobs, measured ? &jobs[0].res : NULL);
     struct sbio_run_result tot;
     if (p->njobs < 2 || !measured || session_merge_jobs(jobs, p->njobs, &tot))
         return;
@@ -699,10 +703,12 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
      * queue. */
     struct sbio_config all = jobs[0].view;
     all.threads = tot.threads;
+    all.rate = 0; /* each job's --rate is reported with the job */
     for (unsigned k = 1; k < p->njobs; k++)
         all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
     fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
     sbio_report_text(ses->text, &all, &ses->fs, &tot);
+    sbio_report_phase_add(&ses->summary, p->name, p->njobs, &tot);
     if (want_doc)
         json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
     free(tot.per_thread);
@@ -744,6 +750,7 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     if (rc == -SBIO_EUSAGE) {
         fprintf(ses->text, "Phase %s refused (see the message above); going on\n", p->name);
         json_object_set_new(pj, "refused", json_true());
+        sbio_report_phase_add(&ses->summary, p->name, p->njobs, NULL);
         json_object_set_new(pj, "jobs", json_array());
         rc = 0;
     } else if (!rc) {
@@ -796,6 +803,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     json_t *phases = json_array();
     for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested() && st != 130; pi++)
         rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st);
+    sbio_report_phases(text, &ses.summary);
     if (session_restore(&ses))
         st = st ? st : 1;
     json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);

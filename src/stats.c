@@ -7,6 +7,7 @@ void sbio_stats_init(struct sbio_stats *s)
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < SBIO_OP_NR; i++)
         sbio_hist_init(&s->lat[i]);
+    sbio_hist_init(&s->datasync);
     s->start_ns = UINT64_MAX;
 }
 
@@ -16,6 +17,7 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
         sbio_hist_snapshot(&dst->lat[i], &src->lat[i]);
         dst->bytes[i] = __atomic_load_n(&src->bytes[i], __ATOMIC_RELAXED);
     }
+    sbio_hist_snapshot(&dst->datasync, &src->datasync);
     dst->events = __atomic_load_n(&src->events, __ATOMIC_RELAXED);
     dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
@@ -32,6 +34,7 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
         sbio_hist_merge(&dst->lat[i], &src->lat[i]);
         dst->bytes[i] += src->bytes[i];
     }
+    sbio_hist_merge(&dst->datasync, &src->datasync);
     dst->events += src->events;
     dst->end_fsyncs += src->end_fsyncs;
     dst->write_fsyncs += src->write_fsyncs;

@@ -15,6 +15,8 @@
  * one (every field is written per op by its own thread). */
 struct __attribute__((aligned(64))) sbio_stats {
     struct sbio_hist lat[SBIO_OP_NR]; /* latency per op type; lat[op].count = ops */
+    struct sbio_hist datasync;        /* the fdatasyncs a script asked for (SBIO_IO_DATASYNC),
+                                         also in lat[SBIO_FSYNC]: reports give them a row */
     uint64_t bytes[SBIO_OP_NR];
     uint64_t events;       /* reads + writes + periodic fsyncs: what --events counts */
     uint64_t end_fsyncs;   /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
@@ -37,6 +39,16 @@ static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint
         __atomic_store_n(&s->events, s->events + 1, __ATOMIC_RELAXED);
     else
         __atomic_store_n(&s->end_fsyncs, s->end_fsyncs + 1, __ATOMIC_RELAXED);
+}
+
+/* Hot path: a completed io of the measured phase, an event: as sbio_stats_record, and an
+ * fsync the io asked to be an fdatasync (SBIO_IO_DATASYNC) also into datasync. */
+static inline void sbio_stats_record_io(struct sbio_stats *s, const struct sbio_io *io,
+                                        uint64_t lat_ns)
+{
+    sbio_stats_record(s, io->op, lat_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
+    if (io->op == SBIO_FSYNC && (io->flags & SBIO_IO_DATASYNC))
+        sbio_hist_record(&s->datasync, lat_ns);
 }
 
 /* Concurrent reader: copy with relaxed loads. */

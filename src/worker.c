@@ -205,7 +205,7 @@ HOT bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bo
                               &st->verify_checked, worker_verify_bad, w);
     }
     if (measure) {
-        sbio_stats_record(st, io->op, end_ns - io->start_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
+        sbio_stats_record_io(st, io, end_ns - io->start_ns);
         if (io->flags & SBIO_IO_FSYNC_AFTER)
             /* --file-fsync-all: the fsync is inside the write's event and latency, and
              * counted with the fsyncs. */

@@ -3,7 +3,8 @@
 # Every mode with 1, 2 and 8 threads; seqwr leaves the set whole; the reads, writes and fsyncs
 # of the run's result equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
 # rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's
-# op mix. Small sets (4 x 8 MiB) under $TMP only.
+# op mix; the page-cache note (warm buffered reads, O_DIRECT ones) judged by the device
+# counters; --rate reached against asked. Small sets (4 x 8 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"
 
 D=$TMP/set
@@ -191,3 +192,65 @@ for x in "reads $r $SB_READ" "writes $w $SB_WRITE" "fsyncs $f $SB_FSYNC"; do
 		notok "sysbench command line: $1 are $pct% of operations (sysbench: $3% ± 2 points; $r:$w:$f)"
 	fi
 done
+
+# --- --rate: the rate reached against the one asked, a shortfall of more than 5% noted ---
+# rate_line: "REACHED ASKED PCT" from the report's Rate: line.
+rate_line() { sed -nE 's/^Rate: ([0-9.]+) ops\/s reached of the ([0-9]+) ops\/s asked \(([0-9.]+)%\)$/\1 \2 \3/p' "$TMP/out"; }
+sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=2 --time=1 --rate=200
+read -r got asked pct < <(rate_line)
+eq "--rate=200, rndrd: the Rate: line gives the rate asked" "${asked:-none}" 200
+near "--rate=200, rndrd: the rate reached is the JSON's events / elapsed_s" "${got:-0}" \
+	"$(awk -v e="$(events_of)" -v s="$(json_get "$RESULT" result.elapsed_s)" 'BEGIN { print e / s }')" 0.1
+near "--rate=200, rndrd: reached within 5%" "${got:-0}" 200 5
+check "--rate=200, rndrd: no shortfall noted" bash -c "! grep -q '^Note: the rate fell' '$TMP/out'"
+# O_DSYNC writes through the sync engine cannot reach a million a second on one thread.
+sbio_json run "${SET[@]}" --file-test-mode=rndwr --threads=1 --time=1 --rate=1000000 \
+	--ioengine=sync --file-extra-flags=dsync
+read -r got asked pct < <(rate_line)
+eq "--rate=1000000, O_DSYNC rndwr: the Rate: line gives the rate asked" "${asked:-none}" 1000000
+check "--rate=1000000, O_DSYNC rndwr: the shortfall is noted, by how much" grep -qE \
+	"^Note: the rate fell $(awk -v p="${pct:-0}" 'BEGIN { printf "%.1f", 100 - p }' | sed 's/\./\\./')% short of its target: " "$TMP/out"
+
+# --- reads the page cache served are said to be so; O_DIRECT's are not ---
+# Each run is judged by its own device counters (the result's devices[0], from
+# /sys/block/DEV/stat): the note, and the JSON's flag, appear exactly when the device read
+# less than 1% of the bytes read. As root the set is on a loop device of the test's own, whose
+# counters no other process's reads reach; otherwise on $TMP's device. A buffered read of a
+# set just read finds it cached; another process dropping the caches meanwhile can spoil one
+# try, so up to three are made. (Last in the file: loop_ext4 ends the script when no loop
+# device can be made.)
+PCSET=("${SET[@]}")
+if need_root; then
+	trap 'loop_cleanup "$TMP/mnt"; t_cleanup' EXIT
+	loop_ext4 128M "$TMP/mnt"
+	mkdir -p "$TMP/mnt/set"
+	PCSET=(--dir="$TMP/mnt/set" --file-num=4 --file-total-size=32M)
+	expect_exit 0 "prepare 4 x 8 MiB on ext4 over /dev/$LOOP" "$SBIO" prepare "${PCSET[@]}"
+fi
+# cache_note: "NOTE FLAG DEVICE-BYTES READ-BYTES" of the last run.
+cache_note() {
+	local n=0
+	grep -q '^Note: the reads came from the page cache: ' "$TMP/out" && n=1
+	echo "$n $(json_get "$RESULT" result.reads_from_page_cache result.devices.0.bytes_read result.op_types.read.bytes | paste -sd ' ')"
+}
+sbio_json run "${PCSET[@]}" --file-test-mode=seqrd --threads=1 --events=2048 # the whole set, read
+if [ "$(json_get "$RESULT" 'result.devices.#')" = 0 ]; then
+	skip "no block device under the set (tmpfs?): no device counters to judge the page cache by"
+else
+	for try in 1 2 3; do
+		sbio_json run "${PCSET[@]}" --file-test-mode=rndrd --threads=2 --time=1
+		read -r note flag dev rd < <(cache_note)
+		[ "$dev" -lt $((rd / 100)) ] && break
+	done
+	eq "warm buffered rndrd: the device read under 1% ($dev of $rd bytes, try $try)" \
+		"$([ "$dev" -lt $((rd / 100)) ] && echo yes)" yes
+	eq "warm buffered rndrd: the page-cache note and the JSON flag" "$note $flag" "1 true"
+	check "warm buffered rndrd: the note says how to measure the device" grep -q \
+		'^Note: the reads came from the page cache: .* To measure the device: --file-extra-flags=direct, --drop-caches, or a set larger than the RAM (' \
+		"$TMP/out"
+	sbio_json run "${PCSET[@]}" --file-test-mode=rndrd --threads=2 --time=1 --file-extra-flags=direct
+	read -r note flag dev rd < <(cache_note)
+	eq "O_DIRECT rndrd: the device read at least what the run read ($dev of $rd bytes)" \
+		"$([ "$rd" -gt 0 ] && [ "$dev" -ge "$rd" ] && echo yes)" yes
+	eq "O_DIRECT rndrd: no page-cache note, the JSON flag false" "$note $flag" "0 false"
+fi

@@ -6,9 +6,11 @@
 # and another seed does not; the script's own options (--help, override, bad value); load
 # errors (exit 2, one FILE:LINE line, nothing on disk) and a runtime error in event() (exit 1,
 # what was measured, the traceback); two jobs side by side (per-job reports, all-jobs total,
-# JSON sbio-script/1); a phase the system refuses is reported and the script goes on (a loop
-# device with 4 KiB sectors: root). Small sets under $TMP; about 20 s (fio-matrix, 16 cells of
-# 1 s, runs in the background).
+# JSON sbio-script/1); two phases, the first of two jobs (the process's CPU, device and cache
+# lines once per phase, fdatasync's own row against strace, the phases' table); a script
+# not found names the folders searched; a phase the system refuses is reported and the
+# script goes on (a loop device with 4 KiB sectors: root). Small sets under $TMP; about 20 s
+# (fio-matrix, 16 cells of 1 s, runs in the background).
 source "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -427,6 +429,7 @@ phase "rw" {
 EOF
 expect_exit 0 "two jobs (3 readers, 1 writer): exit 0" \
 	"$SBIO" run --dir="$Q" --script "$SD/two.lua" -o "$TMP/two.json"
+cp "$TMP/out" "$TMP/two.out"
 o=$TMP/out
 eq "two jobs: a report per job, then all jobs" "$(grep -E '^--- ' "$o" | tr '\n' '|')" \
 	"--- Job readers (3 threads, sync) ---|--- Job writer (1 thread, sync) ---|--- Phase rw, all jobs ---|"
@@ -456,6 +459,74 @@ eq "two jobs, JSON: the total covers 4 threads (result and config)" \
 eq "two jobs, JSON: each job as declared (kind, mix, blocks, pattern)" \
 	"$(pyj "$j" '[(x["declared"]["kind"], {k: v for k, v in x["declared"]["mix"].items() if v}, [(b["bytes"], b["weight"]) for b in x["declared"]["blocks"]], x["declared"]["pattern"], x["declared"]["pattern_a"], x["declared"]["threads"]) for x in d["phases"][0]["jobs"]]')" \
 	"[('mix', {'read': 1.0}, [(4096, 1.0)], 'zipf', 1.2, 3), ('mix', {'write': 4.0, 'fdatasync': 1.0}, [(16384, 1.0)], 'uniform', 0.0, 1)]"
+
+# --- two phases, the first of two jobs: a job's report leaves the process's CPU, page-fault,
+# device and page-cache lines to the phase's total; fdatasync has its own row (as many as
+# the fdatasync calls strace sees); a table of the phases ends the report ---
+cat >"$SD/phases.lua" <<'EOF'
+fileset { files = 2, size = "8M" }
+phase "mixed" {
+    time = 1,
+    job "readers" { threads = 2, block = "4k", mix = { read = 1 } },
+    job "syncer" { threads = 1, block = "4k", mix = { write = 2, fsync = 1, fdatasync = 3 } },
+}
+phase "reread" { time = 1, job "r" { threads = 1, block = "16k", mix = { read = 1 } } }
+EOF
+P=$(newdir phases)
+"$SBIO" prepare --dir="$P" --script "$SD/phases.lua" >/dev/null 2>&1
+TRACE=()
+$HAVE_STRACE && TRACE=(strace -f -qq -y -e trace=fsync,fdatasync -o "$TMP/phases.tr")
+expect_exit 0 "two phases: exit 0" "${TRACE[@]}" "$SBIO" run --dir="$P" --script "$SD/phases.lua" \
+	-o "$TMP/phases.json"
+cp "$TMP/out" "$TMP/phases.out"
+o=$TMP/phases.out
+# process_lines: stdin's lines that are the process's, by their first six characters.
+process_lines() {
+	grep -oE '^(CPU:|Page faults:|Device [^ ]+ over the run|Page cache of the set)' | cut -c1-6 | paste -sd ' '
+}
+share="CPU time, page faults, device and page-cache figures: the process's, in the phase's total below"
+for jb in readers syncer; do
+	eq "two phases: job $jb has no process-wide lines of its own" "$(section "$o" "--- Job $jb" | process_lines)" ""
+	eq "two phases: job $jb says where they are" "$(section "$o" "--- Job $jb" | grep -cxF "$share")" 1
+done
+eq "two phases: the first phase's total has them, once each" \
+	"$(section "$o" '--- Phase mixed, all jobs' | process_lines)" "CPU: Page f Device Page c"
+eq "two phases: a phase of one job has them in its job's report" \
+	"$(section "$o" '--- Job r ' | process_lines)" "CPU: Page f Device Page c"
+eq "two phases: one CPU line per phase in the whole report" "$(grep -c '^CPU:' "$o")" 2
+# op_ops OP: the ops column of stdin's per-operation row OP.
+op_ops() { awk -v op="$1" '$1 == op { print $2; exit }'; }
+syn=$(section "$o" '--- Job syncer')
+fs=$(op_ops fsync <<<"$syn")
+fds=$(op_ops fdatasync <<<"$syn")
+pos "two phases: the syncer's fsync and fdatasync rows" "$fs" "$fds"
+eq "two phases: fsync + fdatasync rows = sysbench's fsyncs count" "$((fs + fds))" "$(rwf <<<"$syn" | awk '{ print $3 }')"
+near "two phases: fdatasyncs / fsyncs = the mix's 3" "$(awk -v a="$fds" -v b="$fs" 'BEGIN { print b ? a / b : 0 }')" 3 15
+if $HAVE_STRACE; then
+	eq "two phases, strace: fdatasync and fsync calls on the set = the fdatasync and fsync rows" \
+		"$(grep -c '^[0-9]* *fdatasync([0-9]*<[^>]*/test_file\.' "$TMP/phases.tr") $(grep -c '^[0-9]* *fsync([0-9]*<[^>]*/test_file\.' "$TMP/phases.tr")" \
+		"$fds $fs"
+else
+	skip "strace is not installed: fdatasync calls not counted"
+fi
+eq "two phases: the phases' table ends the report, a row per phase" \
+	"$(sed -n '/^Phases (each its jobs together/,$p' "$o" | awk 'NR > 1 { print $1, $2, $3 }' | paste -sd '|')" \
+	"phase jobs threads|mixed 2 3|reread 1 1"
+# Each row's ops/s is its phase's total of the JSON: ops over elapsed time.
+for ph in 0 1; do
+	name=$(json_get "$TMP/phases.json" "phases.$ph.name")
+	want=$(pyj "$TMP/phases.json" "(lambda p: '%.2f' % (p['ops'] / p['elapsed_s']))((d['phases'][$ph].get('total') or d['phases'][$ph]['jobs'][0]['result'])['result'])")
+	eq "two phases: table row $name: ops/s = the JSON's ops / elapsed_s" \
+		"$(awk -v n="$name" '/^Phases [(]/ { p = 1; next } p && $1 == n { print $5 }' "$o")" "$want"
+done
+eq "a one-phase script has no phases' table" "$(grep -c '^Phases (' "$TMP/two.out")" 0
+
+# --- a script that cannot be found: the folders searched are named ---
+expect_exit 2 "no such script: exit 2" env -u SBIO_WORKLOADS "$SBIO" run --dir="$P" --script no-such-workload
+stderr_one_line "no such script: one line on stderr"
+check "no such script: names the file and every folder searched" grep -qE \
+	'^sbio: --script no-such-workload: no such script; looked for no-such-workload\.lua in /.*/share/sbio/workloads and \./workloads \(set \$SBIO_WORKLOADS to look in another folder\)$' \
+	"$TMP/err"
 
 # --- a phase the system refuses: reported as refused, the script goes on ---
 # bonnie-direct at 4k and 6k on ext4 over a loop device with 4096-byte sectors: O_DIRECT

@@ -193,6 +193,7 @@ static const struct fspec result_spec[] = {
     {"verify", JT_OBJ_NULL},
     {"devices", JT_ARR},
     {"page_cache", JT_OBJ_NULL},
+    {"reads_from_page_cache", JT_BOOL},
     {"samples", JT_ARR},
     {"seqwr_completed_bytes", JT_INT},
     {"direct_skipped_tail_bytes", JT_INT},

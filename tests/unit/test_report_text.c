@@ -4,10 +4,12 @@
  * real command line; the lines are checked for their values and units: rates, totals, the
  * latency block and its percentile, the per-operation and per-thread tables (the histogram
  * reports bucket midpoints: 99 840 ns for 100 us), an I/O error, a signal, an empty run,
- * the header and an interim line. */
+ * the header and an interim line; the fdatasync row, the page-cache note, --rate's line, a
+ * job's share of a phase and the phases' table. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "options.h"
@@ -50,6 +52,7 @@ static struct sbio_run_result *two_threads(void)
         sbio_stats_merge(&g_res.total, &g_threads[t]);
     }
     g_res.threads = 2;
+    g_res.measured = true;
     g_res.per_thread = g_threads;
     g_res.seed = 42;
     g_res.elapsed_ns = 2 * SEC;
@@ -333,6 +336,47 @@ static void test_optional_lines(void **state)
     free(t);
 }
 
+/* One of a thing is said in the singular, and pages under writeback as a size. */
+static void test_singular(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--histogram=on", "--file-fsync-freq=1");
+    struct sbio_run_result *r = two_threads();
+    r->skipped_tails = 1;
+    r->skipped_bytes = 1000;
+    r->direct_align = 4096;
+    r->total.verify_checked = 1;
+    r->have_cache = true;
+    r->cache1.writeback = 2;
+    sbio_hist_init(&r->total.lat[SBIO_WRITE]);
+    sbio_hist_record(&r->total.lat[SBIO_WRITE], 2000000);
+    cfg.verify = true;
+    char *t = report(&cfg, r);
+    assert_has(t, "\nO_DIRECT: 1 file tail (1000 B) not a multiple of the 4096-byte alignment "
+                  "was skipped\n");
+    assert_has(t, "\nVerification: 1 block checked, 0 bad\n");
+    assert_has(t, "\nLatency histogram of write (bucket midpoint, count; 1 op):\n");
+    char pages[32], wb[64];
+    snprintf(wb, sizeof(wb), " dirty, %s under writeback\n",
+             sbio_fmt_bytes(pages, sizeof(pages), 2 * (uint64_t)sysconf(_SC_PAGESIZE)));
+    assert_has(t, wb);
+    free(t);
+
+    g_fs.nfiles = 1;
+    g_fs.bytes = 4 * SBIO_MIB;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
+    assert_int_equal(fclose(m), 0);
+    assert_has(text, "\n1 file, 4 MiB\n4 MiB total file size\n");
+    assert_has(text, "\nPeriodic FSYNC enabled, calling fsync() each 1 request (every file).\n");
+    free(text);
+}
+
 /* The header: what the run is about to do, in the words sysbench uses. */
 static void test_header(void **state)
 {
@@ -354,6 +398,194 @@ static void test_header(void **state)
     assert_has(text, "\nPeriodic FSYNC enabled, calling fsync() each 10 requests (every file).\n");
     assert_has(text, "\nUsing synchronous I/O mode (engine sync)\nDoing random r/w test\n");
     assert_lacks(text, "Sequential stream");
+    assert_lacks(text, "Validation");
+    free(text);
+}
+
+/* --validate (sysbench's name for --verify) is announced in sysbench's words, after the
+ * threads. */
+static void test_header_validate(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--validate=on");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
+    assert_int_equal(fclose(m), 0);
+    assert_has(text, "\nNumber of threads: 2\nValidation checks: on.\n");
+    free(text);
+}
+
+/* The fdatasyncs a script asked for (SBIO_IO_DATASYNC) have their own row: thread 0 adds 3
+ * fsyncs of 1 ms and 5 fdatasyncs of 300 us to the 6 fsyncs of 1.2 s; the fsync row keeps
+ * the rest. Under --file-fsync-mode=fdatasync every sync is an fdatasync: one row. */
+static void test_fdatasync_row(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--histogram=on");
+    struct sbio_run_result *r = two_threads();
+    struct sbio_io sync = {.op = SBIO_FSYNC}, dsync = {.op = SBIO_FSYNC, .flags = SBIO_IO_DATASYNC};
+    for (int i = 0; i < 3; i++)
+        sbio_stats_record_io(&r->total, &sync, 1000000);
+    for (int i = 0; i < 5; i++)
+        sbio_stats_record_io(&r->total, &dsync, 300000);
+    char *t = report(&cfg, r);
+    /* The fsyncs' histogram is the union's less the fdatasyncs': its min, which no other
+     * figure pins down, is the lower bound of 1 ms's bucket (999 424 ns, within 1/128). */
+    assert_string_equal(row(t, "fsync"),
+                        "9|4.50|0.00|999.4 us|800.3 ms|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s");
+    assert_string_equal(
+        row(t, "fdatasync"),
+        "5|2.50|0.00|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us");
+    assert_string_equal(value(t, "reads, writes, fsyncs:"), "512, 128, 14"); /* sysbench's */
+    assert_has(t, "\nLatency histogram of fsync (bucket midpoint, count; 9 ops):\n");
+    assert_has(t, "\nLatency histogram of fdatasync (bucket midpoint, count; 5 ops):\n");
+    free(t);
+
+    CFG(&cfg, BASE_ARGS, "--file-fsync-mode=fdatasync");
+    t = report(&cfg, r);
+    assert_string_equal(row(t, "fdatasync"),
+                        "14|7.00|0.00|300.0 us|514.6 ms|1.00 ms|1.20 s|1.20 s|1.20 s|1.20 s");
+    assert_lacks(t, "\n  fsync ");
+    free(t);
+}
+
+/* Device counters for r: the set's device read sectors sectors over the run. */
+static void disk_read(struct sbio_run_result *r, uint64_t sectors)
+{
+    r->ndisk = 1;
+    snprintf(r->disk_name[0], sizeof(r->disk_name[0]), "vda");
+    memset(r->disk0, 0, sizeof(r->disk0));
+    memset(r->disk1, 0, sizeof(r->disk1));
+    r->disk0[0].f[2] = 1000;
+    r->disk1[0].f[2] = 1000 + sectors;
+}
+
+/* A run that read 8 MiB while the device read less than 1% of it (83 886 bytes): its reads
+ * came from the page cache, said in one line with the ways to measure the device. */
+static void test_cached_reads(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    struct sbio_run_result *r = two_threads();
+    assert_false(sbio_report_cached_reads(r)); /* no device counters: nothing to say */
+    disk_read(r, 0);
+    assert_true(sbio_report_cached_reads(r));
+    char *t = report(&cfg, r);
+    assert_has(t, "\nNote: the reads came from the page cache: the run read 8 MiB, device vda "
+                  "read 0 B. To measure the device: --file-extra-flags=direct, --drop-caches, or "
+                  "a set larger than the RAM (");
+    free(t);
+    disk_read(r, 163); /* 83 456 bytes: under 1% */
+    assert_true(sbio_report_cached_reads(r));
+    CFG(&cfg, BASE_ARGS, "--drop-caches");
+    t = report(&cfg, r);
+    assert_has(t, "device vda read 81.50 KiB. To measure the device: --file-extra-flags=direct, "
+                  "or a set larger than the RAM (");
+    free(t);
+    disk_read(r, 164); /* 83 968 bytes: 1% */
+    assert_false(sbio_report_cached_reads(r));
+    t = report(&cfg, r);
+    assert_lacks(t, "page cache:");
+    free(t);
+    /* A run that read nothing has nothing to say. */
+    r->total.bytes[SBIO_READ] = 0;
+    disk_read(r, 0);
+    assert_false(sbio_report_cached_reads(r));
+}
+
+/* --rate: the rate reached (644 events in 2 s) against the one asked; a shortfall of more
+ * than 5% noted. */
+static void test_rate(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--rate=400");
+    char *t = report(&cfg, two_threads());
+    assert_has(t, "\nRate: 322.00 ops/s reached of the 400 ops/s asked (80.5%)\nNote: the rate "
+                  "fell 19.5% short of its target: ");
+    free(t);
+    CFG(&cfg, BASE_ARGS, "--rate=330");
+    t = report(&cfg, two_threads());
+    assert_has(t, "\nRate: 322.00 ops/s reached of the 330 ops/s asked (97.6%)\n");
+    assert_lacks(t, "short of its target");
+    free(t);
+    CFG(&cfg, BASE_ARGS);
+    t = report(&cfg, two_threads());
+    assert_lacks(t, "Rate:");
+    free(t);
+}
+
+/* A job's share of a phase: no CPU, page-fault, device or page-cache lines of its own. */
+static void test_job_share(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS);
+    struct sbio_run_result *r = two_threads();
+    disk_read(r, 0);
+    r->have_cache = true;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_text_scope(m, &cfg, &g_fs, r, SBIO_REPORT_JOB_SHARE);
+    assert_int_equal(fclose(m), 0);
+    assert_has(text, "\nCPU time, page faults, device and page-cache figures: the process's, in "
+                     "the phase's total below\n");
+    assert_lacks(text, "\nCPU:");
+    assert_lacks(text, "Page faults:");
+    assert_lacks(text, "Device vda");
+    assert_lacks(text, "Page cache of the set");
+    assert_lacks(text, "Note: the reads came");
+    assert_string_equal(value(text, "reads/s:"), "256.00"); /* the job's own figures stay */
+    free(text);
+    char *t = report(&cfg, r);
+    assert_has(t, "\nCPU: ");
+    assert_has(t, "\nDevice vda over the run: ");
+    assert_has(t, "\nPage cache of the set: ");
+    free(t);
+}
+
+/* The phases' table: a row per phase, those that measured nothing (refused, or a job that did
+ * not start) and failed ones said; none for one phase. */
+static void test_phase_table(void **state)
+{
+    (void)state;
+    struct sbio_phase_table tab = {0};
+    assert_int_equal(sbio_report_phase_add(&tab, "load", 2, two_threads()), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_phases(m, &tab);
+    assert_int_equal(fflush(m), 0);
+    assert_int_equal(len, 0);
+    assert_int_equal(tab.n, 0);
+    struct sbio_run_result *r = two_threads();
+    for (unsigned i = 0; i < 10; i++) /* past the first allocation */
+        assert_int_equal(sbio_report_phase_add(&tab, i ? "more" : "load", 2, r), 0);
+    assert_int_equal(sbio_report_phase_add(&tab, "odirect-66k", 1, NULL), 0);
+    struct sbio_run_result unstarted = {.error = -EMFILE};
+    assert_int_equal(sbio_report_phase_add(&tab, "unstarted", 2, &unstarted), 0);
+    r->error = -EIO;
+    assert_int_equal(sbio_report_phase_add(&tab, "broken", 1, r), 0);
+    sbio_report_phases(m, &tab);
+    assert_int_equal(fclose(m), 0);
+    assert_string_equal(row(text, "phase"),
+                        "jobs|threads|time, s|ops/s|read MiB/s|write MiB/s|avg|p99");
+    assert_string_equal(row(text, "load"), "2|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms");
+    assert_string_equal(row(text, "odirect-66k"), "1|measured nothing (see the message above)");
+    assert_string_equal(row(text, "unstarted"), "2|measured nothing (see the message above)");
+    assert_string_equal(row(text, "broken"),
+                        "1|2|2.00|323.00|4.00|1.00|11.6 ms|2.01 ms|stopped by an I/O error");
+    assert_has(text, "\nPhases (each its jobs together, over its own time):\n");
     free(text);
 }
 
@@ -383,10 +615,14 @@ static void test_interval(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_totals),       cmocka_unit_test(test_latency_block),
-        cmocka_unit_test(test_per_op_table), cmocka_unit_test(test_per_thread_table),
-        cmocka_unit_test(test_error_result), cmocka_unit_test(test_optional_lines),
-        cmocka_unit_test(test_header),       cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_totals),          cmocka_unit_test(test_latency_block),
+        cmocka_unit_test(test_per_op_table),    cmocka_unit_test(test_per_thread_table),
+        cmocka_unit_test(test_error_result),    cmocka_unit_test(test_optional_lines),
+        cmocka_unit_test(test_header),          cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_header_validate), cmocka_unit_test(test_fdatasync_row),
+        cmocka_unit_test(test_cached_reads),    cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_job_share),       cmocka_unit_test(test_phase_table),
+        cmocka_unit_test(test_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "helpers.h"
 #include "options.h"
 #include "script.h"
+#include "workload.h"
 
 static char dir[64];
 
@@ -42,7 +43,7 @@ static const char *good =
     "                   pattern = \"hot:\" .. options.hot .. \":0.9\",\n"
     "                   flags = options.direct and \"direct\" or \"\" },\n"
     "  job \"writer\" { engine = \"libaio\", iodepth = 8, mix = { write = 1 }, block = \"16k\",\n"
-    "                  pattern = \"seq\", rate = 100 },\n"
+    "                  pattern = \"sequential\", rate = 100 },\n"
     "}\n"
     "phase \"read\" { job \"r\" { pattern = \"zipf:1.2\" } }\n"
     "phase \"sysbench\" { job \"s\" { mode = \"rndrw\", threads = 16, fsync_freq = 50 } }\n";
@@ -128,7 +129,8 @@ static const struct {
     {"fileset { files = 2, size = \"-4k\" }\n", 1, "is not a size"},
     {"fileset { files = 2, size = 0 }\n", 1, "positive"},
     {"phase \"p\" { job \"j\" { block = \"12q\" } }\n", 1, "is not a size"},
-    {"phase \"p\" { job \"j\" { pattern = \"zipf:1\" } }\n", 1, "accepted: uniform, seq"},
+    {"phase \"p\" { job \"j\" { pattern = \"zipf:1\" } }\n", 1,
+     "accepted: uniform, seq (or sequential), zipf"},
     {"phase \"p\" { job \"j\" { engine = \"posixaio\" } }\n", 1, "engine 'posixaio'"},
     {"phase \"p\" { job \"j\" { threads = 0 } }\n", 1, "threads must be"},
     {"phase \"p\" { job \"j\" { mix = { read = 0 } } }\n", 1, "all weights are zero"},
@@ -207,10 +209,63 @@ static void test_no_phase_and_missing(void **state)
     assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
     assert_has(err, "declares no phase");
     assert_null(sbio_script_find("/nonexistent/x.lua", buf, sizeof(buf)));
+    assert_string_equal(buf, "cannot read /nonexistent/x.lua: No such file or directory");
+    /* A bare name not found: every folder searched is named (the installed one is
+     * $(PREFIX)/share/sbio/workloads). */
+    unsetenv("SBIO_WORKLOADS");
+    assert_null(sbio_script_find("nosuch", buf, sizeof(buf)));
+    assert_true(!strncmp(buf, "looked for nosuch.lua in /", 26));
+    assert_has(buf, "/share/sbio/workloads and ./workloads (set $SBIO_WORKLOADS to look in "
+                    "another folder)");
     setenv("SBIO_WORKLOADS", dir, 1);
+    assert_null(sbio_script_find("nosuch.lua", buf, sizeof(buf)));
+    char want[512];
+    snprintf(want, sizeof(want), "looked for nosuch.lua in %s ($SBIO_WORKLOADS), /", dir);
+    assert_true(!strncmp(buf, want, strlen(want)));
+    assert_has(buf, "/share/sbio/workloads and ./workloads");
+    assert_lacks(buf, "another folder");
     assert_non_null(sbio_script_find("empty", buf, sizeof(buf)));
     assert_has(buf, "/empty.lua");
     assert_non_null(sbio_script_find("empty.lua", buf, sizeof(buf)));
+}
+
+/* event() asking for what the set cannot give: the message gives the sizes in units and
+ * words a one-file set right. */
+static void test_event_out_of_set(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p =
+        write_script("outside.lua", "fileset { files = 1, size = \"16M\" }\n"
+                                    "phase \"p\" { job \"j\" { block = \"4k\", event = true } }\n"
+                                    "function event(ctx)\n"
+                                    "    ctx.op = sbio.READ\n"
+                                    "    ctx.file = ctx.seq == 0 and 0 or 3\n"
+                                    "    ctx.offset, ctx.len = 16777216, 4096\n"
+                                    "    return true\n"
+                                    "end\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    uint64_t size = 16 << 20;
+    struct sbio_script_hook hook = {.s = &s, .nfiles = 1, .file_sizes = &size, .max_len = 4096};
+    const struct sbio_hook_ops *ops = sbio_script_hook_ops(&hook);
+    assert_non_null(ops);
+    void *st = ops->create(ops->arg, 0, 1, err, sizeof(err));
+    assert_non_null(st);
+    struct sbio_io io;
+    char want[600];
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s: event(): ctx.offset 16777216 + ctx.len 4096 is outside file 0 (16 MiB) or "
+             "longer than the job's block (4 KiB)",
+             p);
+    assert_string_equal(err, want);
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: event(): ctx.file 3: the set has one file, 0", p);
+    assert_string_equal(err, want);
+    ops->destroy(st);
+    free((void *)ops);
+    sbio_script_free(&s);
 }
 
 static int setup(void **state)
@@ -233,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_bad_scripts),
         cmocka_unit_test(test_names_and_defaults_from_c),
         cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,8 +38,34 @@ static void test_stats_record(void **state)
     free(s);
 }
 
+/* An io's record: only an fsync that asked to be an fdatasync goes into datasync too (a read
+ * whose io still carries the flag does not). */
+static void test_stats_record_io(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = aligned_alloc(64, sizeof(*s));
+    assert_non_null(s);
+    sbio_stats_init(s);
+    struct sbio_io io = {.op = SBIO_FSYNC};
+    sbio_stats_record_io(s, &io, 5000);
+    io.flags = SBIO_IO_DATASYNC;
+    sbio_stats_record_io(s, &io, 7000);
+    io.op = SBIO_READ;
+    io.len = BLK;
+    sbio_stats_record_io(s, &io, 900);
+    assert_int_equal(s->lat[SBIO_FSYNC].count, 2);
+    assert_int_equal(s->datasync.count, 1);
+    assert_int_equal(s->datasync.sum_ns, 7000);
+    assert_int_equal(s->lat[SBIO_READ].count, 1);
+    assert_int_equal(s->bytes[SBIO_READ], BLK);
+    assert_int_equal(s->bytes[SBIO_FSYNC], 0);
+    assert_int_equal(s->events, 3);
+    free(s);
+}
+
 static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
 {
+    assert_hist_equal(&a->datasync, &b->datasync);
     for (int op = 0; op < SBIO_OP_NR; op++) {
         assert_hist_equal(&a->lat[op], &b->lat[op]);
         assert_int_equal(a->bytes[op], b->bytes[op]);
@@ -73,6 +99,10 @@ static void test_stats_merge(void **state)
         int event = op != SBIO_FSYNC || (r >> 56) % 4;
         sbio_stats_record(&part[t], op, lat, bytes, event);
         sbio_stats_record(one, op, lat, bytes, event);
+        if (op == SBIO_FSYNC && (r >> 60) % 2) { /* an fdatasync among the fsyncs */
+            sbio_hist_record(&part[t].datasync, lat);
+            sbio_hist_record(&one->datasync, lat);
+        }
         if (op == SBIO_WRITE && t == 1) {
             part[t].write_fsyncs++;
             one->write_fsyncs++;
@@ -97,6 +127,7 @@ static void test_stats_merge(void **state)
     assert_int_equal(sbio_stats_busy_ns(merged), sbio_stats_busy_ns(one));
     assert_int_equal(merged->events + merged->end_fsyncs, 30000);
     assert_true(one->write_fsyncs > 0 && one->write_fsyncs < writes);
+    assert_true(one->datasync.count > 0 && one->datasync.count < one->lat[SBIO_FSYNC].count);
 
     /* The order does not matter. */
     sbio_stats_init(merged);
@@ -124,6 +155,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_record),
+        cmocka_unit_test(test_stats_record_io),
         cmocka_unit_test(test_stats_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
