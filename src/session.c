@@ -727,8 +727,8 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     for (unsigned k = 0; k < p->njobs; k++)
         total += p->jobs[k].threads;
     memset(jobs, 0, sizeof(jobs));
-    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %u threads) ===\n", pi + 1, s->nphases,
-            p->name, p->njobs, p->njobs == 1 ? "" : "s", total);
+    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %u thread%s) ===\n", pi + 1, s->nphases,
+            p->name, p->njobs, p->njobs == 1 ? "" : "s", total, total == 1 ? "" : "s");
     if (p->drop_caches && (geteuid() != 0 || session_drop_caches(ses)))
         fprintf(ses->text, "Page cache not dropped: that needs root\n");
     fflush(ses->text);

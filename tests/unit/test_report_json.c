@@ -188,6 +188,7 @@ static const struct fspec result_spec[] = {
     {"op_types", JT_OBJ},
     {"latency_all", JT_OBJ},
     {"threads", JT_ARR},
+    {"descriptors", JT_STR},
     {"cpu", JT_OBJ},
     {"queue_depth", JT_OBJ_NULL},
     {"verify", JT_OBJ_NULL},
@@ -225,8 +226,10 @@ static const struct fspec cpu_spec[] = {{"user_s", JT_NUM},       {"system_s", J
                                         {"user_pct", JT_NUM},     {"system_pct", JT_NUM},
                                         {"minor_faults", JT_INT}, {"major_faults", JT_INT}};
 static const struct fspec qdepth_spec[] = {{"avg", JT_NUM}, {"max", JT_INT}};
-static const struct fspec verify_spec[] = {
-    {"blocks_checked", JT_INT}, {"mismatches", JT_INT}, {"first_mismatch", JT_STR_NULL}};
+static const struct fspec verify_spec[] = {{"scope", JT_STR},
+                                           {"blocks_checked", JT_INT},
+                                           {"mismatches", JT_INT},
+                                           {"first_mismatch", JT_STR_NULL}};
 static const struct fspec res_dev_spec[] = {
     {"name", JT_STR},          {"reads", JT_INT},           {"reads_merged", JT_INT},
     {"sectors_read", JT_INT},  {"read_ms", JT_INT},         {"writes", JT_INT},
