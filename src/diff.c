@@ -24,11 +24,10 @@
  *   setting with no successful run) is printed "missing", with Δ "-" and no mark. It does
  *   not count for --threshold: it shows that the two workloads differ, not by how much.
  *
- * --threshold=P (only when given explicitly: the option's default is for the help text)
- * fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s, MiB/s) of B is more than P%
- * below A, each named in one line on stderr after the table. Bad input is -SBIO_EUSAGE
- * (exit 2) with one line on stderr and nothing printed: both files are loaded and checked
- * before anything is. */
+ * --threshold=P (only when given) fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s,
+ * MiB/s) of B is more than P% below A, each named in one line on stderr after the table. Bad input
+ * is -SBIO_EUSAGE (exit 2) with one line on stderr and nothing printed: both files are loaded and
+ * checked before anything is. */
 #include "diff.h"
 
 #include <errno.h>

@@ -240,6 +240,13 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
     return fileset_check_files(fs);
 }
 
+void sbio_fileset_discard(struct sbio_fileset *fs)
+{
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        unlinkat(fs->dirfd, fs->files[i].name, 0);
+    unlinkat(fs->dirfd, SBIO_MANIFEST, 0);
+}
+
 int sbio_fileset_ready(const struct sbio_config *cfg)
 {
     struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};

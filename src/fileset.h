@@ -35,7 +35,7 @@ struct sbio_fileset {
     uint64_t bytes; /* sum of the file sizes */
     bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
     bool adopted;   /* files made by another program (prepare --adopt): their content is
-                     * unknown, so a verified run has nothing to check against */
+                     * unknown, so a verified run checks only the blocks it writes */
 };
 
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
@@ -83,6 +83,11 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out);
  * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
 int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
                       bool *created);
+
+/* Remove a set sbio_fileset_open has just created (its empty files, then its manifest),
+ * for a run refused before it wrote anything. Best effort: what cannot be removed stays,
+ * an incomplete set that cleanup removes. */
+void sbio_fileset_discard(struct sbio_fileset *fs);
 
 /* run --filename=DEV: the "set" is the block device itself, its size from the kernel. Refused
  * (-SBIO_EUSAGE, message printed) when DEV is not a block device, or for a write mode when

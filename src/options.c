@@ -147,8 +147,9 @@ static const struct optdef opts[] = {
      "compare: runs per setting"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
      SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
-    {"threshold", NULL, T_UINT, OFF(threshold), "5", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
-     "diff: smallest difference in percent worth flagging"},
+    {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
+     "diff: exit 1 when a throughput metric of B is more than PCT% below A (off unless given; "
+     "rows are marked better or worse from 1%)"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",

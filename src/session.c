@@ -148,8 +148,8 @@ static int session_check_declared(const struct session *s, const char *script)
     return -SBIO_EUSAGE;
 }
 
-/* Check, open the set (script: the one it declares; seqwr may create one) and apply this
- * host's settings. 0, -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
+/* Check and open the set (script: the one it declares; seqwr may create one). 0,
+ * -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
 static int session_open(struct session *s, const struct sbio_config *cfg,
                         const struct sbio_topology *topo, FILE *text, const char *script)
 {
@@ -165,15 +165,22 @@ static int session_open(struct session *s, const struct sbio_config *cfg,
         rc = sbio_fileset_open_device(&s->fs, cfg);
     else if (!rc)
         rc = sbio_fileset_open(&s->fs, cfg, !script && cfg->mode == SBIO_MODE_SEQWR, &s->created);
-    if (!rc && s->created)
-        fprintf(text, "No file set in %s: seqwr creates one (%u files)\n", cfg->dir, s->fs.nfiles);
     if (!rc && script && cfg->nfile_sizes)
         rc = session_check_declared(s, script);
-    /* Under MPI each host's leader alone changes the host's device settings and drops its
-     * caches. Alone, this process is the leader. */
-    if (!rc)
-        rc = sbio_tune_apply(&s->tune, &s->target, topo->host_leader ? cfg->scheduler : NULL,
-                             cfg->queue, topo->host_leader ? cfg->nqueue : 0, text);
+    return rc;
+}
+
+/* Apply this host's settings, once every check passed. Under MPI each host's leader alone
+ * changes the host's device settings and drops its caches; alone, this process is the
+ * leader. 0 or -errno (message printed, nothing left changed). */
+static int session_apply(struct session *s)
+{
+    if (s->created)
+        fprintf(s->text, "No file set in %s: seqwr creates one (%u files)\n", s->cfg->dir,
+                s->fs.nfiles);
+    const struct sbio_config *cfg = s->cfg;
+    int rc = sbio_tune_apply(&s->tune, &s->target, s->topo->host_leader ? cfg->scheduler : NULL,
+                             cfg->queue, s->topo->host_leader ? cfg->nqueue : 0, s->text);
     s->applied = !rc;
     return rc;
 }
@@ -320,11 +327,13 @@ static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfile
                             size_t len)
 {
     uint64_t own = 0, shared = 0, threads = 0;
+    const char *own_eng = NULL; /* an engine that gives each thread its own (mmap) */
     for (unsigned k = 0; k < n; k++) {
         uint64_t o, sh;
         sbio_runner_fds(&jobs[k].job, nfiles, &o, &sh);
         own += o;
         shared += sh ? sh : o;
+        own_eng = !sh && o ? sbio_engine_name(jobs[k].job.engine) : own_eng;
         threads += jobs[k].job.threads;
     }
     uint64_t base = session_open_fds() + SESSION_FD_SLACK;
@@ -332,15 +341,18 @@ static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfile
     note[0] = 0;
     if (getrlimit(RLIMIT_NOFILE, &rl))
         return 0;
+    /* Jobs whose engines cannot share keep their own even then: need counts them so. */
     bool share = base + own > rl.rlim_max && shared < own;
     uint64_t need = base + (share ? shared : own), soft = rl.rlim_cur;
     if (need > rl.rlim_max) {
-        sbio_err("%" PRIu64 " thread%s on %u file%s need %" PRIu64 " open descriptors%s; the "
-                 "limit is %" PRIu64 " (ulimit -n): raise it (ulimit -n %" PRIu64 ") or use "
-                 "fewer threads or files",
-                 threads, threads == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", need,
-                 shared < own ? "" : " (this engine gives each thread its own)",
-                 (uint64_t)rl.rlim_max, need);
+        char why[64] = "";
+        if (own_eng)
+            snprintf(why, sizeof(why), " (the %s engine gives each thread its own)", own_eng);
+        sbio_err("%" PRIu64 " thread%s on %u file%s need%s %" PRIu64 " open descriptors%s; the "
+                 "hard limit is %" PRIu64 " (ulimit -Hn): raise it (ulimit -n %" PRIu64 ") or "
+                 "use fewer threads or files",
+                 threads, threads == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s",
+                 threads == 1 ? "s" : "", need, why, (uint64_t)rl.rlim_max, need);
         return -SBIO_EUSAGE;
     }
     if (need > soft) {
@@ -355,7 +367,7 @@ static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfile
     if (share)
         snprintf(note + strlen(note), len - strlen(note),
                  "Files opened once and shared by the threads: each thread its own would need "
-                 "%" PRIu64 " descriptors, ulimit -n allows %" PRIu64 "\n",
+                 "%" PRIu64 " descriptors, the hard limit (ulimit -Hn) is %" PRIu64 "\n",
                  base + own, (uint64_t)rl.rlim_max);
     for (unsigned k = 0; k < n; k++)
         jobs[k].env.share_fds = share;
@@ -539,6 +551,11 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
     }
     if (!rc)
         rc = session_plan_fds(&j, 1, s.fs.nfiles, note, sizeof(note));
+    /* A set seqwr made for a run refused here is taken back: bad input leaves no trace. */
+    if (rc == -SBIO_EUSAGE && s.created)
+        sbio_fileset_discard(&s.fs);
+    if (!rc)
+        rc = session_apply(&s);
     j.lines.note = note;
     rc = sbio_session_agree(topo, rc, "refused the run");
     fflush(text);
@@ -786,6 +803,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         return -SBIO_EUSAGE;
     }
     int rc = session_open(&ses, cfg, topo, text, s->path);
+    if (!rc)
+        rc = session_apply(&ses);
     if (rc) {
         session_close(&ses);
         return rc;

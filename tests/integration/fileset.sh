@@ -412,6 +412,7 @@ if mount -t tmpfs -o size=8M tmpfs "$small" 2>"$TMP/err"; then
 	stderr_one_line "no room: one line"
 	err_has "no room: needed and available in units" "needs 64" "MiB" "8 MiB available"
 	eq "no room: nothing written" "$(listing "$small")" ""
+	check "no room: nothing on stdout (refused before the header)" test ! -s "$TMP/out"
 	umount "$small"
 else
 	skip "no tmpfs can be mounted: $(head -c 200 "$TMP/err")"

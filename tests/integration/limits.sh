@@ -56,8 +56,8 @@ eq "the JSON says each thread had its own" "$(json_get "$TMP/raised.json" result
 ) >"$TMP/out" 2>"$TMP/err"
 eq "too few descriptors for any plan: exit 2" "$?" 2
 stderr_one_line "one line on stderr"
-check "it says how many are needed and names ulimit -n" \
-	grep -q 'need [0-9]* open descriptors.*ulimit -n' "$TMP/err"
+check "it says how many are needed, why, and names the hard limit" \
+	grep -q 'need [0-9]* open descriptors (the mmap engine gives each thread its own); the hard limit is 200 (ulimit -Hn)' "$TMP/err"
 check "nothing on stdout (no header, no report)" test ! -s "$TMP/out"
 
 # A block larger than the files: refused before the header.
@@ -82,11 +82,12 @@ else
 	skip "needs root and setpriv to run as another user"
 fi
 
-# Threads that cannot be created (their stacks do not fit under ulimit -v): the run never
+# Threads that cannot be created (400 stacks of 8 MiB do not fit under ulimit -v): the run never
 # measured, so its error is all there is. A sanitizer's shadow memory does not fit under
 # ulimit -v at all: the plain build checks this.
 [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && exit 0
 (
+	ulimit -s 8192
 	ulimit -v 1500000
 	"$SBIO" --threads=400 --file-total-size=64M --file-test-mode=rndrd --time=1 run \
 		-o "$TMP/nothreads.json"
@@ -96,3 +97,12 @@ check "one line: pthread_create's error" grep -q '^sbio: pthread_create for thre
 stderr_one_line "only one line"
 check "no header, no report on stdout" test ! -s "$TMP/out"
 check "no result document" test ! -s "$TMP/nothreads.json"
+
+# seqwr on an empty folder makes its own set; refused before it starts, it takes it back:
+# bad input leaves nothing on disk.
+E=$TMP/empty
+mkdir -p "$E"
+expect_exit 2 "seqwr with a 64 MiB block on an empty folder: exit 2" "$SBIO" --dir="$E" \
+	--file-total-size=64M --file-block-size=64M --file-test-mode=seqwr --time=1 run
+check "nothing on stdout" test ! -s "$TMP/out"
+eq "the folder is left empty" "$(ls -A "$E")" ""

@@ -123,7 +123,7 @@ static void test_defaults_as_sysbench(void **state)
     assert_int_equal(cfg.fsync_scope, SBIO_SCOPE_ALL);
     assert_int_equal(cfg.prealloc, SBIO_PREALLOC_WRITE);
     assert_int_equal(cfg.fill, SBIO_FILL_RANDOM);
-    assert_int_equal(cfg.threshold, 5);
+    assert_int_equal(cfg.threshold, 0); /* --threshold is off unless given */
     for (int i = 0; i < 4; i++)
         assert_int_equal(cfg.given[i], 0);
     assert_false(sbio_options_given(&cfg, "threads"));
@@ -986,7 +986,9 @@ static void test_help_command(void **state)
     free(h);
     h = help_text("diff", &rc, err, sizeof(err));
     assert_has(h, "--threshold=PCT ");
-    assert_has(h, "[5]");
+    /* It has no default: off unless given, and the help says so. */
+    assert_lacks(h, "[5]");
+    assert_has(h, "off unless given");
     assert_lacks(h, "--threads");
     free(h);
 
