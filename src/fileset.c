@@ -46,15 +46,17 @@ int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, u
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg)
 {
     if (sbio_options_given(cfg, "file-num") && cfg->file_num != fs->nfiles) {
-        sbio_err("--file-num=%" PRIu64 " but the set in %s has %u files; run sbio cleanup "
+        sbio_err("--file-num=%" PRIu64 " but the set in %s has %u file%s; run sbio cleanup "
                  "and prepare again, or use another --dir",
-                 cfg->file_num, fs->dir, fs->nfiles);
+                 cfg->file_num, fs->dir, fs->nfiles, fs->nfiles == 1 ? "" : "s");
         return -SBIO_EUSAGE;
     }
     if (sbio_options_given(cfg, "file-total-size") && cfg->total_size != fs->total_size) {
-        sbio_err("--file-total-size=%" PRIu64 " but the set in %s was prepared with %" PRIu64
-                 " bytes; run sbio cleanup and prepare again, or use another --dir",
-                 cfg->total_size, fs->dir, fs->total_size);
+        char a[32], b[32];
+        sbio_err("--file-total-size is %s but the set in %s was prepared with %s; run sbio "
+                 "cleanup and prepare again, or use another --dir",
+                 sbio_fmt_bytes(a, sizeof(a), cfg->total_size), fs->dir,
+                 sbio_fmt_bytes(b, sizeof(b), fs->total_size));
         return -SBIO_EUSAGE;
     }
     return 0;
