@@ -110,10 +110,14 @@ static void fill_chunks_any(const struct sbio_fileset *fs, unsigned file, uint64
                             unsigned char *out, uint64_t zeros, unsigned n)
 {
 #if defined(__x86_64__)
+    /* Racing first calls store the same answer; relaxed atomics keep that defined. */
     static int avx2 = -1;
-    if (avx2 < 0)
-        avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) {
+    int have = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
+    if (have < 0) {
+        have = __builtin_cpu_supports("avx2");
+        __atomic_store_n(&avx2, have, __ATOMIC_RELAXED);
+    }
+    if (have) {
         if (n == 8)
             fill_chunks8_avx2(fs, file, chunk, out);
         else
