@@ -55,8 +55,8 @@ int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_co
         char a[32], b[32];
         sbio_err("--file-total-size is %s but the set in %s was prepared with %s; run sbio "
                  "cleanup and prepare again, or use another --dir",
-                 sbio_fmt_bytes(a, sizeof(a), cfg->total_size), fs->dir,
-                 sbio_fmt_bytes(b, sizeof(b), fs->total_size));
+                 sbio_fmt_bytes_beside(a, sizeof(a), cfg->total_size, fs->total_size), fs->dir,
+                 sbio_fmt_bytes_beside(b, sizeof(b), fs->total_size, cfg->total_size));
         return -SBIO_EUSAGE;
     }
     return 0;

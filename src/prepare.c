@@ -326,18 +326,6 @@ static void prep_whole_blocks(struct sbio_fileset *fs, const struct sbio_config 
     }
 }
 
-/* size in units, or in bytes where units would not tell it from other ("2.00 MiB" beside
- * "2 MiB"). */
-static char *prep_size_of(char *buf, size_t len, uint64_t size, uint64_t other)
-{
-    char o[32];
-    if (strcmp(sbio_fmt_bytes(buf, len, size), sbio_fmt_bytes(o, sizeof(o), other)) &&
-        size % 1024 == 0 && other % 1024 == 0)
-        return buf;
-    snprintf(buf, len, "%" PRIu64 " bytes", size);
-    return buf;
-}
-
 /* --adopt: the test_file.N in the folder are the set the options describe, by sysbench's
  * sizing (prep_whole_blocks) — as many, each a regular file of its size. Their data is kept;
  * its pattern is unknown, so a verified run checks only the blocks it writes. 0 or
@@ -373,8 +361,9 @@ static int prep_adopt_check(struct prep *pr)
             sbio_err("--adopt: %s/%s is %s, the options give %s (--file-total-size / "
                      "--file-num in whole --file-block-size blocks): give the options the "
                      "set was prepared with",
-                     cfg->dir, f->name, prep_size_of(a, sizeof(a), (uint64_t)st.st_size, f->size),
-                     prep_size_of(b, sizeof(b), f->size, (uint64_t)st.st_size));
+                     cfg->dir, f->name,
+                     sbio_fmt_bytes_beside(a, sizeof(a), (uint64_t)st.st_size, f->size),
+                     sbio_fmt_bytes_beside(b, sizeof(b), f->size, (uint64_t)st.st_size));
             return -SBIO_EUSAGE;
         }
     }

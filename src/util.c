@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -157,6 +158,16 @@ char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes)
         snprintf(buf, len, "%.0f %s", v, unit[u]);
     else
         snprintf(buf, len, "%.2f %s", v, unit[u]);
+    return buf;
+}
+
+char *sbio_fmt_bytes_beside(char *buf, size_t len, uint64_t bytes, uint64_t other)
+{
+    char o[32];
+    if (bytes % 1024 == 0 &&
+        strcmp(sbio_fmt_bytes(buf, len, bytes), sbio_fmt_bytes(o, sizeof(o), other)))
+        return buf;
+    snprintf(buf, len, "%" PRIu64 " bytes", bytes);
     return buf;
 }
 

@@ -46,6 +46,11 @@ char *sbio_fmt_ns(char *buf, size_t len, double ns);
  * decimals). Returns buf. */
 char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
+/* bytes as sbio_fmt_bytes says it when that is exact (a whole KiB) and tells it from other,
+ * else as "N bytes" (65539 is not "64.00 KiB"): for messages that name two sizes that
+ * differ. */
+char *sbio_fmt_bytes_beside(char *buf, size_t len, uint64_t bytes, uint64_t other);
+
 /* Write all of buf at off with pwrite, retrying short writes and EINTR.
  * Returns 0 or -errno. */
 int sbio_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);

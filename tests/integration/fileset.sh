@@ -208,14 +208,14 @@ stderr_one_line "prepare --file-num mismatch: one line on stderr"
 err_has "prepare --file-num mismatch names both values" "8" "4 files"
 expect_exit 2 "prepare with another --file-total-size: exit 2" \
 	"$SBIO" --dir="$d" --file-num=4 --file-total-size=8M prepare
-err_has "prepare --file-total-size mismatch names both values" "8388608" "4194304"
+err_has "prepare --file-total-size mismatch names both values" "is 8 MiB" "with 4 MiB"
 expect_exit 2 "run with another --file-num: exit 2" \
 	"$SBIO" --dir="$d" --file-num=5 --file-test-mode=rndrd --events=10 run
 stderr_one_line "run --file-num mismatch: one line on stderr"
 err_has "run --file-num mismatch names both values" "--file-num=5" "4 files"
 expect_exit 2 "run with another --file-total-size: exit 2" \
 	"$SBIO" --dir="$d" --file-total-size=2M --file-test-mode=rndrd --events=10 run
-err_has "run --file-total-size mismatch names both values" "2097152" "4194304"
+err_has "run --file-total-size mismatch names both values" "is 2 MiB" "with 4 MiB"
 eq "shape mismatch: the set is untouched" "$(stamps "$d")" "$before"
 eq "shape mismatch: manifest still complete" "$(mf "$d" state)" complete
 expect_exit 0 "run with the set's own shape given explicitly works" \

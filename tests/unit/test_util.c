@@ -214,6 +214,19 @@ static void test_fmt_bytes(void **state)
     }
 }
 
+/* Two sizes in one message: units where they are exact and tell the two apart. */
+static void test_fmt_bytes_beside(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(sbio_fmt_bytes_beside(buf, sizeof(buf), SBIO_GIB, 65539), "1 GiB");
+    assert_string_equal(sbio_fmt_bytes_beside(buf, sizeof(buf), 65539, SBIO_GIB), "65539 bytes");
+    assert_string_equal(sbio_fmt_bytes_beside(buf, sizeof(buf), 2 * SBIO_MIB, 2 * SBIO_MIB + 1000),
+                        "2 MiB");
+    assert_string_equal(sbio_fmt_bytes_beside(buf, sizeof(buf), 2 * SBIO_MIB + 1000, 2 * SBIO_MIB),
+                        "2098152 bytes");
+}
+
 /* ---- writes ---- */
 
 /* The whole buffer lands at the offset; a write that fails returns -errno and says where. */
@@ -276,6 +289,7 @@ static void test_rand(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fmt_bytes_beside),
         cmocka_unit_test(test_parse_size_suffixes),
         cmocka_unit_test(test_parse_size_bad),
         cmocka_unit_test(test_parse_u64),
