@@ -457,6 +457,11 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                                                    (json_int_t)res->depth_max)
                                        : json_null());
     json_object_set_new(r, "devices", devices_json(res, secs));
+    json_object_set_new(r, "process_io",
+                        res->have_proc_io
+                            ? json_pack("{s:I,s:I}", "read_bytes", (json_int_t)res->proc_read_bytes,
+                                        "write_bytes", (json_int_t)res->proc_write_bytes)
+                            : json_null());
     json_object_set_new(r, "page_cache",
                         res->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&res->cache0),
                                                     "end", cache_json(&res->cache1))

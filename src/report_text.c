@@ -557,6 +557,14 @@ static void text_process(FILE *out, const struct sbio_config *cfg,
     fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
             res->major_faults);
     text_devices(out, res, secs);
+    if (res->have_proc_io) {
+        char a[32], b[32];
+        fprintf(out,
+                "Storage I/O of sbio itself over the run: read %s, written %s (/proc/self/io; "
+                "the device lines count every process)\n",
+                sbio_fmt_bytes(a, sizeof(a), res->proc_read_bytes),
+                sbio_fmt_bytes(b, sizeof(b), res->proc_write_bytes));
+    }
     text_cache(out, res);
     text_cached_reads(out, cfg, res);
 }

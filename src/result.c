@@ -80,6 +80,12 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->direct_align = max_u(out->direct_align, r->direct_align);
     out->depth_max = max_u(out->depth_max, r->depth_max);
     out->fds_shared |= r->fds_shared;
+    /* Ranks are processes of their own: their bytes add up. Jobs share this one's. */
+    if (sum) {
+        out->have_proc_io = (i == 0 || out->have_proc_io) && r->have_proc_io;
+        out->proc_read_bytes += r->proc_read_bytes;
+        out->proc_write_bytes += r->proc_write_bytes;
+    }
     out->verify_written_only |= r->verify_written_only;
     out->measured = (i == 0 || out->measured) && r->measured;
     if (r->stop_signal && !out->stop_signal)
@@ -107,6 +113,9 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     memcpy(out->disk_name, r->disk_name, sizeof(out->disk_name));
     memcpy(out->disk0, r->disk0, sizeof(out->disk0));
     memcpy(out->disk1, r->disk1, sizeof(out->disk1));
+    out->have_proc_io = r->have_proc_io;
+    out->proc_read_bytes = r->proc_read_bytes;
+    out->proc_write_bytes = r->proc_write_bytes;
     out->have_cache = r->have_cache;
     out->cache0 = r->cache0;
     out->cache1 = r->cache1;
@@ -174,6 +183,24 @@ bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_targe
         res->ndisk++;
     }
     return ok;
+}
+
+bool sbio_result_snap_proc_io(uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    FILE *f = fopen("/proc/self/io", "re");
+    if (!f)
+        return false;
+    char line[128];
+    int seen = 0;
+    unsigned long long v;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "read_bytes: %llu", &v) == 1 && ++seen)
+            *read_bytes = v;
+        else if (sscanf(line, "write_bytes: %llu", &v) == 1 && ++seen)
+            *write_bytes = v;
+    }
+    fclose(f);
+    return seen == 2;
 }
 
 bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)

@@ -48,6 +48,11 @@ struct sbio_run_result {
     unsigned ndisk;
     char disk_name[SBIO_MAX_DEVS + 1][64];
     struct sbio_diskstat disk0[SBIO_MAX_DEVS + 1], disk1[SBIO_MAX_DEVS + 1];
+    /* Storage bytes this process caused over the measured phase (/proc/self/io read_bytes
+     * and write_bytes, deltas): beside the device counters, which count every process.
+     * A buffered write counts when it dirties the page cache. Summed over ranks. */
+    bool have_proc_io;
+    uint64_t proc_read_bytes, proc_write_bytes;
     /* Page cache state of the set before and after the measured phase. */
     bool have_cache;
     struct sbio_cachestat cache0, cache1;
@@ -93,6 +98,10 @@ bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_targe
 
 /* Page-cache state of the whole set (cachestat) into cs; false when the kernel lacks it or
  * a file cannot be opened. */
+/* This process's storage counters (/proc/self/io read_bytes, write_bytes). False when the
+ * kernel does not give them (no task I/O accounting, no /proc). */
+bool sbio_result_snap_proc_io(uint64_t *read_bytes, uint64_t *write_bytes);
+
 bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs);
 
 /* The scheduler of the target's first scheduler device into res->scheduler ("" when none). */

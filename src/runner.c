@@ -491,6 +491,8 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     struct rusage ru0, ru1;
     res->have_cache = sbio_result_snap_cache(r->fs, &res->cache0);
     bool disks = sbio_result_snap_disks(res, r->env->target, res->disk0);
+    uint64_t pr0 = 0, pw0 = 0, pr1 = 0, pw1 = 0;
+    bool pio = sbio_result_snap_proc_io(&pr0, &pw0);
     sbio_result_snap_sched(res, r->env->target);
     getrusage(RUSAGE_SELF, &ru0);
     /* Every process starts its clock as it leaves this meeting; durations are measured on
@@ -511,6 +513,9 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
      * other snapshot into figures since boot: no device figures then. */
     if (!sbio_result_snap_disks(res, r->env->target, res->disk1) || !disks)
         res->ndisk = 0;
+    res->have_proc_io = pio && sbio_result_snap_proc_io(&pr1, &pw1);
+    res->proc_read_bytes = res->have_proc_io ? pr1 - pr0 : 0;
+    res->proc_write_bytes = res->have_proc_io ? pw1 - pw0 : 0;
     if (res->have_cache)
         res->have_cache = sbio_result_snap_cache(r->fs, &res->cache1);
     res->user_s = tv_s(ru0.ru_utime, ru1.ru_utime);

@@ -253,4 +253,16 @@ else
 	eq "O_DIRECT rndrd: the device read at least what the run read ($dev of $rd bytes)" \
 		"$([ "$rd" -gt 0 ] && [ "$dev" -ge "$rd" ] && echo yes)" yes
 	eq "O_DIRECT rndrd: no page-cache note, the JSON flag false" "$note $flag" "0 false"
+	# sbio's own storage I/O (/proc/self/io) beside the device's: an O_DIRECT read and write
+	# each cause exactly the bytes the run reports, whatever else the device did.
+	eq "O_DIRECT rndrd: sbio's own storage reads equal the bytes it read" \
+		"$(json_get "$RESULT" result.process_io.read_bytes)" "$rd"
+	check "O_DIRECT rndrd: the report names sbio's own storage I/O" \
+		grep -q '^Storage I/O of sbio itself over the run: read .*(/proc/self/io; the device lines count every process)' "$TMP/out"
+	sbio_json run "${PCSET[@]}" --file-test-mode=rndwr --threads=2 --time=1 \
+		--file-extra-flags=direct --file-fsync-freq=0
+	eq "O_DIRECT rndwr: sbio's own storage writes equal the bytes it wrote" \
+		"$(json_get "$RESULT" result.process_io.write_bytes)" \
+		"$(json_get "$RESULT" result.op_types.write.bytes)"
+	eq "O_DIRECT rndwr: and it read nothing" "$(json_get "$RESULT" result.process_io.read_bytes)" 0
 fi

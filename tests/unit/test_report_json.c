@@ -193,6 +193,7 @@ static const struct fspec result_spec[] = {
     {"queue_depth", JT_OBJ_NULL},
     {"verify", JT_OBJ_NULL},
     {"devices", JT_ARR},
+    {"process_io", JT_OBJ_NULL},
     {"page_cache", JT_OBJ_NULL},
     {"reads_from_page_cache", JT_BOOL},
     {"samples", JT_ARR},
