@@ -724,6 +724,20 @@ static int run_probe_files(const struct run *r)
     return 0;
 }
 
+/* O_DIRECT requests that are whole logical sectors but not whole physical ones run (the
+ * device reads and rewrites the sectors they share), and are said to. */
+static void run_note_physical(const struct run *r)
+{
+    uint64_t phys = sbio_physical_sector(r->env->target), bs = r->job->block_size;
+    if (!phys || bs % phys == 0)
+        return;
+    char b[32], p[32];
+    sbio_note("%s=%s is not a multiple of %s, the physical sector of %s: the device reads "
+              "and rewrites the sectors a request only partly covers (measured as it is)",
+              r->job->block_what, sbio_fmt_bytes(b, sizeof(b), bs),
+              sbio_fmt_bytes(p, sizeof(p), phys), r->env->target->top.name);
+}
+
 int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env)
 {
     struct run r = {
@@ -737,6 +751,8 @@ int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *
         r.eng->cleanup(priv);
     if (!rc && !(r.eng->flags & SBIO_ENG_NO_IO))
         rc = run_probe_files(&r);
+    if (!rc && (r.oflags & O_DIRECT))
+        run_note_physical(&r);
     run_free(&r, 0);
     return rc;
 }

@@ -756,6 +756,9 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         jobs[k].env = (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target};
         session_interim(&jobs[k], ses->cfg, NULL);
     }
+    /* Each job's checks before any starts: a refused job refuses its phase. */
+    for (unsigned k = 0; k < p->njobs && !rc; k++)
+        rc = sbio_runner_check(&jobs[k].job, &jobs[k].env);
     char note[256] = "";
     if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
         fputs(note, ses->text);

@@ -1120,3 +1120,11 @@ uint64_t sbio_direct_alignment(int dirfd, const char *name, const struct sbio_ta
         return strtoull(v, NULL, 10);
     return t && !t->has_top && !strcmp(t->fstype, "tmpfs") ? 1 : 512;
 }
+
+uint64_t sbio_physical_sector(const struct sbio_target *t)
+{
+    char v[32];
+    if (!t || !t->has_top || sbio_sysblock_read(&t->top, "physical_block_size", v, sizeof(v)))
+        return 0;
+    return strtoull(v, NULL, 10);
+}

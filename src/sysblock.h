@@ -164,4 +164,8 @@ bool sbio_sysfs_is_fake(void);
  * tmpfs takes any alignment (1) and anything else gets the classic 512. t may be NULL. */
 uint64_t sbio_direct_alignment(int dirfd, const char *name, const struct sbio_target *t);
 
+/* The physical sector size of t's top device in bytes (what the device writes whole), or 0
+ * when there is no block device or it does not say. */
+uint64_t sbio_physical_sector(const struct sbio_target *t);
+
 #endif
