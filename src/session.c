@@ -705,7 +705,9 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine),
-                !wr ? "" : p->jobs[k].fsync_end ? ", fsync at end" : ", no fsync at end");
+                !wr                    ? ""
+                : p->jobs[k].fsync_end ? ", fsync at end"
+                                       : ", no fsync at end");
         sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
