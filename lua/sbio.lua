@@ -7,8 +7,8 @@ __sbio = S
 
 -- What C hands over (src/script.c fills __sbio_c before this file runs): the names of the
 -- modes and of this build's engines, in C's order, and the defaults of the fields below that
--- are an option's counterpart (job: engine, threads, block, fsync_freq, rw_ratio; phase:
--- time), taken from sbio's option table.
+-- are an option's counterpart (job: engine, threads, block, fsync_freq, fsync_end, rw_ratio;
+-- phase: time), taken from sbio's option table.
 local C = __sbio_c
 local D = C.defaults
 local function set_of(list)
@@ -160,10 +160,11 @@ end
 
 local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true, mix = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
-                    mode = true, fsync_freq = true, rw_ratio = true, event = true,
-                    stream = true}
+                    mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
+                    event = true, stream = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
--- semantics (mode = "rndrw", fsync_freq, rw_ratio, block).
+-- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs only
+-- where its fsync and fdatasync weights say: it has no end fsync.
 local MODES = set_of(C.modes)
 -- The tables job() made: phase() takes no other, so C finds every field job() sets.
 local made = setmetatable({}, {__mode = "k"})
@@ -206,8 +207,12 @@ function job(name)
                 fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
             end
             j.mode = t.mode
-        elseif t.fsync_freq or t.rw_ratio then
-            fail("job " .. name .. ": fsync_freq and rw_ratio go with mode = ...")
+        elseif t.fsync_freq or t.rw_ratio or t.fsync_end ~= nil then
+            fail("job " .. name .. ": fsync_freq, fsync_end and rw_ratio go with mode = ...")
+        end
+        if t.fsync_end ~= nil and type(t.fsync_end) ~= "boolean" then
+            fail("job " .. name .. ": fsync_end '" .. tostring(t.fsync_end) ..
+                 "': accepted: true, false")
         end
         if t.stream ~= nil and t.stream ~= "shared" and t.stream ~= "per-thread" then
             fail("job " .. name .. ": stream '" .. tostring(t.stream) ..
@@ -218,6 +223,12 @@ function job(name)
         end
         j.stream = t.stream or "shared"
         j.fsync_freq = t.fsync_freq or D.fsync_freq
+        -- The end fsync is the job's: the command line's --file-fsync-end does not reach it.
+        if t.fsync_end ~= nil then
+            j.fsync_end = t.fsync_end
+        else
+            j.fsync_end = t.mode ~= nil and D.fsync_end
+        end
         j.rw_ratio = t.rw_ratio or D.rw_ratio
         if type(j.fsync_freq) ~= "number" or j.fsync_freq < 0 then
             fail("job " .. name .. ": fsync_freq must be a number >= 0")

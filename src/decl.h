@@ -52,6 +52,7 @@ struct sbio_script_job {
     bool event;        /* operations from the script's event(ctx), block = the largest */
     int stream;        /* sequential modes: enum sbio_seq_stream */
     uint64_t fsync_freq;
+    bool fsync_end; /* a mode job: fsync every file at the end of its phase (a mix: never) */
     double rw_ratio;
 };
 

@@ -143,6 +143,8 @@ static void script_push_c(lua_State *L)
     lua_newtable(L);
     lua_pushstring(L, sbio_engine_name(def.ioengine));
     lua_setfield(L, -2, "engine");
+    lua_pushboolean(L, def.fsync_end);
+    lua_setfield(L, -2, "fsync_end");
     const struct {
         const char *field;
         double value;
@@ -237,7 +239,9 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq");
     lua_getfield(L, t, "event");
     j->event = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    lua_getfield(L, t, "fsync_end");
+    j->fsync_end = lua_toboolean(L, -1);
+    lua_pop(L, 2);
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
     j->rw_ratio = field_num(L, t, "rw_ratio");

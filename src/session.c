@@ -445,6 +445,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
         json_object_set_new(d, "kind", json_string("mode"));
         json_object_set_new(d, "mode", json_string(sbio_mode_name(sj->mode)));
         json_object_set_new(d, "fsync_freq", json_integer((json_int_t)sj->fsync_freq));
+        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
         json_object_set_new(d, "rw_ratio", json_real(sj->rw_ratio));
         json_object_set_new(
             d, "stream", json_string(sj->stream == SBIO_SEQ_PER_THREAD ? "per-thread" : "shared"));
@@ -648,6 +649,7 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     if (sj->mode != SBIO_MODE_NONE) {
         c->mode = sj->mode;
         c->fsync_freq = sj->fsync_freq;
+        c->fsync_end = sj->fsync_end; /* the job's, not the command line's */
         c->rw_ratio = sj->rw_ratio;
         return;
     }
@@ -699,9 +701,13 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                                                     jobs[k].res.error_msg));
             continue;
         }
-        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s) ---\n", p->jobs[k].name,
+        bool wr = p->jobs[k].mode != SBIO_MODE_NONE && sbio_mode_writes(p->jobs[k].mode);
+        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
-                sbio_engine_name(p->jobs[k].engine));
+                sbio_engine_name(p->jobs[k].engine),
+                !wr                    ? ""
+                : p->jobs[k].fsync_end ? ", fsync at end"
+                                       : ", no fsync at end");
         sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)

@@ -4,6 +4,8 @@
 -- deviation and IOPS per block size. Repeat it under several read_ahead_kb and
 -- max_sectors_kb settings with sbio run --queue read_ahead_kb=… (or compare the built-in
 -- seqrd: see the README). About 10 s by default; --size=4G for a real device.
+-- No fsync_end: blockdev-perftest only reads (dd to /dev/null), and a read job has no end
+-- fsync.
 option("size", "256M", "size of the set (one file)")
 option("runs", 3, "runs per block size")
 option("sizes", "64M,16M,4M,1M,256K,64K,16K", "block sizes, largest first")

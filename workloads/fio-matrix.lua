@@ -3,6 +3,7 @@
 -- over ten files; one phase per cell, then one table of MiB/s per cell — the shape to put
 -- two kernels side by side (run it on each, then sbio diff the JSON results).
 -- About 10 s by default; --size=10G --time=30 for the experiment.
+-- fsync_end = false: fio's end_fsync defaults to 0, so a write cell ends without an fsync.
 option("size", "320M", "total size of the ten files")
 option("time", 1, "seconds per cell")
 option("block", "32k", "request size")
@@ -19,7 +20,7 @@ local ways = {
 local modes = {{"read", "seqrd"}, {"randread", "rndrd"}, {"write", "seqrewr"}, {"randwrite", "rndwr"}}
 for _, m in ipairs(modes) do
     for _, w in ipairs(ways) do
-        local j = {mode = m[2], block = options.block, fsync_freq = 0}
+        local j = {mode = m[2], block = options.block, fsync_freq = 0, fsync_end = false}
         for k, v in pairs(w[2]) do j[k] = v end
         phase(m[1] .. " " .. w[1]) { time = options.time, job(m[1]) (j) }
     end

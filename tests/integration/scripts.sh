@@ -8,9 +8,10 @@
 # what was measured, the traceback); two jobs side by side (per-job reports, all-jobs total,
 # JSON sbio-script/1); two phases, the first of two jobs (the process's CPU, device and cache
 # lines once per phase, fdatasync's own row against strace, the phases' table); a script
-# not found names the folders searched; a phase the system refuses is reported and the
-# script goes on (a loop device with 4 KiB sectors: root). Small sets under $TMP; about 20 s
-# (fio-matrix, 16 cells of 1 s, runs in the background).
+# not found names the folders searched; a job's end fsync is its own fsync_end (iozone makes
+# none under strace, a job with fsync_end = true one per file); a phase the system refuses is
+# reported and the script goes on (a loop device with 4 KiB sectors: root). Small sets under
+# $TMP; about 20 s (fio-matrix, 16 cells of 1 s, runs in the background).
 source "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -132,6 +133,55 @@ eq "iozone --threads=2: in every phase both threads (children) did I/O" "${bad:-
 set_bytes=$(job_get "$TMP/iozone.json" 0 0 config.total_size_bytes)
 eq "iozone --threads=2: each phase moves the set (2 files, $set_bytes bytes) once" \
 	"$(iozone_bytes)" "$set_bytes $set_bytes $set_bytes $set_bytes"
+
+# --- fsync_end: the end-of-phase fsync is the job's own declaration, not the command line's ---
+# fsync_calls TRACE: "N/FILE " for each file of the set fsynced in an strace -y log.
+fsync_calls() {
+	grep -oP '(fsync|fdatasync)\(\d+<[^>]*/\Ktest_file\.\d+(?=>)' "$1" | sort | uniq -c |
+		awk '{ printf "%s/%s ", $1, $2 }'
+}
+eq "fsync_end: iozone declares no end fsync in any phase (JSON declared.fsync_end)" \
+	"$(pyj "$TMP/iozone.json" '" ".join(str(p["jobs"][0]["declared"]["fsync_end"]) for p in d["phases"])')" \
+	"False False False False"
+eq "fsync_end: iozone's write and rewrite say so on the job's line" \
+	"$(grep -c '^--- Job \(write\|rewrite\) ([0-9]* threads*, sync, no fsync at end) ---$' "$TMP/iozone.out")" 2
+eq "fsync_end: iozone's write and rewrite count no end fsync (JSON op_types.fsync.end)" \
+	"$(pyj "$TMP/iozone.json" '[p["jobs"][0]["result"]["result"]["op_types"]["fsync"]["end"] for p in d["phases"][:2]]')" \
+	"[0, 0]"
+if $HAVE_STRACE; then
+	FE=$(newdir fsyncend)
+	"$SBIO" prepare --dir="$FE" --script "$WL/iozone.lua" --size=8M >/dev/null 2>&1
+	strace -f -qq -y -e trace=fsync,fdatasync -o "$TMP/fe-ioz.tr" "$SBIO" run --dir="$FE" \
+		--script "$WL/iozone.lua" --size=8M >"$TMP/out" 2>"$TMP/err"
+	eq "fsync_end: iozone (as iozone -c) makes no fsync of the set under strace" \
+		"$(fsync_calls "$TMP/fe-ioz.tr")" ""
+else
+	skip "strace is not installed: iozone's fsyncs not counted"
+fi
+mkdir -p "$TMP/fe"
+cat >"$TMP/fe/on.lua" <<'EOF'
+fileset { files = 3, size = "3M" }
+phase "on" { time = 0, events = 48,
+    job "w" { mode = "seqwr", block = "64k", fsync_freq = 0, fsync_end = true } }
+phase "off" { time = 0, events = 300,
+    job "r" { mode = "rndwr", block = "4k", fsync_freq = 0, fsync_end = false } }
+phase "silent" { time = 0, events = 300, job "s" { mode = "rndwr", block = "4k", fsync_freq = 0 } }
+EOF
+FO=$(newdir fsyncon)
+"$SBIO" prepare --dir="$FO" --script "$TMP/fe/on.lua" >/dev/null 2>&1
+TRACE=()
+$HAVE_STRACE && TRACE=(strace -f -qq -y -e trace=fsync,fdatasync -o "$TMP/fe-on.tr")
+"${TRACE[@]}" "$SBIO" run --dir="$FO" --script "$TMP/fe/on.lua" -o "$TMP/fe-on.json" >"$TMP/fe-on.out" 2>&1
+eq "fsync_end: true, false, unsaid (sysbench's default: on): declared and end fsyncs per phase" \
+	"$(pyj "$TMP/fe-on.json" '[(j["declared"]["fsync_end"], j["result"]["result"]["op_types"]["fsync"]["end"]) for p in d["phases"] for j in p["jobs"]]')" \
+	"[(True, 3), (False, 0), (True, 3)]"
+check "fsync_end: the job's line says 'fsync at end'" grep -q '^--- Job w (1 thread, sync, fsync at end) ---$' "$TMP/fe-on.out"
+if $HAVE_STRACE; then
+	eq "fsync_end: strace: each of the 3 files is fsynced once by each job with an end fsync" \
+		"$(fsync_calls "$TMP/fe-on.tr")" "2/test_file.0 2/test_file.1 2/test_file.2 "
+else
+	skip "strace is not installed: the end fsyncs not counted"
+fi
 
 # --- blockdev-sweep: per block size, runs, MB/s average and stddev, IOPS ---
 run_wl blockdev-sweep "$(newdir sweep)" --size=16M --sizes=1M,64K --runs=2

@@ -144,6 +144,12 @@ static const struct {
     {"phase \"p\" { job \"j\" { mode = \"randread\" } }\n", 1, "mode 'randread'"},
     {"phase \"p\" { job \"j\" { mode = \"rndrd\", pattern = \"seq\" } }\n", 1, "not both"},
     {"phase \"p\" { { mix = { read = 1 } } }\n", 1, "list jobs made with job"},
+    {"phase \"p\" { job \"j\" { mode = \"seqwr\", fsync_end = \"yes\" } }\n", 1,
+     "job j: fsync_end 'yes': accepted: true, false"},
+    {"phase \"p\" { job \"j\" { mode = \"seqwr\", fsync_end = 1 } }\n", 1,
+     "job j: fsync_end '1': accepted: true, false"},
+    {"phase \"p\" { job \"j\" { mix = { write = 1 }, fsync_end = true } }\n", 1,
+     "fsync_freq, fsync_end and rw_ratio go with mode = ..."},
 };
 
 static void test_bad_scripts(void **state)
@@ -185,6 +191,8 @@ static void test_names_and_defaults_from_c(void **state)
     assert_int_equal(j->nblocks, 1);
     assert_int_equal(j->block[0], def.block_size);
     assert_int_equal(j->fsync_freq, def.fsync_freq);
+    assert_int_equal(j->fsync_end, def.fsync_end);
+    assert_false(s.phases[0].jobs[0].fsync_end); /* a mix has no end fsync */
     assert_true(j->rw_ratio == def.rw_ratio);
     assert_int_equal(j->mode, SBIO_MODE_SEQRD);
     sbio_script_free(&s);
@@ -198,6 +206,24 @@ static void test_names_and_defaults_from_c(void **state)
     assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "job j: mode 'rnd': accepted: seqwr, seqrewr, seqrd, rndrd, "
                                 "rndwr, rndrw"));
+}
+
+/* fsync_end is the job's own: true and false as declared, on when a mode job is silent (the
+ * option table's default, as sysbench). */
+static void test_fsync_end(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script(
+        "fsync_end.lua", "phase \"a\" { job \"on\" { mode = \"seqwr\", fsync_end = true } }\n"
+                         "phase \"b\" { job \"off\" { mode = \"rndwr\", fsync_end = false } }\n"
+                         "phase \"c\" { job \"silent\" { mode = \"rndrw\" } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_true(s.phases[0].jobs[0].fsync_end);
+    assert_false(s.phases[1].jobs[0].fsync_end);
+    assert_true(s.phases[2].jobs[0].fsync_end);
+    sbio_script_free(&s);
 }
 
 static void test_no_phase_and_missing(void **state)
@@ -283,11 +309,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_script),
-        cmocka_unit_test(test_overrides),
-        cmocka_unit_test(test_bad_scripts),
-        cmocka_unit_test(test_names_and_defaults_from_c),
-        cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_good_script),      cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
+        cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_no_phase_and_missing),
         cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
