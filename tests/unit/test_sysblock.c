@@ -811,6 +811,11 @@ static void test_resolve_partition(void **state)
     assert_string_equal(v, "none [mq-deadline] kyber bfq");
     assert_int_equal(sbio_sysblock_read(&t.top, "iosched/fifo_batch", v, sizeof(v)), 0);
     assert_string_equal(v, "16");
+    /* What an O_DIRECT request that is not whole physical sectors is noted against. */
+    assert_int_equal(sbio_physical_sector(&t), 4096);
+    t.has_top = false;
+    assert_int_equal(sbio_physical_sector(&t), 0);
+    assert_int_equal(sbio_physical_sector(NULL), 0);
 }
 
 static bool has_dev(const struct sbio_target *t, const char *name)
