@@ -628,7 +628,8 @@ sweep_sd_check() {
 		for (i = 2; i <= n + 1; i++) { m = set / $i; s += m; s2 += m * m; e = m * 0.0005 / $i; if (e > tol) tol = e }
 		avg = s / n; d = s2 / n - avg * avg; sd = d > 0 ? sqrt(d) : 0; tol += 0.002
 		if ((avg - $(n + 2)) ^ 2 > tol ^ 2) printf "%s: avg %.3f from the runs, table %s; ", $1, avg, $(n + 2)
-		if ((sd - $(n + 3)) ^ 2 > tol ^ 2) printf "%s: population SD %.3f from the runs (n-1: %.3f), table %s (± %.3f); ", $1, sd, sqrt(s2 / n - avg * avg) * sqrt(n / (n - 1)), $(n + 3), tol }'
+		if ((sd - $(n + 3)) ^ 2 > tol ^ 2) printf "%s: population SD %.3f from the runs (n-1: %.3f), table %s (± %.3f); ", $1, sd, sqrt(s2 / n - avg * avg) * sqrt(n / (n - 1)), $(n + 3), tol }
+		END { if (!NR) print "no rows" }'
 }
 # sweep_preads NAME: "D B": reads of the set's file through a descriptor opened with O_DIRECT
 # (D) and without (B), from the strace -ff logs (each worker opens the file it reads).
@@ -666,7 +667,8 @@ pos "blockdev-sweep: average MiB/s and IOPS > 0" $(sweep_table sweep-a | awk '{ 
 # MiB = 2^20 bytes: IOPS = MiB/s / (block / 2^20), and the average is the runs' bytes / 2^20
 # over their seconds (the JSON's exact figures); MB = 10^6 would be 4.9% off both.
 bad=$(sweep_table sweep-a | awk '{ m = $6 * $1 / 1048576; d = m - $4; if (d < 0) d = -d
-	if (d > 0.001 * $4 + 0.002) printf "%s: IOPS %s x %s B = %.3f MiB/s, table %s; ", $1, $6, $1, m, $4 }')
+	if (d > 0.001 * $4 + 0.002) printf "%s: IOPS %s x %s B = %.3f MiB/s, table %s; ", $1, $6, $1, m, $4 }
+	END { if (!NR) print "no rows" }')
 eq "blockdev-sweep: IOPS x block size in MiB = average MiB/s" "${bad:-agree}" "agree"
 eq "blockdev-sweep: average MiB/s = mean of the runs' bytes / 2^20 / seconds (JSON)" \
 	"$(pyj "$TMP/sweep-a.json" '" ".join("%.3f" % (sum(p["jobs"][0]["result"]["result"]["op_types"]["read"]["bytes"] / 1048576 / p["jobs"][0]["result"]["result"]["elapsed_s"] for p in d["phases"][i:i + 2]) / 2) for i in (0, 2))')" \
