@@ -613,7 +613,7 @@ sweep_run() {
 	dir=$(newdir "$name")
 	"$SBIO" prepare --dir="$dir" --script "$WL/blockdev-sweep.lua" "$@" >"$TMP/$name.prep" 2>&1
 	prc=$?
-	$HAVE_STRACE && tr=(strace -ff -qq -y -e trace=openat,pread64,read -o "$TMP/$name.tr")
+	$HAVE_STRACE && tr=(strace -ff -qq -y -e "trace=openat,pread64,read" -o "$TMP/$name.tr")
 	"${tr[@]}" "$SBIO" run --dir="$dir" --script "$WL/blockdev-sweep.lua" "$@" -o "$TMP/$name.json" \
 		>"$TMP/$name.out" 2>"$TMP/$name.err"
 	echo "$prc $?" >"$TMP/$name.rc"
