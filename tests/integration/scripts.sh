@@ -183,27 +183,6 @@ else
 	skip "strace is not installed: the end fsyncs not counted"
 fi
 
-# --- blockdev-sweep: per block size, runs, MB/s average and stddev, IOPS ---
-run_wl blockdev-sweep "$(newdir sweep)" --size=16M --sizes=1M,64K --runs=2
-rc_ok blockdev-sweep
-rows=$(report_rows "$TMP/blockdev-sweep.out")
-eq "blockdev-sweep: report() table header" "$(head -n 1 <<<"$rows" | tr -s ' ')" " block runs MB/s (avg) stddev IOPS"
-eq "blockdev-sweep: one row per block size, largest first, 2 runs each" \
-	"$(tail -n +2 <<<"$rows" | awk '{ printf "%s:%s ", $1, $2 }')" "1M:2 64K:2 "
-pos "blockdev-sweep: MB/s and IOPS > 0" $(tail -n +2 <<<"$rows" | awk '{ print $3, $5 }')
-check "blockdev-sweep: stddev is a number >= 0" awk '{ if ($4 !~ /^[0-9.]+$/) bad = 1 } END { exit bad }' <<<"$(tail -n +2 <<<"$rows")"
-# IOPS x block size = MB/s (10^6 bytes)
-bad=$(tail -n +2 <<<"$rows" | awk '{ b = ($1 ~ /M$/) ? 1048576 : 1024; b *= $1 + 0; m = $5 * b / 1e6
-	d = m - $3; if (d < 0) d = -d; if (d > $3 * 0.05) printf "%s: IOPS %s x %d B = %.1f MB/s, table %s; ", $1, $5, b, m, $3 }')
-eq "blockdev-sweep: IOPS x block size agrees with MB/s (5%)" "${bad:-agree}" "agree"
-if need_root; then
-	eq "blockdev-sweep: the page cache is dropped before each of the 4 runs (root)" \
-		"$(grep -c '^Page cache dropped' "$TMP/blockdev-sweep.out")" 4
-else
-	eq "blockdev-sweep: each of the 4 runs says the cache drop needs root" \
-		"$(grep -c '^Page cache not dropped: that needs root' "$TMP/blockdev-sweep.out")" 4
-fi
-
 # --- bonnie-direct: MiB/s and %CPU per cell (write, rewrite, read x size) ---
 run_wl bonnie-direct "$(newdir bonnie)" --size=4M --sizes=4k,16k
 rc_ok bonnie-direct
@@ -620,3 +599,107 @@ pos "fio-matrix: every cell has MiB/s > 0" $(tail -n +2 <<<"$rows" | awk '{ prin
 eq "fio-matrix: 16 phases over the ten files, 32 KiB requests" \
 	"$(pyj "$TMP/fio-matrix.json" 'len(d["phases"]), sorted(set((p["jobs"][0]["result"]["config"]["file_num"], p["jobs"][0]["result"]["config"]["block_size_bytes"]) for p in d["phases"]))')" \
 	"(16, [(10, 32768)])"
+
+# --- blockdev-sweep: blockdev-perftest's read table, buffered (-a) and --direct=on (-d) ---
+# Per block size (bytes): each run's seconds, average MiB/s, population SD over the runs,
+# IOPS = MiB/s over the block size in MiB. The direct run is 2 sizes x 3 runs of 32 MiB so
+# that each run lasts long enough (> 0.05 s) for its printed seconds to carry its MiB/s.
+# sweep_run NAME ARGS…: prepare, then run blockdev-sweep with ARGS (under strace -ff when
+# there is strace: $TMP/NAME.tr.PID, reads and opens); stdout $TMP/NAME.out, JSON
+# $TMP/NAME.json, "prepare run" statuses $TMP/NAME.rc.
+sweep_run() {
+	local name=$1 dir prc tr=()
+	shift
+	dir=$(newdir "$name")
+	"$SBIO" prepare --dir="$dir" --script "$WL/blockdev-sweep.lua" "$@" >"$TMP/$name.prep" 2>&1
+	prc=$?
+	$HAVE_STRACE && tr=(strace -ff -qq -y -e "trace=openat,pread64,read" -o "$TMP/$name.tr")
+	"${tr[@]}" "$SBIO" run --dir="$dir" --script "$WL/blockdev-sweep.lua" "$@" -o "$TMP/$name.json" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	echo "$prc $?" >"$TMP/$name.rc"
+}
+# sweep_table NAME: the table's data rows (after the mode line and the two header lines).
+sweep_table() { report_rows "$TMP/$1.out" | tail -n +4; }
+# sweep_sd_check: stdin's rows "BYTES S1 … Sn AVG SD IOPS" with SET_MIB in the environment;
+# prints what disagrees: AVG against the mean of SET_MIB/Si, SD against their population SD,
+# each within what the 3-decimal rounding of the seconds and of the figures allows.
+sweep_sd_check() {
+	awk -v set="$SET_MIB" '{ n = NF - 4; s = 0; s2 = 0; tol = 0
+		for (i = 2; i <= n + 1; i++) { m = set / $i; s += m; s2 += m * m; e = m * 0.0005 / $i; if (e > tol) tol = e }
+		avg = s / n; d = s2 / n - avg * avg; sd = d > 0 ? sqrt(d) : 0; tol += 0.002
+		if ((avg - $(n + 2)) ^ 2 > tol ^ 2) printf "%s: avg %.3f from the runs, table %s; ", $1, avg, $(n + 2)
+		if ((sd - $(n + 3)) ^ 2 > tol ^ 2) printf "%s: population SD %.3f from the runs (n-1: %.3f), table %s (± %.3f); ", $1, sd, sqrt(s2 / n - avg * avg) * sqrt(n / (n - 1)), $(n + 3), tol }
+		END { if (!NR) print "no rows" }'
+}
+# sweep_preads NAME: "D B": reads of the set's file through a descriptor opened with O_DIRECT
+# (D) and without (B), from the strace -ff logs (each worker opens the file it reads).
+sweep_preads() {
+	python3 - "$TMP/$1.tr" <<'EOF'
+import glob, re, sys
+d = b = 0
+for f in glob.glob(sys.argv[1] + ".*"):
+    fds = {}
+    for l in open(f):
+        m = re.match(r'openat\(.*"[^"]*test_file\.\d+", ([A-Z_|]+).*= (\d+)<', l)
+        if m:
+            fds[m.group(2)] = "O_DIRECT" in m.group(1)
+            continue
+        m = re.match(r'p?read(?:64)?\((\d+)<[^>]*test_file\.\d+>', l)
+        if m:
+            if fds.get(m.group(1)):
+                d += 1
+            else:
+                b += 1
+print(d, b)
+EOF
+}
+
+sweep_run sweep-a --size=16M --sizes=1M,64K --runs=2
+rc_ok sweep-a
+rows=$(report_rows "$TMP/sweep-a.out")
+eq "blockdev-sweep: says it is buffered (blockdev-perftest -a)" "$(head -n 1 <<<"$rows")" "buffered reads (blockdev-perftest -a)"
+eq "blockdev-sweep: blockdev-perftest's header, one seconds column per run" \
+	"$(sed -n 2,3p <<<"$rows" | tr -s ' ' | paste -sd '|')" \
+	"blocksize R R R(avg, R(std, R| (bytes) (s) (s) MiB/s) MiB/s) (IOPS)"
+eq "blockdev-sweep: one row per block size in bytes, largest first, 2 runs + avg, SD, IOPS" \
+	"$(sweep_table sweep-a | awk '{ printf "%s:%d ", $1, NF }')" "1048576:6 65536:6 "
+pos "blockdev-sweep: average MiB/s and IOPS > 0" $(sweep_table sweep-a | awk '{ print $4, $6 }')
+# MiB = 2^20 bytes: IOPS = MiB/s / (block / 2^20), and the average is the runs' bytes / 2^20
+# over their seconds (the JSON's exact figures); MB = 10^6 would be 4.9% off both.
+bad=$(sweep_table sweep-a | awk '{ m = $6 * $1 / 1048576; d = m - $4; if (d < 0) d = -d
+	if (d > 0.001 * $4 + 0.002) printf "%s: IOPS %s x %s B = %.3f MiB/s, table %s; ", $1, $6, $1, m, $4 }
+	END { if (!NR) print "no rows" }')
+eq "blockdev-sweep: IOPS x block size in MiB = average MiB/s" "${bad:-agree}" "agree"
+eq "blockdev-sweep: average MiB/s = mean of the runs' bytes / 2^20 / seconds (JSON)" \
+	"$(pyj "$TMP/sweep-a.json" '" ".join("%.3f" % (sum(p["jobs"][0]["result"]["result"]["op_types"]["read"]["bytes"] / 1048576 / p["jobs"][0]["result"]["result"]["elapsed_s"] for p in d["phases"][i:i + 2]) / 2) for i in (0, 2))')" \
+	"$(sweep_table sweep-a | awk '{ print $4 }' | paste -sd ' ')"
+if need_root; then
+	eq "blockdev-sweep: the page cache is dropped before each of the 4 runs (root)" \
+		"$(grep -c '^Page cache dropped' "$TMP/sweep-a.out")" 4
+else
+	eq "blockdev-sweep: each of the 4 runs says the cache drop needs root" \
+		"$(grep -c '^Page cache not dropped: that needs root' "$TMP/sweep-a.out")" 4
+fi
+
+SET_MIB=32
+sweep_run sweep-d --size=32M --sizes=64K,16K --runs=3 --direct=on
+rc_ok sweep-d
+rows=$(report_rows "$TMP/sweep-d.out")
+eq "blockdev-sweep --direct=on: says it is O_DIRECT (blockdev-perftest -d)" "$(head -n 1 <<<"$rows")" "O_DIRECT reads (blockdev-perftest -d)"
+eq "blockdev-sweep --direct=on: 3 seconds columns + avg, SD, IOPS per block size" \
+	"$(sweep_table sweep-d | awk '{ printf "%s:%d ", $1, NF }')" "65536:7 16384:7 "
+bad=$(sweep_table sweep-d | SET_MIB=$SET_MIB sweep_sd_check)
+eq "blockdev-sweep: avg and SD are the mean and population SD (over n) of the printed runs' MiB/s" "${bad:-agree}" "agree"
+# The same from the JSON's exact figures: SD over n, not over n - 1.
+eq "blockdev-sweep: the printed SD is the population SD of the runs (JSON)" \
+	"$(pyj "$TMP/sweep-d.json" '" ".join("%.3f" % (lambda v: (sum(x * x for x in v) / len(v) - (sum(v) / len(v)) ** 2) ** 0.5)([p["jobs"][0]["result"]["result"]["op_types"]["read"]["bytes"] / 1048576 / p["jobs"][0]["result"]["result"]["elapsed_s"] for p in d["phases"][i:i + 3]]) for i in (0, 3))')" \
+	"$(sweep_table sweep-d | awk '{ print $6 }' | paste -sd ' ')"
+if $HAVE_STRACE; then
+	# 32 MiB / 64 KiB x 3 + 32 MiB / 16 KiB x 3 reads, every one through an O_DIRECT descriptor
+	eq "blockdev-sweep --direct=on: all 7680 reads of the set through O_DIRECT descriptors (strace)" \
+		"$(sweep_preads sweep-d)" "7680 0"
+	eq "blockdev-sweep buffered: all 544 reads of the set (16 MiB / 1 MiB x 2 + 16 MiB / 64 KiB x 2) without O_DIRECT (strace)" \
+		"$(sweep_preads sweep-a)" "0 544"
+else
+	skip "strace is not installed: the sweep's O_DIRECT opens not checked"
+fi
