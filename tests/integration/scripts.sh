@@ -703,3 +703,37 @@ if $HAVE_STRACE; then
 else
 	skip "strace is not installed: the sweep's O_DIRECT opens not checked"
 fi
+
+# --- iozone's throughput-mode lines: per phase, from the per-thread figures of the JSON ---
+# iozone -t prints per phase "Children see throughput for N <who>" (the sum of the children's
+# own kB/s, kB = 1024 bytes), "Parent sees" (all kB over the phase), min / max / avg per
+# process and "Min xfer" (the smallest child's kB); each printed figure is checked against
+# the JSON's threads[] (bytes / duration_s), to the printed two decimals.
+run_wl iozone "$(newdir iozone-children)" --size=6M --threads=3
+rc_ok iozone
+eq "iozone children: one \"Children see\" line per phase, iozone's names, 3 children" \
+	"$(grep -oP '^\tChildren see throughput for +\K\d+ [a-z -]+?(?= += )' "$TMP/iozone.out" | paste -sd '|')" \
+	"3 initial writers|3 rewriters|3 readers|3 re-readers"
+eq "iozone children: every line of the four blocks against the JSON's per-thread figures" "$(
+	python3 - "$TMP/iozone.json" "$TMP/iozone.out" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read().split('=== report() of ', 1)[1]
+got = [float(v) for v in re.findall(r'^\t[A-Z][^=\n]*= +([0-9.]+) kB', out, re.M)]
+want = []
+for p in doc['phases']:
+    r = p['jobs'][0]['result']['result']
+    kb = [(t['bytes_read'] + t['bytes_written']) / 1024 for t in r['threads']]
+    tp = [k / t['duration_s'] for k, t in zip(kb, r['threads'])]
+    want += [sum(tp), sum(kb) / r['elapsed_s'], min(tp), max(tp), sum(tp) / len(tp), min(kb)]
+bad = [(i // 6, i % 6, g, w) for i, (g, w) in enumerate(zip(got, want))
+       if abs(g - w) > max(0.006, w * 1e-9)]
+print('%d figures, %s' % (len(got), 'all equal' if len(got) == len(want) and not bad else bad))
+PY
+)" "24 figures, all equal"
+eq "iozone children: min <= avg <= max per process and Min xfer = 2 MiB (2048 kB) in every phase" "$(
+	sed -n '/^=== report() of /,$p' "$TMP/iozone.out" | awk -F'= *' '
+		/Min throughput/ { mn = $2 + 0 } /Max throughput/ { mx = $2 + 0 }
+		/Avg throughput/ { av = $2 + 0 }
+		/Min xfer/ { n++; if (!(mn <= av && av <= mx && $2 + 0 == 2048)) bad++ }
+		END { print n " phases, " bad + 0 " bad" }')" "4 phases, 0 bad"
