@@ -10,8 +10,11 @@
 # lines once per phase, fdatasync's own row against strace, the phases' table); a script
 # not found names the folders searched; a job's end fsync is its own fsync_end (iozone makes
 # none under strace, a job with fsync_end = true one per file); a phase the system refuses is
-# reported and the script goes on (a loop device with 4 KiB sectors: root). Small sets under
-# $TMP; about 20 s (fio-matrix, 16 cells of 1 s, runs in the background).
+# reported and the script goes on (a loop device with 4 KiB sectors: root); blockdev-sweep's
+# table is blockdev-perftest's (MiB, per-run seconds, the population standard deviation of
+# its runs, IOPS, O_DIRECT under --direct); iozone's "Children see" lines equal the JSON's
+# per-thread figures. Small sets under $TMP; about 30 s (fio-matrix, 16 cells of 1 s, runs in
+# the background).
 source "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
