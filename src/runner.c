@@ -288,9 +288,7 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
         char b[32], f[32];
         sbio_err("%s=%s is larger than the files (%s): no whole block to %s", job->block_what,
                  sbio_fmt_bytes(b, sizeof(b), job->block_size),
-                 fs->files[0].size % 1024
-                     ? (snprintf(f, sizeof(f), "%" PRIu64 " bytes", fs->files[0].size), f)
-                     : sbio_fmt_bytes(f, sizeof(f), fs->files[0].size),
+                 sbio_fmt_bytes_beside(f, sizeof(f), fs->files[0].size, job->block_size),
                  sbio_job_sequential(job) ? "issue" : "draw");
         return -SBIO_EUSAGE;
     }
@@ -299,9 +297,9 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
 
 /* --verify: a set prepared for it is checked block by block at its prepared block size; a
  * set prepared without it (as sysbench's --validate allows) has only the blocks this run
- * writes checked, at the run's block size. Random modes need a block per thread at least.
- * 0, -ENOMEM or -SBIO_EUSAGE. */
-static int run_verify_setup(struct run *r, struct sbio_run_result *res)
+ * writes checked, at the run's block size (run_setup makes the map). Random modes need a
+ * block per thread at least. 0 or -SBIO_EUSAGE. */
+static int run_verify_check(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_job *job = r->job;
     const struct sbio_fileset *fs = r->fs;
@@ -328,10 +326,7 @@ static int run_verify_setup(struct run *r, struct sbio_run_result *res)
     }
     r->verify = true;
     res->verify_written_only = !fs->verify;
-    int rc = sbio_verify_map_init(&r->vmap, fs->nfiles, r->lay.size,
-                                  fs->verify ? fs->block_size : job->block_size, fs->seed);
-    r->vmap.written_only = !fs->verify;
-    return rc;
+    return 0;
 }
 
 /* The generators' shared state and the run's limits. */
@@ -589,7 +584,7 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
         return rc;
     res->ncpus = (unsigned)r->ncpus;
     res->direct_align = direct_align;
-    if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_setup(r, res)))
+    if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_check(r, res)))
         return rc;
     run_limits(r, res);
     if (sbio_job_sequential(r->job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD &&
@@ -625,11 +620,17 @@ static int run_open_shared(struct run *r)
     return 0;
 }
 
-/* Every check, then the run's memory (and, when the threads share them, the descriptors).
+/* Every check, then the run's memory (--verify's map, the threads' buffers and, when the
+ * threads share them, the descriptors).
  * 0, -SBIO_EUSAGE or -errno. */
 static int run_setup(struct run *r, struct sbio_run_result *res)
 {
+    const struct sbio_fileset *fs = r->fs;
     int rc = run_checks(r, res);
+    if (!rc && r->verify)
+        rc = sbio_verify_map_init(&r->vmap, fs->nfiles, r->lay.size,
+                                  fs->verify ? fs->block_size : r->job->block_size, fs->seed,
+                                  !fs->verify);
     if (rc)
         return rc;
     r->w = calloc(r->nthreads, sizeof(*r->w));

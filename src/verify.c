@@ -101,11 +101,12 @@ const char *sbio_verify_strerror(enum sbio_verify_err e)
 }
 
 int sbio_verify_map_init(struct sbio_verify_map *m, unsigned nfiles, const uint64_t *sizes,
-                         uint64_t block, uint64_t seed)
+                         uint64_t block, uint64_t seed, bool written_only)
 {
     memset(m, 0, sizeof(*m));
     m->block = block;
     m->seed = seed;
+    m->written_only = written_only;
     m->first = calloc(nfiles + 1, sizeof(uint64_t));
     if (!m->first)
         return -ENOMEM;

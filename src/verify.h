@@ -70,9 +70,10 @@ struct sbio_verify_map {
     bool written_only;
 };
 
-/* For nfiles files of sizes[] bytes in blocks of block bytes. 0 or -ENOMEM. */
+/* For nfiles files of sizes[] bytes in blocks of block bytes; written_only for a set prepared
+ * without verification. 0 or -ENOMEM. */
 int sbio_verify_map_init(struct sbio_verify_map *m, unsigned nfiles, const uint64_t *sizes,
-                         uint64_t block, uint64_t seed);
+                         uint64_t block, uint64_t seed, bool written_only);
 void sbio_verify_map_free(struct sbio_verify_map *m);
 
 /* Stamp every block of a write of len bytes at offset of file (buf) with its next

@@ -535,7 +535,8 @@ static void worker_open(struct worker *w)
      * reference count the kernel bumps on each call, which costs scaling. */
     if (r->shared)
         memcpy(w->files, r->shared, r->lay.nfiles * sizeof(*w->files));
-    for (unsigned i = 0; i < r->lay.nfiles && !w->err && !r->shared; i++) {
+    unsigned own = r->shared ? 0 : r->lay.nfiles;
+    for (unsigned i = 0; i < own && !w->err; i++) {
         w->files[i].size = r->lay.size[i];
         int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
                                    r->oflags);

@@ -55,6 +55,14 @@ void cap_abandoned(void)
         }
 }
 
+void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 int tmpdir_make(char *path, size_t len, const char *parent, const char *name)
 {
     int n = snprintf(path, len, "%s/sbio-test-%s.XXXXXX", parent, name);

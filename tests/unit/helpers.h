@@ -75,6 +75,9 @@ int tmpdir_make(char *path, size_t len, const char *parent, const char *name);
  * made) or a missing folder is fine. Returns 0 or -errno. */
 int tmpdir_remove(const char *path);
 
+/* Create or replace the file at path with text; fails the test when it cannot. */
+void write_file(const char *path, const char *text);
+
 /* qsort comparison of two uint64_t. */
 int cmp_u64(const void *a, const void *b);
 

@@ -41,10 +41,7 @@ static const char *path_of(const char *name)
 static const char *write_text(const char *name, const char *text)
 {
     const char *p = path_of(name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    write_file(p, text);
     return p;
 }
 

@@ -625,10 +625,7 @@ static const char *conf_write(const char *name, const char *text)
     if (!conf_dir[0])
         assert_int_equal(tmpdir_make(conf_dir, sizeof(conf_dir), "/tmp", "options"), 0);
     snprintf(path, sizeof(path), "%s/%s", conf_dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    write_file(path, text);
     return path;
 }
 

@@ -40,14 +40,6 @@ static char *at(const char *name)
     return p;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* The whole file, or NULL when there is none; the caller frees it. */
 static char *read_all(const char *path)
 {

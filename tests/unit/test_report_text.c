@@ -79,14 +79,33 @@ static void make_cfg(struct sbio_config *cfg, char **argv)
     "--threads=2", "--file-test-mode=rndrw", "--file-block-size=16K", "--file-num=2",              \
         "--file-total-size=8M", "--rand-seed=42"
 
-/* What the report prints, NUL-terminated; the caller frees it. */
-static char *report(const struct sbio_config *cfg, const struct sbio_run_result *res)
+/* What the report of this scope prints, NUL-terminated; the caller frees it. */
+static char *report_scope(const struct sbio_config *cfg, const struct sbio_run_result *res,
+                          enum sbio_report_scope scope)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    sbio_report_text(m, cfg, &g_fs, res);
+    sbio_report_text_scope(m, cfg, &g_fs, res, scope);
+    assert_int_equal(fclose(m), 0);
+    return text;
+}
+
+static char *report(const struct sbio_config *cfg, const struct sbio_run_result *res)
+{
+    return report_scope(cfg, res, SBIO_REPORT_WHOLE);
+}
+
+/* What the header prints for a run alone with seed 42; the caller frees it. */
+static char *header(const struct sbio_config *cfg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    sbio_report_header(m, cfg, &alone, &g_fs, 42);
     assert_int_equal(fclose(m), 0);
     return text;
 }
@@ -365,13 +384,7 @@ static void test_singular(void **state)
 
     g_fs.nfiles = 1;
     g_fs.bytes = 4 * SBIO_MIB;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
-    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
-    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
-    assert_int_equal(fclose(m), 0);
+    char *text = header(&cfg);
     assert_has(text, "\n1 file, 4 MiB\n4 MiB total file size\n");
     assert_has(text, "\nPeriodic FSYNC enabled, calling fsync() each 1 request (every file).\n");
     free(text);
@@ -383,13 +396,7 @@ static void test_header(void **state)
     (void)state;
     struct sbio_config cfg;
     CFG(&cfg, BASE_ARGS, "--file-fsync-freq=10");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
-    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
-    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
-    assert_int_equal(fclose(m), 0);
+    char *text = header(&cfg);
     assert_true(!strncmp(text, "sbio ", 5));
     assert_has(text, "\nNumber of threads: 2\n");
     assert_has(text, "\nRandom seed: 42 (repeat with --rand-seed=42)\n");
@@ -409,13 +416,7 @@ static void test_header_validate(void **state)
     (void)state;
     struct sbio_config cfg;
     CFG(&cfg, BASE_ARGS, "--validate=on");
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
-    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
-    sbio_report_header(m, &cfg, &alone, &g_fs, 42);
-    assert_int_equal(fclose(m), 0);
+    char *text = header(&cfg);
     assert_has(text, "\nNumber of threads: 2\nValidation checks: on.\n");
     free(text);
 }
@@ -531,12 +532,7 @@ static void test_job_share(void **state)
     struct sbio_run_result *r = two_threads();
     disk_read(r, 0);
     r->have_cache = true;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
-    sbio_report_text_scope(m, &cfg, &g_fs, r, SBIO_REPORT_JOB_SHARE);
-    assert_int_equal(fclose(m), 0);
+    char *text = report_scope(&cfg, r, SBIO_REPORT_JOB_SHARE);
     assert_has(text, "\nCPU time, page faults, device and page-cache figures: the process's, in "
                      "the phase's total below\n");
     assert_lacks(text, "\nCPU:");

@@ -1193,8 +1193,6 @@ static void test_refusals(void **state)
     assert_false(lock_held(f, "vda"));
 }
 
-/* --scheduler, iosched/, nr_requests and the rest: written in that order, every original
- * recorded in the state file before the first write, every one put back by restore. */
 /* --scheduler=cfq: bfq written and in effect, the note said once, mq-deadline restored. */
 static void test_historical_apply(void **state)
 {
@@ -1213,6 +1211,8 @@ static void test_historical_apply(void **state)
     assert_string_equal(sysv(f, VDA "/queue/scheduler"), "none [mq-deadline] kyber bfq");
 }
 
+/* --scheduler, iosched/, nr_requests and the rest: written in that order, every original
+ * recorded in the state file before the first write, every one put back by restore. */
 static void test_cycle(void **state)
 {
     struct fx *f = *state;

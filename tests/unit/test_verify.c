@@ -191,8 +191,7 @@ static void test_written_only(void **state)
     (void)state;
     const uint64_t sizes[1] = {4 * 4096};
     struct sbio_verify_map m;
-    assert_int_equal(sbio_verify_map_init(&m, 1, sizes, 4096, 42), 0);
-    m.written_only = true;
+    assert_int_equal(sbio_verify_map_init(&m, 1, sizes, 4096, 42, true), 0);
     static char buf[2 * 4096];
     memset(buf, 0x5a, sizeof(buf));
     uint64_t checked = 0;
