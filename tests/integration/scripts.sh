@@ -13,7 +13,8 @@
 # reported and the script goes on (a loop device with 4 KiB sectors: root); blockdev-sweep's
 # table is blockdev-perftest's (MiB, per-run seconds, the population standard deviation of
 # its runs, IOPS, O_DIRECT under --direct); iozone's "Children see" lines equal the JSON's
-# per-thread figures. Small sets under $TMP; about 30 s (fio-matrix, 16 cells of 1 s, runs in
+# per-thread figures; sysbench-rndrw makes as many reads + writes as --events asks, 0.4's
+# fsyncs, and takes longer for more (a loop device: root). Small sets under $TMP; about 30 s (fio-matrix, 16 cells of 1 s, runs in
 # the background).
 source "$(dirname "$0")/lib.sh"
 
@@ -199,15 +200,64 @@ eq "bonnie-direct: every cell ran with O_DIRECT" \
 	"$(json_get "$TMP/bonnie-direct.json" 'phases.#' phases.{0..5}.jobs.0.result.config.file_extra_flags | paste -sd ' ')" \
 	"6 direct direct direct direct direct direct"
 
-# --- sysbench-rndrw: reads/s, writes/s, fsyncs/s, total time, latency; ratio 1.5 ---
-run_wl sysbench-rndrw "$(newdir sysb)" --scale=0.01
-rc_ok sysbench-rndrw
-j=$TMP/sysbench-rndrw.json
-pos "sysbench-rndrw: reads/s, writes/s, fsyncs/s > 0" $(job_get "$j" 0 0 result.op_types.{read,write,fsync}.ops_per_s)
-pos "sysbench-rndrw: total time and average latency" $(job_get "$j" 0 0 result.elapsed_s result.latency_all.mean_ns)
-read -r r w < <(job_get "$j" 0 0 result.op_types.{read,write}.ops | paste -sd ' ')
-near "sysbench-rndrw: reads / writes = sysbench's ratio 1.5" "$(awk -v r="$r" -v w="$w" 'BEGIN { print w ? r / w : 0 }')" 1.5 1
-eq "sysbench-rndrw: 16 threads (the script's default)" "$(job_get "$j" 0 0 'result.threads.#')" 16
+# --- sysbench-rndrw: sysbench 0.4's fixed requests (reads + writes = --events) over O_DIRECT ---
+# On ext4 over a loop device of its own when root (the device's counters are the run's own;
+# its inode tables written by mkfs, not by ext4's lazy init during the first runs): the total
+# time grows with the requests (1000 vs 4000), every read reaches the device, and
+# report() prints 0.4's lines with the JSON's figures.
+SYSB_DIR=$(newdir sysb)
+if need_root && truncate -s 96M "$TMP/sysb.img" && LOOP=$(losetup -f --show "$TMP/sysb.img" 2>"$TMP/err"); then
+	if mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$TMP/err" 2>&1 && mkdir -p "$MNT" && mount "$LOOP" "$MNT" 2>>"$TMP/err"; then
+		SYSB_DIR=$MNT
+	else
+		notok "sysbench-rndrw: mkfs.ext4 and mount of $LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+	fi
+else
+	LOOP=
+	skip "sysbench-rndrw on a loop device: needs root and a loop device; runs on $TMP's file system"
+fi
+# sysb_run N: the workload at --events=N on SYSB_DIR; $TMP/sysb.N.out and .json.
+sysb_run() {
+	run_wl sysbench-rndrw "$SYSB_DIR" --size=16M --events="$1"
+	rc_ok sysbench-rndrw
+	cp "$TMP/sysbench-rndrw.out" "$TMP/sysb.$1.out"
+	cp "$TMP/sysbench-rndrw.json" "$TMP/sysb.$1.json"
+}
+# sysb_line N LABEL: the value after LABEL in report()'s lines of run N.
+sysb_line() { report_rows "$TMP/sysb.$1.out" | field "$2"; }
+for n in 1000 4000; do
+	sysb_run "$n"
+	j=$TMP/sysb.$n.json
+	read -r r w f < <(job_get "$j" 0 0 result.op_types.{read,write,fsync}.ops | paste -sd ' ')
+	eq "sysbench-rndrw --events=$n: reads + writes = the requests asked for" "$((r + w))" "$n"
+	near "sysbench-rndrw --events=$n: reads / writes = sysbench's ratio 1.5" "$(awk -v r="$r" -v w="$w" 'BEGIN { print w ? r / w : 0 }')" 1.5 1
+	eq "sysbench-rndrw --events=$n: 0.4's fsyncs, 128 files after every 100 requests and at the end" \
+		"$f" "$((128 * ((n - 1) / 100 + 1)))"
+	eq "sysbench-rndrw --events=$n: 16 threads, O_DIRECT, 16 KiB blocks, 128 files" \
+		"$(job_get "$j" 0 0 'result.threads.#' config.file_extra_flags config.block_size_bytes config.file_num | paste -sd ' ')" \
+		"16 direct 16384 128"
+	eq "sysbench-rndrw --events=$n: report()'s Operations performed line is the JSON's" \
+		"$(report_rows "$TMP/sysb.$n.out" | grep '^Operations performed:' | tr -s ' ')" \
+		"Operations performed: $r Read, $w Write, $f Other = $((r + w + f)) Total"
+	eq "sysbench-rndrw --events=$n: report()'s total number of events = the requests" \
+		"$(sysb_line "$n" 'total number of events')" "$n"
+	eq "sysbench-rndrw --events=$n: report()'s total time is the JSON's elapsed_s" \
+		"$(sysb_line "$n" 'total time')" "$(printf '%.4fs' "$(job_get "$j" 0 0 result.elapsed_s)")"
+	read -r us ss el < <(job_get "$j" 0 0 result.cpu.user_s result.cpu.system_s result.elapsed_s | paste -sd ' ')
+	eq "sysbench-rndrw --events=$n: report()'s CPU line (user, system, %, total) is the JSON's" \
+		"$(report_rows "$TMP/sysb.$n.out" | grep ' cpu ')" \
+		"$(awk -v u="$us" -v s="$ss" -v t="$el" 'BEGIN { printf "%.2fs user %.2fs system %d%% cpu %d:%05.2f total", u, s, int(100 * (u + s) / t), int(t / 60), t - 60 * int(t / 60) }')"
+done
+t1=$(job_get "$TMP/sysb.1000.json" 0 0 result.elapsed_s)
+t4=$(job_get "$TMP/sysb.4000.json" 0 0 result.elapsed_s)
+check "sysbench-rndrw: the total time grows with the requests (4000: ${t4}s, 1000: ${t1}s; ratio > 2)" \
+	awk -v a="$t4" -v b="$t1" 'BEGIN { exit !(b > 0 && a / b > 2) }'
+if [ -n "$LOOP" ]; then
+	read -r dev rb < <(job_get "$TMP/sysb.4000.json" 0 0 result.devices.0.bytes_read result.op_types.read.bytes | paste -sd ' ')
+	check "sysbench-rndrw: the loop device read at least the bytes the run read ($dev of $rb): not the page cache" \
+		awk -v d="$dev" -v r="$rb" 'BEGIN { exit !(r > 0 && d >= r) }'
+	umount "$MNT" && losetup -d "$LOOP" && LOOP=
+fi
 
 # --- oltp: two jobs (table, log), each reported, and in total; --threads=2 overrides 8 ---
 run_wl oltp "$(newdir oltp)" --size=16M --time=1 --threads=2
