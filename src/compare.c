@@ -130,7 +130,7 @@ struct axis {
 /* Options that define the set, the output or compare itself cannot vary per setting. */
 static const char *const fixed_opts[] = {
     "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
-    "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank"};
+    "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank", "metrics"};
 
 /* What the key of --vary KEY=LIST is. 0 or -EINVAL (message printed) for an option that
  * cannot vary. */
@@ -260,6 +260,7 @@ struct run_fig {
     double ops_s, mib_s, cpu_pct, util_pct;
     double p95[3], p99[3];
     bool has[3];
+    double m[SBIO_COMPARE_MAX_METRICS]; /* the --metrics figures, in the order asked */
 };
 
 static double num(json_t *doc, const char *path)
@@ -268,13 +269,110 @@ static double num(json_t *doc, const char *path)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void run_figures(json_t *doc, struct run_fig *f)
+static double metric_ops(json_t *doc)
 {
     double el = num(doc, "result.elapsed_s");
-    f->ops_s = el > 0 ? num(doc, "result.ops") / el : 0;
-    f->mib_s =
-        num(doc, "result.op_types.read.mib_per_s") + num(doc, "result.op_types.write.mib_per_s");
-    f->cpu_pct = num(doc, "result.cpu.user_pct") + num(doc, "result.cpu.system_pct");
+    return el > 0 ? num(doc, "result.ops") / el : 0;
+}
+
+static double metric_mib(json_t *doc)
+{
+    return num(doc, "result.op_types.read.mib_per_s") + num(doc, "result.op_types.write.mib_per_s");
+}
+
+static double metric_cpu(json_t *doc)
+{
+    return num(doc, "result.cpu.user_pct") + num(doc, "result.cpu.system_pct");
+}
+
+/* What --metrics can ask for: a name, where its value is in a run's document (a JSON path,
+ * or get for a figure made of several fields), its column's header, its unit in the JSON
+ * summary and its format (NULL: a duration in ns, shown in units that fit). One row each:
+ * a new metric is a new row. */
+static const struct metric {
+    const char *name;
+    const char *path;
+    double (*get)(json_t *doc);
+    const char *header;
+    const char *unit;
+    const char *fmt;
+} metrics[] = {
+    {"ops", NULL, metric_ops, "ops/s", "ops/s", "%.0f"},
+    {"mib", NULL, metric_mib, "MiB/s", "MiB/s", "%.2f"},
+    {"time", "result.elapsed_s", NULL, "time, s", "s", "%.3f"},
+    {"reads", "result.op_types.read.ops_per_s", NULL, "reads/s", "ops/s", "%.1f"},
+    {"writes", "result.op_types.write.ops_per_s", NULL, "writes/s", "ops/s", "%.1f"},
+    {"fsyncs", "result.op_types.fsync.ops_per_s", NULL, "fsyncs/s", "ops/s", "%.1f"},
+    {"cpu", NULL, metric_cpu, "CPU%", "%", "%.1f"},
+    {"util", "result.devices.0.util_pct", NULL, "util%", "%", "%.1f"},
+    {"p95", "result.latency_all.percentiles_ns.95", NULL, "p95", "ns", NULL},
+    {"p99", "result.latency_all.percentiles_ns.99", NULL, "p99", "ns", NULL},
+};
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+_Static_assert(NMETRICS <= SBIO_COMPARE_MAX_METRICS, "SBIO_COMPARE_MAX_METRICS too small");
+
+const char *sbio_compare_metric_name(size_t i)
+{
+    return i < NMETRICS ? metrics[i].name : NULL;
+}
+
+double sbio_compare_metric_value(size_t i, json_t *doc)
+{
+    if (i >= NMETRICS)
+        return NAN;
+    return metrics[i].get ? metrics[i].get(doc) : num(doc, metrics[i].path);
+}
+
+/* The accepted names, for the message of a bad one. */
+static void metric_names(char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < NMETRICS; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", metrics[i].name);
+    }
+}
+
+/* Name (len bytes of it) as an index into the table; -1 when it is not there. */
+static int metric_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NMETRICS; i++)
+        if (strlen(metrics[i].name) == len && !strncmp(metrics[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+int sbio_compare_metrics_parse(const char *list, size_t *idx, size_t *n)
+{
+    char names[160];
+    metric_names(names, sizeof(names));
+    *n = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        int m = metric_find(p, len);
+        bool twice = false;
+        for (size_t k = 0; m >= 0 && k < *n; k++)
+            twice |= idx[k] == (size_t)m;
+        if (m < 0 || twice) {
+            sbio_err("--metrics=%s: %s%.*s%s; accepted: a comma-separated list of %s", list,
+                     !len ? "an empty name" : twice ? "'" : "unknown metric '", (int)len, p,
+                     !len ? "" : twice ? "' given twice" : "'", names);
+            return -EINVAL;
+        }
+        idx[(*n)++] = (size_t)m;
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+static void run_figures(json_t *doc, struct run_fig *f, const size_t *met, size_t nmet)
+{
+    for (size_t k = 0; k < nmet; k++)
+        f->m[k] = sbio_compare_metric_value(met[k], doc);
+    f->ops_s = metric_ops(doc);
+    f->mib_s = metric_mib(doc);
+    f->cpu_pct = metric_cpu(doc);
     f->util_pct = num(doc, "result.devices.0.util_pct");
     for (int op = 0; op < 3; op++) {
         char p[96];
@@ -292,10 +390,11 @@ struct summary {
     double ops_m, ops_sd, mib_m, mib_sd, cpu_m, util_m;
     double p95_m[3], p99_m[3], p99_sd[3];
     bool has[3];
-    double diff_pct, p;
+    double m_mean[SBIO_COMPARE_MAX_METRICS], m_sd[SBIO_COMPARE_MAX_METRICS];
+    double diff_pct, p; /* of the first metric */
 };
 
-static void summarize(const struct run_fig *figs, size_t n, struct summary *s)
+static void summarize(const struct run_fig *figs, size_t n, size_t nmet, struct summary *s)
 {
     double *x = calloc(n ? n : 1, sizeof(double));
     double sd;
@@ -322,6 +421,10 @@ static void summarize(const struct run_fig *figs, size_t n, struct summary *s)
         COLLECT(figs[i].p99[op]);
         sbio_compare_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
     }
+    for (size_t k = 0; k < nmet; k++) {
+        COLLECT(figs[i].m[k]);
+        sbio_compare_mean_sd(x, n, &s->m_mean[k], &s->m_sd[k]);
+    }
 #undef COLLECT
     free(x);
 }
@@ -331,9 +434,27 @@ static json_t *stat_json(double mean, double sd)
     return json_pack("{s:f,s:f}", "mean", isnan(mean) ? 0.0 : mean, "stddev", isnan(sd) ? 0.0 : sd);
 }
 
-static json_t *summary_json(const struct summary *s, bool first)
+static json_t *num_json(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+/* summary.metrics: each metric asked for, by its name, in the order asked. */
+static json_t *metrics_json(const struct summary *s, const size_t *met, size_t nmet)
 {
     json_t *o = json_object();
+    for (size_t k = 0; k < nmet; k++)
+        json_object_set_new(o, metrics[met[k]].name,
+                            json_pack("{s:o,s:o,s:s}", "mean", num_json(s->n ? s->m_mean[k] : NAN),
+                                      "stddev", num_json(s->n ? s->m_sd[k] : NAN), "unit",
+                                      metrics[met[k]].unit));
+    return o;
+}
+
+static json_t *summary_json(const struct summary *s, bool first, const size_t *met, size_t nmet)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "metrics", metrics_json(s, met, nmet));
     json_object_set_new(o, "runs_ok", json_integer((json_int_t)s->n));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->total));
     json_object_set_new(o, "ops_per_s", stat_json(s->ops_m, s->ops_sd));
@@ -358,6 +479,21 @@ static json_t *summary_json(const struct summary *s, bool first)
         json_object_set_new(o, "significant", s->p < 0 ? json_null() : json_boolean(s->p < 0.05));
     }
     return o;
+}
+
+/* The end of setting i's row: the difference of its first metric's mean to row 0's (sum0),
+ * and Welch's verdict on it. */
+static void print_verdict(FILE *out, const struct summary *s, size_t i, const struct summary *sum0)
+{
+    if (i == 0)
+        fprintf(out, " %9s  (baseline)\n", "");
+    else if (!s->n || !sum0->n || isnan(s->diff_pct))
+        fprintf(out, " %9s  no runs to compare\n", "-");
+    else if (s->p < 0)
+        fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
+    else
+        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
+                s->p < 0.05 ? "significant" : "within noise", s->p);
 }
 
 /* One row of the table: setting i's summary, against the baseline (row 0) sum0; has says
@@ -391,15 +527,7 @@ static void print_row(FILE *out, const char *name, int w, const struct summary *
         fprintf(out, " %6.1f", s->util_m);
     else
         fprintf(out, " %6s", "-");
-    if (i == 0)
-        fprintf(out, " %9s  (baseline)\n", "");
-    else if (!s->n || !sum0->n || isnan(s->diff_pct))
-        fprintf(out, " %9s  no runs to compare\n", "-");
-    else if (s->p < 0)
-        fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
-    else
-        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
-                s->p < 0.05 ? "significant" : "within noise", s->p);
+    print_verdict(out, s, i, sum0);
 }
 
 static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
@@ -429,6 +557,68 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
         print_row(out, names[i], (int)w, &sum[i], i, &sum[0], has, repeat);
 }
 
+/* One value of metric m as its column shows it ("-" when the runs lack it). */
+static void metric_fmt(char *buf, size_t len, const struct metric *m, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (!m->fmt)
+        sbio_fmt_ns(buf, len, v);
+    else
+        snprintf(buf, len, m->fmt, v);
+}
+
+/* Setting i's cell of metric k: "mean ± sd" over its runs, "-" without runs. Returns the
+ * columns it takes ("±" is two bytes in UTF-8 and one column). */
+static size_t metric_cell(char *buf, size_t len, const struct summary *s, const struct metric *m,
+                          size_t k)
+{
+    char a[32], b[32];
+    if (!s->n) {
+        snprintf(buf, len, "-");
+        return 1;
+    }
+    metric_fmt(a, sizeof(a), m, s->m_mean[k]);
+    metric_fmt(b, sizeof(b), m, s->m_sd[k]);
+    snprintf(buf, len, "%s ± %s", a, b);
+    return strlen(buf) - 1;
+}
+
+/* The table of --metrics: one column per metric asked for (mean ± sd), then the difference
+ * of the first to the first row. Each column as wide as its widest cell. */
+static void print_metric_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
+                               unsigned repeat, const size_t *met, size_t nmet)
+{
+    size_t w = 7, cw[SBIO_COMPARE_MAX_METRICS];
+    char cell[80];
+    for (size_t k = 0; k < nmet; k++)
+        cw[k] = strlen(metrics[met[k]].header);
+    for (size_t i = 0; i < ns; i++) {
+        w = strlen(names[i]) > w ? strlen(names[i]) : w;
+        for (size_t k = 0; k < nmet; k++) {
+            size_t cols = metric_cell(cell, sizeof(cell), &sum[i], &metrics[met[k]], k);
+            cw[k] = cols > cw[k] ? cols : cw[k];
+        }
+    }
+    fprintf(out, "\n(mean ± sd over each setting's runs; the difference and its test: %s)\n",
+            metrics[met[0]].header);
+    fprintf(out, "%-*s %5s", (int)w, "setting", "runs");
+    for (size_t k = 0; k < nmet; k++)
+        fprintf(out, "  %*s", (int)cw[k], metrics[met[k]].header);
+    /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
+    fprintf(out, " %10s  %s\n", "Δ", "vs first row");
+    for (size_t i = 0; i < ns; i++) {
+        char runs[16];
+        snprintf(runs, sizeof(runs), "%zu/%u", sum[i].n, repeat);
+        fprintf(out, "%-*s %5s", (int)w, names[i], runs);
+        for (size_t k = 0; k < nmet; k++) {
+            size_t cols = metric_cell(cell, sizeof(cell), &sum[i], &metrics[met[k]], k);
+            fprintf(out, "  %*s", (int)(cw[k] + strlen(cell) - cols), cell);
+        }
+        print_verdict(out, &sum[i], i, &sum[0]);
+    }
+}
+
 /* One compare, from its axes to its summaries. A script of several phases gets one table per
  * phase: every figure is kept per (phase, setting), phase-major. */
 struct compare {
@@ -441,6 +631,8 @@ struct compare {
     size_t ns, np; /* settings; phases (1 without a script) */
     unsigned repeat;
     struct sbio_config base; /* cfg with compare's own defaults */
+    size_t met[SBIO_COMPARE_MAX_METRICS], nmet; /* --metrics; without it, ops (for the test) */
+    bool own_metrics;                           /* --metrics given: its table */
     char (*names)[512];      /* ns: "key=value key=value" */
     size_t *order;           /* ns * repeat: setting of each run, in run order */
     struct run_fig *figs;    /* np * ns * repeat: each (phase, setting)'s successful runs */
@@ -485,6 +677,18 @@ static int compare_sched_axis(struct compare *c, const char *key, const char *li
         free(ax->vals[i]);
         ax->vals[i] = canon;
     }
+    return 0;
+}
+
+/* --metrics, or the default table's ops/s (the figure its test is made on). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int compare_metrics(struct compare *c)
+{
+    c->own_metrics = c->cfg->metrics != NULL;
+    if (c->own_metrics)
+        return sbio_compare_metrics_parse(c->cfg->metrics, c->met, &c->nmet) ? -SBIO_EUSAGE : 0;
+    c->nmet = 1;
+    c->met[0] = (size_t)metric_find("ops", 3);
     return 0;
 }
 
@@ -649,7 +853,7 @@ static void compare_record_phases(struct compare *c, size_t s, json_t *doc)
         if (!pdoc || json_is_true(json_object_get(p, "refused")))
             continue;
         size_t i = ph * c->ns + s;
-        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++]);
+        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++], c->met, c->nmet);
         okp++;
     }
     fprintf(c->out, "%zu of %zu phases measured\n", okp, c->np);
@@ -659,7 +863,19 @@ static void compare_record_phases(struct compare *c, size_t s, json_t *doc)
 static void compare_record_run(struct compare *c, size_t s, json_t *doc)
 {
     struct run_fig *f = &c->figs[s * c->repeat + c->nfig[s]++];
-    run_figures(doc, f);
+    run_figures(doc, f, c->met, c->nmet);
+    if (c->own_metrics) {
+        for (size_t k = 0; k < c->nmet; k++) {
+            char v[32];
+            const struct metric *m = &metrics[c->met[k]];
+            metric_fmt(v, sizeof(v), m, f->m[k]);
+            fprintf(c->out, "%s%s %s%s%s", k ? ", " : "", m->name, v, m->fmt ? " " : "",
+                    m->fmt ? m->unit : "");
+        }
+        fprintf(c->out, "\n");
+        c->done++;
+        return;
+    }
     char a[24];
     fprintf(c->out, "%.0f ops/s, %.2f MiB/s%s%s\n", f->ops_s, f->mib_s,
             f->has[0]   ? ", read p99 "
@@ -710,15 +926,17 @@ static void compare_summarize(struct compare *c)
 {
     size_t ns = c->ns;
     for (size_t i = 0; i < c->np * ns; i++)
-        summarize(&c->figs[i * c->repeat], c->nfig[i], &c->sum[i]);
+        summarize(&c->figs[i * c->repeat], c->nfig[i], c->nmet, &c->sum[i]);
     for (size_t ph = 0; ph < c->np; ph++) {
         struct summary *b = &c->sum[ph * ns];
         for (size_t s = 1; s < ns; s++) {
             struct summary *x = &b[s];
             /* No successful run on either side: no difference, not -100%. */
-            x->diff_pct =
-                b[0].n && x->n && b[0].ops_m ? (x->ops_m - b[0].ops_m) / b[0].ops_m * 100 : NAN;
-            x->p = sbio_compare_welch_p(x->ops_m, x->ops_sd, x->n, b[0].ops_m, b[0].ops_sd, b[0].n);
+            double m0 = b[0].m_mean[0], m = x->m_mean[0];
+            x->diff_pct = b[0].n && x->n && m0 && !isnan(m0) ? (m - m0) / m0 * 100 : NAN;
+            x->p = isnan(m) || isnan(m0)
+                       ? -1
+                       : sbio_compare_welch_p(m, x->m_sd[0], x->n, m0, b[0].m_sd[0], b[0].n);
         }
     }
 }
@@ -733,7 +951,11 @@ static void compare_print(const struct compare *c)
     for (size_t ph = 0; ph < c->np; ph++) {
         if (c->script)
             fprintf(c->out, "\nPhase %zu/%zu: %s", ph + 1, c->np, c->script->phases[ph].name);
-        print_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat);
+        if (c->own_metrics)
+            print_metric_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat, c->met,
+                               c->nmet);
+        else
+            print_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat);
     }
 }
 
@@ -747,13 +969,14 @@ static json_t *compare_setting_json(const struct compare *c, size_t s)
     for (size_t a = 0; a < c->naxes; a++)
         json_object_set_new(vals, c->axes[a].key, json_string(c->axes[a].vals[idx[a]]));
     json_t *set = json_pack("{s:s,s:o,s:O,s:o}", "name", c->names[s], "values", vals, "runs",
-                            c->runs[s], "summary", summary_json(&c->sum[s], s == 0));
+                            c->runs[s], "summary", summary_json(&c->sum[s], s == 0, c->met, c->nmet));
     if (c->script) {
         json_t *phs = json_array();
         for (size_t ph = 0; ph < c->np; ph++)
             json_array_append_new(phs,
                                   json_pack("{s:s,s:o}", "name", c->script->phases[ph].name,
-                                            "summary", summary_json(&c->sum[ph * ns + s], s == 0)));
+                                            "summary", summary_json(&c->sum[ph * ns + s], s == 0,
+                                                                 c->met, c->nmet)));
         json_object_set_new(set, "phases", phs);
     }
     return set;
@@ -779,6 +1002,10 @@ static json_t *compare_json(const struct compare *c)
     }
     json_object_set_new(docs, "axes", ja);
     json_object_set_new(docs, "repeat", json_integer(c->repeat));
+    json_t *mets = json_array();
+    for (size_t k = 0; k < c->nmet; k++)
+        json_array_append_new(mets, json_string(metrics[c->met[k]].name));
+    json_object_set_new(docs, "metrics", mets);
     json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
     json_object_set_new(docs, "drop_caches", json_boolean(c->base.drop_caches));
     json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));
@@ -814,7 +1041,9 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
                         .out = out,
                         .np = script ? script->nphases : 1,
                         .repeat = (unsigned)cfg->repeat};
-    int rc = compare_axes(&c);
+    int rc = compare_metrics(&c);
+    if (!rc)
+        rc = compare_axes(&c);
     if (!rc) {
         c.base = *cfg;
         /* --scheduler under every setting: an old name noted once, not at every run. */

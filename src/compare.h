@@ -34,6 +34,23 @@ void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t
 /* Setting index -> the value index on each axis (first axis slowest). */
 void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx);
 
+/* --metrics=LIST: the figures compare can tabulate, one row each of a table in src/compare.c
+ * (ops, mib, time, reads, writes, fsyncs, cpu, util, p95, p99). */
+#define SBIO_COMPARE_MAX_METRICS 16
+
+/* The metrics of LIST ("time,reads,...") into idx[0..*n), as indexes into the table, in the
+ * order given. 0, or -EINVAL with one line on stderr naming what was wrong and the accepted
+ * names (an unknown or repeated name, an empty list or item). */
+int sbio_compare_metrics_parse(const char *list, size_t *idx, size_t *n);
+
+/* Metric i's name as --metrics spells it, or NULL past the end of the table. */
+const char *sbio_compare_metric_name(size_t i);
+
+/* Metric i's value in a run document (sbio-result/1, or a script phase's job result or
+ * total): NAN when the document does not have it. */
+struct json_t;
+double sbio_compare_metric_value(size_t i, struct json_t *doc);
+
 /* The compare command: its progress lines and tables go to out, the runs' own reports
  * nowhere; with cfg->output (rank 0) the sbio-compare/1 document goes there. script (may be
  * NULL): run the script under every setting; one table per phase. Returns 0; -SBIO_EUSAGE

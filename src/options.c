@@ -147,6 +147,10 @@ static const struct optdef opts[] = {
      "compare: runs per setting"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
      SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
+    {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "LIST",
+     "compare: the table's columns, mean ± sd each, of ops, mib, time, reads, writes, fsyncs, "
+     "cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
+     "MiB/s, latency per op type, CPU%, util%)"},
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
      "diff: exit 1 when a throughput metric of B is more than PCT% below A (off unless given; "
      "rows are marked better or worse from 1%)"},

@@ -116,7 +116,8 @@ struct sbio_config {
     bool adopt;        /* prepare --adopt */
     uint64_t fill_pct; /* compressible:P */
     const char *cpus;
-    int order; /* compare: 0 sequential, 1 random */
+    int order;           /* compare: 0 sequential, 1 random */
+    const char *metrics; /* compare: --metrics=LIST, NULL: the default table */
     bool verify_fatal;
     uint64_t threshold;
     /* --script: the options the script declares (set before parsing, so that they parse
