@@ -9,7 +9,10 @@
 #   2 runs, repeat-major order, each run's JSON shows its values, settings restored;
 # - bad input: exit 2, one line, no run started, nothing changed;
 # - SIGINT mid-compare: exit 130, the partial table, the run marked, everything restored;
-# - --order=random --rand-seed: a permutation per repeat, the same for the same seed.
+# - --order=random --rand-seed: a permutation per repeat, the same for the same seed;
+# - --metrics=time,reads,writes,fsyncs, of a plain run and of the sysbench-rndrw script: those
+#   columns, each the mean ± sd of the runs' JSON figures, in the table and the JSON; a bad
+#   name refused.
 # The set is 4 x 4 MiB; runs are --time=1 or a few dozen events. State in $TMP/state.
 source "$(dirname "$0")/lib.sh"
 
@@ -240,6 +243,76 @@ refused "--schedulers=none,cfq2" '--schedulers=none,cfq2: cfq2 is not offered by
 refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*--schedulers'
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
+
+refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, cpu, util, p95, p99$" \
+	--schedulers=none --metrics=time,bogus
+refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
+
+# --- --metrics=time,reads,writes,fsyncs: those columns, each mean ± sd of the runs' JSON ---
+# metrics_check DESC TABLE JSON RUNPATH: the table's rows (TABLE: compare's stdout) and the
+# JSON summaries (the setting's, and its phases' under a script) against the mean and sample
+# sd of each run's own figures (RUNPATH: a run's result document within its entry): time =
+# elapsed_s (3 decimals), reads, writes, fsyncs = op_types.*.ops_per_s (1 decimal); the Δ
+# column is the time's difference to the first row.
+metrics_check() {
+	SBIO_TABLE=$2 SBIO_RUNPATH=$4 json_check "$1" "$3" '
+import os, re, statistics as st
+rows = {}
+for line in open(os.environ["SBIO_TABLE"], encoding="utf-8"):
+    m = re.match(r"^(scheduler=\S+) +(\d+/\d+)((?:  +[-0-9.]+ ± [-0-9.]+){4}) +(\S+)", line)
+    if m: rows[m.group(1)] = (re.findall(r"([-0-9.]+) ± ([-0-9.]+)", m.group(3)), m.group(4))
+if d["metrics"] != ["time", "reads", "writes", "fsyncs"]: print("metrics", d["metrics"])
+fmt = {"time": "%.3f", "reads": "%.1f", "writes": "%.1f", "fsyncs": "%.1f"}
+def fig(doc, k):
+    r = doc["result"]
+    return r["elapsed_s"] if k == "time" else r["op_types"][k[:-1]]["ops_per_s"]
+means = []
+for x in d["settings"]:
+    docs = [eval("r[\"result\"]" + os.environ["SBIO_RUNPATH"]) for r in x["runs"] if r["status"] == "ok"]
+    sums = [x["summary"]] + [p["summary"] for p in x.get("phases", [])]
+    cells = rows.get(x["name"], ([], ""))[0]
+    if len(docs) != 2 or len(cells) != 4: print(x["name"], "runs", len(docs), "cells", cells)
+    for i, k in enumerate(d["metrics"]):
+        v = [fig(doc, k) for doc in docs]
+        m, sd = st.mean(v), st.stdev(v)
+        if k == "time": means.append(m)
+        for su in sums:
+            j = su["metrics"][k]
+            if abs(j["mean"] - m) > 1e-6 * abs(m) or abs(j["stddev"] - sd) > 1e-6 * max(abs(m), 1):
+                print(x["name"], k, "JSON", j, "runs", m, sd)
+        if i < len(cells) and cells[i] != (fmt[k] % m, fmt[k] % sd):
+            print(x["name"], k, "table", cells[i], "runs", fmt[k] % m, fmt[k] % sd)
+diff = "%+.1f%%" % ((means[1] - means[0]) / means[0] * 100)
+if rows.get(d["settings"][1]["name"], ([], ""))[1] != diff: print("delta", rows.get(d["settings"][1]["name"]), "want", diff)
+if abs(d["settings"][1]["summary"]["diff_pct"] - (means[1] - means[0]) / means[0] * 100) > 1e-6: print("diff_pct", d["settings"][1]["summary"]["diff_pct"])'
+}
+expect_exit 0 "compare --metrics=time,reads,writes,fsyncs (rndrw, 300 events, 2 settings x 2): exit 0" \
+	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --repeat=2 --file-test-mode=rndrw --threads=2 \
+	--events=300 --time=0 --drop-caches=off --metrics=time,reads,writes,fsyncs -o "$TMP/met.json"
+cp "$TMP/out" "$TMP/met.out"
+check "--metrics: the table's header has the columns asked for, in order" \
+	grep -qE '^setting +runs +time, s +reads/s +writes/s +fsyncs/s +Δ  vs first row$' "$TMP/met.out"
+check "--metrics: the table says which metric the difference is made on" \
+	grep -qF '(mean ± sd over each setting'"'"'s runs; the difference and its test: time, s)' "$TMP/met.out"
+check "--metrics: each progress line has the metrics asked for" \
+	test "$(grep -cE '^\[[0-9]/4\] .*: time [0-9.]+ s, reads [0-9.]+ ops/s, writes [0-9.]+ ops/s, fsyncs [0-9.]+ ops/s$' "$TMP/met.out")" -eq 4
+metrics_check "--metrics: table and JSON summary = mean ± sd of the runs' own JSON" "$TMP/met.out" "$TMP/met.json" ""
+# The same over a script: each phase's figures from the phase's job, as its table.
+mkdir -p "$MNT/sb"
+SB=(--dir="$MNT/sb" --script "$(cd "$(dirname "$0")/../.." && pwd)/workloads/sysbench-rndrw.lua" --size=8M --events=400)
+expect_exit 0 "prepare sysbench-rndrw (8 MiB)" "$SBIO" prepare "${SB[@]}"
+expect_exit 0 "compare --script sysbench-rndrw --metrics=time,reads,writes,fsyncs: exit 0" \
+	"$SBIO" compare "${SB[@]}" --schedulers=none,mq-deadline --repeat=2 --drop-caches=off \
+	--metrics=time,reads,writes,fsyncs -o "$TMP/metsb.json"
+cp "$TMP/out" "$TMP/metsb.out"
+metrics_check "--metrics over a script: table and JSON (setting and phase) = the runs' phase figures" \
+	"$TMP/metsb.out" "$TMP/metsb.json" '["phases"][0]["jobs"][0]["result"]'
+json_check "--metrics over a script: every run made the 400 requests asked for" "$TMP/metsb.json" '
+for x in d["settings"]:
+    for r in x["runs"]:
+        o = r["result"]["phases"][0]["jobs"][0]["result"]["result"]["op_types"]
+        if o["read"]["ops"] + o["write"]["ops"] != 400: print(x["name"], o["read"]["ops"], o["write"]["ops"])'
+same_state "--metrics: every queue setting as before" "$BASE"
 
 # --- SIGINT mid-compare: the run in progress is marked and left out, the table so far is
 # printed, everything restored, exit 130 ---
