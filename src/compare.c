@@ -354,9 +354,13 @@ int sbio_compare_metrics_parse(const char *list, size_t *idx, size_t *n)
         for (size_t k = 0; m >= 0 && k < *n; k++)
             twice |= idx[k] == (size_t)m;
         if (m < 0 || twice) {
-            sbio_err("--metrics=%s: %s%.*s%s; accepted: a comma-separated list of %s", list,
-                     !len ? "an empty name" : twice ? "'" : "unknown metric '", (int)len, p,
-                     !len ? "" : twice ? "' given twice" : "'", names);
+            if (twice)
+                sbio_err("--metrics=%s: '%.*s' given twice; accepted: a comma-separated list of %s",
+                         list, (int)len, p, names);
+            else
+                sbio_err("--metrics=%s: %s%.*s%s; accepted: a comma-separated list of %s", list,
+                         len ? "unknown metric '" : "an empty name", (int)len, p, len ? "'" : "",
+                         names);
             return -EINVAL;
         }
         idx[(*n)++] = (size_t)m;
@@ -631,8 +635,6 @@ struct compare {
     size_t ns, np; /* settings; phases (1 without a script) */
     unsigned repeat;
     struct sbio_config base; /* cfg with compare's own defaults */
-    size_t met[SBIO_COMPARE_MAX_METRICS], nmet; /* --metrics; without it, ops (for the test) */
-    bool own_metrics;                           /* --metrics given: its table */
     char (*names)[512];      /* ns: "key=value key=value" */
     size_t *order;           /* ns * repeat: setting of each run, in run order */
     struct run_fig *figs;    /* np * ns * repeat: each (phase, setting)'s successful runs */
@@ -642,6 +644,9 @@ struct compare {
     char (*qbuf)[160];       /* queue strings of the setting being run */
     FILE *devnull;           /* the runs' own text reports go there */
     size_t done;             /* runs measured */
+    /* --metrics, as indexes into metrics[]; without it, ops alone (its test's figure) */
+    size_t met[SBIO_COMPARE_MAX_METRICS], nmet;
+    bool own_metrics; /* --metrics given: its table */
     bool interrupted, failed;
 };
 
@@ -968,15 +973,15 @@ static json_t *compare_setting_json(const struct compare *c, size_t s)
     json_t *vals = json_object();
     for (size_t a = 0; a < c->naxes; a++)
         json_object_set_new(vals, c->axes[a].key, json_string(c->axes[a].vals[idx[a]]));
-    json_t *set = json_pack("{s:s,s:o,s:O,s:o}", "name", c->names[s], "values", vals, "runs",
-                            c->runs[s], "summary", summary_json(&c->sum[s], s == 0, c->met, c->nmet));
+    json_t *set =
+        json_pack("{s:s,s:o,s:O,s:o}", "name", c->names[s], "values", vals, "runs", c->runs[s],
+                  "summary", summary_json(&c->sum[s], s == 0, c->met, c->nmet));
     if (c->script) {
         json_t *phs = json_array();
         for (size_t ph = 0; ph < c->np; ph++)
-            json_array_append_new(phs,
-                                  json_pack("{s:s,s:o}", "name", c->script->phases[ph].name,
-                                            "summary", summary_json(&c->sum[ph * ns + s], s == 0,
-                                                                 c->met, c->nmet)));
+            json_array_append_new(
+                phs, json_pack("{s:s,s:o}", "name", c->script->phases[ph].name, "summary",
+                               summary_json(&c->sum[ph * ns + s], s == 0, c->met, c->nmet)));
         json_object_set_new(set, "phases", phs);
     }
     return set;

@@ -456,15 +456,15 @@ static void test_metrics_parse(void **state)
                  sbio_compare_metric_name(total));
     assert_int_equal(sbio_compare_metrics_parse(all, idx, &n), 0);
     assert_int_equal(n, total);
-    const char *names[] = {"ops", "mib", "time", "reads", "writes", "fsyncs", "cpu", "util",
-                           "p95", "p99"};
+    const char *names[] = {"ops",    "mib", "time", "reads", "writes",
+                           "fsyncs", "cpu", "util", "p95",   "p99"};
     for (size_t k = 0; k < ARRAY_LEN(names); k++)
         assert_true(metric_index(names[k]) >= 0);
     assert_null(sbio_compare_metric_name(total));
     /* Refused: an unknown name, a prefix of one, a name twice, an empty list or item, a
      * name in another case. */
-    const char *bad[] = {"time,bogus", "tim", "time,time", "", "time,", ",time", "time,,reads",
-                         "TIME", "reads ,writes"};
+    const char *bad[] = {"time,bogus",  "tim",  "time,time",    "", "time,", ",time",
+                         "time,,reads", "TIME", "reads ,writes"};
     for (size_t k = 0; k < ARRAY_LEN(bad); k++)
         if (sbio_compare_metrics_parse(bad[k], idx, &n) != -EINVAL)
             fail_msg("--metrics=%s accepted", bad[k]);
