@@ -7,17 +7,18 @@
 -- `time` around the run ("0.04s user 5.24s system 1% cpu 4:51.62 total").
 --
 -- The set cannot sit in the page cache: every read and write is O_DIRECT (sysbench's
--- --file-extra-flags=direct), so each request goes to the device as the post's did on a
--- machine whose RAM was smaller than the set. Under sysbench 1.0 the same command line runs
+-- --file-extra-flags=direct), so each request reaches the device whatever the RAM, as the
+-- post's did. Under sysbench 1.0 the same command line runs
 -- 10 s instead (--time=10), and its --events counts fsyncs too; here --events counts
 -- requests, reads + writes, as 0.4's --max-requests did:
 --   sbio prepare --script sysbench-rndrw --dir=D
 --   sbio run     --script sysbench-rndrw --dir=D            # the post: 2 GiB, 10000 requests
 --   sbio compare --script sysbench-rndrw --dir=D --schedulers=none,mq-deadline,bfq --repeat=3 \
 --        --metrics=time,reads,writes,fsyncs
--- Measured on this machine's virtio disk (ext4, 2 CPUs): the default ran 3.2-3.6 s (total time,
--- 3 runs); --size and --events scale it: --size=256M 3.1-3.4 s (the device's random access
--- costs the same over 256 MiB as over 2 GiB), --events=40000 13.2-13.9 s.
+-- The default is the post's scale (2 GiB, 10000 requests); --events=N makes N requests, and
+-- the time grows with them; --size changes the set. Measured on ext4 on this machine's virtio
+-- disk (2 CPUs, shared with other work: the spread is the machine's), 3 runs each: the
+-- default 1.06-1.74 s total time, --size=256M 0.64-1.43 s, --events=40000 4.06-6.03 s.
 --
 -- How the requests are made (event(), below), against sysbench 0.4:
 --   thread t of T does requests floor(N(t+1)/T) - floor(Nt/T) of the N: a read when
@@ -41,8 +42,8 @@
 --   per-request statistics                           min, avg, max, 95th percentile of the reads
 --                                                    and writes (their histograms merged)
 -- and the CPU line in the post's format, over the measured phase rather than the process:
---   Us user Ss system P% cpu M:SS.ss total   user_s, system_s, (user + system) / elapsed of
---                                            one CPU, rounded down as `time` does; elapsed_s
+--   Us user Ss system P% cpu M:SS.ss total   user_s, system_s, (user + system) / elapsed_s
+--                                            in whole % of one CPU (rounded down), elapsed_s
 option("size", "2G", "size of the set (sysbench's --file-total-size)")
 option("events", 10000, "requests, reads + writes (sysbench 0.4's --max-requests)")
 option("threads", 16, "worker threads (sysbench's --num-threads)")
