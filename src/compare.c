@@ -395,7 +395,9 @@ struct summary {
     double p95_m[3], p99_m[3], p99_sd[3];
     bool has[3];
     double m_mean[SBIO_COMPARE_MAX_METRICS], m_sd[SBIO_COMPARE_MAX_METRICS];
-    double diff_pct, p; /* of the first metric */
+    /* Against the first setting: ops/s (the default table's), and each of the metrics */
+    double diff_pct, p;
+    double m_diff[SBIO_COMPARE_MAX_METRICS], m_p[SBIO_COMPARE_MAX_METRICS];
 };
 
 static void summarize(const struct run_fig *figs, size_t n, size_t nmet, struct summary *s)
@@ -443,22 +445,33 @@ static json_t *num_json(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
+/* diff_pct, p_value and significant of a difference to the first setting (first: this is
+ * it). */
+static void diff_json(json_t *o, bool first, double pct, double p)
+{
+    json_object_set_new(o, "diff_pct", first ? json_real(0) : num_json(pct));
+    json_object_set_new(o, "p_value", first || p < 0 ? json_null() : json_real(p));
+    json_object_set_new(o, "significant", first || p < 0 ? json_null() : json_boolean(p < 0.05));
+}
+
 /* summary.metrics: each metric asked for, by its name, in the order asked. */
-static json_t *metrics_json(const struct summary *s, const size_t *met, size_t nmet)
+static json_t *metrics_json(const struct summary *s, bool first, const size_t *met, size_t nmet)
 {
     json_t *o = json_object();
-    for (size_t k = 0; k < nmet; k++)
-        json_object_set_new(o, metrics[met[k]].name,
-                            json_pack("{s:o,s:o,s:s}", "mean", num_json(s->n ? s->m_mean[k] : NAN),
-                                      "stddev", num_json(s->n ? s->m_sd[k] : NAN), "unit",
-                                      metrics[met[k]].unit));
+    for (size_t k = 0; k < nmet; k++) {
+        json_t *m =
+            json_pack("{s:o,s:o,s:s}", "mean", num_json(s->n ? s->m_mean[k] : NAN), "stddev",
+                      num_json(s->n ? s->m_sd[k] : NAN), "unit", metrics[met[k]].unit);
+        diff_json(m, first, s->m_diff[k], s->m_p[k]);
+        json_object_set_new(o, metrics[met[k]].name, m);
+    }
     return o;
 }
 
 static json_t *summary_json(const struct summary *s, bool first, const size_t *met, size_t nmet)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "metrics", metrics_json(s, met, nmet));
+    json_object_set_new(o, "metrics", metrics_json(s, first, met, nmet));
     json_object_set_new(o, "runs_ok", json_integer((json_int_t)s->n));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->total));
     json_object_set_new(o, "ops_per_s", stat_json(s->ops_m, s->ops_sd));
@@ -472,38 +485,29 @@ static json_t *summary_json(const struct summary *s, bool first, const size_t *m
                             json_pack("{s:f,s:o}", "p95_ns", s->p95_m[op], "p99_ns",
                                       stat_json(s->p99_m[op], s->p99_sd[op])));
     }
-    if (first) {
-        json_object_set_new(o, "diff_pct", json_real(0));
-        json_object_set_new(o, "p_value", json_null());
-        json_object_set_new(o, "significant", json_null());
-    } else {
-        json_object_set_new(o, "diff_pct",
-                            isnan(s->diff_pct) ? json_null() : json_real(s->diff_pct));
-        json_object_set_new(o, "p_value", s->p < 0 ? json_null() : json_real(s->p));
-        json_object_set_new(o, "significant", s->p < 0 ? json_null() : json_boolean(s->p < 0.05));
-    }
+    diff_json(o, first, s->diff_pct, s->p);
     return o;
 }
 
-/* The end of setting i's row: the difference of its first metric's mean to row 0's (sum0),
- * and Welch's verdict on it. */
-static void print_verdict(FILE *out, const struct summary *s, size_t i, const struct summary *sum0)
+/* The end of row i: the difference of a mean to row 0's, in % (NaN: no run on a side), and
+ * Welch's p-value of it (< 0: no test). */
+static void print_verdict(FILE *out, size_t i, double pct, double p)
 {
     if (i == 0)
         fprintf(out, " %9s  (baseline)\n", "");
-    else if (!s->n || !sum0->n || isnan(s->diff_pct))
+    else if (isnan(pct))
         fprintf(out, " %9s  no runs to compare\n", "-");
-    else if (s->p < 0)
-        fprintf(out, " %+8.1f%%  1 run, no test\n", s->diff_pct);
+    else if (p < 0)
+        fprintf(out, " %+8.1f%%  1 run, no test\n", pct);
     else
-        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", s->diff_pct,
-                s->p < 0.05 ? "significant" : "within noise", s->p);
+        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", pct,
+                p < 0.05 ? "significant" : "within noise", p);
 }
 
-/* One row of the table: setting i's summary, against the baseline (row 0) sum0; has says
- * which op types have columns, w is the setting column's width. */
+/* One row of the table: setting i's summary, with its difference to the baseline (row 0);
+ * has says which op types have columns, w is the setting column's width. */
 static void print_row(FILE *out, const char *name, int w, const struct summary *s, size_t i,
-                      const struct summary *sum0, const bool *has, unsigned repeat)
+                      const bool *has, unsigned repeat)
 {
     char runs[16], ops[48];
     snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
@@ -531,7 +535,7 @@ static void print_row(FILE *out, const char *name, int w, const struct summary *
         fprintf(out, " %6.1f", s->util_m);
     else
         fprintf(out, " %6s", "-");
-    print_verdict(out, s, i, sum0);
+    print_verdict(out, i, s->diff_pct, s->p);
 }
 
 static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
@@ -558,7 +562,7 @@ static void print_table(FILE *out, char (*names)[512], const struct summary *sum
     /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
     fprintf(out, " %6s %6s %10s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
     for (size_t i = 0; i < ns; i++)
-        print_row(out, names[i], (int)w, &sum[i], i, &sum[0], has, repeat);
+        print_row(out, names[i], (int)w, &sum[i], i, has, repeat);
 }
 
 /* One value of metric m as its column shows it ("-" when the runs lack it). */
@@ -619,7 +623,7 @@ static void print_metric_table(FILE *out, char (*names)[512], const struct summa
             size_t cols = metric_cell(cell, sizeof(cell), &sum[i], &metrics[met[k]], k);
             fprintf(out, "  %*s", (int)(cw[k] + strlen(cell) - cols), cell);
         }
-        print_verdict(out, &sum[i], i, &sum[0]);
+        print_verdict(out, i, sum[i].m_diff[0], sum[i].m_p[0]);
     }
 }
 
@@ -927,6 +931,16 @@ static int compare_run(struct compare *c, size_t k)
 }
 
 /* Each (phase, setting)'s summary, and its difference to the phase's first setting. */
+/* The difference of a mean m (sd, over n runs) to the baseline's m0 (sd0, n0) in %, and
+ * Welch's p-value of it. No successful run on either side: no difference (NaN), not -100%;
+ * no test (p < 0) where there is no difference or too few runs. */
+static void diff_of(double m, double sd, size_t n, double m0, double sd0, size_t n0, double *pct,
+                    double *p)
+{
+    *pct = n0 && n && m0 && !isnan(m0) && !isnan(m) ? (m - m0) / m0 * 100 : NAN;
+    *p = isnan(*pct) ? -1 : sbio_compare_welch_p(m, sd, n, m0, sd0, n0);
+}
+
 static void compare_summarize(struct compare *c)
 {
     size_t ns = c->ns;
@@ -936,12 +950,11 @@ static void compare_summarize(struct compare *c)
         struct summary *b = &c->sum[ph * ns];
         for (size_t s = 1; s < ns; s++) {
             struct summary *x = &b[s];
-            /* No successful run on either side: no difference, not -100%. */
-            double m0 = b[0].m_mean[0], m = x->m_mean[0];
-            x->diff_pct = b[0].n && x->n && m0 && !isnan(m0) ? (m - m0) / m0 * 100 : NAN;
-            x->p = isnan(m) || isnan(m0)
-                       ? -1
-                       : sbio_compare_welch_p(m, x->m_sd[0], x->n, m0, b[0].m_sd[0], b[0].n);
+            diff_of(x->ops_m, x->ops_sd, x->n, b[0].ops_m, b[0].ops_sd, b[0].n, &x->diff_pct,
+                    &x->p);
+            for (size_t k = 0; k < c->nmet; k++)
+                diff_of(x->m_mean[k], x->m_sd[k], x->n, b[0].m_mean[k], b[0].m_sd[k], b[0].n,
+                        &x->m_diff[k], &x->m_p[k]);
         }
     }
 }

@@ -253,7 +253,7 @@ refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=t
 # JSON summaries (the setting's, and its phases' under a script) against the mean and sample
 # sd of each run's own figures (RUNPATH: a run's result document within its entry): time =
 # elapsed_s (3 decimals), reads, writes, fsyncs = op_types.*.ops_per_s (1 decimal); the Δ
-# column is the time's difference to the first row.
+# column, and the JSON's metrics.time.diff_pct, is the time's difference to the first row.
 metrics_check() {
 	SBIO_TABLE=$2 SBIO_RUNPATH=$4 json_check "$1" "$3" '
 import os, re, statistics as st
@@ -284,7 +284,10 @@ for x in d["settings"]:
             print(x["name"], k, "table", cells[i], "runs", fmt[k] % m, fmt[k] % sd)
 diff = "%+.1f%%" % ((means[1] - means[0]) / means[0] * 100)
 if rows.get(d["settings"][1]["name"], ([], ""))[1] != diff: print("delta", rows.get(d["settings"][1]["name"]), "want", diff)
-if abs(d["settings"][1]["summary"]["diff_pct"] - (means[1] - means[0]) / means[0] * 100) > 1e-6: print("diff_pct", d["settings"][1]["summary"]["diff_pct"])'
+for su in [d["settings"][1]["summary"]] + [p["summary"] for p in d["settings"][1].get("phases", [])]:
+    t = su["metrics"]["time"]
+    if abs(t["diff_pct"] - (means[1] - means[0]) / means[0] * 100) > 1e-6 or not 0 <= t["p_value"] <= 1: print("time diff", t)
+if d["settings"][0]["summary"]["metrics"]["time"]["diff_pct"] != 0: print("baseline", d["settings"][0]["summary"]["metrics"]["time"])'
 }
 expect_exit 0 "compare --metrics=time,reads,writes,fsyncs (rndrw, 300 events, 2 settings x 2): exit 0" \
 	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --repeat=2 --file-test-mode=rndrw --threads=2 \
