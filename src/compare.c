@@ -895,6 +895,24 @@ static void compare_record_run(struct compare *c, size_t s, json_t *doc)
     c->done++;
 }
 
+/* A script's run under conf. Its report() and event() print with Lua's print, to standard
+ * output: that goes where the run's own report goes (nowhere), so the progress lines and the
+ * tables stay readable. */
+static int compare_run_script(struct compare *c, const struct sbio_config *conf, json_t **doc)
+{
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved >= 0)
+        dup2(fileno(c->devnull), STDOUT_FILENO);
+    int rc = sbio_session_run_script(conf, c->topo, c->script, c->devnull, doc);
+    fflush(stdout);
+    if (saved >= 0) {
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
+    return rc;
+}
+
 /* The k-th run of the order: run it, keep its document and figures, end its progress line.
  * 0 or -SBIO_EUSAGE (message printed); c->interrupted when every rank is to stop. */
 static int compare_run(struct compare *c, size_t k)
@@ -907,7 +925,7 @@ static int compare_run(struct compare *c, size_t k)
     fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", k + 1, c->ns * c->repeat, rep, c->names[s]);
     fflush(c->out);
     json_t *doc = NULL;
-    int rc = c->script ? sbio_session_run_script(&conf, c->topo, c->script, c->devnull, &doc)
+    int rc = c->script ? compare_run_script(c, &conf, &doc)
                        : sbio_session_run(&conf, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
     json_t *entry =

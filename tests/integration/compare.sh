@@ -308,6 +308,8 @@ expect_exit 0 "compare --script sysbench-rndrw --metrics=time,reads,writes,fsync
 	"$SBIO" compare "${SB[@]}" --schedulers=none,mq-deadline --repeat=2 --drop-caches=off \
 	--metrics=time,reads,writes,fsyncs -o "$TMP/metsb.json"
 cp "$TMP/out" "$TMP/metsb.out"
+check "compare --script: the script's report() prints nowhere, as the runs' own reports" \
+	bash -c "! grep -q '^Operations performed:' '$TMP/metsb.out'"
 metrics_check "--metrics over a script: table and JSON (setting and phase) = the runs' phase figures" \
 	"$TMP/metsb.out" "$TMP/metsb.json" '["phases"][0]["jobs"][0]["result"]'
 json_check "--metrics over a script: every run made the 400 requests asked for" "$TMP/metsb.json" '
