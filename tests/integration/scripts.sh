@@ -204,8 +204,7 @@ eq "bonnie-direct: every cell ran with O_DIRECT" \
 # On ext4 over a loop device of its own when root (the device's counters are the run's own;
 # its inode tables written by mkfs, not by ext4's lazy init during the first runs): the total
 # time grows with the requests (1000 vs 8000: about 8 times as long on a quiet machine), every
-# read reaches the device, and
-# report() prints 0.4's lines with the JSON's figures.
+# read reaches the device, and report() prints 0.4's lines with the JSON's figures.
 SYSB_DIR=$(newdir sysb)
 if need_root && truncate -s 96M "$TMP/sysb.img" && LOOP=$(losetup -f --show "$TMP/sysb.img" 2>"$TMP/err"); then
 	if mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >"$TMP/err" 2>&1 && mkdir -p "$MNT" && mount "$LOOP" "$MNT" 2>>"$TMP/err"; then
