@@ -18,8 +18,9 @@
 #   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
 #   E2_SIZE (512M, per file), E2_THREADS (2), E2_RECORD (128k)
 #   E3_SIZE (2G, the ten files), E3_TIME (2 s per cell), E3_BLOCK (32k), E3_DEPTH (16)
-#   E4_SIZE (256, MiB), E4_CHUNKS (4k 16k 64k)
-#   E5_SIZE (256M), E5_RUNS (3), E5_SIZES (64M,16M,4M,1M,256K,64K,16K)
+#   E4_CELLS (4k:256 16k:512 64k:1024: chunk size and file size in MiB, as bonnie's -s SIZE:CHUNK;
+#   a file large enough for each test to take about a second, or bonnie prints +++++)
+#   E5_SIZE (256M), E5_RUNS (2), E5_SIZES (64M,16M,4M,1M,256K,64K,16K)
 # A workload's options are read from its --help: options it does not have yet (sysbench-
 # rndrw's events) are left out, and the table says what that run measured instead.
 # Needs fio, sysbench, bonnie++, dd and python3: `make experiments` installs what is missing.
@@ -39,15 +40,15 @@ usage_error() {
 
 if [ "$QUICK" = 1 ]; then
 	: "${ROUNDS:=1}" "${E1_EVENTS:=500}" "${E1_SIZE:=64M}" "${E2_SIZE:=16M}" "${E3_SIZE:=40M}"
-	: "${E3_TIME:=1}" "${E4_SIZE:=16}" "${E5_SIZE:=16M}" "${E5_RUNS:=1}" "${E5_SIZES:=4M,64K}"
+	: "${E3_TIME:=1}" "${E4_CELLS:=4k:16 64k:16}" "${E5_SIZE:=16M}" "${E5_RUNS:=1}" "${E5_SIZES:=4M,64K}"
 fi
 ROUNDS=${ROUNDS:-3}
 EXPS=${EXPS:-1 2 3 4 5}
 E1_EVENTS=${E1_EVENTS:-10000} E1_SIZE=${E1_SIZE:-1G} E1_THREADS=${E1_THREADS:-16}
 E2_SIZE=${E2_SIZE:-512M} E2_THREADS=${E2_THREADS:-2} E2_RECORD=${E2_RECORD:-128k}
 E3_SIZE=${E3_SIZE:-2G} E3_TIME=${E3_TIME:-2} E3_BLOCK=${E3_BLOCK:-32k} E3_DEPTH=${E3_DEPTH:-16}
-E4_SIZE=${E4_SIZE:-256} E4_CHUNKS=${E4_CHUNKS:-4k 16k 64k}
-E5_SIZE=${E5_SIZE:-256M} E5_RUNS=${E5_RUNS:-3} E5_SIZES=${E5_SIZES:-64M,16M,4M,1M,256K,64K,16K}
+E4_CELLS=${E4_CELLS:-4k:256 16k:512 64k:1024}
+E5_SIZE=${E5_SIZE:-256M} E5_RUNS=${E5_RUNS:-2} E5_SIZES=${E5_SIZES:-64M,16M,4M,1M,256K,64K,16K}
 
 # SIZE (a number with an optional K, M or G, powers of 1024) in bytes; empty when malformed.
 to_bytes() {
@@ -71,11 +72,14 @@ sized() { # NAME VALUE: a size above 0
 	fi
 }
 
-for v in ROUNDS E1_EVENTS E1_THREADS E2_THREADS E3_TIME E3_DEPTH E4_SIZE E5_RUNS; do
+for v in ROUNDS E1_EVENTS E1_THREADS E2_THREADS E3_TIME E3_DEPTH E5_RUNS; do
 	positive "$v" "${!v}"
 done
 for v in E1_SIZE E2_SIZE E2_RECORD E3_SIZE E3_BLOCK E5_SIZE; do sized "$v" "${!v}"; done
-for c in $E4_CHUNKS; do sized E4_CHUNKS "$c"; done
+for c in $E4_CELLS; do
+	sized E4_CELLS "${c%%:*}"
+	case $c in *:*) positive E4_CELLS "${c#*:}" ;; *) usage_error "E4_CELLS=$E4_CELLS: expected CHUNK:MiB pairs" ;; esac
+done
 for c in ${E5_SIZES//,/ }; do
 	sized E5_SIZES "$c"
 	[ "$(to_bytes "$c")" -le "$(to_bytes "$E5_SIZE")" ] ||
@@ -334,32 +338,34 @@ exp3() {
 	rm -rf "$d"
 }
 
-# 4. bonnie++ -D, one run per chunk size: block write, rewrite and block read of an
-# E4_SIZE MiB file (-f: no per-character tests; -n 0: no file-creation tests; the seek test,
+# 4. bonnie++ -D, one run per chunk size: block write, rewrite and block read of a file of
+# the cell's size (-f: no per-character tests; -n 0: no file-creation tests; the seek test,
 # which cannot be left out, cut to 10 seeks by one process), K/sec as MiB/s, and %CPU.
 exp4() {
-	local wl=workloads/bonnie-direct.lua d=$W/e4 r c
+	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
 	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig")
-	local -a opts=("--dir=$d/sbio" "--size=${E4_SIZE}M")
 	[ "$ROOT" = 1 ] && bon+=(-u root)
-	mkdir -p "$d/sbio" "$d/orig"
-	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s $E4_SIZE:CHUNK:10:1\`; sbio: \`sbio run --script $wl ${opts[*]:1} --sizes=CHUNK\`, for CHUNK in $E4_CHUNKS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
-	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	mkdir -p "$d/orig"
+	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s MIB:CHUNK:10:1\`; sbio: \`sbio run --script $wl --size=MIBM --sizes=CHUNK\`, for CHUNK:MIB in $E4_CELLS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
+	for c in $E4_CELLS; do
+		mkdir -p "$d/sbio-${c%%:*}"
+		"$SBIO" prepare --script "$wl" --dir="$d/sbio-${c%%:*}" --size="${c#*:}M" >/dev/null
+	done
 	for r in $(seq "$ROUNDS"); do
 		say "exp 4 round $r"
-		for c in $E4_CHUNKS; do
+		for c in $E4_CELLS; do
+			chunk=${c%%:*} mib=${c#*:}
 			cold
-			bonnie++ "${bon[@]}" -s "$E4_SIZE:$c:10:1" >"$d/orig.csv" 2>/dev/null
-			x e4_orig "$d/orig.csv" "$c" | record 4 "$r" orig
-			sbio_run "$d/sbio.json" "$wl" "${opts[@]}" "--sizes=$c"
+			bonnie++ "${bon[@]}" -s "$mib:$chunk:10:1" >"$d/orig.csv" 2>/dev/null
+			x e4_orig "$d/orig.csv" "$chunk" | record 4 "$r" orig
+			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk"
 			x e4_sbio "$d/sbio.json" | record 4 "$r" sbio
 		done
 	done
-	local no ns
 	no=$(grep -c "^4	.*	orig	" "$RES" || true)
 	ns=$(grep -c "^4	.*	sbio	" "$RES" || true)
 	[ "$no" -lt "$ns" ] &&
-		note 4 "A cell without bonnie's figure: bonnie++ printed +++++ for it (the test took too little time to be timed); a larger E4_SIZE gives one."
+		note 4 "A cell without bonnie's figure: bonnie++ printed +++++ for it (the test took too little time to be timed); a larger file in E4_CELLS gives one."
 	rm -rf "$d"
 }
 
@@ -372,7 +378,7 @@ exp5() {
 	local size
 	size=$(to_bytes "$E5_SIZE")
 	mkdir -p "$d"
-	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS runs, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
+	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	f=$d/test_file.0
 	for r in $(seq "$ROUNDS"); do
