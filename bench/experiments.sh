@@ -27,7 +27,7 @@
 set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
-CMDLINE="$0${*:+ $*}"
+CMDLINE="bench/$(basename "$0")${*:+ $*}"
 SBIO=${SBIO:-$PWD/sbio}
 QUICK=${QUICK:-0}
 BEGIN_MARK='<!-- experiments: begin -->'
@@ -98,6 +98,7 @@ fi
 
 W=$(mktemp -d "$BASE/sbio-experiments.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
 RES=$W/results.tsv
 : >"$RES"
 ROOT=0
