@@ -13,8 +13,9 @@
 -- run's seconds (dd's T: here the phase's measured time), the average MB/s and its standard
 -- deviation over the runs, and IOPS. As there, MB is 2^20 bytes (MiB), each run's MB/s is the
 -- set's size over the run's seconds, the standard deviation is the population one (over n,
--- not n-1), and IOPS is the average MB/s over the block size in MiB. A run that was refused prints "refused" in its seconds column
--- and is left out of the figures. About 10 s by default; --size=1G is the original's I/O size.
+-- not n-1), and IOPS is the average MB/s over the block size in MiB. A run that was refused
+-- prints "refused" in its seconds column and is left out of the figures. About 10 s by
+-- default; --size=1G is the original's I/O size.
 -- No fsync_end: blockdev-perftest only reads, and a read job has no end fsync.
 option("size", "256M", "size of the set (one file): bytes read by each run")
 option("runs", 3, "runs per block size (blockdev-perftest -i)")
