@@ -427,11 +427,11 @@ SECS=$(($(date -u +%s) - START))
 	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
 	dev=$(basename "$(readlink -f "$src")")
 	dev=${dev%%[0-9]*}
-	sched=$(cat "/sys/block/$dev/queue/scheduler" 2>/dev/null || echo "?")
+	sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$dev/queue/scheduler" 2>/dev/null)
 	echo "### Run on $(date -u +%Y-%m-%d) ($(date -u +%H:%M) UTC)"
 	echo
 	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
-	echo "- Folder on $src ($fstype; scheduler: $sched)."
+	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})."
 	echo "- $($SBIO --version 2>&1 | head -n 1), $(fio --version), $(sysbench --version), $(dd --version | head -n 1)."
 	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1") $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
 	for e in $EXPS; do
