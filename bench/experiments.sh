@@ -14,7 +14,7 @@
 #   DIR (a folder on the disk to measure, /var/tmp by default ($TMPDIR when set); the runs
 #   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
 #   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
-#   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about a minute).
+#   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about 90 s).
 #   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
 #   E2_SIZE (512M, per file), E2_THREADS (2), E2_RECORD (128k)
 #   E3_SIZE (2G, the ten files), E3_TIME (2 s per cell), E3_BLOCK (32k), E3_DEPTH (16)
@@ -24,6 +24,7 @@
 # A workload's options are read from its --help: options it does not have yet (sysbench-
 # rndrw's events) are left out, and the table says what that run measured instead.
 # Needs fio, sysbench, bonnie++, dd and python3: `make experiments` installs what is missing.
+# The defaults take about 12 minutes on a 2-CPU VM with a virtio disk (exp 3 half of it).
 set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -342,6 +343,8 @@ exp3() {
 # 4. bonnie++ -D, one run per chunk size: block write, rewrite and block read of a file of
 # the cell's size (-f: no per-character tests; -n 0: no file-creation tests; the seek test,
 # which cannot be left out, cut to 10 seeks by one process), K/sec as MiB/s, and %CPU.
+# bonnie++ 2.00a opens the file with O_DIRECT for its block write only: its rewrite and
+# block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
 exp4() {
 	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
 	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig")
