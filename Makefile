@@ -37,8 +37,8 @@ UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
 FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
-.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench install clean \
-	format format-check
+.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments install \
+	clean format format-check
 
 all: $(BIN)
 
@@ -162,6 +162,13 @@ bench:
 	@./scripts/install-deps.sh fio sysbench
 	@$(MAKE) --no-print-directory all
 	@./bench/run.sh
+
+# make experiments: the five experiment workloads beside the tools they reproduce (sysbench,
+# fio, bonnie++, dd), about 10-15 minutes, never part of make test (see doc/experiments.md).
+experiments:
+	@./scripts/install-deps.sh fio sysbench bonnie++ python3
+	@$(MAKE) --no-print-directory all
+	@./bench/experiments.sh
 
 # The man page names the documents by their place in the source tree (doc/NAME.md); the
 # installed copy names them where they are installed.

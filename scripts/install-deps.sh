@@ -4,7 +4,8 @@
 #   install-deps.sh            what building and running need (make, make run, make install)
 #   install-deps.sh --test     that and the test toolchain (make test, test-asan, test-tsan,
 #                              fuzz, format-check)
-#   install-deps.sh PKG…       that and the packages named (make bench: fio sysbench)
+#   install-deps.sh PKG…       that and the packages named (make bench: fio sysbench; make
+#                              experiments: fio sysbench bonnie++ python3)
 set -eu
 
 # Building: the compiler, pkg-config, LuaJIT (headers, and luajit -b for the prelude),

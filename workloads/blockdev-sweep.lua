@@ -1,17 +1,21 @@
 -- blockdev-sweep.lua — experiment 5: SCST's scripts/blockdev-perftest read test, as the seed
 -- ran it (`blockdev-perftest -a -r DEV`, repeated under several read_ahead_kb and
--- max_sectors_kb settings). Each block size, from 64 MiB down to 16 KiB, reads the whole set
--- sequentially (dd if=DEV of=/dev/null bs=B count=SIZE/B), three runs, the page cache
--- dropped before each run (as root; otherwise said, as the original warns). Buffered by
--- default (the seed's -a); --direct=on runs the same cells with O_DIRECT (-d, dd
--- iflag=direct). Repeat it under other queue settings with sbio run --queue read_ahead_kb=…
+-- max_sectors_kb settings). Its read test is a dd loop: for each block size B, from 64 MiB
+-- down to 16 KiB, and each of its -i runs, `sync; echo 3 > /proc/sys/vm/drop_caches` then
+-- `dd if=DEV of=/dev/null bs=B count=SIZE/B` (with -d: `iflag=direct`), timed by dd's own
+-- "copied, T s". Here: the same loop over the set's one file, a phase per block size and run,
+-- the page cache dropped before each (as root; otherwise said, as the original warns).
+-- --size=SIZE is its -s (bytes read per run), --runs its -i, --sizes its block sizes, and
+-- --direct=on its -d (dd iflag=direct; off, the default, is the seed's -a, buffered). Repeat
+-- it under other queue settings with sbio run --queue read_ahead_kb=…
 --
 -- The table is blockdev-perftest's read half, column for column: block size in bytes, each
--- run's seconds, the average MB/s and its standard deviation over the runs, and IOPS. As
--- there, MB is 2^20 bytes (MiB), each run's MB/s is the set's size over the run's seconds, the
--- standard deviation is the population one (over n, not n-1), and IOPS is the average MB/s
--- over the block size in MiB. A run that was refused prints "refused" in its seconds column
--- and is left out of the figures. About 10 s by default; --size=1G is the original's I/O size.
+-- run's seconds (dd's T: here the phase's measured time), the average MB/s and its standard
+-- deviation over the runs, and IOPS. As there, MB is 2^20 bytes (MiB), each run's MB/s is the
+-- set's size over the run's seconds, the standard deviation is the population one (over n,
+-- not n-1), and IOPS is the average MB/s over the block size in MiB. A run that was refused
+-- prints "refused" in its seconds column and is left out of the figures. About 10 s by
+-- default; --size=1G is the original's I/O size.
 -- No fsync_end: blockdev-perftest only reads, and a read job has no end fsync.
 option("size", "256M", "size of the set (one file): bytes read by each run")
 option("runs", 3, "runs per block size (blockdev-perftest -i)")

@@ -1,6 +1,8 @@
--- iozone.lua — experiment 2: iozone -i0 -i1 -c -t N -r 128k (write, rewrite, read, re-read)
--- on one file per child at 128 KiB records, one phase each, every phase reported on its own.
--- A few seconds by default; --size=2G for the experiment's size.
+-- iozone.lua — experiment 2: `iozone -t N -s S -r R -i 0 -i 1 -c` (throughput mode: N child
+-- processes, each on its own file of S bytes, in records of R; -i 0 is write then rewrite, -i 1
+-- read then re-read; -c times the close), one phase per test, every phase reported on its own.
+-- --threads=N is -t N (a thread per child), --size=S is -s S (each child's file), --record=R
+-- is -r R (128k by default). A few seconds by default; --size=2G for the experiment's size.
 -- fsync_end = false: the experiment ran iozone -c (the close is timed, nothing is fsynced),
 -- so no phase ends with an fsync.
 --

@@ -28,3 +28,16 @@ done
 for f in "$ROOT"/doc/*.md; do
 	check "make install installs doc/${f##*/}" test -f "$TMP/inst/usr/share/doc/sbio/${f##*/}"
 done
+# doc/experiments.md holds what bench/experiments.sh wrote between its markers: a table per
+# experiment (its heading, the table's header, at least one row).
+EXPDOC=$ROOT/doc/experiments.md
+check "doc/experiments.md exists" test -f "$EXPDOC"
+for n in 1 2 3 4 5; do
+	check "doc/experiments.md has experiment $n's table" awk -v n="$n" '
+		/^<!-- experiments: begin -->$/ { on = 1 }
+		/^<!-- experiments: end -->$/ { on = 0 }
+		on && /^#/ { cur = index($0, "#### Experiment " n ":") == 1 }
+		on && cur && /^\| cell \| original \| sbio \| sbio\/original \|/ { head = 1; next }
+		on && cur && head && /^\| [^-]/ { rows++ }
+		END { exit !rows }' "$EXPDOC"
+done

@@ -1,0 +1,452 @@
+#!/bin/bash
+# make experiments: each shipped experiment workload run beside the original tool it
+# reproduces, interleaved (original, sbio, original, sbio …), ROUNDS rounds, the page cache
+# dropped (as root) before every run; one markdown table per experiment: cell, the
+# original's and sbio's medians, the median of the per-round ratios sbio/original and their
+# min–max. doc/experiments.md says what each experiment is and holds the last run's tables.
+#   1  workloads/sysbench-rndrw.lua  vs  sysbench fileio rndrw, fixed requests, O_DIRECT
+#   2  workloads/iozone.lua          vs  fio, iozone-like jobs (write, rewrite, read, re-read)
+#   3  workloads/fio-matrix.lua      vs  fio, one job per cell, fio's defaults
+#   4  workloads/bonnie-direct.lua   vs  bonnie++ -D (block write, rewrite, read)
+#   5  workloads/blockdev-sweep.lua  vs  blockdev-perftest's dd loop (buffered and direct)
+# Settings (environment):
+#   ROUNDS (3), EXPS (the experiments to run: "1 2 3 4 5"), SBIO (./sbio),
+#   DIR (a folder on the disk to measure, /var/tmp by default ($TMPDIR when set); the runs
+#   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
+#   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
+#   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about 90 s).
+#   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
+#   E2_SIZE (512M, per file), E2_THREADS (2), E2_RECORD (128k)
+#   E3_SIZE (2G, the ten files), E3_TIME (2 s per cell), E3_BLOCK (32k), E3_DEPTH (16)
+#   E4_CELLS (4k:96 16k:256 64k:512: chunk size and file size in MiB, as bonnie's -s SIZE:CHUNK;
+#   files on which the O_DIRECT phases take seconds; bonnie prints +++++ for a test under 0.5 s)
+#   E5_SIZE (256M), E5_RUNS (2), E5_SIZES (64M,16M,4M,1M,256K,64K,16K)
+# A workload's options are read from its --help: options it does not have yet (sysbench-
+# rndrw's events) are left out, and the table says what that run measured instead.
+# Needs fio, sysbench, bonnie++, dd and python3: `make experiments` installs what is missing.
+# The defaults take about 12 minutes on a 2-CPU VM with a virtio disk (exp 3 half of it).
+set -eu
+export LC_ALL=C
+cd "$(dirname "$0")/.."
+CMDLINE="bench/$(basename "$0")${*:+ $*}"
+SBIO=${SBIO:-$PWD/sbio}
+QUICK=${QUICK:-0}
+BEGIN_MARK='<!-- experiments: begin -->'
+END_MARK='<!-- experiments: end -->'
+
+usage_error() {
+	echo "experiments.sh: $*" >&2
+	exit 2
+}
+
+if [ "$QUICK" = 1 ]; then
+	: "${ROUNDS:=1}" "${E1_EVENTS:=500}" "${E1_SIZE:=64M}" "${E2_SIZE:=16M}" "${E3_SIZE:=40M}"
+	: "${E3_TIME:=1}" "${E4_CELLS:=4k:16 64k:16}" "${E5_SIZE:=16M}" "${E5_RUNS:=1}" "${E5_SIZES:=4M,64K}"
+fi
+ROUNDS=${ROUNDS:-3}
+EXPS=${EXPS:-1 2 3 4 5}
+E1_EVENTS=${E1_EVENTS:-10000} E1_SIZE=${E1_SIZE:-1G} E1_THREADS=${E1_THREADS:-16}
+E2_SIZE=${E2_SIZE:-512M} E2_THREADS=${E2_THREADS:-2} E2_RECORD=${E2_RECORD:-128k}
+E3_SIZE=${E3_SIZE:-2G} E3_TIME=${E3_TIME:-2} E3_BLOCK=${E3_BLOCK:-32k} E3_DEPTH=${E3_DEPTH:-16}
+E4_CELLS=${E4_CELLS:-4k:96 16k:256 64k:512}
+E5_SIZE=${E5_SIZE:-256M} E5_RUNS=${E5_RUNS:-2} E5_SIZES=${E5_SIZES:-64M,16M,4M,1M,256K,64K,16K}
+
+# SIZE (a number with an optional K, M or G, powers of 1024) in bytes; empty when malformed.
+to_bytes() {
+	local n=${1%[kKmMgG]} m=1
+	case $1 in
+	*[kK]) m=1024 ;;
+	*[mM]) m=1048576 ;;
+	*[gG]) m=1073741824 ;;
+	esac
+	case $n in '' | *[!0-9]*) return 0 ;; esac
+	echo $((n * m))
+}
+positive() { # NAME VALUE: a whole number above 0
+	case $2 in '' | *[!0-9]* | 0) usage_error "$1=$2: expected a whole number above 0" ;; esac
+}
+sized() { # NAME VALUE: a size above 0
+	local b
+	b=$(to_bytes "$2")
+	if [ -z "$b" ] || [ "$b" -eq 0 ]; then
+		usage_error "$1=$2: expected a size above 0 (a number with K, M or G, powers of 1024)"
+	fi
+}
+
+for v in ROUNDS E1_EVENTS E1_THREADS E2_THREADS E3_TIME E3_DEPTH E5_RUNS; do
+	positive "$v" "${!v}"
+done
+for v in E1_SIZE E2_SIZE E2_RECORD E3_SIZE E3_BLOCK E5_SIZE; do sized "$v" "${!v}"; done
+for c in $E4_CELLS; do
+	sized E4_CELLS "${c%%:*}"
+	case $c in *:*) positive E4_CELLS "${c#*:}" ;; *) usage_error "E4_CELLS=$E4_CELLS: expected CHUNK:MiB pairs" ;; esac
+done
+for c in ${E5_SIZES//,/ }; do
+	sized E5_SIZES "$c"
+	[ "$(to_bytes "$c")" -le "$(to_bytes "$E5_SIZE")" ] ||
+		usage_error "E5_SIZES=$E5_SIZES: $c is larger than E5_SIZE=$E5_SIZE"
+done
+for e in $EXPS; do
+	case $e in [1-5]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 5" ;; esac
+done
+BASE=${DIR:-${TMPDIR:-/var/tmp}}
+[ -d "$BASE" ] || usage_error "DIR=$BASE: not a folder (the runs need a folder on a file system, never a raw device)"
+if [ -n "${OUT:-}" ]; then
+	{ [ -f "$OUT" ] && grep -qxF "$BEGIN_MARK" "$OUT" && grep -qxF "$END_MARK" "$OUT"; } ||
+		usage_error "OUT=$OUT: expected a file with the lines $BEGIN_MARK and $END_MARK"
+fi
+[ -x "$SBIO" ] || usage_error "SBIO=$SBIO: not an executable (build it with make)"
+
+W=$(mktemp -d "$BASE/sbio-experiments.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+RES=$W/results.tsv
+: >"$RES"
+ROOT=0
+[ "$(id -u)" = 0 ] && ROOT=1
+[ "$ROOT" = 1 ] || echo "note: not root: the page cache is not dropped before the runs" >&2
+
+# The parsing and the tables (python3): each KIND reads one tool's output and prints
+# "cell<TAB>value" lines; "table EXP" prints that experiment's table from results.tsv.
+cat >"$W/x.py" <<'EOF'
+import json, re, statistics, sys
+MIB = 1048576.0
+def js(path): return json.load(open(path))
+def res(p): return p["jobs"][0]["result"]["result"]
+def out(cell, v): print("%s\t%.6g" % (cell, v))
+def e1_sbio(path):
+    out("total time (s)", res(js(path)["phases"][0])["elapsed_s"])
+def e1_orig(path):
+    m = re.search(r"total time:\s+([0-9.]+)s", open(path).read())
+    out("total time (s)", float(m.group(1)))
+def e2_sbio(path):
+    # iozone's "Children see": the sum of each child's (thread's) own rate.
+    for p in js(path)["phases"]:
+        if p.get("refused"): continue
+        s = sum((t["bytes_read"] + t["bytes_written"]) / t["duration_s"]
+                for t in res(p)["threads"] if t["duration_s"] > 0)
+        out(p["name"] + " (MiB/s)", s / MIB)
+def e2_orig(path):
+    sums, order = {}, []
+    for j in js(path)["jobs"]:
+        n = j["jobname"]
+        if n not in sums: order.append(n); sums[n] = 0
+        sums[n] += j["read"]["bw_bytes"] + j["write"]["bw_bytes"]
+    for n in order: out(n + " (MiB/s)", sums[n] / MIB)
+def rw_of(cell): return "write" if "write" in cell else "read"
+def e3_sbio(path):
+    for p in js(path)["phases"]:
+        if p.get("refused"): continue
+        out(p["name"], res(p)["op_types"][rw_of(p["name"])]["mib_per_s"])
+def e3_orig(path, cell):
+    out(cell, js(path)["jobs"][0][rw_of(cell)]["bw_bytes"] / MIB)
+def e4_sbio(path):
+    for p in js(path)["phases"]:
+        if p.get("refused"): continue
+        r, cell = res(p), p["name"]
+        ops = r["op_types"]
+        if cell.startswith("rewrite"):
+            t = ops["rmw"] if ops.get("rmw", {}).get("ops") else ops["write"]
+        else:
+            t = ops[rw_of(cell)]
+        out(cell + " (MiB/s)", t["mib_per_s"])
+        out(cell + " (%CPU)", r["cpu"]["user_pct"] + r["cpu"]["system_pct"])
+def e4_orig(path, chunk):
+    f = open(path).read().strip().splitlines()[-1].split(",")
+    # bonnie++ 1.98 CSV: 12/13 block write K/sec and %CPU, 14/15 rewrite, 18/19 block read;
+    # "+++++": the test took too little time for bonnie to give a figure.
+    for name, i in (("write", 11), ("rewrite", 13), ("read", 17)):
+        if f[i].isdigit():
+            out("%s %s (MiB/s)" % (name, chunk), int(f[i]) / 1024.0)
+            out("%s %s (%%CPU)" % (name, chunk), float(f[i + 1]))
+def e5_sbio(path, mode):
+    # blockdev-perftest's average: the mean of each run's MiB/s.
+    runs = {}
+    for p in js(path)["phases"]:
+        if p.get("refused"): continue
+        r = res(p)
+        if r["elapsed_s"] > 0:
+            runs.setdefault(p["name"].split()[0], []).append(
+                r["op_types"]["read"]["bytes"] / MIB / r["elapsed_s"])
+    for bs, v in runs.items(): out("%s %s" % (mode, bs), statistics.mean(v))
+def fmt(v):
+    return "%.0f" % v if abs(v) >= 100 else "%.1f" % v if abs(v) >= 10 else "%.3g" % v
+def table(resfile, exp):
+    vals, cells = {}, []
+    for line in open(resfile):
+        e, cell, rnd, tool, v = line.rstrip("\n").split("\t")
+        if e != exp: continue
+        if cell not in vals: cells.append(cell); vals[cell] = {}
+        vals[cell].setdefault(rnd, {})[tool] = float(v)
+    print("| cell | original | sbio | sbio/original | min–max |")
+    print("|---|---:|---:|---:|---:|")
+    for c in cells:
+        rounds = vals[c].values()
+        o = [r["orig"] for r in rounds if "orig" in r]
+        s = [r["sbio"] for r in rounds if "sbio" in r]
+        q = [r["sbio"] / r["orig"] for r in rounds if r.get("orig") and "sbio" in r]
+        med = lambda x: fmt(statistics.median(x)) if x else "—"
+        rng = "%.2f–%.2f" % (min(q), max(q)) if q else "—"
+        rat = "%.2f" % statistics.median(q) if q else "—"
+        print("| %s | %s | %s | %s | %s |" % (c, med(o), med(s), rat, rng))
+def splice(path, body, begin, end):
+    text = open(path).read()
+    a, b = text.index(begin + "\n") + len(begin) + 1, text.index(end)
+    open(path, "w").write(text[:a] + open(body).read() + text[b:])
+kind = sys.argv[1]
+{"e1_sbio": e1_sbio, "e1_orig": e1_orig, "e2_sbio": e2_sbio, "e2_orig": e2_orig,
+ "e3_sbio": e3_sbio, "e3_orig": e3_orig, "e4_sbio": e4_sbio, "e4_orig": e4_orig,
+ "e5_sbio": e5_sbio, "table": table, "splice": splice}[kind](*sys.argv[2:])
+EOF
+x() { python3 "$W/x.py" "$@"; }
+
+# record EXP ROUND TOOL: the "cell<TAB>value" lines on stdin, into results.tsv.
+record() {
+	local cell v
+	while IFS=$'\t' read -r cell v; do
+		printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$cell" "$2" "$3" "$v" >>"$RES"
+	done
+}
+cold() { # before every run: dirty pages written, then the page cache dropped (root)
+	sync
+	[ "$ROOT" = 1 ] && echo 3 >/proc/sys/vm/drop_caches
+	return 0
+}
+# SCRIPT OPTION: does the workload have that option (its --help's first section)?
+has_opt() {
+	"$SBIO" --script "$1" --help 2>/dev/null | awk -v o="  --$2=" '
+		/^$/ { exit } index($0, o) == 1 { found = 1 } END { exit !found }'
+}
+sbio_run() { # JSON WORKLOAD OPTIONS…: one sbio run of a workload
+	local out=$1 wl=$2
+	shift 2
+	cold
+	"$SBIO" run --script "$wl" --output-format=json -o "$out" "$@" >/dev/null
+}
+note() { echo "$2" >>"$W/notes.$1"; } # EXP LINE: said under the experiment's table
+head_of() { printf '%s\n' "$2" >>"$W/head.$1"; } # EXP LINE: said above it
+say() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+
+# 1. sysbench fileio rndrw: a fixed number of requests, 16 threads, 128 files, O_DIRECT;
+# the figure is sysbench's "total time" (the post's "Time spent for test").
+exp1() {
+	local wl=workloads/sysbench-rndrw.lua d=$W/e1 r
+	local -a opts=("--dir=$d/sbio" "--threads=$E1_THREADS")
+	local -a sb=(fileio --file-num=128 "--file-total-size=$E1_SIZE")
+	mkdir -p "$d/sbio" "$d/orig"
+	if has_opt "$wl" events; then
+		opts+=("--events=$E1_EVENTS")
+		if has_opt "$wl" size; then
+			opts+=("--size=$E1_SIZE")
+		else
+			opts+=("--scale=$(awk -v b="$(to_bytes "$E1_SIZE")" 'BEGIN { print b / 2^31 }')")
+		fi
+		has_opt "$wl" direct && opts+=(--direct=on)
+	else
+		note 1 "This sbio's $wl has no events option: it ran for its own fixed time on its default set, so its total time is that time, not the time of $E1_EVENTS requests."
+	fi
+	head_of 1 "sysbench 1.0: \`sysbench ${sb[*]} --file-test-mode=rndrw --threads=$E1_THREADS --events=$E1_EVENTS --time=0 --file-extra-flags=direct run\`; sbio: \`sbio run --script $wl ${opts[*]:1}\`."
+	(cd "$d/orig" && sysbench "${sb[@]}" prepare >/dev/null)
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	for r in $(seq "$ROUNDS"); do
+		say "exp 1 round $r"
+		cold
+		(cd "$d/orig" && sysbench "${sb[@]}" --file-test-mode=rndrw --threads="$E1_THREADS" \
+			--events="$E1_EVENTS" --time=0 --file-extra-flags=direct run >"$d/orig.txt")
+		x e1_orig "$d/orig.txt" | record 1 "$r" orig
+		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
+		x e1_sbio "$d/sbio.json" | record 1 "$r" sbio
+	done
+	rm -rf "$d"
+}
+
+# 2. iozone -i0 -i1 -c -t N -s S -r R, by fio (iozone is not in Debian main): one file per
+# process, written fresh (no preallocation), rewritten, read and read again from the page
+# cache as iozone does (no invalidation, no fadvise), no fsync; each phase's "Children see"
+# figure (the sum of each process's own rate) against fio's per-job rates summed.
+exp2() {
+	local wl=workloads/iozone.lua d=$W/e2 r
+	local -a opts=("--dir=$d/sbio" "--size=$E2_SIZE" "--threads=$E2_THREADS"
+		"--record=$E2_RECORD")
+	mkdir -p "$d/sbio" "$d/orig"
+	cat >"$d/iozone.fio" <<-EOF
+		[global]
+		directory=$d/orig
+		filename_format=iozone.\$jobnum
+		numjobs=$E2_THREADS
+		size=$E2_SIZE
+		bs=$E2_RECORD
+		ioengine=psync
+		invalidate=0
+		fadvise_hint=0
+		fallocate=none
+		end_fsync=0
+		[write]
+		rw=write
+		[rewrite]
+		stonewall
+		rw=write
+		[read]
+		stonewall
+		rw=read
+		[re-read]
+		stonewall
+		rw=read
+	EOF
+	head_of 2 "fio: one job file, four stonewalled jobs of $E2_THREADS processes each (\`numjobs=$E2_THREADS size=$E2_SIZE bs=$E2_RECORD ioengine=psync invalidate=0 fadvise_hint=0 fallocate=none end_fsync=0\`, rw=write, write, read, read on the same per-process files, removed before each run); sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: iozone's \"Children see throughput\" (the sum of each process's own rate), in MiB/s."
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	for r in $(seq "$ROUNDS"); do
+		say "exp 2 round $r"
+		rm -f "$d"/orig/iozone.*
+		cold
+		fio --output-format=json --output="$d/orig.json" "$d/iozone.fio" >/dev/null
+		x e2_orig "$d/orig.json" | record 2 "$r" orig
+		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
+		x e2_sbio "$d/sbio.json" | record 2 "$r" sbio
+	done
+	rm -rf "$d"
+}
+
+# 3. fio, one job per cell on the matrix's own ten files (filename=a:b:…), fio's defaults
+# (invalidate=1, fadvise_hint=1, the random map, end_fsync=0, file_service_type=roundrobin),
+# time-based like the matrix: each cell's MiB/s.
+exp3() {
+	local wl=workloads/fio-matrix.lua d=$W/e3 r m w files i cell
+	local -a opts=("--dir=$d" "--size=$E3_SIZE" "--time=$E3_TIME" "--block=$E3_BLOCK"
+		"--depth=$E3_DEPTH")
+	local -A engine=([sync]="--ioengine=psync" [mmap]="--ioengine=mmap"
+		[libaio]="--ioengine=libaio --iodepth=$E3_DEPTH" [direct]="--ioengine=psync --direct=1")
+	mkdir -p "$d"
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	files=$(for i in $(seq 0 9); do printf '%s:' "$d/test_file.$i"; done)
+	files=${files%:}
+	head_of 3 "fio per cell: \`fio --name=CELL --filename=<the matrix's ten files> --size=$E3_SIZE --bs=$E3_BLOCK --rw=MODE --runtime=$E3_TIME --time_based\` with sync \`--ioengine=psync\`, mmap \`--ioengine=mmap\`, libaio \`--ioengine=libaio --iodepth=$E3_DEPTH\`, direct \`--ioengine=psync --direct=1\`; sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: MiB/s."
+	for r in $(seq "$ROUNDS"); do
+		say "exp 3 round $r"
+		for m in read randread write randwrite; do
+			for w in sync mmap libaio direct; do
+				cell="$m $w"
+				cold
+				# shellcheck disable=SC2086 # the engine's options are words
+				fio --output-format=json --output="$d/orig.json" --name="${cell// /-}" \
+					--filename="$files" --size="$E3_SIZE" --bs="$E3_BLOCK" --rw="$m" \
+					--runtime="$E3_TIME" --time_based ${engine[$w]} >/dev/null
+				x e3_orig "$d/orig.json" "$cell" | record 3 "$r" orig
+			done
+		done
+		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
+		x e3_sbio "$d/sbio.json" | record 3 "$r" sbio
+	done
+	rm -rf "$d"
+}
+
+# 4. bonnie++ -D, one run per chunk size: block write, rewrite and block read of a file of
+# the cell's size (-f: no per-character tests; -n 0: no file-creation tests; the seek test,
+# which cannot be left out, cut to 10 seeks by one process), K/sec as MiB/s, and %CPU.
+# bonnie++ 2.00a opens the file with O_DIRECT for its block write only: its rewrite and
+# block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
+exp4() {
+	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
+	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig")
+	[ "$ROOT" = 1 ] && bon+=(-u root)
+	mkdir -p "$d/orig"
+	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s MIB:CHUNK:10:1\`; sbio: \`sbio run --script $wl --size=MIBM --sizes=CHUNK\`, for CHUNK:MIB in $E4_CELLS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
+	for c in $E4_CELLS; do
+		mkdir -p "$d/sbio-${c%%:*}"
+		"$SBIO" prepare --script "$wl" --dir="$d/sbio-${c%%:*}" --size="${c#*:}M" >/dev/null
+	done
+	for r in $(seq "$ROUNDS"); do
+		say "exp 4 round $r"
+		for c in $E4_CELLS; do
+			chunk=${c%%:*} mib=${c#*:}
+			cold
+			bonnie++ "${bon[@]}" -s "$mib:$chunk:10:1" >"$d/orig.csv" 2>/dev/null
+			x e4_orig "$d/orig.csv" "$chunk" | record 4 "$r" orig
+			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk"
+			x e4_sbio "$d/sbio.json" | record 4 "$r" sbio
+		done
+	done
+	no=$(grep -c "^4	.*	orig	" "$RES" || true)
+	ns=$(grep -c "^4	.*	sbio	" "$RES" || true)
+	[ "$no" -lt "$ns" ] &&
+		note 4 "A cell without bonnie's figure: bonnie++ printed +++++ for it (the test took too little time to be timed); a larger file in E4_CELLS gives one."
+	rm -rf "$d"
+}
+
+# 5. blockdev-perftest's read loop on sbio's file: per block size and run, caches dropped,
+# \`dd if=FILE of=/dev/null bs=B count=SIZE/B [iflag=direct]\`, dd's seconds; a cell's figure
+# is the average of its runs' MiB/s (the file's size over each run's seconds).
+exp5() {
+	local wl=workloads/blockdev-sweep.lua d=$W/e5 r mode bs i s f
+	local -a opts=("--dir=$d" "--size=$E5_SIZE" "--runs=$E5_RUNS" "--sizes=$E5_SIZES")
+	local size
+	size=$(to_bytes "$E5_SIZE")
+	mkdir -p "$d"
+	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	f=$d/test_file.0
+	for r in $(seq "$ROUNDS"); do
+		say "exp 5 round $r"
+		for mode in buffered direct; do
+			local -a flag=() sflag=()
+			[ "$mode" = direct ] && flag=(iflag=direct) sflag=(--direct=on)
+			for bs in ${E5_SIZES//,/ }; do
+				s=0
+				for i in $(seq "$E5_RUNS"); do
+					cold
+					s=$(dd if="$f" of=/dev/null bs="$bs" count=$((size / $(to_bytes "$bs"))) \
+						"${flag[@]}" 2>&1 | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' |
+						awk -v s="$s" -v b="$size" '{ print s + b / 1048576 / $1 }')
+				done
+				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' |
+					record 5 "$r" orig
+			done
+			sbio_run "$d/sbio.json" "$wl" "${opts[@]}" "${sflag[@]}"
+			x e5_sbio "$d/sbio.json" "$mode" | record 5 "$r" sbio
+		done
+	done
+	rm -rf "$d"
+}
+
+TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
+	[2]="Experiment 2: iozone write, rewrite, read, re-read"
+	[3]="Experiment 3: the fio matrix"
+	[4]="Experiment 4: bonnie++ -D"
+	[5]="Experiment 5: blockdev-perftest's dd loop")
+START=$(date -u +%s)
+for e in $EXPS; do
+	case $e in
+	1) exp1 ;;
+	2) exp2 ;;
+	3) exp3 ;;
+	4) exp4 ;;
+	5) exp5 ;;
+	esac
+done
+SECS=$(($(date -u +%s) - START))
+
+# The section: the machine, the command, then per experiment its commands, table and notes.
+{
+	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+	dev=$(basename "$(readlink -f "$src")")
+	dev=${dev%%[0-9]*}
+	sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$dev/queue/scheduler" 2>/dev/null)
+	echo "### Run on $(date -u +%Y-%m-%d) ($(date -u +%H:%M) UTC)"
+	echo
+	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
+	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})."
+	echo "- $($SBIO --version 2>&1 | head -n 1), $(fio --version), $(sysbench --version), $(dd --version | head -n 1)."
+	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1") $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
+	for e in $EXPS; do
+		echo
+		echo "#### ${TITLE[$e]}"
+		echo
+		cat "$W/head.$e"
+		echo
+		x table "$RES" "$e"
+		[ -f "$W/notes.$e" ] && { echo; cat "$W/notes.$e"; }
+	done
+} >"$W/section.md"
+cat "$W/section.md"
+[ -n "${OUT:-}" ] && x splice "$OUT" "$W/section.md" "$BEGIN_MARK" "$END_MARK"
+exit 0
