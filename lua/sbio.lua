@@ -136,7 +136,7 @@ function fileset(t)
     S.fileset = fs
 end
 
-local OPS = {read = true, write = true, fsync = true, fdatasync = true}
+local OPS = {read = true, write = true, fsync = true, fdatasync = true, rmw = true}
 local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
@@ -252,7 +252,7 @@ function job(name)
         for op, w in pairs(mix) do
             if not OPS[op] then
                 fail("job " .. name .. ": mix: unknown operation '" .. tostring(op) ..
-                     "'; accepted: read, write, fsync, fdatasync")
+                     "'; accepted: read, write, fsync, fdatasync, rmw")
             end
             if type(w) ~= "number" or w < 0 then
                 fail("job " .. name .. ": mix: the weight of " .. op .. " must be a number >= 0")

@@ -453,11 +453,11 @@ static json_t *job_declared(const struct sbio_script_job *sj)
         json_object_set_new(d, "kind", json_string("event"));
     } else {
         json_object_set_new(d, "kind", json_string("mix"));
-        json_object_set_new(d, "mix",
-                            json_pack("{s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ],
-                                      "write", sj->weight[SBIO_MIX_WRITE], "fsync",
-                                      sj->weight[SBIO_MIX_FSYNC], "fdatasync",
-                                      sj->weight[SBIO_MIX_FDATASYNC]));
+        json_object_set_new(
+            d, "mix",
+            json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
+                      sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
+                      sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
         json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
         json_object_set_new(d, "pattern_a", json_real(sj->pa));
         json_object_set_new(d, "pattern_b", json_real(sj->pb));

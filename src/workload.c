@@ -235,10 +235,10 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
     sbio_layout_block(lay, blk, &io->file, &io->offset);
     if (io->offset + len > lay->size[io->file])
         len = lay->size[io->file] - io->offset;
-    io->op = mop == SBIO_MIX_READ ? SBIO_READ : SBIO_WRITE;
+    io->op = mop == SBIO_MIX_READ ? SBIO_READ : mop == SBIO_MIX_RMW ? SBIO_RMW : SBIO_WRITE;
     io->flags = 0;
     io->len = (uint32_t)len;
-    if (io->op == SBIO_WRITE)
+    if (io->op != SBIO_READ) /* a read-modify-write writes too */
         w->last_file = io->file;
     return 1;
 }
