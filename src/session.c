@@ -459,6 +459,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
                       sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
                       sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
         json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
+        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
         json_object_set_new(d, "pattern_a", json_real(sj->pa));
         json_object_set_new(d, "pattern_b", json_real(sj->pb));
     }
@@ -656,7 +657,7 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     c->mode = SBIO_MODE_RNDRW;
     c->merged_requests = (big + small - 1) / small;
     c->fsync_freq = 0;
-    c->fsync_end = false;
+    c->fsync_end = sj->fsync_end; /* a mix's is false unless it asks (bonnie's close) */
     c->fsync_all = false;
 }
 
@@ -701,7 +702,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                                                     jobs[k].res.error_msg));
             continue;
         }
-        bool wr = p->jobs[k].mode != SBIO_MODE_NONE && sbio_mode_writes(p->jobs[k].mode);
+        bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
+                                                    : p->jobs[k].fsync_end;
         fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine),

@@ -204,10 +204,10 @@ HOT void worker_check_read(struct worker *w, const struct sbio_io *io)
 
 /* A read-modify-write's read came back whole: checked under --verify, changed, and turned
  * into the write back of the same buffer at the same offset, to be issued next. The change
- * is bonnie's rewrite's: one byte per request, at 4 bytes further for each request of the
- * file (its chunk k increments byte 4k modulo the chunk size); under --verify the write's
- * stamp (a new generation and CRC) is the change. false: io is no such read, or the read
- * failed (worker_finish reports it). */
+ * is bonnie++'s rewrite's: one byte per request, its chunk k incrementing byte k modulo the
+ * chunk size (k: the request's place in the file); under --verify the write's stamp (a new
+ * generation and CRC) is the change. false: io is no such read, or the read failed
+ * (worker_finish reports it). */
 HOT bool worker_rmw_turn(struct worker *w, struct sbio_io *io)
 {
     if (!(io->flags & SBIO_IO_RMW) || io->op != SBIO_READ || !io_ok(io))
@@ -216,7 +216,7 @@ HOT bool worker_rmw_turn(struct worker *w, struct sbio_io *io)
         worker_check_read(w, io);
         sbio_verify_map_stamp(&w->run->vmap, io->buf, io->file, io->offset, io->len);
     } else if (io->len) {
-        ((unsigned char *)io->buf)[io->offset / io->len * sizeof(int) % io->len]++;
+        ((unsigned char *)io->buf)[io->offset / io->len % io->len]++;
     }
     io->op = SBIO_WRITE;
     return true;

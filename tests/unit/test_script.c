@@ -145,8 +145,10 @@ static const struct {
      "job j: fsync_end 'yes': accepted: true, false"},
     {"phase \"p\" { job \"j\" { mode = \"seqwr\", fsync_end = 1 } }\n", 1,
      "job j: fsync_end '1': accepted: true, false"},
-    {"phase \"p\" { job \"j\" { mix = { write = 1 }, fsync_end = true } }\n", 1,
-     "fsync_freq, fsync_end and rw_ratio go with mode = ..."},
+    {"phase \"p\" { job \"j\" { mix = { write = 1 }, fsync_freq = 10 } }\n", 1,
+     "fsync_freq and rw_ratio go with mode = ..."},
+    {"phase \"p\" { job \"j\" { event = true, fsync_end = true } }\n", 1,
+     "fsync_end goes with mode = ... or a mix"},
 };
 
 static void test_bad_scripts(void **state)
