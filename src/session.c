@@ -802,6 +802,29 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
     return doc;
 }
 
+/* --verify needs each block written by one thread at a time: a mode's threads own their
+ * blocks, a mix's threads and a phase's jobs would share them, and event(ctx) may write
+ * anywhere. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_verify(const struct sbio_script *s)
+{
+    for (unsigned pi = 0; pi < s->nphases; pi++) {
+        const struct sbio_script_phase *p = &s->phases[pi];
+        const struct sbio_script_job *j = &p->jobs[0];
+        const char *why = p->njobs > 1 ? "has more than one job"
+                          : j->event   ? "has an event job"
+                          : j->mode == SBIO_MODE_NONE && j->threads > 1
+                              ? "has a mix of many threads"
+                              : NULL;
+        if (why) {
+            sbio_err("--verify: phase \"%s\" %s; verification needs each block written by one "
+                     "thread: one job per phase, a mix of one thread or a mode",
+                     p->name, why);
+            return -SBIO_EUSAGE;
+        }
+    }
+    return 0;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -813,6 +836,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
         return -SBIO_EUSAGE;
     }
+    if (cfg->verify && session_check_verify(s))
+        return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
     if (!rc)
         rc = session_apply(&ses);
