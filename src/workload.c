@@ -314,7 +314,8 @@ void sbio_wl_begin_end(struct sbio_wl *w)
     /* A periodic round in progress is left unfinished: the end round covers it. */
     w->fsync_next = -1;
     w->ending = true;
-    if (!w->sh->fsync_end || !sbio_mode_writes(w->sh->mode))
+    /* A mix asks for its end fsync itself (fsync_end), whatever it drew. */
+    if (!w->sh->fsync_end || !(w->sh->mix || sbio_mode_writes(w->sh->mode)))
         return;
     if (w->dirty_map) {
         w->fsync_next = wl_fsync_find(w, 0);
