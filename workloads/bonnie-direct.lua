@@ -20,8 +20,9 @@
 -- rewrite figures include one fsync of the file.
 -- bonnie++ 2.00a's -D opens the file O_DIRECT only where it creates it, for the block write:
 -- its rewrite and read open it again without O_DIRECT (strace -e openat shows O_RDWR alone),
--- so they go through the page cache. Here every cell is O_DIRECT (direct = false: every cell
--- buffered): the rewrite cell is bonnie++'s rewrite loop at the device, one request at a time.
+-- so they go through the page cache. Here every cell is O_DIRECT by default: the rewrite cell
+-- is bonnie++'s rewrite loop at the device, one request at a time. --direct=off: every cell
+-- buffered; --direct-write-only: the write cell alone O_DIRECT, as bonnie++ 2.00a -D does.
 --
 -- The table against bonnie++'s output: MiB/s × 1024 is bonnie++'s K/sec (its K is KiB); %CPU
 -- is bonnie++'s %CP, user + system CPU time over the test's elapsed time. The rewrite row's
@@ -30,11 +31,13 @@
 option("size", "64M", "file size")
 option("sizes", "4k,6k,16k,18k,64k,66k", "request sizes")
 option("direct", true, "O_DIRECT (off: buffered, for comparison)")
+option("direct-write-only", false, "O_DIRECT for the write cell only, as bonnie++ 2.00a -D")
 
 fileset { files = 1, size = options.size }
 
 local flags = options.direct and "direct" or ""
 local function cell_job(cell, bs)
+    local flags = (cell == "write" or not options["direct-write-only"]) and flags or ""
     if cell == "rewrite" then
         return job(cell) { mix = {rmw = 1}, pattern = "seq", threads = 1, iodepth = 1,
                            block = bs, flags = flags, fsync_end = true }
