@@ -136,7 +136,7 @@ function fileset(t)
     S.fileset = fs
 end
 
-local OPS = {read = true, write = true, fsync = true, fdatasync = true}
+local OPS = {read = true, write = true, fsync = true, fdatasync = true, rmw = true}
 local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
@@ -163,8 +163,8 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
--- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs only
--- where its fsync and fdatasync weights say: it has no end fsync.
+-- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs where its
+-- fsync and fdatasync weights say, and at the end only with fsync_end = true.
 local MODES = set_of(C.modes)
 -- The tables job() made: phase() takes no other, so C finds every field job() sets.
 local made = setmetatable({}, {__mode = "k"})
@@ -207,8 +207,8 @@ function job(name)
                 fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
             end
             j.mode = t.mode
-        elseif t.fsync_freq or t.rw_ratio or t.fsync_end ~= nil then
-            fail("job " .. name .. ": fsync_freq, fsync_end and rw_ratio go with mode = ...")
+        elseif t.fsync_freq or t.rw_ratio then
+            fail("job " .. name .. ": fsync_freq and rw_ratio go with mode = ...")
         end
         if t.fsync_end ~= nil and type(t.fsync_end) ~= "boolean" then
             fail("job " .. name .. ": fsync_end '" .. tostring(t.fsync_end) ..
@@ -242,6 +242,9 @@ function job(name)
                 fail("job " .. name .. ": an event job takes its operations from event(ctx), " ..
                      "not from mode, mix or pattern")
             end
+            if t.fsync_end ~= nil then
+                fail("job " .. name .. ": fsync_end goes with mode = ... or a mix")
+            end
             j.event = true
         end
         local mix = t.mix or {read = 1}
@@ -252,7 +255,7 @@ function job(name)
         for op, w in pairs(mix) do
             if not OPS[op] then
                 fail("job " .. name .. ": mix: unknown operation '" .. tostring(op) ..
-                     "'; accepted: read, write, fsync, fdatasync")
+                     "'; accepted: read, write, fsync, fdatasync, rmw")
             end
             if type(w) ~= "number" or w < 0 then
                 fail("job " .. name .. ": mix: the weight of " .. op .. " must be a number >= 0")

@@ -24,7 +24,15 @@ enum sbio_pattern {
     SBIO_PAT_HOT       /* a = fraction of blocks, b = share of accesses */
 };
 
-enum sbio_mix_op { SBIO_MIX_READ, SBIO_MIX_WRITE, SBIO_MIX_FSYNC, SBIO_MIX_FDATASYNC, SBIO_MIX_NR };
+/* A mix's operations. SBIO_MIX_RMW is last so that a mix without it draws as before. */
+enum sbio_mix_op {
+    SBIO_MIX_READ,
+    SBIO_MIX_WRITE,
+    SBIO_MIX_FSYNC,
+    SBIO_MIX_FDATASYNC,
+    SBIO_MIX_RMW,
+    SBIO_MIX_NR
+};
 
 struct sbio_script_opt {
     char name[64];

@@ -6,12 +6,16 @@
 
 #include <stdint.h>
 
-enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_OP_NR };
+/* SBIO_RMW, a read-modify-write: read a block, change it, write it back at the same offset;
+ * one event whose latency spans both. A generator makes it; engines never see it: the worker
+ * carries it out as a read and then a write of the same io (flagged SBIO_IO_RMW). */
+enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_RMW, SBIO_OP_NR };
 
-/* How reports, results and charts name an operation type: "read", "write", "fsync". */
+/* How results and charts name an operation type: "read", "write", "fsync", "rmw" (the text
+ * report's rows say "read-modify-write"). */
 static inline const char *sbio_op_name(int op)
 {
-    static const char *const names[SBIO_OP_NR] = {"read", "write", "fsync"};
+    static const char *const names[SBIO_OP_NR] = {"read", "write", "fsync", "rmw"};
     return op >= 0 && op < SBIO_OP_NR ? names[op] : "?";
 }
 
@@ -23,6 +27,9 @@ static inline const char *sbio_op_name(int op)
 #define SBIO_IO_DATASYNC  4u /* this fsync is an fdatasync (a script's mix asks per op) */
 #define SBIO_IO_SYNC_FAILED                                                                        \
     8u /* with res < 0: the write itself succeeded, its SBIO_IO_FSYNC_AFTER sync failed */
+#define SBIO_IO_RMW                                                                                \
+    16u /* a read-modify-write under way: op is SBIO_READ for its read, then SBIO_WRITE for        \
+           the write back (start_ns stays the read's) */
 
 struct sbio_io {
     enum sbio_op op;

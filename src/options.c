@@ -1206,11 +1206,6 @@ static int opt_check_workload(const struct sbio_config *cfg)
     bool mode_varies = false;
     for (int i = 0; i < cfg->nvary; i++)
         mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
-    if (cfg->script && cfg->verify) {
-        sbio_err("--verify with --script: not implemented yet (a phase's jobs would share "
-                 "blocks)");
-        return -EINVAL;
-    }
     if (cfg->script && cfg->output_format == SBIO_OUT_CSV) {
         sbio_err("--output-format=csv with --script: not implemented yet; use json");
         return -EINVAL;

@@ -47,7 +47,7 @@ void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const stru
  * ask, and the JSON's is built without the text's. */
 static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
 {
-    uint64_t asked = res->total.bytes[SBIO_READ];
+    uint64_t asked = sbio_stats_bytes_read(&res->total);
     if (!res->ndisk || !asked)
         return false;
     uint64_t dev = (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512; /* sectors read */

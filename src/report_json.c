@@ -254,12 +254,15 @@ static json_t *threads_json(const struct sbio_run_result *res)
                 json_integer(
                     (json_int_t)(s->lat[op].count + (op == SBIO_FSYNC ? s->write_fsyncs : 0))));
         }
-        json_object_set_new(o, "bytes_read", json_integer((json_int_t)s->bytes[SBIO_READ]));
-        json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes[SBIO_WRITE]));
+        json_object_set_new(o, "bytes_read", json_integer((json_int_t)sbio_stats_bytes_read(s)));
+        json_object_set_new(o, "bytes_written",
+                            json_integer((json_int_t)sbio_stats_bytes_written(s)));
         json_object_set_new(o, "duration_s", json_real(ts));
         json_object_set_new(o, "ops_per_s", json_real(per_s((double)sbio_stats_ops(s), ts)));
-        json_object_set_new(o, "mib_per_s",
-                            json_real(per_s((double)(s->bytes[0] + s->bytes[1]) / SBIO_MIB, ts)));
+        json_object_set_new(
+            o, "mib_per_s",
+            json_real(per_s(
+                (double)(sbio_stats_bytes_read(s) + sbio_stats_bytes_written(s)) / SBIO_MIB, ts)));
         json_object_set_new(o, "busy_s", json_real((double)sbio_stats_busy_ns(s) / 1e9));
         json_object_set_new(o, "latency", latency_json(&h, false));
         json_array_append_new(a, o);
@@ -374,13 +377,15 @@ static json_t *ranks_json(const struct sbio_run_result *res)
         json_object_set_new(o, "elapsed_s", json_real(secs));
         json_object_set_new(o, "events", json_integer((json_int_t)s->events));
         json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
-        json_object_set_new(o, "bytes_read", json_integer((json_int_t)s->bytes[SBIO_READ]));
-        json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes[SBIO_WRITE]));
+        json_object_set_new(o, "bytes_read", json_integer((json_int_t)sbio_stats_bytes_read(s)));
+        json_object_set_new(o, "bytes_written",
+                            json_integer((json_int_t)sbio_stats_bytes_written(s)));
         json_object_set_new(o, "ops_per_s", json_real(per_s((double)sbio_stats_ops(s), secs)));
         json_object_set_new(
             o, "mib_per_s",
             json_real(
-                per_s((double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB, secs)));
+                per_s((double)(sbio_stats_bytes_read(s) + sbio_stats_bytes_written(s)) / SBIO_MIB,
+                      secs)));
         json_object_set_new(o, "latency", latency_json(&h, false));
         json_object_set_new(o, "scheduler", jstr_or_null(x->scheduler));
         json_object_set_new(o, "cpu",
@@ -560,6 +565,14 @@ static const char *const csv_cols[][2] = {
     {"write_lat_max_ns", "result.op_types.write.latency.max_ns"},
     {"fsync_lat_mean_ns", "result.op_types.fsync.latency.mean_ns"},
     {"fsync_lat_p99_ns", "result.op_types.fsync.latency.percentiles_ns.99"},
+    {"rmw_ops", "result.op_types.rmw.ops"},
+    {"rmw_ops_per_s", "result.op_types.rmw.ops_per_s"},
+    {"rmw_mib_per_s", "result.op_types.rmw.mib_per_s"},
+    {"rmw_lat_mean_ns", "result.op_types.rmw.latency.mean_ns"},
+    {"rmw_lat_p50_ns", "result.op_types.rmw.latency.percentiles_ns.50"},
+    {"rmw_lat_p95_ns", "result.op_types.rmw.latency.percentiles_ns.95"},
+    {"rmw_lat_p99_ns", "result.op_types.rmw.latency.percentiles_ns.99"},
+    {"rmw_lat_max_ns", "result.op_types.rmw.latency.max_ns"},
     {"cpu_user_pct", "result.cpu.user_pct"},
     {"cpu_system_pct", "result.cpu.system_pct"},
     {"error", "result.errors.0.message"},

@@ -13,6 +13,9 @@
 #include "util.h"
 #include "workload.h"
 
+/* How the text report names a read-modify-write (results and JSON: sbio_op_name, "rmw"). */
+#define TEXT_RMW "read-modify-write"
+
 /* The call that makes the syncs, as --file-fsync-mode chose it. */
 static const char *sync_name(const struct sbio_config *cfg)
 {
@@ -106,6 +109,8 @@ static bool mode_has(const struct sbio_config *cfg, int op)
         return sbio_mode_reads(cfg->mode);
     if (op == SBIO_WRITE)
         return sbio_mode_writes(cfg->mode);
+    if (op == SBIO_RMW)
+        return false; /* only a script's mix makes them */
     return sbio_mode_writes(cfg->mode) && (cfg->fsync_freq || cfg->fsync_all || cfg->fsync_end);
 }
 
@@ -138,12 +143,12 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
     fflush(out);
 }
 
-static void print_lat_row(FILE *out, const char *name, const struct sbio_hist *h, uint64_t ops,
-                          uint64_t bytes, double secs, uint64_t extra_pct)
+static void print_lat_row(FILE *out, int w, const char *name, const struct sbio_hist *h,
+                          uint64_t ops, uint64_t bytes, double secs, uint64_t extra_pct)
 {
     char v[8][24];
-    fprintf(out, "  %-9s %10" PRIu64 " %11.2f %9.2f", name, ops, secs > 0 ? (double)ops / secs : 0,
-            secs > 0 ? (double)bytes / SBIO_MIB / secs : 0);
+    fprintf(out, "  %-*s %10" PRIu64 " %11.2f %9.2f", w, name, ops,
+            secs > 0 ? (double)ops / secs : 0, secs > 0 ? (double)bytes / SBIO_MIB / secs : 0);
     if (!h->count) {
         fprintf(out, "\n");
         return;
@@ -237,7 +242,9 @@ static void print_ranks(FILE *out, const struct sbio_run_result *res)
             snprintf(cpu, sizeof(cpu), "%.1f", 100 * (x->user_s + x->sys_s) / ts);
         fprintf(out, "  %4u %-*s %7u %9.3f %11.2f %9.2f %10s %6s%s%s\n", r, (int)w,
                 res->rank_host[r], x->threads, ts, ts > 0 ? (double)sbio_stats_ops(s) / ts : 0,
-                ts > 0 ? (double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB / ts : 0,
+                ts > 0 ? (double)(sbio_stats_bytes_read(s) + sbio_stats_bytes_written(s)) /
+                             SBIO_MIB / ts
+                       : 0,
                 sbio_fmt_ns(p99, sizeof(p99), (double)sbio_hist_percentile(&h, 99)), cpu,
                 x->error ? "  failed: " : "", x->error ? x->error_msg : "");
     }
@@ -263,31 +270,35 @@ static void text_sysbench(FILE *out, const struct sbio_run_result *res, double s
 {
     const struct sbio_stats *t = &res->total;
     char a[32], b[32];
-    uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
+    uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs, rmw = t->lat[SBIO_RMW].count;
     fprintf(out, "\nFile operations:\n");
     fprintf(out, "    reads/s:                      %.2f\n",
             secs > 0 ? (double)t->lat[SBIO_READ].count / secs : 0);
     fprintf(out, "    writes/s:                     %.2f\n",
             secs > 0 ? (double)t->lat[SBIO_WRITE].count / secs : 0);
     fprintf(out, "    fsyncs/s:                     %.2f\n", secs > 0 ? (double)fsyncs / secs : 0);
+    if (rmw)
+        fprintf(out, "    read-modify-writes/s:         %.2f\n", secs > 0 ? (double)rmw / secs : 0);
     fprintf(out, "\nThroughput:\n");
     fprintf(out, "    read, MiB/s:                  %.2f\n",
-            secs > 0 ? (double)t->bytes[SBIO_READ] / SBIO_MIB / secs : 0);
+            secs > 0 ? (double)sbio_stats_bytes_read(t) / SBIO_MIB / secs : 0);
     fprintf(out, "    written, MiB/s:               %.2f\n",
-            secs > 0 ? (double)t->bytes[SBIO_WRITE] / SBIO_MIB / secs : 0);
+            secs > 0 ? (double)sbio_stats_bytes_written(t) / SBIO_MIB / secs : 0);
 
     fprintf(out, "\nGeneral statistics:\n");
     fprintf(out, "    total time:                          %.4fs\n", secs);
     fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
     fprintf(out, "    reads, writes, fsyncs:               %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
             t->lat[SBIO_READ].count, t->lat[SBIO_WRITE].count, fsyncs);
+    if (rmw)
+        fprintf(out, "    read-modify-writes:                  %" PRIu64 "\n", rmw);
     if (fsyncs)
         fprintf(out,
                 "    fsyncs periodic, at end, in writes:  %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
                 t->lat[SBIO_FSYNC].count - t->end_fsyncs, t->end_fsyncs, t->write_fsyncs);
     fprintf(out, "    bytes read, written:                 %s, %s\n",
-            sbio_fmt_bytes(a, sizeof(a), t->bytes[SBIO_READ]),
-            sbio_fmt_bytes(b, sizeof(b), t->bytes[SBIO_WRITE]));
+            sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(t)),
+            sbio_fmt_bytes(b, sizeof(b), sbio_stats_bytes_written(t)));
 }
 
 /* sysbench's latency block: all operations together. */
@@ -344,15 +355,20 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
     uint64_t extra = cfg->percentile;
     if (extra == 50 || extra == 95 || extra == 99)
         extra = 0;
-    fprintf(out, "\nPer operation type:\n  %-9s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
-            "op", "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
+    /* The op column widens for a read-modify-write row only: other reports keep their layout. */
+    int w = t->lat[SBIO_RMW].count ? (int)strlen(TEXT_RMW) : 9;
+    fprintf(out, "\nPer operation type:\n  %-*s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
+            w, "op", "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
     if (extra)
         fprintf(out, " %9s%" PRIu64, "p", extra);
     fputc('\n', out);
     for (int op = 0; op < SBIO_FSYNC; op++)
         if (t->lat[op].count)
-            print_lat_row(out, sbio_op_name(op), &t->lat[op], t->lat[op].count, t->bytes[op], secs,
-                          extra);
+            print_lat_row(out, w, sbio_op_name(op), &t->lat[op], t->lat[op].count, t->bytes[op],
+                          secs, extra);
+    if (t->lat[SBIO_RMW].count)
+        print_lat_row(out, w, TEXT_RMW, &t->lat[SBIO_RMW], t->lat[SBIO_RMW].count,
+                      t->bytes[SBIO_RMW], secs, extra);
     struct sbio_hist rest;
     const char *name[2];
     const struct sbio_hist *h[2];
@@ -361,7 +377,7 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
         /* --file-fsync-all's syncs are inside the writes' latency: counted, not timed. */
         uint64_t ops = h[i]->count + (i ? 0 : t->write_fsyncs);
         if (ops)
-            print_lat_row(out, name[i], h[i], ops, 0, secs, extra);
+            print_lat_row(out, w, name[i], h[i], ops, 0, secs, extra);
     }
     if (t->write_fsyncs)
         fprintf(out,
@@ -408,7 +424,9 @@ static void text_threads(FILE *out, const struct sbio_run_result *res)
         char v[3][24];
         fprintf(out, "  %6u %10" PRIu64 " %11.2f %9.2f %10s %10s %10s\n", i, s->events,
                 ts > 0 ? (double)sbio_stats_ops(s) / ts : 0,
-                ts > 0 ? (double)(s->bytes[SBIO_READ] + s->bytes[SBIO_WRITE]) / SBIO_MIB / ts : 0,
+                ts > 0 ? (double)(sbio_stats_bytes_read(s) + sbio_stats_bytes_written(s)) /
+                             SBIO_MIB / ts
+                       : 0,
                 sbio_fmt_ns(v[0], sizeof(v[0]), sbio_hist_mean(&h)),
                 sbio_fmt_ns(v[1], sizeof(v[1]), (double)sbio_hist_percentile(&h, 99)),
                 sbio_fmt_ns(v[2], sizeof(v[2]), (double)h.max_ns));
@@ -505,6 +523,7 @@ static void text_histograms(FILE *out, const struct sbio_config *cfg, const stru
     const struct sbio_hist *h[2];
     for (int op = 0; op < SBIO_FSYNC; op++)
         print_histogram(out, sbio_op_name(op), &t->lat[op]);
+    print_histogram(out, TEXT_RMW, &t->lat[SBIO_RMW]);
     for (unsigned i = 0, n = sync_rows(cfg, t, &rest, name, h); i < n; i++)
         print_histogram(out, name[i], h[i]);
 }
@@ -527,7 +546,7 @@ static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
     fprintf(out,
             "Note: the reads came from the page cache: the run read %s, device %s read %s. "
             "To measure the device: %s%s, or a set larger than the RAM (%s)\n",
-            sbio_fmt_bytes(a, sizeof(a), res->total.bytes[SBIO_READ]), res->disk_name[0],
+            sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(&res->total)), res->disk_name[0],
             sbio_fmt_bytes(b, sizeof(b), (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512), direct,
             drop, sbio_fmt_bytes(c, sizeof(c), ram));
 }
@@ -620,8 +639,8 @@ int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned
     row->threads = res->threads;
     row->secs = (double)res->elapsed_ns / 1e9;
     row->ops = sbio_stats_ops(&res->total);
-    row->bytes_read = res->total.bytes[SBIO_READ];
-    row->bytes_written = res->total.bytes[SBIO_WRITE];
+    row->bytes_read = sbio_stats_bytes_read(&res->total);
+    row->bytes_written = sbio_stats_bytes_written(&res->total);
     row->avg_ns = (uint64_t)sbio_hist_mean(&all);
     row->p99_ns = sbio_hist_percentile(&all, 99);
     row->error = res->error;

@@ -259,7 +259,7 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     }
     lua_pop(L, 1);
     lua_getfield(L, t, "mix");
-    static const char *const ops[SBIO_MIX_NR] = {"read", "write", "fsync", "fdatasync"};
+    static const char *const ops[SBIO_MIX_NR] = {"read", "write", "fsync", "fdatasync", "rmw"};
     for (int i = 0; i < SBIO_MIX_NR; i++)
         j->weight[i] = field_num(L, lua_gettop(L), ops[i]);
     lua_pop(L, 1);

@@ -453,12 +453,13 @@ static json_t *job_declared(const struct sbio_script_job *sj)
         json_object_set_new(d, "kind", json_string("event"));
     } else {
         json_object_set_new(d, "kind", json_string("mix"));
-        json_object_set_new(d, "mix",
-                            json_pack("{s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ],
-                                      "write", sj->weight[SBIO_MIX_WRITE], "fsync",
-                                      sj->weight[SBIO_MIX_FSYNC], "fdatasync",
-                                      sj->weight[SBIO_MIX_FDATASYNC]));
+        json_object_set_new(
+            d, "mix",
+            json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
+                      sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
+                      sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
         json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
+        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
         json_object_set_new(d, "pattern_a", json_real(sj->pa));
         json_object_set_new(d, "pattern_b", json_real(sj->pb));
     }
@@ -656,7 +657,7 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     c->mode = SBIO_MODE_RNDRW;
     c->merged_requests = (big + small - 1) / small;
     c->fsync_freq = 0;
-    c->fsync_end = false;
+    c->fsync_end = sj->fsync_end; /* a mix's is false unless it asks (bonnie's close) */
     c->fsync_all = false;
 }
 
@@ -701,7 +702,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                                                     jobs[k].res.error_msg));
             continue;
         }
-        bool wr = p->jobs[k].mode != SBIO_MODE_NONE && sbio_mode_writes(p->jobs[k].mode);
+        bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
+                                                    : p->jobs[k].fsync_end;
         fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine),
@@ -800,6 +802,29 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
     return doc;
 }
 
+/* --verify needs each block written by one thread at a time: a mode's threads own their
+ * blocks, a mix's threads and a phase's jobs would share them, and event(ctx) may write
+ * anywhere. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_verify(const struct sbio_script *s)
+{
+    for (unsigned pi = 0; pi < s->nphases; pi++) {
+        const struct sbio_script_phase *p = &s->phases[pi];
+        const struct sbio_script_job *j = &p->jobs[0];
+        const char *why = p->njobs > 1 ? "has more than one job"
+                          : j->event   ? "has an event job"
+                          : j->mode == SBIO_MODE_NONE && j->threads > 1
+                              ? "has a mix of many threads"
+                              : NULL;
+        if (why) {
+            sbio_err("--verify: phase \"%s\" %s; verification needs each block written by one "
+                     "thread: one job per phase, a mix of one thread or a mode",
+                     p->name, why);
+            return -SBIO_EUSAGE;
+        }
+    }
+    return 0;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -811,6 +836,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
         return -SBIO_EUSAGE;
     }
+    if (cfg->verify && session_check_verify(s))
+        return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
     if (!rc)
         rc = session_apply(&ses);

@@ -50,12 +50,13 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
 uint64_t sbio_stats_ops(const struct sbio_stats *s)
 {
     return s->lat[SBIO_READ].count + s->lat[SBIO_WRITE].count + s->lat[SBIO_FSYNC].count +
-           s->write_fsyncs;
+           s->lat[SBIO_RMW].count + s->write_fsyncs;
 }
 
 uint64_t sbio_stats_busy_ns(const struct sbio_stats *s)
 {
-    return s->lat[SBIO_READ].sum_ns + s->lat[SBIO_WRITE].sum_ns + s->lat[SBIO_FSYNC].sum_ns;
+    return s->lat[SBIO_READ].sum_ns + s->lat[SBIO_WRITE].sum_ns + s->lat[SBIO_FSYNC].sum_ns +
+           s->lat[SBIO_RMW].sum_ns;
 }
 
 void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)

@@ -1,4 +1,7 @@
 /* Per-thread statistics: one latency histogram per op type plus byte and event counters.
+ * A read-modify-write is an op type of its own (lat[SBIO_RMW], bytes[SBIO_RMW]: its block's
+ * bytes once); the bytes read and written it caused are its block's twice, once each way
+ * (sbio_stats_bytes_read, sbio_stats_bytes_written).
  *
  * Each worker owns its struct sbio_stats and is its only writer; updates are relaxed
  * atomic stores so the interim reporter can read them concurrently (relaxed loads) without
@@ -57,7 +60,19 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src);
 /* dst += src (histograms bucket by bucket, counters summed, start min, end max). */
 void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src);
 
-/* Operations of all types (reads + writes + all fsyncs). */
+/* Bytes read: the reads' and the read-modify-writes'. */
+static inline uint64_t sbio_stats_bytes_read(const struct sbio_stats *s)
+{
+    return s->bytes[SBIO_READ] + s->bytes[SBIO_RMW];
+}
+
+/* Bytes written: the writes' and the read-modify-writes'. */
+static inline uint64_t sbio_stats_bytes_written(const struct sbio_stats *s)
+{
+    return s->bytes[SBIO_WRITE] + s->bytes[SBIO_RMW];
+}
+
+/* Operations of all types (reads + writes + all fsyncs + read-modify-writes). */
 uint64_t sbio_stats_ops(const struct sbio_stats *s);
 
 /* The latency of every operation type together, into h. */

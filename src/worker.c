@@ -182,12 +182,44 @@ HOT int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
     return got;
 }
 
-/* The io starts now (or at its --rate slot): writes carry --verify's stamp. */
+/* The io starts now (or at its --rate slot): writes carry --verify's stamp; a
+ * read-modify-write starts with its read. */
 HOT void worker_start_io(struct worker *w, struct sbio_io *io, uint64_t start_ns)
 {
     io->start_ns = start_ns;
-    if (w->run->verify && io->op == SBIO_WRITE)
+    if (io->op == SBIO_RMW) {
+        io->op = SBIO_READ;
+        io->flags |= SBIO_IO_RMW;
+    } else if (w->run->verify && io->op == SBIO_WRITE) {
         sbio_verify_map_stamp(&w->run->vmap, io->buf, io->file, io->offset, io->len);
+    }
+}
+
+/* --verify: check every block a read brought in. */
+HOT void worker_check_read(struct worker *w, const struct sbio_io *io)
+{
+    sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset, (uint64_t)io->res,
+                          &w->stats->verify_checked, worker_verify_bad, w);
+}
+
+/* A read-modify-write's read came back whole: checked under --verify, changed, and turned
+ * into the write back of the same buffer at the same offset, to be issued next. The change
+ * is bonnie++'s rewrite's: one byte per request, its chunk k incrementing byte k modulo the
+ * chunk size (k: the request's place in the file); under --verify the write's stamp (a new
+ * generation and CRC) is the change. false: io is no such read, or the read failed
+ * (worker_finish reports it). */
+HOT bool worker_rmw_turn(struct worker *w, struct sbio_io *io)
+{
+    if (!(io->flags & SBIO_IO_RMW) || io->op != SBIO_READ || !io_ok(io))
+        return false;
+    if (w->run->verify) {
+        worker_check_read(w, io);
+        sbio_verify_map_stamp(&w->run->vmap, io->buf, io->file, io->offset, io->len);
+    } else if (io->len) {
+        ((unsigned char *)io->buf)[io->offset / io->len % io->len]++;
+    }
+    io->op = SBIO_WRITE;
+    return true;
 }
 
 /* A completed io (any engine): checked, recorded, accounted. false when it failed (the run
@@ -200,10 +232,10 @@ HOT bool worker_finish(struct worker *w, struct sbio_io *io, uint64_t end_ns, bo
         return false;
     }
     struct sbio_stats *st = w->stats;
-    if (w->run->verify && io->op == SBIO_READ) {
-        sbio_verify_map_check(&w->run->vmap, io->buf, io->file, io->offset, (uint64_t)io->res,
-                              &st->verify_checked, worker_verify_bad, w);
-    }
+    if (io->flags & SBIO_IO_RMW)
+        io->op = SBIO_RMW; /* its write back is done: one event, from the read's start */
+    else if (w->run->verify && io->op == SBIO_READ)
+        worker_check_read(w, io);
     if (measure) {
         sbio_stats_record_io(st, io, end_ns - io->start_ns);
         if (io->flags & SBIO_IO_FSYNC_AFTER)
@@ -256,6 +288,8 @@ static void worker_loop(struct worker *w, bool measure)
         }
         worker_start_io(w, &io, t);
         r->eng->queue(w->eng_priv, w->files, &io);
+        if (worker_rmw_turn(w, &io))
+            r->eng->queue(w->eng_priv, w->files, &io);
         uint64_t t2 = sbio_now_ns();
         if (!worker_finish(w, &io, t2, measure))
             break;
@@ -382,6 +416,20 @@ static bool q_fill(struct qloop *q)
     return !q->commit_failed;
 }
 
+/* A read-modify-write whose read completed goes back to the engine as its write, still in
+ * flight in the same slot (--verify's overlap rule keeps covering it). true: requeued. The
+ * engine has room: its slot was taken by that read until now. */
+static bool q_rmw_requeue(struct qloop *q, struct sbio_io *io)
+{
+    struct worker *w = q->w;
+    if (!worker_rmw_turn(w, io))
+        return false;
+    if (w->run->eng->queue(w->eng_priv, w->files, io) == SBIO_Q_QUEUED)
+        return true;
+    io->res = -EAGAIN; /* refused all the same: the write fails, named as such */
+    return false;
+}
+
 /* Take what completed. false: waiting failed (the ios in flight are given up). */
 static bool q_reap(struct qloop *q)
 {
@@ -396,6 +444,8 @@ static bool q_reap(struct qloop *q)
     for (int i = 0; i < n; i++) {
         struct sbio_io *io = q->done[i];
         uint64_t end = t;
+        if (q_rmw_requeue(q, io))
+            continue;
         q->inflight--;
         if (w->busy)
             w->busy[io->slot] = false;

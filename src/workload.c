@@ -235,10 +235,10 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
     sbio_layout_block(lay, blk, &io->file, &io->offset);
     if (io->offset + len > lay->size[io->file])
         len = lay->size[io->file] - io->offset;
-    io->op = mop == SBIO_MIX_READ ? SBIO_READ : SBIO_WRITE;
+    io->op = mop == SBIO_MIX_READ ? SBIO_READ : mop == SBIO_MIX_RMW ? SBIO_RMW : SBIO_WRITE;
     io->flags = 0;
     io->len = (uint32_t)len;
-    if (io->op == SBIO_WRITE)
+    if (io->op != SBIO_READ) /* a read-modify-write writes too */
         w->last_file = io->file;
     return 1;
 }
@@ -314,7 +314,8 @@ void sbio_wl_begin_end(struct sbio_wl *w)
     /* A periodic round in progress is left unfinished: the end round covers it. */
     w->fsync_next = -1;
     w->ending = true;
-    if (!w->sh->fsync_end || !sbio_mode_writes(w->sh->mode))
+    /* A mix asks for its end fsync itself (fsync_end), whatever it drew. */
+    if (!w->sh->fsync_end || !(w->sh->mix || sbio_mode_writes(w->sh->mode)))
         return;
     if (w->dirty_map) {
         w->fsync_next = wl_fsync_find(w, 0);

@@ -121,7 +121,8 @@ static inline void sbio_wl_complete(struct sbio_wl *w, const struct sbio_io *io)
 }
 
 /* Switch to the end of the run: next() then yields the --file-fsync-end fsyncs (flagged
- * SBIO_IO_NOT_EVENT) and then 0. Read-only modes have none, as in sysbench. */
+ * SBIO_IO_NOT_EVENT) and then 0. Read-only modes have none, as in sysbench; a mix has them
+ * when its job asks (fsync_end). */
 void sbio_wl_begin_end(struct sbio_wl *w);
 
 /* Sequential requests this thread's stream has issued, for seqwr completion: with the

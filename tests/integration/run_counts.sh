@@ -4,7 +4,10 @@
 # of the run's result equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
 # rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's
 # op mix; the page-cache note (warm buffered reads, O_DIRECT ones) judged by the device
-# counters; --rate reached against asked. Small sets (4 x 8 MiB) under $TMP only.
+# counters; --rate reached against asked; a read-modify-write is one pread and one pwrite at
+# the same offset (strace), changes one byte of its block on every engine, and is one device
+# read and one write under O_DIRECT; bonnie-direct's rewrite reads as often as it writes.
+# Small sets (4 x 8 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"
 
 D=$TMP/set
@@ -211,6 +214,82 @@ eq "--rate=1000000, O_DSYNC rndwr: the Rate: line gives the rate asked" "${asked
 check "--rate=1000000, O_DSYNC rndwr: the shortfall is noted, by how much" grep -qE \
 	"^Note: the rate fell $(awk -v p="${pct:-0}" 'BEGIN { printf "%.1f", 100 - p }' | sed 's/\./\\./')% short of its target: " "$TMP/out"
 
+# --- read-modify-write: one read and one write per event, at the same offset ---
+# A script's mix of rmw only, over a set of its own: one file of 256 blocks of 16 KiB, each
+# read, changed and written back once, in order.
+WL=$(cd "$(dirname "$0")/../.." && pwd)/workloads
+RMW=$TMP/rmw.lua
+cat >"$RMW" <<'LUA'
+option("engine", "sync", "engine")
+option("flags", "", "open flags")
+fileset { files = 1, size = "4M" }
+phase "rmw" { time = 0, events = 256,
+  job "j" { mix = { rmw = 1 }, block = "16k", pattern = "seq", engine = options.engine,
+            iodepth = 4, flags = options.flags } }
+LUA
+RD=$TMP/rmwset
+mkdir -p "$RD"
+expect_exit 0 "prepare the rmw script's set (4 MiB)" "$SBIO" prepare --script "$RMW" --dir="$RD"
+# rmw_of: "RMW-OPS EVENTS" of the last script run's one job.
+rmw_of() {
+	json_get "$RESULT" phases.0.jobs.0.result.result.op_types.rmw.ops \
+		phases.0.jobs.0.result.result.events | paste -sd ' '
+}
+strace_run rmw run --script "$RMW" --dir="$RD"
+eq "strace rmw: exit status" "$STRACE_RC" 0
+eq "strace rmw: rmw ops and events" "$(rmw_of)" "256 256"
+eq "strace rmw: pread64 calls = pwrite64 calls = events; no fsync (a mix ends without one)" \
+	"$WR $WW $WF" "256 256 0"
+# In the worker's own trace each pread64 is followed by the pwrite64 of the same length at
+# the same offset, and the next pair is the next block.
+pairs=$(cat "$TMP"/strace.rmw/tr.* | awk '
+	/^p(read|write)64\([0-9]+<[^>]*\/test_file\.0>/ {
+		off = $(NF - 2); sub(/\)$/, "", off); n = $(NF - 3) + 0 # …, LEN, OFFSET) = RESULT
+		if ($0 ~ /^pread64/) { if (want != "") bad++; want = off " " n; next }
+		if (want != off " " n || off != k * 16384) bad++
+		want = ""; k++
+	}
+	END { printf "%d %d\n", k, bad }')
+eq "strace rmw: 256 pread64/pwrite64 pairs, each at the same offset, the blocks in order" "$pairs" "256 0"
+
+# changed_bytes BEFORE AFTER: "DIFFERING-BYTES BAD" — a read-modify-write of each 16 KiB block
+# k changes exactly its byte k, by one (bonnie++'s rewrite); any other difference is BAD.
+changed_bytes() {
+	cmp -l "$1" "$2" | awk -v bs=16384 '
+		function oct(s, v, i) { v = 0; for (i = 1; i <= length(s); i++) v = v * 8 + substr(s, i, 1); return v }
+		{ p = $1 - 1; k = int(p / bs); n++; if (p != k * bs + k % bs || (oct($2) + 1) % 256 != oct($3)) bad++ }
+		END { printf "%d %d\n", n, bad }'
+}
+for e in sync libaio io_uring mmap; do
+	cp "$RD/test_file.0" "$TMP/before"
+	sbio_json run --script "$RMW" --dir="$RD" --engine=$e
+	eq "rmw, $e: exit status, rmw ops and events" "$? $(rmw_of)" "0 256 256"
+	eq "rmw, $e: the file differs in one byte per block, byte k of block k, incremented" \
+		"$(changed_bytes "$TMP/before" "$RD/test_file.0")" "256 0"
+done
+
+# bonnie-direct's rewrite cell: the worker of that phase (the one trace with both calls)
+# issues one pread64 and one pwrite64 per chunk, as many as the cell's events.
+BD=$TMP/bonnie
+mkdir -p "$BD"
+BARGS=(--script "$WL/bonnie-direct.lua" --dir="$BD" --size=4M --sizes=16k)
+expect_exit 0 "prepare bonnie-direct (4 MiB)" "$SBIO" prepare "${BARGS[@]}"
+strace_run bonnie run "${BARGS[@]}"
+eq "strace bonnie-direct: exit status" "$STRACE_RC" 0
+rw=$(for f in "$TMP"/strace.bonnie/tr.*; do
+	awk '/^pread64\([0-9]+<[^>]*\/test_file\.0>/ { r++ } /^pwrite64\([0-9]+<[^>]*\/test_file\.0>/ { w++ }
+		/^fsync\([0-9]+<[^>]*\/test_file\.0>/ { f++ } END { if (r && w) printf "%d %d %d\n", r, w, f }' "$f"
+done)
+cell=$(json_get "$RESULT" phases.1.name phases.1.jobs.0.result.result.op_types.rmw.ops \
+	phases.1.jobs.0.result.result.events | paste -sd ' ')
+eq "bonnie-direct: the rewrite cell's rmw ops and events (4 MiB / 16 KiB)" "$cell" "rewrite 16k 256 256"
+eq "strace bonnie-direct: one thread reads and writes, as many reads as writes as events, then fsyncs once (bonnie++'s close)" \
+	"$rw" "256 256 1"
+eq "bonnie-direct: the rewrite's end fsync is reported" \
+	"$(json_get "$RESULT" phases.1.jobs.0.result.result.op_types.fsync.end)" 1
+check "bonnie-direct: the rewrite job's line says 'fsync at end'" \
+	grep -q '^--- Job rewrite (1 thread, sync, fsync at end) ---$' "$TMP/out"
+
 # --- reads the page cache served are said to be so; O_DIRECT's are not ---
 # Each run is judged by its own device counters (the result's devices[0], from
 # /sys/block/DEV/stat): the note, and the JSON's flag, appear exactly when the device read
@@ -265,4 +344,34 @@ else
 		"$(json_get "$RESULT" result.process_io.write_bytes)" \
 		"$(json_get "$RESULT" result.op_types.write.bytes)"
 	eq "O_DIRECT rndwr: and it read nothing" "$(json_get "$RESULT" result.process_io.read_bytes)" 0
+fi
+
+# --- read-modify-write with O_DIRECT, by the device's own counters ---
+# On the test's loop device (no other process reads there; lazytime: no timestamp is written
+# back during the run), each engine that can do O_DIRECT: sbio's own storage I/O
+# (/proc/self/io) reads and writes each event's block once; the device reads those blocks,
+# 32 sectors each, and writes them (a journal commit of the file system may add a few
+# sectors); requests: one read and one write per event, each counted once whether the block
+# layer merged it into a neighbour's (the _merged counters) or not, one the file system split
+# where the file's extents break (this small ext4 has 1 KiB blocks) twice: up to 8 more.
+if ! need_root; then
+	skip "needs root (a loop device whose counters only this test moves)"
+elif [ -n "$LOOP" ]; then
+	# noinit_itable: ext4's background zeroing of inode tables writes to the device too.
+	mount -o remount,lazytime,noinit_itable "$TMP/mnt"
+	RL=$TMP/mnt/rmw
+	mkdir -p "$RL"
+	expect_exit 0 "prepare the rmw script's set on /dev/$LOOP" "$SBIO" prepare --script "$RMW" --dir="$RL"
+	sync
+	j=phases.0.jobs.0.result.result
+	for e in sync libaio io_uring; do
+		sbio_json run --script "$RMW" --dir="$RL" --engine=$e --flags=direct
+		read -r name r rm w wm sr sw < <(json_get "$RESULT" $j.devices.0.{name,reads,reads_merged,writes,writes_merged,sectors_read,sectors_written} | paste -sd ' ')
+		eq "rmw O_DIRECT, $e: sbio's own bytes read and written, rmw ops, events; device $name's sectors read" \
+			"$(json_get "$RESULT" $j.process_io.{read_bytes,write_bytes} | paste -sd ' ') $(rmw_of) $name $sr" \
+			"4194304 4194304 256 256 $LOOP 8192"
+		check "rmw O_DIRECT, $e: the device wrote the 8192 sectors ($sw), one read and one write request per event ($((r + rm)) and $((w + wm)) for 256)" \
+			test "$sw" -ge 8192 -a "$sw" -le 8256 -a $((r + rm)) -ge 256 -a $((r + rm)) -le 264 \
+			-a $((w + wm)) -ge 256 -a $((w + wm)) -le 264
+	done
 fi

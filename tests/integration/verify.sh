@@ -1,6 +1,7 @@
 #!/bin/bash
 # --verify (sysbench's --validate): every block carries a header and a CRC32C; reads check
-# them on every engine; a flipped byte is found, named, and makes the run exit 1.
+# them on every engine; a flipped byte is found, named, and makes the run exit 1; so too for a
+# script's read-modify-writes, and a script whose blocks would be shared is refused.
 source "$(dirname "$0")/lib.sh"
 D=$TMP/set
 mkdir -p "$D"
@@ -100,3 +101,65 @@ FAILWRITE_MATCH=$(realpath "$P/lost")/test_file FAILWRITE_AFTER=3 FAILWRITE_LOSE
 check "the lost write is found (bad blocks: $(bad))" test "$(bad)" -ge 1
 expect_exit 2 "prepare --verify over a set prepared without it is refused" "$SBIO" prepare \
 	--dir="$P" --verify
+
+# --- a script's mix of read-modify-writes: each read checked, each write back stamped ---
+# One thread, 4 KiB blocks (the set's): a pass over both files in order, then a hot set of
+# 20 blocks at depth 8, where a block's next rmw must wait for the write back of the one in
+# flight (the overlap rule covers both halves).
+VS=$TMP/rmw.lua
+cat >"$VS" <<'LUA'
+option("engine", "sync", "engine")
+fileset { files = 2, size = "8M" }
+phase "pass" { time = 0, events = 2048,
+  job "j" { mix = { rmw = 1 }, block = "4k", pattern = "seq", engine = options.engine,
+            iodepth = 8 } }
+phase "hot" { time = 0, events = 4000,
+  job "h" { mix = { rmw = 1 }, block = "4k", pattern = "hot:0.01:0.99", engine = options.engine,
+            iodepth = 8 } }
+LUA
+VD=$TMP/rmwset
+mkdir -p "$VD"
+expect_exit 0 "prepare --verify for a script (4 KiB blocks)" "$SBIO" prepare --script "$VS" \
+	--dir="$VD" --verify --file-block-size=4K
+vfig() { json_get "$RESULT" "phases.$1.jobs.0.result.result.verify.$2"; }
+for e in sync libaio io_uring mmap; do
+	rm -f "$RESULT"
+	expect_exit 0 "rmw --verify, $e: exit 0" "$SBIO" run --script "$VS" --dir="$VD" --verify \
+		--engine=$e -o "$RESULT"
+	eq "rmw --verify, $e: every block read checked, none bad" \
+		"$(vfig 0 blocks_checked) $(vfig 0 mismatches) $(vfig 1 blocks_checked) $(vfig 1 mismatches)" \
+		"2048 0 4000 0"
+done
+# One flipped byte in test_file.1's block 24 (offset 98304): the rmw reading it finds it, names
+# it and exits 1; its write back stamps the block anew, so it is flipped again for each engine.
+for e in sync libaio io_uring mmap; do
+	b=$(od -An -tu1 -j100000 -N1 "$VD/test_file.1" | tr -d ' ')
+	printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$VD/test_file.1" bs=1 seek=100000 conv=notrunc 2>/dev/null
+	rm -f "$RESULT"
+	expect_exit 1 "rmw --verify, $e: a flipped byte makes the run exit 1" "$SBIO" run \
+		--script "$VS" --dir="$VD" --verify --engine=$e -o "$RESULT"
+	eq "rmw --verify, $e: exactly one bad block, in the pass" "$(vfig 0 mismatches)" "1"
+	check "rmw --verify, $e: the message names the file and the block's offset" \
+		grep -q 'test_file.1: block at offset 98304: checksum mismatch' "$TMP/err"
+done
+# Where blocks would be shared, --verify is refused before anything runs.
+cat >"$TMP/two.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+phase "p" { time = 0, events = 100,
+  job "a" { mix = { rmw = 1 }, block = "4k" }, job "b" { mix = { read = 1 }, block = "4k" } }
+LUA
+cat >"$TMP/threads.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+phase "q" { time = 0, events = 100, job "a" { mix = { rmw = 1 }, block = "4k", threads = 2 } }
+LUA
+sum0=$(cat "$VD"/test_file.* | md5sum)
+expect_exit 2 "--verify with two jobs in a phase is refused" "$SBIO" run --script "$TMP/two.lua" \
+	--dir="$VD" --verify
+stderr_one_line "two jobs: one line"
+check "two jobs: the message names the phase and why" \
+	grep -q '^sbio: --verify: phase "p" has more than one job; ' "$TMP/err"
+expect_exit 2 "--verify with a mix of two threads is refused" "$SBIO" run \
+	--script "$TMP/threads.lua" --dir="$VD" --verify
+check "two threads: the message names the phase and why" \
+	grep -q '^sbio: --verify: phase "q" has a mix of many threads; ' "$TMP/err"
+eq "the refused runs left the set as it was" "$(cat "$VD"/test_file.* | md5sum)" "$sum0"

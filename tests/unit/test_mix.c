@@ -149,6 +149,29 @@ static void test_op_single(void **state)
     }
 }
 
+/* A read-modify-write is drawn by its weight like any operation, beside the others, and a
+ * zero weight of it is never drawn. */
+static void test_op_rmw(void **state)
+{
+    (void)state;
+    struct sbio_script_job j;
+    job_init(&j, SBIO_PAT_SEQ, 0, 0);
+    memset(j.weight, 0, sizeof(j.weight));
+    j.weight[SBIO_MIX_READ] = 1;
+    j.weight[SBIO_MIX_RMW] = 3;
+    uint64_t cnt[SBIO_MIX_NR];
+    count_ops(&j, 0x5eed0020, cnt);
+    assert_true(fabs((double)cnt[SBIO_MIX_RMW] / NDRAWS - 0.75) < 0.01);
+    assert_true(fabs((double)cnt[SBIO_MIX_READ] / NDRAWS - 0.25) < 0.01);
+    assert_int_equal(cnt[SBIO_MIX_WRITE] + cnt[SBIO_MIX_FSYNC] + cnt[SBIO_MIX_FDATASYNC], 0);
+
+    j.weight[SBIO_MIX_RMW] = 0;
+    j.weight[SBIO_MIX_WRITE] = 1;
+    count_ops(&j, 0x5eed0021, cnt);
+    assert_int_equal(cnt[SBIO_MIX_RMW], 0);
+    assert_true(fabs((double)cnt[SBIO_MIX_WRITE] / NDRAWS - 0.5) < 0.01);
+}
+
 static void test_size_distribution(void **state)
 {
     (void)state;
@@ -514,15 +537,11 @@ static void test_rand01(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_op_weights),
-        cmocka_unit_test(test_op_single),
-        cmocka_unit_test(test_size_distribution),
-        cmocka_unit_test(test_uniform),
-        cmocka_unit_test(test_seq),
-        cmocka_unit_test(test_zipf),
-        cmocka_unit_test(test_pareto),
-        cmocka_unit_test(test_gaussian),
-        cmocka_unit_test(test_hot),
+        cmocka_unit_test(test_op_weights), cmocka_unit_test(test_op_single),
+        cmocka_unit_test(test_op_rmw),     cmocka_unit_test(test_size_distribution),
+        cmocka_unit_test(test_uniform),    cmocka_unit_test(test_seq),
+        cmocka_unit_test(test_zipf),       cmocka_unit_test(test_pareto),
+        cmocka_unit_test(test_gaussian),   cmocka_unit_test(test_hot),
         cmocka_unit_test(test_rand01),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -201,7 +201,8 @@ static const struct fspec result_spec[] = {
     {"direct_skipped_tail_bytes", JT_INT},
 };
 static const struct fspec error_spec[] = {{"message", JT_STR}, {"errno", JT_INT}};
-static const struct fspec optypes_spec[] = {{"read", JT_OBJ}, {"write", JT_OBJ}, {"fsync", JT_OBJ}};
+static const struct fspec optypes_spec[] = {
+    {"read", JT_OBJ}, {"write", JT_OBJ}, {"fsync", JT_OBJ}, {"rmw", JT_OBJ}};
 /* op_types.TYPE; the last three are fsync's only. */
 static const struct fspec optype_spec[] = {
     {"ops", JT_INT},     {"bytes", JT_INT},    {"ops_per_s", JT_NUM}, {"mib_per_s", JT_NUM},
@@ -217,11 +218,11 @@ static const char *const pct_keys[] = {"1",  "5",  "10", "25",   "50",   "75",
                                        "90", "95", "99", "99.9", "99.99"};
 static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
 static const struct fspec thread_spec[] = {
-    {"thread", JT_INT},     {"events", JT_INT},        {"ops", JT_INT},
-    {"read_ops", JT_INT},   {"write_ops", JT_INT},     {"fsync_ops", JT_INT},
-    {"bytes_read", JT_INT}, {"bytes_written", JT_INT}, {"duration_s", JT_NUM},
-    {"ops_per_s", JT_NUM},  {"mib_per_s", JT_NUM},     {"busy_s", JT_NUM},
-    {"latency", JT_OBJ},
+    {"thread", JT_INT},     {"events", JT_INT},     {"ops", JT_INT},
+    {"read_ops", JT_INT},   {"write_ops", JT_INT},  {"fsync_ops", JT_INT},
+    {"rmw_ops", JT_INT},    {"bytes_read", JT_INT}, {"bytes_written", JT_INT},
+    {"duration_s", JT_NUM}, {"ops_per_s", JT_NUM},  {"mib_per_s", JT_NUM},
+    {"busy_s", JT_NUM},     {"latency", JT_OBJ},
 };
 static const struct fspec cpu_spec[] = {{"user_s", JT_NUM},       {"system_s", JT_NUM},
                                         {"user_pct", JT_NUM},     {"system_pct", JT_NUM},
@@ -247,11 +248,9 @@ static const struct fspec cache_state_spec[] = {
     {"writeback_pages", JT_INT},        {"evicted_pages", JT_INT},
     {"recently_evicted_pages", JT_INT},
 };
-static const struct fspec sample_spec[] = {{"t_s", JT_NUM},
-                                           {"duration_s", JT_NUM},
-                                           {"read", JT_OBJ},
-                                           {"write", JT_OBJ},
-                                           {"fsync", JT_OBJ}};
+static const struct fspec sample_spec[] = {{"t_s", JT_NUM},   {"duration_s", JT_NUM},
+                                           {"read", JT_OBJ},  {"write", JT_OBJ},
+                                           {"fsync", JT_OBJ}, {"rmw", JT_OBJ}};
 static const struct fspec sample_op_spec[] = {
     {"ops", JT_INT},     {"bytes", JT_INT},  {"ops_per_s", JT_NUM}, {"mib_per_s", JT_NUM},
     {"mean_ns", JT_NUM}, {"p50_ns", JT_INT}, {"p99_ns", JT_INT},    {"max_ns", JT_INT},
@@ -637,7 +636,7 @@ static void check_samples(struct ran *r)
     double elapsed = jnum(ctx, res, "elapsed_s"), prev_t = 0;
     int64_t sum_ops[SBIO_OP_NR] = {0}, sum_bytes[SBIO_OP_NR] = {0};
     double max_rate = 0;
-    static const char *const opk[SBIO_OP_NR] = {"read", "write", "fsync"};
+    static const char *const opk[SBIO_OP_NR] = {"read", "write", "fsync", "rmw"};
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(sm, i);
         char where[64];
@@ -756,7 +755,7 @@ static void check_result(struct ran *r)
     /* op_types */
     json_t *ot = json_object_get(res, "op_types");
     check_fields(ctx, ot, "result.op_types", optypes_spec, N(optypes_spec), true);
-    static const char *const opk[SBIO_OP_NR] = {"read", "write", "fsync"};
+    static const char *const opk[SBIO_OP_NR] = {"read", "write", "fsync", "rmw"};
     int64_t ops[SBIO_OP_NR], bytes[SBIO_OP_NR], cnt[SBIO_OP_NR], mins[SBIO_OP_NR], maxs[SBIO_OP_NR],
         sums[SBIO_OP_NR];
     for (int op = 0; op < SBIO_OP_NR; op++) {
@@ -799,13 +798,15 @@ static void check_result(struct ran *r)
           "fsync latency.count %" PRId64 " != periodic + end %" PRId64, cnt[SBIO_FSYNC],
           periodic + end);
     int64_t events = jint(ctx, res, "events"), all = jint(ctx, res, "ops");
-    CHECK(ctx, events == ops[SBIO_READ] + ops[SBIO_WRITE] + periodic,
-          "events %" PRId64 " != reads %" PRId64 " + writes %" PRId64 " + periodic fsyncs %" PRId64,
-          events, ops[SBIO_READ], ops[SBIO_WRITE], periodic);
+    CHECK(ctx, events == ops[SBIO_READ] + ops[SBIO_WRITE] + ops[SBIO_RMW] + periodic,
+          "events %" PRId64 " != reads %" PRId64 " + writes %" PRId64 " + rmws %" PRId64
+          " + periodic fsyncs %" PRId64,
+          events, ops[SBIO_READ], ops[SBIO_WRITE], ops[SBIO_RMW], periodic);
     CHECK(ctx, all == events + end + in_writes,
           "ops %" PRId64 " != events + end fsyncs + fsyncs in writes %" PRId64, all,
           events + end + in_writes);
-    CHECK(ctx, all == ops[0] + ops[1] + ops[2], "ops %" PRId64 " != sum over op types", all);
+    CHECK(ctx, all == ops[0] + ops[1] + ops[2] + ops[3], "ops %" PRId64 " != sum over op types",
+          all);
     if (cfg->events)
         CHECK(ctx, events == (int64_t)cfg->events, "events %" PRId64 ", --events=%" PRIu64, events,
               cfg->events);
@@ -832,7 +833,7 @@ static void check_result(struct ran *r)
               ops[SBIO_FSYNC]);
     }
 
-    /* latency_all: the three op types together. */
+    /* latency_all: the op types together. */
     json_t *la = json_object_get(res, "latency_all");
     check_latency(ctx, la, "result.latency_all", false);
     int64_t lmin = INT64_MAX, lmax = 0;
@@ -841,8 +842,9 @@ static void check_result(struct ran *r)
             lmin = mins[op] < lmin ? mins[op] : lmin;
             lmax = maxs[op] > lmax ? maxs[op] : lmax;
         }
-    CHECK(ctx, jint(ctx, la, "count") == cnt[0] + cnt[1] + cnt[2], "latency_all.count");
-    CHECK(ctx, jint(ctx, la, "sum_ns") == sums[0] + sums[1] + sums[2], "latency_all.sum_ns");
+    CHECK(ctx, jint(ctx, la, "count") == cnt[0] + cnt[1] + cnt[2] + cnt[3], "latency_all.count");
+    CHECK(ctx, jint(ctx, la, "sum_ns") == sums[0] + sums[1] + sums[2] + sums[3],
+          "latency_all.sum_ns");
     CHECK(ctx, jint(ctx, la, "min_ns") == lmin && jint(ctx, la, "max_ns") == lmax,
           "latency_all min/max %" PRId64 "/%" PRId64 ", op types' %" PRId64 "/%" PRId64,
           jint(ctx, la, "min_ns"), jint(ctx, la, "max_ns"), lmin, lmax);
@@ -863,13 +865,14 @@ static void check_result(struct ran *r)
         CHECK(ctx, jint(ctx, t, "thread") == (int64_t)i, "%s.thread", where);
         int64_t te = jint(ctx, t, "events"), to = jint(ctx, t, "ops");
         int64_t tr = jint(ctx, t, "read_ops"), tw = jint(ctx, t, "write_ops");
-        int64_t tf = jint(ctx, t, "fsync_ops");
+        int64_t tf = jint(ctx, t, "fsync_ops"), tm = jint(ctx, t, "rmw_ops");
         int64_t br = jint(ctx, t, "bytes_read"), bw = jint(ctx, t, "bytes_written");
-        CHECK(ctx, to == tr + tw + tf, "%s: ops %" PRId64 " != read + write + fsync ops", where,
-              to);
-        CHECK(ctx, te >= tr + tw && te <= tr + tw + tf,
-              "%s: events %" PRId64 " outside [reads + writes, ops]", where, te);
-        CHECK(ctx, br == tr * (int64_t)BLOCK && bw == tw * (int64_t)BLOCK,
+        CHECK(ctx, to == tr + tw + tf + tm, "%s: ops %" PRId64 " != read + write + fsync + rmw ops",
+              where, to);
+        CHECK(ctx, te >= tr + tw + tm && te <= tr + tw + tf + tm,
+              "%s: events %" PRId64 " outside [reads + writes + rmws, ops]", where, te);
+        /* A read-modify-write reads and writes its block. */
+        CHECK(ctx, br == (tr + tm) * (int64_t)BLOCK && bw == (tw + tm) * (int64_t)BLOCK,
               "%s: bytes %" PRId64 "/%" PRId64 " != ops x block", where, br, bw);
         double dur = jnum(ctx, t, "duration_s");
         CHECK(ctx, dur > 0 && dur <= elapsed + 1e-9, "%s.duration_s %.9f (elapsed %.9f)", where,
@@ -889,7 +892,7 @@ static void check_result(struct ran *r)
         CHECK(ctx, near_rel(jnum(ctx, t, "busy_s"), (double)jint(ctx, l, "sum_ns") / 1e9, 1e-9),
               "%s.busy_s %.9f != latency.sum_ns", where, jnum(ctx, t, "busy_s"));
         s_events += te, s_ops += to, s_br += br, s_bw += bw, s_cnt += lc;
-        s_type[0] += tr, s_type[1] += tw, s_type[2] += tf;
+        s_type[0] += tr, s_type[1] += tw, s_type[2] += tf, s_type[3] += tm;
         s_sum += jint(ctx, l, "sum_ns");
         if (jint(ctx, l, "max_ns") > t_max)
             t_max = jint(ctx, l, "max_ns");
@@ -900,7 +903,9 @@ static void check_result(struct ran *r)
     for (int op = 0; op < SBIO_OP_NR; op++)
         CHECK(ctx, s_type[op] == ops[op], "op_types.%s.ops %" PRId64 " != threads' %" PRId64,
               opk[op], ops[op], s_type[op]);
-    CHECK(ctx, s_br == bytes[SBIO_READ] && s_bw == bytes[SBIO_WRITE], "threads' bytes");
+    CHECK(ctx,
+          s_br == bytes[SBIO_READ] + bytes[SBIO_RMW] && s_bw == bytes[SBIO_WRITE] + bytes[SBIO_RMW],
+          "threads' bytes");
     CHECK(ctx, s_cnt == jint(ctx, la, "count") && s_sum == jint(ctx, la, "sum_ns") && t_max == lmax,
           "threads' latency does not add up to latency_all");
 
@@ -1049,6 +1054,14 @@ static const char *const csv_map[][2] = {
     {"write_lat_max_ns", "result/op_types/write/latency/max_ns"},
     {"fsync_lat_mean_ns", "result/op_types/fsync/latency/mean_ns"},
     {"fsync_lat_p99_ns", "result/op_types/fsync/latency/percentiles_ns/99"},
+    {"rmw_ops", "result/op_types/rmw/ops"},
+    {"rmw_ops_per_s", "result/op_types/rmw/ops_per_s"},
+    {"rmw_mib_per_s", "result/op_types/rmw/mib_per_s"},
+    {"rmw_lat_mean_ns", "result/op_types/rmw/latency/mean_ns"},
+    {"rmw_lat_p50_ns", "result/op_types/rmw/latency/percentiles_ns/50"},
+    {"rmw_lat_p95_ns", "result/op_types/rmw/latency/percentiles_ns/95"},
+    {"rmw_lat_p99_ns", "result/op_types/rmw/latency/percentiles_ns/99"},
+    {"rmw_lat_max_ns", "result/op_types/rmw/latency/max_ns"},
     {"cpu_user_pct", "result/cpu/user_pct"},
     {"cpu_system_pct", "result/cpu/system_pct"},
     {"error", "result/errors/0/message"},
@@ -1316,6 +1329,47 @@ static void test_with_target(void **state)
 
 /* An interrupted run with an I/O error: the result says so in both formats, and the error
  * message survives CSV quoting. The figures are a real run's; the outcome is set by hand. */
+/* Read-modify-writes (a script's mix makes them; added here to a real rndrd run's figures,
+ * 300 of a block and 2 ms on thread 0): op_types.rmw with its block's bytes once, rmw_ops per
+ * thread, their bytes in the thread's bytes_read and bytes_written, the CSV's rmw columns; the
+ * document's sums still hold. */
+static void test_rmw(void **state)
+{
+    (void)state;
+    struct ran *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    run_spec(r, &(struct run_spec){.mode = SBIO_MODE_RNDRD, .threads = 2, .events = 1000});
+    struct sbio_io io = {.op = SBIO_RMW, .len = BLOCK};
+    for (int i = 0; i < 300; i++) {
+        sbio_stats_record_io(&r->res.per_thread[0], &io, 2000000);
+        sbio_stats_record_io(&r->res.total, &io, 2000000);
+    }
+    r->cfg.events = 1300; /* the run's events and the rmws: the document's checks count both */
+    json_decref(r->doc);
+    json_decref(r->back);
+    r->doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    assert_non_null(r->doc);
+    r->back = json_deep_copy(r->doc);
+    check_result(r);
+    check_csv(r->ctx, r->doc, r->back);
+    const char *ctx = "rmw";
+    json_t *res = jat(r->back, "result");
+    double elapsed = jnum(ctx, res, "elapsed_s");
+    assert_int_equal(jint(ctx, res, "op_types/rmw/ops"), 300);
+    assert_int_equal(jint(ctx, res, "op_types/rmw/bytes"), 300 * BLOCK);
+    assert_int_equal(jint(ctx, res, "op_types/rmw/latency/count"), 300);
+    assert_true(near_rel(jnum(ctx, res, "op_types/rmw/mib_per_s"),
+                         300.0 * BLOCK / SBIO_MIB / elapsed, 1e-9));
+    assert_int_equal(jint(ctx, res, "events"), 1300);
+    assert_int_equal(jint(ctx, res, "threads/0/rmw_ops"), 300);
+    assert_int_equal(jint(ctx, res, "threads/1/rmw_ops"), 0);
+    int64_t reads0 = jint(ctx, res, "threads/0/read_ops");
+    assert_int_equal(jint(ctx, res, "threads/0/bytes_read"), (reads0 + 300) * (int64_t)BLOCK);
+    assert_int_equal(jint(ctx, res, "threads/0/bytes_written"), 300 * BLOCK);
+    ran_free(r);
+    free(r);
+}
+
 static void test_error_and_signal(void **state)
 {
     (void)state;
@@ -1422,7 +1476,7 @@ static void test_settings_parsed(void **state)
     fclose(f);
     /* sbio_version, finished_utc, 7 of config: the scheduler is the 10th; elapsed_s the 12th;
      * read_lat_mean_ns the 23rd. */
-    assert_string_equal(buf, ",,,,,,,,,bfq,,10.000,,,,,,,,,,,1234568,,,,,,,,,,,,,,\n");
+    assert_string_equal(buf, ",,,,,,,,,bfq,,10.000,,,,,,,,,,,1234568,,,,,,,,,,,,,,,,,,,,,,\n");
     free(buf);
     json_decref(doc);
     json_decref(env);
@@ -1683,6 +1737,7 @@ int main(void)
         cmocka_unit_test(test_rndrd),
         cmocka_unit_test(test_rndwr),
         cmocka_unit_test(test_rndrw),
+        cmocka_unit_test(test_rmw),
         cmocka_unit_test(test_log_interval),
         cmocka_unit_test(test_with_target),
         cmocka_unit_test(test_error_and_signal),

@@ -456,6 +456,45 @@ static void test_fdatasync_row(void **state)
     free(t);
 }
 
+/* Read-modify-writes: 40 of 16 KiB and 4 ms added to the run. Their own row, named in full
+ * (the op column widens to hold it), MiB/s of their blocks once; their lines among sysbench's;
+ * their bytes in the bytes read and in the bytes written; their histogram. A run without them
+ * keeps its layout and never names them. */
+static void test_rmw_row(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--histogram=on");
+    char *t = report(&cfg, two_threads());
+    assert_lacks(t, "read-modify-write");
+    assert_has(t, "\n  op"
+                  "               "
+                  "ops       ops/s"); /* 9 + 1 + 10 wide */
+    free(t);
+    struct sbio_run_result *r = two_threads();
+    struct sbio_io rmw = {.op = SBIO_RMW, .len = BLK};
+    for (int i = 0; i < 40; i++)
+        sbio_stats_record_io(&r->total, &rmw, 4000000);
+    t = report(&cfg, r);
+    assert_has(t, "\n  op"
+                  "                       "
+                  "ops       ops/s"); /* 17 + 1 + 10 */
+    assert_string_equal(row(t, "read-modify-write"),
+                        "40|20.00|0.31|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms");
+    assert_string_equal(row(t, "read"),
+                        "512|256.00|4.00|850 ns|75.2 us|99.8 us|99.8 us|99.8 us|99.8 us|100.0 us");
+    assert_string_equal(value(t, "read-modify-writes/s:"), "20.00");
+    assert_string_equal(value(t, "read-modify-writes:"), "40");
+    assert_string_equal(value(t, "reads, writes, fsyncs:"), "512, 128, 6");
+    assert_string_equal(value(t, "total number of events:"), "684");
+    /* 8 MiB + 640 KiB read and 2 MiB + 640 KiB written, over 2 s. */
+    assert_string_equal(value(t, "read, MiB/s:"), "4.31");
+    assert_string_equal(value(t, "written, MiB/s:"), "1.31");
+    assert_string_equal(value(t, "bytes read, written:"), "8.62 MiB, 2.62 MiB");
+    assert_has(t, "\nLatency histogram of read-modify-write (bucket midpoint, count; 40 ops):\n");
+    free(t);
+}
+
 /* Device counters for r: the set's device read sectors sectors over the run. */
 static void disk_read(struct sbio_run_result *r, uint64_t sectors)
 {
@@ -618,7 +657,7 @@ int main(void)
         cmocka_unit_test(test_header_validate), cmocka_unit_test(test_fdatasync_row),
         cmocka_unit_test(test_cached_reads),    cmocka_unit_test(test_rate),
         cmocka_unit_test(test_job_share),       cmocka_unit_test(test_phase_table),
-        cmocka_unit_test(test_singular),
+        cmocka_unit_test(test_singular),        cmocka_unit_test(test_rmw_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,8 +145,10 @@ static const struct {
      "job j: fsync_end 'yes': accepted: true, false"},
     {"phase \"p\" { job \"j\" { mode = \"seqwr\", fsync_end = 1 } }\n", 1,
      "job j: fsync_end '1': accepted: true, false"},
-    {"phase \"p\" { job \"j\" { mix = { write = 1 }, fsync_end = true } }\n", 1,
-     "fsync_freq, fsync_end and rw_ratio go with mode = ..."},
+    {"phase \"p\" { job \"j\" { mix = { write = 1 }, fsync_freq = 10 } }\n", 1,
+     "fsync_freq and rw_ratio go with mode = ..."},
+    {"phase \"p\" { job \"j\" { event = true, fsync_end = true } }\n", 1,
+     "fsync_end goes with mode = ... or a mix"},
 };
 
 static void test_bad_scripts(void **state)
@@ -203,6 +205,29 @@ static void test_names_and_defaults_from_c(void **state)
     assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "job j: mode 'rnd': accepted: seqwr, seqrewr, seqrd, rndrd, "
                                 "rndwr, rndrw"));
+}
+
+/* A mix's rmw weight (a read-modify-write), and a mix's own end fsync: off unless it asks. */
+static void test_mix_rmw(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script(
+        "rmw.lua", "phase \"a\" { job \"rw\" { mix = { rmw = 2, read = 1 }, pattern = \"seq\" } }\n"
+                   "phase \"b\" { job \"close\" { mix = { rmw = 1 }, fsync_end = true } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    const struct sbio_script_job *j = &s.phases[0].jobs[0];
+    assert_true(j->weight[SBIO_MIX_RMW] == 2 && j->weight[SBIO_MIX_READ] == 1);
+    assert_true(j->weight[SBIO_MIX_WRITE] == 0 && j->weight[SBIO_MIX_FSYNC] == 0);
+    assert_int_equal(j->pattern, SBIO_PAT_SEQ);
+    assert_false(j->fsync_end);
+    assert_true(s.phases[1].jobs[0].weight[SBIO_MIX_RMW] == 1);
+    assert_true(s.phases[1].jobs[0].fsync_end);
+    sbio_script_free(&s);
+    p = write_script("rmw_bad.lua", "phase \"a\" { job \"j\" { mix = { rmv = 1 } } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_has(err, "mix: unknown operation 'rmv'; accepted: read, write, fsync, fdatasync, rmw");
 }
 
 /* fsync_end is the job's own: true and false as declared, on when a mode job is silent (the
@@ -306,9 +331,13 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_script),      cmocka_unit_test(test_overrides),
-        cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
-        cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_good_script),
+        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),
+        cmocka_unit_test(test_names_and_defaults_from_c),
+        cmocka_unit_test(test_fsync_end),
+        cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_no_phase_and_missing),
         cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

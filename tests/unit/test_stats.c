@@ -63,6 +63,39 @@ static void test_stats_record_io(void **state)
     free(s);
 }
 
+/* A read-modify-write: one op and one event of its own type, its block's bytes once there,
+ * and twice in the bytes moved: once read, once written. */
+static void test_stats_rmw(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = aligned_alloc(64, sizeof(*s));
+    assert_non_null(s);
+    sbio_stats_init(s);
+    struct sbio_io io = {.op = SBIO_RMW, .len = 4 * BLK};
+    sbio_stats_record_io(s, &io, 30000);
+    sbio_stats_record_io(s, &io, 50000);
+    io = (struct sbio_io){.op = SBIO_READ, .len = BLK};
+    sbio_stats_record_io(s, &io, 1000);
+    io.op = SBIO_WRITE;
+    sbio_stats_record_io(s, &io, 2000);
+    assert_int_equal(s->lat[SBIO_RMW].count, 2);
+    assert_int_equal(s->lat[SBIO_RMW].sum_ns, 80000);
+    assert_int_equal(s->lat[SBIO_READ].count, 1);
+    assert_int_equal(s->lat[SBIO_WRITE].count, 1);
+    assert_int_equal(s->bytes[SBIO_RMW], 8 * BLK);
+    assert_int_equal(sbio_stats_bytes_read(s), 9 * BLK);
+    assert_int_equal(sbio_stats_bytes_written(s), 9 * BLK);
+    assert_int_equal(s->events, 4);
+    assert_int_equal(sbio_stats_ops(s), 4);
+    assert_int_equal(sbio_stats_busy_ns(s), 83000);
+    struct sbio_hist all;
+    sbio_stats_all_lat(s, &all);
+    assert_int_equal(all.count, 4);
+    assert_int_equal(all.max_ns, s->lat[SBIO_RMW].max_ns);
+    assert_string_equal(sbio_op_name(SBIO_RMW), "rmw");
+    free(s);
+}
+
 static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
 {
     assert_hist_equal(&a->datasync, &b->datasync);
@@ -156,6 +189,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_record),
         cmocka_unit_test(test_stats_record_io),
+        cmocka_unit_test(test_stats_rmw),
         cmocka_unit_test(test_stats_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

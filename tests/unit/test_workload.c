@@ -15,6 +15,7 @@
 
 #include "options.h"
 #include "job.h"
+#include "mix.h"
 #include "workload.h"
 
 #define BLK  4096ULL /* the block used by most tests */
@@ -876,6 +877,56 @@ static void test_determinism(void **state)
     gen_free(&g);
 }
 
+/* A mix of read-modify-writes: one SBIO_RMW op per draw, whole blocks in order under the seq
+ * pattern; a mix's fsync goes to the file its last read-modify-write wrote, as after a write. */
+static void test_mix_rmw(void **state)
+{
+    (void)state;
+    struct gen g;
+    static const uint64_t sizes[] = {8 * BLK, 8 * BLK};
+    gen_config(&g, SBIO_MODE_RNDRW);
+    gen_layout(&g, sizes, 2, BLK, 0, 0);
+    struct sbio_script_job sj = {
+        .threads = 1, .nblocks = 1, .block = {BLK}, .block_weight = {1}, .pattern = SBIO_PAT_SEQ};
+    sj.weight[SBIO_MIX_RMW] = 1;
+    struct sbio_mix m;
+    sbio_mix_init(&m, &sj, 16);
+    struct sbio_job job;
+    sbio_job_from_config(&job, &g.cfg);
+    job.mix = &m;
+    sbio_wl_shared_init(&g.sh, &job, &g.lay, SEED);
+    struct sbio_wl w;
+    struct sbio_io io;
+    assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+    for (unsigned i = 0; i < 20; i++) {
+        next_op(&w, &io);
+        assert_int_equal(io.op, SBIO_RMW);
+        assert_int_equal(io.flags, 0);
+        assert_int_equal(io.len, BLK);
+        assert_int_equal(io.file, i % 16 / 8);
+        assert_int_equal(io.offset, i % 8 * BLK);
+    }
+    sbio_wl_fini(&w);
+
+    sj.weight[SBIO_MIX_FSYNC] = 1;
+    sbio_mix_init(&m, &sj, 16);
+    assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+    unsigned last = 0, fsyncs = 0; /* before any write: the first file */
+    for (unsigned i = 0; i < 200; i++) {
+        next_op(&w, &io);
+        if (io.op == SBIO_FSYNC) {
+            assert_int_equal(io.file, last);
+            fsyncs++;
+        } else {
+            assert_int_equal(io.op, SBIO_RMW);
+            last = io.file;
+        }
+    }
+    assert_true(fsyncs > 50 && fsyncs < 150);
+    sbio_wl_fini(&w);
+    gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -896,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_fsync_all),
         cmocka_unit_test(test_end_fsyncs),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_mix_rmw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
