@@ -306,6 +306,12 @@ const char *sbio_fill_name(int fill)
     return fill >= 0 && fill < 3 ? n[fill] : "?";
 }
 
+const char *sbio_fadvise_name(int hint)
+{
+    static const char *const n[] = {"none", "auto", "normal", "random", "sequential"};
+    return hint >= 0 && hint < 5 ? n[hint] : "?";
+}
+
 /* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it
  * whole and idles while the next is prepared: submitting each request as it is queued keeps
  * it busy (4 KiB random O_DIRECT reads at depth 32 on this machine's virtio disk: 80k IOPS

@@ -191,6 +191,7 @@ int sbio_options_help(FILE *out, const char *topic);
 const char *sbio_cmd_name(enum sbio_cmd cmd);
 const char *sbio_mode_name(int mode);
 const char *sbio_fill_name(int fill);
+const char *sbio_fadvise_name(int hint); /* enum sbio_fadvise: "none", "auto", … */
 /* "direct,sync" or "(none)"; returns buf. */
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
 /* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,
