@@ -30,6 +30,7 @@ option("size", "320M", "total size of the ten files")
 option("time", 1, "seconds per cell")
 option("block", "32k", "request size")
 option("depth", 16, "libaio queue depth")
+option("events", 0, "requests per cell, 0: --time alone (fio's number_ios)")
 
 fileset { files = 10, size = options.size }
 
@@ -46,7 +47,9 @@ for _, m in ipairs(modes) do
                    invalidate = true, fadvise = "auto"}
         if m[2]:match("^rnd") then j.random_order = "once" end
         for k, v in pairs(w[2]) do j[k] = v end
-        phase(m[1] .. " " .. w[1]) { time = options.time, drop_caches = true, job(m[1]) (j) }
+        phase(m[1] .. " " .. w[1]) {
+            time = options.time, events = options.events, drop_caches = true, job(m[1]) (j)
+        }
     end
 end
 
