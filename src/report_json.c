@@ -471,11 +471,11 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                                                     "end", cache_json(&res->cache1))
                                         : json_null());
     json_object_set_new(r, "invalidation",
-                        res->invalidated ? json_pack("{s:I,s:I,s:I}", "files",
-                                                     (json_int_t)res->invalidated, "resident_bytes",
-                                                     (json_int_t)res->resident_bytes, "set_bytes",
-                                                     (json_int_t)res->set_bytes)
-                                         : json_null());
+                        res->invalidated
+                            ? json_pack("{s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
+                                        "resident_bytes", (json_int_t)res->resident_bytes,
+                                        "set_bytes", (json_int_t)res->set_bytes)
+                            : json_null());
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

@@ -40,13 +40,13 @@ static void text_access(FILE *out, const struct sbio_config *cfg)
     if (cfg->invalidate)
         fprintf(out, "Page cache: the set's pages dropped before the run (--invalidate)\n");
     if (cfg->fadvise != SBIO_FADV_NONE)
-        fprintf(out, "Access hint: %s%s on every descriptor%s\n", sbio_fadvise_name(sbio_job_fadvise(&job)),
+        fprintf(out, "Access hint: %s%s on every descriptor%s\n",
+                sbio_fadvise_name(sbio_job_fadvise(&job)),
                 cfg->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
                 cfg->ioengine == sbio_engine_id("mmap") ? " and mapping" : "");
     if (cfg->random_order == SBIO_ORDER_ONCE && !sbio_mode_sequential(cfg->mode))
         fprintf(out, "Random order: every block once per pass, a new order each pass\n");
 }
-
 
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
                         const struct sbio_fileset *fs, uint64_t seed)

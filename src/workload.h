@@ -102,7 +102,7 @@ struct sbio_wl {
     int64_t fsync_next;  /* next file of the current fsync round, -1: none */
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
-    uint64_t once_pos; /* --random-order=once under --verify: this thread's blocks taken */
+    uint64_t once_pos;  /* --random-order=once under --verify: this thread's blocks taken */
     unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
     void *hook;         /* the thread's event() state */
     char hook_err[512]; /* why the hook failed */
