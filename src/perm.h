@@ -10,7 +10,22 @@
 
 #include <stdint.h>
 
-/* The i-th index (i < n) of the permutation of 0 .. n-1 chosen by key. n >= 1. */
+#define SBIO_PERM_ROUNDS 4
+
+/* One permutation, its round keys derived once (a thread keeps the current pass's). */
+struct sbio_perm {
+    uint64_t n, mask;
+    unsigned half;
+    uint64_t round[SBIO_PERM_ROUNDS];
+};
+
+/* The permutation of 0 .. n-1 chosen by key. n >= 1. */
+void sbio_perm_init(struct sbio_perm *p, uint64_t n, uint64_t key);
+
+/* Its i-th index (i < n). */
+uint64_t sbio_perm_map(const struct sbio_perm *p, uint64_t i);
+
+/* sbio_perm_map of a permutation made for the one call. */
 uint64_t sbio_perm_at(uint64_t n, uint64_t key, uint64_t i);
 
 /* The key of pass number pass over a set, from the run's seed: each pass its own order. */

@@ -142,6 +142,7 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
     w->thread = thread;
     w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
     w->fsync_next = -1;
+    w->once_pass = UINT64_MAX;
     if (sh->fsync_scope == SBIO_SCOPE_DIRTY) {
         w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
         if (!w->dirty_map)
@@ -218,17 +219,25 @@ static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
 
 /* --random-order=once: the next block of n in this pass's order. Shared by the job's
  * threads through one counter; under --verify's partition each thread walks its own blocks
- * (those with block % threads == thread) in an order of its own. */
+ * (those with block % threads == thread) in an order of its own. The thread keeps the
+ * current pass's permutation: its round keys are made once a pass. */
 static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
 {
     const struct sbio_wl_shared *sh = w->sh;
-    if (!sh->partition) {
-        uint64_t k = __atomic_fetch_add(&w->shw->once_next, 1, __ATOMIC_RELAXED);
-        return sbio_perm_at(n, sbio_perm_pass_key(sh->seed, k / n), k % n);
+    uint64_t t = sh->threads, k, m = n, seed = sh->seed;
+    if (sh->partition) {
+        m = (n - w->thread + t - 1) / t;
+        k = w->once_pos++;
+        seed ^= sbio_mix64(w->thread + 1);
+    } else {
+        k = __atomic_fetch_add(&w->shw->once_next, 1, __ATOMIC_RELAXED);
     }
-    uint64_t t = sh->threads, mine = (n - w->thread + t - 1) / t, k = w->once_pos++;
-    uint64_t key = sbio_perm_pass_key(sh->seed ^ sbio_mix64(w->thread + 1), k / mine);
-    return sbio_perm_at(mine, key, k % mine) * t + w->thread;
+    if (k / m != w->once_pass) {
+        w->once_pass = k / m;
+        sbio_perm_init(&w->once_perm, m, sbio_perm_pass_key(seed, w->once_pass));
+    }
+    uint64_t i = sbio_perm_map(&w->once_perm, k % m);
+    return sh->partition ? i * t + w->thread : i;
 }
 
 /* A script's mix: the operation by weight, the size from its distribution, the block from

@@ -24,6 +24,7 @@
 
 #include "io.h"
 #include "options.h"
+#include "perm.h"
 
 /* The set as the generators see it; shared by all threads, read-only once built. */
 struct sbio_layout {
@@ -103,6 +104,8 @@ struct sbio_wl {
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
     uint64_t once_pos;  /* --random-order=once under --verify: this thread's blocks taken */
+    uint64_t once_pass; /* the pass once_perm is for (UINT64_MAX: none yet) */
+    struct sbio_perm once_perm;
     unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
     void *hook;         /* the thread's event() state */
     char hook_err[512]; /* why the hook failed */
