@@ -7,8 +7,8 @@ __sbio = S
 
 -- What C hands over (src/script.c fills __sbio_c before this file runs): the names of the
 -- modes and of this build's engines, in C's order, and the defaults of the fields below that
--- are an option's counterpart (job: engine, threads, block, fsync_freq, fsync_end, rw_ratio;
--- phase: time), taken from sbio's option table.
+-- are an option's counterpart (job: engine, threads, block, fsync_freq, fsync_end, rw_ratio,
+-- invalidate, fadvise, random_order; phase: time), taken from sbio's option table.
 local C = __sbio_c
 local D = C.defaults
 local function set_of(list)
@@ -161,7 +161,9 @@ end
 local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true, mix = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
-                    event = true, stream = true}
+                    event = true, stream = true, invalidate = true, fadvise = true,
+                    random_order = true}
+local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs where its
 -- fsync and fdatasync weights say, and at the end only with fsync_end = true.
@@ -222,6 +224,28 @@ function job(name)
             fail("job " .. name .. ": stream goes with a sequential mode (seqwr, seqrewr, seqrd)")
         end
         j.stream = t.stream or "shared"
+        j.invalidate, j.fadvise = D.invalidate, t.fadvise or D.fadvise
+        if t.invalidate ~= nil then
+            if type(t.invalidate) ~= "boolean" then
+                fail("job " .. name .. ": invalidate '" .. tostring(t.invalidate) ..
+                     "': accepted: true, false")
+            end
+            j.invalidate = t.invalidate
+        end
+        if not FADVISE[j.fadvise] then
+            fail("job " .. name .. ": fadvise '" .. tostring(j.fadvise) ..
+                 "': accepted: none, auto, normal, random, sequential")
+        end
+        j.random_order = t.random_order or D.random_order
+        if j.random_order ~= "draw" and j.random_order ~= "once" then
+            fail("job " .. name .. ": random_order '" .. tostring(j.random_order) ..
+                 "': accepted: draw, once")
+        end
+        if t.random_order == "once" and ((t.mode and not t.mode:match("^rnd")) or t.event or
+                                          (t.pattern and t.pattern ~= "uniform")) then
+            fail("job " .. name .. ": random_order = \"once\" goes with a random mode (rndrd, " ..
+                 "rndwr, rndrw) or a mix's uniform pattern")
+        end
         j.fsync_freq = t.fsync_freq or D.fsync_freq
         -- The end fsync is the job's: the command line's --file-fsync-end does not reach it.
         if t.fsync_end ~= nil then

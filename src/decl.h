@@ -62,6 +62,9 @@ struct sbio_script_job {
     uint64_t fsync_freq;
     bool fsync_end; /* a mode job: fsync every file at the end of its phase (a mix: never) */
     double rw_ratio;
+    bool invalidate;  /* drop the set's pages before the phase (--invalidate) */
+    int fadvise;      /* enum sbio_fadvise (--fadvise) */
+    int random_order; /* enum sbio_random_order (--random-order) */
 };
 
 struct sbio_script_phase {

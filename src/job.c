@@ -1,5 +1,6 @@
 #include "job.h"
 
+#include "mix.h"
 #include "options.h"
 #include "workload.h"
 
@@ -11,6 +12,17 @@ bool sbio_job_writes(const struct sbio_job *job)
 bool sbio_job_sequential(const struct sbio_job *job)
 {
     return !job->mix && !job->hook && sbio_mode_sequential(job->mode);
+}
+
+int sbio_job_fadvise(const struct sbio_job *job)
+{
+    if (job->fadvise != SBIO_FADV_AUTO)
+        return job->fadvise;
+    if (job->hook)
+        return SBIO_FADV_NORMAL;
+    if (job->mix)
+        return job->mix->pattern == SBIO_PAT_SEQ ? SBIO_FADV_SEQUENTIAL : SBIO_FADV_RANDOM;
+    return sbio_mode_sequential(job->mode) ? SBIO_FADV_SEQUENTIAL : SBIO_FADV_RANDOM;
 }
 
 uint64_t sbio_job_merged(const struct sbio_job *job)
@@ -47,6 +59,9 @@ void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg)
         .block_what = "--file-block-size",
         .merged_requests = cfg->merged_requests,
         .seq_stream = cfg->seq_stream,
+        .invalidate = cfg->invalidate,
+        .fadvise = cfg->fadvise,
+        .random_order = cfg->random_order,
         .fsync_freq = cfg->fsync_freq,
         .fsync_all = cfg->fsync_all,
         .fsync_end = cfg->fsync_end,

@@ -32,6 +32,9 @@ struct sbio_job {
     uint64_t merged_requests; /* sequential modes: blocks per request */
     uint64_t max_len;         /* a mix or hook: its largest request, the buffers' size */
     int seq_stream;           /* enum sbio_seq_stream */
+    bool invalidate;          /* drop the set's pages before the run (outside its time) */
+    int fadvise;              /* enum sbio_fadvise */
+    int random_order;         /* enum sbio_random_order */
     uint64_t fsync_freq;
     bool fsync_all, fsync_end;
     int fsync_mode;  /* enum sbio_fsync_mode */
@@ -70,6 +73,11 @@ static inline uint64_t sbio_iodepth_batch_of(uint64_t batch, uint64_t depth, boo
 
 /* sbio_iodepth_batch_of for the job's settings. */
 uint64_t sbio_job_iodepth_batch(const struct sbio_job *job);
+
+/* The access hint job gives its descriptors: --fadvise with auto resolved (random for random
+ * modes and a mix's patterns other than seq, sequential for sequential ones, normal for a
+ * per-event hook). An enum sbio_fadvise other than SBIO_FADV_AUTO. */
+int sbio_job_fadvise(const struct sbio_job *job);
 
 struct sbio_config;
 /* The command line's job: a plain run (and each run of compare, and each MPI rank's run). */

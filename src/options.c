@@ -164,6 +164,13 @@ static const struct optdef opts[] = {
      "stop at the first verification failure"},
     {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0, ALL_RUN, 0,
      "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
+    {"invalidate", NULL, T_BOOL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
+     "drop the set's pages from the page cache before the run (no root needed)"},
+    {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", "none|auto|normal|random|sequential", 0, 0,
+     ALL_RUN, 0, "HINT",
+     "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
+    {"random-order", NULL, T_ENUM, OFF(random_order), "draw", "draw|once", 0, 0, ALL_RUN, 0,
+     "ORDER", "random modes: independent draws, or every block once per pass"},
     {"file-fsync-scope", NULL, T_ENUM, OFF(fsync_scope), "all", "all|dirty", 0, 0, ALL_RUN, 0,
      "SCOPE", "periodic and end fsyncs: every file (as sysbench) or only files written"},
     {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
@@ -301,6 +308,12 @@ const char *sbio_fill_name(int fill)
 {
     static const char *const n[] = {"random", "zero", "compressible"};
     return fill >= 0 && fill < 3 ? n[fill] : "?";
+}
+
+const char *sbio_fadvise_name(int hint)
+{
+    static const char *const n[] = {"none", "auto", "normal", "random", "sequential"};
+    return hint >= 0 && hint < 5 ? n[hint] : "?";
 }
 
 /* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it

@@ -48,6 +48,17 @@ int sbio_extra_flag(const char *name);
 enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
 enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
 enum sbio_seq_stream { SBIO_SEQ_SHARED, SBIO_SEQ_PER_THREAD };
+/* --fadvise: the access hint given for every descriptor (and mmap mapping) of a run; auto is
+ * random for random modes and patterns, sequential for sequential ones (fio's fadvise_hint). */
+enum sbio_fadvise {
+    SBIO_FADV_NONE,
+    SBIO_FADV_AUTO,
+    SBIO_FADV_NORMAL,
+    SBIO_FADV_RANDOM,
+    SBIO_FADV_SEQUENTIAL
+};
+/* --random-order: independent draws (sysbench), or every block once per pass (fio). */
+enum sbio_random_order { SBIO_ORDER_DRAW, SBIO_ORDER_ONCE };
 enum sbio_prealloc { SBIO_PREALLOC_WRITE, SBIO_PREALLOC_FALLOCATE };
 enum sbio_fill { SBIO_FILL_RANDOM, SBIO_FILL_ZERO, SBIO_FILL_COMPRESSIBLE };
 enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
@@ -110,6 +121,9 @@ struct sbio_config {
     bool drop_caches;
     uint64_t repeat;
     int seq_stream;    /* enum sbio_seq_stream */
+    bool invalidate;   /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
+    int fadvise;       /* enum sbio_fadvise */
+    int random_order;  /* enum sbio_random_order */
     int fsync_scope;   /* enum sbio_fsync_scope */
     int prealloc;      /* enum sbio_prealloc */
     int fill;          /* enum sbio_fill */
@@ -178,6 +192,7 @@ int sbio_options_help(FILE *out, const char *topic);
 const char *sbio_cmd_name(enum sbio_cmd cmd);
 const char *sbio_mode_name(int mode);
 const char *sbio_fill_name(int fill);
+const char *sbio_fadvise_name(int hint); /* enum sbio_fadvise: "none", "auto", … */
 /* "direct,sync" or "(none)"; returns buf. */
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
 /* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,

@@ -172,6 +172,10 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
         json_array_append_new(q, json_string(cfg->queue[i]));
     json_object_set_new(c, "queue", q);
     json_object_set_new(c, "drop_caches", json_boolean(cfg->drop_caches));
+    json_object_set_new(c, "invalidate", json_boolean(cfg->invalidate));
+    json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(cfg->fadvise)));
+    json_object_set_new(c, "random_order",
+                        json_string(cfg->random_order == SBIO_ORDER_ONCE ? "once" : "draw"));
     json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
     return c;
 }
@@ -471,6 +475,12 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                         res->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&res->cache0),
                                                     "end", cache_json(&res->cache1))
                                         : json_null());
+    json_object_set_new(r, "invalidation",
+                        res->invalidated
+                            ? json_pack("{s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
+                                        "resident_bytes", (json_int_t)res->resident_bytes,
+                                        "set_bytes", (json_int_t)res->set_bytes)
+                            : json_null());
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "job.h"
 #include "report.h"
 #include "runner.h"
 #include "version.h"
@@ -32,6 +33,22 @@ static const char *mode_long(int mode)
                                                   "random write",
                                                   "random r/w"};
     return mode >= 0 && mode < SBIO_MODE_NONE ? n[mode] : "?";
+}
+/* How the run meets the page cache: --invalidate, --fadvise (auto resolved), --random-order;
+ * nothing for sysbench's defaults. */
+static void text_access(FILE *out, const struct sbio_config *cfg)
+{
+    struct sbio_job job;
+    sbio_job_from_config(&job, cfg);
+    if (cfg->invalidate)
+        fprintf(out, "Page cache: the set's pages dropped before the run (--invalidate)\n");
+    if (cfg->fadvise != SBIO_FADV_NONE)
+        fprintf(out, "Access hint: %s%s on every descriptor%s\n",
+                sbio_fadvise_name(sbio_job_fadvise(&job)),
+                cfg->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
+                cfg->ioengine == sbio_engine_id("mmap") ? " and mapping" : "");
+    if (cfg->random_order == SBIO_ORDER_ONCE && !sbio_mode_sequential(cfg->mode))
+        fprintf(out, "Random order: every block once per pass, a new order each pass\n");
 }
 
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
@@ -77,6 +94,7 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out, "Sequential stream: %s\n",
                 cfg->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
                                                    : "one slice of the set per thread");
+    text_access(out, cfg);
     if (cfg->fsync_all)
         fprintf(out, "Calling %s() after each write operation.\n", sync_name(cfg));
     else {
@@ -501,6 +519,16 @@ static void text_devices(FILE *out, const struct sbio_run_result *res, double se
 /* Page-cache state of the set around the measured phase. */
 static void text_cache(FILE *out, const struct sbio_run_result *res)
 {
+    if (res->invalidated) {
+        char r[32], t[32];
+        fprintf(out,
+                "Page cache before the run: %.1f%% of the set resident, %s of %s (invalidated %u "
+                "file%s)\n",
+                res->set_bytes ? 100.0 * (double)res->resident_bytes / (double)res->set_bytes : 0.0,
+                sbio_fmt_bytes(r, sizeof(r), res->resident_bytes),
+                sbio_fmt_bytes(t, sizeof(t), res->set_bytes), res->invalidated,
+                res->invalidated == 1 ? "" : "s");
+    }
     if (res->have_cache) {
         long pg = sysconf(_SC_PAGESIZE);
         char c[5][32];

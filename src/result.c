@@ -105,6 +105,9 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     out->seed = r->seed;
     out->ncpus = r->ncpus;
     snprintf(out->scheduler, sizeof(out->scheduler), "%s", r->scheduler);
+    out->invalidated = r->invalidated; /* one set: the first part's view of it */
+    out->resident_bytes = r->resident_bytes;
+    out->set_bytes = r->set_bytes;
     if (kind != SBIO_MERGE_JOBS)
         return;
     /* The jobs ran on one set at one time: the device and cache counters any job saw are

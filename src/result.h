@@ -53,6 +53,10 @@ struct sbio_run_result {
      * A buffered write counts when it dirties the page cache. Summed over ranks. */
     bool have_proc_io;
     uint64_t proc_read_bytes, proc_write_bytes;
+    /* --invalidate: the files whose pages were dropped before the run (warm-up included),
+     * and the bytes of the set (of set_bytes) still resident after that (mincore). */
+    unsigned invalidated;
+    uint64_t resident_bytes, set_bytes;
     /* Page cache state of the set before and after the measured phase. */
     bool have_cache;
     struct sbio_cachestat cache0, cache1;

@@ -63,7 +63,8 @@ struct run {
     unsigned nthreads;
     unsigned first_thread; /* this process's first thread among all processes' */
     int oflags;
-    uint64_t req;              /* bytes per io buffer */
+    int fadv;     /* posix_fadvise advice for every descriptor the run opens, -1: none */
+    uint64_t req; /* bytes per io buffer */
     uint64_t rate_interval_ns; /* per thread, 0: unlimited */
     int *cpus;                 /* --cpus, ncpus of them */
     int ncpus;

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "engine.h"
 #include "run.h"
 #include "fill.h"
@@ -358,7 +359,8 @@ static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
     return (struct sbio_engine_params){.iodepth = (unsigned)job->iodepth,
                                        .datasync = job->fsync_mode == SBIO_FSYNC_FDATASYNC,
                                        .uring_fixed = job->uring_fixed,
-                                       .uring_sqpoll = job->uring_sqpoll};
+                                       .uring_sqpoll = job->uring_sqpoll,
+                                       .madvise = sbio_cache_madv(sbio_job_fadvise(job))};
 }
 
 /* The engine's state for thread i. 0 or -SBIO_EUSAGE (message printed). */
@@ -452,6 +454,34 @@ static void run_start(struct run *r, struct sbio_run_result *res)
     __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
     sbio_gate_shrink(&r->barrier, started + 1);
     r->nthreads = started; /* join and merge only what started; cleanup frees all */
+}
+
+/* --invalidate: each file of the set written back and its pages dropped, then how much of
+ * the set is still resident, measured. Before the warm-up, outside the measured time, as fio
+ * does at its job's start; O_DIRECT jobs too (pages cached by an earlier buffered run would
+ * serve nothing but would stay in the report's page-cache figures), mmap jobs too (their
+ * mappings have no page mapped yet). 0 or -errno (message in res). */
+static int run_invalidate(struct run *r, struct sbio_run_result *res)
+{
+    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+        char lbl[PATH_MAX + 300];
+        int fd = openat(r->fs->dirfd, r->fs->files[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        int rc = fd < 0 ? -errno : sbio_cache_invalidate(fd);
+        uint64_t bytes = 0;
+        if (!rc)
+            rc = sbio_cache_resident(fd, r->lay.size[i], &bytes);
+        if (fd >= 0)
+            close(fd);
+        if (rc) {
+            snprintf(res->error_msg, sizeof(res->error_msg), "--invalidate: %.200s: %s",
+                     run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
+            return res->error = rc;
+        }
+        res->invalidated++;
+        res->resident_bytes += bytes;
+        res->set_bytes += r->lay.size[i];
+    }
+    return 0;
 }
 
 /* --warmup-time: the threads run unmeasured, then their stats start over (and seqwr empties
@@ -584,6 +614,7 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
         return rc;
     res->ncpus = (unsigned)r->ncpus;
     res->direct_align = direct_align;
+    r->fadv = sbio_cache_fadv(sbio_job_fadvise(r->job));
     if ((rc = run_layout(r, direct_align, res)) || (rc = run_verify_check(r, res)))
         return rc;
     run_limits(r, res);
@@ -611,6 +642,8 @@ static int run_open_shared(struct run *r)
         r->shared[i].size = r->lay.size[i];
         int rc =
             r->eng->open_file(NULL, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
+        if (!rc)
+            rc = sbio_cache_advise(r->shared[i].fd, r->fadv);
         if (rc) {
             char lbl[PATH_MAX + 300];
             sbio_err("%.200s: open: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
@@ -677,6 +710,9 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
         res->error = yrc; /* its message is printed */
         run_halt(&r, true);
     }
+    if (job->invalidate && !run_failed(&r) && !(r.eng->flags & SBIO_ENG_NO_IO) &&
+        run_invalidate(&r, res))
+        run_halt(&r, true);
     run_agree(&r); /* every process has: warm-up or run may start */
     if (r.warmup)
         run_warmup(&r, res);

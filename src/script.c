@@ -145,6 +145,12 @@ static void script_push_c(lua_State *L)
     lua_setfield(L, -2, "engine");
     lua_pushboolean(L, def.fsync_end);
     lua_setfield(L, -2, "fsync_end");
+    lua_pushboolean(L, def.invalidate);
+    lua_setfield(L, -2, "invalidate");
+    lua_pushstring(L, sbio_fadvise_name(def.fadvise));
+    lua_setfield(L, -2, "fadvise");
+    lua_pushstring(L, def.random_order == SBIO_ORDER_ONCE ? "once" : "draw");
+    lua_setfield(L, -2, "random_order");
     const struct {
         const char *field;
         double value;
@@ -242,6 +248,15 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     lua_getfield(L, t, "fsync_end");
     j->fsync_end = lua_toboolean(L, -1);
     lua_pop(L, 2);
+    lua_getfield(L, t, "invalidate");
+    j->invalidate = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    field_str(L, t, "fadvise", buf, sizeof(buf));
+    for (int h = SBIO_FADV_NONE; h <= SBIO_FADV_SEQUENTIAL; h++)
+        if (!strcmp(buf, sbio_fadvise_name(h)))
+            j->fadvise = h;
+    field_str(L, t, "random_order", buf, sizeof(buf));
+    j->random_order = !strcmp(buf, "once") ? SBIO_ORDER_ONCE : SBIO_ORDER_DRAW;
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
     j->rw_ratio = field_num(L, t, "rw_ratio");

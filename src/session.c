@@ -437,6 +437,10 @@ static json_t *job_declared(const struct sbio_script_job *sj)
                         json_string(sbio_extra_flags_str(fl, sizeof(fl), sj->flags)));
     json_object_set_new(d, "rate_ops_per_s", json_integer((json_int_t)sj->rate));
     json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
+    json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
+    json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
+    json_object_set_new(d, "random_order",
+                        json_string(sj->random_order == SBIO_ORDER_ONCE ? "once" : "draw"));
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));
@@ -638,6 +642,9 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     if (p->events && !c->events && !c->time_s)
         c->time_s = 1; /* a job with no share of the events idles for a second */
     c->seq_stream = sj->stream;
+    c->invalidate = sj->invalidate;
+    c->fadvise = sj->fadvise;
+    c->random_order = sj->random_order;
     c->report_interval_s = 0; /* several jobs' interim lines would interleave */
     /* The job's index, not its address: --rand-seed must repeat a run. */
     c->rand_seed = sbio_mix64(seed ^ (uint64_t)(k + 1));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "options.h"
 #include "run.h"
 #include "util.h"
@@ -590,6 +591,8 @@ static void worker_open(struct worker *w)
         w->files[i].size = r->lay.size[i];
         int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
                                    r->oflags);
+        if (!rc)
+            rc = sbio_cache_advise(w->files[i].fd, r->fadv); /* --fadvise */
         if (rc) {
             w->err = rc;
             char lbl[PATH_MAX + 300];

@@ -6,6 +6,7 @@
 
 #include "job.h"
 #include "mix.h"
+#include "perm.h"
 #include "util.h"
 bool sbio_mode_writes(int mode)
 {
@@ -128,6 +129,7 @@ void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                                   .fsync_scope = job->fsync_scope,
                                   .rw_ratio = job->rw_ratio,
                                   .seed = seed,
+                                  .once = job->random_order == SBIO_ORDER_ONCE,
                                   .mix = job->mix,
                                   .hook = job->hook};
 }
@@ -140,6 +142,7 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
     w->thread = thread;
     w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
     w->fsync_next = -1;
+    w->once_pass = UINT64_MAX;
     if (sh->fsync_scope == SBIO_SCOPE_DIRTY) {
         w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
         if (!w->dirty_map)
@@ -214,6 +217,29 @@ static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
         w->dirty_map[f / 64] |= 1ULL << (f % 64);
 }
 
+/* --random-order=once: the next block of n in this pass's order. Shared by the job's
+ * threads through one counter; under --verify's partition each thread walks its own blocks
+ * (those with block % threads == thread) in an order of its own. The thread keeps the
+ * current pass's permutation: its round keys are made once a pass. */
+static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
+{
+    const struct sbio_wl_shared *sh = w->sh;
+    uint64_t t = sh->threads, k, m = n, seed = sh->seed;
+    if (sh->partition) {
+        m = (n - w->thread + t - 1) / t;
+        k = w->once_pos++;
+        seed ^= sbio_mix64(w->thread + 1);
+    } else {
+        k = __atomic_fetch_add(&w->shw->once_next, 1, __ATOMIC_RELAXED);
+    }
+    if (k / m != w->once_pass) {
+        w->once_pass = k / m;
+        sbio_perm_init(&w->once_perm, m, sbio_perm_pass_key(seed, w->once_pass));
+    }
+    uint64_t i = sbio_perm_map(&w->once_perm, k % m);
+    return sh->partition ? i * t + w->thread : i;
+}
+
 /* A script's mix: the operation by weight, the size from its distribution, the block from
  * its pattern (in units of the job's smallest size), clipped at the end of the file. */
 static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
@@ -231,7 +257,9 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
         return 1;
     }
     uint64_t len = sbio_mix_size(m, &w->rng);
-    uint64_t blk = sbio_mix_block(m, &w->rng, lay->rnd_blocks, &w->slice_pos);
+    uint64_t blk = w->sh->once && m->pattern == SBIO_PAT_UNIFORM
+                       ? wl_once_block(w, lay->rnd_blocks)
+                       : sbio_mix_block(m, &w->rng, lay->rnd_blocks, &w->slice_pos);
     sbio_layout_block(lay, blk, &io->file, &io->offset);
     if (io->offset + len > lay->size[io->file])
         len = lay->size[io->file] - io->offset;
@@ -293,7 +321,9 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         sbio_layout_seq(lay, unit, &io->file, &io->offset, &io->len);
     } else {
         uint64_t blk;
-        if (sh->partition) {
+        if (sh->once) {
+            blk = wl_once_block(w, lay->rnd_blocks);
+        } else if (sh->partition) {
             /* A block belongs to one thread, so no two threads race on it. */
             uint64_t t = sh->threads, mine = (lay->rnd_blocks - w->thread + t - 1) / t;
             blk = sbio_rand_below(&w->rng, mine) * t + w->thread;

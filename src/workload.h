@@ -7,7 +7,10 @@
  *    one shared stream taken with an atomic counter, or per-thread slices of whole
  *    requests (the remainder to the last thread); both wrap at the end;
  *  - random modes draw whole blocks uniformly over the set; a tail shorter than a block
- *    is never drawn;
+ *    is never drawn; with --random-order=once (random modes and a mix's uniform pattern)
+ *    the blocks come in a random order that visits each once per pass (perm.h), a new order
+ *    each pass, taken by the job's threads from one atomic counter (under --verify each
+ *    thread walks its own blocks in such an order);
  *  - rndrw reads when (reads + 1) / (writes + 1) < ratio, per thread, as sysbench (ratio 0:
  *    writes only, the same ops as rndwr);
  *  - periodic fsync: when the thread has written and its request count is a multiple
@@ -21,6 +24,7 @@
 
 #include "io.h"
 #include "options.h"
+#include "perm.h"
 
 /* The set as the generators see it; shared by all threads, read-only once built. */
 struct sbio_layout {
@@ -70,11 +74,15 @@ struct sbio_wl_shared {
     double rw_ratio;
     uint64_t seed;
     bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
+    bool once;      /* --random-order=once */
     const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
     const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];
+    /* --random-order=once: the random blocks taken so far (pass = taken / blocks). */
+    _Alignas(64) uint64_t once_next;
+    char once_pad[56];
 };
 
 struct sbio_job;
@@ -95,6 +103,9 @@ struct sbio_wl {
     int64_t fsync_next;  /* next file of the current fsync round, -1: none */
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
+    uint64_t once_pos;  /* --random-order=once under --verify: this thread's blocks taken */
+    uint64_t once_pass; /* the pass once_perm is for (UINT64_MAX: none yet) */
+    struct sbio_perm once_perm;
     unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
     void *hook;         /* the thread's event() state */
     char hook_err[512]; /* why the hook failed */

@@ -3,11 +3,34 @@
 -- over ten files; one phase per cell, then one table of MiB/s per cell — the shape to put
 -- two kernels side by side (run it on each, then sbio diff the JSON results).
 -- About 10 s by default; --size=10G --time=30 for the experiment.
+--
+-- Each cell reproduces this fio job (SIZE/10 per file, fio's defaults written out):
+--   fio --name=CELL --directory=DIR --nrfiles=10 --filesize=SIZE/10 --bs=32k
+--       --rw=read|randread|write|randwrite --ioengine=psync|mmap|libaio [--iodepth=16]
+--       [--direct=1] --time_based --runtime=TIME --invalidate=1 --fadvise_hint=1 --end_fsync=0
+-- and does what fio does by default, with the job fields that ask for it:
+--   invalidate = true        fio's invalidate=1: before each cell every file is written back
+--                            and its pages dropped (POSIX_FADV_DONTNEED, no root needed); the
+--                            report says how much of the set stayed resident;
+--   drop_caches = true       the phase drops the whole page cache too when sbio runs as root
+--                            (fio does not); otherwise the phase says it was not dropped;
+--   fadvise = "auto"         fio's fadvise_hint=1: POSIX_FADV_RANDOM or _SEQUENTIAL on every
+--                            descriptor, and MADV_RANDOM or _SEQUENTIAL on the mmap cells'
+--                            mappings (without it a random mmap read faults in a readahead
+--                            window, not a page);
+--   random_order = "once"    fio's random map: a random cell visits every block once before
+--                            any twice, a new order each pass.
 -- fsync_end = false: fio's end_fsync defaults to 0, so a write cell ends without an fsync.
+-- What differs: fio picks a file round-robin and an offset inside it; sbio draws the block
+-- over the ten files as one set (every block once per pass either way).
+-- The table: each cell is the MiB/s of its direction (MiB = 2^20 bytes), fio's "bw=" on the
+-- cell's READ: or WRITE: line ("bw=123MiB/s"); each phase's report has the latencies and the
+-- device figures (fio's "clat" and "Disk stats").
 option("size", "320M", "total size of the ten files")
 option("time", 1, "seconds per cell")
 option("block", "32k", "request size")
 option("depth", 16, "libaio queue depth")
+option("events", 0, "requests per cell, 0: --time alone (fio's number_ios)")
 
 fileset { files = 10, size = options.size }
 
@@ -20,9 +43,13 @@ local ways = {
 local modes = {{"read", "seqrd"}, {"randread", "rndrd"}, {"write", "seqrewr"}, {"randwrite", "rndwr"}}
 for _, m in ipairs(modes) do
     for _, w in ipairs(ways) do
-        local j = {mode = m[2], block = options.block, fsync_freq = 0, fsync_end = false}
+        local j = {mode = m[2], block = options.block, fsync_freq = 0, fsync_end = false,
+                   invalidate = true, fadvise = "auto"}
+        if m[2]:match("^rnd") then j.random_order = "once" end
         for k, v in pairs(w[2]) do j[k] = v end
-        phase(m[1] .. " " .. w[1]) { time = options.time, job(m[1]) (j) }
+        phase(m[1] .. " " .. w[1]) {
+            time = options.time, events = options.events, drop_caches = true, job(m[1]) (j)
+        }
     end
 end
 

@@ -158,7 +158,8 @@ static const struct fspec config_spec[] = {
     {"rand_seed", JT_STR},        {"dir", JT_STR},
     {"cpus", JT_STR_NULL},        {"scheduler", JT_STR_NULL},
     {"queue", JT_ARR_STR},        {"drop_caches", JT_BOOL},
-    {"percentile", JT_INT},
+    {"invalidate", JT_BOOL},      {"fadvise", JT_STR},
+    {"random_order", JT_STR},     {"percentile", JT_INT},
 };
 static const struct fspec env_spec[] = {
     {"kernel", JT_STR},  {"machine", JT_STR},   {"hostname", JT_STR},
@@ -194,6 +195,7 @@ static const struct fspec result_spec[] = {
     {"verify", JT_OBJ_NULL},
     {"devices", JT_ARR},
     {"process_io", JT_OBJ_NULL},
+    {"invalidation", JT_OBJ_NULL},
     {"page_cache", JT_OBJ_NULL},
     {"reads_from_page_cache", JT_BOOL},
     {"samples", JT_ARR},
@@ -543,6 +545,9 @@ static void check_config(struct ran *r)
     assert_true(json_is_null(json_object_get(c, "scheduler")));
     assert_int_equal(json_array_size(json_object_get(c, "queue")), 0);
     assert_true(json_is_false(json_object_get(c, "drop_caches")));
+    assert_true(json_is_false(json_object_get(c, "invalidate")));
+    assert_string_equal(jstr(ctx, c, "fadvise"), "none");
+    assert_string_equal(jstr(ctx, c, "random_order"), "draw");
     assert_int_equal(jint(ctx, c, "percentile"), r->cfg.percentile);
 }
 

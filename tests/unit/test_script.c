@@ -149,6 +149,16 @@ static const struct {
      "fsync_freq and rw_ratio go with mode = ..."},
     {"phase \"p\" { job \"j\" { event = true, fsync_end = true } }\n", 1,
      "fsync_end goes with mode = ... or a mix"},
+    {"phase \"p\" { job \"j\" { mode = \"rndrd\", invalidate = 1 } }\n", 1,
+     "job j: invalidate '1': accepted: true, false"},
+    {"phase \"p\" { job \"j\" { fadvise = \"willneed\" } }\n", 1,
+     "job j: fadvise 'willneed': accepted: none, auto, normal, random, sequential"},
+    {"phase \"p\" { job \"j\" { random_order = \"shuffle\" } }\n", 1,
+     "job j: random_order 'shuffle': accepted: draw, once"},
+    {"phase \"p\" { job \"j\" { mode = \"seqrd\", random_order = \"once\" } }\n", 1,
+     "goes with a random mode (rndrd, rndwr, rndrw) or a mix's uniform pattern"},
+    {"phase \"p\" { job \"j\" { pattern = \"zipf:0.9\", random_order = \"once\" } }\n", 1,
+     "goes with a random mode"},
 };
 
 static void test_bad_scripts(void **state)
@@ -248,6 +258,34 @@ static void test_fsync_end(void **state)
     sbio_script_free(&s);
 }
 
+/* invalidate, fadvise and random_order: as declared, and the option table's defaults when a
+ * job is silent (off, none, draw: sysbench's). */
+static void test_access_fields(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script(
+        "access.lua",
+        "phase \"a\" { job \"set\" { mode = \"rndrd\", invalidate = true,\n"
+        "  fadvise = \"auto\", random_order = \"once\" } }\n"
+        "phase \"b\" { job \"mix\" { fadvise = \"sequential\", random_order = \"once\" } }\n"
+        "phase \"c\" { job \"silent\" { mode = \"rndrd\" } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    const struct sbio_script_job *a = &s.phases[0].jobs[0], *b = &s.phases[1].jobs[0];
+    const struct sbio_script_job *c = &s.phases[2].jobs[0];
+    assert_true(a->invalidate);
+    assert_int_equal(a->fadvise, SBIO_FADV_AUTO);
+    assert_int_equal(a->random_order, SBIO_ORDER_ONCE);
+    assert_false(b->invalidate);
+    assert_int_equal(b->fadvise, SBIO_FADV_SEQUENTIAL);
+    assert_int_equal(b->random_order, SBIO_ORDER_ONCE);
+    assert_false(c->invalidate);
+    assert_int_equal(c->fadvise, SBIO_FADV_NONE);
+    assert_int_equal(c->random_order, SBIO_ORDER_DRAW);
+    sbio_script_free(&s);
+}
+
 static void test_no_phase_and_missing(void **state)
 {
     (void)state;
@@ -337,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_names_and_defaults_from_c),
         cmocka_unit_test(test_fsync_end),
         cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_access_fields),
         cmocka_unit_test(test_no_phase_and_missing),
         cmocka_unit_test(test_event_out_of_set),
     };

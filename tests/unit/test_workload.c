@@ -927,6 +927,54 @@ static void test_mix_rmw(void **state)
     gen_free(&g);
 }
 
+/* --random-order=once: over several passes, two threads taking from the shared counter
+ * visit every block exactly once per pass, and the second pass is another order; under
+ * --verify's partition each thread visits its own blocks once per pass. */
+static void check_once(bool partition)
+{
+    static const uint64_t sizes[] = {7 * BLK, 7 * BLK, 5 * BLK}; /* 19 blocks */
+    const unsigned n = 19;
+    struct gen g;
+    gen_config(&g, SBIO_MODE_RNDRD);
+    g.cfg.random_order = SBIO_ORDER_ONCE;
+    g.cfg.threads = 2;
+    gen_layout(&g, sizes, 3, BLK, 0, 0);
+    gen_share(&g);
+    g.sh.partition = partition;
+    struct sbio_wl w[2];
+    struct sbio_io io;
+    assert_int_equal(sbio_wl_init(&w[0], &g.sh, 0), 0);
+    assert_int_equal(sbio_wl_init(&w[1], &g.sh, 1), 0);
+    unsigned order[2][19];
+    for (unsigned pass = 0; pass < 2; pass++) {
+        unsigned seen[19] = {0};
+        for (unsigned i = 0; i < n; i++) {
+            /* Shared: the threads alternate; partitioned: each takes its share in turn. */
+            unsigned t = partition ? i >= (n + 1) / 2 : i % 2;
+            next_req(&w[t], &io);
+            unsigned blk = (unsigned)(io.file * 7 + io.offset / BLK);
+            assert_true(blk < n);
+            if (partition)
+                assert_int_equal(blk % 2, t);
+            seen[blk]++;
+            order[pass][i] = blk;
+        }
+        for (unsigned b = 0; b < n; b++)
+            assert_int_equal(seen[b], 1);
+    }
+    assert_memory_not_equal(order[0], order[1], sizeof(order[0]));
+    sbio_wl_fini(&w[0]);
+    sbio_wl_fini(&w[1]);
+    gen_free(&g);
+}
+
+static void test_random_once(void **state)
+{
+    (void)state;
+    check_once(false);
+    check_once(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -948,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_end_fsyncs),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_random_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
