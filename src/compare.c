@@ -895,9 +895,9 @@ static void compare_record_run(struct compare *c, size_t s, json_t *doc)
     c->done++;
 }
 
-/* A script's run under conf. Its report() and event() print with Lua's print, to standard
- * output: that goes where the run's own report goes (nowhere), so the progress lines and the
- * tables stay readable. */
+/* A script's run under conf. Its report() prints to the run's text stream (nowhere here);
+ * its event() prints with Lua's own print, to standard output: that goes nowhere too, so the
+ * progress lines and the tables stay readable. */
 static int compare_run_script(struct compare *c, const struct sbio_config *conf, json_t **doc)
 {
     fflush(stdout);

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "job.h"
 #include "util.h"
+#include "workload.h"
 
 enum opt_type {
     T_BOOL,
@@ -1228,6 +1229,13 @@ static int opt_check_workload(const struct sbio_config *cfg)
         char modes[128];
         sbio_err("run needs --file-test-mode; accepted: %s",
                  opt_choices(opt_named("file-test-mode")->choices, ", ", modes, sizeof(modes)));
+        return -EINVAL;
+    }
+    if (cfg->random_order == SBIO_ORDER_ONCE && !cfg->script && !mode_varies &&
+        sbio_mode_sequential(cfg->mode)) {
+        sbio_err("--random-order=once goes with a random mode (rndrd, rndwr, rndrw); "
+                 "--file-test-mode=%s walks the set in order",
+                 table_choice("file-test-mode", cfg->mode));
         return -EINVAL;
     }
     return 0;

@@ -648,8 +648,32 @@ static void push_json(lua_State *L, json_t *v, int depth)
     }
 }
 
+/* Lua's print, writing to the stream in its upvalue: report() prints where the text report
+ * goes, so a machine-readable report on standard output stays whole. */
+static int script_print(lua_State *L)
+{
+    FILE *out = lua_touserdata(L, lua_upvalueindex(1));
+    int n = lua_gettop(L);
+    lua_getglobal(L, "tostring");
+    for (int i = 1; i <= n; i++) {
+        lua_pushvalue(L, -1);
+        lua_pushvalue(L, i);
+        lua_call(L, 1, 1);
+        const char *str = lua_tostring(L, -1);
+        if (!str)
+            return luaL_error(L, "'tostring' must return a string to 'print'");
+        if (i > 1)
+            fputc('\t', out);
+        fputs(str, out);
+        lua_pop(L, 1);
+    }
+    fputc('\n', out);
+    return 0;
+}
+
 int sbio_script_report(const struct sbio_script *s, const char *const *names,
-                       const char *const *values, int nover, json_t *doc, char *err, size_t len)
+                       const char *const *values, int nover, json_t *doc, FILE *out, char *err,
+                       size_t len)
 {
     lua_State *L = script_open(s->path, names, values, nover, err, len);
     if (!L)
@@ -660,10 +684,13 @@ int sbio_script_report(const struct sbio_script *s, const char *const *names,
         rc = 0;
         goto out;
     }
+    lua_pushlightuserdata(L, out);
+    lua_pushcclosure(L, script_print, 1);
+    lua_setglobal(L, "print");
     push_json(L, doc, 0);
-    fflush(stdout);
+    fflush(out);
     rc = pcall(L, 1, 0, err, len);
-    fflush(stdout);
+    fflush(out);
 out:
     lua_close(L);
     return rc;

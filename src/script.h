@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "decl.h"
@@ -35,10 +36,11 @@ void sbio_script_free(struct sbio_script *s);
 
 /* The script's report(result), when it has one: called with the run's whole result (the
  * sbio-script/1 document as plain Lua tables: result.phases[i].jobs[j].result.result.op_types
- * …), in a fresh Lua state; what it prints goes to the report. 0, or -EINVAL with the
- * error's first line in err. */
+ * …), in a fresh Lua state; what it prints (Lua's print) goes to out, the text report's
+ * stream. 0, or -EINVAL with the error's first line in err. */
 int sbio_script_report(const struct sbio_script *s, const char *const *names,
-                       const char *const *values, int nover, json_t *doc, char *err, size_t len);
+                       const char *const *values, int nover, json_t *doc, FILE *out, char *err,
+                       size_t len);
 
 struct sbio_hook_ops;
 /* The per-event hook of script s (its event(ctx)), for jobs declared with event = true: one

@@ -873,7 +873,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         char err[512];
         fprintf(text, "\n=== report() of %s ===\n", s->path);
         fflush(text);
-        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, err, sizeof(err))) {
+        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, text, err,
+                               sizeof(err))) {
             sbio_err("report(): %s", err);
             st = st ? st : 1;
         }

@@ -137,6 +137,13 @@ eq "iozone --threads=2: in every phase both threads (children) did I/O" "${bad:-
 set_bytes=$(job_get "$TMP/iozone.json" 0 0 config.total_size_bytes)
 eq "iozone --threads=2: each phase moves the set (2 files, $set_bytes bytes) once" \
 	"$(iozone_bytes)" "$set_bytes $set_bytes $set_bytes $set_bytes"
+# JSON on standard output: report()'s print goes where the text report goes, not into it.
+"$SBIO" run --dir="$TMP/iozone2" --script "$WL/iozone.lua" --size=8M --threads=2 \
+	--output-format=json >"$TMP/ioz-stdout.json" 2>"$TMP/ioz-stdout.err"
+eq "iozone --output-format=json: standard output is one JSON document of 4 phases" \
+	"$(pyj "$TMP/ioz-stdout.json" 'len(d["phases"])')" 4
+eq "iozone --output-format=json: no report() line on standard output" \
+	"$(grep -c 'Children see' "$TMP/ioz-stdout.json")" 0
 
 # --- fsync_end: the end-of-phase fsync is the job's own declaration, not the command line's ---
 # fsync_calls TRACE: "N/FILE " for each file of the set fsynced in an strace -y log.
