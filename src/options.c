@@ -8,7 +8,6 @@
 #include "engine.h"
 #include "job.h"
 #include "util.h"
-#include "workload.h"
 
 enum opt_type {
     T_BOOL,
@@ -303,6 +302,22 @@ static const char *table_choice(const char *optname, int v)
 const char *sbio_mode_name(int mode)
 {
     return mode == SBIO_MODE_NONE ? "(none)" : table_choice("file-test-mode", mode);
+}
+
+bool sbio_mode_writes(int mode)
+{
+    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_RNDWR ||
+           mode == SBIO_MODE_RNDRW;
+}
+
+bool sbio_mode_reads(int mode)
+{
+    return mode == SBIO_MODE_SEQRD || mode == SBIO_MODE_RNDRD || mode == SBIO_MODE_RNDRW;
+}
+
+bool sbio_mode_sequential(int mode)
+{
+    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_SEQRD;
 }
 
 const char *sbio_fill_name(int fill)

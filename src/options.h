@@ -191,6 +191,12 @@ int sbio_options_help(FILE *out, const char *topic);
 /* Names for enums, for reports. */
 const char *sbio_cmd_name(enum sbio_cmd cmd);
 const char *sbio_mode_name(int mode);
+
+/* What a sysbench mode (enum sbio_mode) does: writes, reads, walks the set in order. */
+bool sbio_mode_writes(int mode);
+bool sbio_mode_reads(int mode);
+bool sbio_mode_sequential(int mode);
+
 const char *sbio_fill_name(int fill);
 const char *sbio_fadvise_name(int hint); /* enum sbio_fadvise: "none", "auto", … */
 /* "direct,sync" or "(none)"; returns buf. */

@@ -8,21 +8,6 @@
 #include "mix.h"
 #include "perm.h"
 #include "util.h"
-bool sbio_mode_writes(int mode)
-{
-    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_RNDWR ||
-           mode == SBIO_MODE_RNDRW;
-}
-
-bool sbio_mode_reads(int mode)
-{
-    return mode == SBIO_MODE_SEQRD || mode == SBIO_MODE_RNDRD || mode == SBIO_MODE_RNDRW;
-}
-
-bool sbio_mode_sequential(int mode)
-{
-    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_SEQRD;
-}
 
 int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes, uint64_t block,
                      uint64_t merged, uint64_t direct_align)

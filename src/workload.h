@@ -143,8 +143,4 @@ static inline uint64_t sbio_wl_slice_done(const struct sbio_wl *w)
     return w->slice_pos;
 }
 
-bool sbio_mode_writes(int mode);
-bool sbio_mode_reads(int mode);
-bool sbio_mode_sequential(int mode);
-
 #endif
