@@ -245,14 +245,17 @@ exp1() {
 	else
 		note 1 "This sbio's $wl has no events option: it ran for its own fixed time on its default set, so its total time is that time, not the time of $E1_EVENTS requests."
 	fi
-	head_of 1 "sysbench 1.0: \`sysbench ${sb[*]} --file-test-mode=rndrw --threads=$E1_THREADS --events=$E1_EVENTS --time=0 --file-extra-flags=direct run\`; sbio: \`sbio run --script $wl ${opts[*]:1}\`."
+	# sysbench 1.0 counts its fsyncs as events: each thread fsyncs the 128 files after every
+	# 100 of its own requests, so N requests are about N + 128 T floor(N / T / 100) events.
+	local sb_events=$((E1_EVENTS + 128 * E1_THREADS * (E1_EVENTS / E1_THREADS / 100)))
+	head_of 1 "sysbench 1.0: \`sysbench ${sb[*]} --file-test-mode=rndrw --threads=$E1_THREADS --events=$sb_events --time=0 --file-extra-flags=direct run\` ($E1_EVENTS requests: sysbench 1.0 counts its fsyncs as events too); sbio: \`sbio run --script $wl ${opts[*]:1}\`."
 	(cd "$d/orig" && sysbench "${sb[@]}" prepare >/dev/null)
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	for r in $(seq "$ROUNDS"); do
 		say "exp 1 round $r"
 		cold
 		(cd "$d/orig" && sysbench "${sb[@]}" --file-test-mode=rndrw --threads="$E1_THREADS" \
-			--events="$E1_EVENTS" --time=0 --file-extra-flags=direct run >"$d/orig.txt")
+			--events="$sb_events" --time=0 --file-extra-flags=direct run >"$d/orig.txt")
 		x e1_orig "$d/orig.txt" | record 1 "$r" orig
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
 		x e1_sbio "$d/sbio.json" | record 1 "$r" sbio
@@ -347,10 +350,12 @@ exp3() {
 # block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
 exp4() {
 	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
-	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig")
+	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig") wopt=()
+	# Opened as bonnie++ opens it: O_DIRECT for the block write alone.
+	has_opt "$wl" direct-write-only && wopt=(--direct-write-only=on)
 	[ "$ROOT" = 1 ] && bon+=(-u root)
 	mkdir -p "$d/orig"
-	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s MIB:CHUNK:10:1\`; sbio: \`sbio run --script $wl --size=MIBM --sizes=CHUNK\`, for CHUNK:MIB in $E4_CELLS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
+	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s MIB:CHUNK:10:1\`; sbio: \`sbio run --script $wl --size=MIBM --sizes=CHUNK ${wopt[*]}\`, for CHUNK:MIB in $E4_CELLS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
 	for c in $E4_CELLS; do
 		mkdir -p "$d/sbio-${c%%:*}"
 		"$SBIO" prepare --script "$wl" --dir="$d/sbio-${c%%:*}" --size="${c#*:}M" >/dev/null
@@ -362,7 +367,8 @@ exp4() {
 			cold
 			bonnie++ "${bon[@]}" -s "$mib:$chunk:10:1" >"$d/orig.csv" 2>/dev/null
 			x e4_orig "$d/orig.csv" "$chunk" | record 4 "$r" orig
-			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk"
+			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk" \
+				"${wopt[@]}"
 			x e4_sbio "$d/sbio.json" | record 4 "$r" sbio
 		done
 	done
