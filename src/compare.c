@@ -275,9 +275,12 @@ static double metric_ops(json_t *doc)
     return el > 0 ? num(doc, "result.ops") / el : 0;
 }
 
+/* Reads, writes and read-modify-writes (each block once), as the run's report counts them. */
 static double metric_mib(json_t *doc)
 {
-    return num(doc, "result.op_types.read.mib_per_s") + num(doc, "result.op_types.write.mib_per_s");
+    double rmw = num(doc, "result.op_types.rmw.mib_per_s");
+    return num(doc, "result.op_types.read.mib_per_s") +
+           num(doc, "result.op_types.write.mib_per_s") + (isnan(rmw) ? 0 : rmw);
 }
 
 static double metric_cpu(json_t *doc)
@@ -303,6 +306,7 @@ static const struct metric {
     {"reads", "result.op_types.read.ops_per_s", NULL, "reads/s", "ops/s", "%.1f"},
     {"writes", "result.op_types.write.ops_per_s", NULL, "writes/s", "ops/s", "%.1f"},
     {"fsyncs", "result.op_types.fsync.ops_per_s", NULL, "fsyncs/s", "ops/s", "%.1f"},
+    {"rmws", "result.op_types.rmw.ops_per_s", NULL, "rmw/s", "ops/s", "%.1f"},
     {"cpu", NULL, metric_cpu, "CPU%", "%", "%.1f"},
     {"util", "result.devices.0.util_pct", NULL, "util%", "%", "%.1f"},
     {"p95", "result.latency_all.percentiles_ns.95", NULL, "p95", "ns", NULL},
@@ -442,7 +446,7 @@ static json_t *stat_json(double mean, double sd)
 
 static json_t *num_json(double v)
 {
-    return isnan(v) ? json_null() : json_real(v);
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
 /* diff_pct, p_value and significant of a difference to the first setting (first: this is
@@ -489,19 +493,20 @@ static json_t *summary_json(const struct summary *s, bool first, const size_t *m
     return o;
 }
 
-/* The end of row i: the difference of a mean to row 0's, in % (NaN: no run on a side), and
- * Welch's p-value of it (< 0: no test). */
+/* The end of row i: the difference of a mean to row 0's, in % (NaN: no run on a side;
+ * infinite: the baseline's mean is 0), and Welch's p-value of it (< 0: no test). */
 static void print_verdict(FILE *out, size_t i, double pct, double p)
 {
+    char d[16];
+    snprintf(d, sizeof(d), isinf(pct) ? "baseline 0" : "%+.1f%%", pct);
     if (i == 0)
         fprintf(out, " %9s  (baseline)\n", "");
     else if (isnan(pct))
         fprintf(out, " %9s  no runs to compare\n", "-");
     else if (p < 0)
-        fprintf(out, " %+8.1f%%  1 run, no test\n", pct);
+        fprintf(out, " %9s  1 run, no test\n", d);
     else
-        fprintf(out, " %+8.1f%%  %s (Welch p=%.3g)\n", pct,
-                p < 0.05 ? "significant" : "within noise", p);
+        fprintf(out, " %9s  %s (Welch p=%.3g)\n", d, p < 0.05 ? "significant" : "within noise", p);
 }
 
 /* One row of the table: setting i's summary, with its difference to the baseline (row 0);
@@ -955,8 +960,10 @@ static int compare_run(struct compare *c, size_t k)
 static void diff_of(double m, double sd, size_t n, double m0, double sd0, size_t n0, double *pct,
                     double *p)
 {
-    *pct = n0 && n && m0 && !isnan(m0) && !isnan(m) ? (m - m0) / m0 * 100 : NAN;
-    *p = isnan(*pct) ? -1 : sbio_compare_welch_p(m, sd, n, m0, sd0, n0);
+    /* A baseline of 0 (no fsyncs, say) has no % difference: infinite, or 0 when both are. */
+    bool both = n0 && n && !isnan(m0) && !isnan(m);
+    *pct = !both ? NAN : m0 ? (m - m0) / m0 * 100 : m ? copysign(INFINITY, m) : 0;
+    *p = both ? sbio_compare_welch_p(m, sd, n, m0, sd0, n0) : -1;
 }
 
 static void compare_summarize(struct compare *c)

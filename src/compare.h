@@ -35,7 +35,7 @@ void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t
 void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx);
 
 /* --metrics=LIST: the figures compare can tabulate, one row each of a table in src/compare.c
- * (ops, mib, time, reads, writes, fsyncs, cpu, util, p95, p99). */
+ * (ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, p95, p99). */
 #define SBIO_COMPARE_MAX_METRICS 16
 
 /* The metrics of LIST ("time,reads,...") into idx[0..*n), as indexes into the table, in the

@@ -149,7 +149,7 @@ static const struct optdef opts[] = {
      SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
     {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "LIST",
      "compare: the table's columns, mean ± sd each, of ops, mib, time, reads, writes, fsyncs, "
-     "cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
+     "rmws, cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
      "MiB/s, latency per op type, CPU%, util%)"},
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
      "diff: exit 1 when a throughput metric of B is more than PCT% below A (off unless given; "
@@ -328,8 +328,12 @@ const char *sbio_fill_name(int fill)
 
 const char *sbio_fadvise_name(int hint)
 {
-    static const char *const n[] = {"none", "auto", "normal", "random", "sequential"};
-    return hint >= 0 && hint < 5 ? n[hint] : "?";
+    return table_choice("fadvise", hint);
+}
+
+const char *sbio_random_order_name(int order)
+{
+    return table_choice("random-order", order);
 }
 
 /* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it

@@ -198,7 +198,8 @@ bool sbio_mode_reads(int mode);
 bool sbio_mode_sequential(int mode);
 
 const char *sbio_fill_name(int fill);
-const char *sbio_fadvise_name(int hint); /* enum sbio_fadvise: "none", "auto", … */
+const char *sbio_fadvise_name(int hint);       /* enum sbio_fadvise: "none", "auto", … */
+const char *sbio_random_order_name(int order); /* "draw", "once" */
 /* "direct,sync" or "(none)"; returns buf. */
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
 /* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,

@@ -174,8 +174,7 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
     json_object_set_new(c, "drop_caches", json_boolean(cfg->drop_caches));
     json_object_set_new(c, "invalidate", json_boolean(cfg->invalidate));
     json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(cfg->fadvise)));
-    json_object_set_new(c, "random_order",
-                        json_string(cfg->random_order == SBIO_ORDER_ONCE ? "once" : "draw"));
+    json_object_set_new(c, "random_order", json_string(sbio_random_order_name(cfg->random_order)));
     json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
     return c;
 }
@@ -575,14 +574,6 @@ static const char *const csv_cols[][2] = {
     {"write_lat_max_ns", "result.op_types.write.latency.max_ns"},
     {"fsync_lat_mean_ns", "result.op_types.fsync.latency.mean_ns"},
     {"fsync_lat_p99_ns", "result.op_types.fsync.latency.percentiles_ns.99"},
-    {"rmw_ops", "result.op_types.rmw.ops"},
-    {"rmw_ops_per_s", "result.op_types.rmw.ops_per_s"},
-    {"rmw_mib_per_s", "result.op_types.rmw.mib_per_s"},
-    {"rmw_lat_mean_ns", "result.op_types.rmw.latency.mean_ns"},
-    {"rmw_lat_p50_ns", "result.op_types.rmw.latency.percentiles_ns.50"},
-    {"rmw_lat_p95_ns", "result.op_types.rmw.latency.percentiles_ns.95"},
-    {"rmw_lat_p99_ns", "result.op_types.rmw.latency.percentiles_ns.99"},
-    {"rmw_lat_max_ns", "result.op_types.rmw.latency.max_ns"},
     {"cpu_user_pct", "result.cpu.user_pct"},
     {"cpu_system_pct", "result.cpu.system_pct"},
     {"error", "result.errors.0.message"},

@@ -344,6 +344,7 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
             r->sh.seq_stream = SBIO_SEQ_PER_THREAD;
     }
     r->sh.partition = r->verify;
+    r->sh.once_own = r->sh.partition || (r->sync && r->sync->all_threads);
     if (job->rate)
         r->rate_interval_ns = (uint64_t)(1e9 * (double)r->nthreads / (double)job->rate);
     r->budget = job->events > 0;
@@ -492,8 +493,10 @@ static void run_warmup(struct run *r, struct sbio_run_result *res)
     run_wait(r, sbio_now_ns(), r->job->warmup_s * 1000000000ULL, NULL, res);
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
     sbio_gate_wait(&r->barrier); /* workers are out of the warm-up loop */
-    for (unsigned i = 0; i < r->nthreads; i++)
+    for (unsigned i = 0; i < r->nthreads; i++) {
         sbio_stats_init(r->w[i].stats);
+        sbio_wl_once_restart(&r->w[i].wl);
+    }
     if (r->seqwr && !run_failed(r) && run_truncate(r)) {
         res->error = -EIO;
         snprintf(res->error_msg, sizeof(res->error_msg),

@@ -149,7 +149,7 @@ static void script_push_c(lua_State *L)
     lua_setfield(L, -2, "invalidate");
     lua_pushstring(L, sbio_fadvise_name(def.fadvise));
     lua_setfield(L, -2, "fadvise");
-    lua_pushstring(L, def.random_order == SBIO_ORDER_ONCE ? "once" : "draw");
+    lua_pushstring(L, sbio_random_order_name(def.random_order));
     lua_setfield(L, -2, "random_order");
     const struct {
         const char *field;

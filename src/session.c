@@ -439,8 +439,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
     json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
     json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
-    json_object_set_new(d, "random_order",
-                        json_string(sj->random_order == SBIO_ORDER_ONCE ? "once" : "draw"));
+    json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));

@@ -203,14 +203,15 @@ static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
 }
 
 /* --random-order=once: the next block of n in this pass's order. Shared by the job's
- * threads through one counter; under --verify's partition each thread walks its own blocks
- * (those with block % threads == thread) in an order of its own. The thread keeps the
- * current pass's permutation: its round keys are made once a pass. */
+ * threads through one counter; under --verify's partition, or when several processes share
+ * the set (each has its own counter), each thread walks its own blocks (those with
+ * block % threads == thread, threads numbered across processes) in an order of its own. The
+ * thread keeps the current pass's permutation: its round keys are made once a pass. */
 static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
 {
     const struct sbio_wl_shared *sh = w->sh;
     uint64_t t = sh->threads, k, m = n, seed = sh->seed;
-    if (sh->partition) {
+    if (sh->once_own) {
         m = (n - w->thread + t - 1) / t;
         k = w->once_pos++;
         seed ^= sbio_mix64(w->thread + 1);
@@ -222,7 +223,14 @@ static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
         sbio_perm_init(&w->once_perm, m, sbio_perm_pass_key(seed, w->once_pass));
     }
     uint64_t i = sbio_perm_map(&w->once_perm, k % m);
-    return sh->partition ? i * t + w->thread : i;
+    return sh->once_own ? i * t + w->thread : i;
+}
+
+void sbio_wl_once_restart(struct sbio_wl *w)
+{
+    w->shw->once_next = 0;
+    w->once_pos = 0;
+    w->once_pass = UINT64_MAX;
 }
 
 /* A script's mix: the operation by weight, the size from its distribution, the block from
@@ -251,8 +259,10 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
     io->op = mop == SBIO_MIX_READ ? SBIO_READ : mop == SBIO_MIX_RMW ? SBIO_RMW : SBIO_WRITE;
     io->flags = 0;
     io->len = (uint32_t)len;
-    if (io->op != SBIO_READ) /* a read-modify-write writes too */
+    if (io->op != SBIO_READ) { /* a read-modify-write writes too */
         w->last_file = io->file;
+        wl_mark_dirty(w, io->file); /* for fsync_end under --file-fsync-scope=dirty */
+    }
     return 1;
 }
 

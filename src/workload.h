@@ -75,6 +75,8 @@ struct sbio_wl_shared {
     uint64_t seed;
     bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
     bool once;      /* --random-order=once */
+    bool once_own;  /* once: each thread walks its own blocks (see partition), as under --verify
+                       or when several processes share the set */
     const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
     const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
     /* The shared sequential stream, alone on its cache line. */
@@ -114,6 +116,10 @@ struct sbio_wl {
 /* 0, -ENOMEM, or -ERANGE when per-thread slices would be empty (more threads than
  * requests in the set). */
 int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread);
+
+/* --random-order=once: the thread's next block starts a new pass, as at the start (after a
+ * warm-up; called for every thread while none runs). */
+void sbio_wl_once_restart(struct sbio_wl *w);
 void sbio_wl_fini(struct sbio_wl *w);
 
 /* Fill io (op, file, offset, len, flags) with the thread's next operation. Returns 1, or 0

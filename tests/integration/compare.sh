@@ -244,7 +244,7 @@ refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*-
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
 
-refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, cpu, util, p95, p99$" \
+refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, p95, p99$" \
 	--schedulers=none --metrics=time,bogus
 refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
 

@@ -5,7 +5,8 @@
 #   test_file.* that strace -f sees over the whole mpirun; --events split exactly; the JSON's
 #   per-rank figures add up to the totals; only rank 0 prints;
 # - a shared set: random modes spread over it, sequential modes give each rank its own slice
-#   (no block read twice); seqwr on a shared set refused;
+#   (no block read twice), --random-order=once reads each block once over all ranks; seqwr
+#   on a shared set refused;
 # - a failing rank stops every rank promptly with its message and a non-zero exit: before the
 #   run (its folder a read-only bind mount; root) and in the middle of it (one rank's pwrites
 #   fail from a set point on: tests/tools/failwrite.so preloaded into it), and in the middle
@@ -146,6 +147,15 @@ cat "$TMP"/seq/tr.* | sed -nE 's/^pread64\([0-9]+<[^>]*\/(test_file\.[0-9]+)>, [
 eq "shared seqrd: 600 preads, 600 different blocks (each rank its own slice)" \
 	"$(wc -l <"$TMP/seq.blocks") $(sort -u "$TMP/seq.blocks" | wc -l)" "600 600"
 check "shared seqrd: the header says each thread walks its own slice" grep -q 'Sequential stream: one slice of the set per thread' "$TMP/out"
+# --random-order=once on a shared set: the ranks share one pass (each thread its own blocks),
+# so 1024 reads over 1024 blocks, 512 by each rank's thread, read each block once.
+mkdir -p "$TMP/once"
+strace -ff -qq -y -s 0 -e trace=pread64 -o "$TMP/once/tr" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" \
+	--file-test-mode=rndrd --threads=1 --random-order=once --events=1024 >"$TMP/out" 2>"$TMP/err"
+eq "2 ranks on one shared set, rndrd --random-order=once --events=1024: exit status" "$?" 0
+cat "$TMP"/once/tr.* | sed -nE 's/^pread64\([0-9]+<[^>]*\/(test_file\.[0-9]+)>, [^,]*, [0-9]+, ([0-9]+)\).*/\1 \2/p' >"$TMP/once.blocks"
+eq "shared rndrd --random-order=once: 1024 preads, 1024 different blocks" \
+	"$(wc -l <"$TMP/once.blocks") $(sort -u "$TMP/once.blocks" | wc -l)" "1024 1024"
 
 expect_exit 2 "seqwr on a shared set: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=seqwr --time=1
 check "seqwr on a shared set: the message says what to use instead" grep -q 'seqwr on a set shared by 2 ranks.*--file-per-rank' "$TMP/err"

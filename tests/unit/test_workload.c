@@ -941,6 +941,7 @@ static void check_once(bool partition)
     gen_layout(&g, sizes, 3, BLK, 0, 0);
     gen_share(&g);
     g.sh.partition = partition;
+    g.sh.once_own = partition;
     struct sbio_wl w[2];
     struct sbio_io io;
     assert_int_equal(sbio_wl_init(&w[0], &g.sh, 0), 0);
@@ -963,6 +964,20 @@ static void check_once(bool partition)
             assert_int_equal(seen[b], 1);
     }
     assert_memory_not_equal(order[0], order[1], sizeof(order[0]));
+    /* After a warm-up: half a pass taken, then restarted; the next n blocks are a whole
+     * pass again. */
+    for (unsigned i = 0; i < n / 2; i++)
+        next_req(&w[i % 2], &io);
+    sbio_wl_once_restart(&w[0]);
+    sbio_wl_once_restart(&w[1]);
+    unsigned again[19] = {0};
+    for (unsigned i = 0; i < n; i++) {
+        unsigned t = partition ? i >= (n + 1) / 2 : i % 2;
+        next_req(&w[t], &io);
+        again[io.file * 7 + io.offset / BLK]++;
+    }
+    for (unsigned b = 0; b < n; b++)
+        assert_int_equal(again[b], 1);
     sbio_wl_fini(&w[0]);
     sbio_wl_fini(&w[1]);
     gen_free(&g);
