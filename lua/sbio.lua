@@ -162,7 +162,7 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
-                    random_order = true}
+                    random_order = true, ioprio = true}
 local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs where its
@@ -246,6 +246,13 @@ function job(name)
             fail("job " .. name .. ": random_order = \"once\" goes with a random mode (rndrd, " ..
                  "rndwr, rndrw) or a mix's uniform pattern")
         end
+        -- The class and level are read in C (src/ioprio.c), as --ioprio's are.
+        if t.ioprio ~= nil and type(t.ioprio) ~= "string" then
+            fail("job " .. name .. ": ioprio '" .. tostring(t.ioprio) ..
+                 "' is not a string; accepted: \"rt:0\" to \"rt:7\", \"be:0\" to \"be:7\", " ..
+                 "\"idle\", \"none\"")
+        end
+        j.ioprio = t.ioprio
         j.fsync_freq = t.fsync_freq or D.fsync_freq
         -- The end fsync is the job's: the command line's --file-fsync-end does not reach it.
         if t.fsync_end ~= nil then

@@ -65,6 +65,7 @@ struct sbio_script_job {
     bool invalidate;  /* drop the set's pages before the phase (--invalidate) */
     int fadvise;      /* enum sbio_fadvise (--fadvise) */
     int random_order; /* enum sbio_random_order (--random-order) */
+    int ioprio;       /* I/O priority (ioprio.h); 0: the command line's --ioprio */
 };
 
 struct sbio_script_phase {

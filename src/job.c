@@ -62,6 +62,7 @@ void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg)
         .invalidate = cfg->invalidate,
         .fadvise = cfg->fadvise,
         .random_order = cfg->random_order,
+        .ioprio = cfg->ioprio,
         .fsync_freq = cfg->fsync_freq,
         .fsync_all = cfg->fsync_all,
         .fsync_end = cfg->fsync_end,

@@ -35,6 +35,7 @@ struct sbio_job {
     bool invalidate;          /* drop the set's pages before the run (outside its time) */
     int fadvise;              /* enum sbio_fadvise */
     int random_order;         /* enum sbio_random_order */
+    int ioprio;               /* each worker thread's I/O priority (ioprio.h), 0: inherited */
     uint64_t fsync_freq;
     bool fsync_all, fsync_end;
     int fsync_mode;  /* enum sbio_fsync_mode */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "ioprio.h"
 #include "job.h"
 #include "util.h"
 
@@ -20,6 +21,7 @@ enum opt_type {
     T_LIST,
     T_FILL,
     T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
+    T_IOPRIO,     /* CLASS[:LEVEL] or none (ioprio.h): the kernel's value */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
     T_CONFIG,     /* --config-file=FILE: read before the command line (sbio_options_parse) */
     T_INIT_RNG,   /* sysbench 0.4's --init-rng: sbio's default already; boolean */
@@ -171,6 +173,9 @@ static const struct optdef opts[] = {
      "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
     {"random-order", NULL, T_ENUM, OFF(random_order), "draw", "draw|once", 0, 0, ALL_RUN, 0,
      "ORDER", "random modes: independent draws, or every block once per pass"},
+    {"ioprio", NULL, T_IOPRIO, OFF(ioprio), "none", NULL, 0, 0, ALL_RUN, 0, "CLASS[:LEVEL]",
+     "I/O priority of every worker thread: rt:0-7, be:0-7 (level 4 by default) or idle; none: "
+     "inherited"},
     {"file-fsync-scope", NULL, T_ENUM, OFF(fsync_scope), "all", "all|dirty", 0, 0, ALL_RUN, 0,
      "SCOPE", "periodic and end fsyncs: every file (as sysbench) or only files written"},
     {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
@@ -407,6 +412,7 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
         break;
     }
     case T_FLAGS: snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices); break;
+    case T_IOPRIO: snprintf(buf, len, "%s", SBIO_IOPRIO_ACCEPTED); break;
     case T_TEST: snprintf(buf, len, "fileio"); break;
     case T_LIST: snprintf(buf, len, "%s (repeatable, at most %d)", d->arg, SBIO_MAX_LIST); break;
     default: snprintf(buf, len, "any value"); break;
@@ -539,6 +545,12 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         return 0;
     }
     case T_FILL: return opt_set_fill(cfg, d, value);
+    case T_IOPRIO: {
+        const char *why = NULL;
+        if (sbio_ioprio_parse(value, (int *)(base + d->off), &why))
+            return opt_bad(d, value, why);
+        return 0;
+    }
     case T_TEST:
         /* The note comes once the whole line is known (opt_note_test). */
         return strcmp(value, "fileio") ? opt_bad(d, value, "is not a test sbio runs") : 0;

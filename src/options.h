@@ -124,6 +124,7 @@ struct sbio_config {
     bool invalidate;   /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
     int fadvise;       /* enum sbio_fadvise */
     int random_order;  /* enum sbio_random_order */
+    int ioprio;        /* --ioprio: the kernel's value (ioprio.h), 0: none */
     int fsync_scope;   /* enum sbio_fsync_scope */
     int prealloc;      /* enum sbio_prealloc */
     int fill;          /* enum sbio_fill */

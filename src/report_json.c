@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "ioprio.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"
@@ -175,6 +176,7 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
     json_object_set_new(c, "invalidate", json_boolean(cfg->invalidate));
     json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(cfg->fadvise)));
     json_object_set_new(c, "random_order", json_string(sbio_random_order_name(cfg->random_order)));
+    json_object_set_new(c, "ioprio", json_string(sbio_ioprio_name(buf, sizeof(buf), cfg->ioprio)));
     json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
     return c;
 }
@@ -480,6 +482,9 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                                         "resident_bytes", (json_int_t)res->resident_bytes,
                                         "set_bytes", (json_int_t)res->set_bytes)
                             : json_null());
+    char prio[24];
+    json_object_set_new(r, "ioprio",
+                        json_string(sbio_ioprio_name(prio, sizeof(prio), res->ioprio)));
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "ioprio.h"
 #include "job.h"
 #include "report.h"
 #include "runner.h"
@@ -49,6 +50,10 @@ static void text_access(FILE *out, const struct sbio_config *cfg)
                 cfg->ioengine == sbio_engine_id("mmap") ? " and mapping" : "");
     if (cfg->random_order == SBIO_ORDER_ONCE && !sbio_mode_sequential(cfg->mode))
         fprintf(out, "Random order: every block once per pass, a new order each pass\n");
+    char p[24];
+    if (cfg->ioprio != SBIO_IOPRIO_NONE)
+        fprintf(out, "I/O priority: %s (ioprio_set per worker thread)\n",
+                sbio_ioprio_name(p, sizeof(p), cfg->ioprio));
 }
 
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
@@ -477,6 +482,12 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
 {
     const struct sbio_stats *t = &res->total;
     char a[32];
+    if (res->ioprio == SBIO_IOPRIO_MIXED)
+        fprintf(out, "I/O priority: each job's own (see the jobs above)\n");
+    else if (res->ioprio != SBIO_IOPRIO_NONE)
+        fprintf(out, "I/O priority: %s on every worker thread (set, then read back with "
+                     "ioprio_get)\n",
+                sbio_ioprio_name(a, sizeof(a), res->ioprio));
     if (cfg->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_checked == 1 ? "" : "s",

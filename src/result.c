@@ -104,6 +104,7 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
 {
     out->seed = r->seed;
     out->ncpus = r->ncpus;
+    out->ioprio = r->ioprio;
     snprintf(out->scheduler, sizeof(out->scheduler), "%s", r->scheduler);
     out->invalidated = r->invalidated; /* one set: the first part's view of it */
     out->resident_bytes = r->resident_bytes;
@@ -159,6 +160,9 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
     out->depth_avg = queued ? depth / queued : 0;
     if (n)
         result_first(out, &parts[0], kind);
+    for (unsigned i = 1; i < n; i++)
+        if (parts[i].ioprio != out->ioprio)
+            out->ioprio = SBIO_IOPRIO_MIXED;
     if (kind == SBIO_MERGE_RANKS) {
         /* Clocks of different hosts are not comparable: the merged phase is as long as the
          * longest rank's, measured on that rank's clock. */

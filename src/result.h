@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ioprio.h"
 #include "stats.h"
 #include "sysblock.h"
 
@@ -39,6 +40,9 @@ struct sbio_run_result {
     uint64_t skipped_bytes;
     uint64_t direct_align;
     unsigned ncpus;  /* --cpus: how many CPUs the threads were pinned to */
+    /* The I/O priority each worker thread read back after setting the job's (ioprio.h): 0
+     * when the job sets none; a merge of parts that differ: SBIO_IOPRIO_MIXED. */
+    int ioprio;
     bool fds_shared; /* the threads shared one descriptor per file (too few for their own) */
     /* The measured phase started: false when the run failed while starting (a file that
      * could not be opened, a thread not created), and then no figure of it means anything. */

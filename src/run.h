@@ -44,7 +44,8 @@ struct worker {
     char verify_msg[320]; /* the first mismatch this thread found */
     struct sbio_wl wl;
     struct sbio_stats *stats;
-    int cpu; /* -1: not pinned */
+    int cpu;    /* -1: not pinned */
+    int ioprio; /* the I/O priority the kernel keeps for the thread, read back once set */
     uint64_t local_budget;
     int err; /* -errno of the first failure */
     char err_msg[320];

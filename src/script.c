@@ -13,6 +13,7 @@
 #include <inttypes.h>
 
 #include "engine.h"
+#include "ioprio.h"
 #include "options.h"
 #include "util.h"
 #include "workload.h"
@@ -255,6 +256,13 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     for (int h = SBIO_FADV_NONE; h <= SBIO_FADV_SEQUENTIAL; h++)
         if (!strcmp(buf, sbio_fadvise_name(h)))
             j->fadvise = h;
+    field_str(L, t, "ioprio", buf, sizeof(buf));
+    const char *why = NULL;
+    if (buf[0] && sbio_ioprio_parse(buf, &j->ioprio, &why)) {
+        snprintf(err, errlen, "job %s: ioprio '%s' %s; accepted: %s", j->name, buf, why,
+                 SBIO_IOPRIO_ACCEPTED);
+        return -EINVAL;
+    }
     field_str(L, t, "random_order", buf, sizeof(buf));
     j->random_order = !strcmp(buf, "once") ? SBIO_ORDER_ONCE : SBIO_ORDER_DRAW;
     field_str(L, t, "stream", buf, sizeof(buf));

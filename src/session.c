@@ -16,6 +16,7 @@
 #include "mix.h"
 #include "mpi.h"
 #include "engine.h"
+#include "ioprio.h"
 #include "report.h"
 #include "runner.h"
 #include "script.h"
@@ -440,6 +441,8 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
     json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
     json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
+    char prio[24];
+    json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));
@@ -644,6 +647,8 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     c->invalidate = sj->invalidate;
     c->fadvise = sj->fadvise;
     c->random_order = sj->random_order;
+    if (sj->ioprio != SBIO_IOPRIO_NONE) /* else the command line's --ioprio */
+        c->ioprio = sj->ioprio;
     c->report_interval_s = 0; /* several jobs' interim lines would interleave */
     /* The job's index, not its address: --rand-seed must repeat a run. */
     c->rand_seed = sbio_mix64(seed ^ (uint64_t)(k + 1));
@@ -710,12 +715,17 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         }
         bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
                                                     : p->jobs[k].fsync_end;
-        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s) ---\n", p->jobs[k].name,
+        char prio[24], with[48] = "";
+        if (jobs[k].view.ioprio != SBIO_IOPRIO_NONE)
+            snprintf(with, sizeof(with), ", I/O priority %s",
+                     sbio_ioprio_name(prio, sizeof(prio), jobs[k].view.ioprio));
+        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s%s) ---\n", p->jobs[k].name,
                 p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
                 sbio_engine_name(p->jobs[k].engine),
                 !wr                    ? ""
                 : p->jobs[k].fsync_end ? ", fsync at end"
-                                       : ", no fsync at end");
+                                       : ", no fsync at end",
+                with);
         sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
@@ -735,6 +745,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     struct sbio_config all = jobs[0].view;
     all.threads = tot.threads;
     all.rate = 0; /* each job's --rate is reported with the job */
+    all.ioprio = tot.ioprio; /* the jobs' own when they differ */
     for (unsigned k = 1; k < p->njobs; k++)
         all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
     fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
