@@ -569,7 +569,6 @@ static void worker_loop_any(struct worker *w, bool measure)
     (w->run->eng->flags & SBIO_ENG_SYNC ? worker_loop : worker_loop_queued)(w, measure);
 }
 
-/* Pin the thread, open the set, let the engine register files and buffers. */
 /* The job's I/O priority on this thread, before the start gate: the kernel keeps it per
  * thread (pthreads share no io_context), so the main thread cannot set it for the workers.
  * What the kernel then reports is kept; anything else than what was asked fails the run. */
@@ -594,6 +593,8 @@ static void worker_ioprio(struct worker *w)
     w->err = rc;
 }
 
+/* Set the thread's I/O priority, pin it, open the set, let the engine register files and
+ * buffers. */
 static void worker_open(struct worker *w)
 {
     struct run *r = w->run;

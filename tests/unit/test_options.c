@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "helpers.h"
+#include "ioprio.h"
 #include "options.h"
 #include "util.h"
 
@@ -317,6 +318,52 @@ static void test_flags_fill_lists(void **state)
     assert_string_equal(cfg.queue[1], "nr_requests=64");
     /* What is accepted is KEY=VALUE, not "any value". */
     expect_bad(ARGV("run", "--queue=read_ahead_kb"), "--queue", "'read_ahead_kb'", "KEY=VALUE");
+}
+
+/* --ioprio: the kernel's value (class << 13 | level), the level 4 by default for rt and be, none
+ * for idle; the long class names too; every refusal one line naming the value and the
+ * accepted forms. */
+static void test_ioprio(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], buf[24];
+    expect_ok(&cfg, ARGV("run"), err, sizeof(err));
+    assert_int_equal(cfg.ioprio, SBIO_IOPRIO_NONE);
+    static const struct {
+        const char *arg;
+        int value;
+        const char *name;
+    } good[] = {{"--ioprio=rt:0", 1 << 13 | 0, "rt:0"},
+                {"--ioprio=rt:7", 1 << 13 | 7, "rt:7"},
+                {"--ioprio=rt", 1 << 13 | 4, "rt:4"},
+                {"--ioprio=realtime:2", 1 << 13 | 2, "rt:2"},
+                {"--ioprio=be:0", 2 << 13 | 0, "be:0"},
+                {"--ioprio=best-effort", 2 << 13 | 4, "be:4"},
+                {"--ioprio=be:07", 2 << 13 | 7, "be:7"},
+                {"--ioprio=idle", 3 << 13, "idle"},
+                {"--ioprio=none", 0, "none"}};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        expect_ok(&cfg, ARGV("run", (char *)good[i].arg), err, sizeof(err));
+        assert_int_equal(cfg.ioprio, good[i].value);
+        assert_string_equal(sbio_ioprio_name(buf, sizeof(buf), cfg.ioprio), good[i].name);
+        assert_true(sbio_ioprio_rt(cfg.ioprio) == (good[i].name[0] == 'r'));
+    }
+    expect_bad(ARGV("run", "--ioprio=urgent:1"), "--ioprio: 'urgent:1' has an unknown class",
+               "accepted: rt:0 to rt:7, be:0 to be:7", "idle");
+    expect_bad(ARGV("run", "--ioprio=RT:1"), "'RT:1' has an unknown class", NULL, NULL);
+    expect_bad(ARGV("run", "--ioprio=be:8"), "--ioprio: 'be:8' has a level out of 0-7",
+               "be:0 to be:7", NULL);
+    expect_bad(ARGV("run", "--ioprio=rt:10"), "'rt:10' has a level out of 0-7", NULL, NULL);
+    expect_bad(ARGV("run", "--ioprio=rt:123"), "'rt:123' has a level that is not a number", NULL,
+               NULL);
+    expect_bad(ARGV("run", "--ioprio=be:-1"), "'be:-1' has a level that is not a number", NULL,
+               NULL);
+    expect_bad(ARGV("run", "--ioprio=be:"), "'be:' has an empty level", NULL, NULL);
+    expect_bad(ARGV("run", "--ioprio=idle:0"), "'idle:0' has a level, which the idle class",
+               "idle (no level)", NULL);
+    expect_bad(ARGV("run", "--ioprio="), "--ioprio: '' has an unknown class", NULL, NULL);
+    assert_string_equal(sbio_ioprio_name(buf, sizeof(buf), SBIO_IOPRIO_MIXED), "mixed");
 }
 
 static void test_ranges(void **state)
@@ -1024,6 +1071,7 @@ int main(void)
         cmocka_unit_test(test_validate_command_needs),
         cmocka_unit_test(test_validate_not_implemented),
         cmocka_unit_test(test_help_all),
+        cmocka_unit_test(test_ioprio),
         cmocka_unit_test(test_help_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

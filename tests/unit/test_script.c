@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "helpers.h"
+#include "ioprio.h"
 #include "options.h"
 #include "script.h"
 #include "workload.h"
@@ -159,6 +160,8 @@ static const struct {
      "goes with a random mode (rndrd, rndwr, rndrw) or a mix's uniform pattern"},
     {"phase \"p\" { job \"j\" { pattern = \"zipf:0.9\", random_order = \"once\" } }\n", 1,
      "goes with a random mode"},
+    {"phase \"p\" { job \"j\" { ioprio = 3 } }\n", 1,
+     "job j: ioprio '3' is not a string; accepted: \"rt:0\" to \"rt:7\""},
 };
 
 static void test_bad_scripts(void **state)
@@ -286,6 +289,38 @@ static void test_access_fields(void **state)
     sbio_script_free(&s);
 }
 
+/* ioprio: the kernel's value (ioprio.h) as declared, 0 (the command line's) when a job is
+ * silent; a class or level the kernel has not is refused with the job's name and the
+ * accepted forms, on one line. */
+static void test_ioprio_field(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script("prio.lua", "phase \"a\" { job \"rt\" { ioprio = \"rt:0\" },\n"
+                                             "  job \"idle\" { ioprio = \"idle\" },\n"
+                                             "  job \"be\" { ioprio = \"best-effort\" },\n"
+                                             "  job \"silent\" {} }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(s.phases[0].jobs[0].ioprio, 1 << 13);
+    assert_int_equal(s.phases[0].jobs[1].ioprio, 3 << 13);
+    assert_int_equal(s.phases[0].jobs[2].ioprio, 2 << 13 | 4);
+    assert_int_equal(s.phases[0].jobs[3].ioprio, SBIO_IOPRIO_NONE);
+    sbio_script_free(&s);
+    static const char *const bad[][2] = {{"be:8", "job j: ioprio 'be:8' has a level out of 0-7"},
+                                         {"urgent", "job j: ioprio 'urgent' has an unknown class"},
+                                         {"idle:2", "job j: ioprio 'idle:2' has a level, which"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[128];
+        snprintf(text, sizeof(text), "phase \"p\" { job \"j\" { ioprio = \"%s\" } }\n", bad[i][0]);
+        p = write_script("badprio.lua", text);
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+        assert_has(err, bad[i][1]);
+        assert_has(err, "accepted: rt:0 to rt:7, be:0 to be:7");
+        assert_null(strchr(err, '\n'));
+    }
+}
+
 static void test_no_phase_and_missing(void **state)
 {
     (void)state;
@@ -373,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
         cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
         cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_ioprio_field),
         cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

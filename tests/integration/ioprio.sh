@@ -1,0 +1,169 @@
+#!/bin/bash
+# --ioprio and a script job's ioprio against the kernel: while a run goes, every worker thread's
+# I/O priority as ionice reads it from /proc/PID/task (a plain run on a folder of the machine's
+# disk, and a phase of two jobs at two priorities); the realtime class refused before anything
+# runs for a user without the privilege; and the effect itself: under bfq on the test's own
+# loop device (direct I/O to its image), a 4 KiB O_DIRECT random reader at rt:0 beside a 1 MiB
+# O_DIRECT sequential writer (libaio, depth 8) gets at least 10 times the IOPS of the same
+# reader at idle. Needs root (loop device, scheduler, setpriv): skips otherwise.
+source "$(dirname "$0")/lib.sh"
+
+MNT=$TMP/mnt
+SCHED_DEV= SCHED_OLD=
+io_cleanup() {
+	kill_pids
+	[ -n "$SCHED_DEV" ] && echo "$SCHED_OLD" >"/sys/block/$SCHED_DEV/queue/scheduler"
+	loop_cleanup "$MNT"
+	t_cleanup
+}
+trap io_cleanup EXIT
+
+if ! need_root; then
+	skip "needs root (loop device, I/O scheduler, another user)"
+	exit 0
+fi
+if ! command -v ionice >/dev/null; then
+	skip "ionice (util-linux) is not installed"
+	exit 0
+fi
+
+# start_run OUT ARGS…: sbio ARGS… in the background (BG), stdout in OUT, stderr in OUT.err;
+# returns once its threads started, 1 if they never did.
+start_run() {
+	local out=$1 n=150
+	shift
+	"$SBIO" "$@" >"$out" 2>"$out.err" &
+	BG=$!
+	PIDS+=("$BG")
+	while ! grep -qs 'Threads started!' "$out" && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	grep -qs 'Threads started!' "$out"
+}
+# thread_prios PID: ionice's line for every thread of PID but its main one, sorted and
+# counted ("2 realtime: prio 3").
+thread_prios() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "${t##*/}" = "$1" ] && continue
+		ionice -p "${t##*/}"
+	done | sort | uniq -c | sed 's/^ *//' | paste -sd '|'
+}
+
+# --- A plain run: each of its three worker threads at be:2 while it runs; the main thread
+# keeps what it had.
+D=$TMP/set
+mkdir -p "$D"
+SET=(--dir="$D" --file-num=2 --file-total-size=8M --file-block-size=4K)
+"$SBIO" prepare "${SET[@]}" >/dev/null 2>&1 || notok "prepare a small set"
+MAIN_BEFORE=$(ionice -p $$)
+if start_run "$TMP/plain" run "${SET[@]}" --file-test-mode=rndrd --threads=3 --time=3 \
+	--ioprio=be:2 --output-format=json; then
+	eq "--ioprio=be:2: every worker thread is best-effort level 2 during the run" \
+		"$(thread_prios "$BG")" "3 best-effort: prio 2"
+	eq "the main thread keeps its own" "$(ionice -p "$BG")" "$MAIN_BEFORE"
+else
+	notok "--ioprio=be:2 run did not start: $(head -c 300 "$TMP/plain.err")"
+fi
+wait "$BG"
+eq "--ioprio=be:2 run: exit 0" "$?" 0
+python3 - "$TMP/plain" <<'EOF' >"$TMP/j" 2>&1
+import json, sys
+text = open(sys.argv[1]).read()
+doc = json.loads(text[text.index('{'):])
+print(doc["config"]["ioprio"], doc["result"]["ioprio"])
+EOF
+eq "its JSON: config and result (read back) say be:2" "$(cat "$TMP/j")" "be:2 be:2"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --threads=2 --time=1 --ioprio=idle >"$TMP/out" 2>&1
+check "the text header says --ioprio=idle" grep -qx 'I/O priority: idle (ioprio_set per worker thread)' "$TMP/out"
+check "the report says what the threads read back" \
+	grep -q '^I/O priority: idle on every worker thread (set, then read back with ioprio_get)' "$TMP/out"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1 >"$TMP/out" 2>&1
+check "no --ioprio: no I/O priority line" sh -c "! grep -q 'I/O priority' '$TMP/out'"
+
+# --- A phase of two jobs at two priorities: each job's threads at its own.
+cat >"$TMP/two.lua" <<'EOF'
+fileset { files = 2, size = "8M" }
+phase "two" { time = 3,
+    job "hi" { threads = 2, mode = "rndrd", block = "4k", ioprio = "rt:3" },
+    job "lo" { threads = 2, mode = "rndrd", block = "4k", ioprio = "idle" } }
+EOF
+mkdir -p "$TMP/two"
+"$SBIO" prepare --script="$TMP/two.lua" --dir="$TMP/two" >/dev/null 2>&1 || notok "prepare the script's set"
+if start_run "$TMP/script" run --script="$TMP/two.lua" --dir="$TMP/two" -o "$TMP/two.json"; then
+	eq "two jobs: rt:3 and idle, two threads each, during the run" "$(thread_prios "$BG")" \
+		"2 idle|2 realtime: prio 3"
+else
+	notok "two-job script did not start: $(head -c 300 "$TMP/script.err")"
+fi
+wait "$BG"
+eq "two-job script: exit 0" "$?" 0
+eq "its JSON: each job's declared and read-back priority, the total mixed" \
+	"$(json_get "$TMP/two.json" phases.0.jobs.{0,1}.declared.ioprio \
+		phases.0.jobs.{0,1}.result.result.ioprio phases.0.total.result.ioprio | paste -sd ' ')" \
+	"rt:3 idle rt:3 idle mixed"
+check "each job's line says its priority" grep -q '^--- Job hi (2 threads, sync, I/O priority rt:3) ---' "$TMP/script"
+
+# --- The realtime class without the privilege: exit 2, one line, before anything runs.
+chmod 0755 "$TMP"
+install -m 0755 "$SBIO" "$TMP/sbio-copy"
+chmod -R a+rwX "$D"
+before=$(stat -c '%n %s %Y' "$D"/*)
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run "${SET[@]}" \
+	--file-test-mode=rndwr --time=1 --ioprio=rt:0 >"$TMP/out" 2>"$TMP/err"
+eq "--ioprio=rt:0 as nobody: exit 2" "$?" 2
+check "it says the realtime class needs the privilege" \
+	grep -q 'I/O priority rt:0: the realtime class needs CAP_SYS_ADMIN or CAP_SYS_NICE' "$TMP/err"
+stderr_one_line "one line"
+check "nothing on stdout" test ! -s "$TMP/out"
+eq "the set is untouched" "$(stat -c '%n %s %Y' "$D"/*)" "$before"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run "${SET[@]}" \
+	--file-test-mode=rndrd --time=1 --ioprio=be:7 >"$TMP/out" 2>"$TMP/err"
+eq "--ioprio=be:7 as nobody runs (exit 0)" "$?" 0
+chmod 0700 "$TMP"
+
+# --- The effect under bfq, on the test's own loop device (direct I/O to its image).
+truncate -s 256M "$TMP/img"
+if ! dev=$(losetup -f --show --direct-io=on "$TMP/img" 2>"$TMP/err"); then
+	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
+	exit 0
+fi
+LOOP=${dev#/dev/}
+mkdir -p "$MNT"
+if ! mkfs.ext4 -q -F "$dev" >"$TMP/err" 2>&1 || ! mount "$dev" "$MNT" 2>>"$TMP/err"; then
+	notok "mkfs.ext4 and mount of $dev: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+	exit 1
+fi
+Q=/sys/block/$LOOP/queue
+grep -qw bfq "$Q/scheduler" || modprobe bfq 2>/dev/null
+if ! grep -qw bfq "$Q/scheduler"; then
+	skip "no bfq scheduler in this kernel"
+	exit 0
+fi
+SCHED_OLD=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
+SCHED_DEV=$LOOP
+echo bfq >"$Q/scheduler"
+cat >"$TMP/pair.lua" <<'EOF'
+option("prio", "rt:0", "the reader's I/O priority")
+fileset { files = 1, size = "128M" }
+phase "pair" { time = 3,
+    job "reader" { mode = "rndrd", block = "4k", flags = "direct", ioprio = options.prio },
+    job "writer" { engine = "libaio", iodepth = 8, block = "1M", flags = "direct",
+                   mix = { write = 1 }, pattern = "seq" } }
+EOF
+"$SBIO" prepare --script="$TMP/pair.lua" --dir="$MNT" --file-fill=zero >/dev/null 2>"$TMP/err" ||
+	notok "prepare on the loop device: $(head -c 300 "$TMP/err")"
+iops() {
+	"$SBIO" run --script="$TMP/pair.lua" --dir="$MNT" --prio="$1" -o "$TMP/pair-$1.json" \
+		>/dev/null 2>"$TMP/err" || notok "reader at $1 beside the writer: $(head -c 300 "$TMP/err")"
+	json_get "$TMP/pair-$1.json" phases.0.jobs.0.result.result.op_types.read.ops_per_s
+}
+RT=$(iops rt:0)
+IDLE=$(iops idle)
+if awk -v r="$RT" -v i="$IDLE" 'BEGIN { exit !(r >= 10 * i && r > 0) }'; then
+	ok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle ($RT vs $IDLE)"
+else
+	notok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle ($RT vs $IDLE)"
+fi
+eq "the scheduler in effect was bfq" "$(json_get "$TMP/pair-idle.json" phases.0.jobs.0.result.environment.scheduler)" bfq
