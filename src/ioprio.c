@@ -99,7 +99,7 @@ int sbio_ioprio_get_thread(pid_t tid, int *prio)
 
 int sbio_ioprio_check(int prio)
 {
-    int old;
+    int old = SBIO_IOPRIO_NONE;
     int rc = sbio_ioprio_get_thread(0, &old);
     if (rc)
         return rc;

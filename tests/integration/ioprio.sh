@@ -27,28 +27,35 @@ if ! command -v ionice >/dev/null; then
 	exit 0
 fi
 
-# start_run OUT ARGS…: sbio ARGS… in the background (BG), stdout in OUT, stderr in OUT.err;
-# returns once its threads started, 1 if they never did.
+# start_run OUT ARGS…: sbio ARGS… in the background (BG), stdout in OUT, stderr in OUT.err.
 start_run() {
-	local out=$1 n=150
+	local out=$1
 	shift
 	"$SBIO" "$@" >"$out" 2>"$out.err" &
 	BG=$!
 	PIDS+=("$BG")
-	while ! grep -qs 'Threads started!' "$out" && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+}
+# thread_prios PID: ionice's line for every thread of PID whose priority is not its main
+# thread's (what every thread inherits: a script's jobs each have a thread that keeps it),
+# sorted and counted ("2 idle|2 realtime: prio 3"). Nothing once PID has ended.
+thread_prios() {
+	local t main
+	main=$(ionice -p "$1" 2>/dev/null) || return 0
+	for t in /proc/"$1"/task/*; do
+		ionice -p "${t##*/}" 2>/dev/null
+	done | grep -vxF "$main" | sort | uniq -c | sed 's/^ *//' | paste -sd '|'
+}
+# wait_prios PID WANT: thread_prios of PID once it is WANT (polled while PID runs, at most
+# 5 s: the threads set their priority as they start), else the last one seen.
+wait_prios() {
+	local n=50 got
+	got=$(thread_prios "$1")
+	while [ "$got" != "$2" ] && kill -0 "$1" 2>/dev/null && [ $n -gt 0 ]; do
 		sleep 0.1
 		n=$((n - 1))
+		got=$(thread_prios "$1")
 	done
-	grep -qs 'Threads started!' "$out"
-}
-# thread_prios PID: ionice's line for every thread of PID but its main one, sorted and
-# counted ("2 realtime: prio 3").
-thread_prios() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		[ "${t##*/}" = "$1" ] && continue
-		ionice -p "${t##*/}"
-	done | sort | uniq -c | sed 's/^ *//' | paste -sd '|'
+	echo "$got"
 }
 
 # --- A plain run: each of its three worker threads at be:2 while it runs; the main thread
@@ -58,14 +65,11 @@ mkdir -p "$D"
 SET=(--dir="$D" --file-num=2 --file-total-size=8M --file-block-size=4K)
 "$SBIO" prepare "${SET[@]}" >/dev/null 2>&1 || notok "prepare a small set"
 MAIN_BEFORE=$(ionice -p $$)
-if start_run "$TMP/plain" run "${SET[@]}" --file-test-mode=rndrd --threads=3 --time=3 \
-	--ioprio=be:2 --output-format=json; then
-	eq "--ioprio=be:2: every worker thread is best-effort level 2 during the run" \
-		"$(thread_prios "$BG")" "3 best-effort: prio 2"
-	eq "the main thread keeps its own" "$(ionice -p "$BG")" "$MAIN_BEFORE"
-else
-	notok "--ioprio=be:2 run did not start: $(head -c 300 "$TMP/plain.err")"
-fi
+start_run "$TMP/plain" run "${SET[@]}" --file-test-mode=rndrd --threads=3 --time=3 \
+	--ioprio=be:2 --output-format=json
+eq "--ioprio=be:2: every worker thread is best-effort level 2 during the run" \
+	"$(wait_prios "$BG" "3 best-effort: prio 2")" "3 best-effort: prio 2"
+eq "the main thread keeps its own" "$(ionice -p "$BG")" "$MAIN_BEFORE"
 wait "$BG"
 eq "--ioprio=be:2 run: exit 0" "$?" 0
 python3 - "$TMP/plain" <<'EOF' >"$TMP/j" 2>&1
@@ -82,6 +86,14 @@ check "the report says what the threads read back" \
 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1 >"$TMP/out" 2>&1
 check "no --ioprio: no I/O priority line" sh -c "! grep -q 'I/O priority' '$TMP/out'"
 
+# --- compare varies it like any option: each run's config and read-back priority its setting's.
+"$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --time=1 --vary ioprio=be:1,idle \
+	--drop-caches=off -o "$TMP/cmp.json" >"$TMP/out" 2>"$TMP/err"
+eq "compare --vary ioprio=be:1,idle: exit 0" "$?" 0
+eq "compare: each setting's run at its priority (config, then read back)" \
+	"$(json_get "$TMP/cmp.json" settings.{0,1}.runs.0.result.{config,result}.ioprio | paste -sd ' ')" \
+	"be:1 be:1 idle idle"
+
 # --- A phase of two jobs at two priorities: each job's threads at its own.
 cat >"$TMP/two.lua" <<'EOF'
 fileset { files = 2, size = "8M" }
@@ -91,12 +103,9 @@ phase "two" { time = 3,
 EOF
 mkdir -p "$TMP/two"
 "$SBIO" prepare --script="$TMP/two.lua" --dir="$TMP/two" >/dev/null 2>&1 || notok "prepare the script's set"
-if start_run "$TMP/script" run --script="$TMP/two.lua" --dir="$TMP/two" -o "$TMP/two.json"; then
-	eq "two jobs: rt:3 and idle, two threads each, during the run" "$(thread_prios "$BG")" \
-		"2 idle|2 realtime: prio 3"
-else
-	notok "two-job script did not start: $(head -c 300 "$TMP/script.err")"
-fi
+start_run "$TMP/script" run --script="$TMP/two.lua" --dir="$TMP/two" -o "$TMP/two.json"
+eq "two jobs: rt:3 and idle, two threads each, during the run" \
+	"$(wait_prios "$BG" "2 idle|2 realtime: prio 3")" "2 idle|2 realtime: prio 3"
 wait "$BG"
 eq "two-job script: exit 0" "$?" 0
 eq "its JSON: each job's declared and read-back priority, the total mixed" \
