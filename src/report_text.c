@@ -485,8 +485,9 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
     if (res->ioprio == SBIO_IOPRIO_MIXED)
         fprintf(out, "I/O priority: each job's own (see the jobs above)\n");
     else if (res->ioprio != SBIO_IOPRIO_NONE)
-        fprintf(out, "I/O priority: %s on every worker thread (set, then read back with "
-                     "ioprio_get)\n",
+        fprintf(out,
+                "I/O priority: %s on every worker thread (set, then read back with "
+                "ioprio_get)\n",
                 sbio_ioprio_name(a, sizeof(a), res->ioprio));
     if (cfg->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",

@@ -39,7 +39,7 @@ struct sbio_run_result {
     unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
     uint64_t skipped_bytes;
     uint64_t direct_align;
-    unsigned ncpus;  /* --cpus: how many CPUs the threads were pinned to */
+    unsigned ncpus; /* --cpus: how many CPUs the threads were pinned to */
     /* The I/O priority each worker thread read back after setting the job's (ioprio.h): 0
      * when the job sets none; a merge of parts that differ: SBIO_IOPRIO_MIXED. */
     int ioprio;

@@ -744,7 +744,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
      * queue. */
     struct sbio_config all = jobs[0].view;
     all.threads = tot.threads;
-    all.rate = 0; /* each job's --rate is reported with the job */
+    all.rate = 0;            /* each job's --rate is reported with the job */
     all.ioprio = tot.ioprio; /* the jobs' own when they differ */
     for (unsigned k = 1; k < p->njobs; k++)
         all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
