@@ -159,7 +159,8 @@ static const struct fspec config_spec[] = {
     {"cpus", JT_STR_NULL},        {"scheduler", JT_STR_NULL},
     {"queue", JT_ARR_STR},        {"drop_caches", JT_BOOL},
     {"invalidate", JT_BOOL},      {"fadvise", JT_STR},
-    {"random_order", JT_STR},     {"percentile", JT_INT},
+    {"random_order", JT_STR},     {"ioprio", JT_STR},
+    {"percentile", JT_INT},
 };
 static const struct fspec env_spec[] = {
     {"kernel", JT_STR},  {"machine", JT_STR},   {"hostname", JT_STR},
@@ -195,6 +196,7 @@ static const struct fspec result_spec[] = {
     {"verify", JT_OBJ_NULL},
     {"devices", JT_ARR},
     {"process_io", JT_OBJ_NULL},
+    {"ioprio", JT_STR},
     {"invalidation", JT_OBJ_NULL},
     {"page_cache", JT_OBJ_NULL},
     {"reads_from_page_cache", JT_BOOL},
@@ -548,6 +550,7 @@ static void check_config(struct ran *r)
     assert_true(json_is_false(json_object_get(c, "invalidate")));
     assert_string_equal(jstr(ctx, c, "fadvise"), "none");
     assert_string_equal(jstr(ctx, c, "random_order"), "draw");
+    assert_string_equal(jstr(ctx, c, "ioprio"), "none");
     assert_int_equal(jint(ctx, c, "percentile"), r->cfg.percentile);
 }
 
