@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /* The kernel's encoding (include/uapi/linux/ioprio.h), spelled here: glibc has no wrapper
  * and older headers lack the file. */
 #define IOPRIO_CLASS_SHIFT 13
@@ -100,11 +102,21 @@ int sbio_ioprio_get_thread(pid_t tid, int *prio)
 int sbio_ioprio_check(int prio)
 {
     int old = SBIO_IOPRIO_NONE;
+    if (prio == SBIO_IOPRIO_NONE)
+        return 0;
     int rc = sbio_ioprio_get_thread(0, &old);
-    if (rc)
-        return rc;
-    rc = sbio_ioprio_set_thread(0, prio);
-    if (!rc)
+    if (!rc && !(rc = sbio_ioprio_set_thread(0, prio)))
         rc = sbio_ioprio_set_thread(0, old);
-    return rc;
+    if (!rc)
+        return 0;
+    char n[24];
+    sbio_ioprio_name(n, sizeof(n), prio);
+    if (rc == -EPERM && sbio_ioprio_rt(prio))
+        sbio_err("I/O priority %s: the realtime class needs CAP_SYS_ADMIN or CAP_SYS_NICE "
+                 "(ioprio_set: %s); accepted without them: be:0 to be:7, idle, none",
+                 n, strerror(-rc));
+    else
+        sbio_err("I/O priority %s: the kernel refuses it (ioprio_set: %s); accepted: %s", n,
+                 strerror(-rc), SBIO_IOPRIO_ACCEPTED);
+    return -SBIO_EUSAGE;
 }

@@ -33,8 +33,10 @@ bool sbio_ioprio_rt(int prio);
 int sbio_ioprio_set_thread(pid_t tid, int prio);
 int sbio_ioprio_get_thread(pid_t tid, int *prio);
 
-/* Whether this process may give a thread prio: set on the calling thread and restored at
- * once. 0, or -errno of the refusal (-EPERM: realtime without the privilege). */
+/* Whether this process may give a thread prio (0: nothing to check): set on the calling
+ * thread and restored at once, so that the realtime class without the privilege is refused
+ * before anything runs. 0, or -SBIO_EUSAGE with one line printed saying why and what is
+ * accepted. */
 int sbio_ioprio_check(int prio);
 
 #endif

@@ -232,29 +232,6 @@ static int run_check_cpus(struct run *r)
     return 0;
 }
 
-/* --ioprio (a job's ioprio): whether this process may give its threads the priority, tried
- * on the main thread and restored at once, so that the realtime class without the privilege
- * is refused before anything runs rather than by the first worker. 0 or -SBIO_EUSAGE. */
-static int run_check_ioprio(const struct run *r)
-{
-    int prio = r->job->ioprio;
-    if (prio == SBIO_IOPRIO_NONE)
-        return 0;
-    int rc = sbio_ioprio_check(prio);
-    if (!rc)
-        return 0;
-    char n[24];
-    sbio_ioprio_name(n, sizeof(n), prio);
-    if (rc == -EPERM && sbio_ioprio_rt(prio))
-        sbio_err("I/O priority %s: the realtime class needs CAP_SYS_ADMIN or CAP_SYS_NICE "
-                 "(ioprio_set: %s); accepted without them: be:0 to be:7, idle, none",
-                 n, strerror(-rc));
-    else
-        sbio_err("I/O priority %s: the kernel refuses it (ioprio_set: %s); accepted: %s", n,
-                 strerror(-rc), SBIO_IOPRIO_ACCEPTED);
-    return -SBIO_EUSAGE;
-}
-
 /* Open flags, and the O_DIRECT alignment the block size must keep. 0 or -SBIO_EUSAGE. */
 static int run_check_flags(struct run *r, uint64_t *direct_align)
 {
@@ -639,7 +616,7 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
     }
     int rc = run_check_cpus(r);
     if (!rc)
-        rc = run_check_ioprio(r);
+        rc = sbio_ioprio_check(r->job->ioprio); /* before the first worker would refuse it */
     if (!rc)
         rc = run_check_flags(r, &direct_align);
     if (rc)

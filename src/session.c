@@ -842,6 +842,20 @@ static int session_check_verify(const struct sbio_script *s)
     return 0;
 }
 
+/* Every job's I/O priority (its own, else the command line's) tried before the header: the
+ * realtime class without the privilege is refused then, not phase by phase. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_ioprio(const struct sbio_config *cfg, const struct sbio_script *s)
+{
+    int rc = 0;
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
+            int prio = s->phases[pi].jobs[k].ioprio;
+            rc = sbio_ioprio_check(prio != SBIO_IOPRIO_NONE ? prio : cfg->ioprio);
+        }
+    return rc;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -853,7 +867,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
         return -SBIO_EUSAGE;
     }
-    if (cfg->verify && session_check_verify(s))
+    if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s))
         return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
     if (!rc)

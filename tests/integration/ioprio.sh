@@ -127,6 +127,13 @@ check "it says the realtime class needs the privilege" \
 stderr_one_line "one line"
 check "nothing on stdout" test ! -s "$TMP/out"
 eq "the set is untouched" "$(stat -c '%n %s %Y' "$D"/*)" "$before"
+chmod -R a+rwX "$TMP/two"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run \
+	--script="$TMP/two.lua" --dir="$TMP/two" >"$TMP/out" 2>"$TMP/err"
+eq "a script with a job at rt:3 as nobody: exit 2, before its header" "$?" 2
+check "it says so" grep -q 'I/O priority rt:3: the realtime class needs' "$TMP/err"
+stderr_one_line "one line"
+check "nothing on stdout" test ! -s "$TMP/out"
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run "${SET[@]}" \
 	--file-test-mode=rndrd --time=1 --ioprio=be:7 >"$TMP/out" 2>"$TMP/err"
 eq "--ioprio=be:7 as nobody runs (exit 0)" "$?" 0
