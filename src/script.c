@@ -227,6 +227,37 @@ static void field_str(lua_State *L, int idx, const char *k, char *buf, size_t le
 }
 
 /* Read the job table at the top of the stack, made and checked by job() in the prelude. */
+static bool field_bool(lua_State *L, int idx, const char *k)
+{
+    lua_getfield(L, idx, k);
+    bool v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* A job's page-cache and priority fields: invalidate, fadvise, random_order, ioprio (the
+ * prelude has checked the names; ioprio is parsed here). */
+static int read_job_cache(lua_State *L, int t, struct sbio_script_job *j, char *err, size_t errlen)
+{
+    char buf[64];
+    j->invalidate = field_bool(L, t, "invalidate");
+    field_str(L, t, "fadvise", buf, sizeof(buf));
+    for (int h = SBIO_FADV_NONE; h <= SBIO_FADV_SEQUENTIAL; h++)
+        if (!strcmp(buf, sbio_fadvise_name(h)))
+            j->fadvise = h;
+    field_str(L, t, "random_order", buf, sizeof(buf));
+    j->random_order =
+        !strcmp(buf, sbio_random_order_name(SBIO_ORDER_ONCE)) ? SBIO_ORDER_ONCE : SBIO_ORDER_DRAW;
+    field_str(L, t, "ioprio", buf, sizeof(buf));
+    const char *why = NULL;
+    if (buf[0] && sbio_ioprio_parse(buf, &j->ioprio, &why)) {
+        snprintf(err, errlen, "job %s: ioprio '%s' %s; accepted: %s", j->name, buf, why,
+                 SBIO_IOPRIO_ACCEPTED);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
 {
     int t = lua_gettop(L);
@@ -244,27 +275,10 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     j->rate = (uint64_t)field_num(L, t, "rate");
     j->think_us = (uint64_t)field_num(L, t, "think");
     j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq");
-    lua_getfield(L, t, "event");
-    j->event = lua_toboolean(L, -1);
-    lua_getfield(L, t, "fsync_end");
-    j->fsync_end = lua_toboolean(L, -1);
-    lua_pop(L, 2);
-    lua_getfield(L, t, "invalidate");
-    j->invalidate = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    field_str(L, t, "fadvise", buf, sizeof(buf));
-    for (int h = SBIO_FADV_NONE; h <= SBIO_FADV_SEQUENTIAL; h++)
-        if (!strcmp(buf, sbio_fadvise_name(h)))
-            j->fadvise = h;
-    field_str(L, t, "ioprio", buf, sizeof(buf));
-    const char *why = NULL;
-    if (buf[0] && sbio_ioprio_parse(buf, &j->ioprio, &why)) {
-        snprintf(err, errlen, "job %s: ioprio '%s' %s; accepted: %s", j->name, buf, why,
-                 SBIO_IOPRIO_ACCEPTED);
+    j->event = field_bool(L, t, "event");
+    j->fsync_end = field_bool(L, t, "fsync_end");
+    if (read_job_cache(L, t, j, err, errlen))
         return -EINVAL;
-    }
-    field_str(L, t, "random_order", buf, sizeof(buf));
-    j->random_order = !strcmp(buf, "once") ? SBIO_ORDER_ONCE : SBIO_ORDER_DRAW;
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
     j->rw_ratio = field_num(L, t, "rw_ratio");
