@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup.h"
+
 #define SBIO_SCRIPT_MAX_OPTS   32
 #define SBIO_SCRIPT_MAX_JOBS   8
 #define SBIO_SCRIPT_MAX_PHASES 64
@@ -62,10 +64,11 @@ struct sbio_script_job {
     uint64_t fsync_freq;
     bool fsync_end; /* a mode job: fsync every file at the end of its phase (a mix: never) */
     double rw_ratio;
-    bool invalidate;  /* drop the set's pages before the phase (--invalidate) */
-    int fadvise;      /* enum sbio_fadvise (--fadvise) */
-    int random_order; /* enum sbio_random_order (--random-order) */
-    int ioprio;       /* I/O priority (ioprio.h); 0: the command line's --ioprio */
+    bool invalidate;               /* drop the set's pages before the phase (--invalidate) */
+    int fadvise;                   /* enum sbio_fadvise (--fadvise) */
+    int random_order;              /* enum sbio_random_order (--random-order) */
+    int ioprio;                    /* I/O priority (ioprio.h); 0: the command line's --ioprio */
+    struct sbio_cgroup_spec group; /* the job's I/O group (cgroup.h); group.set false: none */
 };
 
 struct sbio_script_phase {

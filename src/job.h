@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup.h"
+
 struct sbio_mix;
 struct sbio_hook_ops;
 
@@ -27,15 +29,16 @@ struct sbio_job {
     int mode;
     const struct sbio_mix *mix;
     const struct sbio_hook_ops *hook;
-    uint64_t block_size;      /* random requests; a mix's offsets are in these units */
-    const char *block_what;   /* how messages name the block size */
-    uint64_t merged_requests; /* sequential modes: blocks per request */
-    uint64_t max_len;         /* a mix or hook: its largest request, the buffers' size */
-    int seq_stream;           /* enum sbio_seq_stream */
-    bool invalidate;          /* drop the set's pages before the run (outside its time) */
-    int fadvise;              /* enum sbio_fadvise */
-    int random_order;         /* enum sbio_random_order */
-    int ioprio;               /* each worker thread's I/O priority (ioprio.h), 0: inherited */
+    uint64_t block_size;           /* random requests; a mix's offsets are in these units */
+    const char *block_what;        /* how messages name the block size */
+    uint64_t merged_requests;      /* sequential modes: blocks per request */
+    uint64_t max_len;              /* a mix or hook: its largest request, the buffers' size */
+    int seq_stream;                /* enum sbio_seq_stream */
+    bool invalidate;               /* drop the set's pages before the run (outside its time) */
+    int fadvise;                   /* enum sbio_fadvise */
+    int random_order;              /* enum sbio_random_order */
+    int ioprio;                    /* each worker thread's I/O priority (ioprio.h), 0: inherited */
+    struct sbio_cgroup_spec group; /* the job's I/O group (cgroup.h); group.set false: none */
     uint64_t fsync_freq;
     bool fsync_all, fsync_end;
     int fsync_mode;  /* enum sbio_fsync_mode */

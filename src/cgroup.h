@@ -1,0 +1,104 @@
+/* Control groups: a job's I/O group (weights, limits, a latency target) and the run's memory
+ * limit, on either hierarchy the kernel offers.
+ *
+ * cgroup v2 (one unified hierarchy; the io and memory controllers are domain controllers:
+ * whole processes move) or cgroup v1 (a hierarchy per controller: blkio, memory; a single
+ * thread can move, its tid into `tasks`). Which one serves a controller is read from the
+ * mounts: v2 when its root's cgroup.controllers lists the controller, else a v1 mount of it.
+ *
+ * sbio makes its groups in one folder per process, "sbio.PID", with a folder per job in it;
+ * on v1 under the process's own group of that hierarchy, on v2 at the hierarchy's root (the
+ * only place a controller can be enabled beside processes). Every folder made and every
+ * file changed outside them is recorded in a state file (SBIO_STATE_DIR, "cgroup.PID.state",
+ * locked while the process lives) before the change, so that a process killed by SIGKILL
+ * leaves nothing the next sbio command does not remove (sbio_cgroup_recover).
+ *
+ * Roots can be redirected for tests: SBIO_CGROUP_ROOT is then the only hierarchy, v2 when it
+ * has cgroup.controllers, else a folder per v1 controller (blkio/, memory/); the process's
+ * own group is read from <procfs>/self/cgroup as always. */
+#ifndef SBIO_CGROUP_H
+#define SBIO_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A job's I/O group as a script declares it; every field 0 (or "") is left as the kernel
+ * has it. */
+struct sbio_cgroup_spec {
+    bool set;                          /* the job declared a group */
+    unsigned weight;                   /* v2 io.weight (1-10000), v1 blkio.weight (1-1000) */
+    unsigned bfq_weight;               /* v2 io.bfq.weight, v1 blkio.bfq.weight (1-1000) */
+    uint64_t rbps, wbps, riops, wiops; /* v2 io.max, v1 blkio.throttle.*_device */
+    char max_dev[64];    /* the device the limits name; "": the set's scheduler devices */
+    uint64_t latency_us; /* v2 io.latency target */
+};
+
+enum sbio_cgroup_version { SBIO_CGROUP_NONE, SBIO_CGROUP_V1, SBIO_CGROUP_V2 };
+
+/* Where one controller is. */
+struct sbio_cgroup_hier {
+    int version;          /* enum sbio_cgroup_version */
+    char mount[PATH_MAX]; /* the hierarchy's mount */
+    char own[PATH_MAX];   /* the folder of the process's own group in it */
+};
+
+/* Find controller ctrl ("io" or "memory"; on v1 "io" is blkio). 0, or -ENOENT when no
+ * hierarchy has it (then h->version is SBIO_CGROUP_NONE). Prints nothing. */
+int sbio_cgroup_find(const char *ctrl, struct sbio_cgroup_hier *h);
+
+/* The v1 name of a controller: "blkio" for "io", else ctrl. */
+const char *sbio_cgroup_v1_name(const char *ctrl);
+
+#define SBIO_CGROUP_MAX_DIRS 64
+
+/* The groups of one process. */
+struct sbio_cgroups {
+    int state_fd; /* the state file, locked; -1 before the first group */
+    char state_path[PATH_MAX];
+    unsigned ndirs;
+    char dirs[SBIO_CGROUP_MAX_DIRS][PATH_MAX]; /* made, in order: removed in reverse */
+    char home[SBIO_CGROUP_MAX_DIRS][PATH_MAX]; /* where each folder's tasks go back to */
+    unsigned nenabled;
+    char enabled[4][PATH_MAX + 16]; /* v2: "FOLDER +CTRL" written to a subtree_control */
+};
+
+/* Nothing made yet. */
+void sbio_cgroups_init(struct sbio_cgroups *cg);
+
+/* Make (or find, when this process made it already) the group NAME of h's hierarchy for
+ * this process: <base>/sbio.PID/NAME, or <base>/sbio.PID itself when name is NULL, with base
+ * the own group on v1 and the root on v2. On v2 the controller ctrl is enabled in the
+ * subtree_control of every folder on the way (recorded, put back by sbio_cgroups_remove).
+ * The folder's path into path. 0 or -errno (the message is the caller's). */
+int sbio_cgroups_make(struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h, const char *ctrl,
+                      const char *name, char *path, size_t len);
+
+/* Write value to dir/file. 0 or -errno as the kernel answered. */
+int sbio_cgroup_write(const char *dir, const char *file, const char *value);
+
+/* Read dir/file (whole, up to len - 1 bytes, trailing newline removed). 0 or -errno. */
+int sbio_cgroup_read(const char *dir, const char *file, char *buf, size_t len);
+
+/* Move thread tid (0: the calling one) into dir: v1 `tasks`. 0 or -errno. */
+int sbio_cgroup_enter_thread(const char *dir, pid_t tid);
+
+/* Move process pid (0: this one), all its threads, into dir: `cgroup.procs`. 0 or -errno. */
+int sbio_cgroup_enter_process(const char *dir, pid_t pid);
+
+/* The group (path under the hierarchy's mount, "/sbio.12/reader") of thread tid of process
+ * pid on hierarchy h, from <procfs>/PID/task/TID/cgroup. 0 or -errno. */
+int sbio_cgroup_of(const struct sbio_cgroup_hier *h, pid_t pid, pid_t tid, char *buf, size_t len);
+
+/* Move every task still in the groups back to the folder it came from, remove the folders
+ * (deepest first), disable what was enabled, remove the state file. Safe to call when
+ * nothing was made, and again. 0, or the first -errno (with a warning for each failure; the
+ * state file is then kept for the next command). */
+int sbio_cgroups_remove(struct sbio_cgroups *cg);
+
+/* Remove what sbio processes that died left: every cgroup state file whose lock is free.
+ * The number of folders removed, or -errno. */
+int sbio_cgroup_recover(bool verbose);
+
+#endif
