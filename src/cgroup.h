@@ -9,13 +9,14 @@
  * sbio makes its groups in one folder per process, "sbio.PID", with a folder per job in it;
  * on v1 under the process's own group of that hierarchy, on v2 at the hierarchy's root (the
  * only place a controller can be enabled beside processes). Every folder made and every
- * file changed outside them is recorded in a state file (SBIO_STATE_DIR, "cgroup.PID.state",
- * locked while the process lives) before the change, so that a process killed by SIGKILL
- * leaves nothing the next sbio command does not remove (sbio_cgroup_recover).
+ * file changed outside them is recorded in a state file (SBIO_STATE_DIR, "sbio.PID.cgroups",
+ * its lock "sbio.PID.cglock" held while the process lives) before the change, so that a process
+ * killed by SIGKILL leaves nothing the next sbio command does not remove (sbio_cgroup_recover).
  *
  * Roots can be redirected for tests: SBIO_CGROUP_ROOT is then the only hierarchy, v2 when it
  * has cgroup.controllers, else a folder per v1 controller (blkio/, memory/); the process's
- * own group is read from <procfs>/self/cgroup as always. */
+ * own group is read from <procfs>/self/cgroup as always, and writes create the files the kernel
+ * would have (a test reads what was written). */
 #ifndef SBIO_CGROUP_H
 #define SBIO_CGROUP_H
 

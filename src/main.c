@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "compare.h"
 #include "diff.h"
 #include "fileset.h"
@@ -218,7 +219,12 @@ static int cmd_restore(FILE *out)
         sbio_err("restore: %s", strerror(-n));
         return n;
     }
-    if (n == 0)
+    int g = sbio_cgroup_recover(true);
+    if (g < 0) {
+        sbio_err("restore: control groups: %s", strerror(-g));
+        return g;
+    }
+    if (n == 0 && g == 0)
         fprintf(out, "Nothing to restore\n");
     return 0;
 }
@@ -390,8 +396,10 @@ static int run_command(const struct command *c, FILE *out)
     /* Whatever a killed sbio left changed is put back by the next command, whichever (under
      * MPI by each host's leader, before any rank goes on). */
     if (cfg->cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
-        topo->host_leader)
+        topo->host_leader) {
         sbio_tune_recover(false);
+        sbio_cgroup_recover(false);
+    }
     sbio_mpi_agree(0, NULL);
     if (cfg->cmd == SBIO_CMD_HELP)
         return cmd_help(cfg, c->decl.path[0] ? &c->decl : NULL, out);

@@ -46,7 +46,7 @@ bool sbio_procfs_is_fake(void)
     return strcmp(sbio_procfs_root(), "/proc") != 0;
 }
 
-static const char *state_dir(void)
+const char *sbio_state_dir(void)
 {
     return root_of("SBIO_STATE_DIR", "/run/sbio");
 }
@@ -513,7 +513,7 @@ static const struct sbio_blockdev *find_dev(const struct sbio_target *t, const c
     return NULL;
 }
 
-static int boot_id(char *buf, size_t len)
+int sbio_boot_id(char *buf, size_t len)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", sbio_procfs_root());
@@ -525,7 +525,7 @@ static int boot_id(char *buf, size_t len)
 static int state_write(const struct sbio_tune *tu)
 {
     char tmp[PATH_MAX + 8], boot[64] = "";
-    boot_id(boot, sizeof(boot));
+    sbio_boot_id(boot, sizeof(boot));
     snprintf(tmp, sizeof(tmp), "%s.tmp", tu->state_path);
     FILE *f = fopen(tmp, "we");
     if (!f)
@@ -554,7 +554,7 @@ static int state_write(const struct sbio_tune *tu)
 static int lock_dev(struct sbio_tune *tu, const char *name)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s.lock", state_dir(), name);
+    snprintf(path, sizeof(path), "%s/%s.lock", sbio_state_dir(), name);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         int e = errno;
@@ -748,9 +748,9 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
 /* The state folder, and a lock on every device the settings touch. 0 or -errno. */
 static int tune_lock(struct sbio_tune *tu, const struct sbio_target *t)
 {
-    int rc = mkdir(state_dir(), 0700);
+    int rc = mkdir(sbio_state_dir(), 0700);
     if (rc && errno != EEXIST) {
-        sbio_err("%s: mkdir: %s", state_dir(), strerror(errno));
+        sbio_err("%s: mkdir: %s", sbio_state_dir(), strerror(errno));
         return -errno;
     }
     if ((rc = lock_dev(tu, t->top.name)))
@@ -760,7 +760,7 @@ static int tune_lock(struct sbio_tune *tu, const struct sbio_target *t)
             unlock_all(tu);
             return rc;
         }
-    snprintf(tu->state_path, sizeof(tu->state_path), "%s/%s.state", state_dir(), t->top.name);
+    snprintf(tu->state_path, sizeof(tu->state_path), "%s/%s.state", sbio_state_dir(), t->top.name);
     tu->active = true;
     return 0;
 }
@@ -976,21 +976,21 @@ static int state_read(const char *path, char *boot, size_t blen, struct sbio_tar
 
 int sbio_tune_recover(bool verbose)
 {
-    DIR *dir = opendir(state_dir());
+    DIR *dir = opendir(sbio_state_dir());
     if (!dir)
         return errno == ENOENT ? 0 : -errno;
     int restored = 0;
     struct dirent *e;
     char boot_now[64] = "";
-    boot_id(boot_now, sizeof(boot_now));
+    sbio_boot_id(boot_now, sizeof(boot_now));
     while ((e = readdir(dir))) {
         size_t l = strlen(e->d_name);
         if (l < 7 || strcmp(e->d_name + l - 6, ".state"))
             continue;
         char path[PATH_MAX + 256], lockp[PATH_MAX + 256], name[256];
         snprintf(name, sizeof(name), "%.*s", (int)(l - 6), e->d_name);
-        snprintf(path, sizeof(path), "%s/%s", state_dir(), e->d_name);
-        snprintf(lockp, sizeof(lockp), "%s/%s.lock", state_dir(), name);
+        snprintf(path, sizeof(path), "%s/%s", sbio_state_dir(), e->d_name);
+        snprintf(lockp, sizeof(lockp), "%s/%s.lock", sbio_state_dir(), name);
         int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (lfd < 0)
             continue;

@@ -150,6 +150,13 @@ int sbio_cachestat_add(int fd, struct sbio_cachestat *cs);
 /* sync(), then write 3 to <procfs>/sys/vm/drop_caches. Not root: -SBIO_EUSAGE with a message. */
 int sbio_drop_caches(void);
 
+/* The folder of sbio's state files (SBIO_STATE_DIR, default /run/sbio). */
+const char *sbio_state_dir(void);
+
+/* This boot's id (<procfs>/sys/kernel/random/boot_id): state files from an earlier boot
+ * describe settings the reboot reset. 0 or -errno. */
+int sbio_boot_id(char *buf, size_t len);
+
 /* Read a small text file (sysfs, procfs), trailing whitespace removed. 0 or -errno. */
 int sbio_sysblock_read_file(const char *path, char *buf, size_t len);
 

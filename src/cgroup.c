@@ -1,0 +1,559 @@
+#include "cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sysblock.h"
+#include "util.h"
+
+static const char *cgroup_fake_root(void)
+{
+    const char *r = getenv("SBIO_CGROUP_ROOT");
+    return r && *r ? r : NULL;
+}
+
+const char *sbio_cgroup_v1_name(const char *ctrl)
+{
+    return strcmp(ctrl, "io") ? ctrl : "blkio";
+}
+
+static bool cgroup_exists(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Whether the space-separated list has word. */
+static bool cgroup_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)); p += n)
+        if ((p == list || p[-1] == ' ' || p[-1] == ',') &&
+            (p[n] == 0 || p[n] == ' ' || p[n] == ',' || p[n] == '\n'))
+            return true;
+    return false;
+}
+
+/* The process's own group in hierarchy id: the path of the line of <procfs>/self/cgroup
+ * whose controllers list v1name ("" and id 0 for v2). */
+static int cgroup_own(const char *v1name, char *own, size_t len)
+{
+    char path[PATH_MAX], line[PATH_MAX + 128];
+    snprintf(path, sizeof(path), "%s/self/cgroup", sbio_procfs_root());
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    int rc = -ENOENT;
+    while (rc && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        bool match = v1name ? cgroup_has_word(c1 + 1, v1name) : !strcmp(line, "0:");
+        if (match) {
+            snprintf(own, len, "%s", c2 + 1);
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* h->own from the mount and the own group's path; a group that is not in the mount (a
+ * fake tree, a namespace) is the mount's root. */
+static void cgroup_set_own(struct sbio_cgroup_hier *h, const char *v1name)
+{
+    char rel[PATH_MAX] = "/";
+    cgroup_own(v1name, rel, sizeof(rel));
+    snprintf(h->own, sizeof(h->own), "%s%s", h->mount, strcmp(rel, "/") ? rel : "");
+    if (!cgroup_exists(h->own))
+        snprintf(h->own, sizeof(h->own), "%s", h->mount);
+}
+
+/* The fields of a mountinfo line: the mount point (5th) and, after " - ", the type and
+ * the super options. */
+static bool cgroup_mount_line(char *line, char **mnt, char **type, char **opts)
+{
+    char *sep = strstr(line, " - ");
+    if (!sep)
+        return false;
+    *sep = 0;
+    char *save = NULL, *tok = strtok_r(line, " ", &save);
+    for (int i = 1; tok && i < 5; i++)
+        tok = strtok_r(NULL, " ", &save);
+    *mnt = tok;
+    save = NULL;
+    *type = strtok_r(sep + 3, " ", &save);
+    char *src = strtok_r(NULL, " ", &save);
+    *opts = src ? strtok_r(NULL, " \n", &save) : NULL;
+    return *mnt && *type && *opts;
+}
+
+/* Find the mounts: the v2 one when it has ctrl, else the v1 mount of it. */
+static int cgroup_find_mounts(const char *ctrl, struct sbio_cgroup_hier *h)
+{
+    char path[PATH_MAX], line[4096], v1[PATH_MAX] = "", v2[PATH_MAX] = "";
+    snprintf(path, sizeof(path), "%s/self/mountinfo", sbio_procfs_root());
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    const char *name = sbio_cgroup_v1_name(ctrl);
+    while (fgets(line, sizeof(line), f)) {
+        char *mnt, *type, *opts;
+        if (!cgroup_mount_line(line, &mnt, &type, &opts))
+            continue;
+        if (!strcmp(type, "cgroup2") && !v2[0])
+            snprintf(v2, sizeof(v2), "%s", mnt);
+        else if (!strcmp(type, "cgroup") && !v1[0]) {
+            for (char *p = opts; *p; p++)
+                if (*p == ',')
+                    *p = ' ';
+            if (cgroup_has_word(opts, name))
+                snprintf(v1, sizeof(v1), "%s", mnt);
+        }
+    }
+    fclose(f);
+    char have[512];
+    if (v2[0] && !sbio_cgroup_read(v2, "cgroup.controllers", have, sizeof(have)) &&
+        cgroup_has_word(have, ctrl)) {
+        h->version = SBIO_CGROUP_V2;
+        snprintf(h->mount, sizeof(h->mount), "%s", v2);
+        cgroup_set_own(h, NULL);
+    } else if (v1[0]) {
+        h->version = SBIO_CGROUP_V1;
+        snprintf(h->mount, sizeof(h->mount), "%s", v1);
+        cgroup_set_own(h, name);
+    }
+    return h->version ? 0 : -ENOENT;
+}
+
+int sbio_cgroup_find(const char *ctrl, struct sbio_cgroup_hier *h)
+{
+    memset(h, 0, sizeof(*h));
+    const char *fake = cgroup_fake_root();
+    if (!fake)
+        return cgroup_find_mounts(ctrl, h);
+    char have[512];
+    if (!sbio_cgroup_read(fake, "cgroup.controllers", have, sizeof(have))) {
+        if (!cgroup_has_word(have, ctrl))
+            return -ENOENT;
+        h->version = SBIO_CGROUP_V2;
+        snprintf(h->mount, sizeof(h->mount), "%s", fake);
+        cgroup_set_own(h, NULL);
+        return 0;
+    }
+    snprintf(h->mount, sizeof(h->mount), "%s/%s", fake, sbio_cgroup_v1_name(ctrl));
+    if (!cgroup_exists(h->mount))
+        return -ENOENT;
+    h->version = SBIO_CGROUP_V1;
+    cgroup_set_own(h, sbio_cgroup_v1_name(ctrl));
+    return 0;
+}
+
+static int cgroup_write_flags(const char *dir, const char *file, const char *value, int flags)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    /* A fake tree starts without the kernel's files: writes make them, for tests to read. */
+    int fd = open(path, O_WRONLY | O_CLOEXEC | flags | (cgroup_fake_root() ? O_CREAT : 0), 0644);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = write(fd, value, strlen(value));
+    int e = errno;
+    if (close(fd) && n >= 0)
+        return -errno;
+    return n < 0 ? -e : 0;
+}
+
+/* O_TRUNC is a no-op on cgroupfs and makes a fake tree hold the last value written. */
+int sbio_cgroup_write(const char *dir, const char *file, const char *value)
+{
+    return cgroup_write_flags(dir, file, value, O_TRUNC);
+}
+
+int sbio_cgroup_read(const char *dir, const char *file, char *buf, size_t len)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    return sbio_sysblock_read_file(path, buf, len);
+}
+
+/* A task list (tasks, cgroup.procs) is appended to: a fake tree then keeps every id. */
+static int cgroup_enter(const char *dir, const char *file, pid_t id)
+{
+    char v[32];
+    snprintf(v, sizeof(v), "%d\n", (int)id);
+    return cgroup_write_flags(dir, file, v, O_APPEND);
+}
+
+int sbio_cgroup_enter_thread(const char *dir, pid_t tid)
+{
+    return cgroup_enter(dir, "tasks", tid ? tid : gettid());
+}
+
+int sbio_cgroup_enter_process(const char *dir, pid_t pid)
+{
+    return cgroup_enter(dir, "cgroup.procs", pid ? pid : getpid());
+}
+
+int sbio_cgroup_of(const struct sbio_cgroup_hier *h, pid_t pid, pid_t tid, char *buf, size_t len)
+{
+    char path[PATH_MAX], line[PATH_MAX + 128];
+    snprintf(path, sizeof(path), "%s/%d/task/%d/cgroup", sbio_procfs_root(), (int)pid, (int)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    const char *name = h->version == SBIO_CGROUP_V1 ? NULL : "";
+    char want[64] = "";
+    if (h->version == SBIO_CGROUP_V1) {
+        /* The v1 mount's folder name is its controllers ("blkio", "cpu,cpuacct"). */
+        const char *base = strrchr(h->mount, '/');
+        snprintf(want, sizeof(want), "%.63s", base ? base + 1 : h->mount);
+        name = want;
+    }
+    int rc = -ENOENT;
+    while (rc && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        if (h->version == SBIO_CGROUP_V2 ? !strcmp(line, "0:") : cgroup_has_word(c1 + 1, name)) {
+            snprintf(buf, len, "%s", c2 + 1);
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+void sbio_cgroups_init(struct sbio_cgroups *cg)
+{
+    memset(cg, 0, sizeof(*cg));
+    cg->state_fd = -1;
+}
+
+/* The state file, rewritten whole before each change: a crash at any point leaves a list
+ * of everything that may exist. */
+static int cgroup_state_write(const struct sbio_cgroups *cg, const char *next_dir,
+                              const char *next_home, const char *next_enabled)
+{
+    char tmp[PATH_MAX + 8], boot[64] = "";
+    sbio_boot_id(boot, sizeof(boot));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", cg->state_path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -errno;
+    fprintf(f, "format=1\nboot_id=%s\npid=%d\n", boot, (int)getpid());
+    for (unsigned i = 0; i < cg->nenabled; i++)
+        fprintf(f, "enabled=%s\n", cg->enabled[i]);
+    if (next_enabled)
+        fprintf(f, "enabled=%s\n", next_enabled);
+    for (unsigned i = 0; i < cg->ndirs; i++)
+        fprintf(f, "dir=%s\t%s\n", cg->dirs[i], cg->home[i]);
+    if (next_dir)
+        fprintf(f, "dir=%s\t%s\n", next_dir, next_home);
+    int rc = 0;
+    if (fflush(f) || fsync(fileno(f)))
+        rc = -errno;
+    if (fclose(f) && !rc)
+        rc = -errno;
+    if (!rc && rename(tmp, cg->state_path))
+        rc = -errno;
+    return rc;
+}
+
+static void cgroup_lock_path(char *buf, size_t len, const char *state_path)
+{
+    size_t n = strlen(state_path) - strlen(".cgroups");
+    snprintf(buf, len, "%.*s.cglock", (int)n, state_path);
+}
+
+/* The state file's lock, held while this process lives. */
+static int cgroup_state_open(struct sbio_cgroups *cg)
+{
+    if (cg->state_fd >= 0)
+        return 0;
+    if (mkdir(sbio_state_dir(), 0700) && errno != EEXIST)
+        return -errno;
+    char lock[PATH_MAX + 16];
+    snprintf(cg->state_path, sizeof(cg->state_path), "%s/sbio.%d.cgroups", sbio_state_dir(),
+             (int)getpid());
+    cgroup_lock_path(lock, sizeof(lock), cg->state_path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    cg->state_fd = fd;
+    return 0;
+}
+
+/* Enable ctrl in dir's subtree_control (v2), recorded first when sbio did not make dir. */
+static int cgroup_enable(struct sbio_cgroups *cg, const char *dir, const char *ctrl, bool ours)
+{
+    char have[512], rec[PATH_MAX + 16];
+    if (!sbio_cgroup_read(dir, "cgroup.subtree_control", have, sizeof(have)) &&
+        cgroup_has_word(have, ctrl))
+        return 0;
+    char v[64];
+    snprintf(v, sizeof(v), "+%s", ctrl);
+    if (!ours) {
+        if (cg->nenabled == sizeof(cg->enabled) / sizeof(cg->enabled[0]))
+            return -ENOSPC;
+        snprintf(rec, sizeof(rec), "%s %s", dir, v);
+        int rc = cgroup_state_write(cg, NULL, NULL, rec);
+        if (rc)
+            return rc;
+        snprintf(cg->enabled[cg->nenabled++], sizeof(cg->enabled[0]), "%s", rec);
+    }
+    return sbio_cgroup_write(dir, "cgroup.subtree_control", v);
+}
+
+static bool cgroup_made(const struct sbio_cgroups *cg, const char *dir)
+{
+    for (unsigned i = 0; i < cg->ndirs; i++)
+        if (!strcmp(cg->dirs[i], dir))
+            return true;
+    return false;
+}
+
+/* mkdir dir, recorded first; home is where its tasks go back to. */
+static int cgroup_mkdir(struct sbio_cgroups *cg, const char *dir, const char *home)
+{
+    if (cgroup_made(cg, dir))
+        return 0;
+    if (cg->ndirs == SBIO_CGROUP_MAX_DIRS)
+        return -ENOSPC;
+    int rc = cgroup_state_write(cg, dir, home, NULL);
+    if (rc)
+        return rc;
+    if (mkdir(dir, 0755) && errno != EEXIST)
+        return -errno;
+    snprintf(cg->dirs[cg->ndirs], PATH_MAX, "%s", dir);
+    snprintf(cg->home[cg->ndirs++], PATH_MAX, "%s", home);
+    return 0;
+}
+
+int sbio_cgroups_make(struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h, const char *ctrl,
+                      const char *name, char *path, size_t len)
+{
+    int rc = cgroup_state_open(cg);
+    if (rc)
+        return rc;
+    bool v2 = h->version == SBIO_CGROUP_V2;
+    char top[PATH_MAX + 32];
+    snprintf(top, sizeof(top), "%s/sbio.%d", v2 ? h->mount : h->own, (int)getpid());
+    if (v2 && (rc = cgroup_enable(cg, h->mount, ctrl, false)))
+        return rc;
+    if ((rc = cgroup_mkdir(cg, top, h->own)))
+        return rc;
+    if (!name) {
+        snprintf(path, len, "%s", top);
+        return 0;
+    }
+    if (v2 && (rc = cgroup_enable(cg, top, ctrl, true)))
+        return rc;
+    char dir[PATH_MAX * 2];
+    snprintf(dir, sizeof(dir), "%s/%s", top, name);
+    if ((rc = cgroup_mkdir(cg, dir, h->own)))
+        return rc;
+    snprintf(path, len, "%s", dir);
+    return 0;
+}
+
+/* Move every task of dir back to home: v1 threads by `tasks`, v2 processes by
+ * `cgroup.procs` (a v2 folder without cgroup.threads lists no threads). */
+static int cgroup_evacuate(const char *dir, const char *home)
+{
+    char path[PATH_MAX + 32];
+    bool v1 = true;
+    snprintf(path, sizeof(path), "%s/tasks", dir);
+    if (access(path, F_OK)) {
+        v1 = false;
+        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+    }
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : -errno;
+    int rc = 0, id;
+    while (fscanf(f, "%d", &id) == 1) {
+        int e = cgroup_enter(home, v1 ? "tasks" : "cgroup.procs", id);
+        if (e && e != -ESRCH && !rc)
+            rc = e;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* A fake tree's folders hold the files a test made: remove those first. */
+static void cgroup_clear_fake(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_type == DT_REG)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+/* Undo one record: a folder (tasks moved home, removed) or an enabled controller. */
+static int cgroup_undo_dir(const char *dir, const char *home)
+{
+    if (!cgroup_exists(dir))
+        return 0;
+    int rc = cgroup_evacuate(dir, home);
+    if (cgroup_fake_root())
+        cgroup_clear_fake(dir);
+    if (rmdir(dir) && errno != ENOENT) {
+        rc = -errno;
+        sbio_err("warning: could not remove the group %s: %s", dir, strerror(errno));
+    }
+    return rc;
+}
+
+static int cgroup_undo_enabled(const char *rec)
+{
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof(dir), "%s", rec);
+    char *sp = strrchr(dir, ' ');
+    if (!sp || sp[1] != '+')
+        return 0;
+    *sp = 0;
+    sp[1] = '-';
+    int rc = sbio_cgroup_write(dir, "cgroup.subtree_control", sp + 1);
+    if (rc && rc != -EBUSY && rc != -ENOENT)
+        sbio_err("warning: could not write %s to %s/cgroup.subtree_control: %s", sp + 1, dir,
+                 strerror(-rc));
+    return rc == -EBUSY ? 0 : rc; /* another group uses the controller now: it stays */
+}
+
+int sbio_cgroups_remove(struct sbio_cgroups *cg)
+{
+    int rc = 0;
+    while (cg->ndirs > 0) {
+        unsigned i = cg->ndirs - 1;
+        int e = cgroup_undo_dir(cg->dirs[i], cg->home[i]);
+        if (e) {
+            rc = rc ? rc : e;
+            break;
+        }
+        cg->ndirs--;
+    }
+    while (!rc && cg->nenabled > 0) {
+        int e = cgroup_undo_enabled(cg->enabled[cg->nenabled - 1]);
+        if (e && e != -ENOENT)
+            rc = e;
+        cg->nenabled--;
+    }
+    if (cg->state_fd >= 0) {
+        if (!rc) {
+            char lock[PATH_MAX + 16];
+            cgroup_lock_path(lock, sizeof(lock), cg->state_path);
+            unlink(cg->state_path);
+            unlink(lock);
+        } else {
+            cgroup_state_write(cg, NULL, NULL, NULL);
+        }
+        close(cg->state_fd);
+        cg->state_fd = -1;
+    }
+    return rc;
+}
+
+/* Read a state file into cg (dirs and enabled in their order). 0 or -EBADMSG. */
+static int cgroup_state_read(const char *path, struct sbio_cgroups *cg, char *boot, size_t blen)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    char line[PATH_MAX * 2 + 16];
+    bool format = false;
+    boot[0] = 0;
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *tab = strchr(line, '\t');
+        if (!strcmp(line, "format=1"))
+            format = true;
+        else if (!strncmp(line, "boot_id=", 8))
+            snprintf(boot, blen, "%.63s", line + 8);
+        else if (!strncmp(line, "enabled=", 8) && cg->nenabled < 4)
+            snprintf(cg->enabled[cg->nenabled++], sizeof(cg->enabled[0]), "%.*s",
+                     (int)sizeof(cg->enabled[0]) - 1, line + 8);
+        else if (!strncmp(line, "dir=", 4) && tab && cg->ndirs < SBIO_CGROUP_MAX_DIRS) {
+            *tab = 0;
+            snprintf(cg->dirs[cg->ndirs], PATH_MAX, "%.*s", PATH_MAX - 1, line + 4);
+            snprintf(cg->home[cg->ndirs++], PATH_MAX, "%.*s", PATH_MAX - 1, tab + 1);
+        }
+    }
+    fclose(f);
+    return format ? 0 : -EBADMSG;
+}
+
+/* Recover one state file whose lock this process holds (lfd, closed here). The number of
+ * folders removed, or -errno. */
+static int cgroup_recover_one(const char *path, const char *lock, int lfd, bool verbose)
+{
+    struct sbio_cgroups cg;
+    sbio_cgroups_init(&cg);
+    char boot[64], now[64] = "";
+    sbio_boot_id(now, sizeof(now));
+    int rc = cgroup_state_read(path, &cg, boot, sizeof(boot));
+    if (rc || strcmp(boot, now)) {
+        /* Damaged, or from an earlier boot: the reboot removed every group. */
+        unlink(path);
+        unlink(lock);
+        close(lfd);
+        return 0;
+    }
+    unsigned n = cg.ndirs;
+    snprintf(cg.state_path, sizeof(cg.state_path), "%s", path);
+    cg.state_fd = lfd;
+    sbio_note("an earlier sbio (killed or crashed) left control groups (%s): removing them", path);
+    rc = sbio_cgroups_remove(&cg);
+    if (verbose && !rc)
+        printf("Removed %u control group%s an earlier sbio left\n", n, n == 1 ? "" : "s");
+    return rc ? rc : (int)n;
+}
+
+int sbio_cgroup_recover(bool verbose)
+{
+    DIR *dir = opendir(sbio_state_dir());
+    if (!dir)
+        return errno == ENOENT ? 0 : -errno;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        size_t l = strlen(e->d_name);
+        if (l < 9 || strcmp(e->d_name + l - 8, ".cgroups"))
+            continue;
+        char path[PATH_MAX + 256], lock[PATH_MAX + 256];
+        snprintf(path, sizeof(path), "%s/%s", sbio_state_dir(), e->d_name);
+        cgroup_lock_path(lock, sizeof(lock), path);
+        int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lfd < 0)
+            continue;
+        if (flock(lfd, LOCK_EX | LOCK_NB)) {
+            close(lfd); /* a live sbio owns it */
+            continue;
+        }
+        int n = cgroup_recover_one(path, lock, lfd, verbose);
+        if (n > 0)
+            removed += n;
+    }
+    closedir(dir);
+    return removed;
+}
