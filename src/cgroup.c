@@ -441,18 +441,29 @@ static int cgroup_undo_enabled(const char *rec)
     return rc == -EBUSY ? 0 : rc; /* another group uses the controller now: it stays */
 }
 
-int sbio_cgroups_remove(struct sbio_cgroups *cg)
+/* Remove the folders made after mark, deepest first; stop at the first that stays. */
+static int cgroup_undo_dirs(struct sbio_cgroups *cg, unsigned mark)
 {
-    int rc = 0;
-    while (cg->ndirs > 0) {
+    while (cg->ndirs > mark) {
         unsigned i = cg->ndirs - 1;
-        int e = cgroup_undo_dir(cg->dirs[i], cg->home[i]);
-        if (e) {
-            rc = rc ? rc : e;
-            break;
-        }
+        int rc = cgroup_undo_dir(cg->dirs[i], cg->home[i]);
+        if (rc)
+            return rc;
         cg->ndirs--;
     }
+    return 0;
+}
+
+int sbio_cgroups_remove_to(struct sbio_cgroups *cg, unsigned mark)
+{
+    int rc = cgroup_undo_dirs(cg, mark);
+    int e = cg->state_fd >= 0 ? cgroup_state_write(cg, NULL, NULL, NULL) : 0;
+    return rc ? rc : e;
+}
+
+int sbio_cgroups_remove(struct sbio_cgroups *cg)
+{
+    int rc = cgroup_undo_dirs(cg, 0);
     while (!rc && cg->nenabled > 0) {
         int e = cgroup_undo_enabled(cg->enabled[cg->nenabled - 1]);
         if (e && e != -ENOENT)

@@ -52,7 +52,7 @@ int sbio_cgroup_find(const char *ctrl, struct sbio_cgroup_hier *h);
 /* The v1 name of a controller: "blkio" for "io", else ctrl. */
 const char *sbio_cgroup_v1_name(const char *ctrl);
 
-#define SBIO_CGROUP_MAX_DIRS 64
+#define SBIO_CGROUP_MAX_DIRS 16
 
 /* The groups of one process. */
 struct sbio_cgroups {
@@ -97,6 +97,10 @@ int sbio_cgroup_of(const struct sbio_cgroup_hier *h, pid_t pid, pid_t tid, char 
  * nothing was made, and again. 0, or the first -errno (with a warning for each failure; the
  * state file is then kept for the next command). */
 int sbio_cgroups_remove(struct sbio_cgroups *cg);
+
+/* The folders made before mark (cg->ndirs when a phase began) stay; the later ones are
+ * removed as sbio_cgroups_remove does (a phase's job groups). 0 or the first -errno. */
+int sbio_cgroups_remove_to(struct sbio_cgroups *cg, unsigned mark);
 
 /* Remove what sbio processes that died left: every cgroup state file whose lock is free.
  * The number of folders removed, or -errno. */

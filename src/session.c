@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "environment.h"
 #include "fileset.h"
 #include "job.h"
@@ -123,6 +124,7 @@ struct session {
     struct sbio_fileset fs;
     struct sbio_target target;
     struct sbio_tune tune;
+    struct sbio_cgroups cg;          /* the run's control groups (job groups, memory limit) */
     bool created;                    /* seqwr made the set for this run */
     bool applied;                    /* the settings are in effect */
     json_t *env;                     /* the environment, read while the settings are in effect */
@@ -159,6 +161,7 @@ static int session_open(struct session *s, const struct sbio_config *cfg,
     s->topo = topo;
     s->text = text;
     s->fs.dirfd = -1;
+    sbio_cgroups_init(&s->cg);
     int rc = sbio_session_check(cfg);
     if (!rc)
         rc = session_target(cfg, &s->target);
@@ -209,6 +212,10 @@ static int session_restore(struct session *s)
     int rrc = sbio_tune_restore(&s->tune);
     if (rrc)
         sbio_err("some settings could not be restored; run sbio restore as root");
+    if (sbio_cgroups_remove(&s->cg)) {
+        sbio_err("some control groups could not be removed; run sbio restore as root");
+        rrc = rrc ? rrc : -EIO;
+    }
     return rrc;
 }
 

@@ -218,6 +218,13 @@ static void test_v1_threads(void **state)
     assert_int_equal(sbio_cgroups_make(&cg, &m, "memory", NULL, top, sizeof(top)), 0);
     assert_int_equal(cg.ndirs, 4);
     assert_int_equal(cg.nenabled, 0);
+    /* A phase's groups go, what was made before it stays. */
+    char c[PATH_MAX];
+    unsigned mark = cg.ndirs;
+    assert_int_equal(sbio_cgroups_make(&cg, &h, "io", "c", c, sizeof(c)), 0);
+    assert_int_equal(sbio_cgroups_remove_to(&cg, mark), 0);
+    assert_false(is_dir(c));
+    assert_true(is_dir(a));
     assert_non_null(strstr(top, "/memory/api/x/sbio."));
     assert_int_equal(sbio_cgroup_enter_thread(a, 101), 0);
     assert_int_equal(sbio_cgroup_enter_thread(a, 102), 0);
