@@ -279,7 +279,7 @@ static double share_jain(const double *x, unsigned n)
     return sq > 0 ? sum * sum / ((double)n * sq) : 1;
 }
 
-int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *jobs,
+int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *const *jobs,
                        const struct sbio_cgroup_spec *groups, unsigned n)
 {
     if (!n || n > SBIO_SHARES_MAX)
@@ -288,7 +288,7 @@ int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *jo
     memset(out, 0, sizeof(*out));
     out->n = n;
     for (unsigned k = 0; k < n; k++) {
-        share_figures(&jobs[k].total, v[k]);
+        share_figures(&jobs[k]->total, v[k]);
         for (int i = 0; i < SHARE_NR; i++)
             tot[i] += v[k][i];
         out->job[k].weight = share_weight(groups ? &groups[k] : NULL);
@@ -304,7 +304,7 @@ int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *jo
     double x[SBIO_SHARES_MAX];
     for (unsigned k = 0; k < n; k++) {
         struct sbio_share *s = &out->job[k];
-        double secs = (double)jobs[k].elapsed_ns / 1e9;
+        double secs = (double)jobs[k]->elapsed_ns / 1e9;
         s->ops = share_of(v[k][SHARE_OPS], tot[SHARE_OPS]);
         s->bytes = share_of(v[k][SHARE_BYTES], tot[SHARE_BYTES]);
         s->read_ops = share_of(v[k][SHARE_READS], tot[SHARE_READS]);

@@ -175,10 +175,10 @@ struct sbio_shares {
     struct sbio_share job[SBIO_SHARES_MAX];
 };
 
-/* The shares of the n jobs of a phase (jobs[k].total and elapsed_ns; n from 1 to
+/* The shares of the n jobs of a phase (jobs[k]->total and elapsed_ns; n from 1 to
  * SBIO_SHARES_MAX) into out. groups[k] is job k's declared group (NULL: no job has one); a
  * group counts only when set. 0, or -EINVAL for n out of range (out then untouched). */
-int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *jobs,
+int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *const *jobs,
                        const struct sbio_cgroup_spec *groups, unsigned n);
 
 #endif

@@ -33,6 +33,16 @@ static struct sbio_run_result *results(unsigned n)
     return r;
 }
 
+/* sbio_result_shares over the n results of r. */
+static int shares(struct sbio_shares *sh, const struct sbio_run_result *r,
+                  const struct sbio_cgroup_spec *groups, unsigned n)
+{
+    const struct sbio_run_result *p[SBIO_SHARES_MAX];
+    for (unsigned k = 0; k < n; k++)
+        p[k] = &r[k];
+    return sbio_result_shares(sh, p, groups, n);
+}
+
 static void assert_near(double got, double want)
 {
     if (!(fabs(got - want) < 1e-9))
@@ -59,7 +69,7 @@ static void test_equal(void **state)
     for (unsigned k = 0; k < 3; k++)
         fill(r, k, 300, 100, 2);
     struct sbio_shares sh;
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 3), 0);
+    assert_int_equal(shares(&sh, r, NULL, 3), 0);
     assert_int_equal(sh.n, 3);
     assert_false(sh.weighted);
     assert_false(sh.over_ops);
@@ -86,14 +96,14 @@ static void test_starved(void **state)
     fill(r, 0, 1000, 0, 1);
     for (unsigned k = 1; k < 4; k++)
         fill(r, k, 0, 0, 1);
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 4), 0);
+    assert_int_equal(shares(&sh, r, NULL, 4), 0);
     assert_near(sh.jain, 0.25);
     assert_near(sh.job[0].bytes, 1);
     assert_near(sh.job[3].bytes, 0);
     for (unsigned k = 0; k < 3; k++)
         fill(r, k, 500, 0, 1);
     fill(r, 3, 0, 0, 1);
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 4), 0);
+    assert_int_equal(shares(&sh, r, NULL, 4), 0);
     assert_near(sh.jain, 0.75);
     assert_near(sh.job[3].ops, 0);
     assert_sums(&sh);
@@ -109,7 +119,7 @@ static void test_rates(void **state)
     fill(r, 0, 256, 0, 1);
     fill(r, 1, 256, 0, 2);
     struct sbio_shares sh;
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 2), 0);
+    assert_int_equal(shares(&sh, r, NULL, 2), 0);
     assert_near(sh.job[0].bytes, 0.5);
     assert_near(sh.job[1].bytes, 0.5);
     assert_near(sh.jain, 0.9);
@@ -129,7 +139,7 @@ static void test_weights(void **state)
     struct sbio_cgroup_spec g[2] = {{.set = true, .bfq_weight = 100, .weight = 5000},
                                     {.set = true, .weight = 800}};
     struct sbio_shares sh;
-    assert_int_equal(sbio_result_shares(&sh, r, g, 2), 0);
+    assert_int_equal(shares(&sh, r, g, 2), 0);
     assert_true(sh.weighted);
     assert_int_equal(sh.job[0].weight, 100);
     assert_int_equal(sh.job[1].weight, 800);
@@ -139,12 +149,12 @@ static void test_weights(void **state)
     assert_near(sh.job[1].ratio, 1);
     assert_near(sh.jain, 1);
     fill(r, 1, 100, 0, 2);
-    assert_int_equal(sbio_result_shares(&sh, r, g, 2), 0);
+    assert_int_equal(shares(&sh, r, g, 2), 0);
     assert_near(sh.job[0].ratio, 4.5);
     assert_near(sh.job[1].ratio, 0.5625);
     assert_near(sh.jain, (1 + 1.0 / 8) * (1 + 1.0 / 8) / (2 * (1 + 1.0 / 64)));
     g[0].set = g[1].set = false;
-    assert_int_equal(sbio_result_shares(&sh, r, g, 2), 0);
+    assert_int_equal(shares(&sh, r, g, 2), 0);
     assert_false(sh.weighted);
     assert_near(sh.jain, 1);
     free(r);
@@ -159,7 +169,7 @@ static void test_default_weight(void **state)
     fill(r, 1, 100, 0, 1);
     struct sbio_cgroup_spec g[2] = {{.set = true, .weight = 300}, {.set = false}};
     struct sbio_shares sh;
-    assert_int_equal(sbio_result_shares(&sh, r, g, 2), 0);
+    assert_int_equal(shares(&sh, r, g, 2), 0);
     assert_int_equal(sh.job[1].weight, SBIO_SHARES_DEFAULT_WEIGHT);
     assert_near(sh.job[0].asked, 0.75);
     assert_near(sh.job[1].asked, 0.25);
@@ -181,17 +191,24 @@ static void test_no_bytes(void **state)
         sbio_stats_record(&r[0].total, SBIO_FSYNC, 1000, 0, 1);
     sbio_stats_record(&r[1].total, SBIO_FSYNC, 1000, 0, 1);
     struct sbio_shares sh;
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 2), 0);
+    assert_int_equal(shares(&sh, r, NULL, 2), 0);
     assert_true(sh.over_ops);
     assert_true(isnan(sh.job[0].bytes));
     assert_near(sh.job[0].ops, 0.75);
     assert_near(sh.jain, 16.0 / 20);
     sbio_stats_init(&r[0].total);
     sbio_stats_init(&r[1].total);
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 2), 0);
+    assert_int_equal(shares(&sh, r, NULL, 2), 0);
     assert_near(sh.jain, 1);
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, 0), -EINVAL);
-    assert_int_equal(sbio_result_shares(&sh, r, NULL, SBIO_SHARES_MAX + 1), -EINVAL);
+    const struct sbio_run_result *many[SBIO_SHARES_MAX + 1];
+    for (unsigned k = 0; k <= SBIO_SHARES_MAX; k++)
+        many[k] = &r[0];
+    sh.n = 7;
+    assert_int_equal(sbio_result_shares(&sh, many, NULL, 0), -EINVAL);
+    assert_int_equal(sbio_result_shares(&sh, many, NULL, SBIO_SHARES_MAX + 1), -EINVAL);
+    assert_int_equal(sh.n, 7);
+    assert_int_equal(sbio_result_shares(&sh, many, NULL, SBIO_SHARES_MAX), 0);
+    assert_near(sh.jain, 1);
     free(r);
 }
 
