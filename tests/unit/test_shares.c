@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "report.h"
 #include "result.h"
 
 #define BLK 4096ULL
@@ -212,12 +213,59 @@ static void test_no_bytes(void **state)
     free(r);
 }
 
+/* The text table of a weighted phase: each job's weight, asked share and ratio, and the
+ * index said to be over bytes/s per asked share; "-" for a share the phase has none of. */
+static void test_text(void **state)
+{
+    (void)state;
+    struct sbio_run_result *r = results(2);
+    fill(r, 0, 100, 0, 2);
+    fill(r, 1, 800, 0, 2);
+    struct sbio_cgroup_spec g[2] = {{.set = true, .bfq_weight = 100}, {.set = true, .weight = 800}};
+    struct sbio_shares sh;
+    assert_int_equal(shares(&sh, r, g, 2), 0);
+    const char *names[2] = {"light", "heavy-reader"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    sbio_report_shares(f, &sh, names);
+    fclose(f);
+    assert_has(buf,
+               "  job               MiB/s  ops share  bytes share  weight  asked share  ratio\n");
+    assert_has(buf,
+               "  light              0.20      0.111        0.111     100        0.111   1.00\n");
+    assert_has(buf,
+               "  heavy-reader       1.56      0.889        0.889     800        0.889   1.00\n");
+    assert_has(buf, "  Jain's fairness index: 1.000 (over bytes/s per asked share, 2 jobs)\n");
+    assert_lacks(buf, "reads share");
+    free(buf);
+    /* A job that reads and writes: the reads' and writes' shares get columns. */
+    fill(r, 1, 100, 100, 2);
+    assert_int_equal(shares(&sh, r, NULL, 2), 0);
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    sbio_report_shares(f, &sh, names);
+    fclose(f);
+    assert_has(buf, "reads share  writes share  weight  asked share  ratio\n");
+    assert_has(
+        buf, "  heavy-reader       0.39      0.667        0.667        0.500         1.000       -"
+             "            -      -\n");
+    assert_has(
+        buf, "  light              0.20      0.333        0.333        0.500         0.000       -"
+             "            -      -\n");
+    assert_has(buf, "  Jain's fairness index: 0.900 (over bytes/s, 2 jobs)\n");
+    free(buf);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equal),          cmocka_unit_test(test_starved),
         cmocka_unit_test(test_rates),          cmocka_unit_test(test_weights),
         cmocka_unit_test(test_default_weight), cmocka_unit_test(test_no_bytes),
+        cmocka_unit_test(test_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
