@@ -701,6 +701,28 @@ static int session_job_declared(struct session_job *j, const struct sbio_config 
     return sj->mode == SBIO_MODE_NONE ? session_job_ops(j, base, script, sj, fs) : 0;
 }
 
+/* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
+ * A job's weight is its declared group's. */
+static void session_shares(struct session *ses, const struct sbio_script_phase *p,
+                           const struct session_job *jobs, json_t *pj, bool want_doc)
+{
+    _Static_assert(SBIO_SCRIPT_MAX_JOBS <= SBIO_SHARES_MAX, "a phase's jobs fit the shares");
+    const struct sbio_run_result *res[SBIO_SCRIPT_MAX_JOBS];
+    struct sbio_cgroup_spec groups[SBIO_SCRIPT_MAX_JOBS];
+    const char *names[SBIO_SCRIPT_MAX_JOBS];
+    struct sbio_shares sh;
+    for (unsigned k = 0; k < p->njobs; k++) {
+        res[k] = &jobs[k].res;
+        groups[k] = p->jobs[k].group;
+        names[k] = p->jobs[k].name;
+    }
+    if (sbio_result_shares(&sh, res, groups, p->njobs))
+        return;
+    sbio_report_shares(ses->text, &sh, names);
+    if (want_doc)
+        json_object_set_new(pj, "shares", sbio_json_shares(&sh, names));
+}
+
 /* The text report of each job of a phase and, for several jobs, of their total; their JSON
  * into pj. The worst job's status into *status. */
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
@@ -760,6 +782,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     sbio_report_phase_add(&ses->summary, p->name, p->njobs, &tot);
     if (want_doc)
         json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
+    session_shares(ses, p, jobs, pj, want_doc);
     free(tot.per_thread);
 }
 
