@@ -18,7 +18,7 @@
 # run their 4 KiB readers and 1 MiB writer with O_DIRECT (buffered with --direct=off), each job
 # at the I/O priority it declares (read back), report() printing the JSON's figures, and
 # priorities is refused (exit 2, one line) for a user who may not use the realtime class
-# (nobody, when root). Small sets under $TMP; about 30 s (fio-matrix, 16 cells of 1 s, runs in
+# (nobody, when root). Small sets under $TMP; about 50 s (fio-matrix, 16 cells of 1 s, runs in
 # the background).
 source "$(dirname "$0")/lib.sh"
 
