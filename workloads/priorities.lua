@@ -37,22 +37,14 @@ local function reader(class)
                         ioprio = class == "idle" and "idle" or
                                  class .. ":" .. options[class .. "-level"] }
 end
-phase "priorities" {
-    time = options.time,
-    reader("rt"),
-    reader("be"),
-    reader("idle"),
-    job "writer" { engine = options.engine, iodepth = options.iodepth, block = "1M",
-                   flags = flags, mix = { write = 1 }, pattern = "seq",
-                   ioprio = options["writer-ioprio"] },
-}
+local writer = job "writer" { engine = options.engine, iodepth = options.iodepth,
+                              block = "1M", flags = flags, mix = { write = 1 },
+                              pattern = "seq", ioprio = options["writer-ioprio"] }
+phase "priorities" { time = options.time, reader("rt"), reader("be"), reader("idle"), writer }
 
 function report(result)
     local p = result.phases[1]
-    if p.refused then
-        print("priorities: refused")
-        return
-    end
+    if p.refused then return print("priorities: refused") end
     print(string.format("%-8s %-8s %10s %10s %10s %10s", "job", "ioprio", "IOPS", "p50 us",
                         "p99 us", "MiB/s"))
     for _, j in ipairs(p.jobs) do
