@@ -8,9 +8,10 @@
 --   sbio compare --script priorities --dir=D --schedulers=none,mq-deadline,kyber,bfq
 -- The rt reader needs root (CAP_SYS_ADMIN or CAP_SYS_NICE): without it sbio refuses the
 -- script before anything runs, exit 2, with one line saying so.
--- The experiment it reproduces is fio's reader at one class and then another beside the
--- same writer (5 s there, one reader at a time); here the three readers run at once:
---   fio --filename=F --size=SIZE --direct=1 --runtime=5 --time_based
+-- The experiment it reproduces ran one reader at a time beside the writer with fio for 5 s,
+-- the reader in one class and then another; here the three readers run at once. One
+-- reader as fio jobs on the set's file (fio sets the class on the job's process):
+--   fio --filename=D/test_file.0 --size=1G --direct=1 --runtime=10 --time_based
 --       --name=reader --rw=randread --bs=4k --ioengine=psync --prioclass=1|2|3 --prio=LEVEL
 --       --name=writer --rw=write --bs=1M --ioengine=libaio --iodepth=8
 -- About 10 s by default over a 1 GiB file; --time and --size for longer runs and a set

@@ -8,10 +8,12 @@
 --   sbio compare --script readers-vs-writer --dir=D --schedulers=none,mq-deadline,kyber,bfq
 -- and give either side an I/O priority (--reader-ioprio=rt:0, --writer-ioprio=idle; the
 -- realtime class needs root) to see what the scheduler makes of it.
--- The experiment it reproduces is this pair of fio jobs on one file (5 s there):
---   fio --filename=F --size=SIZE --direct=1 --runtime=5 --time_based
---       --name=reader --rw=randread --bs=4k --ioengine=psync [--numjobs=N]
---       --name=writer --rw=write --bs=1M --ioengine=libaio --iodepth=8
+-- The experiment it reproduces ran such a reader and writer with fio for 5 s on a file on
+-- ext4; as fio jobs on the set's file (doc/experiments.md gives both tools' figures under
+-- each scheduler):
+--   fio --filename=D/test_file.0 --size=1G --direct=1 --runtime=10 --time_based
+--       --group_reporting --name=reader --rw=randread --bs=4k --ioengine=psync --numjobs=2
+--       --name=writer --new_group --rw=write --bs=1M --ioengine=libaio --iodepth=8
 -- About 10 s by default over a 1 GiB file; --time and --size for longer runs and a set
 -- larger than the device's cache, --direct=off for buffered I/O (the readers then read
 -- the page cache once it holds the set).
