@@ -526,7 +526,8 @@ static void test_metrics_values(void **state)
 static struct sbio_script opt_script = {
     .path = "/x/groups.lua",
     .nopts = 3,
-    .opts = {{.name = "threads", .type = 'n'}, {.name = "scheduler", .type = 's'},
+    .opts = {{.name = "threads", .type = 'n'},
+             {.name = "scheduler", .type = 's'},
              {.name = "weight", .type = 'n'}},
 };
 
