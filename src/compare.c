@@ -130,13 +130,13 @@ static const char *const fixed_opts[] = {
     "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
     "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank", "metrics"};
 
-/* The option of script named key, or NULL (also without a script). */
-static const struct sbio_script_opt *script_opt(const struct sbio_script *script, const char *key)
+/* Whether script (may be NULL) declares an option named key. */
+static bool script_declares(const struct sbio_script *script, const char *key)
 {
     for (unsigned i = 0; script && i < script->nopts; i++)
         if (!strcmp(script->opts[i].name, key))
-            return &script->opts[i];
-    return NULL;
+            return true;
+    return false;
 }
 
 /* The script's file name, for messages. */
@@ -169,8 +169,8 @@ static void vary_accepted(char *buf, size_t len, const struct sbio_script *scrip
 int sbio_compare_axis_kind(const char *key, const struct sbio_script *script,
                            enum sbio_compare_axis *kind)
 {
-    char acc[1024];
-    *kind = script_opt(script, key)           ? SBIO_AXIS_SCRIPT
+    char acc[SBIO_SCRIPT_MAX_OPTS * 66 + 256]; /* every option's name */
+    *kind = script_declares(script, key)      ? SBIO_AXIS_SCRIPT
             : !strcmp(key, "scheduler")       ? SBIO_AXIS_SCHEDULER
             : sbio_sysblock_knob_allowed(key) ? SBIO_AXIS_QUEUE
                                               : SBIO_AXIS_OPTION;
@@ -728,7 +728,7 @@ static const char *compare_sched_list(const struct compare *c, const char **opt)
     if (cfg->schedulers)
         return cfg->schedulers;
     *opt = "--vary scheduler";
-    for (int i = 0; i < cfg->nvary && !script_opt(c->script, "scheduler"); i++)
+    for (int i = 0; i < cfg->nvary && !script_declares(c->script, "scheduler"); i++)
         if (!strncmp(cfg->vary[i], "scheduler=", 10))
             return cfg->vary[i] + 10;
     return NULL;
@@ -855,6 +855,16 @@ static const char *script_set(char *buf, size_t len, const struct sbio_script *s
     return buf;
 }
 
+/* Phase ph of a script as a message names it: "name" in quotes, or none. */
+static const char *phase_name(char *buf, size_t len, const struct sbio_script *script, unsigned ph)
+{
+    if (ph < script->nphases)
+        snprintf(buf, len, "\"%s\"", script->phases[ph].name);
+    else
+        snprintf(buf, len, "none");
+    return buf;
+}
+
 /* Whether the script as setting `name` loaded it (c->cur) declares the phases and the file set
  * it declares with the command line's options: compare tables each phase across the settings,
  * and runs them all on one set. 0 or -EINVAL (message printed). */
@@ -865,14 +875,12 @@ static int compare_same_shape(const struct compare *c, const char *name)
     while (ph < a->nphases && ph < b->nphases && !strcmp(a->phases[ph].name, b->phases[ph].name))
         ph++;
     if (ph < a->nphases || ph < b->nphases) {
-        sbio_err("--vary, setting %s: phase %u of %s is %s%s%s (of %u), with the command line's "
-                 "options %s%s%s (of %u); compare tables each phase across the settings: vary "
+        char x[80], y[80];
+        sbio_err("--vary, setting %s: phase %u of %s is %s (of %u), with the command line's "
+                 "options %s (of %u); compare tables each phase across the settings: vary "
                  "options that keep the phases",
-                 name, ph + 1, script_name(a), ph < b->nphases ? "\"" : "",
-                 ph < b->nphases ? b->phases[ph].name : "none", ph < b->nphases ? "\"" : "",
-                 b->nphases, ph < a->nphases ? "\"" : "",
-                 ph < a->nphases ? a->phases[ph].name : "none", ph < a->nphases ? "\"" : "",
-                 a->nphases);
+                 name, ph + 1, script_name(a), phase_name(x, sizeof(x), b, ph), b->nphases,
+                 phase_name(y, sizeof(y), a, ph), a->nphases);
         return -EINVAL;
     }
     bool same = a->nfiles == b->nfiles;
