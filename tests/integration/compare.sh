@@ -290,7 +290,7 @@ diff = "%+.1f%%" % ((means[1] - means[0]) / means[0] * 100)
 if rows.get(d["settings"][1]["name"], ([], ""))[1] != diff: print("delta", rows.get(d["settings"][1]["name"]), "want", diff)
 for su in [d["settings"][1]["summary"]] + [p["summary"] for p in d["settings"][1].get("phases", [])]:
     t = su["metrics"]["time"]
-    want = (means[1] - means[0]) / means[0] * 100 # from figures of 10 digits (the JSON's): relative
+    want = (means[1] - means[0]) / means[0] * 100 # the JSON has 10 digits: a relative tolerance
     if abs(t["diff_pct"] - want) > 1e-6 * max(1, abs(want)) or not 0 <= t["p_value"] <= 1: print("time diff", t, "want", want)
 if d["settings"][0]["summary"]["metrics"]["time"]["diff_pct"] != 0: print("baseline", d["settings"][0]["summary"]["metrics"]["time"])'
 }
