@@ -425,11 +425,16 @@ static void session_jobs_free(struct session_job *jobs, unsigned started, unsign
 /* The phase's total: every job's threads side by side, merged. */
 static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
 {
-    struct sbio_run_result parts[SBIO_SCRIPT_MAX_JOBS];
+    /* On the heap: a result is about 100 KiB (its histograms), a phase has up to 8. */
+    struct sbio_run_result *parts = malloc(n * sizeof(*parts));
+    memset(tot, 0, sizeof(*tot));
+    if (!parts)
+        return -ENOMEM;
     for (unsigned k = 0; k < n; k++)
         parts[k] = jobs[k].res;
-    memset(tot, 0, sizeof(*tot));
-    return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
+    int rc = sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
+    free(parts);
+    return rc;
 }
 
 /* A job as the script declared it, for the JSON beside its result (the result's config
