@@ -125,6 +125,7 @@ struct sbio_config {
     int fadvise;       /* enum sbio_fadvise */
     int random_order;  /* enum sbio_random_order */
     int ioprio;        /* --ioprio: the kernel's value (ioprio.h), 0: none */
+    uint64_t memory_limit; /* --memory-limit: bytes (cgroup.h), 0: none */
     int fsync_scope;   /* enum sbio_fsync_scope */
     int prealloc;      /* enum sbio_prealloc */
     int fill;          /* enum sbio_fill */
