@@ -125,7 +125,6 @@ struct sbio_config {
     int fadvise;       /* enum sbio_fadvise */
     int random_order;  /* enum sbio_random_order */
     int ioprio;        /* --ioprio: the kernel's value (ioprio.h), 0: none */
-    uint64_t memory_limit; /* --memory-limit: bytes (cgroup.h), 0: none */
     int fsync_scope;   /* enum sbio_fsync_scope */
     int prealloc;      /* enum sbio_prealloc */
     int fill;          /* enum sbio_fill */
@@ -152,6 +151,7 @@ struct sbio_config {
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
     bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */
+    uint64_t memory_limit; /* --memory-limit: bytes (cgroup.h), 0: none */
 
     /* Which options were given explicitly, by table index. */
     uint64_t given[4];

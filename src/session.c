@@ -809,8 +809,8 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         rc = session_job_declared(&jobs[k], ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
         before += p->jobs[k].threads;
-        jobs[k].env = (struct sbio_runner_env){
-            .fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
+        jobs[k].env =
+            (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
         session_interim(&jobs[k], ses->cfg, NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
