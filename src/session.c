@@ -888,6 +888,20 @@ static int session_check_ioprio(const struct sbio_config *cfg, const struct sbio
     return rc;
 }
 
+/* Whether the script starts on a cold set: its first phase drops the page cache, or all its
+ * jobs drop the set's pages. Pages cached before it are then gone, and every page the script
+ * reads afterwards is charged to its memory group. */
+static bool session_script_cold(const struct sbio_script *s)
+{
+    if (!s->nphases)
+        return false;
+    const struct sbio_script_phase *p = &s->phases[0];
+    bool inval = p->njobs > 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        inval = inval && p->jobs[k].invalidate;
+    return p->drop_caches || inval;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -915,7 +929,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
             " (repeat with --rand-seed=%" PRIu64 ")\n",
             SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses.fs.nfiles,
             sbio_fmt_bytes(b, sizeof(b), ses.fs.bytes), seed, seed);
-    sbio_report_memgroup(text, &ses.mem, cfg->drop_caches);
+    sbio_report_memgroup(text, &ses.mem, session_script_cold(s));
     /* The report hook reads the same document JSON output writes. */
     bool want_doc = doc || s->has_report;
     session_describe(&ses, want_doc);

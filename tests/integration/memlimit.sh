@@ -185,7 +185,7 @@ eq "compare: each setting's run has its limit (asked for; in effect)" \
 	"0 134217728 null 134217728"
 cat >"$TMP/two.lua" <<'EOF'
 fileset { files = 2, size = "16M" }
-phase "one" { time = 1, job "r" { threads = 1, mode = "rndrd", block = "16k" } }
+phase "one" { time = 1, job "r" { threads = 1, mode = "rndrd", block = "16k", invalidate = true } }
 phase "two" { time = 1, job "w" { threads = 1, mode = "rndwr", block = "16k" } }
 EOF
 mkdir -p "$MNT/two"
@@ -201,6 +201,8 @@ eq "the script: both phases ran under the limit" \
 	"$(json_get "$TMP/two.json" phases.{0,1}.jobs.0.result.result.memory_group.limit_bytes | paste -sd ' ')" \
 	"67108864 67108864"
 check "the script's header names the limit" grep -q "^Memory limit: 64 MiB (cgroup" "$TMP/two.out"
+check "its first phase drops the set's pages: no note about pages charged outside" \
+	bash -c "! grep -q 'stay charged outside' '$TMP/two.out'"
 nothing_left "after the script" "$BG"
 
 # --- bad input: exit 2, one line, nothing made ---
