@@ -570,11 +570,6 @@ int sbio_cgroup_recover(bool verbose)
     return removed;
 }
 
-const char *sbio_cgroup_memory_file(int version)
-{
-    return version == SBIO_CGROUP_V2 ? "memory.max" : "memory.limit_in_bytes";
-}
-
 int sbio_cgroup_memory_check(void)
 {
     if (geteuid() != 0 && !cgroup_fake_root()) {
@@ -608,7 +603,7 @@ int sbio_cgroup_memory_limit(struct sbio_cgroups *cg, uint64_t bytes, struct sbi
     if (v2 && slash)
         *slash = 0;
     char v[32], back[64];
-    const char *file = sbio_cgroup_memory_file(h.version);
+    const char *file = v2 ? "memory.max" : "memory.limit_in_bytes";
     snprintf(v, sizeof(v), "%" PRIu64, bytes);
     if ((rc = sbio_cgroup_write(mg->dir, file, v)) ||
         (rc = sbio_cgroup_read(mg->dir, file, back, sizeof(back))))
@@ -619,6 +614,7 @@ int sbio_cgroup_memory_limit(struct sbio_cgroups *cg, uint64_t bytes, struct sbi
     if ((rc = sbio_cgroup_enter_process(mg->leaf, 0)))
         return rc;
     mg->version = h.version;
+    snprintf(mg->file, sizeof(mg->file), "%s", file);
     return 0;
 }
 

@@ -108,12 +108,10 @@ int sbio_cgroups_remove_to(struct sbio_cgroups *cg, unsigned mark);
 struct sbio_memgroup {
     int version;         /* enum sbio_cgroup_version; SBIO_CGROUP_NONE: no limit */
     uint64_t limit;      /* bytes, as the kernel reads the limit back */
+    char file[24];       /* the file that holds it: "memory.max" (v2), "memory.limit_in_bytes" */
     char dir[PATH_MAX];  /* the group that holds the limit: sbio.PID */
     char leaf[PATH_MAX]; /* the group the process is in: v2 sbio.PID/main, v1 sbio.PID */
 };
-
-/* The file that holds the limit on version v: "memory.max" (v2), "memory.limit_in_bytes". */
-const char *sbio_cgroup_memory_file(int version);
 
 /* Whether --memory-limit can be set here: root (or a fake root), a memory controller on
  * either hierarchy. 0, or -SBIO_EUSAGE after one line on stderr (which is missing). Touches

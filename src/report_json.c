@@ -366,10 +366,9 @@ static json_t *memgroup_json(const struct sbio_run_result *res)
     if (mg->version == SBIO_CGROUP_NONE)
         return json_null();
     return json_pack("{s:I,s:s,s:s,s:s,s:o,s:o}", "limit_bytes", (json_int_t)mg->limit, "cgroup",
-                     mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", "limit_file",
-                     sbio_cgroup_memory_file(mg->version), "group", mg->dir, "start",
-                     res->have_memstat ? memstat_json(&res->mem0) : json_null(), "end",
-                     res->have_memstat ? memstat_json(&res->mem1) : json_null());
+                     mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", "limit_file", mg->file, "group",
+                     mg->dir, "start", res->have_memstat ? memstat_json(&res->mem0) : json_null(),
+                     "end", res->have_memstat ? memstat_json(&res->mem1) : json_null());
 }
 
 static json_t *signal_json(int sig)

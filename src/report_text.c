@@ -62,8 +62,7 @@ void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold)
         return;
     char b[32];
     fprintf(out, "Memory limit: %s (cgroup %s %s, %s)\n", sbio_fmt_bytes(b, sizeof(b), mg->limit),
-            mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", sbio_cgroup_memory_file(mg->version),
-            mg->dir);
+            mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", mg->file, mg->dir);
     if (!cold)
         fprintf(out, "Memory limit: the set's pages cached before the run stay charged outside "
                      "the group; --invalidate or --drop-caches makes the limit hold for them\n");

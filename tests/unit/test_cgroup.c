@@ -353,7 +353,7 @@ static void test_v2_memory_limit(void **state)
     assert_string_equal(mg.dir, top);
     assert_string_equal(mg.leaf, main_dir);
     assert_int_equal(mg.limit, 256ULL << 20);
-    assert_string_equal(sbio_cgroup_memory_file(mg.version), "memory.max");
+    assert_string_equal(mg.file, "memory.max");
     get(top, "memory.max", buf, sizeof(buf));
     assert_string_equal(buf, "268435456");
     get(f->cg, "cgroup.subtree_control", buf, sizeof(buf));
@@ -393,7 +393,7 @@ static void test_v1_memory_limit(void **state)
     snprintf(top, sizeof(top), "%s/sbio.%d", own, (int)getpid());
     assert_string_equal(mg.dir, top);
     assert_string_equal(mg.leaf, top);
-    assert_string_equal(sbio_cgroup_memory_file(mg.version), "memory.limit_in_bytes");
+    assert_string_equal(mg.file, "memory.limit_in_bytes");
     get(top, "memory.limit_in_bytes", buf, sizeof(buf));
     assert_string_equal(buf, "16777216");
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
