@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,4 +568,83 @@ int sbio_cgroup_recover(bool verbose)
     }
     closedir(dir);
     return removed;
+}
+
+int sbio_cgroup_memory_check(void)
+{
+    if (geteuid() != 0 && !cgroup_fake_root()) {
+        sbio_err("--memory-limit needs root (it makes a memory control group and moves sbio "
+                 "into it)");
+        return -SBIO_EUSAGE;
+    }
+    struct sbio_cgroup_hier h;
+    if (sbio_cgroup_find("memory", &h)) {
+        sbio_err("--memory-limit: this kernel offers no memory controller (no cgroup v2 "
+                 "hierarchy lists memory, no cgroup v1 hierarchy has it); a limit cannot be set");
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+int sbio_cgroup_memory_limit(struct sbio_cgroups *cg, uint64_t bytes, struct sbio_memgroup *mg)
+{
+    struct sbio_cgroup_hier h;
+    memset(mg, 0, sizeof(*mg));
+    int rc = sbio_cgroup_find("memory", &h);
+    if (rc)
+        return rc;
+    /* v2: a group with processes cannot have child groups with controllers, and job groups
+     * (processes) go beside "main" in sbio.PID; the limit on sbio.PID covers them all. */
+    bool v2 = h.version == SBIO_CGROUP_V2;
+    if ((rc = sbio_cgroups_make(cg, &h, "memory", v2 ? "main" : NULL, mg->leaf, sizeof(mg->leaf))))
+        return rc;
+    snprintf(mg->dir, sizeof(mg->dir), "%s", mg->leaf);
+    char *slash = strrchr(mg->dir, '/');
+    if (v2 && slash)
+        *slash = 0;
+    char v[32], back[64];
+    const char *file = v2 ? "memory.max" : "memory.limit_in_bytes";
+    snprintf(v, sizeof(v), "%" PRIu64, bytes);
+    if ((rc = sbio_cgroup_write(mg->dir, file, v)) ||
+        (rc = sbio_cgroup_read(mg->dir, file, back, sizeof(back))))
+        return rc;
+    /* The kernel keeps whole pages: what it holds is what the report shows. */
+    if (sbio_parse_u64(back, &mg->limit))
+        return -EBADMSG;
+    if ((rc = sbio_cgroup_enter_process(mg->leaf, 0)))
+        return rc;
+    mg->version = h.version;
+    snprintf(mg->file, sizeof(mg->file), "%s", file);
+    return 0;
+}
+
+int sbio_cgroup_memstat(const char *dir, struct sbio_memstat *ms)
+{
+    /* Per figure, its names in order of preference: v2's, v1's hierarchical total, v1's own. */
+    static const char *const keys[3][3] = {{"file", "total_cache", "cache"},
+                                           {"file_dirty", "total_dirty", "dirty"},
+                                           {"file_writeback", "total_writeback", "writeback"}};
+    char path[PATH_MAX + 16], line[256], key[64];
+    snprintf(path, sizeof(path), "%s/memory.stat", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    uint64_t val[3] = {0, 0, 0};
+    unsigned best[3] = {3, 3, 3};
+    unsigned long long n;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "%63s %llu", key, &n) != 2)
+            continue;
+        for (unsigned i = 0; i < 3; i++)
+            for (unsigned k = 0; k < best[i]; k++)
+                if (!strcmp(key, keys[i][k])) {
+                    best[i] = k;
+                    val[i] = n;
+                }
+    }
+    fclose(f);
+    if (best[0] == 3 || best[1] == 3 || best[2] == 3)
+        return -EBADMSG;
+    *ms = (struct sbio_memstat){.file = val[0], .dirty = val[1], .writeback = val[2]};
+    return 0;
 }

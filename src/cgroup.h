@@ -102,6 +102,42 @@ int sbio_cgroups_remove(struct sbio_cgroups *cg);
  * removed as sbio_cgroups_remove does (a phase's job groups). 0 or the first -errno. */
 int sbio_cgroups_remove_to(struct sbio_cgroups *cg, unsigned mark);
 
+/* --memory-limit: the run's memory group. */
+#define SBIO_MEMORY_LIMIT_MIN (16ULL << 20)
+
+struct sbio_memgroup {
+    int version;         /* enum sbio_cgroup_version; SBIO_CGROUP_NONE: no limit */
+    uint64_t limit;      /* bytes, as the kernel reads the limit back */
+    char file[24];       /* the file that holds it: "memory.max" (v2), "memory.limit_in_bytes" */
+    char dir[PATH_MAX];  /* the group that holds the limit: sbio.PID */
+    char leaf[PATH_MAX]; /* the group the process is in: v2 sbio.PID/main, v1 sbio.PID */
+};
+
+/* Whether --memory-limit can be set here: root (or a fake root), a memory controller on
+ * either hierarchy. 0, or -SBIO_EUSAGE after one line on stderr (which is missing). Touches
+ * nothing. */
+int sbio_cgroup_memory_check(void);
+
+/* Make the group sbio.PID in the memory hierarchy with limit bytes and move this process, all
+ * its threads, into it: on v1 into sbio.PID itself, after memory.limit_in_bytes; on v2 into
+ * sbio.PID/main (no process may sit beside child groups), after +memory in sbio.PID's
+ * subtree_control and memory.max on sbio.PID. memory.high, and the swap limits
+ * (memory.memsw.limit_in_bytes, memory.swap.max), are left as they are. Pages charged
+ * elsewhere before the move stay charged there. sbio_cgroups_remove moves the process back
+ * and removes the groups. mg describes what was made. 0 or -errno (the message is the
+ * caller's; what was made before the failure is in cg, for sbio_cgroups_remove). */
+int sbio_cgroup_memory_limit(struct sbio_cgroups *cg, uint64_t bytes, struct sbio_memgroup *mg);
+
+/* The page-cache figures of a group's memory.stat, in bytes. */
+struct sbio_memstat {
+    uint64_t file, dirty, writeback;
+};
+
+/* Read dir's memory.stat: v2 file, file_dirty, file_writeback; v1 total_cache, total_dirty,
+ * total_writeback (cache, dirty, writeback where the totals are missing). 0, -errno, or
+ * -EBADMSG when a figure is missing. */
+int sbio_cgroup_memstat(const char *dir, struct sbio_memstat *ms);
+
 /* Remove what sbio processes that died left: every cgroup state file whose lock is free.
  * The number of folders removed, or -errno. */
 int sbio_cgroup_recover(bool verbose);

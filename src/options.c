@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "engine.h"
 #include "ioprio.h"
 #include "job.h"
@@ -176,6 +177,9 @@ static const struct optdef opts[] = {
     {"ioprio", NULL, T_IOPRIO, OFF(ioprio), "none", NULL, 0, 0, ALL_RUN, 0, "CLASS[:LEVEL]",
      "I/O priority of every worker thread: rt:0-7, be:0-7 (level 4 by default) or idle; none: "
      "inherited"},
+    {"memory-limit", NULL, T_SIZE, OFF(memory_limit), "none", NULL, SBIO_MEMORY_LIMIT_MIN,
+     UINT64_MAX >> 1, ALL_RUN, 0, "SIZE",
+     "run in a memory cgroup limited to SIZE (page cache included; root); none: no limit"},
     {"file-fsync-scope", NULL, T_ENUM, OFF(fsync_scope), "all", "all|dirty", 0, 0, ALL_RUN, 0,
      "SCOPE", "periodic and end fsyncs: every file (as sysbench) or only files written"},
     {"file-prealloc", NULL, T_ENUM, OFF(prealloc), "write", "write|fallocate", 0, 0,
@@ -391,8 +395,9 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
     case T_SIZE: {
         char lo[32], hi[32];
         if (d->max >= (UINT64_MAX >> 1))
-            snprintf(buf, len, "a size of at least %s (bytes, or K/M/G/T, e.g. 16K, 2G)",
-                     sbio_fmt_bytes(lo, sizeof(lo), d->min));
+            snprintf(buf, len, "a size of at least %s (bytes, or K/M/G/T, e.g. 16K, 2G)%s",
+                     sbio_fmt_bytes(lo, sizeof(lo), d->min),
+                     strcmp(d->def, "none") ? "" : ", or none");
         else
             snprintf(buf, len, "a size from %s to %s (bytes, or K/M/G/T, e.g. 16K, 2G)",
                      sbio_fmt_bytes(lo, sizeof(lo), d->min),
@@ -509,6 +514,10 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     case T_UINT:
     case T_SIZE: {
         uint64_t v;
+        if (!strcmp(d->def, "none") && !strcmp(value, "none")) {
+            *(uint64_t *)(base + d->off) = 0; /* a limit's "none": no limit */
+            return 0;
+        }
         rc = d->type == T_UINT ? sbio_parse_u64(value, &v) : sbio_parse_size(value, &v);
         if (rc)
             return opt_bad(d, value, rc == -ERANGE ? "is too large" : NULL);

@@ -151,6 +151,7 @@ struct sbio_config {
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
     bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */
+    uint64_t memory_limit; /* --memory-limit: bytes (cgroup.h), 0: none */
 
     /* Which options were given explicitly, by table index. */
     uint64_t given[4];

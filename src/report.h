@@ -19,6 +19,11 @@
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
                         const struct sbio_fileset *fs, uint64_t seed);
 
+/* The header's line for --memory-limit's group (nothing without one): its limit, hierarchy,
+ * file and folder; unless cold (the run drops the set's pages first), a note that pages
+ * cached before the run stay charged outside it. */
+void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold);
+
 /* One interim line: the interval between prev and cur (both totals over all threads). */
 void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,
                           const struct sbio_stats *cur, const struct sbio_stats *prev);

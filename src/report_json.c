@@ -178,6 +178,7 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
     json_object_set_new(c, "random_order", json_string(sbio_random_order_name(cfg->random_order)));
     json_object_set_new(c, "ioprio", json_string(sbio_ioprio_name(buf, sizeof(buf), cfg->ioprio)));
     json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
+    json_object_set_new(c, "memory_limit_bytes", json_integer((json_int_t)cfg->memory_limit));
     return c;
 }
 
@@ -352,6 +353,24 @@ static json_t *cache_json(const struct sbio_cachestat *c)
                      (json_int_t)c->recently_evicted);
 }
 
+static json_t *memstat_json(const struct sbio_memstat *m)
+{
+    return json_pack("{s:I,s:I,s:I}", "file_bytes", (json_int_t)m->file, "dirty_bytes",
+                     (json_int_t)m->dirty, "writeback_bytes", (json_int_t)m->writeback);
+}
+
+/* --memory-limit's group and its page cache at the start and end of the measured phase. */
+static json_t *memgroup_json(const struct sbio_run_result *res)
+{
+    const struct sbio_memgroup *mg = &res->memgroup;
+    if (mg->version == SBIO_CGROUP_NONE)
+        return json_null();
+    return json_pack("{s:I,s:s,s:s,s:s,s:o,s:o}", "limit_bytes", (json_int_t)mg->limit, "cgroup",
+                     mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", "limit_file", mg->file, "group",
+                     mg->dir, "start", res->have_memstat ? memstat_json(&res->mem0) : json_null(),
+                     "end", res->have_memstat ? memstat_json(&res->mem1) : json_null());
+}
+
 static json_t *signal_json(int sig)
 {
     return sig == SIGINT    ? json_string("SIGINT")
@@ -485,6 +504,7 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
     char prio[24];
     json_object_set_new(r, "ioprio",
                         json_string(sbio_ioprio_name(prio, sizeof(prio), res->ioprio)));
+    json_object_set_new(r, "memory_group", memgroup_json(res));
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

@@ -56,6 +56,18 @@ static void text_access(FILE *out, const struct sbio_config *cfg)
                 sbio_ioprio_name(p, sizeof(p), cfg->ioprio));
 }
 
+void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold)
+{
+    if (mg->version == SBIO_CGROUP_NONE)
+        return;
+    char b[32];
+    fprintf(out, "Memory limit: %s (cgroup %s %s, %s)\n", sbio_fmt_bytes(b, sizeof(b), mg->limit),
+            mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", mg->file, mg->dir);
+    if (!cold)
+        fprintf(out, "Memory limit: the set's pages cached before the run stay charged outside "
+                     "the group; --invalidate or --drop-caches makes the limit hold for them\n");
+}
+
 void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
                         const struct sbio_fileset *fs, uint64_t seed)
 {
@@ -552,6 +564,18 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
                 sbio_fmt_bytes(c[2], sizeof(c[2]), res->cache1.cached * (uint64_t)pg),
                 sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
                 sbio_fmt_bytes(c[4], sizeof(c[4]), res->cache1.writeback * (uint64_t)pg));
+    }
+    if (res->have_memstat) {
+        char c[6][32];
+        fprintf(out,
+                "Page cache of the memory group (limit %s): at start %s, %s dirty; at end %s, %s "
+                "dirty, %s under writeback\n",
+                sbio_fmt_bytes(c[5], sizeof(c[5]), res->memgroup.limit),
+                sbio_fmt_bytes(c[0], sizeof(c[0]), res->mem0.file),
+                sbio_fmt_bytes(c[1], sizeof(c[1]), res->mem0.dirty),
+                sbio_fmt_bytes(c[2], sizeof(c[2]), res->mem1.file),
+                sbio_fmt_bytes(c[3], sizeof(c[3]), res->mem1.dirty),
+                sbio_fmt_bytes(c[4], sizeof(c[4]), res->mem1.writeback));
     }
 }
 

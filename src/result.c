@@ -124,6 +124,10 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     out->have_cache = r->have_cache;
     out->cache0 = r->cache0;
     out->cache1 = r->cache1;
+    out->memgroup = r->memgroup;
+    out->have_memstat = r->have_memstat;
+    out->mem0 = r->mem0;
+    out->mem1 = r->mem1;
 }
 
 int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts, unsigned n,

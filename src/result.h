@@ -65,6 +65,11 @@ struct sbio_run_result {
     /* Page cache state of the set before and after the measured phase. */
     bool have_cache;
     struct sbio_cachestat cache0, cache1;
+    /* --memory-limit: the run's memory group (version SBIO_CGROUP_NONE: no limit) and the
+     * page-cache figures of its memory.stat at the start and end of the measured phase. */
+    struct sbio_memgroup memgroup;
+    bool have_memstat;
+    struct sbio_memstat mem0, mem1;
     /* Queued engines: ios in flight after each submission, over all threads. */
     double depth_avg;
     uint64_t depth_max;

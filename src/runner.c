@@ -519,6 +519,10 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     const struct sbio_interim *interim = r->env->interim;
     struct rusage ru0, ru1;
     res->have_cache = sbio_result_snap_cache(r->fs, &res->cache0);
+    if (r->env->memgroup && r->env->memgroup->version) {
+        res->memgroup = *r->env->memgroup;
+        res->have_memstat = !sbio_cgroup_memstat(res->memgroup.dir, &res->mem0);
+    }
     bool disks = sbio_result_snap_disks(res, r->env->target, res->disk0);
     uint64_t pr0 = 0, pw0 = 0, pr1 = 0, pw1 = 0;
     bool pio = sbio_result_snap_proc_io(&pr0, &pw0);
@@ -547,6 +551,8 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     res->proc_write_bytes = res->have_proc_io ? pw1 - pw0 : 0;
     if (res->have_cache)
         res->have_cache = sbio_result_snap_cache(r->fs, &res->cache1);
+    if (res->have_memstat)
+        res->have_memstat = !sbio_cgroup_memstat(res->memgroup.dir, &res->mem1);
     res->user_s = tv_s(ru0.ru_utime, ru1.ru_utime);
     res->sys_s = tv_s(ru0.ru_stime, ru1.ru_stime);
     res->stop_signal = sbio_stop_requested();

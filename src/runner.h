@@ -51,6 +51,9 @@ struct sbio_runner_env {
     const struct sbio_interim *interim;  /* lines and samples while it runs; NULL: none */
     const struct sbio_runner_sync *sync; /* NULL: alone */
     bool share_fds; /* one descriptor per file for all threads (the engine allows it) */
+    /* --memory-limit's group, whose memory.stat the result carries; NULL or version
+     * SBIO_CGROUP_NONE: none. */
+    const struct sbio_memgroup *memgroup;
 };
 
 /* The descriptors job needs on a set of nfiles files while it runs: each thread its own

@@ -50,6 +50,8 @@ static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
 
 int sbio_session_check(const struct sbio_config *cfg)
 {
+    if (cfg->memory_limit && sbio_cgroup_memory_check())
+        return -SBIO_EUSAGE;
     if (cfg->drop_caches && geteuid() != 0 && !sbio_procfs_is_fake()) {
         sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
         return -SBIO_EUSAGE;
@@ -125,6 +127,7 @@ struct session {
     struct sbio_target target;
     struct sbio_tune tune;
     struct sbio_cgroups cg;          /* the run's control groups (job groups, memory limit) */
+    struct sbio_memgroup mem;        /* --memory-limit's group, once made */
     bool created;                    /* seqwr made the set for this run */
     bool applied;                    /* the settings are in effect */
     json_t *env;                     /* the environment, read while the settings are in effect */
@@ -174,6 +177,23 @@ static int session_open(struct session *s, const struct sbio_config *cfg,
     return rc;
 }
 
+/* --memory-limit: this process, every thread, into a memory group with the limit, before the
+ * set's pages are dropped and the run starts (pages cached before stay charged where they
+ * were). 0 or -errno (message printed, the groups made removed). */
+static int session_memory_limit(struct session *s)
+{
+    int rc = sbio_cgroup_memory_limit(&s->cg, s->cfg->memory_limit, &s->mem);
+    if (!rc)
+        return 0;
+    char b[32];
+    sbio_err("--memory-limit=%s: cannot set the limit%s%s: %s",
+             sbio_fmt_bytes(b, sizeof(b), s->cfg->memory_limit), s->mem.dir[0] ? " on " : "",
+             s->mem.dir, strerror(-rc));
+    sbio_cgroups_remove(&s->cg);
+    s->mem.version = SBIO_CGROUP_NONE;
+    return rc;
+}
+
 /* Apply this host's settings, once every check passed. Under MPI each host's leader alone
  * changes the host's device settings and drops its caches; alone, this process is the
  * leader. 0 or -errno (message printed, nothing left changed). */
@@ -185,6 +205,8 @@ static int session_apply(struct session *s)
     const struct sbio_config *cfg = s->cfg;
     int rc = sbio_tune_apply(&s->tune, &s->target, s->topo->host_leader ? cfg->scheduler : NULL,
                              cfg->queue, s->topo->host_leader ? cfg->nqueue : 0, s->text);
+    if (!rc && cfg->memory_limit && (rc = session_memory_limit(s)))
+        sbio_tune_restore(&s->tune);
     s->applied = !rc;
     return rc;
 }
@@ -273,6 +295,7 @@ static int session_ready(void *ctx)
     struct session *s = l->s;
     sbio_report_header(s->text, l->cfg, s->topo, &s->fs, l->seed);
     fputs(l->note, s->text);
+    sbio_report_memgroup(s->text, &s->mem, s->cfg->invalidate || s->cfg->drop_caches);
     session_describe(s, l->want_env);
     int rc = s->cfg->drop_caches && s->topo->host_leader ? session_drop_caches(s) : 0;
     fflush(s->text);
@@ -504,6 +527,7 @@ static void session_rank_job(struct session_job *j, struct session *s, const str
     j->env.fs = &s->fs;
     j->env.created = s->created;
     j->env.target = &s->target;
+    j->env.memgroup = &s->mem;
 }
 
 /* Run the rank's job, meeting the other ranks at each phase boundary. */
@@ -813,7 +837,8 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         rc = session_job_declared(&jobs[k], ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
         before += p->jobs[k].threads;
-        jobs[k].env = (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target};
+        jobs[k].env =
+            (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
         session_interim(&jobs[k], ses->cfg, NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
@@ -891,6 +916,20 @@ static int session_check_ioprio(const struct sbio_config *cfg, const struct sbio
     return rc;
 }
 
+/* Whether the script starts on a cold set: its first phase drops the page cache, or all its
+ * jobs drop the set's pages. Pages cached before it are then gone, and every page the script
+ * reads afterwards is charged to its memory group. */
+static bool session_script_cold(const struct sbio_script *s)
+{
+    if (!s->nphases)
+        return false;
+    const struct sbio_script_phase *p = &s->phases[0];
+    bool inval = p->njobs > 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        inval = inval && p->jobs[k].invalidate;
+    return p->drop_caches || inval;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -918,6 +957,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
             " (repeat with --rand-seed=%" PRIu64 ")\n",
             SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses.fs.nfiles,
             sbio_fmt_bytes(b, sizeof(b), ses.fs.bytes), seed, seed);
+    sbio_report_memgroup(text, &ses.mem, session_script_cold(s));
     /* The report hook reads the same document JSON output writes. */
     bool want_doc = doc || s->has_report;
     session_describe(&ses, want_doc);

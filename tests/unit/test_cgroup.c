@@ -21,6 +21,7 @@
 #include "cgroup.h"
 #include "helpers.h"
 #include "sysblock.h"
+#include "util.h"
 
 struct fake {
     char dir[512];        /* the test's folder */
@@ -330,6 +331,126 @@ static void test_cgroup_of(void **state)
     assert_int_equal(sbio_cgroup_of(&h, 77, 79, buf, sizeof(buf)), -ENOENT);
 }
 
+/* --memory-limit on v2: memory enabled at the root (recorded: sbio changed a folder it did not
+ * make) and in sbio.PID, memory.max on sbio.PID, the process in sbio.PID/main; all of it
+ * undone by remove. */
+static void test_v2_memory_limit(void **state)
+{
+    struct fake *f = *state;
+    put(f->cg, "cgroup.controllers", "cpu io memory pids\n");
+    put(f->cg, "cgroup.subtree_control", "cpu\n");
+    put(f->cg, "cgroup.procs", "");
+    self_cgroup(f, "0::/\n");
+    assert_int_equal(sbio_cgroup_memory_check(), 0);
+    struct sbio_cgroups cg;
+    struct sbio_memgroup mg;
+    sbio_cgroups_init(&cg);
+    assert_int_equal(sbio_cgroup_memory_limit(&cg, 256ULL << 20, &mg), 0);
+    char top[PATH_MAX * 2], main_dir[PATH_MAX * 3], buf[256], pid[32];
+    snprintf(top, sizeof(top), "%s/sbio.%d", f->cg, (int)getpid());
+    pathf(main_dir, sizeof(main_dir), "%s/%s", top, "main");
+    assert_int_equal(mg.version, SBIO_CGROUP_V2);
+    assert_string_equal(mg.dir, top);
+    assert_string_equal(mg.leaf, main_dir);
+    assert_int_equal(mg.limit, 256ULL << 20);
+    assert_string_equal(mg.file, "memory.max");
+    get(top, "memory.max", buf, sizeof(buf));
+    assert_string_equal(buf, "268435456");
+    get(f->cg, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "+memory");
+    get(top, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "+memory");
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    get(main_dir, "cgroup.procs", buf, sizeof(buf));
+    assert_string_equal(buf, pid);
+    /* memory.high is the kernel's: not written. */
+    pathf(buf, sizeof(buf), "%s/%s", top, "memory.high");
+    assert_int_equal(access(buf, F_OK), -1);
+    assert_int_equal(cg.nenabled, 1);
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+    assert_false(is_dir(top));
+    get(f->cg, "cgroup.procs", buf, sizeof(buf));
+    assert_string_equal(buf, pid);
+    get(f->cg, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "-memory");
+}
+
+/* --memory-limit on v1: sbio.PID under the process's own memory group, memory.limit_in_bytes
+ * on it, the process in it; the swap limit left alone. */
+static void test_v1_memory_limit(void **state)
+{
+    struct fake *f = *state;
+    char own[PATH_MAX * 2], buf[256], pid[32];
+    pathf(own, sizeof(own), "%s/%s", f->cg, "memory/process_api/x");
+    mkdir_p(own);
+    self_cgroup(f, "7:blkio:/\n4:memory:/process_api/x\n0::/\n");
+    struct sbio_cgroups cg;
+    struct sbio_memgroup mg;
+    sbio_cgroups_init(&cg);
+    assert_int_equal(sbio_cgroup_memory_limit(&cg, 16ULL << 20, &mg), 0);
+    assert_int_equal(mg.version, SBIO_CGROUP_V1);
+    char top[PATH_MAX * 3];
+    snprintf(top, sizeof(top), "%s/sbio.%d", own, (int)getpid());
+    assert_string_equal(mg.dir, top);
+    assert_string_equal(mg.leaf, top);
+    assert_string_equal(mg.file, "memory.limit_in_bytes");
+    get(top, "memory.limit_in_bytes", buf, sizeof(buf));
+    assert_string_equal(buf, "16777216");
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    get(top, "cgroup.procs", buf, sizeof(buf));
+    assert_string_equal(buf, pid);
+    pathf(buf, sizeof(buf), "%s/%s", top, "memory.memsw.limit_in_bytes");
+    assert_int_equal(access(buf, F_OK), -1);
+    assert_int_equal(cg.nenabled, 0);
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+    assert_false(is_dir(top));
+    get(own, "cgroup.procs", buf, sizeof(buf));
+    assert_string_equal(buf, pid);
+}
+
+/* Without a memory controller the check says which one is missing, and nothing is made. */
+static void test_memory_missing(void **state)
+{
+    struct fake *f = *state;
+    put(f->cg, "cgroup.controllers", "cpu io pids\n");
+    self_cgroup(f, "0::/\n");
+    struct capture c;
+    char buf[512];
+    cap_begin(&c);
+    int rc = sbio_cgroup_memory_check();
+    cap_end(&c, buf, sizeof(buf));
+    assert_int_equal(rc, -SBIO_EUSAGE);
+    assert_has(buf, "no memory controller");
+    assert_int_equal(access(f->state, F_OK), -1);
+}
+
+/* memory.stat's page-cache figures: v2's names, v1's totals before its own figures. */
+static void test_memstat(void **state)
+{
+    struct fake *f = *state;
+    struct sbio_memstat ms;
+    put(f->cg, "memory.stat",
+        "anon 4096\nfile 1048576\nkernel 0\nfile_mapped 0\nfile_dirty 8192\n"
+        "file_writeback 4096\nshmem 0\n");
+    assert_int_equal(sbio_cgroup_memstat(f->cg, &ms), 0);
+    assert_int_equal(ms.file, 1048576);
+    assert_int_equal(ms.dirty, 8192);
+    assert_int_equal(ms.writeback, 4096);
+    put(f->cg, "memory.stat",
+        "cache 100\nrss 5\ndirty 7\nwriteback 1\ntotal_cache 200\ntotal_rss 5\n"
+        "total_dirty 14\ntotal_writeback 2\n");
+    assert_int_equal(sbio_cgroup_memstat(f->cg, &ms), 0);
+    assert_int_equal(ms.file, 200);
+    assert_int_equal(ms.dirty, 14);
+    assert_int_equal(ms.writeback, 2);
+    put(f->cg, "memory.stat", "cache 100\nrss 5\ndirty 7\nwriteback 1\n");
+    assert_int_equal(sbio_cgroup_memstat(f->cg, &ms), 0);
+    assert_int_equal(ms.file, 100);
+    assert_int_equal(ms.dirty, 7);
+    put(f->cg, "memory.stat", "anon 4096\nfile 1\n");
+    assert_int_equal(sbio_cgroup_memstat(f->cg, &ms), -EBADMSG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +461,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recover_after_kill, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mountinfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cgroup_of, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_memory_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_memory_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memstat, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

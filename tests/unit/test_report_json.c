@@ -175,7 +175,7 @@ static const struct fspec config_spec[] = {
     {"queue", JT_ARR_STR},        {"drop_caches", JT_BOOL},
     {"invalidate", JT_BOOL},      {"fadvise", JT_STR},
     {"random_order", JT_STR},     {"ioprio", JT_STR},
-    {"percentile", JT_INT},
+    {"percentile", JT_INT},       {"memory_limit_bytes", JT_INT},
 };
 static const struct fspec env_spec[] = {
     {"kernel", JT_STR},  {"machine", JT_STR},   {"hostname", JT_STR},
@@ -214,6 +214,7 @@ static const struct fspec result_spec[] = {
     {"ioprio", JT_STR},
     {"invalidation", JT_OBJ_NULL},
     {"page_cache", JT_OBJ_NULL},
+    {"memory_group", JT_OBJ_NULL},
     {"reads_from_page_cache", JT_BOOL},
     {"samples", JT_ARR},
     {"seqwr_completed_bytes", JT_INT},
@@ -267,6 +268,12 @@ static const struct fspec cache_state_spec[] = {
     {"writeback_pages", JT_INT},        {"evicted_pages", JT_INT},
     {"recently_evicted_pages", JT_INT},
 };
+static const struct fspec memgroup_spec[] = {
+    {"limit_bytes", JT_INT}, {"cgroup", JT_STR},     {"limit_file", JT_STR},
+    {"group", JT_STR},       {"start", JT_OBJ_NULL}, {"end", JT_OBJ_NULL},
+};
+static const struct fspec memstat_spec[] = {
+    {"file_bytes", JT_INT}, {"dirty_bytes", JT_INT}, {"writeback_bytes", JT_INT}};
 static const struct fspec sample_spec[] = {{"t_s", JT_NUM},   {"duration_s", JT_NUM},
                                            {"read", JT_OBJ},  {"write", JT_OBJ},
                                            {"fsync", JT_OBJ}, {"rmw", JT_OBJ}};
@@ -1674,6 +1681,8 @@ static const struct {
     {"### `result`", "devices", res_dev_spec + 1, N(res_dev_spec) - 1},
     {"### `result`", "page_cache", cache_spec, N(cache_spec)},
     {"### `result`", "page_cache", cache_state_spec, N(cache_state_spec)},
+    {"### `result`", "memory_group", memgroup_spec, N(memgroup_spec)},
+    {"### `result`", "memory_group", memstat_spec, N(memstat_spec)},
     {"### `result`", "samples", sample_spec, N(sample_spec)},
     {"### `result`", "samples", sample_op_spec, N(sample_op_spec)},
     {"### `op_types.", "latency", latency_spec, N(latency_spec)},

@@ -9,6 +9,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "fileset.h"
@@ -17,6 +19,7 @@
 #include "report.h"
 #include "script.h"
 #include "session.h"
+#include "sysblock.h"
 #include "topology.h"
 #include "util.h"
 
@@ -204,12 +207,120 @@ static void test_script_phases(void **state)
     json_decref(doc);
 }
 
+/* A fake cgroup v2 root (SBIO_CGROUP_ROOT) offering controllers ctrls, and a state folder,
+ * under g_dir; root gets the root's path. */
+static void fake_cgroup_root(char *root, size_t len, const char *ctrls)
+{
+    char p[PATH_MAX * 2];
+    snprintf(root, len, "%s/cg", g_dir);
+    assert_true(!mkdir(root, 0755) || errno == EEXIST);
+    snprintf(p, sizeof(p), "%s/cgroup.controllers", root);
+    write_file(p, ctrls);
+    snprintf(p, sizeof(p), "%s/cgroup.subtree_control", root);
+    write_file(p, "");
+    snprintf(p, sizeof(p), "%s/cgroup.procs", root);
+    write_file(p, "");
+    setenv("SBIO_CGROUP_ROOT", root, 1);
+    snprintf(p, sizeof(p), "%s/state", g_dir);
+    setenv("SBIO_STATE_DIR", p, 1);
+}
+
+static void fake_cgroup_done(void)
+{
+    unsetenv("SBIO_CGROUP_ROOT");
+    unsetenv("SBIO_STATE_DIR");
+}
+
+/* --memory-limit on a fake v2 root: the header and the document name the limit and the
+ * group, the group's memory.stat is read at the start and end of the measured phase, and
+ * afterwards the process is back in the root, the group gone, memory disabled again. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    char root[PATH_MAX + 16], top[PATH_MAX * 2], p[PATH_MAX * 3], buf[256];
+    fake_cgroup_root(root, sizeof(root), "cpu io memory\n");
+    /* sbio.PID made beforehand, with the memory.stat the kernel would give it. */
+    snprintf(top, sizeof(top), "%s/sbio.%d", root, (int)getpid());
+    assert_int_equal(mkdir(top, 0755), 0);
+    snprintf(p, sizeof(p), "%s/memory.stat", top);
+    write_file(p, "anon 0\nfile 1048576\nfile_dirty 4096\nfile_writeback 0\n");
+    struct sbio_config cfg;
+    char err[MSG_MAX], text[MSG_MAX];
+    assert_int_equal(parse_args(&cfg,
+                                ARGV("run", g_set, "--file-num=2", "--file-total-size=2M",
+                                     "--file-test-mode=rndrd", "--ioengine=null", "--events=100",
+                                     "--time=0", "--memory-limit=64M"),
+                                err, sizeof(err)),
+                     0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+    json_t *doc = NULL;
+    assert_int_equal(run_plain(&cfg, text, err, &doc), 0);
+    assert_non_null(doc);
+    snprintf(p, sizeof(p), "Memory limit: 64 MiB (cgroup v2 memory.max, %s)\n", top);
+    assert_has(text, p);
+    assert_has(text, "stay charged outside the group");
+    assert_has(text, "Page cache of the memory group (limit 64 MiB): at start 1 MiB, 4 KiB dirty; "
+                     "at end 1 MiB, 4 KiB dirty, 0 B under writeback");
+    assert_int_equal(doc_int(doc, "config.memory_limit_bytes"), 64 << 20);
+    assert_int_equal(doc_int(doc, "result.memory_group.limit_bytes"), 64 << 20);
+    assert_int_equal(doc_int(doc, "result.memory_group.start.file_bytes"), 1 << 20);
+    assert_int_equal(doc_int(doc, "result.memory_group.end.dirty_bytes"), 4096);
+    assert_string_equal(json_string_value(sbio_json_get(doc, "result.memory_group.cgroup")), "v2");
+    assert_string_equal(json_string_value(sbio_json_get(doc, "result.memory_group.limit_file")),
+                        "memory.max");
+    assert_string_equal(json_string_value(sbio_json_get(doc, "result.memory_group.group")), top);
+    json_decref(doc);
+    assert_int_equal(access(top, F_OK), -1);
+    snprintf(p, sizeof(p), "%s/cgroup.procs", root);
+    assert_int_equal(sbio_sysblock_read_file(p, buf, sizeof(buf)), 0);
+    char pid[32];
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    assert_string_equal(buf, pid);
+    snprintf(p, sizeof(p), "%s/cgroup.subtree_control", root);
+    assert_int_equal(sbio_sysblock_read_file(p, buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "-memory");
+    snprintf(p, sizeof(p), "%s/state/sbio.%d.cgroups", g_dir, (int)getpid());
+    assert_int_equal(access(p, F_OK), -1);
+    fake_cgroup_done();
+}
+
+/* Without a memory controller: refused before anything is made, one line naming it. */
+static void test_memory_limit_missing(void **state)
+{
+    (void)state;
+    char root[PATH_MAX + 16], p[PATH_MAX * 2];
+    fake_cgroup_root(root, sizeof(root), "cpu io\n");
+    struct sbio_config cfg;
+    char err[MSG_MAX], text[MSG_MAX];
+    assert_int_equal(parse_args(&cfg,
+                                ARGV("run", g_set, "--file-num=2", "--file-total-size=2M",
+                                     "--file-test-mode=rndrd", "--ioengine=null", "--events=10",
+                                     "--memory-limit=1G"),
+                                err, sizeof(err)),
+                     0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+    json_t *doc = NULL;
+    assert_int_equal(run_plain(&cfg, text, err, &doc), -SBIO_EUSAGE);
+    assert_null(doc);
+    assert_has(err, "--memory-limit: this kernel offers no memory controller");
+    assert_non_null(strchr(err, '\n'));
+    assert_null(strchr(strchr(err, '\n') + 1, '\n')); /* one line */
+    assert_int_equal(text[0], 0);
+    snprintf(p, sizeof(p), "%s/sbio.%d", root, (int)getpid());
+    assert_int_equal(access(p, F_OK), -1);
+    snprintf(p, sizeof(p), "%s/state/sbio.%d.cgroups", g_dir, (int)getpid());
+    assert_int_equal(access(p, F_OK), -1);
+    fake_cgroup_done();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_run),
         cmocka_unit_test(test_plain_refused),
         cmocka_unit_test(test_script_phases),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_memory_limit_missing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
