@@ -691,6 +691,7 @@ static int session_job_declared(struct session_job *j, const struct sbio_config 
     session_job_view(&j->view, base, p, k, total_threads, threads_before, seed);
     sbio_job_from_config(job, &j->view);
     job->name = sj->name;
+    job->group = sj->group;
     job->think_us = sj->think_us;
     job->max_len = 0; /* a mix's or event job's largest request */
     for (unsigned b = 0; b < sj->nblocks; b++)
