@@ -14,6 +14,7 @@
 #include "environment.h"
 #include "fileset.h"
 #include "job.h"
+#include "jobproc.h"
 #include "mix.h"
 #include "mpi.h"
 #include "engine.h"
@@ -263,6 +264,9 @@ struct session_job {
     int rc;
     pthread_t tid;
     char block_what[160]; /* which declaration set the block size */
+    struct sbio_cgroup_job group; /* its I/O group for the phase (version NONE: none) */
+    char group_desc[PATH_MAX + 256]; /* the group as the kernel shows it, for the report */
+    struct sbio_jobproc proc;        /* a job in a v2 group: its process */
 };
 
 /* The threads are up, their files open: the header and the environment, then the caches
@@ -392,21 +396,45 @@ static void *session_job_main(void *arg)
 /* Run a phase's jobs side by side, each on its own threads; they start together. A single
  * job runs on this thread (the MPI calls of its meetings must come from the main thread).
  * 0, or -EAGAIN when a job could not be started (*started say how many were). */
+static bool session_job_forks(const struct session_job *j)
+{
+    return j->group.version == SBIO_CGROUP_V2;
+}
+
+/* A job in a cgroup v2 group runs in a process of its own, forked before any thread job
+ * starts (a fork copies only the forking thread); the others run as threads. */
 static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started)
 {
-    if (n == 1) {
-        session_job_main(&jobs[0]);
-        *started = 1;
-        return 0;
-    }
+    unsigned nthr = 0, forked = 0;
     int rc = 0;
-    for (*started = 0; *started < n; (*started)++)
-        if (pthread_create(&jobs[*started].tid, NULL, session_job_main, &jobs[*started])) {
+    for (*started = 0; *started < n; (*started)++) {
+        struct session_job *j = &jobs[*started];
+        if (!session_job_forks(j)) {
+            nthr++;
+        } else if (!(rc = sbio_jobproc_start(&j->proc, &j->job, &j->env, j->group.dir))) {
+            forked |= 1u << *started;
+        } else {
+            sbio_err("job %s: fork: %s", j->job.name, strerror(-rc));
+            break;
+        }
+    }
+    for (*started = rc ? *started : 0; !rc && *started < n; (*started)++) {
+        struct session_job *j = &jobs[*started];
+        if (session_job_forks(j))
+            continue;
+        if (nthr == 1) /* alone, on this thread */
+            session_job_main(j);
+        else if (pthread_create(&j->tid, NULL, session_job_main, j)) {
             rc = -EAGAIN;
             break;
         }
-    for (unsigned k = 0; k < *started; k++)
-        pthread_join(jobs[k].tid, NULL);
+    }
+    for (unsigned k = 0; k < *started && nthr > 1; k++)
+        if (!session_job_forks(&jobs[k]))
+            pthread_join(jobs[k].tid, NULL);
+    for (unsigned k = 0; k < n; k++)
+        if (forked & (1u << k))
+            sbio_jobproc_finish(&jobs[k].proc, jobs[k].job.name, &jobs[k].res, &jobs[k].rc);
     return rc;
 }
 
@@ -734,6 +762,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                 : p->jobs[k].fsync_end ? ", fsync at end"
                                        : ", no fsync at end",
                 with);
+        if (jobs[k].group_desc[0])
+            fprintf(ses->text, "Group: %s\n", jobs[k].group_desc);
         sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
@@ -762,6 +792,24 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     if (want_doc)
         json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
     free(tot.per_thread);
+}
+
+/* The phase's job groups, made under the session's sbio.PID folder (recorded in its state
+ * file) with their settings written and read back. 0 or -errno (said). */
+static int session_make_groups(struct session *ses, const struct sbio_script_phase *p,
+                               struct session_job *jobs)
+{
+    for (unsigned k = 0; k < p->njobs; k++) {
+        if (!p->jobs[k].group.set)
+            continue;
+        int rc = sbio_cgroup_job_make(&ses->cg, &p->jobs[k].group, p->jobs[k].name,
+                                      &ses->target, &jobs[k].group, jobs[k].group_desc,
+                                      sizeof(jobs[k].group_desc));
+        if (rc)
+            return rc;
+        jobs[k].env.group = &jobs[k].group;
+    }
+    return 0;
 }
 
 /* Phase pi of script s: its jobs side by side, then their reports. A phase the system
@@ -795,8 +843,13 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     char note[256] = "";
     if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
         fputs(note, ses->text);
+    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
+    if (!rc)
+        rc = session_make_groups(ses, p, jobs);
     if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
         sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+    if (sbio_cgroups_remove_to(&ses->cg, mark))
+        sbio_err("some control groups could not be removed; run sbio restore as root");
     for (unsigned k = 0; k < started && !rc; k++)
         rc = jobs[k].rc;
     json_t *pj = json_pack("{s:s}", "name", p->name);
@@ -850,6 +903,18 @@ static int session_check_verify(const struct sbio_script *s)
     return 0;
 }
 
+/* Every job's group checked before anything is made (cgroup.h). 0 or -SBIO_EUSAGE (message
+ * printed). */
+static int session_check_groups(const struct session *ses, const struct sbio_script *s)
+{
+    int rc = 0;
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++)
+            rc = sbio_cgroup_spec_check(&s->phases[pi].jobs[k].group, s->phases[pi].jobs[k].name,
+                                        &ses->target);
+    return rc;
+}
+
 /* Every job's I/O priority (its own, else the command line's) tried before the header: the
  * realtime class without the privilege is refused then, not phase by phase. 0 or
  * -SBIO_EUSAGE (message printed). */
@@ -878,6 +943,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s))
         return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
+    if (!rc)
+        rc = session_check_groups(&ses, s);
     if (!rc)
         rc = session_apply(&ses);
     if (rc) {
