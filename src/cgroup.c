@@ -879,12 +879,14 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
     return cgroup_job_settings(out, g, t, job, desc, len);
 }
 
-/* v1: the "MAJ:MIN Read N" and "MAJ:MIN Write N" lines of file, summed over g's devices. */
+/* v1: the "MAJ:MIN Read N" and "MAJ:MIN Write N" lines of file, summed over g's devices.
+ * 0, -ENODATA when the file has no line of theirs, or the read's -errno. */
 static int cgroup_io_v1(const struct sbio_cgroup_job *g, const char *file, uint64_t *rd,
                         uint64_t *wr)
 {
     char buf[8192];
     int rc = sbio_cgroup_read(g->dir, file, buf, sizeof(buf));
+    bool seen = false;
     *rd = *wr = 0;
     for (char *save = NULL, *l = rc ? NULL : strtok_r(buf, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
@@ -897,9 +899,10 @@ static int cgroup_io_v1(const struct sbio_cgroup_job *g, const char *file, uint6
             if (g->major[d] == ma && g->minor[d] == mi) {
                 *rd += strcmp(op, "Read") ? 0 : v;
                 *wr += strcmp(op, "Write") ? 0 : v;
+                seen = true;
             }
     }
-    return rc;
+    return rc ? rc : seen ? 0 : -ENODATA;
 }
 
 /* v2: io.stat's rbytes, wbytes, rios, wios of g's devices, summed. */
@@ -928,8 +931,22 @@ static int cgroup_io_v2(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *
 int sbio_cgroup_io_read(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *io)
 {
     memset(io, 0, sizeof(*io));
-    if (g->version == SBIO_CGROUP_V2)
+    if (g->version == SBIO_CGROUP_V2) {
+        snprintf(io->source, sizeof(io->source), "io.stat");
         return cgroup_io_v2(g, io);
-    int rc = cgroup_io_v1(g, "blkio.throttle.io_service_bytes", &io->rbytes, &io->wbytes);
-    return rc ? rc : cgroup_io_v1(g, "blkio.throttle.io_serviced", &io->rios, &io->wios);
+    }
+    static const char *const from[] = {"throttle", "bfq"};
+    int rc = -ENODATA;
+    for (unsigned i = 0; i < 2 && rc == -ENODATA; i++) {
+        char b[40], n[40];
+        snprintf(b, sizeof(b), "blkio.%s.io_service_bytes", from[i]);
+        snprintf(n, sizeof(n), "blkio.%s.io_serviced", from[i]);
+        snprintf(io->source, sizeof(io->source), "%s, io_serviced", b);
+        rc = cgroup_io_v1(g, b, &io->rbytes, &io->wbytes);
+        if (!rc)
+            rc = cgroup_io_v1(g, n, &io->rios, &io->wios);
+    }
+    if (rc == -ENODATA) /* no line for the devices yet: nothing counted */
+        io->source[0] = 0;
+    return rc == -ENODATA ? 0 : rc;
 }

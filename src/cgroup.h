@@ -108,11 +108,15 @@ int sbio_cgroups_remove_to(struct sbio_cgroups *cg, unsigned mark);
  * The number of folders removed, or -errno. */
 int sbio_cgroup_recover(bool verbose);
 
-/* The kernel's own I/O counters of a group, summed over devices: v1
- * blkio.throttle.io_service_bytes / io_serviced (counted as requests enter the block layer,
- * whatever the scheduler), v2 io.stat rbytes, wbytes, rios, wios. */
+/* The kernel's own I/O counters of a group, summed over devices, and the files they come
+ * from: v2 io.stat rbytes, wbytes, rios, wios; v1 blkio.throttle.io_service_bytes /
+ * io_serviced (bios as they enter the block layer, whatever the scheduler; since Linux 6.9
+ * only on a device whose throttling a limit, in any group, has turned on), else, where those
+ * show nothing for the devices, blkio.bfq.io_service_bytes / io_serviced (requests bfq
+ * dispatched: only under bfq). */
 struct sbio_cgroup_io {
     uint64_t rbytes, wbytes, rios, wios;
+    char source[64];
 };
 
 /* A job's group as made for a phase: where it is and the devices its limits name and its
@@ -142,7 +146,9 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
                          const char *job, const struct sbio_target *t, struct sbio_cgroup_job *out,
                          char *desc, size_t len);
 
-/* The group's counters now, summed over its devices. 0 or -errno. */
+/* The group's counters now, summed over its devices. On v1 a file with no line for the
+ * devices has counted nothing (yet): when none has one, io is zeros with source "". 0 or
+ * -errno. */
 int sbio_cgroup_io_read(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *io);
 
 #endif

@@ -522,12 +522,15 @@ static void run_group_io(struct sbio_run_result *res, const struct sbio_cgroup_j
         return;
     snprintf(res->group_dir, sizeof(res->group_dir), "%.255s", grp->dir);
     res->group_version = grp->version;
-    res->have_group_io = gio && !sbio_cgroup_io_read(grp, g1);
+    /* A v1 group shows lines only once something was counted: none at the start is zeros. */
+    res->have_group_io = gio && !sbio_cgroup_io_read(grp, g1) && g1->source[0] &&
+                         (!g0->source[0] || !strcmp(g0->source, g1->source));
     if (res->have_group_io)
         res->group_io = (struct sbio_cgroup_io){.rbytes = g1->rbytes - g0->rbytes,
                                                 .wbytes = g1->wbytes - g0->wbytes,
                                                 .rios = g1->rios - g0->rios,
                                                 .wios = g1->wios - g0->wios};
+    snprintf(res->group_io.source, sizeof(res->group_io.source), "%s", g1->source);
 }
 
 /* The measured phase, with the device, cache and CPU figures around it. */
