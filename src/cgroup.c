@@ -880,7 +880,7 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
 }
 
 /* v1: the "MAJ:MIN Read N" and "MAJ:MIN Write N" lines of file, summed over g's devices.
- * 0, -ENODATA when the file has no line of theirs, or the read's -errno. */
+ * 0, -ENODATA when the file has no line of theirs (or is not there), or the read's -errno. */
 static int cgroup_io_v1(const struct sbio_cgroup_job *g, const char *file, uint64_t *rd,
                         uint64_t *wr)
 {
@@ -902,6 +902,8 @@ static int cgroup_io_v1(const struct sbio_cgroup_job *g, const char *file, uint6
                 seen = true;
             }
     }
+    if (rc == -ENOENT) /* blkio.bfq.* without bfq */
+        rc = -ENODATA;
     return rc ? rc : seen ? 0 : -ENODATA;
 }
 
