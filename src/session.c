@@ -460,6 +460,19 @@ static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_
     return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
 }
 
+/* A job's group as declared (0: not set), null without one. */
+static json_t *group_declared(const struct sbio_cgroup_spec *g)
+{
+    if (!g->set)
+        return json_null();
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I}", "weight", (json_int_t)g->weight,
+                     "bfq_weight", (json_int_t)g->bfq_weight, "rbps", (json_int_t)g->rbps, "wbps",
+                     (json_int_t)g->wbps, "riops", (json_int_t)g->riops, "wiops",
+                     (json_int_t)g->wiops, "device",
+                     g->max_dev[0] ? json_string(g->max_dev) : json_null(), "latency_us",
+                     (json_int_t)g->latency_us);
+}
+
 /* A job as the script declared it, for the JSON beside its result (the result's config
  * describes the run, and a mix is no sysbench mode). */
 static json_t *job_declared(const struct sbio_script_job *sj)
@@ -478,6 +491,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
     char prio[24];
     json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
+    json_object_set_new(d, "group", group_declared(&sj->group));
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));
