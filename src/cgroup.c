@@ -712,7 +712,7 @@ static const struct {
 
 static uint64_t cgroup_set_value(const struct sbio_cgroup_spec *g, int k)
 {
-    const uint64_t v[CG_NSET] = {g->weight, g->bfq_weight, g->rbps, g->wbps,
+    const uint64_t v[CG_NSET] = {g->weight, g->bfq_weight, g->rbps,      g->wbps,
                                  g->riops,  g->wiops,      g->latency_us};
     return v[k];
 }
@@ -772,8 +772,7 @@ static int cgroup_write_set(const char *dir, bool v1, const struct sbio_cgroup_s
         }
         rc = sbio_cgroup_write(dir, file, line);
         if (rc)
-            sbio_err("job %s: writing \"%s\" to %s/%s: %s%s", job, line, dir, file,
-                     strerror(-rc),
+            sbio_err("job %s: writing \"%s\" to %s/%s: %s%s", job, line, dir, file, strerror(-rc),
                      rc == -ENOENT && k == CG_BFQ ? " (bfq is not loaded: modprobe bfq)" : "");
     }
     return rc;
@@ -807,11 +806,13 @@ static int cgroup_read_set(const char *dir, bool v1, const struct sbio_cgroup_sp
     return 0;
 }
 
-/* A job name as a folder name: letters, digits, '-', '_' and '.' kept, the rest '_'. */
-static void cgroup_folder_name(const char *job, char *out, size_t len)
+/* A job name as a folder name: letters, digits, '-', '_' and '.' kept, the rest '_'; a
+ * name another job of this process made already ("a b" and "a_b") gets "-2", "-3", …. */
+static void cgroup_folder_name(const struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h,
+                               const char *job, char *out, size_t len)
 {
     size_t i = 0;
-    for (; job[i] && i + 1 < len; i++) {
+    for (; job[i] && i + 8 < len; i++) {
         char c = job[i];
         bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '-' || c == '_' || (c == '.' && i > 0);
@@ -820,12 +821,20 @@ static void cgroup_folder_name(const char *job, char *out, size_t len)
     out[i] = 0;
     if (!i)
         snprintf(out, len, "job");
+    char path[PATH_MAX * 2];
+    size_t n = strlen(out);
+    for (unsigned k = 2;; k++) {
+        snprintf(path, sizeof(path), "%s/sbio.%d/%s",
+                 h->version == SBIO_CGROUP_V2 ? h->mount : h->own, (int)getpid(), out);
+        if (!cgroup_made(cg, path) || k > 99)
+            return;
+        snprintf(out + n, len - n, "-%u", k);
+    }
 }
 
 /* The settings written and read back, described into desc. */
 static int cgroup_job_settings(const struct sbio_cgroup_job *j, const struct sbio_cgroup_spec *g,
-                               const struct sbio_target *t, const char *job, char *desc,
-                               size_t len)
+                               const struct sbio_target *t, const char *job, char *desc, size_t len)
 {
     bool v1 = j->version == SBIO_CGROUP_V1;
     char mm[SBIO_MAX_DEVS][24];
@@ -853,17 +862,18 @@ static int cgroup_job_settings(const struct sbio_cgroup_job *j, const struct sbi
     return rc;
 }
 
-int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g,
-                         const char *job, const struct sbio_target *t, struct sbio_cgroup_job *out,
-                         char *desc, size_t len)
+int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
+                         const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
+                         size_t len)
 {
     memset(out, 0, sizeof(*out));
     struct sbio_cgroup_hier h;
-    char name[64];
-    cgroup_folder_name(job, name, sizeof(name));
+    char name[72];
     int rc = sbio_cgroup_find("io", &h);
-    if (!rc)
+    if (!rc) {
+        cgroup_folder_name(cg, &h, job, name, sizeof(name));
         rc = sbio_cgroups_make(cg, &h, "io", name, out->dir, sizeof(out->dir));
+    }
     if (rc) {
         sbio_err("job %s: making its control group in %s: %s", job,
                  h.mount[0] ? h.mount : "the io controller's hierarchy", strerror(-rc));
@@ -916,8 +926,8 @@ static int cgroup_io_v2(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *
          l = strtok_r(NULL, "\n", &save)) {
         unsigned ma, mi;
         unsigned long long rb, wb, ri, wi;
-        if (sscanf(l, "%u:%u rbytes=%llu wbytes=%llu rios=%llu wios=%llu", &ma, &mi, &rb, &wb,
-                   &ri, &wi) != 6)
+        if (sscanf(l, "%u:%u rbytes=%llu wbytes=%llu rios=%llu wios=%llu", &ma, &mi, &rb, &wb, &ri,
+                   &wi) != 6)
             continue;
         for (unsigned d = 0; d < g->ndev; d++)
             if (g->major[d] == ma && g->minor[d] == mi) {

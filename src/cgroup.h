@@ -142,9 +142,9 @@ int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
  * devices. What the kernel then shows is described into desc ("/sys/fs/cgroup/blkio/sbio.1/
  * reader (cgroup v1 blkio): bfq_weight 800, rbps 20 MiB/s on 7:0"). 0 or -errno, with one
  * line said. */
-int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g,
-                         const char *job, const struct sbio_target *t, struct sbio_cgroup_job *out,
-                         char *desc, size_t len);
+int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
+                         const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
+                         size_t len);
 
 /* The group's counters now, summed over its devices. On v1 a file with no line for the
  * devices has counted nothing (yet): when none has one, io is zeros with source "". 0 or

@@ -437,11 +437,10 @@ static json_t *group_json(const struct sbio_run_result *res)
     return json_pack(
         "{s:s,s:s,s:o}", "path", res->group_dir, "hierarchy",
         res->group_version == SBIO_CGROUP_V1 ? "cgroup v1 blkio" : "cgroup v2 io", "kernel",
-        res->have_group_io
-            ? json_pack("{s:s,s:I,s:I,s:I,s:I}", "source", g->source, "read_bytes",
-                        (json_int_t)g->rbytes, "write_bytes", (json_int_t)g->wbytes, "reads",
-                        (json_int_t)g->rios, "writes", (json_int_t)g->wios)
-            : json_null());
+        res->have_group_io ? json_pack("{s:s,s:I,s:I,s:I,s:I}", "source", g->source, "read_bytes",
+                                       (json_int_t)g->rbytes, "write_bytes", (json_int_t)g->wbytes,
+                                       "reads", (json_int_t)g->rios, "writes", (json_int_t)g->wios)
+                           : json_null());
 }
 
 static json_t *cpu_json(const struct sbio_run_result *res, double secs)

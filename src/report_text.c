@@ -498,8 +498,7 @@ static void text_group(FILE *out, const struct sbio_run_result *res)
     fprintf(out,
             "Group counters (%s): read %s in %" PRIu64 " request%s, written %s in %" PRIu64
             " request%s; sbio: read %s in %" PRIu64 " op%s, wrote %s in %" PRIu64 " op%s\n",
-            g->source,
-            sbio_fmt_bytes(a, sizeof(a), g->rbytes), g->rios, g->rios == 1 ? "" : "s",
+            g->source, sbio_fmt_bytes(a, sizeof(a), g->rbytes), g->rios, g->rios == 1 ? "" : "s",
             sbio_fmt_bytes(b, sizeof(b), g->wbytes), g->wios, g->wios == 1 ? "" : "s",
             sbio_fmt_bytes(c, sizeof(c), sbio_stats_bytes_read(t)), rops, rops == 1 ? "" : "s",
             sbio_fmt_bytes(d, sizeof(d), sbio_stats_bytes_written(t)), wops, wops == 1 ? "" : "s");

@@ -299,8 +299,7 @@ static int group_latency(const char *s, uint64_t *us)
 
 /* A job's group = {weight, bfq_weight, max = {rbps, wbps, riops, wiops, device}, latency}
  * (the prelude has checked the names). 0 or -EINVAL (err said). */
-static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *err,
-                          size_t errlen)
+static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *err, size_t errlen)
 {
     struct sbio_cgroup_spec *g = &j->group;
     uint64_t w = 0, bw = 0;
@@ -325,8 +324,10 @@ static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *
         char lat[64] = "";
         field_str(L, gt, "latency", lat, sizeof(lat));
         if (!rc && lat[0] && group_latency(lat, &g->latency_us)) {
-            snprintf(err, errlen, "job %s: group latency '%s' is not valid; accepted: a time "
-                     "with its unit, e.g. \"500us\", \"5ms\"", j->name, lat);
+            snprintf(err, errlen,
+                     "job %s: group latency '%s' is not valid; accepted: a time "
+                     "with its unit, e.g. \"500us\", \"5ms\"",
+                     j->name, lat);
             rc = -EINVAL;
         }
     }

@@ -263,8 +263,8 @@ struct session_job {
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
-    char block_what[160]; /* which declaration set the block size */
-    struct sbio_cgroup_job group; /* its I/O group for the phase (version NONE: none) */
+    char block_what[160];            /* which declaration set the block size */
+    struct sbio_cgroup_job group;    /* its I/O group for the phase (version NONE: none) */
     char group_desc[PATH_MAX + 256]; /* the group as the kernel shows it, for the report */
     struct sbio_jobproc proc;        /* a job in a v2 group: its process */
 };
@@ -816,9 +816,9 @@ static int session_make_groups(struct session *ses, const struct sbio_script_pha
     for (unsigned k = 0; k < p->njobs; k++) {
         if (!p->jobs[k].group.set)
             continue;
-        int rc = sbio_cgroup_job_make(&ses->cg, &p->jobs[k].group, p->jobs[k].name,
-                                      &ses->target, &jobs[k].group, jobs[k].group_desc,
-                                      sizeof(jobs[k].group_desc));
+        int rc =
+            sbio_cgroup_job_make(&ses->cg, &p->jobs[k].group, p->jobs[k].name, &ses->target,
+                                 &jobs[k].group, jobs[k].group_desc, sizeof(jobs[k].group_desc));
         if (rc)
             return rc;
         jobs[k].env.group = &jobs[k].group;

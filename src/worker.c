@@ -600,8 +600,9 @@ static void worker_group(struct worker *w)
     const struct sbio_cgroup_job *g = w->run->env->group;
     int rc = sbio_cgroup_enter_thread(g->dir, 0);
     if (rc) {
-        snprintf(w->err_msg, sizeof(w->err_msg), "thread %u (tid %d): entering the group %.200s: %s",
-                 w->id, (int)gettid(), g->dir, strerror(-rc));
+        snprintf(w->err_msg, sizeof(w->err_msg),
+                 "thread %u (tid %d): entering the group %.200s: %s", w->id, (int)gettid(), g->dir,
+                 strerror(-rc));
         w->err = rc;
     }
 }

@@ -389,6 +389,11 @@ static void test_v2_job_group(void **state)
     assert_int_equal(sbio_cgroup_read(j.dir, "io.max", buf, sizeof(buf)), -ENOENT);
     assert_int_equal(sbio_cgroup_read(j.dir, "io.weight", buf, sizeof(buf)), -ENOENT);
     assert_non_null(strstr(desc, "(cgroup v2 io): bfq_weight 800"));
+    /* Another job whose name makes the same folder name gets one of its own. */
+    struct sbio_cgroup_job k;
+    assert_int_equal(sbio_cgroup_job_make(&cg, &one, "in_grp_x", &t, &k, desc, sizeof(desc)), 0);
+    snprintf(want, sizeof(want), "%s/sbio.%d/in_grp_x-2", f->cg, (int)getpid());
+    assert_string_equal(k.dir, want);
     assert_int_equal(sbio_cgroups_remove(&cg), 0);
     assert_false(is_dir(j.dir));
 }

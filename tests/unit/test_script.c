@@ -451,11 +451,12 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_script),   cmocka_unit_test(test_overrides),
-        cmocka_unit_test(test_bad_scripts),   cmocka_unit_test(test_names_and_defaults_from_c),
-        cmocka_unit_test(test_fsync_end),     cmocka_unit_test(test_mix_rmw),
-        cmocka_unit_test(test_access_fields), cmocka_unit_test(test_no_phase_and_missing),
-        cmocka_unit_test(test_ioprio_field),  cmocka_unit_test(test_group_field),  cmocka_unit_test(test_event_out_of_set),
+        cmocka_unit_test(test_good_script),      cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
+        cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_ioprio_field),     cmocka_unit_test(test_group_field),
+        cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
