@@ -862,6 +862,26 @@ static int cgroup_job_settings(const struct sbio_cgroup_job *j, const struct sbi
     return rc;
 }
 
+/* bfq_weight acts only where bfq schedules: a device of the set under another scheduler is
+ * said after desc. */
+static void cgroup_note_bfq(const struct sbio_cgroup_spec *g, const struct sbio_target *t,
+                            char *desc, size_t len)
+{
+    for (unsigned i = 0; g->bfq_weight && i < t->ndev; i++) {
+        char line[512], names[SBIO_MAX_SCHED][32];
+        int cur = -1;
+        if (sbio_sysblock_read(&t->dev[i], "scheduler", line, sizeof(line)))
+            continue;
+        int n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+        if (cur < 0 || cur >= n || !strcmp(names[cur], "bfq"))
+            continue;
+        size_t at = strlen(desc);
+        snprintf(desc + at, len - at, " (bfq_weight acts only under bfq: %s runs %s)",
+                 t->dev[i].name, names[cur]);
+        return;
+    }
+}
+
 int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
                          const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
                          size_t len)
@@ -886,7 +906,10 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
     }
     snprintf(desc, len, "%s (cgroup %s): ", out->dir,
              h.version == SBIO_CGROUP_V1 ? "v1 blkio" : "v2 io");
-    return cgroup_job_settings(out, g, t, job, desc, len);
+    rc = cgroup_job_settings(out, g, t, job, desc, len);
+    if (!rc)
+        cgroup_note_bfq(g, t, desc, len);
+    return rc;
 }
 
 /* v1: the "MAJ:MIN Read N" and "MAJ:MIN Write N" lines of file, summed over g's devices.
