@@ -310,4 +310,15 @@ for sig in INT TERM; do
 		"$(json_get "$TMP/v2$sig.json" phases.0.jobs.{0,1}.result.result.interrupted | paste -sd ' ')" "true true"
 	check "v2, SIG$sig: the reader measured its reads" awk "BEGIN { exit !($(json_get "$TMP/v2$sig.json" phases.0.jobs.0.result.result.op_types.read.ops) > 0) }"
 done
+# The job's process killed: the job fails saying how, the other job is reported, exit 1.
+start_run "$TMP/v2kill" run --script="$TMP/v2.lua" --dir="$V2SET" --time=3 -o "$TMP/v2kill.json"
+wait_for test -s "$FAKE/sbio.$BG/the_reader/cgroup.procs" || notok "the v2 group gets its process"
+CHILD=$(head -n1 "$FAKE/sbio.$BG/the_reader/cgroup.procs")
+kill -KILL "$CHILD"
+wait "$BG"
+eq "v2, the job's process killed: exit 1" "$?" 1
+check "it says the job's process was killed by SIGKILL" \
+	grep -q "job the reader: its process (pid $CHILD) was killed by signal 9" "$TMP/v2kill.err"
+eq "the other job measured its writes" \
+	"$(json_get "$TMP/v2kill.json" phases.0.jobs.1.result.result.interrupted)" false
 unset SBIO_CGROUP_ROOT
