@@ -118,11 +118,9 @@ void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, s
     }
 }
 
-enum axis_kind { AXIS_SCHEDULER, AXIS_QUEUE, AXIS_OPTION };
-
 struct axis {
     char key[64];
-    enum axis_kind kind;
+    enum sbio_compare_axis kind;
     size_t n;
     char *vals[MAX_VALUES];
 };
@@ -132,29 +130,65 @@ static const char *const fixed_opts[] = {
     "file-num", "file-total-size", "dir",   "filename",     "output", "output-format", "schedulers",
     "vary",     "repeat",          "order", "log-interval", "script", "file-per-rank", "metrics"};
 
-/* What the key of --vary KEY=LIST is. 0 or -EINVAL (message printed) for an option that
- * cannot vary. */
-static int axis_kind(struct axis *ax)
+/* Whether script (may be NULL) declares an option named key. */
+static bool script_declares(const struct sbio_script *script, const char *key)
 {
-    if (!strcmp(ax->key, "scheduler")) {
-        ax->kind = AXIS_SCHEDULER;
-        return 0;
+    for (unsigned i = 0; script && i < script->nopts; i++)
+        if (!strcmp(script->opts[i].name, key))
+            return true;
+    return false;
+}
+
+/* The script's file name, for messages. */
+static const char *script_name(const struct sbio_script *script)
+{
+    const char *base = strrchr(script->path, '/');
+    return base ? base + 1 : script->path;
+}
+
+/* What --vary can set, for the message of a key it cannot: the script's options by name. */
+static void vary_accepted(char *buf, size_t len, const struct sbio_script *script)
+{
+    snprintf(buf, len,
+             "scheduler, a queue knob such as read_ahead_kb or nr_requests, iosched/TUNABLE, "
+             "an option of sbio run such as file-block-size, file-test-mode, ioengine, threads");
+    if (!script || !script->nopts) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, ", or, with --script, an option the script declares%s",
+                 script ? " (this one declares none)" : "");
+        return;
     }
-    if (sbio_sysblock_knob_allowed(ax->key)) {
-        ax->kind = AXIS_QUEUE;
-        return 0;
+    size_t l = strlen(buf);
+    snprintf(buf + l, len - l, ", or an option of %.200s: ", script_name(script));
+    for (unsigned i = 0; i < script->nopts; i++) {
+        l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", script->opts[i].name);
     }
-    ax->kind = AXIS_OPTION;
+}
+
+int sbio_compare_axis_kind(const char *key, const struct sbio_script *script,
+                           enum sbio_compare_axis *kind)
+{
+    char acc[SBIO_SCRIPT_MAX_OPTS * 66 + 256]; /* every option's name */
+    *kind = script_declares(script, key)      ? SBIO_AXIS_SCRIPT
+            : !strcmp(key, "scheduler")       ? SBIO_AXIS_SCHEDULER
+            : sbio_sysblock_knob_allowed(key) ? SBIO_AXIS_QUEUE
+                                              : SBIO_AXIS_OPTION;
+    if (*kind != SBIO_AXIS_OPTION)
+        return 0;
+    bool fixed = false;
     for (size_t i = 0; i < sizeof(fixed_opts) / sizeof(fixed_opts[0]); i++)
-        if (!strcmp(ax->key, fixed_opts[i])) {
-            sbio_err("--vary %s: cannot vary between runs of one compare (it defines the "
-                     "file set, the output or the compare); accepted: a queue knob, "
-                     "iosched/TUNABLE, scheduler, or a workload option such as "
-                     "file-block-size, file-test-mode, ioengine, threads",
-                     ax->key);
-            return -EINVAL;
-        }
-    return 0;
+        fixed |= !strcmp(key, fixed_opts[i]);
+    if (!fixed && sbio_options_known(key, SBIO_C(SBIO_CMD_RUN)))
+        return 0;
+    vary_accepted(acc, sizeof(acc), script);
+    if (fixed)
+        sbio_err("--vary %s: cannot vary between runs of one compare (it defines the file set, "
+                 "the output or the compare); accepted: %s",
+                 key, acc);
+    else
+        sbio_err("--vary %s: nothing compare can vary has that name; accepted: %s", key, acc);
+    return -EINVAL;
 }
 
 /* One value v of --vary KEY=LIST into ax. 0, -EINVAL (message printed) or -ENOMEM. */
@@ -192,7 +226,8 @@ static int axis_values(struct axis *ax, const char *list)
     return rc;
 }
 
-static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list)
+static int axis_add(struct axis *axes, size_t *naxes, const char *key, const char *list,
+                    const struct sbio_script *script)
 {
     if (*naxes >= MAX_AXES) {
         sbio_err("--vary: at most %d axes", MAX_AXES);
@@ -206,7 +241,7 @@ static int axis_add(struct axis *axes, size_t *naxes, const char *key, const cha
     struct axis *ax = &axes[(*naxes)++];
     memset(ax, 0, sizeof(*ax));
     snprintf(ax->key, sizeof(ax->key), "%s", key);
-    int rc = axis_kind(ax);
+    int rc = sbio_compare_axis_kind(key, script, &ax->kind);
     return rc ? rc : axis_values(ax, list);
 }
 
@@ -215,6 +250,25 @@ static void axes_free(struct axis *axes, size_t naxes)
     for (size_t a = 0; a < naxes; a++)
         for (size_t i = 0; i < axes[a].n; i++)
             free(axes[a].vals[i]);
+}
+
+/* A script option's value in cfg, as --NAME=VALUE on the command line would give it (in place
+ * of the command line's own). name and value must outlive cfg. 0 or -EINVAL (message
+ * printed). */
+static int setting_script_opt(struct sbio_config *cfg, const char *name, const char *value)
+{
+    int i = 0;
+    while (i < cfg->nxopt && strcmp(cfg->xname[i], name))
+        i++;
+    if (i == SBIO_MAX_LIST) {
+        sbio_err("--vary %s: too many script options set (at most %d)", name, SBIO_MAX_LIST);
+        return -EINVAL;
+    }
+    cfg->xname[i] = name;
+    cfg->xvalue[i] = value;
+    if (i == cfg->nxopt)
+        cfg->nxopt++;
+    return 0;
 }
 
 /* The configuration of one setting: the base with the setting's values applied. Queue
@@ -236,8 +290,12 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
         size_t l = strlen(name);
         snprintf(name + l, nlen - l, "%s%s=%s", l ? " " : "", axes[a].key, v);
         switch (axes[a].kind) {
-        case AXIS_SCHEDULER: out->scheduler = v; break;
-        case AXIS_QUEUE:
+        case SBIO_AXIS_SCRIPT:
+            if (setting_script_opt(out, axes[a].key, v))
+                return -EINVAL;
+            break;
+        case SBIO_AXIS_SCHEDULER: out->scheduler = v; break;
+        case SBIO_AXIS_QUEUE:
             if (out->nqueue >= SBIO_MAX_LIST) {
                 sbio_err("too many queue settings");
                 return -EINVAL;
@@ -245,7 +303,7 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
             snprintf(qbuf[nq], 160, "%.*s=%s", (int)sizeof(axes[a].key), axes[a].key, v);
             out->queue[out->nqueue++] = qbuf[nq++];
             break;
-        case AXIS_OPTION:
+        case SBIO_AXIS_OPTION:
             if (sbio_options_set(out, axes[a].key, v, SBIO_C(SBIO_CMD_RUN)))
                 return -EINVAL;
             break;
@@ -638,6 +696,8 @@ struct compare {
     const struct sbio_config *cfg;
     const struct sbio_topology *topo;
     const struct sbio_script *script; /* NULL: the workload of sbio run's options */
+    /* With script options among the axes: the script as the setting last made loaded it */
+    struct sbio_script *cur;
     FILE *out;
     struct axis axes[MAX_AXES];
     size_t naxes, alen[MAX_AXES];
@@ -659,15 +719,16 @@ struct compare {
     bool interrupted, failed;
 };
 
-/* The list of schedulers as typed (--schedulers=LIST or --vary scheduler=LIST) and the
- * option's name, or NULL. */
-static const char *compare_sched_list(const struct sbio_config *cfg, const char **opt)
+/* The list of schedulers as typed (--schedulers=LIST or --vary scheduler=LIST, unless the
+ * script has an option of that name) and the option's name, or NULL. */
+static const char *compare_sched_list(const struct compare *c, const char **opt)
 {
+    const struct sbio_config *cfg = c->cfg;
     *opt = "--schedulers";
     if (cfg->schedulers)
         return cfg->schedulers;
     *opt = "--vary scheduler";
-    for (int i = 0; i < cfg->nvary; i++)
+    for (int i = 0; i < cfg->nvary && !script_declares(c->script, "scheduler"); i++)
         if (!strncmp(cfg->vary[i], "scheduler=", 10))
             return cfg->vary[i] + 10;
     return NULL;
@@ -678,13 +739,13 @@ static const char *compare_sched_list(const struct sbio_config *cfg, const char 
 static int compare_sched_axis(struct compare *c, const char *key, const char *list)
 {
     const char *opt;
-    if (!strcmp(key, "scheduler") && list == compare_sched_list(c->cfg, &opt) &&
+    if (!strcmp(key, "scheduler") && list == compare_sched_list(c, &opt) &&
         sbio_sched_check_list(NULL, opt, list))
         return -SBIO_EUSAGE;
-    if (axis_add(c->axes, &c->naxes, key, list))
+    if (axis_add(c->axes, &c->naxes, key, list, c->script))
         return -SBIO_EUSAGE;
     struct axis *ax = &c->axes[c->naxes - 1];
-    for (size_t i = 0; ax->kind == AXIS_SCHEDULER && i < ax->n; i++) {
+    for (size_t i = 0; ax->kind == SBIO_AXIS_SCHEDULER && i < ax->n; i++) {
         char *canon = strdup(sbio_sched_canonical(ax->vals[i]));
         if (!canon)
             return -ENOMEM;
@@ -747,8 +808,13 @@ static int compare_alloc(struct compare *c)
     c->runs = calloc(ns, sizeof(json_t *));
     c->qbuf = calloc(SBIO_MAX_LIST, 160);
     c->devnull = fopen("/dev/null", "w");
+    bool script_axes = false;
+    for (size_t a = 0; a < c->naxes; a++)
+        script_axes |= c->axes[a].kind == SBIO_AXIS_SCRIPT;
+    if (script_axes)
+        c->cur = calloc(1, sizeof(*c->cur));
     if (!c->names || !c->order || !c->figs || !c->nfig || !c->sum || !c->runs || !c->qbuf ||
-        !c->devnull) {
+        !c->devnull || (script_axes && !c->cur)) {
         sbio_err("compare: out of memory");
         return -ENOMEM;
     }
@@ -766,19 +832,89 @@ static void compare_free(struct compare *c)
     free(c->sum);
     free(c->runs);
     free(c->qbuf);
+    if (c->cur)
+        sbio_script_free(c->cur);
+    free(c->cur);
     if (c->devnull)
         fclose(c->devnull);
     axes_free(c->axes, c->naxes);
 }
 
+/* A script's file set in words: "2 files, 8 MiB" or "no file set". */
+static const char *script_set(char *buf, size_t len, const struct sbio_script *script)
+{
+    uint64_t bytes = 0;
+    char b[32];
+    for (unsigned i = 0; i < script->nfiles; i++)
+        bytes += script->file_size[i];
+    if (!script->nfiles)
+        snprintf(buf, len, "no file set");
+    else
+        snprintf(buf, len, "%u file%s, %s", script->nfiles, script->nfiles == 1 ? "" : "s",
+                 sbio_fmt_bytes(b, sizeof(b), bytes));
+    return buf;
+}
+
+/* Phase ph of a script as a message names it: "name" in quotes, or none. */
+static const char *phase_name(char *buf, size_t len, const struct sbio_script *script, unsigned ph)
+{
+    if (ph < script->nphases)
+        snprintf(buf, len, "\"%s\"", script->phases[ph].name);
+    else
+        snprintf(buf, len, "none");
+    return buf;
+}
+
+/* Whether the script as setting `name` loaded it (c->cur) declares the phases and the file set
+ * it declares with the command line's options: compare tables each phase across the settings,
+ * and runs them all on one set. 0 or -EINVAL (message printed). */
+static int compare_same_shape(const struct compare *c, const char *name)
+{
+    const struct sbio_script *a = c->script, *b = c->cur;
+    unsigned ph = 0;
+    while (ph < a->nphases && ph < b->nphases && !strcmp(a->phases[ph].name, b->phases[ph].name))
+        ph++;
+    if (ph < a->nphases || ph < b->nphases) {
+        char x[80], y[80];
+        sbio_err("--vary, setting %s: phase %u of %s is %s (of %u), with the command line's "
+                 "options %s (of %u); compare tables each phase across the settings: vary "
+                 "options that keep the phases",
+                 name, ph + 1, script_name(a), phase_name(x, sizeof(x), b, ph), b->nphases,
+                 phase_name(y, sizeof(y), a, ph), a->nphases);
+        return -EINVAL;
+    }
+    bool same = a->nfiles == b->nfiles;
+    for (unsigned i = 0; same && i < a->nfiles; i++)
+        same = a->file_size[i] == b->file_size[i];
+    if (same)
+        return 0;
+    char x[64], y[64];
+    sbio_err("--vary, setting %s: %s declares %s, with the command line's options %s; every "
+             "setting runs on one set: vary options that keep it",
+             name, script_name(a), script_set(x, sizeof(x), b), script_set(y, sizeof(y), a));
+    return -EINVAL;
+}
+
 /* Setting s's configuration into *conf (its queue strings in c->qbuf, its name in
- * c->names[s]). 0 or -EINVAL (message printed). */
+ * c->names[s]); with script options among the axes, the script loaded with the setting's
+ * values into c->cur, where the script's own option() checks each value against its type.
+ * 0 or -EINVAL (message printed). */
 static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf)
 {
     size_t idx[MAX_AXES];
+    char err[512];
     sbio_compare_unrank(s, c->alen, c->naxes, idx);
-    return setting_cfg(&c->base, c->topo->nranks, c->axes, c->naxes, idx, conf, c->qbuf,
-                       c->names[s], sizeof(c->names[s]));
+    int rc = setting_cfg(&c->base, c->topo->nranks, c->axes, c->naxes, idx, conf, c->qbuf,
+                         c->names[s], sizeof(c->names[s]));
+    if (rc || !c->cur)
+        return rc;
+    sbio_script_free(c->cur);
+    if (sbio_script_load(c->script->path, conf->xname, conf->xvalue, conf->nxopt, c->cur, err,
+                         sizeof(err))) {
+        sbio_err("--vary, setting %s: %s", c->names[s], err);
+        return -EINVAL;
+    }
+    return compare_same_shape(c, c->names[s]);
 }
 
 /* Every setting is checked before anything changes: a typo in the last one must not be found
@@ -787,7 +923,7 @@ static int compare_check(struct compare *c)
 {
     /* Every scheduler the device lacks, named in one line as the option was typed. A folder
      * that does not resolve is left to the settings' own check, which says why. */
-    const char *opt, *list = compare_sched_list(c->cfg, &opt);
+    const char *opt, *list = compare_sched_list(c, &opt);
     struct sbio_target t;
     const struct sbio_config *cfg = c->cfg;
     int rc = list && !sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir,
@@ -798,10 +934,10 @@ static int compare_check(struct compare *c)
         return -SBIO_EUSAGE;
     if (list)
         sbio_sched_note(opt, list);
-    /* First, before any setting is tried: every setting's values (pass 0), then its file set
-     * (pass 1; a script's jobs declare their own). Without a set every run would fail after
-     * its setting was applied. */
-    for (int pass = 0; pass < 2 && !c->script; pass++)
+    /* First, before any setting is tried: every setting's values (pass 0; a script's options
+     * too), then its file set (pass 1; a script's jobs declare their own). Without a set every
+     * run would fail after its setting was applied. */
+    for (int pass = 0; pass < (c->script ? 1 : 2); pass++)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
             int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
@@ -900,16 +1036,16 @@ static void compare_record_run(struct compare *c, size_t s, json_t *doc)
     c->done++;
 }
 
-/* A script's run under conf. Its report() prints to the run's text stream (nowhere here);
- * its event() prints with Lua's own print, to standard output: that goes nowhere too, so the
- * progress lines and the tables stay readable. */
+/* A script's run under conf (as the setting made last loaded it). Its report() prints to the run's
+ * text stream (nowhere here); its event() prints with Lua's own print, to standard output: that
+ * goes nowhere too, so the progress lines and the tables stay readable. */
 static int compare_run_script(struct compare *c, const struct sbio_config *conf, json_t **doc)
 {
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     if (saved >= 0)
         dup2(fileno(c->devnull), STDOUT_FILENO);
-    int rc = sbio_session_run_script(conf, c->topo, c->script, c->devnull, doc);
+    int rc = sbio_session_run_script(conf, c->topo, c->cur ? c->cur : c->script, c->devnull, doc);
     fflush(stdout);
     if (saved >= 0) {
         dup2(saved, STDOUT_FILENO);

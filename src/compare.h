@@ -2,7 +2,8 @@
  * with a table of means, standard deviations and differences tested for significance.
  *
  * Axes come from --schedulers=LIST (the key "scheduler") and --vary KEY=LIST (repeatable;
- * KEY is a queue knob, an iosched/ tunable, or any option of sbio run); the settings are
+ * KEY is an option of the script, a queue knob, an iosched/ tunable, or any option of sbio
+ * run); the settings are
  * their cartesian product, first axis slowest. Every repeat runs every setting once before
  * the next repeat starts (drift is not mistaken for a setting); --order=random shuffles the
  * settings within each repeat. */
@@ -34,6 +35,19 @@ void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t
 /* Setting index -> the value index on each axis (first axis slowest). */
 void sbio_compare_unrank(size_t setting, const size_t *axis_len, size_t naxes, size_t *idx);
 
+/* What the KEY of --vary KEY=LIST sets. A key is looked for in this order, the first match
+ * taken: an option the script declares (option(name, default, help); it shadows any other key
+ * of the same name, as a script option shadows a built-in option on the command line), the
+ * scheduler, a queue knob or iosched/TUNABLE, an option of sbio run. */
+enum sbio_compare_axis { SBIO_AXIS_SCRIPT, SBIO_AXIS_SCHEDULER, SBIO_AXIS_QUEUE, SBIO_AXIS_OPTION };
+
+/* KEY's kind into *kind; script (may be NULL) is the compare's script. 0, or -EINVAL with one
+ * line on stderr: a run option that defines the file set, the output or the compare, or a key
+ * that is nothing compare can vary (the line says what can, the script's options among it). */
+struct sbio_script;
+int sbio_compare_axis_kind(const char *key, const struct sbio_script *script,
+                           enum sbio_compare_axis *kind);
+
 /* --metrics=LIST: the figures compare can tabulate, one row each of a table in src/compare.c
  * (ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, p95, p99). */
 #define SBIO_COMPARE_MAX_METRICS 16
@@ -53,11 +67,12 @@ double sbio_compare_metric_value(size_t i, struct json_t *doc);
 
 /* The compare command: its progress lines and tables go to out, the runs' own reports
  * nowhere; with cfg->output (rank 0) the sbio-compare/1 document goes there. script (may be
- * NULL): run the script under every setting; one table per phase. Returns 0; -SBIO_EUSAGE
+ * NULL): run the script under every setting; one table per phase. A script whose options are
+ * axes is loaded again for each setting with that setting's option values; each must declare
+ * the phases and the file set the command line's values do. Returns 0; -SBIO_EUSAGE
  * (message printed, nothing changed) for bad input; -SBIO_EFAILED when a run failed (it is
  * marked and left out of the table) or the document could not be written; -EINTR when
  * interrupted (the table so far is printed, settings restored); -ENOMEM. */
-struct sbio_script;
 struct sbio_topology;
 int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
                  const struct sbio_script *script, FILE *out);

@@ -1073,6 +1073,13 @@ int sbio_options_set(struct sbio_config *cfg, const char *name, const char *valu
     return 0;
 }
 
+bool sbio_options_known(const char *name, unsigned cmds)
+{
+    bool old;
+    const struct optdef *d = opt_find(name, strlen(name), &old);
+    return d && d->type < T_TEST && (d->cmds & cmds);
+}
+
 void sbio_options_forget(struct sbio_config *cfg, unsigned cmds)
 {
     for (size_t i = 0; i < NOPTS; i++)

@@ -177,6 +177,10 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks);
  * a message. Used by compare's --vary. */
 int sbio_options_set(struct sbio_config *cfg, const char *name, const char *value, unsigned cmds);
 
+/* Whether NAME (or sysbench's old name) is an option sbio_options_set takes for cmds (SBIO_C
+ * bits): compare says what --vary can set before trying a key. */
+bool sbio_options_known(const char *name, unsigned cmds);
+
 /* Forget that the options used only by the commands in cmds (SBIO_C bits) were given:
  * compare hands each run a configuration without its own options. */
 void sbio_options_forget(struct sbio_config *cfg, unsigned cmds);

@@ -40,6 +40,14 @@ enum sbio_report_scope {
 void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                             const struct sbio_run_result *res, enum sbio_report_scope scope);
 
+/* How the jobs of a phase shared it (sbio_result_shares), names[k] job k's: a table of each
+ * job's MiB/s, shares of operations and bytes (of reads and writes too when a job did both),
+ * weight, asked share and ratio, then Jain's fairness index and what it is over. */
+void sbio_report_shares(FILE *out, const struct sbio_shares *sh, const char *const *names);
+
+/* The same as the object `shares` of a script phase's JSON (doc/json.md). A new reference. */
+json_t *sbio_json_shares(const struct sbio_shares *sh, const char *const *names);
+
 /* Whether res's reads came from the page cache: it read something, its device counters are
  * known, and the set's top device read less than 1% of the bytes it read. (A read from the
  * device reads at least what was asked, readahead more; a few metadata reads, or another

@@ -552,6 +552,39 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
     return doc;
 }
 
+/* A share, or null where the phase had none of the figure (NAN). */
+static json_t *share_json(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+json_t *sbio_json_shares(const struct sbio_shares *sh, const char *const *names)
+{
+    json_t *jobs = json_array();
+    for (unsigned k = 0; k < sh->n; k++) {
+        const struct sbio_share *j = &sh->job[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(names[k]));
+        json_object_set_new(o, "ops_per_s", json_real(j->ops_per_s));
+        json_object_set_new(o, "mib_per_s", json_real(j->bytes_per_s / SBIO_MIB));
+        json_object_set_new(o, "ops_share", share_json(j->ops));
+        json_object_set_new(o, "bytes_share", share_json(j->bytes));
+        json_object_set_new(o, "read_ops_share", share_json(j->read_ops));
+        json_object_set_new(o, "write_ops_share", share_json(j->write_ops));
+        json_object_set_new(o, "read_bytes_share", share_json(j->read_bytes));
+        json_object_set_new(o, "write_bytes_share", share_json(j->write_bytes));
+        json_object_set_new(o, "weight", j->weight ? json_integer(j->weight) : json_null());
+        json_object_set_new(o, "asked_share", share_json(j->asked));
+        json_object_set_new(o, "ratio", share_json(j->ratio));
+        json_array_append_new(jobs, o);
+    }
+    char over[40];
+    snprintf(over, sizeof(over), "%s%s", sh->over_ops ? "ops_per_s" : "bytes_per_s",
+             sh->weighted ? "_per_asked_share" : "");
+    return json_pack("{s:b,s:f,s:s,s:o}", "weighted", sh->weighted, "jain_index", sh->jain,
+                     "jain_over", over, "jobs", jobs);
+}
+
 int sbio_report_json(FILE *out, json_t *doc)
 {
     int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -687,6 +687,48 @@ void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbi
     sbio_report_text_scope(out, cfg, fs, res, SBIO_REPORT_WHOLE);
 }
 
+/* A share as the table prints it: "-" where the phase had none of the figure. */
+static const char *share_cell(char *buf, size_t len, double v, const char *fmt)
+{
+    if (isnan(v))
+        return "-";
+    snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+void sbio_report_shares(FILE *out, const struct sbio_shares *sh, const char *const *names)
+{
+    bool rw = false; /* a job that both read and wrote: the shares of each are worth a column */
+    int w = 3;
+    for (unsigned k = 0; k < sh->n; k++) {
+        rw |= sh->job[k].read_ops > 0 && sh->job[k].write_ops > 0;
+        w = (int)strlen(names[k]) > w ? (int)strlen(names[k]) : w;
+    }
+    fprintf(out, "\nHow the jobs shared the phase (each job's part of the jobs' total):\n");
+    fprintf(out, "  %-*s %10s %10s %12s", w, "job", "MiB/s", "ops share", "bytes share");
+    if (rw)
+        fprintf(out, " %12s %13s", "reads share", "writes share");
+    fprintf(out, " %7s %12s %6s\n", "weight", "asked share", "ratio");
+    for (unsigned k = 0; k < sh->n; k++) {
+        const struct sbio_share *j = &sh->job[k];
+        char c[7][24];
+        fprintf(out, "  %-*s %10.2f %10s %12s", w, names[k], j->bytes_per_s / SBIO_MIB,
+                share_cell(c[0], sizeof(c[0]), j->ops, "%.3f"),
+                share_cell(c[1], sizeof(c[1]), j->bytes, "%.3f"));
+        if (rw)
+            fprintf(out, " %12s %13s", share_cell(c[2], sizeof(c[2]), j->read_ops, "%.3f"),
+                    share_cell(c[3], sizeof(c[3]), j->write_ops, "%.3f"));
+        if (j->weight)
+            snprintf(c[4], sizeof(c[4]), "%u", j->weight);
+        fprintf(out, " %7s %12s %6s\n", j->weight ? c[4] : "-",
+                share_cell(c[5], sizeof(c[5]), j->asked, "%.3f"),
+                share_cell(c[6], sizeof(c[6]), j->ratio, "%.2f"));
+    }
+    fprintf(out, "  Jain's fairness index: %.3f (over %s%s, %u jobs)\n", sh->jain,
+            sh->over_ops ? "ops/s" : "bytes/s", sh->weighted ? " per asked share" : "", sh->n);
+    fflush(out);
+}
+
 int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned jobs,
                           const struct sbio_run_result *res)
 {

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -237,4 +238,89 @@ void sbio_result_snap_sched(struct sbio_run_result *res, const struct sbio_targe
     int n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
     if (cur >= 0 && cur < n)
         snprintf(res->scheduler, sizeof(res->scheduler), "%s", names[cur]);
+}
+
+/* The figures a job's shares are taken of. */
+enum { SHARE_OPS, SHARE_BYTES, SHARE_READS, SHARE_WRITES, SHARE_RBYTES, SHARE_WBYTES, SHARE_NR };
+
+static void share_figures(const struct sbio_stats *t, uint64_t *v)
+{
+    v[SHARE_OPS] = sbio_stats_ops(t);
+    v[SHARE_RBYTES] = sbio_stats_bytes_read(t);
+    v[SHARE_WBYTES] = sbio_stats_bytes_written(t);
+    v[SHARE_BYTES] = v[SHARE_RBYTES] + v[SHARE_WBYTES];
+    v[SHARE_READS] = t->lat[SBIO_READ].count;
+    v[SHARE_WRITES] = t->lat[SBIO_WRITE].count;
+}
+
+/* A fraction of the phase's figure: NAN when the phase has none of it, rather than a 0 that
+ * would read as "this job got none". */
+static double share_of(uint64_t part, uint64_t whole)
+{
+    return whole ? (double)part / (double)whole : NAN;
+}
+
+/* The weight a declared group sets, 0 for none: bfq_weight first, since that is the one a
+ * device under bfq divides its time by. */
+static unsigned share_weight(const struct sbio_cgroup_spec *g)
+{
+    if (!g || !g->set)
+        return 0;
+    return g->bfq_weight ? g->bfq_weight : g->weight;
+}
+
+static double share_jain(const double *x, unsigned n)
+{
+    double sum = 0, sq = 0;
+    for (unsigned k = 0; k < n; k++) {
+        sum += x[k];
+        sq += x[k] * x[k];
+    }
+    return sq > 0 ? sum * sum / ((double)n * sq) : 1;
+}
+
+int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *const *jobs,
+                       const struct sbio_cgroup_spec *groups, unsigned n)
+{
+    if (!n || n > SBIO_SHARES_MAX)
+        return -EINVAL;
+    uint64_t v[SBIO_SHARES_MAX][SHARE_NR], tot[SHARE_NR] = {0};
+    memset(out, 0, sizeof(*out));
+    out->n = n;
+    for (unsigned k = 0; k < n; k++) {
+        share_figures(&jobs[k]->total, v[k]);
+        for (int i = 0; i < SHARE_NR; i++)
+            tot[i] += v[k][i];
+        out->job[k].weight = share_weight(groups ? &groups[k] : NULL);
+        out->weighted |= out->job[k].weight != 0;
+    }
+    out->over_ops = !tot[SHARE_BYTES];
+    uint64_t wsum = 0;
+    for (unsigned k = 0; out->weighted && k < n; k++) {
+        if (!out->job[k].weight)
+            out->job[k].weight = SBIO_SHARES_DEFAULT_WEIGHT;
+        wsum += out->job[k].weight;
+    }
+    double x[SBIO_SHARES_MAX];
+    for (unsigned k = 0; k < n; k++) {
+        struct sbio_share *s = &out->job[k];
+        double secs = (double)jobs[k]->elapsed_ns / 1e9;
+        s->ops = share_of(v[k][SHARE_OPS], tot[SHARE_OPS]);
+        s->bytes = share_of(v[k][SHARE_BYTES], tot[SHARE_BYTES]);
+        s->read_ops = share_of(v[k][SHARE_READS], tot[SHARE_READS]);
+        s->write_ops = share_of(v[k][SHARE_WRITES], tot[SHARE_WRITES]);
+        s->read_bytes = share_of(v[k][SHARE_RBYTES], tot[SHARE_RBYTES]);
+        s->write_bytes = share_of(v[k][SHARE_WBYTES], tot[SHARE_WBYTES]);
+        s->ops_per_s = secs > 0 ? (double)v[k][SHARE_OPS] / secs : 0;
+        s->bytes_per_s = secs > 0 ? (double)v[k][SHARE_BYTES] / secs : 0;
+        x[k] = out->over_ops ? s->ops_per_s : s->bytes_per_s;
+        s->asked = s->ratio = NAN;
+        if (out->weighted) {
+            s->asked = (double)s->weight / (double)wsum;
+            s->ratio = (out->over_ops ? s->ops : s->bytes) / s->asked;
+            x[k] /= s->asked;
+        }
+    }
+    out->jain = share_jain(x, n);
+    return 0;
 }

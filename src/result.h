@@ -148,4 +148,44 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
                       enum sbio_merge_kind kind, struct sbio_stats *per_thread,
                       char (*hosts)[SBIO_HOST_LEN]);
 
+/* How the jobs of a phase that ran side by side shared it (sbio_result_shares). */
+#define SBIO_SHARES_MAX 16
+/* The weight a job without one counts for when other jobs have one: the kernel's default
+ * for io.weight, io.bfq.weight, blkio.weight and blkio.bfq.weight alike. */
+#define SBIO_SHARES_DEFAULT_WEIGHT 100
+
+/* One job's part. A share is the job's fraction of the phase's figure (the sum over its jobs),
+ * so each kind sums to 1 over the jobs; NAN when the phase has none of it (no reads: every
+ * read share). */
+struct sbio_share {
+    double ops, bytes;          /* of all operations; of bytes read + written */
+    double read_ops, write_ops; /* of the reads, of the writes */
+    double read_bytes, write_bytes;
+    double ops_per_s, bytes_per_s; /* over the job's own elapsed time (0 when it had none) */
+    /* Weighted phases only (else 0 and NAN, NAN): the weight counted (the group's bfq_weight,
+     * else its weight, else SBIO_SHARES_DEFAULT_WEIGHT), the share it asks for (its weight
+     * over the sum of the jobs' weights) and what the job got of it: its bytes share over its
+     * asked share (ops when the phase moved no bytes); 1 is as the weights ask. */
+    unsigned weight;
+    double asked, ratio;
+};
+
+struct sbio_shares {
+    unsigned n;
+    bool weighted; /* some job's group sets a weight */
+    bool over_ops; /* the phase moved no bytes (fsyncs only): the index is over ops/s */
+    /* Jain's fairness index (sum x)^2 / (n sum x^2), in [1/n, 1]: x is each job's bytes/s
+     * (ops/s when over_ops), divided by its asked share when weighted, so that 1 is an equal
+     * split, or the split the weights ask for; 1/n is one job taking everything. 1 when every
+     * x is 0. */
+    double jain;
+    struct sbio_share job[SBIO_SHARES_MAX];
+};
+
+/* The shares of the n jobs of a phase (jobs[k]->total and elapsed_ns; n from 1 to
+ * SBIO_SHARES_MAX) into out. groups[k] is job k's declared group (NULL: no job has one); a
+ * group counts only when set. 0, or -EINVAL for n out of range (out then untouched). */
+int sbio_result_shares(struct sbio_shares *out, const struct sbio_run_result *const *jobs,
+                       const struct sbio_cgroup_spec *groups, unsigned n);
+
 #endif

@@ -453,11 +453,16 @@ static void session_jobs_free(struct session_job *jobs, unsigned started, unsign
 /* The phase's total: every job's threads side by side, merged. */
 static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
 {
-    struct sbio_run_result parts[SBIO_SCRIPT_MAX_JOBS];
+    /* On the heap: a result is about 100 KiB (its histograms), a phase has up to 8. */
+    struct sbio_run_result *parts = malloc(n * sizeof(*parts));
+    memset(tot, 0, sizeof(*tot));
+    if (!parts)
+        return -ENOMEM;
     for (unsigned k = 0; k < n; k++)
         parts[k] = jobs[k].res;
-    memset(tot, 0, sizeof(*tot));
-    return sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
+    int rc = sbio_result_merge(tot, parts, n, SBIO_MERGE_JOBS, NULL, NULL);
+    free(parts);
+    return rc;
 }
 
 /* A job's group as declared (0: not set), null without one. */
@@ -744,6 +749,28 @@ static int session_job_declared(struct session_job *j, const struct sbio_config 
     return sj->mode == SBIO_MODE_NONE ? session_job_ops(j, base, script, sj, fs) : 0;
 }
 
+/* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
+ * A job's weight is its declared group's. */
+static void session_shares(struct session *ses, const struct sbio_script_phase *p,
+                           const struct session_job *jobs, json_t *pj, bool want_doc)
+{
+    _Static_assert(SBIO_SCRIPT_MAX_JOBS <= SBIO_SHARES_MAX, "a phase's jobs fit the shares");
+    const struct sbio_run_result *res[SBIO_SCRIPT_MAX_JOBS];
+    struct sbio_cgroup_spec groups[SBIO_SCRIPT_MAX_JOBS];
+    const char *names[SBIO_SCRIPT_MAX_JOBS];
+    struct sbio_shares sh;
+    for (unsigned k = 0; k < p->njobs; k++) {
+        res[k] = &jobs[k].res;
+        groups[k] = p->jobs[k].group;
+        names[k] = p->jobs[k].name;
+    }
+    if (sbio_result_shares(&sh, res, groups, p->njobs))
+        return;
+    sbio_report_shares(ses->text, &sh, names);
+    if (want_doc)
+        json_object_set_new(pj, "shares", sbio_json_shares(&sh, names));
+}
+
 /* The text report of each job of a phase and, for several jobs, of their total; their JSON
  * into pj. The worst job's status into *status. */
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
@@ -805,6 +832,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     sbio_report_phase_add(&ses->summary, p->name, p->njobs, &tot);
     if (want_doc)
         json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
+    session_shares(ses, p, jobs, pj, want_doc);
     free(tot.per_thread);
 }
 

@@ -46,6 +46,7 @@ echo '{"schema": "not-sbio/1", "result": {}}' >"$FIX/other.json"
 printf '# sysbench options\ntreads=4\n' >"$FIX/typo.cfg"
 printf 'threads 4\n' >"$FIX/noeq.cfg"
 printf 'threads=2\n\nevents=-1\n' >"$FIX/value.cfg"
+printf 'option("bs", "4k", "block size")\noption("weight", 100, "a weight")\nphase "r" { events = 8, job "r" { block = options.bs, mix = { read = 1 } } }\n' >"$FIX/opts.lua"
 make_set # the fixture run read the set: start from fresh files anyway
 
 ROOT=0

@@ -13,6 +13,10 @@
 # - --metrics=time,reads,writes,fsyncs, of a plain run and of the sysbench-rndrw script: those
 #   columns, each the mean ± sd of the runs' JSON figures, in the table and the JSON; a bad
 #   name refused.
+# - --vary of a script's own options (block size, and threads, which shadows sbio's): one row
+#   per setting, each worker thread's reads (strace) of its setting's size and count, the
+#   JSON and sbio plot name the settings by them; a value of the wrong type, an unknown name,
+#   settings that change the phases or the set refused before any run.
 # The set is 4 x 4 MiB; runs are --time=1 or a few dozen events. State in $TMP/state.
 source "$(dirname "$0")/lib.sh"
 
@@ -286,7 +290,8 @@ diff = "%+.1f%%" % ((means[1] - means[0]) / means[0] * 100)
 if rows.get(d["settings"][1]["name"], ([], ""))[1] != diff: print("delta", rows.get(d["settings"][1]["name"]), "want", diff)
 for su in [d["settings"][1]["summary"]] + [p["summary"] for p in d["settings"][1].get("phases", [])]:
     t = su["metrics"]["time"]
-    if abs(t["diff_pct"] - (means[1] - means[0]) / means[0] * 100) > 1e-6 or not 0 <= t["p_value"] <= 1: print("time diff", t)
+    want = (means[1] - means[0]) / means[0] * 100 # the JSON has 10 digits: a relative tolerance
+    if abs(t["diff_pct"] - want) > 1e-6 * max(1, abs(want)) or not 0 <= t["p_value"] <= 1: print("time diff", t, "want", want)
 if d["settings"][0]["summary"]["metrics"]["time"]["diff_pct"] != 0: print("baseline", d["settings"][0]["summary"]["metrics"]["time"])'
 }
 expect_exit 0 "compare --metrics=time,reads,writes,fsyncs (rndrw, 300 events, 2 settings x 2): exit 0" \
@@ -318,6 +323,77 @@ for x in d["settings"]:
         o = r["result"]["phases"][0]["jobs"][0]["result"]["result"]["op_types"]
         if o["read"]["ops"] + o["write"]["ops"] != 400: print(x["name"], o["read"]["ops"], o["write"]["ops"])'
 same_state "--metrics: every queue setting as before" "$BASE"
+
+# --- --vary of the script's own options: bs (the reader's block size) and threads (which
+# shadows sbio's --threads), 2 x 2 settings, twice. The script has no fileset: it reads the
+# set of the command line. Each worker thread is traced on its own (strace -ff): a thread's
+# reads of the set all have its setting's size, and the settings' threads add up. ---
+VS=$TMP/vary.lua
+cat >"$VS" <<'LUA'
+option("bs", "4k", "the reader's block size")
+option("threads", 1, "reader threads (shadows sbio's --threads)")
+phase "read" {
+    time = 0, events = 64,
+    job "reader" { threads = options.threads, block = options.bs, mix = { read = 1 } },
+}
+LUA
+# shellcheck disable=SC2054 # the commas are the --vary lists
+VARY=(--script "$VS" --vary bs=4k,16k --vary threads=1,2 --repeat=2 --drop-caches=off)
+mkdir -p "$TMP/st"
+expect_exit 0 "compare --script --vary bs=4k,16k --vary threads=1,2 (the script's options) --repeat=2: exit 0" \
+	strace -ff -y -e trace=pread64 -o "$TMP/st/t" "$SBIO" "${CMP[@]}" "${VARY[@]}" -o "$TMP/vary.json"
+cp "$TMP/out" "$TMP/vary.out"
+VNAMES=("bs=4k threads=1" "bs=4k threads=2" "bs=16k threads=1" "bs=16k threads=2")
+want=""
+for r in 1 2; do for n in "${VNAMES[@]}"; do want+="$r $n|"; done; done
+eq "script options: 8 progress lines, repeat-major, each setting named by the script's options" \
+	"$(progress "$TMP/vary.out" | tr '\n' '|')" "$want"
+for n in "${VNAMES[@]}"; do
+	check "script options: the table has the row '$n' with 2/2 runs" grep -qE "^$n +2/2 " "$TMP/vary.out"
+done
+eq "script options: one table row per setting" "$(grep -cE '^bs=[0-9]+k threads=[12] +2/2 ' "$TMP/vary.out")" 4
+# Per thread that read the set: "SIZE COUNT" (one size only), summed per size: threads and reads.
+for f in "$TMP"/st/t.*; do
+	sed -nE 's/^pread64\([0-9]+<[^>]*test_file[^>]*>, .*, ([0-9]+), [0-9]+\) += [0-9]+$/\1/p' "$f" | sort | uniq -c |
+		awk 'END { if (NR > 1) print "mixed"; else if (NR) print $2, $1 }'
+done >"$TMP/st.sum"
+eq "strace: no thread read the set with two sizes" "$(grep -c mixed "$TMP/st.sum")" 0
+# bs=4k: threads=1 twice and threads=2 twice = 6 threads, 4 runs x 64 reads; the same at 16k.
+eq "strace: 6 threads read 256 x 4 KiB, 6 threads 256 x 16 KiB (threads 1+1+2+2 per block size, 64 reads a run)" \
+	"$(awk '{ t[$1]++; n[$1] += $2 } END { for (s in t) print s, t[s], n[s] }' "$TMP/st.sum" | sort -n | tr '\n' '|')" \
+	"4096 6 256|16384 6 256|"
+json_check "script options JSON: axes bs and threads, each setting's values, each run's job ran with them" "$TMP/vary.json" '
+if d["axes"] != [{"key": "bs", "values": ["4k", "16k"]}, {"key": "threads", "values": ["1", "2"]}]: print("axes", d["axes"])
+for x in d["settings"]:
+    v = x["values"]
+    if x["name"] != "bs=%s threads=%s" % (v.get("bs"), v.get("threads")): print("name", x["name"], v)
+    if len(x["runs"]) != 2 or x["summary"]["runs_ok"] != 2: print(x["name"], "runs", len(x["runs"]))
+    for r in x["runs"]:
+        j = r["result"]["phases"][0]["jobs"][0]["result"]
+        got = (j["config"]["block_size_bytes"], j["config"]["threads"], j["result"]["events"])
+        if got != ({"4k": 4096, "16k": 16384}[v["bs"]], int(v["threads"]), 64): print(x["name"], "repeat", r["repeat"], "ran", got)'
+K=$TMP/vary-plot
+expect_exit 0 "sbio plot of the script-option compare: exit 0" "$SBIO" plot "$TMP/vary.json" -o "$TMP/vary.png" --keep-data "$K"
+eq "plot: settings.dat names the settings by the script's options" \
+	"$(awk '!/^#/ { sub(/^.*"(bs=)/, "bs="); sub(/"$/, ""); printf "%s|", $0 }' "$K/settings.dat")" \
+	"$(printf '%s|' "${VNAMES[@]}")"
+# Refused before any run: a value of the wrong type, a name nothing has, and settings that
+# change the phases or the set.
+refused "--script --vary threads=1,abc (a number option)" "^sbio: --vary, setting threads=abc: .*vary.lua:[0-9]+: --threads: 'abc' is not a number$" \
+	--script "$VS" --vary threads=1,abc
+refused "--script --vary wieght=1,2 (no such option)" '^sbio: --vary wieght: nothing compare can vary has that name; accepted: scheduler, .*, or an option of vary.lua: bs, threads$' \
+	--script "$VS" --vary wieght=1,2
+cat >"$TMP/vary-shape.lua" <<'LUA'
+option("bs", "4k", "block size, in the phase's name")
+option("size", "16M", "the set")
+fileset { files = 4, size = options.size }
+phase ("read " .. options.bs) { events = 8, job "r" { block = options.bs, mix = { read = 1 } } }
+LUA
+refused "--script --vary bs=4k,8k (the phase is named after it)" 'setting bs=8k: phase 1 of vary-shape.lua is "read 8k" \(of 1\), with the command line.s options "read 4k"' \
+	--script "$TMP/vary-shape.lua" --vary bs=4k,8k
+refused "--script --vary size=16M,32M (the set)" 'setting size=32M: vary-shape.lua declares 4 files, 32 MiB, with the command line.s options 4 files, 16 MiB' \
+	--script "$TMP/vary-shape.lua" --vary size=16M,32M
+same_state "script options: every queue setting as before" "$BASE"
 
 # --- SIGINT mid-compare: the run in progress is marked and left out, the table so far is
 # printed, everything restored, exit 130 ---

@@ -14,7 +14,11 @@
 # table is blockdev-perftest's (MiB, per-run seconds, the population standard deviation of
 # its runs, IOPS, O_DIRECT under --direct); iozone's "Children see" lines equal the JSON's
 # per-thread figures; sysbench-rndrw makes as many reads + writes as --events asks, 0.4's
-# fsyncs, and takes longer for more (a loop device: root). Small sets under $TMP; about 30 s (fio-matrix, 16 cells of 1 s, runs in
+# fsyncs, and takes longer for more (a loop device: root); readers-vs-writer and priorities
+# run their 4 KiB readers and 1 MiB writer with O_DIRECT (buffered with --direct=off), each job
+# at the I/O priority it declares (read back), report() printing the JSON's figures, and
+# priorities is refused (exit 2, one line) for a user who may not use the realtime class
+# (nobody, when root). Small sets under $TMP; about 50 s (fio-matrix, 16 cells of 1 s, runs in
 # the background).
 source "$(dirname "$0")/lib.sh"
 
@@ -311,6 +315,95 @@ eq "hotset: all jobs = readers + refresher" "$ar $aw $af" "$((rr + fr)) $((rw + 
 near "hotset: mean read size from the block distribution (20070 B)" \
 	"$(job_get "$TMP/hotset.json" 0 0 result.op_types.read.{bytes,ops} | paste -sd ' ' | awk '{ print $2 ? $1 / $2 : 0 }')" \
 	20070 3
+
+# --- readers-vs-writer and priorities: 4 KiB O_DIRECT random readers beside a 1 MiB O_DIRECT
+# sequential writer (libaio, depth 8), each job at the I/O priority it declares ---
+# rw_jobs FILE: per job of the phase, "name threads engine depth flags declared/read-back
+# reads writes" ("4096B": reads of 4 KiB each and at least one; "none": no read), '|'-joined.
+rw_jobs() {
+	python3 - "$1" <<'EOF' 2>&1
+import json, sys
+def ops(o):
+    if not o or not o["ops"]:
+        return "none"
+    return "%dB" % (o["bytes"] // o["ops"]) if o["bytes"] % o["ops"] == 0 else "mixed"
+rows = []
+for j in json.load(open(sys.argv[1]))["phases"][0]["jobs"]:
+    c, r = j["result"]["config"], j["result"]["result"]
+    rows.append("%s %d %s %d %s %s/%s %s %s" % (j["name"], len(r["threads"]), c["ioengine"],
+                c["iodepth"], c["file_extra_flags"], j["declared"]["ioprio"], r["ioprio"],
+                ops(r["op_types"].get("read")), ops(r["op_types"].get("write"))))
+print("|".join(rows))
+EOF
+}
+# rw_report FILE: report()'s lines of the two workloads, rebuilt from the JSON FILE.
+rw_report() {
+	python3 - "$1" <<'EOF' 2>&1
+import json, sys
+p = json.load(open(sys.argv[1]))["phases"][0]
+res = [j["result"]["result"] for j in p["jobs"]]
+if len(res) == 2:
+    rd, wr = res
+    pc = rd["op_types"]["read"]["latency"]["percentiles_ns"]
+    print("readers: %d x 4 KiB random (ioprio %s): %.0f IOPS, p50 %.0f us, p95 %.0f us, "
+          "p99 %.0f us | writer: 1 MiB sequential (ioprio %s): %.1f MiB/s"
+          % (len(rd["threads"]), rd["ioprio"], rd["op_types"]["read"]["ops_per_s"],
+             pc["50"] / 1000, pc["95"] / 1000, pc["99"] / 1000, wr["ioprio"],
+             wr["op_types"]["write"]["mib_per_s"]))
+else:
+    print("%-8s %-8s %10s %10s %10s %10s" % ("job", "ioprio", "IOPS", "p50 us", "p99 us", "MiB/s"))
+    for j, r in zip(p["jobs"], res):
+        o = r["op_types"]["write" if j["name"] == "writer" else "read"]
+        pc = o["latency"]["percentiles_ns"]
+        print("%-8s %-8s %10.0f %10.0f %10.0f %10.1f" % (j["name"], r["ioprio"], o["ops_per_s"],
+              pc["50"] / 1000, pc["99"] / 1000, o["mib_per_s"]))
+EOF
+}
+RVW=$(newdir rvw)
+run_wl readers-vs-writer "$RVW" --size=16M --time=1 --readers=3 --reader-ioprio=be:1 \
+	--writer-ioprio=be:6
+rc_ok readers-vs-writer
+eq "readers-vs-writer: 3 sync readers of 4 KiB and a libaio writer (depth 8) of 1 MiB, O_DIRECT, each at its declared and read-back priority" \
+	"$(rw_jobs "$TMP/readers-vs-writer.json")" \
+	"readers 3 sync 1 direct be:1/be:1 4096B none|writer 1 libaio 8 direct be:6/be:6 none 1048576B"
+eq "readers-vs-writer: report()'s line is the JSON's figures" \
+	"$(report_rows "$TMP/readers-vs-writer.out")" "$(rw_report "$TMP/readers-vs-writer.json")"
+run_wl readers-vs-writer "$RVW" --size=16M --time=1 --readers=1 --direct=off --engine=io_uring \
+	--iodepth=4
+rc_ok readers-vs-writer
+eq "readers-vs-writer --direct=off --engine=io_uring --iodepth=4: buffered, the writer's engine and depth, no priority" \
+	"$(rw_jobs "$TMP/readers-vs-writer.json")" \
+	"readers 1 sync 1 (none) none/none 4096B none|writer 1 io_uring 4 (none) none/none none 1048576B"
+
+PRI=$(newdir pri)
+if need_root; then
+	run_wl priorities "$PRI" --size=16M --time=1 --rt-level=2 --be-level=7
+	rc_ok priorities
+	eq "priorities: an rt, a be and an idle reader of 4 KiB and a writer of 1 MiB, O_DIRECT, at their priorities" \
+		"$(rw_jobs "$TMP/priorities.json")" \
+		"rt 1 sync 1 direct rt:2/rt:2 4096B none|be 1 sync 1 direct be:7/be:7 4096B none|idle 1 sync 1 direct idle/idle 4096B none|writer 1 libaio 8 direct none/none none 1048576B"
+	eq "priorities: report()'s table is the JSON's figures" \
+		"$(report_rows "$TMP/priorities.out")" "$(rw_report "$TMP/priorities.json")"
+	# The rt reader without the privilege: refused before anything runs.
+	chmod 0755 "$TMP"
+	chmod -R a+rwX "$PRI"
+	install -m 0755 "$SBIO" "$TMP/sbio-copy"
+	install -m 0644 "$WL/priorities.lua" "$TMP/priorities.lua"
+	before=$(stat -c '%n %s %Y' "$PRI"/*)
+	expect_exit 2 "priorities as nobody: exit 2" setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups "$TMP/sbio-copy" run --dir="$PRI" --script "$TMP/priorities.lua" --size=16M \
+		--time=1
+	chmod 0700 "$TMP"
+	eq "priorities as nobody: the set is untouched" "$(stat -c '%n %s %Y' "$PRI"/*)" "$before"
+else
+	"$SBIO" prepare --dir="$PRI" --script "$WL/priorities.lua" --size=16M >/dev/null 2>&1
+	expect_exit 2 "priorities without root: exit 2" \
+		"$SBIO" run --dir="$PRI" --script "$WL/priorities.lua" --size=16M --time=1
+fi
+stderr_one_line "priorities without the privilege: one line on stderr"
+check "priorities without the privilege: it says the realtime class needs it" \
+	grep -q '^sbio: I/O priority rt:0: the realtime class needs CAP_SYS_ADMIN or CAP_SYS_NICE' "$TMP/err"
+check "priorities without the privilege: nothing on stdout" test ! -s "$TMP/out"
 
 # --- a script run on a set prepared by other options: refused as the built-in does ---
 expect_exit 2 "oltp --size=32M on the set prepared with --size=16M: refused (exit 2)" \

@@ -1,7 +1,9 @@
 /* Unit tests for compare's statistics and run order (src/compare.c): mean and sample
  * standard deviation, the regularized incomplete beta function, Welch's t-test, the
- * repeat-major (and random) run order, the cartesian product of the axes, and --metrics:
- * its list parsed (order kept, bad names refused) and each metric read from a run document.
+ * repeat-major (and random) run order, the cartesian product of the axes, --metrics: its
+ * list parsed (order kept, bad names refused) and each metric read from a run document, and
+ * what a key of --vary sets (a script's option first, then the scheduler, a queue knob, a
+ * run option; anything else refused with what can be varied).
  *
  * Expected values come from closed forms where one exists, and otherwise from SciPy 1.10.1
  * (Debian's python3-scipy), computed when the test was written; the commands are in the
@@ -20,6 +22,8 @@
 #include <string.h>
 
 #include "compare.h"
+#include "decl.h"
+#include "helpers.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -518,6 +522,72 @@ static void test_metrics_values(void **state)
     json_decref(doc);
 }
 
+/* A script as its declarations read: options named threads, scheduler and weight. */
+static struct sbio_script opt_script = {
+    .path = "/x/groups.lua",
+    .nopts = 3,
+    .opts = {{.name = "threads", .type = 'n'},
+             {.name = "scheduler", .type = 's'},
+             {.name = "weight", .type = 'n'}},
+};
+
+/* sbio_compare_axis_kind(key, script) with stderr captured into err (MSG_MAX bytes). */
+static int axis_kind(const char *key, const struct sbio_script *script,
+                     enum sbio_compare_axis *kind, char *err)
+{
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_compare_axis_kind(key, script, kind);
+    cap_end(&c, err, MSG_MAX);
+    return rc;
+}
+
+static void test_axis_kind(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    enum sbio_compare_axis k;
+    const struct {
+        const char *key;
+        const struct sbio_script *script;
+        enum sbio_compare_axis want;
+    } cases[] = {
+        /* The script's options shadow sbio's own of the same name, the scheduler too. */
+        {"weight", &opt_script, SBIO_AXIS_SCRIPT},
+        {"threads", &opt_script, SBIO_AXIS_SCRIPT},
+        {"scheduler", &opt_script, SBIO_AXIS_SCRIPT},
+        /* Without the script, or a name it does not declare: sbio's own. */
+        {"threads", NULL, SBIO_AXIS_OPTION},
+        {"scheduler", NULL, SBIO_AXIS_SCHEDULER},
+        {"read_ahead_kb", &opt_script, SBIO_AXIS_QUEUE},
+        {"iosched/slice_idle", &opt_script, SBIO_AXIS_QUEUE},
+        {"file-block-size", &opt_script, SBIO_AXIS_OPTION},
+        {"ioengine", NULL, SBIO_AXIS_OPTION},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        if (axis_kind(cases[i].key, cases[i].script, &k, err))
+            fail_msg("--vary %s refused: %s", cases[i].key, err);
+        if (k != cases[i].want)
+            fail_msg("--vary %s%s: kind %d, want %d", cases[i].key,
+                     cases[i].script ? " with a script" : "", (int)k, (int)cases[i].want);
+        assert_string_equal(err, "");
+    }
+    /* Unknown: one line that lists what can be varied, the script's options by name. */
+    assert_int_equal(axis_kind("wieght", &opt_script, &k, err), -EINVAL);
+    assert_has(err, "--vary wieght: nothing compare can vary has that name; accepted: scheduler, "
+                    "a queue knob");
+    assert_has(err, "an option of sbio run such as file-block-size");
+    assert_has(err, "or an option of groups.lua: threads, scheduler, weight\n");
+    assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err));
+    assert_int_equal(axis_kind("wieght", NULL, &k, err), -EINVAL);
+    assert_has(err, "or, with --script, an option the script declares\n");
+    /* What defines the set or the compare cannot vary, unless the script declares it. */
+    assert_int_equal(axis_kind("file-num", &opt_script, &k, err), -EINVAL);
+    assert_has(err, "--vary file-num: cannot vary between runs of one compare");
+    assert_has(err, "groups.lua: threads, scheduler, weight");
+    assert_int_equal(axis_kind("repeat", NULL, &k, err), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_unrank_enumerates_product),
         cmocka_unit_test(test_metrics_parse),
         cmocka_unit_test(test_metrics_values),
+        cmocka_unit_test(test_axis_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

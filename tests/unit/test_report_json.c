@@ -103,11 +103,24 @@ static const char *jstr(const char *ctx, json_t *o, const char *path)
 
 /* ---- the documented fields and types (doc/json.md) ---- */
 
-enum jt { JT_STR, JT_INT, JT_NUM, JT_BOOL, JT_OBJ, JT_ARR, JT_ARR_STR, JT_STR_NULL, JT_OBJ_NULL };
+enum jt {
+    JT_STR,
+    JT_INT,
+    JT_NUM,
+    JT_BOOL,
+    JT_OBJ,
+    JT_ARR,
+    JT_ARR_STR,
+    JT_STR_NULL,
+    JT_OBJ_NULL,
+    JT_INT_NULL,
+    JT_NUM_NULL
+};
 
 static const char *const jt_doc[] = {"string",           "integer",        "number",
                                      "boolean",          "object",         "array",
-                                     "array of strings", "string or null", "object or null"};
+                                     "array of strings", "string or null", "object or null",
+                                     "integer or null",  "number or null"};
 
 static bool jt_ok(json_t *v, enum jt t)
 {
@@ -128,6 +141,8 @@ static bool jt_ok(json_t *v, enum jt t)
     }
     case JT_STR_NULL: return json_is_string(v) || json_is_null(v);
     case JT_OBJ_NULL: return json_is_object(v) || json_is_null(v);
+    case JT_INT_NULL: return json_is_integer(v) || json_is_null(v);
+    case JT_NUM_NULL: return json_is_number(v) || json_is_null(v);
     }
     return false;
 }
@@ -266,6 +281,28 @@ static const struct fspec sample_spec[] = {{"t_s", JT_NUM},   {"duration_s", JT_
 static const struct fspec sample_op_spec[] = {
     {"ops", JT_INT},     {"bytes", JT_INT},  {"ops_per_s", JT_NUM}, {"mib_per_s", JT_NUM},
     {"mean_ns", JT_NUM}, {"p50_ns", JT_INT}, {"p99_ns", JT_INT},    {"max_ns", JT_INT},
+};
+
+/* A script phase's shares (sbio_json_shares), and each job's in it. */
+static const struct fspec shares_spec[] = {
+    {"weighted", JT_BOOL},
+    {"jain_index", JT_NUM},
+    {"jain_over", JT_STR},
+    {"jobs", JT_ARR},
+};
+static const struct fspec share_job_spec[] = {
+    {"name", JT_STR},
+    {"ops_per_s", JT_NUM},
+    {"mib_per_s", JT_NUM},
+    {"ops_share", JT_NUM_NULL},
+    {"bytes_share", JT_NUM_NULL},
+    {"read_ops_share", JT_NUM_NULL},
+    {"write_ops_share", JT_NUM_NULL},
+    {"read_bytes_share", JT_NUM_NULL},
+    {"write_bytes_share", JT_NUM_NULL},
+    {"weight", JT_INT_NULL},
+    {"asked_share", JT_NUM_NULL},
+    {"ratio", JT_NUM_NULL},
 };
 
 /* Fields the document has and doc/json.md does not list ("result.queue_depth"): collected
@@ -1527,6 +1564,98 @@ static void test_settings_parsed(void **state)
     json_decref(env);
 }
 
+/* The figure at path of job k's document, as a share of the jobs' sum. */
+static double doc_share(struct ran *const *r, unsigned n, unsigned k, const char *path)
+{
+    double sum = 0;
+    for (unsigned j = 0; j < n; j++)
+        sum += jnum(r[j]->ctx, r[j]->back, path);
+    return jnum(r[k]->ctx, r[k]->back, path) / sum;
+}
+
+/* Job k's entry of a shares document against its run's own document: each share is the
+ * job's figure over the jobs' sum, and each kind sums to 1. */
+static void check_share_job(json_t *sj, struct ran *const *r, unsigned n, unsigned k)
+{
+    const char *ctx = "shares";
+    check_fields(ctx, sj, "shares.jobs[]", share_job_spec, N(share_job_spec), true);
+    static const char *const pairs[][2] = {
+        {"ops_share", "result/ops"},
+        {"read_ops_share", "result/op_types/read/ops"},
+        {"write_ops_share", "result/op_types/write/ops"},
+        {"read_bytes_share", "result/op_types/read/bytes"},
+        {"write_bytes_share", "result/op_types/write/bytes"},
+    };
+    for (size_t i = 0; i < N(pairs); i++) {
+        double want = doc_share(r, n, k, pairs[i][1]), got = jnum(ctx, sj, pairs[i][0]);
+        CHECK(ctx, near_rel(got, want, 1e-9), "job %u: %s %.9f, its run's %s gives %.9f", k,
+              pairs[i][0], got, pairs[i][1], want);
+    }
+    double bytes = 0, all = 0;
+    for (unsigned j = 0; j < n; j++) {
+        double b = jnum(ctx, r[j]->back, "result/op_types/read/bytes") +
+                   jnum(ctx, r[j]->back, "result/op_types/write/bytes");
+        all += b;
+        bytes = j == k ? b : bytes;
+    }
+    CHECK(ctx, near_rel(jnum(ctx, sj, "bytes_share"), bytes / all, 1e-9), "job %u: bytes_share", k);
+    double secs = jnum(ctx, r[k]->back, "result/elapsed_s");
+    CHECK(ctx, near_rel(jnum(ctx, sj, "mib_per_s"), bytes / SBIO_MIB / secs, 1e-6),
+          "job %u: mib_per_s", k);
+}
+
+/* The shares of real runs side by side as a phase's jobs: unweighted (weights and asked
+ * shares null, the index over bytes/s), then weighted 100 (bfq_weight) : 800 (weight). */
+static void test_shares_document(void **state)
+{
+    (void)state;
+    struct ran *r[2] = {calloc(1, sizeof(struct ran)), calloc(1, sizeof(struct ran))};
+    assert_true(r[0] && r[1]);
+    run_spec(r[0], &(struct run_spec){.mode = SBIO_MODE_RNDRW, .threads = 1, .events = 900});
+    run_spec(r[1], &(struct run_spec){.mode = SBIO_MODE_RNDRW, .threads = 2, .events = 2000});
+    const struct sbio_run_result *res[2] = {&r[0]->res, &r[1]->res};
+    const char *names[2] = {"small", "big"};
+    struct sbio_cgroup_spec g[2] = {{.set = true, .bfq_weight = 100, .weight = 9000},
+                                    {.set = true, .weight = 800}};
+    for (int weighted = 0; weighted < 2; weighted++) {
+        struct sbio_shares sh;
+        assert_int_equal(sbio_result_shares(&sh, res, weighted ? g : NULL, 2), 0);
+        json_t *doc = sbio_json_shares(&sh, names);
+        char *text = json_dumps(doc, 0);
+        json_t *back = json_loads(text, 0, NULL);
+        assert_non_null(back);
+        check_fields("shares", back, "shares", shares_spec, N(shares_spec), true);
+        assert_string_equal(jstr("shares", back, "jain_over"),
+                            weighted ? "bytes_per_s_per_asked_share" : "bytes_per_s");
+        assert_true(fabs(jnum("shares", back, "jain_index") - sh.jain) < 1e-9);
+        json_t *jobs = json_object_get(back, "jobs");
+        assert_int_equal(json_array_size(jobs), 2);
+        for (unsigned k = 0; k < 2; k++) {
+            json_t *sj = json_array_get(jobs, k);
+            check_share_job(sj, r, 2, k);
+            assert_string_equal(jstr("shares", sj, "name"), names[k]);
+            if (!weighted) {
+                assert_true(json_is_null(json_object_get(sj, "weight")));
+                assert_true(json_is_null(json_object_get(sj, "asked_share")));
+                assert_true(json_is_null(json_object_get(sj, "ratio")));
+                continue;
+            }
+            assert_int_equal(jint("shares", sj, "weight"), k ? 800 : 100);
+            double asked = k ? 8.0 / 9 : 1.0 / 9;
+            assert_true(fabs(jnum("shares", sj, "asked_share") - asked) < 1e-9);
+            assert_true(near_rel(jnum("shares", sj, "ratio"),
+                                 jnum("shares", sj, "bytes_share") / asked, 1e-9));
+        }
+        json_decref(back);
+        json_decref(doc);
+        free(text);
+    }
+    for (int k = 0; k < 2; k++) {
+        ran_free(r[k]);
+        free(r[k]);
+    }
+}
+
 /* Every field of every document above is in doc/json.md. */
 static void test_no_undocumented_field(void **state)
 {
@@ -1595,6 +1724,7 @@ static const struct {
     {"### `result`", "samples", sample_spec, N(sample_spec)},
     {"### `result`", "samples", sample_op_spec, N(sample_op_spec)},
     {"### `op_types.", "latency", latency_spec, N(latency_spec)},
+    {"### `shares`", "jobs", share_job_spec, N(share_job_spec)},
 };
 
 /* name occurs in text as a whole word. */
@@ -1637,6 +1767,7 @@ static void test_doc_tables(void **state)
         {"### `environment`", env_spec, N(env_spec), {0}},
         {"### `result`", result_spec, N(result_spec), {0}},
         {"### `op_types.", optype_spec, N(optype_spec), {0}},
+        {"### `shares`", shares_spec, N(shares_spec), {0}},
     };
     char *doc = read_doc();
     struct doc_table *cur = NULL;
@@ -1790,6 +1921,7 @@ int main(void)
         cmocka_unit_test(test_error_and_signal),
         cmocka_unit_test(test_group),
         cmocka_unit_test(test_settings_parsed),
+        cmocka_unit_test(test_shares_document),
         cmocka_unit_test(test_no_undocumented_field),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
