@@ -162,7 +162,9 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
-                    random_order = true, ioprio = true}
+                    random_order = true, ioprio = true, group = true}
+local GROUP_FIELDS = {weight = true, bfq_weight = true, max = true, latency = true}
+local MAX_FIELDS = {rbps = true, wbps = true, riops = true, wiops = true, device = true}
 local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
 -- A job is either a mix (mix, block, pattern) or one of sysbench's modes with its exact
 -- semantics (mode = "rndrw", fsync_freq, fsync_end, rw_ratio, block). A mix syncs where its
@@ -253,6 +255,14 @@ function job(name)
                  "\"idle\", \"none\"")
         end
         j.ioprio = t.ioprio
+        -- The group's values are read in C (src/script.c), sizes as the command line's are.
+        if t.group ~= nil then
+            check_fields("job " .. name .. ": group", t.group, GROUP_FIELDS, 1)
+            if t.group.max ~= nil then
+                check_fields("job " .. name .. ": group max", t.group.max, MAX_FIELDS, 1)
+            end
+            j.group = t.group
+        end
         j.fsync_freq = t.fsync_freq or D.fsync_freq
         -- The end fsync is the job's: the command line's --file-fsync-end does not reach it.
         if t.fsync_end ~= nil then

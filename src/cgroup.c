@@ -570,6 +570,422 @@ int sbio_cgroup_recover(bool verbose)
     return removed;
 }
 
+/* Whether s names device d: its name, /dev/NAME or MAJ:MIN. */
+static bool cgroup_names_dev(const char *s, const struct sbio_blockdev *d)
+{
+    char mm[32];
+    snprintf(mm, sizeof(mm), "%u:%u", d->major, d->minor);
+    return !strcmp(s, d->name) || (!strncmp(s, "/dev/", 5) && !strcmp(s + 5, d->name)) ||
+           !strcmp(s, mm);
+}
+
+/* The device of t that s names (the top device or a scheduler device), or NULL. */
+static const struct sbio_blockdev *cgroup_named_dev(const char *s, const struct sbio_target *t)
+{
+    if (t->has_top && cgroup_names_dev(s, &t->top))
+        return &t->top;
+    for (unsigned i = 0; i < t->ndev; i++)
+        if (cgroup_names_dev(s, &t->dev[i]))
+            return &t->dev[i];
+    return NULL;
+}
+
+/* Whether dir/file, or the hierarchy root's, exists: v1 files are the same in every group,
+ * but some (the weights) only exist outside the root. */
+static bool cgroup_has_file(const struct sbio_cgroup_hier *h, const char *file)
+{
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof(p), "%s/%s", h->own, file);
+    if (!access(p, F_OK))
+        return true;
+    snprintf(p, sizeof(p), "%s/%s", h->mount, file);
+    return !access(p, F_OK);
+}
+
+static bool cgroup_spec_limits(const struct sbio_cgroup_spec *g)
+{
+    return g->rbps || g->wbps || g->riops || g->wiops || g->latency_us;
+}
+
+/* The devices of t as the message of a wrong `max` device lists them. */
+static void cgroup_dev_list(const struct sbio_target *t, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < t->ndev + 1 && at < len; i++) {
+        const struct sbio_blockdev *d = i == 0 ? (t->has_top ? &t->top : NULL) : &t->dev[i - 1];
+        if (!d || (i > 0 && t->has_top && !strcmp(d->name, t->top.name)))
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s (%u:%u)", at ? ", " : "", d->name,
+                               d->major, d->minor);
+    }
+}
+
+/* The hierarchy's own checks: weights in range with their files, latency on v2. */
+static int cgroup_check_hier(const struct sbio_cgroup_spec *g, const char *job,
+                             const struct sbio_cgroup_hier *h)
+{
+    bool v1 = h->version == SBIO_CGROUP_V1;
+    unsigned wmax = v1 ? 1000 : 10000;
+    if (g->weight > wmax) {
+        sbio_err("job %s: group weight %u is out of range; accepted: 1 to %u (%s)", job, g->weight,
+                 wmax, v1 ? "cgroup v1 blkio.weight" : "cgroup v2 io.weight");
+        return -SBIO_EUSAGE;
+    }
+    if (g->weight && v1 && !cgroup_has_file(h, "blkio.weight")) {
+        sbio_err("job %s: group weight: this kernel's blkio controller (cgroup v1) has no "
+                 "blkio.weight (CFQ's, gone since Linux 5.0); use bfq_weight (blkio.bfq.weight, "
+                 "1 to 1000) with the bfq scheduler",
+                 job);
+        return -SBIO_EUSAGE;
+    }
+    if (g->bfq_weight > 1000) {
+        sbio_err("job %s: group bfq_weight %u is out of range; accepted: 1 to 1000", job,
+                 g->bfq_weight);
+        return -SBIO_EUSAGE;
+    }
+    if (g->bfq_weight && v1 && !cgroup_has_file(h, "blkio.bfq.weight") &&
+        !cgroup_has_file(h, "blkio.bfq.io_service_bytes")) {
+        sbio_err("job %s: group bfq_weight: bfq is not loaded (%s has no blkio.bfq.weight); "
+                 "modprobe bfq, or select it with --scheduler=bfq",
+                 job, h->mount);
+        return -SBIO_EUSAGE;
+    }
+    if (g->latency_us && v1) {
+        sbio_err("job %s: group latency needs cgroup v2 (io.latency); this kernel's io "
+                 "controller is cgroup v1 blkio",
+                 job);
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
+                           const struct sbio_target *t)
+{
+    if (!g->set)
+        return 0;
+    if (geteuid() != 0 && !cgroup_fake_root()) {
+        sbio_err("job %s: a group needs root (sbio makes a control group for the job)", job);
+        return -SBIO_EUSAGE;
+    }
+    struct sbio_cgroup_hier h;
+    if (sbio_cgroup_find("io", &h)) {
+        sbio_err("job %s: group: this kernel mounts no blkio (cgroup v1) or io (cgroup v2) "
+                 "controller",
+                 job);
+        return -SBIO_EUSAGE;
+    }
+    int rc = cgroup_check_hier(g, job, &h);
+    if (rc)
+        return rc;
+    char devs[512];
+    cgroup_dev_list(t, devs, sizeof(devs));
+    if (cgroup_spec_limits(g) && !t->ndev) {
+        sbio_err("job %s: group max and latency need a block device; the set is on %s", job,
+                 t->fstype[0] ? t->fstype : "none");
+        return -SBIO_EUSAGE;
+    }
+    if (g->max_dev[0] && !cgroup_named_dev(g->max_dev, t)) {
+        sbio_err("job %s: group max device '%s' is not one of the set's; accepted: the name, "
+                 "/dev/NAME or MAJ:MIN of %s",
+                 job, g->max_dev, devs);
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* A group's settings: how descriptions name each, the file each hierarchy writes it to, and
+ * (per device) its key in a v2 file. */
+enum { CG_WEIGHT, CG_BFQ, CG_RBPS, CG_WBPS, CG_RIOPS, CG_WIOPS, CG_LATENCY, CG_NSET };
+static const struct {
+    const char *name, *v1, *v2, *key;
+} cgroup_set[CG_NSET] = {
+    {"weight", "blkio.weight", "io.weight", NULL},
+    {"bfq_weight", "blkio.bfq.weight", "io.bfq.weight", NULL},
+    {"rbps", "blkio.throttle.read_bps_device", "io.max", "rbps"},
+    {"wbps", "blkio.throttle.write_bps_device", "io.max", "wbps"},
+    {"riops", "blkio.throttle.read_iops_device", "io.max", "riops"},
+    {"wiops", "blkio.throttle.write_iops_device", "io.max", "wiops"},
+    {"latency", NULL, "io.latency", "target"},
+};
+
+static uint64_t cgroup_set_value(const struct sbio_cgroup_spec *g, int k)
+{
+    const uint64_t v[CG_NSET] = {g->weight, g->bfq_weight, g->rbps,      g->wbps,
+                                 g->riops,  g->wiops,      g->latency_us};
+    return v[k];
+}
+
+/* What file shows for setting k (on device mm "MAJ:MIN", or its default): v1 "N" or
+ * "MAJ:MIN N", v2 "default N" or "MAJ:MIN key=N". 0, -ENOENT when it shows none, or the
+ * read's -errno. */
+static int cgroup_shown(const char *dir, const char *file, const char *mm, const char *key,
+                        uint64_t *v)
+{
+    char buf[4096];
+    int rc = sbio_cgroup_read(dir, file, buf, sizeof(buf));
+    if (rc)
+        return rc;
+    size_t n = mm ? strlen(mm) : 0;
+    for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        const char *p = NULL;
+        if (mm && !strncmp(l, mm, n) && l[n] == ' ')
+            p = l + n + 1;
+        else if (!mm)
+            p = !strncmp(l, "default ", 8) ? l + 8 : l;
+        if (p && key) {
+            char k[32];
+            snprintf(k, sizeof(k), "%s=", key);
+            p = strstr(p, k) ? strstr(p, k) + strlen(k) : NULL;
+        }
+        if (p && *p >= '0' && *p <= '9') {
+            *v = strtoull(p, NULL, 10);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+/* Write setting k of g to dir for each of the devices (MAJ:MIN strings). 0 or -errno (the
+ * message said). */
+static int cgroup_write_set(const char *dir, bool v1, const struct sbio_cgroup_spec *g, int k,
+                            char (*mm)[24], unsigned ndev, const char *job)
+{
+    const char *file = v1 ? cgroup_set[k].v1 : cgroup_set[k].v2;
+    uint64_t v = cgroup_set_value(g, k);
+    char line[256];
+    int rc = 0;
+    for (unsigned d = 0; d < (cgroup_set[k].key ? ndev : 1) && !rc; d++) {
+        if (!cgroup_set[k].key)
+            snprintf(line, sizeof(line), v1 ? "%" PRIu64 : "default %" PRIu64, v);
+        else if (v1)
+            snprintf(line, sizeof(line), "%s %" PRIu64, mm[d], v);
+        else if (k == CG_LATENCY)
+            snprintf(line, sizeof(line), "%s target=%" PRIu64, mm[d], v);
+        else { /* io.max: every limit of the device in one line */
+            size_t at = (size_t)snprintf(line, sizeof(line), "%s", mm[d]);
+            for (int i = CG_RBPS; i <= CG_WIOPS; i++)
+                if (cgroup_set_value(g, i))
+                    at += (size_t)snprintf(line + at, sizeof(line) - at, " %s=%" PRIu64,
+                                           cgroup_set[i].key, cgroup_set_value(g, i));
+        }
+        rc = sbio_cgroup_write(dir, file, line);
+        if (rc)
+            sbio_err("job %s: writing \"%s\" to %s/%s: %s%s", job, line, dir, file, strerror(-rc),
+                     rc == -ENOENT && k == CG_BFQ ? " (bfq is not loaded: modprobe bfq)" : "");
+    }
+    return rc;
+}
+
+/* Setting k as the kernel shows it for the first device, appended to desc. 0, or -EIO when
+ * it shows another value than was written (said). */
+static int cgroup_read_set(const char *dir, bool v1, const struct sbio_cgroup_spec *g, int k,
+                           const char *mm, const char *job, char *desc, size_t len)
+{
+    const char *file = v1 ? cgroup_set[k].v1 : cgroup_set[k].v2;
+    uint64_t want = cgroup_set_value(g, k), shown = want;
+    bool dev = cgroup_set[k].key != NULL;
+    int rc = cgroup_shown(dir, file, dev ? mm : NULL, v1 ? NULL : cgroup_set[k].key, &shown);
+    if (!rc && shown != want) {
+        sbio_err("job %s: wrote %s %" PRIu64 " to %s/%s, but the kernel shows %" PRIu64, job,
+                 cgroup_set[k].name, want, dir, file, shown);
+        return -EIO;
+    }
+    size_t at = strlen(desc);
+    char b[32];
+    const char *sep = at && desc[at - 1] != ' ' ? ", " : "";
+    if (k == CG_RBPS || k == CG_WBPS)
+        snprintf(desc + at, len - at, "%s%s %s/s", sep, cgroup_set[k].name,
+                 sbio_fmt_bytes(b, sizeof(b), shown));
+    else if (k == CG_LATENCY)
+        snprintf(desc + at, len - at, "%slatency %s", sep, sbio_fmt_ns(b, sizeof(b), shown * 1e3));
+    else
+        snprintf(desc + at, len - at, "%s%s %" PRIu64 "%s", sep, cgroup_set[k].name, shown,
+                 k == CG_RIOPS || k == CG_WIOPS ? "/s" : "");
+    return 0;
+}
+
+/* A job name as a folder name: letters, digits, '-', '_' and '.' kept, the rest '_'; a
+ * name another job of this process made already ("a b" and "a_b") gets "-2", "-3", …. */
+static void cgroup_folder_name(const struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h,
+                               const char *job, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; job[i] && i + 8 < len; i++) {
+        char c = job[i];
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || (c == '.' && i > 0);
+        out[i] = keep ? c : '_';
+    }
+    out[i] = 0;
+    if (!i)
+        snprintf(out, len, "job");
+    char path[PATH_MAX * 2];
+    size_t n = strlen(out);
+    for (unsigned k = 2;; k++) {
+        snprintf(path, sizeof(path), "%s/sbio.%d/%s",
+                 h->version == SBIO_CGROUP_V2 ? h->mount : h->own, (int)getpid(), out);
+        if (!cgroup_made(cg, path) || k > 99)
+            return;
+        snprintf(out + n, len - n, "-%u", k);
+    }
+}
+
+/* The settings written and read back, described into desc. */
+static int cgroup_job_settings(const struct sbio_cgroup_job *j, const struct sbio_cgroup_spec *g,
+                               const struct sbio_target *t, const char *job, char *desc, size_t len)
+{
+    bool v1 = j->version == SBIO_CGROUP_V1;
+    char mm[SBIO_MAX_DEVS][24];
+    unsigned nlim = 0;
+    const struct sbio_blockdev *named = g->max_dev[0] ? cgroup_named_dev(g->max_dev, t) : NULL;
+    for (unsigned i = 0; i < (named ? 1 : t->ndev); i++) {
+        const struct sbio_blockdev *d = named ? named : &t->dev[i];
+        snprintf(mm[nlim++], sizeof(mm[0]), "%u:%u", d->major, d->minor);
+    }
+    int rc = 0;
+    bool iomax = false; /* v2: io.max holds every limit, written once */
+    for (int k = 0; k < CG_NSET && !rc; k++) {
+        if (!cgroup_set_value(g, k) || (!v1 && k >= CG_RBPS && k <= CG_WIOPS && iomax))
+            continue;
+        iomax = iomax || (k >= CG_RBPS && k <= CG_WIOPS);
+        rc = cgroup_write_set(j->dir, v1, g, k, mm, nlim, job);
+    }
+    for (int k = 0; k < CG_NSET && !rc; k++)
+        if (cgroup_set_value(g, k))
+            rc = cgroup_read_set(j->dir, v1, g, k, nlim ? mm[0] : "", job, desc, len);
+    for (unsigned d = 0; d < nlim && cgroup_spec_limits(g) && !rc; d++) {
+        size_t at = strlen(desc);
+        snprintf(desc + at, len - at, "%s%s", d ? ", " : " on ", mm[d]);
+    }
+    return rc;
+}
+
+/* bfq_weight acts only where bfq schedules: a device of the set under another scheduler is
+ * said after desc. */
+static void cgroup_note_bfq(const struct sbio_cgroup_spec *g, const struct sbio_target *t,
+                            char *desc, size_t len)
+{
+    for (unsigned i = 0; g->bfq_weight && i < t->ndev; i++) {
+        char line[512], names[SBIO_MAX_SCHED][32];
+        int cur = -1;
+        if (sbio_sysblock_read(&t->dev[i], "scheduler", line, sizeof(line)))
+            continue;
+        int n = sbio_sched_parse(line, names, SBIO_MAX_SCHED, &cur);
+        if (cur < 0 || cur >= n || !strcmp(names[cur], "bfq"))
+            continue;
+        size_t at = strlen(desc);
+        snprintf(desc + at, len - at, " (bfq_weight acts only under bfq: %s runs %s)",
+                 t->dev[i].name, names[cur]);
+        return;
+    }
+}
+
+int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
+                         const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
+                         size_t len)
+{
+    memset(out, 0, sizeof(*out));
+    struct sbio_cgroup_hier h;
+    char name[72];
+    int rc = sbio_cgroup_find("io", &h);
+    if (!rc) {
+        cgroup_folder_name(cg, &h, job, name, sizeof(name));
+        rc = sbio_cgroups_make(cg, &h, "io", name, out->dir, sizeof(out->dir));
+    }
+    if (rc) {
+        sbio_err("job %s: making its control group in %s: %s", job,
+                 h.mount[0] ? h.mount : "the io controller's hierarchy", strerror(-rc));
+        return rc;
+    }
+    out->version = h.version;
+    for (unsigned i = 0; i < t->ndev; i++) {
+        out->major[out->ndev] = t->dev[i].major;
+        out->minor[out->ndev++] = t->dev[i].minor;
+    }
+    snprintf(desc, len, "%s (cgroup %s): ", out->dir,
+             h.version == SBIO_CGROUP_V1 ? "v1 blkio" : "v2 io");
+    rc = cgroup_job_settings(out, g, t, job, desc, len);
+    if (!rc)
+        cgroup_note_bfq(g, t, desc, len);
+    return rc;
+}
+
+/* v1: the "MAJ:MIN Read N" and "MAJ:MIN Write N" lines of file, summed over g's devices.
+ * 0, -ENODATA when the file has no line of theirs (or is not there), or the read's -errno. */
+static int cgroup_io_v1(const struct sbio_cgroup_job *g, const char *file, uint64_t *rd,
+                        uint64_t *wr)
+{
+    char buf[8192];
+    int rc = sbio_cgroup_read(g->dir, file, buf, sizeof(buf));
+    bool seen = false;
+    *rd = *wr = 0;
+    for (char *save = NULL, *l = rc ? NULL : strtok_r(buf, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        unsigned ma, mi;
+        char op[16];
+        unsigned long long v;
+        if (sscanf(l, "%u:%u %15s %llu", &ma, &mi, op, &v) != 4)
+            continue;
+        for (unsigned d = 0; d < g->ndev; d++)
+            if (g->major[d] == ma && g->minor[d] == mi) {
+                *rd += strcmp(op, "Read") ? 0 : v;
+                *wr += strcmp(op, "Write") ? 0 : v;
+                seen = true;
+            }
+    }
+    if (rc == -ENOENT) /* blkio.bfq.* without bfq */
+        rc = -ENODATA;
+    return rc ? rc : seen ? 0 : -ENODATA;
+}
+
+/* v2: io.stat's rbytes, wbytes, rios, wios of g's devices, summed. */
+static int cgroup_io_v2(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *io)
+{
+    char buf[8192];
+    int rc = sbio_cgroup_read(g->dir, "io.stat", buf, sizeof(buf));
+    for (char *save = NULL, *l = rc ? NULL : strtok_r(buf, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        unsigned ma, mi;
+        unsigned long long rb, wb, ri, wi;
+        if (sscanf(l, "%u:%u rbytes=%llu wbytes=%llu rios=%llu wios=%llu", &ma, &mi, &rb, &wb, &ri,
+                   &wi) != 6)
+            continue;
+        for (unsigned d = 0; d < g->ndev; d++)
+            if (g->major[d] == ma && g->minor[d] == mi) {
+                io->rbytes += rb;
+                io->wbytes += wb;
+                io->rios += ri;
+                io->wios += wi;
+            }
+    }
+    return rc;
+}
+
+int sbio_cgroup_io_read(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *io)
+{
+    memset(io, 0, sizeof(*io));
+    if (g->version == SBIO_CGROUP_V2) {
+        snprintf(io->source, sizeof(io->source), "io.stat");
+        return cgroup_io_v2(g, io);
+    }
+    static const char *const from[] = {"throttle", "bfq"};
+    int rc = -ENODATA;
+    for (unsigned i = 0; i < 2 && rc == -ENODATA; i++) {
+        char b[40], n[40];
+        snprintf(b, sizeof(b), "blkio.%s.io_service_bytes", from[i]);
+        snprintf(n, sizeof(n), "blkio.%s.io_serviced", from[i]);
+        snprintf(io->source, sizeof(io->source), "%s, io_serviced", b);
+        rc = cgroup_io_v1(g, b, &io->rbytes, &io->wbytes);
+        if (!rc)
+            rc = cgroup_io_v1(g, n, &io->rios, &io->wios);
+    }
+    if (rc == -ENODATA) /* no line for the devices yet: nothing counted */
+        io->source[0] = 0;
+    return rc == -ENODATA ? 0 : rc;
+}
+
 int sbio_cgroup_memory_check(void)
 {
     if (geteuid() != 0 && !cgroup_fake_root()) {

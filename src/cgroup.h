@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sysblock.h"
+
 /* A job's I/O group as a script declares it; every field 0 (or "") is left as the kernel
  * has it. */
 struct sbio_cgroup_spec {
@@ -141,5 +143,48 @@ int sbio_cgroup_memstat(const char *dir, struct sbio_memstat *ms);
 /* Remove what sbio processes that died left: every cgroup state file whose lock is free.
  * The number of folders removed, or -errno. */
 int sbio_cgroup_recover(bool verbose);
+
+/* The kernel's own I/O counters of a group, summed over devices, and the files they come
+ * from: v2 io.stat rbytes, wbytes, rios, wios; v1 blkio.throttle.io_service_bytes /
+ * io_serviced (bios as they enter the block layer, whatever the scheduler; since Linux 6.9
+ * only on a device whose throttling a limit, in any group, has turned on), else, where those
+ * show nothing for the devices, blkio.bfq.io_service_bytes / io_serviced (requests bfq
+ * dispatched: only under bfq). */
+struct sbio_cgroup_io {
+    uint64_t rbytes, wbytes, rios, wios;
+    char source[64];
+};
+
+/* A job's group as made for a phase: where it is and the devices its limits name and its
+ * counters are summed over. */
+struct sbio_cgroup_job {
+    int version; /* enum sbio_cgroup_version; SBIO_CGROUP_NONE: the job has no group */
+    char dir[PATH_MAX];
+    unsigned ndev;
+    unsigned major[SBIO_MAX_DEVS], minor[SBIO_MAX_DEVS];
+};
+
+/* Check job's group g before anything runs, against the set's devices t: root, the io
+ * (v2) or blkio (v1) controller, each weight in its hierarchy's range and its file present
+ * (v1 blkio.weight is CFQ's; blkio.bfq.weight exists once bfq is loaded), latency only on
+ * v2, the device of `max` one of t's (its name, /dev/NAME or MAJ:MIN). 0, or -SBIO_EUSAGE
+ * (util.h) with one line said. Nothing is made. */
+int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
+                           const struct sbio_target *t);
+
+/* Make job's group (named after it, sanitized) in cg and write g's settings: v1
+ * blkio.bfq.weight, blkio.weight, blkio.throttle.{read,write}_{bps,iops}_device; v2 io.weight,
+ * io.bfq.weight, io.max, io.latency; limits for the named device, else each of t's scheduler
+ * devices. What the kernel then shows is described into desc ("/sys/fs/cgroup/blkio/sbio.1/
+ * reader (cgroup v1 blkio): bfq_weight 800, rbps 20 MiB/s on 7:0"). 0 or -errno, with one
+ * line said. */
+int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
+                         const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
+                         size_t len);
+
+/* The group's counters now, summed over its devices. On v1 a file with no line for the
+ * devices has counted nothing (yet): when none has one, io is zeros with source "". 0 or
+ * -errno. */
+int sbio_cgroup_io_read(const struct sbio_cgroup_job *g, struct sbio_cgroup_io *io);
 
 #endif

@@ -447,6 +447,21 @@ static void result_end_json(json_t *r, const struct sbio_run_result *res)
     json_object_set_new(r, "errors", errs);
 }
 
+/* The job's I/O group and the kernel's own counters of it; null without a group. */
+static json_t *group_json(const struct sbio_run_result *res)
+{
+    if (!res->group_dir[0])
+        return json_null();
+    const struct sbio_cgroup_io *g = &res->group_io;
+    return json_pack(
+        "{s:s,s:s,s:o}", "path", res->group_dir, "hierarchy",
+        res->group_version == SBIO_CGROUP_V1 ? "cgroup v1 blkio" : "cgroup v2 io", "kernel",
+        res->have_group_io ? json_pack("{s:s,s:I,s:I,s:I,s:I}", "source", g->source, "read_bytes",
+                                       (json_int_t)g->rbytes, "write_bytes", (json_int_t)g->wbytes,
+                                       "reads", (json_int_t)g->rios, "writes", (json_int_t)g->wios)
+                           : json_null());
+}
+
 static json_t *cpu_json(const struct sbio_run_result *res, double secs)
 {
     json_t *cpu = json_object();
@@ -505,6 +520,7 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
     json_object_set_new(r, "ioprio",
                         json_string(sbio_ioprio_name(prio, sizeof(prio), res->ioprio)));
     json_object_set_new(r, "memory_group", memgroup_json(res));
+    json_object_set_new(r, "group", group_json(res));
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

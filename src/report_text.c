@@ -489,6 +489,33 @@ static void text_cpu(FILE *out, const struct sbio_run_result *res, double secs)
                 ncpu);
 }
 
+/* A job's group: the kernel's own counters of it over the measured phase, beside sbio's. */
+static void text_group(FILE *out, const struct sbio_run_result *res)
+{
+    if (!res->group_dir[0])
+        return;
+    const struct sbio_cgroup_io *g = &res->group_io;
+    const struct sbio_stats *t = &res->total;
+    char a[32], b[32], c[32], d[32];
+    if (!res->have_group_io) {
+        fprintf(out, "Group counters: none for the set's devices (%s)\n",
+                res->group_version == SBIO_CGROUP_V1
+                    ? "blkio.throttle.* count once a limit has turned throttling on, "
+                      "blkio.bfq.* under bfq"
+                    : "io.stat");
+        return;
+    }
+    uint64_t rops = t->lat[SBIO_READ].count + t->lat[SBIO_RMW].count;
+    uint64_t wops = t->lat[SBIO_WRITE].count + t->lat[SBIO_RMW].count;
+    fprintf(out,
+            "Group counters (%s): read %s in %" PRIu64 " request%s, written %s in %" PRIu64
+            " request%s; sbio: read %s in %" PRIu64 " op%s, wrote %s in %" PRIu64 " op%s\n",
+            g->source, sbio_fmt_bytes(a, sizeof(a), g->rbytes), g->rios, g->rios == 1 ? "" : "s",
+            sbio_fmt_bytes(b, sizeof(b), g->wbytes), g->wios, g->wios == 1 ? "" : "s",
+            sbio_fmt_bytes(c, sizeof(c), sbio_stats_bytes_read(t)), rops, rops == 1 ? "" : "s",
+            sbio_fmt_bytes(d, sizeof(d), sbio_stats_bytes_written(t)), wops, wops == 1 ? "" : "s");
+}
+
 /* What only some runs have: verification, faults, queue depth, skipped tails, seqwr completion. */
 static void text_extras(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res)
 {
@@ -501,6 +528,7 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
                 "I/O priority: %s on every worker thread (set, then read back with "
                 "ioprio_get)\n",
                 sbio_ioprio_name(a, sizeof(a), res->ioprio));
+    text_group(out, res);
     if (cfg->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_checked == 1 ? "" : "s",

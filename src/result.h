@@ -45,6 +45,13 @@ struct sbio_run_result {
      * when the job sets none; a merge of parts that differ: SBIO_IOPRIO_MIXED. */
     int ioprio;
     bool fds_shared; /* the threads shared one descriptor per file (too few for their own) */
+    /* The job's I/O group (cgroup.h): its folder, hierarchy, and the kernel's own counters of
+     * it over the measured phase (deltas; have_group_io false when they could not be read). A
+     * merge keeps none. */
+    char group_dir[256];
+    int group_version;
+    bool have_group_io;
+    struct sbio_cgroup_io group_io;
     /* The measured phase started: false when the run failed while starting (a file that
      * could not be opened, a thread not created), and then no figure of it means anything. */
     bool measured;

@@ -513,6 +513,26 @@ static double tv_s(struct timeval a, struct timeval b)
     return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_usec - a.tv_usec) / 1e6;
 }
 
+/* The group's counters over the measured phase: the end's read minus the start's (g0, read
+ * when gio). */
+static void run_group_io(struct sbio_run_result *res, const struct sbio_cgroup_job *grp, bool gio,
+                         const struct sbio_cgroup_io *g0, struct sbio_cgroup_io *g1)
+{
+    if (!grp)
+        return;
+    snprintf(res->group_dir, sizeof(res->group_dir), "%.255s", grp->dir);
+    res->group_version = grp->version;
+    /* A v1 group shows lines only once something was counted: none at the start is zeros. */
+    res->have_group_io = gio && !sbio_cgroup_io_read(grp, g1) && g1->source[0] &&
+                         (!g0->source[0] || !strcmp(g0->source, g1->source));
+    if (res->have_group_io)
+        res->group_io = (struct sbio_cgroup_io){.rbytes = g1->rbytes - g0->rbytes,
+                                                .wbytes = g1->wbytes - g0->wbytes,
+                                                .rios = g1->rios - g0->rios,
+                                                .wios = g1->wios - g0->wios};
+    snprintf(res->group_io.source, sizeof(res->group_io.source), "%s", g1->source);
+}
+
 /* The measured phase, with the device, cache and CPU figures around it. */
 static void run_measured(struct run *r, struct sbio_run_result *res)
 {
@@ -526,6 +546,9 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     bool disks = sbio_result_snap_disks(res, r->env->target, res->disk0);
     uint64_t pr0 = 0, pw0 = 0, pr1 = 0, pw1 = 0;
     bool pio = sbio_result_snap_proc_io(&pr0, &pw0);
+    struct sbio_cgroup_io g0, g1;
+    const struct sbio_cgroup_job *grp = r->env->group;
+    bool gio = grp && !sbio_cgroup_io_read(grp, &g0);
     sbio_result_snap_sched(res, r->env->target);
     getrusage(RUSAGE_SELF, &ru0);
     /* Every process starts its clock as it leaves this meeting; durations are measured on
@@ -542,6 +565,7 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
         pthread_join(r->w[i].tid, NULL);
     run_agree(r); /* every process is out of the measured phase */
     getrusage(RUSAGE_SELF, &ru1);
+    run_group_io(res, grp, gio, &g0, &g1);
     /* A counter read that failed (no descriptor left, a device gone) would turn the
      * other snapshot into figures since boot: no device figures then. */
     if (!sbio_result_snap_disks(res, r->env->target, res->disk1) || !disks)

@@ -54,6 +54,10 @@ struct sbio_runner_env {
     /* --memory-limit's group, whose memory.stat the result carries; NULL or version
      * SBIO_CGROUP_NONE: none. */
     const struct sbio_memgroup *memgroup;
+    /* The job's I/O group (cgroup.h), or NULL: on v1 each worker thread moves itself into it
+     * before the start gate (a process in a v2 group was moved whole by its parent); on both
+     * its kernel counters are read as the measured phase starts and ends. */
+    const struct sbio_cgroup_job *group;
 };
 
 /* The descriptors job needs on a set of nfiles files while it runs: each thread its own

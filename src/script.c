@@ -258,6 +258,83 @@ static int read_job_cache(lua_State *L, int t, struct sbio_script_job *j, char *
     return 0;
 }
 
+/* Field k of the table at idx as a whole number >= 1 (sizes: a number of bytes, or a
+ * string sbio_parse_size reads), into *out; 0 when it has none. 0 or -EINVAL (err said). */
+static int group_count(lua_State *L, int idx, const char *k, bool size, uint64_t *out,
+                       const char *job, char *err, size_t errlen)
+{
+    lua_getfield(L, idx, k);
+    int rc = 0, type = lua_type(L, -1); /* before lua_tostring turns a number into a string */
+    double d = type == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+    const char *str = type == LUA_TNUMBER || type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (type == LUA_TNIL)
+        *out = 0;
+    else if (type == LUA_TNUMBER && d >= 1 && d == (double)(uint64_t)d)
+        *out = (uint64_t)d;
+    else if (!(size && type == LUA_TSTRING && !sbio_parse_size(str, out) && *out))
+        rc = -EINVAL;
+    if (rc)
+        snprintf(err, errlen, "job %s: group %s '%s' is not valid; accepted: %s", job, k,
+                 str ? str : lua_typename(L, type),
+                 size ? "a size per second, in bytes or with K/M/G/T (e.g. \"20M\")"
+                 : !strcmp(k, "weight")
+                     ? "1 to 1000 (cgroup v1 blkio.weight) or 1 to 10000 (cgroup v2 io.weight)"
+                 : !strcmp(k, "bfq_weight") ? "1 to 1000"
+                                            : "a whole number of requests per second >= 1");
+    lua_pop(L, 1);
+    return rc;
+}
+
+/* A latency target with its unit ("500us", "5ms", "1s") in microseconds. 0 or -EINVAL. */
+static int group_latency(const char *s, uint64_t *us)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || v <= 0)
+        return -EINVAL;
+    double mul = !strcmp(end, "us") ? 1 : !strcmp(end, "ms") ? 1e3 : !strcmp(end, "s") ? 1e6 : 0;
+    *us = (uint64_t)(v * mul + 0.5);
+    return *us ? 0 : -EINVAL;
+}
+
+/* A job's group = {weight, bfq_weight, max = {rbps, wbps, riops, wiops, device}, latency}
+ * (the prelude has checked the names). 0 or -EINVAL (err said). */
+static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *err, size_t errlen)
+{
+    struct sbio_cgroup_spec *g = &j->group;
+    uint64_t w = 0, bw = 0;
+    lua_getfield(L, t, "group");
+    int gt = lua_gettop(L), rc = 0;
+    if (lua_istable(L, gt)) {
+        g->set = true;
+        rc = group_count(L, gt, "weight", false, &w, j->name, err, errlen);
+        rc = rc ? rc : group_count(L, gt, "bfq_weight", false, &bw, j->name, err, errlen);
+        g->weight = w > 100000 ? 100000 : (unsigned)w; /* the range is the hierarchy's */
+        g->bfq_weight = bw > 100000 ? 100000 : (unsigned)bw;
+        lua_getfield(L, gt, "max");
+        int mt = lua_gettop(L);
+        if (!rc && lua_istable(L, mt)) {
+            rc = group_count(L, mt, "rbps", true, &g->rbps, j->name, err, errlen);
+            rc = rc ? rc : group_count(L, mt, "wbps", true, &g->wbps, j->name, err, errlen);
+            rc = rc ? rc : group_count(L, mt, "riops", false, &g->riops, j->name, err, errlen);
+            rc = rc ? rc : group_count(L, mt, "wiops", false, &g->wiops, j->name, err, errlen);
+            field_str(L, mt, "device", g->max_dev, sizeof(g->max_dev));
+        }
+        lua_pop(L, 1);
+        char lat[64] = "";
+        field_str(L, gt, "latency", lat, sizeof(lat));
+        if (!rc && lat[0] && group_latency(lat, &g->latency_us)) {
+            snprintf(err, errlen,
+                     "job %s: group latency '%s' is not valid; accepted: a time "
+                     "with its unit, e.g. \"500us\", \"5ms\"",
+                     j->name, lat);
+            rc = -EINVAL;
+        }
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
 static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
 {
     int t = lua_gettop(L);
@@ -277,7 +354,7 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq");
     j->event = field_bool(L, t, "event");
     j->fsync_end = field_bool(L, t, "fsync_end");
-    if (read_job_cache(L, t, j, err, errlen))
+    if (read_job_cache(L, t, j, err, errlen) || read_job_group(L, t, j, err, errlen))
         return -EINVAL;
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;

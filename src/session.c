@@ -14,6 +14,7 @@
 #include "environment.h"
 #include "fileset.h"
 #include "job.h"
+#include "jobproc.h"
 #include "mix.h"
 #include "mpi.h"
 #include "engine.h"
@@ -284,7 +285,10 @@ struct session_job {
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
-    char block_what[160]; /* which declaration set the block size */
+    char block_what[160];            /* which declaration set the block size */
+    struct sbio_cgroup_job group;    /* its I/O group for the phase (version NONE: none) */
+    char group_desc[PATH_MAX + 256]; /* the group as the kernel shows it, for the report */
+    struct sbio_jobproc proc;        /* a job in a v2 group: its process */
 };
 
 /* The threads are up, their files open: the header and the environment, then the caches
@@ -415,21 +419,45 @@ static void *session_job_main(void *arg)
 /* Run a phase's jobs side by side, each on its own threads; they start together. A single
  * job runs on this thread (the MPI calls of its meetings must come from the main thread).
  * 0, or -EAGAIN when a job could not be started (*started say how many were). */
+static bool session_job_forks(const struct session_job *j)
+{
+    return j->group.version == SBIO_CGROUP_V2;
+}
+
+/* A job in a cgroup v2 group runs in a process of its own, forked before any thread job
+ * starts (a fork copies only the forking thread); the others run as threads. */
 static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started)
 {
-    if (n == 1) {
-        session_job_main(&jobs[0]);
-        *started = 1;
-        return 0;
-    }
+    unsigned nthr = 0, forked = 0;
     int rc = 0;
-    for (*started = 0; *started < n; (*started)++)
-        if (pthread_create(&jobs[*started].tid, NULL, session_job_main, &jobs[*started])) {
+    for (*started = 0; *started < n; (*started)++) {
+        struct session_job *j = &jobs[*started];
+        if (!session_job_forks(j)) {
+            nthr++;
+        } else if (!(rc = sbio_jobproc_start(&j->proc, &j->job, &j->env, j->group.dir))) {
+            forked |= 1u << *started;
+        } else {
+            sbio_err("job %s: fork: %s", j->job.name, strerror(-rc));
+            break;
+        }
+    }
+    for (*started = rc ? *started : 0; !rc && *started < n; (*started)++) {
+        struct session_job *j = &jobs[*started];
+        if (session_job_forks(j))
+            continue;
+        if (nthr == 1) /* alone, on this thread */
+            session_job_main(j);
+        else if (pthread_create(&j->tid, NULL, session_job_main, j)) {
             rc = -EAGAIN;
             break;
         }
-    for (unsigned k = 0; k < *started; k++)
-        pthread_join(jobs[k].tid, NULL);
+    }
+    for (unsigned k = 0; k < *started && nthr > 1; k++)
+        if (!session_job_forks(&jobs[k]))
+            pthread_join(jobs[k].tid, NULL);
+    for (unsigned k = 0; k < n; k++)
+        if (forked & (1u << k))
+            sbio_jobproc_finish(&jobs[k].proc, jobs[k].job.name, &jobs[k].res, &jobs[k].rc);
     return rc;
 }
 
@@ -460,6 +488,19 @@ static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_
     return rc;
 }
 
+/* A job's group as declared (0: not set), null without one. */
+static json_t *group_declared(const struct sbio_cgroup_spec *g)
+{
+    if (!g->set)
+        return json_null();
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I}", "weight", (json_int_t)g->weight,
+                     "bfq_weight", (json_int_t)g->bfq_weight, "rbps", (json_int_t)g->rbps, "wbps",
+                     (json_int_t)g->wbps, "riops", (json_int_t)g->riops, "wiops",
+                     (json_int_t)g->wiops, "device",
+                     g->max_dev[0] ? json_string(g->max_dev) : json_null(), "latency_us",
+                     (json_int_t)g->latency_us);
+}
+
 /* A job as the script declared it, for the JSON beside its result (the result's config
  * describes the run, and a mix is no sysbench mode). */
 static json_t *job_declared(const struct sbio_script_job *sj)
@@ -478,6 +519,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
     char prio[24];
     json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
+    json_object_set_new(d, "group", group_declared(&sj->group));
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));
@@ -720,6 +762,7 @@ static int session_job_declared(struct session_job *j, const struct sbio_config 
     session_job_view(&j->view, base, p, k, total_threads, threads_before, seed);
     sbio_job_from_config(job, &j->view);
     job->name = sj->name;
+    job->group = sj->group;
     job->think_us = sj->think_us;
     job->max_len = 0; /* a mix's or event job's largest request */
     for (unsigned b = 0; b < sj->nblocks; b++)
@@ -784,6 +827,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                 : p->jobs[k].fsync_end ? ", fsync at end"
                                        : ", no fsync at end",
                 with);
+        if (jobs[k].group_desc[0])
+            fprintf(ses->text, "Group: %s\n", jobs[k].group_desc);
         sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
@@ -813,6 +858,24 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
     session_shares(ses, p, jobs, pj, want_doc);
     free(tot.per_thread);
+}
+
+/* The phase's job groups, made under the session's sbio.PID folder (recorded in its state
+ * file) with their settings written and read back. 0 or -errno (said). */
+static int session_make_groups(struct session *ses, const struct sbio_script_phase *p,
+                               struct session_job *jobs)
+{
+    for (unsigned k = 0; k < p->njobs; k++) {
+        if (!p->jobs[k].group.set)
+            continue;
+        int rc =
+            sbio_cgroup_job_make(&ses->cg, &p->jobs[k].group, p->jobs[k].name, &ses->target,
+                                 &jobs[k].group, jobs[k].group_desc, sizeof(jobs[k].group_desc));
+        if (rc)
+            return rc;
+        jobs[k].env.group = &jobs[k].group;
+    }
+    return 0;
 }
 
 /* Phase pi of script s: its jobs side by side, then their reports. A phase the system
@@ -847,8 +910,13 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     char note[256] = "";
     if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
         fputs(note, ses->text);
+    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
+    if (!rc)
+        rc = session_make_groups(ses, p, jobs);
     if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
         sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+    if (sbio_cgroups_remove_to(&ses->cg, mark))
+        sbio_err("some control groups could not be removed; run sbio restore as root");
     for (unsigned k = 0; k < started && !rc; k++)
         rc = jobs[k].rc;
     json_t *pj = json_pack("{s:s}", "name", p->name);
@@ -902,6 +970,18 @@ static int session_check_verify(const struct sbio_script *s)
     return 0;
 }
 
+/* Every job's group checked before anything is made (cgroup.h). 0 or -SBIO_EUSAGE (message
+ * printed). */
+static int session_check_groups(const struct session *ses, const struct sbio_script *s)
+{
+    int rc = 0;
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++)
+            rc = sbio_cgroup_spec_check(&s->phases[pi].jobs[k].group, s->phases[pi].jobs[k].name,
+                                        &ses->target);
+    return rc;
+}
+
 /* Every job's I/O priority (its own, else the command line's) tried before the header: the
  * realtime class without the privilege is refused then, not phase by phase. 0 or
  * -SBIO_EUSAGE (message printed). */
@@ -944,6 +1024,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s))
         return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
+    if (!rc)
+        rc = session_check_groups(&ses, s);
     if (!rc)
         rc = session_apply(&ses);
     if (rc) {

@@ -593,13 +593,29 @@ static void worker_ioprio(struct worker *w)
     w->err = rc;
 }
 
-/* Set the thread's I/O priority, pin it, open the set, let the engine register files and
- * buffers. */
+/* cgroup v1: the thread moves itself into the job's group (its tid into `tasks`), before the
+ * start gate; the kernel charges its I/O to the group from then on. */
+static void worker_group(struct worker *w)
+{
+    const struct sbio_cgroup_job *g = w->run->env->group;
+    int rc = sbio_cgroup_enter_thread(g->dir, 0);
+    if (rc) {
+        snprintf(w->err_msg, sizeof(w->err_msg),
+                 "thread %u (tid %d): entering the group %.200s: %s", w->id, (int)gettid(), g->dir,
+                 strerror(-rc));
+        w->err = rc;
+    }
+}
+
+/* Set the thread's I/O priority and group, pin it, open the set, let the engine register
+ * files and buffers. */
 static void worker_open(struct worker *w)
 {
     struct run *r = w->run;
     if (r->job->ioprio != SBIO_IOPRIO_NONE)
         worker_ioprio(w);
+    if (!w->err && r->env->group && r->env->group->version == SBIO_CGROUP_V1)
+        worker_group(w);
     if (w->cpu >= 0 && !w->err) {
         cpu_set_t set;
         CPU_ZERO(&set);

@@ -451,6 +451,189 @@ static void test_memstat(void **state)
     assert_int_equal(sbio_cgroup_memstat(f->cg, &ms), -EBADMSG);
 }
 
+/* A set on one device, vdz (254:7), as sbio_sysblock_resolve would give it. */
+static void one_dev(struct sbio_target *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->has_top = true;
+    snprintf(t->fstype, sizeof(t->fstype), "ext4");
+    snprintf(t->top.name, sizeof(t->top.name), "vdz");
+    t->top.major = 254;
+    t->top.minor = 7;
+    t->ndev = 1;
+    t->dev[0] = t->top;
+}
+
+/* v2: a job's group gets every setting in its file, in the kernel's format, and describes
+ * what it read back; its folder is the job's name made safe. */
+static void test_v2_job_group(void **state)
+{
+    struct fake *f = *state;
+    v2_root(f);
+    struct sbio_target t;
+    one_dev(&t);
+    struct sbio_cgroup_spec g = {.set = true,
+                                 .weight = 5000,
+                                 .bfq_weight = 300,
+                                 .rbps = 20 * SBIO_MIB,
+                                 .wbps = 1 * SBIO_MIB,
+                                 .riops = 900,
+                                 .wiops = 100,
+                                 .latency_us = 5000};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "in grp/x", &t), 0);
+    struct sbio_cgroups cg;
+    sbio_cgroups_init(&cg);
+    struct sbio_cgroup_job j;
+    char desc[PATH_MAX + 256], buf[256], want[PATH_MAX * 2];
+    assert_int_equal(sbio_cgroup_job_make(&cg, &g, "in grp/x", &t, &j, desc, sizeof(desc)), 0);
+    snprintf(want, sizeof(want), "%s/sbio.%d/in_grp_x", f->cg, (int)getpid());
+    assert_string_equal(j.dir, want);
+    assert_int_equal(j.version, SBIO_CGROUP_V2);
+    assert_int_equal(j.ndev, 1);
+    get(j.dir, "io.weight", buf, sizeof(buf));
+    assert_string_equal(buf, "default 5000");
+    get(j.dir, "io.bfq.weight", buf, sizeof(buf));
+    assert_string_equal(buf, "default 300");
+    get(j.dir, "io.max", buf, sizeof(buf));
+    assert_string_equal(buf, "254:7 rbps=20971520 wbps=1048576 riops=900 wiops=100");
+    get(j.dir, "io.latency", buf, sizeof(buf));
+    assert_string_equal(buf, "254:7 target=5000");
+    snprintf(want, sizeof(want),
+             "%s (cgroup v2 io): weight 5000, bfq_weight 300, rbps 20 MiB/s, wbps 1 MiB/s, "
+             "riops 900/s, wiops 100/s, latency 5.00 ms on 254:7",
+             j.dir);
+    assert_string_equal(desc, want);
+    /* Only what the job sets is written. */
+    struct sbio_cgroup_spec one = {.set = true, .bfq_weight = 800};
+    assert_int_equal(sbio_cgroup_job_make(&cg, &one, "other", &t, &j, desc, sizeof(desc)), 0);
+    assert_int_equal(sbio_cgroup_read(j.dir, "io.max", buf, sizeof(buf)), -ENOENT);
+    assert_int_equal(sbio_cgroup_read(j.dir, "io.weight", buf, sizeof(buf)), -ENOENT);
+    assert_non_null(strstr(desc, "(cgroup v2 io): bfq_weight 800"));
+    /* Another job whose name makes the same folder name gets one of its own. */
+    struct sbio_cgroup_job k;
+    assert_int_equal(sbio_cgroup_job_make(&cg, &one, "in_grp_x", &t, &k, desc, sizeof(desc)), 0);
+    snprintf(want, sizeof(want), "%s/sbio.%d/in_grp_x-2", f->cg, (int)getpid());
+    assert_string_equal(k.dir, want);
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+    assert_false(is_dir(j.dir));
+}
+
+/* v1: the blkio files, a limit per device line; the device named by max alone. */
+static void test_v1_job_group(void **state)
+{
+    struct fake *f = *state;
+    char blk[PATH_MAX * 2], buf[256];
+    pathf(blk, sizeof(blk), "%s/%s", f->cg, "blkio");
+    mkdir_p(blk);
+    put(blk, "blkio.bfq.io_service_bytes", "Total 0\n");
+    self_cgroup(f, "7:blkio:/\n0::/\n");
+    struct sbio_target t;
+    one_dev(&t);
+    t.ndev = 2;
+    snprintf(t.dev[1].name, sizeof(t.dev[1].name), "sdq");
+    t.dev[1].major = 8;
+    t.dev[1].minor = 16;
+    struct sbio_cgroup_spec g = {.set = true, .bfq_weight = 100, .rbps = 20 * SBIO_MIB};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "r", &t), 0);
+    struct sbio_cgroups cg;
+    sbio_cgroups_init(&cg);
+    struct sbio_cgroup_job j;
+    char desc[PATH_MAX + 256], want[PATH_MAX * 2];
+    assert_int_equal(sbio_cgroup_job_make(&cg, &g, "r", &t, &j, desc, sizeof(desc)), 0);
+    assert_int_equal(j.version, SBIO_CGROUP_V1);
+    get(j.dir, "blkio.bfq.weight", buf, sizeof(buf));
+    assert_string_equal(buf, "100");
+    get(j.dir, "blkio.throttle.read_bps_device", buf, sizeof(buf));
+    assert_string_equal(buf, "8:16 20971520"); /* a fake file keeps the last line written */
+    snprintf(want, sizeof(want),
+             "%s (cgroup v1 blkio): bfq_weight 100, rbps 20 MiB/s on 254:7, 8:16", j.dir);
+    assert_string_equal(desc, want);
+    snprintf(g.max_dev, sizeof(g.max_dev), "/dev/sdq");
+    assert_int_equal(sbio_cgroup_job_make(&cg, &g, "s", &t, &j, desc, sizeof(desc)), 0);
+    assert_non_null(strstr(desc, "rbps 20 MiB/s on 8:16"));
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+}
+
+/* Each refusal before anything is made. */
+static void test_job_group_checks(void **state)
+{
+    struct fake *f = *state;
+    struct sbio_target t;
+    one_dev(&t);
+    v2_root(f);
+    struct sbio_cgroup_spec g = {.set = true, .weight = 10000};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), 0);
+    g.weight = 10001;
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    g = (struct sbio_cgroup_spec){.set = true, .bfq_weight = 1001};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    g = (struct sbio_cgroup_spec){.set = true, .rbps = 1, .max_dev = "sda"};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    snprintf(g.max_dev, sizeof(g.max_dev), "254:7");
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), 0);
+    snprintf(g.max_dev, sizeof(g.max_dev), "/dev/vdz");
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), 0);
+    struct sbio_target none = {.fstype = "tmpfs"};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &none), -SBIO_EUSAGE);
+    put(f->cg, "cgroup.controllers", "cpu memory\n");
+    g = (struct sbio_cgroup_spec){.set = true, .bfq_weight = 100};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    /* v1: no blkio.weight (CFQ is gone), bfq not loaded, no io.latency. */
+    char p[PATH_MAX * 2], blk[PATH_MAX * 2];
+    pathf(p, sizeof(p), "%s/%s", f->cg, "cgroup.controllers");
+    unlink(p);
+    pathf(blk, sizeof(blk), "%s/%s", f->cg, "blkio");
+    mkdir_p(blk);
+    self_cgroup(f, "7:blkio:/\n0::/\n");
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    put(blk, "blkio.bfq.io_service_bytes", "Total 0\n");
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), 0);
+    g = (struct sbio_cgroup_spec){.set = true, .weight = 500};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    put(blk, "blkio.weight", "500\n");
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), 0);
+    g.weight = 1001;
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    g = (struct sbio_cgroup_spec){.set = true, .latency_us = 5000};
+    assert_int_equal(sbio_cgroup_spec_check(&g, "j", &t), -SBIO_EUSAGE);
+    assert_int_equal(access(f->state, F_OK), -1); /* nothing was made: not even the state */
+}
+
+/* The kernel's counters: summed over the group's devices, other devices' lines left out;
+ * v1 from the throttle files where they count, else bfq's; none yet is zeros. */
+static void test_group_counters(void **state)
+{
+    struct fake *f = *state;
+    struct sbio_cgroup_job j = {.version = SBIO_CGROUP_V1, .ndev = 2};
+    j.major[0] = 254, j.minor[0] = 7, j.major[1] = 8, j.minor[1] = 16;
+    snprintf(j.dir, sizeof(j.dir), "%s", f->cg);
+    struct sbio_cgroup_io io;
+    put(f->cg, "blkio.throttle.io_service_bytes", "Total 0\n");
+    put(f->cg, "blkio.throttle.io_serviced", "Total 0\n");
+    assert_int_equal(sbio_cgroup_io_read(&j, &io), 0);
+    assert_string_equal(io.source, "");
+    assert_true(io.rbytes == 0 && io.rios == 0);
+    put(f->cg, "blkio.bfq.io_service_bytes",
+        "254:7 Read 4096\n254:7 Write 512\n254:7 Total 4608\n7:0 Read 99\nTotal 4707\n");
+    put(f->cg, "blkio.bfq.io_serviced", "254:7 Read 1\n254:7 Write 1\n7:0 Read 1\n");
+    assert_int_equal(sbio_cgroup_io_read(&j, &io), 0);
+    assert_string_equal(io.source, "blkio.bfq.io_service_bytes, io_serviced");
+    assert_true(io.rbytes == 4096 && io.wbytes == 512 && io.rios == 1 && io.wios == 1);
+    put(f->cg, "blkio.throttle.io_service_bytes",
+        "254:7 Read 8192\n8:16 Read 8192\n8:16 Write 4096\n7:0 Read 5\nTotal 20485\n");
+    put(f->cg, "blkio.throttle.io_serviced", "254:7 Read 2\n8:16 Read 2\n8:16 Write 1\n");
+    assert_int_equal(sbio_cgroup_io_read(&j, &io), 0);
+    assert_string_equal(io.source, "blkio.throttle.io_service_bytes, io_serviced");
+    assert_true(io.rbytes == 16384 && io.wbytes == 4096 && io.rios == 4 && io.wios == 1);
+    j.version = SBIO_CGROUP_V2;
+    put(f->cg, "io.stat",
+        "254:7 rbytes=100 wbytes=200 rios=3 wios=4 dbytes=0 dios=0\n"
+        "7:0 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=0 dios=0\n");
+    assert_int_equal(sbio_cgroup_io_read(&j, &io), 0);
+    assert_string_equal(io.source, "io.stat");
+    assert_true(io.rbytes == 100 && io.wbytes == 200 && io.rios == 3 && io.wios == 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +648,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_v1_memory_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memstat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_job_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_job_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_group_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_counters, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,6 +212,7 @@ static const struct fspec result_spec[] = {
     {"devices", JT_ARR},
     {"process_io", JT_OBJ_NULL},
     {"ioprio", JT_STR},
+    {"group", JT_OBJ_NULL},
     {"invalidation", JT_OBJ_NULL},
     {"page_cache", JT_OBJ_NULL},
     {"memory_group", JT_OBJ_NULL},
@@ -248,6 +249,13 @@ static const struct fspec cpu_spec[] = {{"user_s", JT_NUM},       {"system_s", J
                                         {"user_pct", JT_NUM},     {"system_pct", JT_NUM},
                                         {"minor_faults", JT_INT}, {"major_faults", JT_INT}};
 static const struct fspec qdepth_spec[] = {{"avg", JT_NUM}, {"max", JT_INT}};
+static const struct fspec group_spec[] = {
+    {"path", JT_STR}, {"hierarchy", JT_STR}, {"kernel", JT_OBJ_NULL}};
+static const struct fspec group_kernel_spec[] = {{"source", JT_STR},
+                                                 {"read_bytes", JT_INT},
+                                                 {"write_bytes", JT_INT},
+                                                 {"reads", JT_INT},
+                                                 {"writes", JT_INT}};
 static const struct fspec verify_spec[] = {{"scope", JT_STR},
                                            {"blocks_checked", JT_INT},
                                            {"mismatches", JT_INT},
@@ -981,6 +989,9 @@ static void check_result(struct ran *r)
         CHECK(ctx, jnum(ctx, qd, "avg") <= (double)jint(ctx, qd, "max"), "queue_depth avg > max");
     }
 
+    /* group: a script job's (these runs have none) */
+    CHECK(ctx, json_is_null(json_object_get(res, "group")), "group not null without a group");
+
     /* verify: only with --verify (these runs have it off) */
     json_t *vf = json_object_get(res, "verify");
     if (!cfg->verify)
@@ -1457,6 +1468,40 @@ static void test_error_and_signal(void **state)
     free(r);
 }
 
+/* A job's group (set by hand on a real run's result): result.group with its path, hierarchy
+ * and the kernel's counters; null counters when they could not be read. */
+static void test_group(void **state)
+{
+    (void)state;
+    struct ran *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    run_spec(r, &(struct run_spec){.mode = SBIO_MODE_RNDRD, .threads = 1, .events = 100});
+    snprintf(r->res.group_dir, sizeof(r->res.group_dir), "/sys/fs/cgroup/blkio/sbio.1/reader");
+    r->res.group_version = SBIO_CGROUP_V1;
+    r->res.have_group_io = true;
+    r->res.group_io = (struct sbio_cgroup_io){
+        .rbytes = 409600, .wbytes = 0, .rios = 100, .wios = 0, .source = "io.stat"};
+    json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    json_t *g = jat(doc, "result/group");
+    check_fields(r->ctx, g, "result.group", group_spec, N(group_spec), true);
+    check_fields(r->ctx, json_object_get(g, "kernel"), "result.group.kernel", group_kernel_spec,
+                 N(group_kernel_spec), true);
+    assert_string_equal(jstr(r->ctx, g, "path"), "/sys/fs/cgroup/blkio/sbio.1/reader");
+    assert_string_equal(jstr(r->ctx, g, "hierarchy"), "cgroup v1 blkio");
+    assert_string_equal(jstr(r->ctx, g, "kernel/source"), "io.stat");
+    assert_int_equal(jint(r->ctx, g, "kernel/read_bytes"), 409600);
+    assert_int_equal(jint(r->ctx, g, "kernel/reads"), 100);
+    json_decref(doc);
+    r->res.have_group_io = false;
+    r->res.group_version = SBIO_CGROUP_V2;
+    doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    assert_string_equal(jstr(r->ctx, doc, "result/group/hierarchy"), "cgroup v2 io");
+    assert_true(json_is_null(jat(doc, "result/group/kernel")));
+    json_decref(doc);
+    ran_free(r);
+    free(r);
+}
+
 /* A device as sysfs shows it: its settings parsed (the scheduler by its name, integers as
  * integers, text as text), the run's scheduler in environment.scheduler and in the CSV
  * column whatever --scheduler said; an older document's device (no "settings") gives the
@@ -1676,6 +1721,8 @@ static const struct {
     {"### `result`", "threads", thread_spec, N(thread_spec)},
     {"### `result`", "cpu", cpu_spec, N(cpu_spec)},
     {"### `result`", "queue_depth", qdepth_spec, N(qdepth_spec)},
+    {"### `result`", "group", group_spec, N(group_spec)},
+    {"### `result`", "group", group_kernel_spec, N(group_kernel_spec)},
     {"### `result`", "verify", verify_spec, N(verify_spec)},
     /* "per device (as in `environment.devices`)": the name is implied */
     {"### `result`", "devices", res_dev_spec + 1, N(res_dev_spec) - 1},
@@ -1881,6 +1928,7 @@ int main(void)
         cmocka_unit_test(test_log_interval),
         cmocka_unit_test(test_with_target),
         cmocka_unit_test(test_error_and_signal),
+        cmocka_unit_test(test_group),
         cmocka_unit_test(test_settings_parsed),
         cmocka_unit_test(test_shares_document),
         cmocka_unit_test(test_no_undocumented_field),

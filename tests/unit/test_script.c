@@ -162,6 +162,11 @@ static const struct {
      "goes with a random mode"},
     {"phase \"p\" { job \"j\" { ioprio = 3 } }\n", 1,
      "job j: ioprio '3' is not a string; accepted: \"rt:0\" to \"rt:7\""},
+    {"phase \"p\" { job \"j\" { group = { weigth = 100 } } }\n", 1,
+     "job j: group: unknown field 'weigth'; accepted: bfq_weight, latency, max, weight"},
+    {"phase \"p\" { job \"j\" { group = { max = { bps = 1 } } } }\n", 1,
+     "job j: group max: unknown field 'bps'; accepted: device, rbps, riops, wbps, wiops"},
+    {"phase \"p\" { job \"j\" { group = 800 } }\n", 1, "job j: group takes a table"},
 };
 
 static void test_bad_scripts(void **state)
@@ -321,6 +326,48 @@ static void test_ioprio_field(void **state)
     }
 }
 
+/* group: each value as declared (sizes as the command line reads them, latency in
+ * microseconds); a value out of what any hierarchy accepts is refused on one line. */
+static void test_group_field(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script(
+        "group.lua", "phase \"a\" { job \"g\" { group = { weight = 5000, bfq_weight = 800,\n"
+                     "  max = { rbps = \"20M\", wbps = 4096, riops = 300, wiops = 7,\n"
+                     "  device = \"loop0\" }, latency = \"2.5ms\" } },\n"
+                     "  job \"none\" {} }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    const struct sbio_cgroup_spec *g = &s.phases[0].jobs[0].group;
+    assert_true(g->set);
+    assert_int_equal(g->weight, 5000);
+    assert_int_equal(g->bfq_weight, 800);
+    assert_int_equal(g->rbps, 20 * 1024 * 1024);
+    assert_int_equal(g->wbps, 4096);
+    assert_int_equal(g->riops, 300);
+    assert_int_equal(g->wiops, 7);
+    assert_string_equal(g->max_dev, "loop0");
+    assert_int_equal(g->latency_us, 2500);
+    assert_false(s.phases[0].jobs[1].group.set);
+    sbio_script_free(&s);
+    static const char *const bad[][2] = {
+        {"weight = 0", "job j: group weight '0' is not valid; accepted: 1 to 1000 (cgroup v1"},
+        {"bfq_weight = 2.5", "job j: group bfq_weight '2.5' is not valid; accepted: 1 to 1000"},
+        {"max = { rbps = \"20Q\" }", "job j: group rbps '20Q' is not valid; accepted: a size"},
+        {"max = { riops = 0 }", "job j: group riops '0' is not valid; accepted: a whole number"},
+        {"latency = \"5\"", "job j: group latency '5' is not valid; accepted: a time with its"},
+        {"latency = \"-1ms\"", "job j: group latency '-1ms' is not valid"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[160];
+        snprintf(text, sizeof(text), "phase \"p\" { job \"j\" { group = { %s } } }\n", bad[i][0]);
+        p = write_script("badgroup.lua", text);
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+        assert_has(err, bad[i][1]);
+        assert_null(strchr(err, '\n'));
+    }
+}
+
 static void test_no_phase_and_missing(void **state)
 {
     (void)state;
@@ -404,11 +451,12 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_script),   cmocka_unit_test(test_overrides),
-        cmocka_unit_test(test_bad_scripts),   cmocka_unit_test(test_names_and_defaults_from_c),
-        cmocka_unit_test(test_fsync_end),     cmocka_unit_test(test_mix_rmw),
-        cmocka_unit_test(test_access_fields), cmocka_unit_test(test_no_phase_and_missing),
-        cmocka_unit_test(test_ioprio_field),  cmocka_unit_test(test_event_out_of_set),
+        cmocka_unit_test(test_good_script),      cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
+        cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_ioprio_field),     cmocka_unit_test(test_group_field),
+        cmocka_unit_test(test_event_out_of_set),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
