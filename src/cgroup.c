@@ -907,6 +907,9 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
     snprintf(desc, len, "%s (cgroup %s): ", out->dir,
              h.version == SBIO_CGROUP_V1 ? "v1 blkio" : "v2 io");
     rc = cgroup_job_settings(out, g, t, job, desc, len);
+    size_t at = strlen(desc);
+    if (!rc && at < len - 1 && desc[at - 1] == ' ') /* group = {}: nothing written */
+        snprintf(desc + at, len - at, "the kernel's defaults");
     if (!rc)
         cgroup_note_bfq(g, t, desc, len);
     return rc;

@@ -176,8 +176,8 @@ int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
  * blkio.bfq.weight, blkio.weight, blkio.throttle.{read,write}_{bps,iops}_device; v2 io.weight,
  * io.bfq.weight, io.max, io.latency; limits for the named device, else each of t's scheduler
  * devices. What the kernel then shows is described into desc ("/sys/fs/cgroup/blkio/sbio.1/
- * reader (cgroup v1 blkio): bfq_weight 800, rbps 20 MiB/s on 7:0"). 0 or -errno, with one
- * line said. */
+ * reader (cgroup v1 blkio): bfq_weight 800, rbps 20 MiB/s on 7:0"; with nothing set, "…: the
+ * kernel's defaults"). 0 or -errno, with one line said. */
 int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec *g, const char *job,
                          const struct sbio_target *t, struct sbio_cgroup_job *out, char *desc,
                          size_t len);

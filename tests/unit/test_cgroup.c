@@ -509,6 +509,12 @@ static void test_v2_job_group(void **state)
     assert_int_equal(sbio_cgroup_read(j.dir, "io.max", buf, sizeof(buf)), -ENOENT);
     assert_int_equal(sbio_cgroup_read(j.dir, "io.weight", buf, sizeof(buf)), -ENOENT);
     assert_non_null(strstr(desc, "(cgroup v2 io): bfq_weight 800"));
+    /* A group of nothing set (group = {}): no setting written, the kernel's defaults said. */
+    struct sbio_cgroup_spec none = {.set = true};
+    assert_int_equal(sbio_cgroup_job_make(&cg, &none, "plain", &t, &j, desc, sizeof(desc)), 0);
+    assert_int_equal(sbio_cgroup_read(j.dir, "io.bfq.weight", buf, sizeof(buf)), -ENOENT);
+    snprintf(want, sizeof(want), "%s (cgroup v2 io): the kernel's defaults", j.dir);
+    assert_string_equal(desc, want);
     /* Another job whose name makes the same folder name gets one of its own. */
     struct sbio_cgroup_job k;
     assert_int_equal(sbio_cgroup_job_make(&cg, &one, "in_grp_x", &t, &k, desc, sizeof(desc)), 0);
