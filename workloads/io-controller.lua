@@ -22,7 +22,7 @@
 -- for the device).
 --   sbio prepare --script io-controller --dir=D
 --   sbio run --script io-controller --dir=D --scheduler=bfq
---   sbio compare --script io-controller --dir=D --vary weights=100,100,100,100,100,200,400,800
+--   sbio compare --script io-controller --dir=D --scheduler=bfq --vary weights=100:100:100:100,100:200:400:800
 -- The experiment's pair of weights as fio jobs (fio has no cgroup option on cgroup v1: each
 -- job started inside a blkio group G made beforehand, its weight in G/blkio.bfq.weight):
 --   sh -c 'echo $$ > /sys/fs/cgroup/blkio/G/tasks; exec fio --filename=D/test_file.0
@@ -38,7 +38,7 @@
 option("size", "1G", "size of the set (ten files)")
 option("time", 3, "seconds of the weights phase")
 option("readers", 4, "readers of the weights phase, each in its own group")
-option("weights", "100,200,400,800", "the readers' weights, one per reader, comma-separated")
+option("weights", "100,200,400,800", "the readers' weights, one per reader, separated by commas or colons (100:800 for compare --vary)")
 option("weight-field", "bfq_weight", "the group field the weights go to: bfq_weight or weight (io.weight, cgroup v2)")
 option("threads", 1, "threads per reader")
 option("engine", "libaio", "the readers' engine")
@@ -53,10 +53,10 @@ option("depth", 16, "the libaio cells' queue depth")
 fileset { files = 10, size = options.size }
 
 local weights = {}
-for w in tostring(options.weights):gmatch("[^,]+") do
+for w in tostring(options.weights):gmatch("[^,:]+") do
     local n = tonumber(w)
     if not n then error("--weights: '" .. w .. "' is not a number; accepted: weights " ..
-                        "separated by commas, e.g. 100,200,400,800", 0) end
+                        "separated by commas or colons, e.g. 100,200,400,800", 0) end
     weights[#weights + 1] = n
 end
 if options.readers < 2 then
