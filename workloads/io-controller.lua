@@ -29,7 +29,7 @@
 --       --direct=1 --rw=randread --bs=64k --ioengine=libaio --iodepth=16 --runtime=10
 --       --time_based --name=G'
 -- About 11 s by default (3 s of weights, 2 s per cell) over a 1 GiB set of ten files: --time for the weights phase,
--- --cell-time per cell, --size for a set larger than the device's cache.
+-- --cell-time per cell (--cells= for none), --size for a set larger than the device's cache.
 --
 -- Output: after sbio's reports, report() prints a table of the weights phase (group,
 -- weight, MiB/s, share, asked share, share / asked) with Jain's index, a line saying so when
@@ -45,7 +45,7 @@ option("engine", "libaio", "the readers' engine")
 option("iodepth", 16, "requests in flight per reader thread")
 option("cells", "read direct,randread direct",
        "experiment 3's cells to run outside and inside a group: MODE WAY, comma-separated " ..
-       "(MODE read, randread, write, randwrite; WAY sync, mmap, libaio, direct)")
+       "(MODE read, randread, write, randwrite; WAY sync, mmap, libaio, direct; empty: none)")
 option("cell-time", 2, "seconds per cell, outside and inside")
 option("block", "32k", "the cells' request size")
 option("depth", 16, "the libaio cells' queue depth")
@@ -145,6 +145,7 @@ local function cost_table(result)
             end
         end
     end
+    if #cells == 0 then return end
     print("the controller's cost: each cell alone, outside any group and inside a group of " ..
           "its own (default weight, no limits)")
     print(string.format("  %-18s %14s %14s %15s", "cell", "outside MiB/s", "inside MiB/s",

@@ -4,8 +4,9 @@
 # path in the JSON, the kernel's counters of it equal to the reader's bytes), the shares sum
 # to 1 and the heaviest weight gets the largest, the inside cells run in a group of the
 # kernel's defaults and the outside ones in none, report()'s tables are the JSON's figures;
-# under mq-deadline report() says the weights do nothing; nothing is left under the blkio
-# hierarchy after the run; bad options are refused (exit 2, one line, no folder made).
+# under mq-deadline report() says the weights do nothing; --cells= runs no cell; nothing is
+# left under the blkio hierarchy after the run; bad options are refused (exit 2, one line, no
+# folder made).
 # Needs root (loop device, scheduler, control groups): skips otherwise.
 source "$(dirname "$0")/lib.sh"
 
@@ -125,8 +126,10 @@ eq "after the run nothing is left under $BLKIO" "$left" ""
 
 # --- Under mq-deadline the weights do nothing, and report() says so.
 "$SBIO" run "${SET[@]}" --scheduler=mq-deadline --readers=2 --weights=100:800 --time=1 \
-	--cell-time=1 --cells="randread direct" >"$TMP/dl.out" 2>"$TMP/dl.err"
-eq "io-controller --scheduler=mq-deadline --readers=2 --weights=100:800: exit 0" "$?" 0
+	--cells= -o "$TMP/dl.json" >"$TMP/dl.out" 2>"$TMP/dl.err"
+eq "io-controller --scheduler=mq-deadline --readers=2 --weights=100:800 --cells=: exit 0" "$?" 0
+eq "--cells= runs the weights phase alone, and report() prints no cells' table" \
+	"$(json_get "$TMP/dl.json" phases.#) $(grep -c "controller's cost" "$TMP/dl.out")" "1 0"
 check "report() says bfq_weight does nothing under mq-deadline" grep -qx \
 	"  the run's scheduler is mq-deadline, not bfq: bfq_weight does nothing there, the groups share the device as it splits it unweighted (run with --scheduler=bfq)" \
 	"$TMP/dl.out"
