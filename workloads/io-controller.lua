@@ -22,14 +22,17 @@
 -- for the device).
 --   sbio prepare --script io-controller --dir=D
 --   sbio run --script io-controller --dir=D --scheduler=bfq
---   sbio compare --script io-controller --dir=D --scheduler=bfq --vary weights=100:100:100:100,100:200:400:800
+--   sbio compare --script io-controller --dir=D --scheduler=bfq
+--       --vary weights=100:100:100:100,100:200:400:800     (equal weights against the ladder)
 -- The experiment's pair of weights as fio jobs (fio has no cgroup option on cgroup v1: each
--- job started inside a blkio group G made beforehand, its weight in G/blkio.bfq.weight):
---   sh -c 'echo $$ > /sys/fs/cgroup/blkio/G/tasks; exec fio --filename=D/test_file.0
---       --direct=1 --rw=randread --bs=64k --ioengine=libaio --iodepth=16 --runtime=10
---       --time_based --name=G'
--- About 11 s by default (3 s of weights, 2 s per cell) over a 1 GiB set of ten files: --time for the weights phase,
--- --cell-time per cell (--cells= for none), --size for a set larger than the device's cache.
+-- job started inside a blkio group G made beforehand, its weight in G/blkio.bfq.weight), on
+-- the set's ten files (doc/experiments.md gives both tools' figures):
+--   sh -c 'echo $$ > /sys/fs/cgroup/blkio/G/tasks; exec fio --name=G --direct=1
+--       --filename=D/test_file.0:D/test_file.1:...:D/test_file.9 --rw=randread --bs=64k
+--       --ioengine=libaio --iodepth=16 --runtime=10 --time_based'
+-- About 11 s by default (3 s of weights, 2 s per cell) over a 1 GiB set of ten files: --time
+-- for the weights phase, --cell-time per cell (--cells= for none), --size for a set larger
+-- than the device's cache.
 --
 -- Output: after sbio's reports, report() prints a table of the weights phase (group,
 -- weight, MiB/s, share, asked share, share / asked) with Jain's index, a line saying so when
