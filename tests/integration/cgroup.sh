@@ -11,10 +11,8 @@
 source "$(dirname "$0")/lib.sh"
 
 MNT=$TMP/mnt
-SCHED_DEV= SCHED_OLD=
 cg_cleanup() {
 	kill_pids
-	[ -n "$SCHED_DEV" ] && echo "$SCHED_OLD" >"/sys/block/$SCHED_DEV/queue/scheduler"
 	loop_cleanup "$MNT"
 	t_cleanup
 }
@@ -56,27 +54,9 @@ nothing_left() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 # --- The test's own loop device under bfq.
-truncate -s 512M "$TMP/img"
-if ! dev=$(losetup -f --show --direct-io=on "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "$dev" >"$TMP/err" 2>&1 || ! mount "$dev" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of $dev: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
-Q=/sys/block/$LOOP/queue
+loop_ext4 --direct-io 512M "$MNT"
+loop_sched bfq
 MAJMIN=$(cat "/sys/block/$LOOP/dev")
-grep -qw bfq "$Q/scheduler" || modprobe bfq 2>/dev/null
-if ! grep -qw bfq "$Q/scheduler"; then
-	skip "no bfq scheduler in this kernel"
-	exit 0
-fi
-SCHED_OLD=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
-SCHED_DEV=$LOOP
-echo bfq >"$Q/scheduler"
 
 BLKIO=$(awk '$9 == "cgroup" && $NF ~ /(^|,)blkio(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 OWN=$(sed -n 's/^[0-9]*:\([^:]*,\)\{0,1\}blkio\(,[^:]*\)\{0,1\}:\(.*\)/\3/p' /proc/self/cgroup)

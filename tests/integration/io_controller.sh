@@ -12,9 +12,7 @@ source "$(dirname "$0")/lib.sh"
 
 WL=$(cd "$(dirname "$0")/../../workloads" && pwd)/io-controller.lua
 MNT=$TMP/mnt
-SCHED_DEV= SCHED_OLD=
 ioc_cleanup() {
-	[ -n "$SCHED_DEV" ] && echo "$SCHED_OLD" >"/sys/block/$SCHED_DEV/queue/scheduler"
 	loop_cleanup "$MNT"
 	t_cleanup
 }
@@ -31,26 +29,8 @@ if [ -z "$BLKIO" ]; then
 fi
 
 # --- The test's own loop device under bfq.
-truncate -s 512M "$TMP/img"
-if ! dev=$(losetup -f --show --direct-io=on "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "$dev" >"$TMP/err" 2>&1 || ! mount "$dev" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of $dev: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
-Q=/sys/block/$LOOP/queue
-grep -qw bfq "$Q/scheduler" || modprobe bfq 2>/dev/null
-if ! grep -qw bfq "$Q/scheduler"; then
-	skip "no bfq scheduler in this kernel"
-	exit 0
-fi
-SCHED_OLD=$(cur_sched)
-SCHED_DEV=$LOOP
-echo bfq >"$Q/scheduler"
+loop_ext4 --direct-io 512M "$MNT"
+loop_sched bfq
 
 SET=(--script="$WL" --dir="$MNT" --size=160M)
 "$SBIO" prepare "${SET[@]}" --file-fill=zero >/dev/null 2>"$TMP/err" ||

@@ -9,10 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 
 MNT=$TMP/mnt
-SCHED_DEV= SCHED_OLD=
 io_cleanup() {
 	kill_pids
-	[ -n "$SCHED_DEV" ] && echo "$SCHED_OLD" >"/sys/block/$SCHED_DEV/queue/scheduler"
 	loop_cleanup "$MNT"
 	t_cleanup
 }
@@ -140,26 +138,8 @@ eq "--ioprio=be:7 as nobody runs (exit 0)" "$?" 0
 chmod 0700 "$TMP"
 
 # --- The effect under bfq, on the test's own loop device (direct I/O to its image).
-truncate -s 256M "$TMP/img"
-if ! dev=$(losetup -f --show --direct-io=on "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "$dev" >"$TMP/err" 2>&1 || ! mount "$dev" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of $dev: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
-Q=/sys/block/$LOOP/queue
-grep -qw bfq "$Q/scheduler" || modprobe bfq 2>/dev/null
-if ! grep -qw bfq "$Q/scheduler"; then
-	skip "no bfq scheduler in this kernel"
-	exit 0
-fi
-SCHED_OLD=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
-SCHED_DEV=$LOOP
-echo bfq >"$Q/scheduler"
+loop_ext4 --direct-io 256M "$MNT"
+loop_sched bfq
 cat >"$TMP/pair.lua" <<'EOF'
 option("prio", "rt:0", "the reader's I/O priority")
 fileset { files = 1, size = "128M" }

@@ -139,16 +139,23 @@ fi
 
 need_root() { [ "$(id -u)" -eq 0 ]; }
 
-# loop_ext4 SIZE MNT [SECTOR]: an image of SIZE in $TMP, a loop device of the test's own over
-# it (with SECTOR-byte logical sectors and an ext4 block of SECTOR when given), ext4 on it
-# mounted at MNT; sets LOOP (the device's name, without /dev/). No loop device to be had: a
-# skip, and the script ends (exit 0; CI=true counts it as a failure). mkfs or mount failing:
-# not ok, and the script ends (exit 1). The script's EXIT trap must call loop_cleanup MNT.
+# loop_ext4 [--direct-io] SIZE MNT [SECTOR]: an image of SIZE in $TMP, a loop device of the
+# test's own over it (with SECTOR-byte logical sectors and an ext4 block of SECTOR when given;
+# --direct-io: the device reads and writes its image with direct I/O, so the image's pages stay
+# out of the page cache and what the device serves is the disk's), ext4 on it mounted at MNT;
+# sets LOOP (the device's name, without /dev/). No loop device to be had: a skip, and the
+# script ends (exit 0; CI=true counts it as a failure). mkfs or mount failing: not ok, and the
+# script ends (exit 1). The script's EXIT trap must call loop_cleanup MNT.
 LOOP=
 loop_ext4() {
+	local dio=
+	if [ "$1" = --direct-io ]; then
+		dio=--direct-io=on
+		shift
+	fi
 	local size=$1 mnt=$2 sector=${3:-} dev
 	truncate -s "$size" "$TMP/img"
-	if ! dev=$(losetup -f --show ${sector:+-b "$sector"} "$TMP/img" 2>"$TMP/err"); then
+	if ! dev=$(losetup -f --show $dio ${sector:+-b "$sector"} "$TMP/img" 2>"$TMP/err"); then
 		skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
 		exit 0
 	fi
@@ -190,8 +197,28 @@ no_state_file() {
 knob() { cat "$Q/$1"; }
 cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; }
 
-# loop_cleanup MNT: unmount MNT (lazily if it is busy) and detach the loop device.
+# loop_sched SCHED: the test's loop device ($LOOP, its queue $Q) switched to SCHED (its module
+# loaded when the kernel lists it not), the scheduler it had kept for loop_cleanup, which puts
+# it back (a queue's settings outlive the device's detach). No such scheduler: a skip, and the
+# script ends.
+SCHED_DEV= SCHED_OLD=
+loop_sched() {
+	Q=/sys/block/$LOOP/queue
+	grep -qw "$1" "$Q/scheduler" || modprobe "$1" 2>/dev/null
+	if ! grep -qw "$1" "$Q/scheduler"; then
+		skip "no $1 scheduler in this kernel"
+		exit 0
+	fi
+	SCHED_OLD=$(cur_sched)
+	SCHED_DEV=$LOOP
+	echo "$1" >"$Q/scheduler"
+}
+
+# loop_cleanup MNT: the loop device's scheduler put back (loop_sched), MNT unmounted (lazily if
+# it is busy) and the loop device detached.
 loop_cleanup() {
+	[ -n "$SCHED_DEV" ] && echo "$SCHED_OLD" >"/sys/block/$SCHED_DEV/queue/scheduler"
+	SCHED_DEV=
 	if mountpoint -q "$1" 2>/dev/null; then
 		umount "$1" 2>/dev/null || umount -l "$1"
 	fi

@@ -13,10 +13,7 @@ source "$(dirname "$0")/lib.sh"
 MNT=$TMP/mnt
 memlimit_cleanup() {
 	kill_pids
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
+	loop_cleanup "$MNT"
 	t_cleanup
 }
 trap memlimit_cleanup EXIT
@@ -42,17 +39,7 @@ if [ -z "$MEMBASE" ]; then
 fi
 ok "memory groups go under $MEMBASE"
 
-truncate -s 1200M "$TMP/img"
-if ! dev=$(losetup -f --show --direct-io=on "$TMP/img" 2>"$TMP/err"); then
-	skip "no loop device can be made: $(head -c 200 "$TMP/err" | tr '\n' ' ')"
-	exit 0
-fi
-LOOP=${dev#/dev/}
-mkdir -p "$MNT"
-if ! mkfs.ext4 -q -F "/dev/$LOOP" >"$TMP/err" 2>&1 || ! mount "/dev/$LOOP" "$MNT" 2>>"$TMP/err"; then
-	notok "mkfs.ext4 and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-	exit 1
-fi
+loop_ext4 --direct-io 1200M "$MNT"
 eq "own loop device /dev/$LOOP, direct I/O to its image" "$(cat /sys/block/$LOOP/loop/dio)" 1
 
 D=$MNT/set
