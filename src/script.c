@@ -269,7 +269,7 @@ static int group_count(lua_State *L, int idx, const char *k, bool size, uint64_t
     const char *str = type == LUA_TNUMBER || type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     if (type == LUA_TNIL)
         *out = 0;
-    else if (type == LUA_TNUMBER && d >= 1 && d == (double)(uint64_t)d)
+    else if (type == LUA_TNUMBER && d >= 1 && d < 0x1p64 && d == (double)(uint64_t)d)
         *out = (uint64_t)d;
     else if (!(size && type == LUA_TSTRING && !sbio_parse_size(str, out) && *out))
         rc = -EINVAL;
@@ -285,15 +285,19 @@ static int group_count(lua_State *L, int idx, const char *k, bool size, uint64_t
     return rc;
 }
 
-/* A latency target with its unit ("500us", "5ms", "1s") in microseconds. 0 or -EINVAL. */
+/* A latency target with its unit ("500us", "5ms", "1s") in microseconds. 0 or -EINVAL (nan,
+ * inf, and what a microsecond count cannot hold, included). */
 static int group_latency(const char *s, uint64_t *us)
 {
     char *end;
     double v = s ? strtod(s, &end) : 0;
-    if (!s || end == s || v <= 0)
+    if (!s || end == s || !(v > 0))
         return -EINVAL;
     double mul = !strcmp(end, "us") ? 1 : !strcmp(end, "ms") ? 1e3 : !strcmp(end, "s") ? 1e6 : 0;
-    *us = (uint64_t)(v * mul + 0.5);
+    double x = v * mul + 0.5;
+    if (!(x < 0x1p64))
+        return -EINVAL;
+    *us = (uint64_t)x;
     return *us ? 0 : -EINVAL;
 }
 
