@@ -518,6 +518,67 @@ static void test_v2_job_group(void **state)
     assert_false(is_dir(j.dir));
 }
 
+/* v2, --memory-limit and a job's group together: sbio sits in sbio.PID/main (as the kernel
+ * then shows in self/cgroup), so sbio.PID itself never holds a process and +io can be enabled
+ * in it beside +memory; the job's folder goes beside main, its process back to main when the
+ * phase ends, and everything back to the root at the end. */
+static void test_v2_memory_then_job_group(void **state)
+{
+    struct fake *f = *state;
+    put(f->cg, "cgroup.controllers", "io memory\n");
+    put(f->cg, "cgroup.subtree_control", "\n");
+    put(f->cg, "cgroup.procs", "");
+    self_cgroup(f, "0::/\n");
+    struct sbio_cgroups cg;
+    struct sbio_memgroup mg;
+    sbio_cgroups_init(&cg);
+    assert_int_equal(sbio_cgroup_memory_limit(&cg, 64ULL << 20, &mg), 0);
+    char top[PATH_MAX * 2], main_dir[PATH_MAX * 3], rel[128], buf[4096], want[PATH_MAX * 8];
+    snprintf(top, sizeof(top), "%s/sbio.%d", f->cg, (int)getpid());
+    pathf(main_dir, sizeof(main_dir), "%s/%s", top, "main");
+    snprintf(rel, sizeof(rel), "0::/sbio.%d/main\n", (int)getpid());
+    self_cgroup(f, rel);
+    struct sbio_target t;
+    one_dev(&t);
+    struct sbio_cgroup_spec g = {.set = true, .weight = 800};
+    struct sbio_cgroup_job j;
+    char desc[PATH_MAX + 256];
+    unsigned mark = cg.ndirs;
+    assert_int_equal(sbio_cgroup_job_make(&cg, &g, "reader", &t, &j, desc, sizeof(desc)), 0);
+    pathf(want, sizeof(want), "%s/%s", top, "reader");
+    assert_string_equal(j.dir, want);
+    /* No process was ever written into sbio.PID itself; +io followed +memory there. */
+    assert_int_equal(sbio_cgroup_read(top, "cgroup.procs", buf, sizeof(buf)), -ENOENT);
+    get(top, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "+io");
+    get(main_dir, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d", (int)getpid());
+    assert_string_equal(buf, want);
+    /* The state file sends the job's tasks back to main, main's to the root. */
+    snprintf(want, sizeof(want), "sbio.%d.cgroups", (int)getpid());
+    get(f->state, want, buf, sizeof(buf));
+    snprintf(want, sizeof(want), "dir=%s\t%s", j.dir, main_dir); /* the last line */
+    assert_has(buf, want);
+    snprintf(want, sizeof(want), "dir=%s\t%s\n", main_dir, f->cg);
+    assert_has(buf, want);
+    /* The phase ends: the job's process (4242) goes back to main, main stays. */
+    assert_int_equal(sbio_cgroup_enter_process(j.dir, 4242), 0);
+    assert_int_equal(sbio_cgroups_remove_to(&cg, mark), 0);
+    assert_false(is_dir(j.dir));
+    assert_true(is_dir(main_dir));
+    get(main_dir, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d\n4242", (int)getpid());
+    assert_string_equal(buf, want);
+    /* The end: both back at the root, the folders gone, io then memory disabled. */
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+    assert_false(is_dir(top));
+    get(f->cg, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d\n4242", (int)getpid());
+    assert_string_equal(buf, want);
+    get(f->cg, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "-memory");
+}
+
 /* v1: the blkio files, a limit per device line; the device named by max alone. */
 static void test_v1_job_group(void **state)
 {
@@ -649,6 +710,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_memory_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memstat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_job_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_memory_then_job_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_job_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_group_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_counters, setup, teardown),
