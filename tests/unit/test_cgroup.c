@@ -279,6 +279,58 @@ static void test_recover_after_kill(void **state)
     assert_int_equal(sbio_cgroup_recover(false), 0);
 }
 
+/* A process killed while it rewrote its state file leaves the next version beside it
+ * (sbio.PID.cgroups.tmp), or, on its first write, only that and its lock: the next command
+ * removes those too, and leaves a live process's alone. */
+static void test_recover_tmp_left(void **state)
+{
+    struct fake *f = *state;
+    v2_root(f);
+    char boot[64], text[PATH_MAX * 5], dir[PATH_MAX * 2], p[PATH_MAX * 3];
+    assert_int_equal(sbio_boot_id(boot, sizeof(boot)), 0);
+    mkdir_p(f->state);
+    /* Process 999999 died with a group and a half-written next state. */
+    pathf(dir, sizeof(dir), "%s/%s", f->cg, "sbio.999999");
+    mkdir_p(dir);
+    snprintf(text, sizeof(text), "format=1\nboot_id=%s\npid=999999\ndir=%s\t%s\n", boot, dir,
+             f->cg);
+    put(f->state, "sbio.999999.cgroups", text);
+    put(f->state, "sbio.999999.cgroups.tmp", "format=1\n");
+    put(f->state, "sbio.999999.cglock", "");
+    /* Process 999998 died during its first write: no state file yet. */
+    put(f->state, "sbio.999998.cgroups.tmp", "format=1\n");
+    put(f->state, "sbio.999998.cglock", "");
+    /* This process is alive and writing. */
+    struct sbio_cgroup_hier h;
+    struct sbio_cgroups cg;
+    sbio_cgroups_init(&cg);
+    char mine[PATH_MAX], tmp[PATH_MAX + 32];
+    assert_int_equal(sbio_cgroup_find("io", &h), 0);
+    assert_int_equal(sbio_cgroups_make(&cg, &h, "io", "j", mine, sizeof(mine)), 0);
+    snprintf(tmp, sizeof(tmp), "sbio.%d.cgroups.tmp", (int)getpid());
+    put(f->state, tmp, "format=1\n");
+    struct capture c;
+    char buf[512];
+    cap_begin(&c);
+    int n = sbio_cgroup_recover(false);
+    cap_end(&c, buf, sizeof(buf));
+    assert_int_equal(n, 1);
+    assert_false(is_dir(dir));
+    static const char *const gone[] = {"sbio.999999.cgroups", "sbio.999999.cgroups.tmp",
+                                       "sbio.999999.cglock", "sbio.999998.cgroups.tmp",
+                                       "sbio.999998.cglock"};
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+        pathf(p, sizeof(p), "%s/%s", f->state, gone[i]);
+        if (!access(p, F_OK))
+            fail_msg("%s is left", gone[i]);
+    }
+    pathf(p, sizeof(p), "%s/%s", f->state, tmp);
+    assert_int_equal(access(p, F_OK), 0); /* a live process's */
+    assert_true(is_dir(mine));
+    unlink(p);
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+}
+
 /* Without a fake root the mounts are read from mountinfo: a v2 mount without io and a v1
  * blkio mount give v1; the v2 mount is taken once it offers io. */
 static void test_mountinfo(void **state)
@@ -703,6 +755,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_v2_enabled_left_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recover_after_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recover_tmp_left, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mountinfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cgroup_of, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_memory_limit, setup, teardown),
