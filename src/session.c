@@ -976,9 +976,10 @@ static int session_check_groups(const struct sbio_target *t, const struct sbio_s
 {
     int rc = 0;
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
-        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++)
-            rc = sbio_cgroup_spec_check(&s->phases[pi].jobs[k].group, s->phases[pi].jobs[k].name,
-                                        t);
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
+            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
+            rc = sbio_cgroup_spec_check(&j->group, j->name, t);
+        }
     return rc;
 }
 
