@@ -521,7 +521,11 @@ static int cgroup_recover_one(const char *path, const char *lock, int lfd, bool 
 {
     struct sbio_cgroups cg;
     sbio_cgroups_init(&cg);
-    char boot[64], now[64] = "";
+    char boot[64], now[64] = "", tmp[PATH_MAX + 8];
+    /* The next version of the state, when the process died while writing it: what it adds
+     * was not made yet (each record is written before its change). */
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    unlink(tmp);
     sbio_boot_id(now, sizeof(now));
     int rc = cgroup_state_read(path, &cg, boot, sizeof(boot));
     if (rc || strcmp(boot, now)) {
@@ -549,11 +553,15 @@ int sbio_cgroup_recover(bool verbose)
     int removed = 0;
     struct dirent *e;
     while ((e = readdir(dir))) {
+        /* A state file, or the next version of one a process left alone, killed during its
+         * first write: both name the lock. */
         size_t l = strlen(e->d_name);
-        if (l < 9 || strcmp(e->d_name + l - 8, ".cgroups"))
+        if (l > 12 && !strcmp(e->d_name + l - 12, ".cgroups.tmp"))
+            l -= 4;
+        else if (l < 9 || strcmp(e->d_name + l - 8, ".cgroups"))
             continue;
         char path[PATH_MAX + 256], lock[PATH_MAX + 256];
-        snprintf(path, sizeof(path), "%s/%s", sbio_state_dir(), e->d_name);
+        snprintf(path, sizeof(path), "%s/%.*s", sbio_state_dir(), (int)l, e->d_name);
         cgroup_lock_path(lock, sizeof(lock), path);
         int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (lfd < 0)

@@ -140,8 +140,9 @@ struct sbio_memstat {
  * -EBADMSG when a figure is missing. */
 int sbio_cgroup_memstat(const char *dir, struct sbio_memstat *ms);
 
-/* Remove what sbio processes that died left: every cgroup state file whose lock is free.
- * The number of folders removed, or -errno. */
+/* Remove what sbio processes that died left: every cgroup state file whose lock is free,
+ * with the next version of it (".tmp") a process killed while writing it left, alone or
+ * beside it. The number of folders removed, or -errno. */
 int sbio_cgroup_recover(bool verbose);
 
 /* The kernel's own I/O counters of a group, summed over devices, and the files they come

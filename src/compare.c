@@ -935,15 +935,16 @@ static int compare_check(struct compare *c)
     if (list)
         sbio_sched_note(opt, list);
     /* First, before any setting is tried: every setting's values (pass 0; a script's options
-     * too), then its file set (pass 1; a script's jobs declare their own). Without a set every
-     * run would fail after its setting was applied. */
+     * too, and its jobs' priorities and groups), then its file set (pass 1; a script's jobs
+     * declare their own). Without a set every run would fail after its setting was applied. */
     for (int pass = 0; pass < (c->script ? 1 : 2); pass++)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
             int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
-                     : pass == 0                  ? sbio_session_check(&conf)
-                     : conf.filename              ? 0
-                                                  : sbio_fileset_ready(&conf);
+                     : pass == 1                  ? (conf.filename ? 0 : sbio_fileset_ready(&conf))
+                                                  : sbio_session_check(&conf);
+            if (!rc && c->script) /* as this setting loaded it */
+                rc = sbio_session_check_script(&conf, c->cur ? c->cur : c->script);
             if (sbio_mpi_agree(rc, NULL))
                 return -SBIO_EUSAGE;
         }

@@ -501,31 +501,34 @@ static int opt_set_fill(struct sbio_config *cfg, const struct optdef *d, const c
     return opt_bad(d, value, "is not valid (P is 0 to 100)");
 }
 
+/* A T_UINT or T_SIZE value into cfg; "none" is 0 for an option whose default is none. */
+static int opt_set_number(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    uint64_t *out = (uint64_t *)((char *)cfg + d->off), v;
+    if (!strcmp(d->def, "none") && !strcmp(value, "none")) {
+        *out = 0; /* a limit's "none": no limit */
+        return 0;
+    }
+    int rc = d->type == T_UINT ? sbio_parse_u64(value, &v) : sbio_parse_size(value, &v);
+    if (rc)
+        return opt_bad(d, value, rc == -ERANGE ? "is too large" : NULL);
+    if (v < d->min || v > d->max)
+        return opt_bad(d, value, "is out of range");
+    *out = v;
+    return 0;
+}
+
 /* Parse value into cfg according to d. */
 static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *value)
 {
     char *base = (char *)cfg;
-    int rc;
     switch (d->type) {
     case T_BOOL:
         if (sbio_parse_bool(value, (bool *)(base + d->off)))
             return opt_bad(d, value, NULL);
         return 0;
     case T_UINT:
-    case T_SIZE: {
-        uint64_t v;
-        if (!strcmp(d->def, "none") && !strcmp(value, "none")) {
-            *(uint64_t *)(base + d->off) = 0; /* a limit's "none": no limit */
-            return 0;
-        }
-        rc = d->type == T_UINT ? sbio_parse_u64(value, &v) : sbio_parse_size(value, &v);
-        if (rc)
-            return opt_bad(d, value, rc == -ERANGE ? "is too large" : NULL);
-        if (v < d->min || v > d->max)
-            return opt_bad(d, value, "is out of range");
-        *(uint64_t *)(base + d->off) = v;
-        return 0;
-    }
+    case T_SIZE: return opt_set_number(cfg, d, value);
     case T_DOUBLE: {
         double v;
         if (sbio_parse_double(value, &v))

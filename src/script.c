@@ -258,8 +258,9 @@ static int read_job_cache(lua_State *L, int t, struct sbio_script_job *j, char *
     return 0;
 }
 
-/* Field k of the table at idx as a whole number >= 1 (sizes: a number of bytes, or a
- * string sbio_parse_size reads), into *out; 0 when it has none. 0 or -EINVAL (err said). */
+/* Field k of the table at idx as a whole number from 1 to 2^63 - 1, what the JSON's integers
+ * hold (sizes: a number of bytes, or a string sbio_parse_size reads), into *out; 0 when it has
+ * none. 0 or -EINVAL (err said). */
 static int group_count(lua_State *L, int idx, const char *k, bool size, uint64_t *out,
                        const char *job, char *err, size_t errlen)
 {
@@ -269,31 +270,37 @@ static int group_count(lua_State *L, int idx, const char *k, bool size, uint64_t
     const char *str = type == LUA_TNUMBER || type == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     if (type == LUA_TNIL)
         *out = 0;
-    else if (type == LUA_TNUMBER && d >= 1 && d == (double)(uint64_t)d)
+    else if (type == LUA_TNUMBER && d >= 1 && d < 0x1p63 && d == (double)(uint64_t)d)
         *out = (uint64_t)d;
-    else if (!(size && type == LUA_TSTRING && !sbio_parse_size(str, out) && *out))
+    else if (!(size && type == LUA_TSTRING && !sbio_parse_size(str, out) && *out &&
+               *out <= INT64_MAX))
         rc = -EINVAL;
     if (rc)
         snprintf(err, errlen, "job %s: group %s '%s' is not valid; accepted: %s", job, k,
                  str ? str : lua_typename(L, type),
-                 size ? "a size per second, in bytes or with K/M/G/T (e.g. \"20M\")"
+                 size ? "a size per second below 8 EiB, in bytes or with K/M/G/T (e.g. \"20M\")"
                  : !strcmp(k, "weight")
                      ? "1 to 1000 (cgroup v1 blkio.weight) or 1 to 10000 (cgroup v2 io.weight)"
                  : !strcmp(k, "bfq_weight") ? "1 to 1000"
-                                            : "a whole number of requests per second >= 1");
+                                            : "a whole number of requests per second from 1 "
+                                              "to 2^63 - 1");
     lua_pop(L, 1);
     return rc;
 }
 
-/* A latency target with its unit ("500us", "5ms", "1s") in microseconds. 0 or -EINVAL. */
+/* A latency target with its unit ("500us", "5ms", "1s") in microseconds, below 2^63 (what the
+ * JSON's integers hold). 0 or -EINVAL (nan and inf included). */
 static int group_latency(const char *s, uint64_t *us)
 {
     char *end;
     double v = s ? strtod(s, &end) : 0;
-    if (!s || end == s || v <= 0)
+    if (!s || end == s || !(v > 0))
         return -EINVAL;
     double mul = !strcmp(end, "us") ? 1 : !strcmp(end, "ms") ? 1e3 : !strcmp(end, "s") ? 1e6 : 0;
-    *us = (uint64_t)(v * mul + 0.5);
+    double x = v * mul + 0.5;
+    if (!(x < 0x1p63))
+        return -EINVAL;
+    *us = (uint64_t)x;
     return *us ? 0 : -EINVAL;
 }
 

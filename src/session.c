@@ -970,15 +970,16 @@ static int session_check_verify(const struct sbio_script *s)
     return 0;
 }
 
-/* Every job's group checked before anything is made (cgroup.h). 0 or -SBIO_EUSAGE (message
- * printed). */
-static int session_check_groups(const struct session *ses, const struct sbio_script *s)
+/* Every job's group checked against the set's devices t before anything is made (cgroup.h).
+ * 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_groups(const struct sbio_target *t, const struct sbio_script *s)
 {
     int rc = 0;
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
-        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++)
-            rc = sbio_cgroup_spec_check(&s->phases[pi].jobs[k].group, s->phases[pi].jobs[k].name,
-                                        &ses->target);
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
+            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
+            rc = sbio_cgroup_spec_check(&j->group, j->name, t);
+        }
     return rc;
 }
 
@@ -1010,6 +1011,15 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
+int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s)
+{
+    struct sbio_target t;
+    if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s) ||
+        session_target(cfg, &t) || session_check_groups(&t, s))
+        return -SBIO_EUSAGE;
+    return 0;
+}
+
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc)
 {
@@ -1025,7 +1035,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         return -SBIO_EUSAGE;
     int rc = session_open(&ses, cfg, topo, text, s->path);
     if (!rc)
-        rc = session_check_groups(&ses, s);
+        rc = session_check_groups(&ses.target, s);
     if (!rc)
         rc = session_apply(&ses);
     if (rc) {

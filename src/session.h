@@ -38,6 +38,11 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
 
 struct sbio_script;
 
+/* The checks of a script under cfg that change nothing: --verify against its phases, each
+ * job's I/O priority and group (against the set's devices). compare makes them for every
+ * setting before the first runs. 0 or -SBIO_EUSAGE (message printed). */
+int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s);
+
 /* Run a script's phases in order, each phase's jobs side by side on their own threads; one
  * text report per job and, for phases of several jobs, one for the phase; *doc (when doc is
  * not NULL) gets a document of schema "sbio-script/1" (phases[], each with its jobs' result

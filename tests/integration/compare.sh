@@ -16,7 +16,8 @@
 # - --vary of a script's own options (block size, and threads, which shadows sbio's): one row
 #   per setting, each worker thread's reads (strace) of its setting's size and count, the
 #   JSON and sbio plot name the settings by them; a value of the wrong type, an unknown name,
-#   settings that change the phases or the set refused before any run.
+#   settings that change the phases or the set, a group weight out of range refused before
+#   any run.
 # The set is 4 x 4 MiB; runs are --time=1 or a few dozen events. State in $TMP/state.
 source "$(dirname "$0")/lib.sh"
 
@@ -393,6 +394,19 @@ refused "--script --vary bs=4k,8k (the phase is named after it)" 'setting bs=8k:
 	--script "$TMP/vary-shape.lua" --vary bs=4k,8k
 refused "--script --vary size=16M,32M (the set)" 'setting size=32M: vary-shape.lua declares 4 files, 32 MiB, with the command line.s options 4 files, 16 MiB' \
 	--script "$TMP/vary-shape.lua" --vary size=16M,32M
+# A group setting out of range in the last setting (on a fake cgroup v2 root, io.weight is 1 to
+# 10000): refused before the first setting runs, like any other bad value.
+cat >"$TMP/vary-group.lua" <<'LUA'
+option("weight", 100, "the reader's io.weight")
+phase "read" { events = 8, job "r" { mix = { read = 1 }, group = { weight = options.weight } } }
+LUA
+mkdir -p "$TMP/fakecg"
+echo "io memory" >"$TMP/fakecg/cgroup.controllers"
+export SBIO_CGROUP_ROOT=$TMP/fakecg
+refused "--script --vary weight=100,10001 (a group weight out of range)" '^sbio: job r: group weight 10001 is out of range; accepted: 1 to 10000 \(cgroup v2 io.weight\)$' \
+	--script "$TMP/vary-group.lua" --vary weight=100,10001
+unset SBIO_CGROUP_ROOT
+check "the group refused: nothing made in the fake cgroup root" test -z "$(find "$TMP/fakecg" -mindepth 1 -not -name cgroup.controllers)"
 same_state "script options: every queue setting as before" "$BASE"
 
 # --- SIGINT mid-compare: the run in progress is marked and left out, the table so far is

@@ -279,6 +279,58 @@ static void test_recover_after_kill(void **state)
     assert_int_equal(sbio_cgroup_recover(false), 0);
 }
 
+/* A process killed while it rewrote its state file leaves the next version beside it
+ * (sbio.PID.cgroups.tmp), or, on its first write, only that and its lock: the next command
+ * removes those too, and leaves a live process's alone. */
+static void test_recover_tmp_left(void **state)
+{
+    struct fake *f = *state;
+    v2_root(f);
+    char boot[64], text[PATH_MAX * 5], dir[PATH_MAX * 2], p[PATH_MAX * 3];
+    assert_int_equal(sbio_boot_id(boot, sizeof(boot)), 0);
+    mkdir_p(f->state);
+    /* Process 999999 died with a group and a half-written next state. */
+    pathf(dir, sizeof(dir), "%s/%s", f->cg, "sbio.999999");
+    mkdir_p(dir);
+    snprintf(text, sizeof(text), "format=1\nboot_id=%s\npid=999999\ndir=%s\t%s\n", boot, dir,
+             f->cg);
+    put(f->state, "sbio.999999.cgroups", text);
+    put(f->state, "sbio.999999.cgroups.tmp", "format=1\n");
+    put(f->state, "sbio.999999.cglock", "");
+    /* Process 999998 died during its first write: no state file yet. */
+    put(f->state, "sbio.999998.cgroups.tmp", "format=1\n");
+    put(f->state, "sbio.999998.cglock", "");
+    /* This process is alive and writing. */
+    struct sbio_cgroup_hier h;
+    struct sbio_cgroups cg;
+    sbio_cgroups_init(&cg);
+    char mine[PATH_MAX], tmp[PATH_MAX + 32];
+    assert_int_equal(sbio_cgroup_find("io", &h), 0);
+    assert_int_equal(sbio_cgroups_make(&cg, &h, "io", "j", mine, sizeof(mine)), 0);
+    snprintf(tmp, sizeof(tmp), "sbio.%d.cgroups.tmp", (int)getpid());
+    put(f->state, tmp, "format=1\n");
+    struct capture c;
+    char buf[512];
+    cap_begin(&c);
+    int n = sbio_cgroup_recover(false);
+    cap_end(&c, buf, sizeof(buf));
+    assert_int_equal(n, 1);
+    assert_false(is_dir(dir));
+    static const char *const gone[] = {"sbio.999999.cgroups", "sbio.999999.cgroups.tmp",
+                                       "sbio.999999.cglock", "sbio.999998.cgroups.tmp",
+                                       "sbio.999998.cglock"};
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+        pathf(p, sizeof(p), "%s/%s", f->state, gone[i]);
+        if (!access(p, F_OK))
+            fail_msg("%s is left", gone[i]);
+    }
+    pathf(p, sizeof(p), "%s/%s", f->state, tmp);
+    assert_int_equal(access(p, F_OK), 0); /* a live process's */
+    assert_true(is_dir(mine));
+    unlink(p);
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+}
+
 /* Without a fake root the mounts are read from mountinfo: a v2 mount without io and a v1
  * blkio mount give v1; the v2 mount is taken once it offers io. */
 static void test_mountinfo(void **state)
@@ -524,6 +576,67 @@ static void test_v2_job_group(void **state)
     assert_false(is_dir(j.dir));
 }
 
+/* v2, --memory-limit and a job's group together: sbio sits in sbio.PID/main (as the kernel
+ * then shows in self/cgroup), so sbio.PID itself never holds a process and +io can be enabled
+ * in it beside +memory; the job's folder goes beside main, its process back to main when the
+ * phase ends, and everything back to the root at the end. */
+static void test_v2_memory_then_job_group(void **state)
+{
+    struct fake *f = *state;
+    put(f->cg, "cgroup.controllers", "io memory\n");
+    put(f->cg, "cgroup.subtree_control", "\n");
+    put(f->cg, "cgroup.procs", "");
+    self_cgroup(f, "0::/\n");
+    struct sbio_cgroups cg;
+    struct sbio_memgroup mg;
+    sbio_cgroups_init(&cg);
+    assert_int_equal(sbio_cgroup_memory_limit(&cg, 64ULL << 20, &mg), 0);
+    char top[PATH_MAX * 2], main_dir[PATH_MAX * 3], rel[128], buf[4096], want[PATH_MAX * 8];
+    snprintf(top, sizeof(top), "%s/sbio.%d", f->cg, (int)getpid());
+    pathf(main_dir, sizeof(main_dir), "%s/%s", top, "main");
+    snprintf(rel, sizeof(rel), "0::/sbio.%d/main\n", (int)getpid());
+    self_cgroup(f, rel);
+    struct sbio_target t;
+    one_dev(&t);
+    struct sbio_cgroup_spec g = {.set = true, .weight = 800};
+    struct sbio_cgroup_job j;
+    char desc[PATH_MAX + 256];
+    unsigned mark = cg.ndirs;
+    assert_int_equal(sbio_cgroup_job_make(&cg, &g, "reader", &t, &j, desc, sizeof(desc)), 0);
+    pathf(want, sizeof(want), "%s/%s", top, "reader");
+    assert_string_equal(j.dir, want);
+    /* No process was ever written into sbio.PID itself; +io followed +memory there. */
+    assert_int_equal(sbio_cgroup_read(top, "cgroup.procs", buf, sizeof(buf)), -ENOENT);
+    get(top, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "+io");
+    get(main_dir, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d", (int)getpid());
+    assert_string_equal(buf, want);
+    /* The state file sends the job's tasks back to main, main's to the root. */
+    snprintf(want, sizeof(want), "sbio.%d.cgroups", (int)getpid());
+    get(f->state, want, buf, sizeof(buf));
+    snprintf(want, sizeof(want), "dir=%s\t%s", j.dir, main_dir); /* the last line */
+    assert_has(buf, want);
+    snprintf(want, sizeof(want), "dir=%s\t%s\n", main_dir, f->cg);
+    assert_has(buf, want);
+    /* The phase ends: the job's process (4242) goes back to main, main stays. */
+    assert_int_equal(sbio_cgroup_enter_process(j.dir, 4242), 0);
+    assert_int_equal(sbio_cgroups_remove_to(&cg, mark), 0);
+    assert_false(is_dir(j.dir));
+    assert_true(is_dir(main_dir));
+    get(main_dir, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d\n4242", (int)getpid());
+    assert_string_equal(buf, want);
+    /* The end: both back at the root, the folders gone, io then memory disabled. */
+    assert_int_equal(sbio_cgroups_remove(&cg), 0);
+    assert_false(is_dir(top));
+    get(f->cg, "cgroup.procs", buf, sizeof(buf));
+    snprintf(want, sizeof(want), "%d\n4242", (int)getpid());
+    assert_string_equal(buf, want);
+    get(f->cg, "cgroup.subtree_control", buf, sizeof(buf));
+    assert_string_equal(buf, "-memory");
+}
+
 /* v1: the blkio files, a limit per device line; the device named by max alone. */
 static void test_v1_job_group(void **state)
 {
@@ -648,6 +761,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_v2_enabled_left_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recover_after_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recover_tmp_left, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mountinfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cgroup_of, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_memory_limit, setup, teardown),
@@ -655,6 +769,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_memory_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memstat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_job_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_memory_then_job_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_job_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_group_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_counters, setup, teardown),

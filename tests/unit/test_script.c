@@ -357,7 +357,14 @@ static void test_group_field(void **state)
         {"max = { rbps = \"20Q\" }", "job j: group rbps '20Q' is not valid; accepted: a size"},
         {"max = { riops = 0 }", "job j: group riops '0' is not valid; accepted: a whole number"},
         {"latency = \"5\"", "job j: group latency '5' is not valid; accepted: a time with its"},
-        {"latency = \"-1ms\"", "job j: group latency '-1ms' is not valid"}};
+        {"latency = \"-1ms\"", "job j: group latency '-1ms' is not valid"},
+        {"latency = \"nanus\"", "job j: group latency 'nanus' is not valid"},
+        {"latency = \"infms\"", "job j: group latency 'infms' is not valid"},
+        {"latency = \"1e300s\"", "job j: group latency '1e300s' is not valid"},
+        {"max = { riops = 1e300 }", "job j: group riops '1e+300' is not valid"},
+        {"weight = 2^64", "job j: group weight '1.844674407371e+19' is not valid"},
+        {"max = { rbps = \"9000000T\" }", "job j: group rbps '9000000T' is not valid"},
+        {"max = { wiops = 1e19 }", "job j: group wiops '1e+19' is not valid"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char text[160];
         snprintf(text, sizeof(text), "phase \"p\" { job \"j\" { group = { %s } } }\n", bad[i][0]);
