@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sysblock.h"
@@ -419,7 +420,15 @@ static int cgroup_undo_dir(const char *dir, const char *home)
     int rc = cgroup_evacuate(dir, home);
     if (cgroup_fake_root())
         cgroup_clear_fake(dir);
-    if (rmdir(dir) && errno != ENOENT) {
+    /* A thread that was joined may not have left its group yet (the kernel clears its tid,
+     * which pthread_join waits for, before it takes the task out of its cgroup): the folder
+     * is busy for that moment. Up to a second, moving out what is still listed. */
+    for (int tries = 0; rmdir(dir) && errno == EBUSY && tries < 100; tries++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        cgroup_evacuate(dir, home);
+    }
+    if (cgroup_exists(dir) && rmdir(dir) && errno != ENOENT) {
         rc = -errno;
         sbio_err("warning: could not remove the group %s: %s", dir, strerror(errno));
     }

@@ -461,13 +461,14 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
     return rc;
 }
 
-/* What a phase's jobs hold once the phase is reported. */
-static void session_jobs_free(struct session_job *jobs, unsigned started, unsigned njobs)
+/* What a phase's jobs hold once the phase is reported: every job's, since a forked job
+ * after the one that could not start has its result too (a job never started has a zeroed
+ * one). */
+static void session_jobs_free(struct session_job *jobs, unsigned njobs)
 {
-    for (unsigned k = 0; k < started; k++)
+    for (unsigned k = 0; k < njobs; k++) {
         if (!jobs[k].rc)
             sbio_run_result_free(&jobs[k].res);
-    for (unsigned k = 0; k < njobs; k++) {
         free((void *)jobs[k].hook_ops);
         free(jobs[k].sizes);
     }
@@ -932,7 +933,7 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         json_object_set_new(pj, "jobs", json_array());
     }
     json_array_append_new(phases, pj);
-    session_jobs_free(jobs, started, p->njobs);
+    session_jobs_free(jobs, p->njobs);
     return rc;
 }
 
