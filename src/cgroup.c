@@ -348,6 +348,17 @@ static int cgroup_mkdir(struct sbio_cgroups *cg, const char *dir, const char *ho
     return 0;
 }
 
+const char *sbio_cgroup_hint(int rc, int version)
+{
+    if (rc == -EBUSY && version == SBIO_CGROUP_V2)
+        return " (cgroup v2 enables a controller only for the children of a group without "
+               "processes of its own: in a container or cgroup namespace the hierarchy's root "
+               "has them)";
+    if (rc == -EACCES || rc == -EPERM)
+        return " (the hierarchy is not writable: read-only, or delegated to another user)";
+    return "";
+}
+
 int sbio_cgroups_make(struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h, const char *ctrl,
                       const char *name, char *path, size_t len)
 {
@@ -912,8 +923,9 @@ int sbio_cgroup_job_make(struct sbio_cgroups *cg, const struct sbio_cgroup_spec 
         rc = sbio_cgroups_make(cg, &h, "io", name, out->dir, sizeof(out->dir));
     }
     if (rc) {
-        sbio_err("job %s: making its control group in %s: %s", job,
-                 h.mount[0] ? h.mount : "the io controller's hierarchy", strerror(-rc));
+        sbio_err("job %s: making its control group in %s: %s%s", job,
+                 h.mount[0] ? h.mount : "the io controller's hierarchy", strerror(-rc),
+                 sbio_cgroup_hint(rc, h.version));
         return rc;
     }
     out->version = h.version;

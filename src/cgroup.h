@@ -78,6 +78,10 @@ void sbio_cgroups_init(struct sbio_cgroups *cg);
 int sbio_cgroups_make(struct sbio_cgroups *cg, const struct sbio_cgroup_hier *h, const char *ctrl,
                       const char *name, char *path, size_t len);
 
+/* What to add to the message of rc, an error of sbio_cgroups_make on a hierarchy of version:
+ * why the kernel refused it when that is not plain from strerror, else "". */
+const char *sbio_cgroup_hint(int rc, int version);
+
 /* Write value to dir/file. 0 or -errno as the kernel answered. */
 int sbio_cgroup_write(const char *dir, const char *file, const char *value);
 

@@ -187,9 +187,11 @@ static int session_memory_limit(struct session *s)
     if (!rc)
         return 0;
     char b[32];
-    sbio_err("--memory-limit=%s: cannot set the limit%s%s: %s",
+    struct sbio_cgroup_hier h;
+    sbio_cgroup_find("memory", &h);
+    sbio_err("--memory-limit=%s: cannot set the limit%s%s: %s%s",
              sbio_fmt_bytes(b, sizeof(b), s->cfg->memory_limit), s->mem.dir[0] ? " on " : "",
-             s->mem.dir, strerror(-rc));
+             s->mem.dir, strerror(-rc), sbio_cgroup_hint(rc, h.version));
     sbio_cgroups_remove(&s->cg);
     s->mem.version = SBIO_CGROUP_NONE;
     return rc;

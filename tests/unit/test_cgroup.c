@@ -753,9 +753,21 @@ static void test_group_counters(void **state)
     assert_true(io.rbytes == 100 && io.wbytes == 200 && io.rios == 3 && io.wios == 4);
 }
 
+/* A refusal's message says why where strerror does not: EBUSY on v2 is the rule that a
+ * controller is enabled only below a group without processes. */
+static void test_hint(void **state)
+{
+    (void)state;
+    assert_has(sbio_cgroup_hint(-EBUSY, SBIO_CGROUP_V2), "without processes of its own");
+    assert_string_equal(sbio_cgroup_hint(-EBUSY, SBIO_CGROUP_V1), "");
+    assert_string_equal(sbio_cgroup_hint(-ENOENT, SBIO_CGROUP_V2), "");
+    assert_has(sbio_cgroup_hint(-EACCES, SBIO_CGROUP_V1), "not writable");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hint),
         cmocka_unit_test_setup_teardown(test_v2_find, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_make_and_remove, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_enabled_left_alone, setup, teardown),
