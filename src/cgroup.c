@@ -43,12 +43,12 @@ static bool cgroup_has_word(const char *list, const char *word)
     return false;
 }
 
-/* The process's own group in hierarchy id: the path of the line of <procfs>/self/cgroup
- * whose controllers list v1name ("" and id 0 for v2). */
-static int cgroup_own(const char *v1name, char *own, size_t len)
+/* The group path of the line of a cgroup file (<procfs>/self/cgroup,
+ * <procfs>/PID/task/TID/cgroup) whose controllers list v1name, or of v2's line "0::" when
+ * v1name is NULL. 0, -ENOENT (no such line) or -errno. */
+static int cgroup_line_of(const char *path, const char *v1name, char *buf, size_t len)
 {
-    char path[PATH_MAX], line[PATH_MAX + 128];
-    snprintf(path, sizeof(path), "%s/self/cgroup", sbio_procfs_root());
+    char line[PATH_MAX + 128];
     FILE *f = fopen(path, "re");
     if (!f)
         return -errno;
@@ -59,14 +59,21 @@ static int cgroup_own(const char *v1name, char *own, size_t len)
         if (!c2)
             continue;
         *c2 = 0;
-        bool match = v1name ? cgroup_has_word(c1 + 1, v1name) : !strcmp(line, "0:");
-        if (match) {
-            snprintf(own, len, "%s", c2 + 1);
+        if (v1name ? cgroup_has_word(c1 + 1, v1name) : !strcmp(line, "0:")) {
+            snprintf(buf, len, "%s", c2 + 1);
             rc = 0;
         }
     }
     fclose(f);
     return rc;
+}
+
+/* The process's own group in the hierarchy of v1name (NULL: v2). */
+static int cgroup_own(const char *v1name, char *own, size_t len)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/self/cgroup", sbio_procfs_root());
+    return cgroup_line_of(path, v1name, own, len);
 }
 
 /* h->own from the mount and the own group's path; a group that is not in the mount (a
@@ -208,33 +215,14 @@ int sbio_cgroup_enter_process(const char *dir, pid_t pid)
 
 int sbio_cgroup_of(const struct sbio_cgroup_hier *h, pid_t pid, pid_t tid, char *buf, size_t len)
 {
-    char path[PATH_MAX], line[PATH_MAX + 128];
+    char path[PATH_MAX], want[64];
     snprintf(path, sizeof(path), "%s/%d/task/%d/cgroup", sbio_procfs_root(), (int)pid, (int)tid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -errno;
-    const char *name = h->version == SBIO_CGROUP_V1 ? NULL : "";
-    char want[64] = "";
-    if (h->version == SBIO_CGROUP_V1) {
-        /* The v1 mount's folder name is its controllers ("blkio", "cpu,cpuacct"). */
-        const char *base = strrchr(h->mount, '/');
-        snprintf(want, sizeof(want), "%.63s", base ? base + 1 : h->mount);
-        name = want;
-    }
-    int rc = -ENOENT;
-    while (rc && fgets(line, sizeof(line), f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = 0;
-        if (h->version == SBIO_CGROUP_V2 ? !strcmp(line, "0:") : cgroup_has_word(c1 + 1, name)) {
-            snprintf(buf, len, "%s", c2 + 1);
-            rc = 0;
-        }
-    }
-    fclose(f);
-    return rc;
+    if (h->version == SBIO_CGROUP_V2)
+        return cgroup_line_of(path, NULL, buf, len);
+    /* The v1 mount's folder name is its controllers ("blkio", "cpu,cpuacct"). */
+    const char *base = strrchr(h->mount, '/');
+    snprintf(want, sizeof(want), "%.63s", base ? base + 1 : h->mount);
+    return cgroup_line_of(path, want, buf, len);
 }
 
 void sbio_cgroups_init(struct sbio_cgroups *cg)
@@ -263,14 +251,7 @@ static int cgroup_state_write(const struct sbio_cgroups *cg, const char *next_di
         fprintf(f, "dir=%s\t%s\n", cg->dirs[i], cg->home[i]);
     if (next_dir)
         fprintf(f, "dir=%s\t%s\n", next_dir, next_home);
-    int rc = 0;
-    if (fflush(f) || fsync(fileno(f)))
-        rc = -errno;
-    if (fclose(f) && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, cg->state_path))
-        rc = -errno;
-    return rc;
+    return sbio_state_commit(f, tmp, cg->state_path);
 }
 
 static void cgroup_lock_path(char *buf, size_t len, const char *state_path)

@@ -520,6 +520,18 @@ int sbio_boot_id(char *buf, size_t len)
     return sbio_sysblock_read_file(path, buf, len);
 }
 
+int sbio_state_commit(FILE *f, const char *tmp, const char *path)
+{
+    int rc = 0;
+    if (fflush(f) || fsync(fileno(f)))
+        rc = -errno;
+    if (fclose(f) && !rc)
+        rc = -errno;
+    if (!rc && rename(tmp, path))
+        rc = -errno;
+    return rc;
+}
+
 /* The state file: written before the first change and after each, so a crash at any point
  * leaves enough to restore. */
 static int state_write(const struct sbio_tune *tu)
@@ -541,14 +553,7 @@ static int state_write(const struct sbio_tune *tu)
     for (unsigned i = 0; i < tu->nitems; i++)
         fprintf(f, "item=%s %s %s %s\n", tu->items[i].dev, tu->items[i].knob, tu->items[i].orig,
                 tu->items[i].set[0] ? tu->items[i].set : "-");
-    int rc = 0;
-    if (fflush(f) || fsync(fileno(f)))
-        rc = -errno;
-    if (fclose(f) && !rc)
-        rc = -errno;
-    if (!rc && rename(tmp, tu->state_path))
-        rc = -errno;
-    return rc;
+    return sbio_state_commit(f, tmp, tu->state_path);
 }
 
 static int lock_dev(struct sbio_tune *tu, const char *name)

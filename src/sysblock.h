@@ -153,6 +153,10 @@ int sbio_drop_caches(void);
 /* The folder of sbio's state files (SBIO_STATE_DIR, default /run/sbio). */
 const char *sbio_state_dir(void);
 
+/* A state file written whole to tmp (f, open on it) made durable and put in place of path
+ * at once: flushed, fsynced, closed (always), renamed. 0 or -errno. */
+int sbio_state_commit(FILE *f, const char *tmp, const char *path);
+
 /* This boot's id (<procfs>/sys/kernel/random/boot_id): state files from an earlier boot
  * describe settings the reboot reset. 0 or -errno. */
 int sbio_boot_id(char *buf, size_t len);
