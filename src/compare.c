@@ -10,87 +10,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "infer.h"
 #include "mpi.h"
 #include "report.h"
 #include "script.h"
 #include "session.h"
 #include "sysblock.h"
+#include "table.h"
 #include "topology.h"
 #include "util.h"
 #include "version.h"
 
 #define MAX_AXES   8
 #define MAX_VALUES 64
-
-void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd)
-{
-    double s = 0, q = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
-    *mean = n ? s / (double)n : 0;
-    for (size_t i = 0; i < n; i++)
-        q += (x[i] - *mean) * (x[i] - *mean);
-    *sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
-}
-
-/* Continued fraction of the incomplete beta function (modified Lentz). */
-static double betacf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double c = 1, d = 1 - (a + b) * x / (a + 1);
-    if (fabs(d) < tiny)
-        d = tiny;
-    d = 1 / d;
-    double h = d;
-    for (int m = 1; m <= 300; m++) {
-        double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        h *= d * c;
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-14)
-            break;
-    }
-    return h;
-}
-
-double sbio_compare_betai(double a, double b, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x);
-    /* The continued fraction converges fast on one side of (a+1)/(a+b+2): use symmetry. */
-    if (x < (a + 1) / (a + b + 2))
-        return exp(lbt) * betacf(a, b, x) / a;
-    return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
-}
-
-double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2)
-{
-    if (n1 < 2 || n2 < 2)
-        return -1;
-    double v1 = s1 * s1 / (double)n1, v2 = s2 * s2 / (double)n2;
-    if (v1 + v2 == 0)
-        return m1 == m2 ? 1 : 0;
-    double t = (m1 - m2) / sqrt(v1 + v2);
-    /* Welch–Satterthwaite degrees of freedom. */
-    double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (double)(n1 - 1) + v2 * v2 / (double)(n2 - 1));
-    /* Two-sided: P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2). */
-    return sbio_compare_betai(df / 2, 0.5, df / (df + t * t));
-}
 
 void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t seed, size_t *out)
 {
@@ -313,12 +245,11 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
     return sbio_options_validate(out, nranks);
 }
 
-/* One run's figures, read from its JSON document. */
+/* One run's figures for the setting's summary in the JSON, read from its document. */
 struct run_fig {
     double ops_s, mib_s, cpu_pct, util_pct;
     double p95[3], p99[3];
     bool has[3];
-    double m[SBIO_COMPARE_MAX_METRICS]; /* the --metrics figures, in the order asked */
 };
 
 static double num(json_t *doc, const char *path)
@@ -327,119 +258,21 @@ static double num(json_t *doc, const char *path)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static double metric_ops(json_t *doc)
+/* The table's metric of that name in doc. */
+static double metric(json_t *doc, const char *name)
 {
-    double el = num(doc, "result.elapsed_s");
-    return el > 0 ? num(doc, "result.ops") / el : 0;
+    size_t i = 0;
+    while (sbio_table_metric_name(i) && strcmp(sbio_table_metric_name(i), name))
+        i++;
+    return sbio_table_metric_value(i, doc, NULL);
 }
 
-/* Reads, writes and read-modify-writes (each block once), as the run's report counts them. */
-static double metric_mib(json_t *doc)
+static void run_figures(json_t *doc, struct run_fig *f)
 {
-    double rmw = num(doc, "result.op_types.rmw.mib_per_s");
-    return num(doc, "result.op_types.read.mib_per_s") +
-           num(doc, "result.op_types.write.mib_per_s") + (isnan(rmw) ? 0 : rmw);
-}
-
-static double metric_cpu(json_t *doc)
-{
-    return num(doc, "result.cpu.user_pct") + num(doc, "result.cpu.system_pct");
-}
-
-/* What --metrics can ask for: a name, where its value is in a run's document (a JSON path,
- * or get for a figure made of several fields), its column's header, its unit in the JSON
- * summary and its format (NULL: a duration in ns, shown in units that fit). One row each:
- * a new metric is a new row. */
-static const struct metric {
-    const char *name;
-    const char *path;
-    double (*get)(json_t *doc);
-    const char *header;
-    const char *unit;
-    const char *fmt;
-} metrics[] = {
-    {"ops", NULL, metric_ops, "ops/s", "ops/s", "%.0f"},
-    {"mib", NULL, metric_mib, "MiB/s", "MiB/s", "%.2f"},
-    {"time", "result.elapsed_s", NULL, "time, s", "s", "%.3f"},
-    {"reads", "result.op_types.read.ops_per_s", NULL, "reads/s", "ops/s", "%.1f"},
-    {"writes", "result.op_types.write.ops_per_s", NULL, "writes/s", "ops/s", "%.1f"},
-    {"fsyncs", "result.op_types.fsync.ops_per_s", NULL, "fsyncs/s", "ops/s", "%.1f"},
-    {"rmws", "result.op_types.rmw.ops_per_s", NULL, "rmw/s", "ops/s", "%.1f"},
-    {"cpu", NULL, metric_cpu, "CPU%", "%", "%.1f"},
-    {"util", "result.devices.0.util_pct", NULL, "util%", "%", "%.1f"},
-    {"p95", "result.latency_all.percentiles_ns.95", NULL, "p95", "ns", NULL},
-    {"p99", "result.latency_all.percentiles_ns.99", NULL, "p99", "ns", NULL},
-};
-#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
-_Static_assert(NMETRICS <= SBIO_COMPARE_MAX_METRICS, "SBIO_COMPARE_MAX_METRICS too small");
-
-const char *sbio_compare_metric_name(size_t i)
-{
-    return i < NMETRICS ? metrics[i].name : NULL;
-}
-
-double sbio_compare_metric_value(size_t i, json_t *doc)
-{
-    if (i >= NMETRICS)
-        return NAN;
-    return metrics[i].get ? metrics[i].get(doc) : num(doc, metrics[i].path);
-}
-
-/* The accepted names, for the message of a bad one. */
-static void metric_names(char *buf, size_t len)
-{
-    buf[0] = 0;
-    for (size_t i = 0; i < NMETRICS; i++) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", metrics[i].name);
-    }
-}
-
-/* Name (len bytes of it) as an index into the table; -1 when it is not there. */
-static int metric_find(const char *name, size_t len)
-{
-    for (size_t i = 0; i < NMETRICS; i++)
-        if (strlen(metrics[i].name) == len && !strncmp(metrics[i].name, name, len))
-            return (int)i;
-    return -1;
-}
-
-int sbio_compare_metrics_parse(const char *list, size_t *idx, size_t *n)
-{
-    char names[160];
-    metric_names(names, sizeof(names));
-    *n = 0;
-    for (const char *p = list;; p++) {
-        size_t len = strcspn(p, ",");
-        int m = metric_find(p, len);
-        bool twice = false;
-        for (size_t k = 0; m >= 0 && k < *n; k++)
-            twice |= idx[k] == (size_t)m;
-        if (m < 0 || twice) {
-            if (twice)
-                sbio_err("--metrics=%s: '%.*s' given twice; accepted: a comma-separated list of %s",
-                         list, (int)len, p, names);
-            else
-                sbio_err("--metrics=%s: %s%.*s%s; accepted: a comma-separated list of %s", list,
-                         len ? "unknown metric '" : "an empty name", (int)len, p, len ? "'" : "",
-                         names);
-            return -EINVAL;
-        }
-        idx[(*n)++] = (size_t)m;
-        p += len;
-        if (!*p)
-            return 0;
-    }
-}
-
-static void run_figures(json_t *doc, struct run_fig *f, const size_t *met, size_t nmet)
-{
-    for (size_t k = 0; k < nmet; k++)
-        f->m[k] = sbio_compare_metric_value(met[k], doc);
-    f->ops_s = metric_ops(doc);
-    f->mib_s = metric_mib(doc);
-    f->cpu_pct = metric_cpu(doc);
-    f->util_pct = num(doc, "result.devices.0.util_pct");
+    f->ops_s = metric(doc, "ops");
+    f->mib_s = metric(doc, "mib");
+    f->cpu_pct = metric(doc, "cpu");
+    f->util_pct = metric(doc, "util");
     for (int op = 0; op < 3; op++) {
         char p[96];
         snprintf(p, sizeof(p), "result.op_types.%s.latency.count", sbio_op_name(op));
@@ -456,13 +289,10 @@ struct summary {
     double ops_m, ops_sd, mib_m, mib_sd, cpu_m, util_m;
     double p95_m[3], p99_m[3], p99_sd[3];
     bool has[3];
-    double m_mean[SBIO_COMPARE_MAX_METRICS], m_sd[SBIO_COMPARE_MAX_METRICS];
-    /* Against the first setting: ops/s (the default table's), and each of the metrics */
-    double diff_pct, p;
-    double m_diff[SBIO_COMPARE_MAX_METRICS], m_p[SBIO_COMPARE_MAX_METRICS];
+    double diff_pct, p; /* ops/s against the first setting */
 };
 
-static void summarize(const struct run_fig *figs, size_t n, size_t nmet, struct summary *s)
+static void summarize(const struct run_fig *figs, size_t n, struct summary *s)
 {
     double *x = calloc(n ? n : 1, sizeof(double));
     double sd;
@@ -474,24 +304,20 @@ static void summarize(const struct run_fig *figs, size_t n, size_t nmet, struct 
     for (size_t i = 0; i < n; i++)                                                                 \
         x[i] = (expr);
     COLLECT(figs[i].ops_s);
-    sbio_compare_mean_sd(x, n, &s->ops_m, &s->ops_sd);
+    sbio_infer_mean_sd(x, n, &s->ops_m, &s->ops_sd);
     COLLECT(figs[i].mib_s);
-    sbio_compare_mean_sd(x, n, &s->mib_m, &s->mib_sd);
+    sbio_infer_mean_sd(x, n, &s->mib_m, &s->mib_sd);
     COLLECT(figs[i].cpu_pct);
-    sbio_compare_mean_sd(x, n, &s->cpu_m, &sd);
+    sbio_infer_mean_sd(x, n, &s->cpu_m, &sd);
     COLLECT(figs[i].util_pct);
-    sbio_compare_mean_sd(x, n, &s->util_m, &sd);
+    sbio_infer_mean_sd(x, n, &s->util_m, &sd);
     for (int op = 0; op < 3; op++) {
         for (size_t i = 0; i < n; i++)
             s->has[op] |= figs[i].has[op];
         COLLECT(figs[i].p95[op]);
-        sbio_compare_mean_sd(x, n, &s->p95_m[op], &sd);
+        sbio_infer_mean_sd(x, n, &s->p95_m[op], &sd);
         COLLECT(figs[i].p99[op]);
-        sbio_compare_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
-    }
-    for (size_t k = 0; k < nmet; k++) {
-        COLLECT(figs[i].m[k]);
-        sbio_compare_mean_sd(x, n, &s->m_mean[k], &s->m_sd[k]);
+        sbio_infer_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
     }
 #undef COLLECT
     free(x);
@@ -507,33 +333,9 @@ static json_t *num_json(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* diff_pct, p_value and significant of a difference to the first setting (first: this is
- * it). */
-static void diff_json(json_t *o, bool first, double pct, double p)
-{
-    json_object_set_new(o, "diff_pct", first ? json_real(0) : num_json(pct));
-    json_object_set_new(o, "p_value", first || p < 0 ? json_null() : json_real(p));
-    json_object_set_new(o, "significant", first || p < 0 ? json_null() : json_boolean(p < 0.05));
-}
-
-/* summary.metrics: each metric asked for, by its name, in the order asked. */
-static json_t *metrics_json(const struct summary *s, bool first, const size_t *met, size_t nmet)
+static json_t *summary_json(const struct summary *s, bool first)
 {
     json_t *o = json_object();
-    for (size_t k = 0; k < nmet; k++) {
-        json_t *m =
-            json_pack("{s:o,s:o,s:s}", "mean", num_json(s->n ? s->m_mean[k] : NAN), "stddev",
-                      num_json(s->n ? s->m_sd[k] : NAN), "unit", metrics[met[k]].unit);
-        diff_json(m, first, s->m_diff[k], s->m_p[k]);
-        json_object_set_new(o, metrics[met[k]].name, m);
-    }
-    return o;
-}
-
-static json_t *summary_json(const struct summary *s, bool first, const size_t *met, size_t nmet)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "metrics", metrics_json(s, first, met, nmet));
     json_object_set_new(o, "runs_ok", json_integer((json_int_t)s->n));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->total));
     json_object_set_new(o, "ops_per_s", stat_json(s->ops_m, s->ops_sd));
@@ -547,151 +349,25 @@ static json_t *summary_json(const struct summary *s, bool first, const size_t *m
                             json_pack("{s:f,s:o}", "p95_ns", s->p95_m[op], "p99_ns",
                                       stat_json(s->p99_m[op], s->p99_sd[op])));
     }
-    diff_json(o, first, s->diff_pct, s->p);
+    json_object_set_new(o, "diff_pct", first ? json_real(0) : num_json(s->diff_pct));
+    json_object_set_new(o, "p_value", first || s->p < 0 ? json_null() : json_real(s->p));
+    json_object_set_new(o, "significant",
+                        first || s->p < 0 ? json_null() : json_boolean(s->p < 0.05));
     return o;
 }
 
-/* The end of row i: the difference of a mean to row 0's, in % (NaN: no run on a side;
- * infinite: the baseline's mean is 0), and Welch's p-value of it (< 0: no test). */
-static void print_verdict(FILE *out, size_t i, double pct, double p)
-{
-    char d[16];
-    snprintf(d, sizeof(d), isinf(pct) ? "baseline 0" : "%+.1f%%", pct);
-    if (i == 0)
-        fprintf(out, " %9s  (baseline)\n", "");
-    else if (isnan(pct))
-        fprintf(out, " %9s  no runs to compare\n", "-");
-    else if (p < 0)
-        fprintf(out, " %9s  1 run, no test\n", d);
-    else
-        fprintf(out, " %9s  %s (Welch p=%.3g)\n", d, p < 0.05 ? "significant" : "within noise", p);
-}
+/* Why a setting's runs ended. */
+enum compare_stop {
+    STOP_RUNNING, /* not yet */
+    STOP_TARGET,  /* --repeat=auto: every CI within --target-ci */
+    STOP_MAX,     /* --repeat=auto: --max-repeat runs, a CI still wider */
+    STOP_TIME,    /* --max-compare-time: no time for another run */
+    STOP_REPEAT,  /* --repeat=N: N runs */
+    STOP_INTR,    /* interrupted */
+};
 
-/* One row of the table: setting i's summary, with its difference to the baseline (row 0);
- * has says which op types have columns, w is the setting column's width. */
-static void print_row(FILE *out, const char *name, int w, const struct summary *s, size_t i,
-                      const bool *has, unsigned repeat)
-{
-    char runs[16], ops[48];
-    snprintf(runs, sizeof(runs), "%zu/%u", s->n, repeat);
-    if (s->n)
-        snprintf(ops, sizeof(ops), "%.0f ± %.0f", s->ops_m, s->ops_sd);
-    else
-        snprintf(ops, sizeof(ops), "-");
-    fprintf(out, "%-*s %5s %22s", w, name, runs, ops);
-    if (s->n)
-        fprintf(out, " %9.2f", s->mib_m);
-    else
-        fprintf(out, " %9s", "-");
-    for (int op = 0; op < 3; op++) {
-        if (!has[op])
-            continue;
-        char a[24], b[24];
-        if (s->n && s->has[op])
-            fprintf(out, " %10s %10s", sbio_fmt_ns(a, sizeof(a), s->p95_m[op]),
-                    sbio_fmt_ns(b, sizeof(b), s->p99_m[op]));
-        else
-            fprintf(out, " %10s %10s", "-", "-");
-    }
-    fprintf(out, " %6.1f", s->n && !isnan(s->cpu_m) ? s->cpu_m : 0);
-    if (s->n && !isnan(s->util_m))
-        fprintf(out, " %6.1f", s->util_m);
-    else
-        fprintf(out, " %6s", "-");
-    print_verdict(out, i, s->diff_pct, s->p);
-}
-
-static void print_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
-                        unsigned repeat)
-{
-    bool has[3] = {false, false, false};
-    size_t w = 7;
-    for (size_t i = 0; i < ns; i++) {
-        for (int op = 0; op < 3; op++)
-            has[op] |= sum[i].has[op];
-        if (strlen(names[i]) > w)
-            w = strlen(names[i]);
-    }
-    fprintf(out, "\n%-*s %5s %22s %9s", (int)w, "setting", "runs", "ops/s (mean ± sd)", "MiB/s");
-    for (int op = 0; op < 3; op++)
-        if (has[op])
-            fprintf(out, " %10s %10s",
-                    op == 2 ? "fsync p95"
-                    : op    ? "write p95"
-                            : "read p95",
-                    op == 2 ? "fsync p99"
-                    : op    ? "write p99"
-                            : "read p99");
-    /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
-    fprintf(out, " %6s %6s %10s  %s\n", "CPU%", "util%", "Δ ops/s", "vs first row");
-    for (size_t i = 0; i < ns; i++)
-        print_row(out, names[i], (int)w, &sum[i], i, has, repeat);
-}
-
-/* One value of metric m as its column shows it ("-" when the runs lack it). */
-static void metric_fmt(char *buf, size_t len, const struct metric *m, double v)
-{
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else if (!m->fmt)
-        sbio_fmt_ns(buf, len, v);
-    else
-        snprintf(buf, len, m->fmt, v);
-}
-
-/* Setting i's cell of metric k: "mean ± sd" over its runs, "-" without runs. Returns the
- * columns it takes ("±" is two bytes in UTF-8 and one column). */
-static size_t metric_cell(char *buf, size_t len, const struct summary *s, const struct metric *m,
-                          size_t k)
-{
-    char a[32], b[32];
-    if (!s->n) {
-        snprintf(buf, len, "-");
-        return 1;
-    }
-    metric_fmt(a, sizeof(a), m, s->m_mean[k]);
-    metric_fmt(b, sizeof(b), m, s->m_sd[k]);
-    snprintf(buf, len, "%s ± %s", a, b);
-    return strlen(buf) - 1;
-}
-
-/* The table of --metrics: one column per metric asked for (mean ± sd), then the difference
- * of the first to the first row. Each column as wide as its widest cell. */
-static void print_metric_table(FILE *out, char (*names)[512], const struct summary *sum, size_t ns,
-                               unsigned repeat, const size_t *met, size_t nmet)
-{
-    size_t w = 7, cw[SBIO_COMPARE_MAX_METRICS];
-    char cell[80];
-    for (size_t k = 0; k < nmet; k++)
-        cw[k] = strlen(metrics[met[k]].header);
-    for (size_t i = 0; i < ns; i++) {
-        w = strlen(names[i]) > w ? strlen(names[i]) : w;
-        for (size_t k = 0; k < nmet; k++) {
-            size_t cols = metric_cell(cell, sizeof(cell), &sum[i], &metrics[met[k]], k);
-            cw[k] = cols > cw[k] ? cols : cw[k];
-        }
-    }
-    fprintf(out, "\n(mean ± sd over each setting's runs; the difference and its test: %s)\n",
-            metrics[met[0]].header);
-    fprintf(out, "%-*s %5s", (int)w, "setting", "runs");
-    for (size_t k = 0; k < nmet; k++)
-        fprintf(out, "  %*s", (int)cw[k], metrics[met[k]].header);
-    /* "Δ" is two bytes in UTF-8 and one column: pad one more. */
-    fprintf(out, " %10s  %s\n", "Δ", "vs first row");
-    for (size_t i = 0; i < ns; i++) {
-        char runs[16];
-        snprintf(runs, sizeof(runs), "%zu/%u", sum[i].n, repeat);
-        fprintf(out, "%-*s %5s", (int)w, names[i], runs);
-        for (size_t k = 0; k < nmet; k++) {
-            size_t cols = metric_cell(cell, sizeof(cell), &sum[i], &metrics[met[k]], k);
-            fprintf(out, "  %*s", (int)(cw[k] + strlen(cell) - cols), cell);
-        }
-        print_verdict(out, i, sum[i].m_diff[0], sum[i].m_p[0]);
-    }
-}
-
-/* One compare, from its axes to its summaries. A script of several phases gets one table per
- * phase: every figure is kept per (phase, setting), phase-major. */
+/* One compare, from its axes to its table. A script of several phases gets one table per
+ * phase, each with a block per job. */
 struct compare {
     const struct sbio_config *cfg;
     const struct sbio_topology *topo;
@@ -701,21 +377,26 @@ struct compare {
     FILE *out;
     struct axis axes[MAX_AXES];
     size_t naxes, alen[MAX_AXES];
-    size_t ns, np; /* settings; phases (1 without a script) */
-    unsigned repeat;
+    size_t ns, np;  /* settings; phases (1 without a script) */
+    unsigned repeat; /* runs per setting: --repeat=N, or --max-repeat with --repeat=auto */
+    bool automatic;  /* --repeat=auto */
     struct sbio_config base; /* cfg with compare's own defaults */
     char (*names)[512];      /* ns: "key=value key=value" */
-    size_t *order;           /* ns * repeat: setting of each run, in run order */
+    const char **namep;      /* ns: names[s], for the table */
+    size_t *order, *perm;    /* ns: the settings of the round being run; their run order */
     struct run_fig *figs;    /* np * ns * repeat: each (phase, setting)'s successful runs */
     size_t *nfig;            /* np * ns: how many of them */
     struct summary *sum;     /* np * ns */
+    struct sbio_table tab;   /* every run's figures per phase, job and metric */
+    enum compare_stop *stop; /* ns */
+    double *widest;          /* ns: the widest CI when the setting stopped, % of its mean */
+    char (*widest_at)[256];  /* ns: where it was */
     json_t **runs;           /* ns: each setting's runs[] for the JSON */
     char (*qbuf)[160];       /* queue strings of the setting being run */
     FILE *devnull;           /* the runs' own text reports go there */
-    size_t done;             /* runs measured */
-    /* --metrics, as indexes into metrics[]; without it, ops alone (its test's figure) */
-    size_t met[SBIO_COMPARE_MAX_METRICS], nmet;
-    bool own_metrics; /* --metrics given: its table */
+    uint64_t seed, t0;       /* the order's seed; when the first run started */
+    size_t made, done;       /* runs made; runs measured */
+    size_t met[SBIO_TABLE_MAX_COLS], nmet; /* --metrics, or the default columns */
     bool interrupted, failed;
 };
 
@@ -755,15 +436,32 @@ static int compare_sched_axis(struct compare *c, const char *key, const char *li
     return 0;
 }
 
-/* --metrics, or the default table's ops/s (the figure its test is made on). 0 or
+/* --target-ci and --max-repeat belong to --repeat=auto; a target is a percentage. 0 or
  * -SBIO_EUSAGE (message printed). */
+static int compare_repeat_options(const struct compare *c)
+{
+    const struct sbio_config *cfg = c->cfg;
+    static const char *const auto_only[] = {"target-ci", "max-repeat"};
+    for (size_t i = 0; !c->automatic && i < sizeof(auto_only) / sizeof(auto_only[0]); i++)
+        if (sbio_options_given(cfg, auto_only[i])) {
+            sbio_err("--%s applies to --repeat=auto, not --repeat=%" PRIu64, auto_only[i],
+                     cfg->repeat);
+            return -SBIO_EUSAGE;
+        }
+    if (c->automatic && !(cfg->target_ci > 0 && cfg->target_ci < 100)) {
+        sbio_err("--target-ci=%g: accepted: a percentage above 0 and below 100, e.g. 5%%",
+                 cfg->target_ci);
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* --metrics, or the default columns. 0 or -SBIO_EUSAGE (message printed). */
 static int compare_metrics(struct compare *c)
 {
-    c->own_metrics = c->cfg->metrics != NULL;
-    if (c->own_metrics)
-        return sbio_compare_metrics_parse(c->cfg->metrics, c->met, &c->nmet) ? -SBIO_EUSAGE : 0;
-    c->nmet = 1;
-    c->met[0] = (size_t)metric_find("ops", 3);
+    if (c->cfg->metrics)
+        return sbio_table_metrics_parse(c->cfg->metrics, c->met, &c->nmet) ? -SBIO_EUSAGE : 0;
+    sbio_table_metrics_default(c->met, &c->nmet);
     return 0;
 }
 
@@ -797,27 +495,58 @@ static int compare_axes(struct compare *c)
     return 0;
 }
 
+/* The table's phases: the script's, each with its jobs and their total, or one of one. */
+static void compare_phases(const struct compare *c, struct sbio_table_phase *ph)
+{
+    memset(ph, 0, c->np * sizeof(*ph));
+    ph[0].nb = 1;
+    for (size_t i = 0; c->script && i < c->np; i++) {
+        const struct sbio_script_phase *p = &c->script->phases[i];
+        snprintf(ph[i].name, sizeof(ph[i].name), "%s", p->name);
+        ph[i].nb = 0;
+        for (unsigned j = 0; j < p->njobs; j++)
+            snprintf(ph[i].block[ph[i].nb++], sizeof(ph[i].block[0]), "%s", p->jobs[j].name);
+        if (p->njobs > 1)
+            snprintf(ph[i].block[ph[i].nb++], sizeof(ph[i].block[0]), "total");
+    }
+}
+
 static int compare_alloc(struct compare *c)
 {
     size_t ns = c->ns, nruns = ns * c->repeat;
     c->names = calloc(ns, sizeof(*c->names));
-    c->order = calloc(nruns, sizeof(size_t));
+    c->namep = calloc(ns, sizeof(*c->namep));
+    c->order = calloc(ns, sizeof(size_t));
+    c->perm = calloc(ns, sizeof(size_t));
     c->figs = calloc(c->np * nruns, sizeof(*c->figs));
     c->nfig = calloc(c->np * ns, sizeof(size_t));
     c->sum = calloc(c->np * ns, sizeof(*c->sum));
+    c->stop = calloc(ns, sizeof(*c->stop));
+    c->widest = calloc(ns, sizeof(double));
+    c->widest_at = calloc(ns, sizeof(*c->widest_at));
     c->runs = calloc(ns, sizeof(json_t *));
     c->qbuf = calloc(SBIO_MAX_LIST, 160);
     c->devnull = fopen("/dev/null", "w");
+    struct sbio_table_phase *ph = calloc(c->np, sizeof(*ph));
     bool script_axes = false;
     for (size_t a = 0; a < c->naxes; a++)
         script_axes |= c->axes[a].kind == SBIO_AXIS_SCRIPT;
     if (script_axes)
         c->cur = calloc(1, sizeof(*c->cur));
-    if (!c->names || !c->order || !c->figs || !c->nfig || !c->sum || !c->runs || !c->qbuf ||
-        !c->devnull || (script_axes && !c->cur)) {
+    int rc = -ENOMEM;
+    if (ph) {
+        compare_phases(c, ph);
+        rc = sbio_table_init(&c->tab, ns, c->repeat, ph, c->np, c->met, c->nmet);
+        free(ph);
+    }
+    if (rc || !c->names || !c->namep || !c->order || !c->perm || !c->figs || !c->nfig || !c->sum ||
+        !c->stop || !c->widest || !c->widest_at || !c->runs || !c->qbuf || !c->devnull ||
+        (script_axes && !c->cur)) {
         sbio_err("compare: out of memory");
         return -ENOMEM;
     }
+    for (size_t s = 0; s < ns; s++)
+        c->namep[s] = c->names[s];
     return 0;
 }
 
@@ -826,12 +555,18 @@ static void compare_free(struct compare *c)
     for (size_t s = 0; c->runs && s < c->ns; s++)
         json_decref(c->runs[s]);
     free(c->names);
+    free(c->namep);
     free(c->order);
+    free(c->perm);
     free(c->figs);
     free(c->nfig);
     free(c->sum);
+    free(c->stop);
+    free(c->widest);
+    free(c->widest_at);
     free(c->runs);
     free(c->qbuf);
+    sbio_table_free(&c->tab);
     if (c->cur)
         sbio_script_free(c->cur);
     free(c->cur);
@@ -963,23 +698,34 @@ static int compare_check(struct compare *c)
     return 0;
 }
 
-/* The run order (every rank runs the settings in rank 0's) and the lines that announce it. */
+/* The lines that announce the compare; the seed of the run order (every rank runs the
+ * settings in rank 0's). */
 static void compare_start(struct compare *c)
 {
     const struct sbio_config *cfg = c->cfg;
-    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
-    sbio_mpi_bcast_u64(&seed);
-    sbio_compare_order(c->ns, c->repeat, cfg->order == 1, seed, c->order);
-    fprintf(c->out, "sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n",
-            SBIO_VERSION, c->ns, c->repeat, c->ns * c->repeat,
-            cfg->order == 1 ? "random" : "interleaved",
-            c->base.drop_caches ? ", caches dropped before each run" : "");
+    c->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    sbio_mpi_bcast_u64(&c->seed);
+    const char *order = cfg->order == 1 ? "random" : "interleaved";
+    const char *drop = c->base.drop_caches ? ", caches dropped before each run" : "";
+    if (c->automatic)
+        fprintf(c->out,
+                "sbio %s compare: %zu settings, each run until every 95%% confidence interval is "
+                "within ±%g%% of its mean (%u to %u runs), %s order%s\n",
+                SBIO_VERSION, c->ns, cfg->target_ci, SBIO_COMPARE_MIN_AUTO < c->repeat ?
+                SBIO_COMPARE_MIN_AUTO : c->repeat, c->repeat, order, drop);
+    else
+        fprintf(c->out, "sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n",
+                SBIO_VERSION, c->ns, c->repeat, c->ns * c->repeat, order, drop);
+    if (cfg->max_compare_time_s)
+        fprintf(c->out, "No run starts that would end after %" PRIu64 " s (--max-compare-time)\n",
+                cfg->max_compare_time_s);
     const struct sbio_topology *t = c->topo;
     if (t->nranks > 1)
         fprintf(c->out,
                 "MPI: %u ranks on %u host%s run each setting together; each host's first rank "
                 "changes its settings\n",
                 t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s");
+    c->t0 = sbio_now_ns();
 }
 
 /* How a run ended, as its progress line and the JSON name it, from its code and whether it
@@ -991,11 +737,12 @@ static const char *compare_status(int rc, const json_t *doc)
     return rc == -EINTR && doc ? "interrupted" : "failed";
 }
 
-/* A script's run: each phase's figures, from its jobs' total or its only job; a refused
- * phase counts as a failed run of that phase. */
-static void compare_record_phases(struct compare *c, size_t s, json_t *doc)
+/* A script's run: its figures into the table, and each phase's (from its jobs' total or its
+ * only job) into the setting's summary; a refused phase counts as a failed run of that
+ * phase. */
+static void compare_record_phases(struct compare *c, size_t s, unsigned round, json_t *doc)
 {
-    size_t okp = 0;
+    int okp = sbio_table_add(&c->tab, s, round, doc);
     for (size_t ph = 0; ph < c->np; ph++) {
         json_t *p = json_array_get(json_object_get(doc, "phases"), ph);
         json_t *pdoc = json_object_get(p, "total");
@@ -1004,36 +751,19 @@ static void compare_record_phases(struct compare *c, size_t s, json_t *doc)
         if (!pdoc || json_is_true(json_object_get(p, "refused")))
             continue;
         size_t i = ph * c->ns + s;
-        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++], c->met, c->nmet);
-        okp++;
+        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++]);
     }
-    fprintf(c->out, "%zu of %zu phases measured\n", okp, c->np);
+    fprintf(c->out, "%d of %zu phases measured\n", okp < 0 ? 0 : okp, c->np);
     c->done++;
 }
 
-static void compare_record_run(struct compare *c, size_t s, json_t *doc)
+static void compare_record_run(struct compare *c, size_t s, unsigned round, json_t *doc)
 {
-    struct run_fig *f = &c->figs[s * c->repeat + c->nfig[s]++];
-    run_figures(doc, f, c->met, c->nmet);
-    if (c->own_metrics) {
-        for (size_t k = 0; k < c->nmet; k++) {
-            char v[32];
-            const struct metric *m = &metrics[c->met[k]];
-            metric_fmt(v, sizeof(v), m, f->m[k]);
-            fprintf(c->out, "%s%s %s%s%s", k ? ", " : "", m->name, v, m->fmt ? " " : "",
-                    m->fmt ? m->unit : "");
-        }
-        fprintf(c->out, "\n");
-        c->done++;
-        return;
-    }
-    char a[24];
-    fprintf(c->out, "%.0f ops/s, %.2f MiB/s%s%s\n", f->ops_s, f->mib_s,
-            f->has[0]   ? ", read p99 "
-            : f->has[1] ? ", write p99 "
-                        : "",
-            f->has[0] || f->has[1] ? sbio_fmt_ns(a, sizeof(a), f->has[0] ? f->p99[0] : f->p99[1])
-                                   : "");
+    char line[512];
+    run_figures(doc, &c->figs[s * c->repeat + c->nfig[s]++]);
+    sbio_table_add(&c->tab, s, round, doc);
+    sbio_table_run_text(&c->tab, s, line, sizeof(line));
+    fprintf(c->out, "%s\n", line);
     c->done++;
 }
 
@@ -1055,24 +785,28 @@ static int compare_run_script(struct compare *c, const struct sbio_config *conf,
     return rc;
 }
 
-/* The k-th run of the order: run it, keep its document and figures, end its progress line.
- * 0 or -SBIO_EUSAGE (message printed); c->interrupted when every rank is to stop. */
-static int compare_run(struct compare *c, size_t k)
+/* Setting s's run of round `round`: run it, keep its document and figures, end its progress
+ * line. 0 or -SBIO_EUSAGE (message printed); c->interrupted when every rank is to stop. */
+static int compare_run(struct compare *c, size_t s, unsigned round)
 {
-    size_t s = c->order[k];
-    unsigned rep = (unsigned)(k / c->ns) + 1;
     struct sbio_config conf;
     if (compare_setting(c, s, &conf))
         return -SBIO_EUSAGE;
-    fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", k + 1, c->ns * c->repeat, rep, c->names[s]);
+    if (c->automatic)
+        fprintf(c->out, "[%zu] round %u, %s: ", c->made + 1, round, c->names[s]);
+    else
+        fprintf(c->out, "[%zu/%zu] repeat %u, %s: ", c->made + 1, c->ns * c->repeat, round,
+                c->names[s]);
     fflush(c->out);
+    c->made++;
     json_t *doc = NULL;
     int rc = c->script ? compare_run_script(c, &conf, &doc)
                        : sbio_session_run(&conf, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
-    json_t *entry =
-        json_pack("{s:i,s:s,s:o}", "repeat", rep, "status", st, "result", doc ? doc : json_null());
+    json_t *entry = json_pack("{s:i,s:s,s:o}", "repeat", round, "status", st, "result",
+                              doc ? doc : json_null());
     json_array_append_new(c->runs[s], entry);
+    sbio_table_tried(&c->tab, s);
     for (size_t ph = 0; ph < c->np; ph++)
         c->sum[ph * c->ns + s].total++;
     if (strcmp(st, "ok")) {
@@ -1080,9 +814,9 @@ static int compare_run(struct compare *c, size_t k)
         fprintf(c->out, "%s — excluded\n", st);
         c->failed |= strcmp(st, "interrupted") != 0;
     } else if (doc && c->script) {
-        compare_record_phases(c, s, doc);
+        compare_record_phases(c, s, round, doc);
     } else if (doc) {
-        compare_record_run(c, s, doc);
+        compare_record_run(c, s, round, doc);
     }
     /* The ranks stop together: one rank's signal stops them all. */
     if (sbio_mpi_agree(rc == -EINTR || sbio_stop_requested() ? -EINTR : 0, NULL))
@@ -1090,34 +824,121 @@ static int compare_run(struct compare *c, size_t k)
     return 0;
 }
 
-/* Each (phase, setting)'s summary, and its difference to the phase's first setting. */
+/* --max-compare-time: whether another run, as long as the runs so far on average, would end
+ * after it. Every rank stops when one says so. */
+static bool compare_out_of_time(const struct compare *c)
+{
+    uint64_t budget = c->cfg->max_compare_time_s * 1000000000ULL, used = sbio_now_ns() - c->t0;
+    bool over = budget && (used >= budget || (c->made && used + used / c->made > budget));
+    return sbio_mpi_agree(over ? -ETIME : 0, NULL) != 0;
+}
+
+/* --repeat=auto, after a round: each running setting whose widest CI is within the target
+ * stops (rank 0 decides for every rank). */
+static void compare_settle(struct compare *c, unsigned round)
+{
+    sbio_table_compute(&c->tab);
+    for (size_t s = 0; s < c->ns; s++) {
+        c->widest[s] = sbio_table_widest(&c->tab, s, c->widest_at[s], sizeof(c->widest_at[s]));
+        uint64_t stop = c->stop[s] == STOP_RUNNING && round >= SBIO_COMPARE_MIN_AUTO &&
+                        c->widest[s] <= c->cfg->target_ci;
+        sbio_mpi_bcast_u64(&stop);
+        if (stop)
+            c->stop[s] = STOP_TARGET;
+    }
+}
+
+/* Round after round, each the running settings once in the order's turn, until each setting
+ * has its runs (--repeat=N), or is settled or at --max-repeat (--repeat=auto), or time is up.
+ * 0 or -SBIO_EUSAGE. */
+static int compare_rounds(struct compare *c)
+{
+    int rc = 0;
+    for (unsigned round = 1; round <= c->repeat && !c->interrupted && !rc; round++) {
+        size_t n = 0;
+        for (size_t s = 0; s < c->ns; s++)
+            if (c->stop[s] == STOP_RUNNING)
+                c->order[n++] = s;
+        if (!n)
+            break;
+        sbio_compare_order(n, 1, c->cfg->order == 1, c->seed + round, c->perm);
+        for (size_t k = 0; k < n && !c->interrupted && !rc; k++) {
+            if (compare_out_of_time(c)) {
+                for (size_t s = 0; s < c->ns; s++)
+                    c->stop[s] = c->stop[s] == STOP_RUNNING ? STOP_TIME : c->stop[s];
+                return 0;
+            }
+            rc = compare_run(c, c->order[c->perm[k]], round);
+        }
+        if (c->automatic && !c->interrupted && !rc)
+            compare_settle(c, round);
+    }
+    for (size_t s = 0; s < c->ns; s++)
+        if (c->stop[s] == STOP_RUNNING)
+            c->stop[s] = c->interrupted ? STOP_INTR : c->automatic ? STOP_MAX : STOP_REPEAT;
+    return rc;
+}
+
 /* The difference of a mean m (sd, over n runs) to the baseline's m0 (sd0, n0) in %, and
- * Welch's p-value of it. No successful run on either side: no difference (NaN), not -100%;
- * no test (p < 0) where there is no difference or too few runs. */
+ * Welch's p-value of it, for the setting's summary. No successful run on either side: no
+ * difference (NaN), not -100%; no test (p < 0) where there is no difference or too few
+ * runs. */
 static void diff_of(double m, double sd, size_t n, double m0, double sd0, size_t n0, double *pct,
                     double *p)
 {
     /* A baseline of 0 (no fsyncs, say) has no % difference: infinite, or 0 when both are. */
     bool both = n0 && n && !isnan(m0) && !isnan(m);
     *pct = !both ? NAN : m0 ? (m - m0) / m0 * 100 : m ? copysign(INFINITY, m) : 0;
-    *p = both ? sbio_compare_welch_p(m, sd, n, m0, sd0, n0) : -1;
+    *p = both ? sbio_infer_welch_p(m, sd, n, m0, sd0, n0) : -1;
 }
 
+/* Each (phase, setting)'s summary and its difference to the phase's first setting; the
+ * table's figures; the widest CI of each setting. */
 static void compare_summarize(struct compare *c)
 {
     size_t ns = c->ns;
     for (size_t i = 0; i < c->np * ns; i++)
-        summarize(&c->figs[i * c->repeat], c->nfig[i], c->nmet, &c->sum[i]);
+        summarize(&c->figs[i * c->repeat], c->nfig[i], &c->sum[i]);
     for (size_t ph = 0; ph < c->np; ph++) {
         struct summary *b = &c->sum[ph * ns];
-        for (size_t s = 1; s < ns; s++) {
-            struct summary *x = &b[s];
-            diff_of(x->ops_m, x->ops_sd, x->n, b[0].ops_m, b[0].ops_sd, b[0].n, &x->diff_pct,
-                    &x->p);
-            for (size_t k = 0; k < c->nmet; k++)
-                diff_of(x->m_mean[k], x->m_sd[k], x->n, b[0].m_mean[k], b[0].m_sd[k], b[0].n,
-                        &x->m_diff[k], &x->m_p[k]);
-        }
+        for (size_t s = 1; s < ns; s++)
+            diff_of(b[s].ops_m, b[s].ops_sd, b[s].n, b[0].ops_m, b[0].ops_sd, b[0].n,
+                    &b[s].diff_pct, &b[s].p);
+    }
+    sbio_table_compute(&c->tab);
+    for (size_t s = 0; s < ns; s++)
+        c->widest[s] = sbio_table_widest(&c->tab, s, c->widest_at[s], sizeof(c->widest_at[s]));
+}
+
+static const char *const stop_names[] = {
+    [STOP_RUNNING] = "running",   [STOP_TARGET] = "target", [STOP_MAX] = "max-repeat",
+    [STOP_TIME] = "max-compare-time", [STOP_REPEAT] = "repeat", [STOP_INTR] = "interrupted",
+};
+
+/* The widest CI of setting s in words: "±4.1% (job readers, read p99)". */
+static const char *widest_text(const struct compare *c, size_t s, char *buf, size_t len)
+{
+    if (isnan(c->widest[s]))
+        snprintf(buf, len, "none yet (%s has fewer than 2 runs)", c->widest_at[s]);
+    else
+        snprintf(buf, len, "±%.1f%% (%s)", c->widest[s], c->widest_at[s]);
+    return buf;
+}
+
+/* --repeat=auto: how many runs each setting took and why it stopped. */
+static void compare_print_stops(const struct compare *c)
+{
+    fprintf(c->out, "\nRuns per setting (--repeat=auto, target ±%g%%, at most %u runs):\n",
+            c->cfg->target_ci, c->repeat);
+    for (size_t s = 0; s < c->ns; s++) {
+        char w[320];
+        const char *why = c->stop[s] == STOP_TARGET ? "settled; the last CI to get within the "
+                                                      "target"
+                          : c->stop[s] == STOP_MAX  ? "stopped at --max-repeat; widest CI"
+                          : c->stop[s] == STOP_TIME ? "stopped by --max-compare-time; widest CI"
+                                                    : "interrupted; widest CI";
+        fprintf(c->out, "  %s: %zu run%s, %s: %s\n", c->names[s], c->tab.tried[s],
+                c->tab.tried[s] == 1 ? "" : "s", why, widest_text(c, s, w, sizeof(w)));
     }
 }
 
@@ -1125,41 +946,30 @@ static void compare_print(const struct compare *c)
 {
     if (c->interrupted)
         fprintf(c->out,
-                "\n*** Interrupted after %zu of %zu runs: the table covers the runs done; every "
+                "\n*** Interrupted after %zu runs: the table covers the runs done; every "
                 "setting was restored ***\n",
-                c->done, c->ns * c->repeat);
-    for (size_t ph = 0; ph < c->np; ph++) {
-        if (c->script)
-            fprintf(c->out, "\nPhase %zu/%zu: %s", ph + 1, c->np, c->script->phases[ph].name);
-        if (c->own_metrics)
-            print_metric_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat, c->met,
-                               c->nmet);
-        else
-            print_table(c->out, c->names, c->sum + ph * c->ns, c->ns, c->repeat);
-    }
+                c->done);
+    sbio_table_print(&c->tab, c->out, c->namep);
+    if (c->automatic)
+        compare_print_stops(c);
+    else if (c->stop[0] == STOP_TIME)
+        fprintf(c->out, "\n--max-compare-time reached after %zu runs\n", c->made);
 }
 
-/* settings[s] of the JSON: its name and values, its runs, its summary (the first phase's
- * under a script, each phase's under phases). */
+/* settings[s] of the JSON: its name and values, its runs, why they ended, its summary (the
+ * first phase's) and the table's figures of each phase, job and metric. */
 static json_t *compare_setting_json(const struct compare *c, size_t s)
 {
-    size_t idx[MAX_AXES], ns = c->ns;
+    size_t idx[MAX_AXES];
     sbio_compare_unrank(s, c->alen, c->naxes, idx);
     json_t *vals = json_object();
     for (size_t a = 0; a < c->naxes; a++)
         json_object_set_new(vals, c->axes[a].key, json_string(c->axes[a].vals[idx[a]]));
-    json_t *set =
-        json_pack("{s:s,s:o,s:O,s:o}", "name", c->names[s], "values", vals, "runs", c->runs[s],
-                  "summary", summary_json(&c->sum[s], s == 0, c->met, c->nmet));
-    if (c->script) {
-        json_t *phs = json_array();
-        for (size_t ph = 0; ph < c->np; ph++)
-            json_array_append_new(
-                phs, json_pack("{s:s,s:o}", "name", c->script->phases[ph].name, "summary",
-                               summary_json(&c->sum[ph * ns + s], s == 0, c->met, c->nmet)));
-        json_object_set_new(set, "phases", phs);
-    }
-    return set;
+    json_t *stop = json_pack("{s:s,s:o,s:s}", "reason", stop_names[c->stop[s]], "widest_ci_pct",
+                             num_json(c->widest[s]), "widest", c->widest_at[s]);
+    return json_pack("{s:s,s:o,s:O,s:o,s:o,s:o}", "name", c->names[s], "values", vals, "runs",
+                     c->runs[s], "stop", stop, "summary", summary_json(&c->sum[s], s == 0),
+                     "phases", sbio_table_json(&c->tab, s));
 }
 
 /* The sbio-compare/1 document: how the compare was made, then every setting. */
@@ -1181,11 +991,20 @@ static json_t *compare_json(const struct compare *c)
         json_array_append_new(ja, json_pack("{s:s,s:o}", "key", c->axes[a].key, "values", vals));
     }
     json_object_set_new(docs, "axes", ja);
-    json_object_set_new(docs, "repeat", json_integer(c->repeat));
+    json_object_set_new(docs, "repeat",
+                        c->automatic ? json_string("auto") : json_integer(c->repeat));
+    if (c->automatic) {
+        json_object_set_new(docs, "target_ci_pct", json_real(cfg->target_ci));
+        json_object_set_new(docs, "max_repeat", json_integer(c->repeat));
+    }
+    json_object_set_new(docs, "max_compare_time_s",
+                        cfg->max_compare_time_s ? json_integer((json_int_t)cfg->max_compare_time_s)
+                                                : json_null());
     json_t *mets = json_array();
     for (size_t k = 0; k < c->nmet; k++)
-        json_array_append_new(mets, json_string(metrics[c->met[k]].name));
+        json_array_append_new(mets, json_string(sbio_table_metric_name(c->met[k])));
     json_object_set_new(docs, "metrics", mets);
+    json_object_set_new(docs, "statistics", sbio_table_stats_json(&c->tab));
     json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
     json_object_set_new(docs, "drop_caches", json_boolean(c->base.drop_caches));
     json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));
@@ -1220,8 +1039,11 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
                         .script = script,
                         .out = out,
                         .np = script ? script->nphases : 1,
-                        .repeat = (unsigned)cfg->repeat};
-    int rc = compare_metrics(&c);
+                        .automatic = cfg->repeat == 0,
+                        .repeat = (unsigned)(cfg->repeat ? cfg->repeat : cfg->max_repeat)};
+    int rc = compare_repeat_options(&c);
+    if (!rc)
+        rc = compare_metrics(&c);
     if (!rc)
         rc = compare_axes(&c);
     if (!rc) {
@@ -1240,8 +1062,7 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
         rc = compare_check(&c);
     if (!rc) {
         compare_start(&c);
-        for (size_t k = 0; k < c.ns * c.repeat && !c.interrupted && !rc; k++)
-            rc = compare_run(&c, k);
+        rc = compare_rounds(&c);
     }
     if (!rc) {
         compare_summarize(&c);

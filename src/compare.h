@@ -1,12 +1,15 @@
 /* sbio compare: one workload under every combination of settings, repeated and interleaved,
- * with a table of means, standard deviations and differences tested for significance.
+ * with a table per phase and job of each metric's mean ± sd and its difference to the first
+ * setting, with a confidence interval and a test corrected for the table's many (table.h).
  *
  * Axes come from --schedulers=LIST (the key "scheduler") and --vary KEY=LIST (repeatable;
  * KEY is an option of the script, a queue knob, an iosched/ tunable, or any option of sbio
- * run); the settings are
- * their cartesian product, first axis slowest. Every repeat runs every setting once before
- * the next repeat starts (drift is not mistaken for a setting); --order=random shuffles the
- * settings within each repeat. */
+ * run); the settings are their cartesian product, first axis slowest. Runs go in rounds:
+ * every round runs each setting still running once before the next round starts (drift is
+ * not mistaken for a setting); --order=random shuffles the settings within each round.
+ * --repeat=N makes N rounds; --repeat=auto goes on until every CI of a setting is within
+ * --target-ci of its mean (that setting stops), or --max-repeat rounds; --max-compare-time
+ * starts no run that would end after it. */
 #ifndef SBIO_COMPARE_H
 #define SBIO_COMPARE_H
 
@@ -15,17 +18,6 @@
 #include <stdio.h>
 
 #include "options.h"
-
-/* Mean and sample standard deviation (n - 1; 0 for n < 2) of x[0..n). */
-void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd);
-
-/* Two-sided p-value of Welch's t-test that two samples (mean, sample sd, n) have the same
- * mean. Returns -1 when a sample has fewer than 2 values (no test possible); 0 when both
- * are constant and differ, 1 when both are constant and equal. */
-double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2);
-
-/* Regularized incomplete beta function I_x(a, b), for the t distribution. */
-double sbio_compare_betai(double a, double b, double x);
 
 /* The run order: out[k] = setting index of the k-th run, for repeat-major interleaving of
  * nsettings settings repeated `repeat` times; with random, each repeat's order is a
@@ -48,22 +40,8 @@ struct sbio_script;
 int sbio_compare_axis_kind(const char *key, const struct sbio_script *script,
                            enum sbio_compare_axis *kind);
 
-/* --metrics=LIST: the figures compare can tabulate, one row each of a table in src/compare.c
- * (ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, p95, p99). */
-#define SBIO_COMPARE_MAX_METRICS 16
-
-/* The metrics of LIST ("time,reads,...") into idx[0..*n), as indexes into the table, in the
- * order given. 0, or -EINVAL with one line on stderr naming what was wrong and the accepted
- * names (an unknown or repeated name, an empty list or item). */
-int sbio_compare_metrics_parse(const char *list, size_t *idx, size_t *n);
-
-/* Metric i's name as --metrics spells it, or NULL past the end of the table. */
-const char *sbio_compare_metric_name(size_t i);
-
-/* Metric i's value in a run document (sbio-result/1, or a script phase's job result or
- * total): NAN when the document does not have it. */
-struct json_t;
-double sbio_compare_metric_value(size_t i, struct json_t *doc);
+/* --repeat=auto: the rounds every setting runs before its CIs are looked at. */
+#define SBIO_COMPARE_MIN_AUTO 3
 
 /* The compare command: its progress lines and tables go to out, the runs' own reports
  * nowhere; with cfg->output (rank 0) the sbio-compare/1 document goes there. script (may be

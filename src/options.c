@@ -146,8 +146,15 @@ static const struct optdef opts[] = {
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "sync and drop the page cache before the run (root)"},
-    {"repeat", NULL, T_UINT, OFF(repeat), "1", NULL, 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
-     "compare: runs per setting"},
+    {"repeat", NULL, T_UINT, OFF(repeat), "1", "auto", 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
+     "compare: runs per setting; auto: until every CI is within --target-ci"},
+    {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
+     "PCT", "compare --repeat=auto: the widest 95% CI half-width a setting stops at, % of the mean"},
+    {"max-repeat", NULL, T_UINT, OFF(max_repeat), "10", NULL, 2, 10000, SBIO_C(SBIO_CMD_COMPARE), 0,
+     "N", "compare --repeat=auto: the most runs per setting"},
+    {"max-compare-time", NULL, T_UINT, OFF(max_compare_time_s), "0", NULL, 0, UINT32_MAX,
+     SBIO_C(SBIO_CMD_COMPARE), 0, "N",
+     "compare: start no run that would end after N seconds of the compare; 0: no limit"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
      SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
     {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "LIST",
@@ -391,6 +398,8 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
             snprintf(buf, len, "an integer from %" PRIu64, d->min);
         else
             snprintf(buf, len, "an integer from %" PRIu64 " to %" PRIu64, d->min, d->max);
+        if (d->choices) /* a word for 0 */
+            snprintf(buf + strlen(buf), len - strlen(buf), ", or %s", d->choices);
         break;
     case T_SIZE: {
         char lo[32], hi[32];
@@ -505,8 +514,9 @@ static int opt_set_fill(struct sbio_config *cfg, const struct optdef *d, const c
 static int opt_set_number(struct sbio_config *cfg, const struct optdef *d, const char *value)
 {
     uint64_t *out = (uint64_t *)((char *)cfg + d->off), v;
-    if (!strcmp(d->def, "none") && !strcmp(value, "none")) {
-        *out = 0; /* a limit's "none": no limit */
+    if ((!strcmp(d->def, "none") && !strcmp(value, "none")) ||
+        (d->choices && !strcmp(value, d->choices))) {
+        *out = 0; /* a limit's "none": no limit; a T_UINT's word (--repeat=auto) */
         return 0;
     }
     int rc = d->type == T_UINT ? sbio_parse_u64(value, &v) : sbio_parse_size(value, &v);
@@ -531,7 +541,12 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     case T_SIZE: return opt_set_number(cfg, d, value);
     case T_DOUBLE: {
         double v;
-        if (sbio_parse_double(value, &v))
+        char num[64];
+        /* A percentage may say so: --target-ci=5% */
+        size_t l = strlen(value);
+        snprintf(num, sizeof(num), "%.*s",
+                 (int)(l && value[l - 1] == '%' && !strcmp(d->arg, "PCT") ? l - 1 : l), value);
+        if (sbio_parse_double(num, &v))
             return opt_bad(d, value, NULL);
         *(double *)(base + d->off) = v;
         return 0;

@@ -119,7 +119,10 @@ struct sbio_config {
     const char *queue[SBIO_MAX_LIST];
     const char *queue_device;
     bool drop_caches;
-    uint64_t repeat;
+    uint64_t repeat;             /* compare: runs per setting; 0: --repeat=auto */
+    double target_ci;            /* compare --repeat=auto: --target-ci, % */
+    uint64_t max_repeat;         /* compare --repeat=auto: --max-repeat */
+    uint64_t max_compare_time_s; /* compare: --max-compare-time, 0: none */
     int seq_stream;    /* enum sbio_seq_stream */
     bool invalidate;   /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
     int fadvise;       /* enum sbio_fadvise */

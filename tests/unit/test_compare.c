@@ -1,7 +1,6 @@
 /* Unit tests for compare's statistics and run order (src/compare.c): mean and sample
  * standard deviation, the regularized incomplete beta function, Welch's t-test, the
- * repeat-major (and random) run order, the cartesian product of the axes, --metrics: its
- * list parsed (order kept, bad names refused) and each metric read from a run document, and
+ * repeat-major (and random) run order, the cartesian product of the axes, and
  * what a key of --vary sets (a script's option first, then the scheduler, a queue knob, a
  * run option; anything else refused with what can be varied).
  *
@@ -428,100 +427,6 @@ static void test_unrank_enumerates_product(void **state)
     }
 }
 
-/* ---- --metrics ---- */
-
-/* The index of metric NAME in the table, -1 when it is not there. */
-static int metric_index(const char *name)
-{
-    for (size_t i = 0; sbio_compare_metric_name(i); i++)
-        if (!strcmp(sbio_compare_metric_name(i), name))
-            return (int)i;
-    return -1;
-}
-
-static void test_metrics_parse(void **state)
-{
-    (void)state;
-    size_t idx[SBIO_COMPARE_MAX_METRICS], n = 99;
-    /* The order given is kept: the first is the one the difference is made on. */
-    assert_int_equal(sbio_compare_metrics_parse("time,reads,writes,fsyncs", idx, &n), 0);
-    assert_int_equal(n, 4);
-    const char *want[] = {"time", "reads", "writes", "fsyncs"};
-    for (size_t k = 0; k < n; k++)
-        assert_string_equal(sbio_compare_metric_name(idx[k]), want[k]);
-    assert_int_equal(sbio_compare_metrics_parse("p99", idx, &n), 0);
-    assert_int_equal(n, 1);
-    assert_int_equal(idx[0], metric_index("p99"));
-    /* Every name the table has is accepted, all at once. */
-    char all[256] = "";
-    size_t total = 0;
-    for (; sbio_compare_metric_name(total); total++)
-        snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", total ? "," : "",
-                 sbio_compare_metric_name(total));
-    assert_int_equal(sbio_compare_metrics_parse(all, idx, &n), 0);
-    assert_int_equal(n, total);
-    const char *names[] = {"ops",    "mib", "time", "reads", "writes",
-                           "fsyncs", "cpu", "util", "p95",   "p99"};
-    for (size_t k = 0; k < ARRAY_LEN(names); k++)
-        assert_true(metric_index(names[k]) >= 0);
-    assert_null(sbio_compare_metric_name(total));
-    /* Refused: an unknown name, a prefix of one, a name twice, an empty list or item, a
-     * name in another case. */
-    const char *bad[] = {"time,bogus",  "tim",  "time,time",    "", "time,", ",time",
-                         "time,,reads", "TIME", "reads ,writes"};
-    for (size_t k = 0; k < ARRAY_LEN(bad); k++)
-        if (sbio_compare_metrics_parse(bad[k], idx, &n) != -EINVAL)
-            fail_msg("--metrics=%s accepted", bad[k]);
-}
-
-/* A run document with every field the metrics read, and their values. */
-static const char run_doc[] =
-    "{\"result\": {\"elapsed_s\": 2.5, \"ops\": 1000,"
-    " \"op_types\": {\"read\": {\"ops_per_s\": 240.5, \"mib_per_s\": 3.75},"
-    "                \"write\": {\"ops_per_s\": 160.25, \"mib_per_s\": 2.5},"
-    "                \"fsync\": {\"ops_per_s\": 512.125, \"mib_per_s\": 0}},"
-    " \"cpu\": {\"user_pct\": 1.5, \"system_pct\": 20.25},"
-    " \"devices\": [{\"util_pct\": 97.5}, {\"util_pct\": 3}],"
-    " \"latency_all\": {\"percentiles_ns\": {\"95\": 1310720, \"99\": 2621440,"
-    "                                         \"99.9\": 9000000}}}}";
-
-static void test_metrics_values(void **state)
-{
-    (void)state;
-    json_error_t e;
-    json_t *doc = json_loads(run_doc, 0, &e);
-    assert_non_null(doc);
-    const struct {
-        const char *name;
-        double want;
-    } cases[] = {
-        {"ops", 1000 / 2.5},  /* ops over elapsed_s */
-        {"mib", 3.75 + 2.5},  /* read + write MiB/s */
-        {"time", 2.5},        /* elapsed_s: sysbench's total time */
-        {"reads", 240.5},     /* op_types.read.ops_per_s */
-        {"writes", 160.25},   /* op_types.write.ops_per_s */
-        {"fsyncs", 512.125},  /* op_types.fsync.ops_per_s */
-        {"cpu", 1.5 + 20.25}, /* user + system, % of one CPU */
-        {"util", 97.5},       /* the first device's */
-        {"p95", 1310720},     /* all operations' percentiles */
-        {"p99", 2621440},
-    };
-    for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
-        int i = metric_index(cases[k].name);
-        assert_true(i >= 0);
-        double got = sbio_compare_metric_value((size_t)i, doc);
-        if (!(fabs(got - cases[k].want) <= 1e-9))
-            fail_msg("%s = %.15g, want %.15g", cases[k].name, got, cases[k].want);
-    }
-    /* A figure the document lacks is NAN, not 0: a device-less run has no util. */
-    json_t *empty = json_loads("{\"result\": {\"elapsed_s\": 1, \"devices\": []}}", 0, &e);
-    assert_non_null(empty);
-    assert_true(isnan(sbio_compare_metric_value((size_t)metric_index("util"), empty)));
-    assert_true(isnan(sbio_compare_metric_value((size_t)metric_index("time") + 100, doc)));
-    json_decref(empty);
-    json_decref(doc);
-}
-
 /* A script as its declarations read: options named threads, scheduler and weight. */
 static struct sbio_script opt_script = {
     .path = "/x/groups.lua",
@@ -603,8 +508,6 @@ int main(void)
         cmocka_unit_test(test_order_random),
         cmocka_unit_test(test_unrank_first_axis_slowest),
         cmocka_unit_test(test_unrank_enumerates_product),
-        cmocka_unit_test(test_metrics_parse),
-        cmocka_unit_test(test_metrics_values),
         cmocka_unit_test(test_axis_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
