@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "infer.h"
 #include "mpi.h"
 #include "report.h"
 #include "script.h"
@@ -21,76 +22,6 @@
 
 #define MAX_AXES   8
 #define MAX_VALUES 64
-
-void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd)
-{
-    double s = 0, q = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
-    *mean = n ? s / (double)n : 0;
-    for (size_t i = 0; i < n; i++)
-        q += (x[i] - *mean) * (x[i] - *mean);
-    *sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
-}
-
-/* Continued fraction of the incomplete beta function (modified Lentz). */
-static double betacf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double c = 1, d = 1 - (a + b) * x / (a + 1);
-    if (fabs(d) < tiny)
-        d = tiny;
-    d = 1 / d;
-    double h = d;
-    for (int m = 1; m <= 300; m++) {
-        double m2 = 2.0 * m;
-        double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        h *= d * c;
-        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        d = 1 + aa * d;
-        d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-14)
-            break;
-    }
-    return h;
-}
-
-double sbio_compare_betai(double a, double b, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x);
-    /* The continued fraction converges fast on one side of (a+1)/(a+b+2): use symmetry. */
-    if (x < (a + 1) / (a + b + 2))
-        return exp(lbt) * betacf(a, b, x) / a;
-    return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
-}
-
-double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2)
-{
-    if (n1 < 2 || n2 < 2)
-        return -1;
-    double v1 = s1 * s1 / (double)n1, v2 = s2 * s2 / (double)n2;
-    if (v1 + v2 == 0)
-        return m1 == m2 ? 1 : 0;
-    double t = (m1 - m2) / sqrt(v1 + v2);
-    /* Welch–Satterthwaite degrees of freedom. */
-    double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (double)(n1 - 1) + v2 * v2 / (double)(n2 - 1));
-    /* Two-sided: P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2). */
-    return sbio_compare_betai(df / 2, 0.5, df / (df + t * t));
-}
 
 void sbio_compare_order(size_t nsettings, unsigned repeat, bool random, uint64_t seed, size_t *out)
 {
@@ -474,24 +405,24 @@ static void summarize(const struct run_fig *figs, size_t n, size_t nmet, struct 
     for (size_t i = 0; i < n; i++)                                                                 \
         x[i] = (expr);
     COLLECT(figs[i].ops_s);
-    sbio_compare_mean_sd(x, n, &s->ops_m, &s->ops_sd);
+    sbio_infer_mean_sd(x, n, &s->ops_m, &s->ops_sd);
     COLLECT(figs[i].mib_s);
-    sbio_compare_mean_sd(x, n, &s->mib_m, &s->mib_sd);
+    sbio_infer_mean_sd(x, n, &s->mib_m, &s->mib_sd);
     COLLECT(figs[i].cpu_pct);
-    sbio_compare_mean_sd(x, n, &s->cpu_m, &sd);
+    sbio_infer_mean_sd(x, n, &s->cpu_m, &sd);
     COLLECT(figs[i].util_pct);
-    sbio_compare_mean_sd(x, n, &s->util_m, &sd);
+    sbio_infer_mean_sd(x, n, &s->util_m, &sd);
     for (int op = 0; op < 3; op++) {
         for (size_t i = 0; i < n; i++)
             s->has[op] |= figs[i].has[op];
         COLLECT(figs[i].p95[op]);
-        sbio_compare_mean_sd(x, n, &s->p95_m[op], &sd);
+        sbio_infer_mean_sd(x, n, &s->p95_m[op], &sd);
         COLLECT(figs[i].p99[op]);
-        sbio_compare_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
+        sbio_infer_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
     }
     for (size_t k = 0; k < nmet; k++) {
         COLLECT(figs[i].m[k]);
-        sbio_compare_mean_sd(x, n, &s->m_mean[k], &s->m_sd[k]);
+        sbio_infer_mean_sd(x, n, &s->m_mean[k], &s->m_sd[k]);
     }
 #undef COLLECT
     free(x);
@@ -1100,7 +1031,7 @@ static void diff_of(double m, double sd, size_t n, double m0, double sd0, size_t
     /* A baseline of 0 (no fsyncs, say) has no % difference: infinite, or 0 when both are. */
     bool both = n0 && n && !isnan(m0) && !isnan(m);
     *pct = !both ? NAN : m0 ? (m - m0) / m0 * 100 : m ? copysign(INFINITY, m) : 0;
-    *p = both ? sbio_compare_welch_p(m, sd, n, m0, sd0, n0) : -1;
+    *p = both ? sbio_infer_welch_p(m, sd, n, m0, sd0, n0) : -1;
 }
 
 static void compare_summarize(struct compare *c)

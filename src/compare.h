@@ -16,17 +16,6 @@
 
 #include "options.h"
 
-/* Mean and sample standard deviation (n - 1; 0 for n < 2) of x[0..n). */
-void sbio_compare_mean_sd(const double *x, size_t n, double *mean, double *sd);
-
-/* Two-sided p-value of Welch's t-test that two samples (mean, sample sd, n) have the same
- * mean. Returns -1 when a sample has fewer than 2 values (no test possible); 0 when both
- * are constant and differ, 1 when both are constant and equal. */
-double sbio_compare_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2);
-
-/* Regularized incomplete beta function I_x(a, b), for the t distribution. */
-double sbio_compare_betai(double a, double b, double x);
-
 /* The run order: out[k] = setting index of the k-th run, for repeat-major interleaving of
  * nsettings settings repeated `repeat` times; with random, each repeat's order is a
  * permutation drawn from seed. out has nsettings * repeat entries. */
