@@ -130,12 +130,6 @@ static int axis_value(struct axis *ax, const char *v)
         sbio_err("--vary %s: at most %d values", ax->key, MAX_VALUES);
         return -EINVAL;
     }
-    for (size_t i = 0; i < ax->n; i++)
-        if (!strcmp(ax->vals[i], v)) {
-            /* Two settings with one name could not be told apart in the table or by diff. */
-            sbio_err("--vary %s: value '%s' given twice", ax->key, v);
-            return -EINVAL;
-        }
     ax->vals[ax->n] = strdup(v);
     return ax->vals[ax->n++] ? 0 : -ENOMEM;
 }
@@ -220,7 +214,13 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
     for (size_t a = 0; a < naxes; a++) {
         const char *v = axes[a].vals[idx[a]];
         size_t l = strlen(name);
-        snprintf(name + l, nlen - l, "%s%s=%s", l ? " " : "", axes[a].key, v);
+        /* A value given again (an A/A test: --vary rate=3000,3000) is the setting's #2, so
+         * that every setting has a name of its own in the table, the JSON and diff. */
+        unsigned copy = 1;
+        for (size_t j = 0; j < idx[a]; j++)
+            copy += !strcmp(axes[a].vals[j], v);
+        snprintf(name + l, nlen - l, copy > 1 ? "%s%s=%s#%u" : "%s%s=%s", l ? " " : "",
+                 axes[a].key, v, copy);
         switch (axes[a].kind) {
         case SBIO_AXIS_SCRIPT:
             if (setting_script_opt(out, axes[a].key, v))
@@ -537,6 +537,7 @@ static int compare_alloc(struct compare *c)
     if (ph) {
         compare_phases(c, ph);
         rc = sbio_table_init(&c->tab, ns, c->repeat, ph, c->np, c->met, c->nmet);
+        c->tab.planned = c->automatic ? 0 : c->repeat;
         free(ph);
     }
     if (rc || !c->names || !c->namep || !c->order || !c->perm || !c->figs || !c->nfig || !c->sum ||
@@ -921,7 +922,7 @@ static const char *widest_text(const struct compare *c, size_t s, char *buf, siz
     if (isnan(c->widest[s]))
         snprintf(buf, len, "none yet (%s has fewer than 2 runs)", c->widest_at[s]);
     else
-        snprintf(buf, len, "±%.1f%% (%s)", c->widest[s], c->widest_at[s]);
+        snprintf(buf, len, "±%.3g%% (%s)", c->widest[s], c->widest_at[s]);
     return buf;
 }
 

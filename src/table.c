@@ -578,7 +578,8 @@ static void print_block(const struct sbio_table *t, FILE *out, size_t ph, size_t
     fprintf(out, "\n");
     for (size_t s = 0; s < t->ns; s++) {
         char runs[32];
-        snprintf(runs, sizeof(runs), "%zu/%zu", t->nph[ph * t->ns + s], t->tried[s]);
+        snprintf(runs, sizeof(runs), "%zu/%zu", t->nph[ph * t->ns + s],
+                 t->planned > t->tried[s] ? t->planned : t->tried[s]);
         fprintf(out, "%-*s %7s", (int)w, names[s], runs);
         for (size_t c = 0; c < t->ncol; c++) {
             if (!shown[c])
@@ -664,10 +665,11 @@ void sbio_table_run_text(const struct sbio_table *t, size_t s, char *buf, size_t
         if (isnan(v))
             continue;
         metric_fmt(a, sizeof(a), m, v);
-        if (m->fmt && !strcmp(m->header, m->unit))
+        /* "9528 ops/s" where the unit names the metric, else "read.p99 927.7 us" */
+        if (m->fmt && !strncmp(m->unit, m->name, strlen(m->name)))
             l += (size_t)snprintf(buf + l, len - l, "%s%s %s", l ? ", " : "", a, m->unit);
         else
-            l += (size_t)snprintf(buf + l, len - l, "%s%s %s%s%s", l ? ", " : "", m->header, a,
+            l += (size_t)snprintf(buf + l, len - l, "%s%s %s%s%s", l ? ", " : "", m->name, a,
                                   m->fmt ? " " : "", m->fmt ? m->unit : "");
     }
 }

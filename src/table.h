@@ -78,6 +78,7 @@ struct sbio_table {
     unsigned *rep;                   /* [s][run]: the run's repeat (round) number */
     size_t *nrun;                    /* [s]: runs recorded */
     size_t *tried;                   /* [s]: runs made, failed ones too */
+    size_t planned;                  /* runs planned per setting; 0: as many as made */
     size_t *nph;                     /* [ph][s]: runs with this phase measured */
     struct sbio_table_cell *cell;    /* [ph][b][s][col] */
     size_t *ntests;                  /* [ph]: comparisons tested in the phase */
@@ -93,7 +94,8 @@ void sbio_table_free(struct sbio_table *t);
  * when it is neither a run's nor a script's result. */
 int sbio_table_shape(struct json_t *doc, struct sbio_table_phase *ph, size_t max, size_t *np);
 
-/* A run of setting s was made (failed runs too: the table's "runs" says n of tried). */
+/* A run of setting s was made (failed runs too: the table's "runs" says n of those, or of
+ * t->planned when that is more). */
 void sbio_table_tried(struct sbio_table *t, size_t s);
 
 /* Setting s's run of repeat rep: its values from doc (a refused phase has none). Returns the
@@ -112,7 +114,7 @@ static inline const struct sbio_table_cell *sbio_table_cell(const struct sbio_ta
 }
 
 /* Setting s's last run in one line, the first phase's first block's columns it has:
- * "9528 ops/s, read p99 927.7 us". */
+ * "9528 ops/s, read.p99 927.7 us". */
 void sbio_table_run_text(const struct sbio_table *t, size_t s, char *buf, size_t len);
 
 /* The widest 95% CI of setting s's cells, as % of the mean (computed first), and where it is

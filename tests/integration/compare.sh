@@ -110,34 +110,42 @@ for x in d["settings"]:
             print(x["name"], "repeat", r["repeat"], "ran on", dev["name"], "under", dev["queue"]["scheduler"])
         if r["result"]["config"]["scheduler"] != want: print(x["name"], "config.scheduler", r["result"]["config"]["scheduler"])
         if r["result"]["config"]["file_test_mode"] != "rndrw" or r["result"]["config"]["threads"] != 2: print(x["name"], "config")'
-json_check "schedulers JSON: each summary is its runs' mean and sample sd of ops/s, runs_ok 2 of 2, the first row the baseline" \
+json_check "schedulers JSON: each setting's ops/s is its runs' mean and sample sd, 2 of 2 runs, its difference to the first with a CI and a Holm-corrected verdict" \
 	"$TMP/sched.json" '
 import math
 s = d["settings"]
 means = []
+if d["statistics"]["correction"] != "holm-bonferroni per phase" or d["statistics"]["ci_level"] != 0.95: print("statistics", d["statistics"])
 for x in s:
     v = [r["result"]["result"]["ops"] / r["result"]["result"]["elapsed_s"] for r in x["runs"]]
     m = sum(v) / len(v); sd = math.sqrt(sum((a - m) ** 2 for a in v) / (len(v) - 1))
     means.append(m)
-    su = x["summary"]
-    if su["runs_ok"] != 2 or su["runs"] != 2: print(x["name"], "runs", su["runs_ok"], su["runs"])
-    if abs(su["ops_per_s"]["mean"] - m) > 1e-6 * m or abs(su["ops_per_s"]["stddev"] - sd) > 1e-6 * m + 1e-6: print(x["name"], su["ops_per_s"], "want", m, sd)
-if s[0]["summary"]["diff_pct"] != 0 or s[0]["summary"]["p_value"] is not None: print("baseline", s[0]["summary"])
+    ph = x["phases"][0]; c = ph["jobs"][0]["metrics"]["ops"]
+    if ph["runs_ok"] != 2 or ph["runs"] != 2 or c["n"] != 2: print(x["name"], "runs", ph["runs_ok"], ph["runs"], c["n"])
+    if abs(c["mean"] - m) > 1e-6 * m or abs(c["stddev"] - sd) > 1e-6 * m + 1e-6: print(x["name"], c["mean"], c["stddev"], "want", m, sd)
+    if [round(a, 3) for a in c["values"]] != [round(a, 3) for a in v]: print(x["name"], "values", c["values"], v)
+if s[0]["phases"][0]["jobs"][0]["metrics"]["ops"]["verdict"] != "baseline": print("baseline", s[0]["phases"][0]["jobs"][0]["metrics"]["ops"])
 for i in (1, 2):
-    su = s[i]["summary"]; want = (means[i] - means[0]) / means[0] * 100
-    if abs(su["diff_pct"] - want) > 1e-6: print(s[i]["name"], "diff_pct", su["diff_pct"], "want", want)
-    p = su["p_value"]
-    if p is None or not 0 <= p <= 1 or su["significant"] != (p < 0.05): print(s[i]["name"], "p", p, su["significant"])'
-# The table: a header, then one row per setting with 2/2 runs, the baseline first and each
-# other row either significant or within noise with Welch's p.
+    c = s[i]["phases"][0]["jobs"][0]["metrics"]["ops"]; want = (means[i] - means[0]) / means[0] * 100
+    if abs(c["diff_pct"] - want) > 1e-6 * max(1, abs(want)): print(s[i]["name"], "diff_pct", c["diff_pct"], "want", want)
+    p, ph = c["p_value"], c["p_holm"]
+    if p is None or ph is None or not 0 <= p <= ph <= 1: print(s[i]["name"], "p", p, "holm", ph)
+    elif c["verdict"] != ("significant" if ph < 0.05 else "within noise"): print(s[i]["name"], "verdict", c["verdict"], ph)
+    ci = c["diff_ci95_pct"]
+    if ci is None and not c["ci_unbounded"]: print(s[i]["name"], "no CI", c)
+    if ci is not None and not ci[0] <= c["diff_pct"] <= ci[1]: print(s[i]["name"], "CI", ci, "around", c["diff_pct"])'
+# The table: a header with each default column and its difference, then one row per setting
+# with 2/2 runs, the baseline first and each other row a difference with its CI.
 TABLE=$(sed -n '/^setting /,/^$/p' "$TMP/sched.out")
-check "schedulers table: a header with ops/s, MiB/s, read/write/fsync p95 and p99, CPU%, util%" \
-	grep -qE '^setting +runs +ops/s \(mean ± sd\) +MiB/s +read p95 +read p99 +write p95 +write p99 +fsync p95 +fsync p99 +CPU% +util%' <<<"$TABLE"
+check "schedulers table: a header with ops/s, read/write/fsync p99, each with its Δ" \
+	grep -qE '^setting +runs +ops/s +Δ ops/s +read p99 +Δ read p99 +write p99 +Δ write p99 +fsync p99 +Δ fsync p99$' <<<"$TABLE"
 check "schedulers table: scheduler=none 2/2 … (baseline)" grep -qE '^scheduler=none +2/2 .*\(baseline\)$' <<<"$TABLE"
 for s in mq-deadline bfq; do
-	check "schedulers table: scheduler=$s 2/2 … Δ% significant or within noise (Welch p=…)" \
-		grep -qE "^scheduler=$s +2/2 +[0-9]+ ± [0-9]+ .* [+-][0-9.]+%  (significant|within noise) \(Welch p=[0-9.e-]+\)$" <<<"$TABLE"
+	check "schedulers table: scheduler=$s 2/2, ops/s mean ± sd, Δ% [CI] or [unbounded]" \
+		grep -qE "^scheduler=$s +2/2 +[0-9]+ ± [0-9]+ +[+-][0-9.]+% \[([+-][0-9.]+%, [+-][0-9.]+%|unbounded)\]( \*)? " <<<"$TABLE"
 done
+check "schedulers: the footer says how many comparisons the correction covers" \
+	grep -qE '^\* significant at 5% after Holm–Bonferroni over the [0-9]+ comparisons of this table' "$TMP/sched.out"
 check "schedulers: says where the JSON went" grep -qF "Every run's result and the summary: $TMP/sched.json" "$TMP/sched.out"
 
 # --- Caches dropped before each run (the default): seqrd, each run reads from the device ---
@@ -204,7 +212,7 @@ if [x["name"] for x in d["settings"]] != names: print("names", [x["name"] for x 
 if [a["key"] for a in d["axes"]] != ["file-block-size", "read_ahead_kb", "file-test-mode"]: print("axes", d["axes"])
 for x in d["settings"]:
     if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
-    if x["summary"]["runs_ok"] != 2: print(x["name"], "runs_ok", x["summary"]["runs_ok"])'
+    if x["phases"][0]["runs_ok"] != 2: print(x["name"], "runs_ok", x["phases"][0]["runs_ok"])'
 json_check "grid JSON: each run shows its values (config.block_size_bytes, environment.devices[0].queue.read_ahead_kb, config.file_test_mode)" \
 	"$TMP/grid.json" '
 for x in d["settings"]:
@@ -221,10 +229,11 @@ no_state_file "grid: no state file left"
 # --- One run per setting: no test ---
 expect_exit 0 "compare --schedulers=none,mq-deadline --repeat=1: exit 0" \
 	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --file-test-mode=rndrd --events=200 --drop-caches=off -o "$TMP/one.json"
-check "--repeat=1: the second row says '1 run, no test'" grep -qE '^scheduler=mq-deadline +1/1 .*[+-][0-9.]+%  1 run, no test$' "$TMP/out"
-json_check "--repeat=1: the JSON summary has no p-value" "$TMP/one.json" '
-su = d["settings"][1]["summary"]
-if su["p_value"] is not None or su["significant"] is not None: print(su)'
+check "--repeat=1: the second row says '1 run, no test'" grep -qE '^scheduler=mq-deadline +1/1 .*[+-][0-9.]+% \(1 run, no test\)' "$TMP/out"
+check "--repeat=1: the footer says nothing was tested" grep -q '^no comparison tested' "$TMP/out"
+json_check "--repeat=1: the JSON has no p-value and the verdict no test" "$TMP/one.json" '
+c = d["settings"][1]["phases"][0]["jobs"][0]["metrics"]["ops"]
+if c["p_value"] is not None or c["p_holm"] is not None or c["verdict"] != "no test": print(c)'
 
 # --- Bad input: exit 2, one line, checked before any run, nothing changed ---
 # refused DESC PATTERN ARGS…: sbio compare ARGS… exits 2 with one line matching PATTERN, no
@@ -249,60 +258,56 @@ refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*-
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
 
-refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, p95, p99$" \
+refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9, read.mib, .*, rmw.p99.9$" \
 	--schedulers=none --metrics=time,bogus
 refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
 
 # --- --metrics=time,reads,writes,fsyncs: those columns, each mean ± sd of the runs' JSON ---
 # metrics_check DESC TABLE JSON RUNPATH: the table's rows (TABLE: compare's stdout) and the
-# JSON summaries (the setting's, and its phases' under a script) against the mean and sample
-# sd of each run's own figures (RUNPATH: a run's result document within its entry): time =
-# elapsed_s (3 decimals), reads, writes, fsyncs = op_types.*.ops_per_s (1 decimal); the Δ
-# column, and the JSON's metrics.time.diff_pct, is the time's difference to the first row.
+# JSON's cells (phases[0].jobs[0].metrics) against the mean and sample sd of each run's own
+# figures (RUNPATH: a run's result document within its entry): time = elapsed_s (3
+# decimals), reads, writes, fsyncs = op_types.*.ops_per_s (1 decimal); each column's Δ, and
+# the JSON's diff_pct, is its difference to the first row.
 metrics_check() {
 	SBIO_TABLE=$2 SBIO_RUNPATH=$4 json_check "$1" "$3" '
 import os, re, statistics as st
 rows = {}
 for line in open(os.environ["SBIO_TABLE"], encoding="utf-8"):
-    m = re.match(r"^(scheduler=\S+) +(\d+/\d+)((?:  +[-0-9.]+ ± [-0-9.]+){4}) +(\S+)", line)
-    if m: rows[m.group(1)] = (re.findall(r"([-0-9.]+) ± ([-0-9.]+)", m.group(3)), m.group(4))
+    m = re.match(r"^(scheduler=\S+) +(\d+/\d+) (.*)$", line)
+    if m: rows[m.group(1)] = re.findall(r"([-0-9.]+) ± ([-0-9.]+)(?: !)? +(\(baseline\)|[-+][0-9.]+%)", m.group(3))
 if d["metrics"] != ["time", "reads", "writes", "fsyncs"]: print("metrics", d["metrics"])
 fmt = {"time": "%.3f", "reads": "%.1f", "writes": "%.1f", "fsyncs": "%.1f"}
 def fig(doc, k):
     r = doc["result"]
     return r["elapsed_s"] if k == "time" else r["op_types"][k[:-1]]["ops_per_s"]
-means = []
-for x in d["settings"]:
+means = {}
+for si, x in enumerate(d["settings"]):
     docs = [eval("r[\"result\"]" + os.environ["SBIO_RUNPATH"]) for r in x["runs"] if r["status"] == "ok"]
-    sums = [x["summary"]] + [p["summary"] for p in x.get("phases", [])]
-    cells = rows.get(x["name"], ([], ""))[0]
+    cells = rows.get(x["name"], [])
     if len(docs) != 2 or len(cells) != 4: print(x["name"], "runs", len(docs), "cells", cells)
     for i, k in enumerate(d["metrics"]):
         v = [fig(doc, k) for doc in docs]
         m, sd = st.mean(v), st.stdev(v)
-        if k == "time": means.append(m)
-        for su in sums:
-            j = su["metrics"][k]
-            if abs(j["mean"] - m) > 1e-6 * abs(m) or abs(j["stddev"] - sd) > 1e-6 * max(abs(m), 1):
-                print(x["name"], k, "JSON", j, "runs", m, sd)
-        if i < len(cells) and cells[i] != (fmt[k] % m, fmt[k] % sd):
+        means[(si, k)] = m
+        j = x["phases"][0]["jobs"][0]["metrics"][k]
+        if abs(j["mean"] - m) > 1e-6 * abs(m) or abs(j["stddev"] - sd) > 1e-6 * max(abs(m), 1):
+            print(x["name"], k, "JSON", j, "runs", m, sd)
+        if i < len(cells) and cells[i][:2] != (fmt[k] % m, fmt[k] % sd):
             print(x["name"], k, "table", cells[i], "runs", fmt[k] % m, fmt[k] % sd)
-diff = "%+.1f%%" % ((means[1] - means[0]) / means[0] * 100)
-if rows.get(d["settings"][1]["name"], ([], ""))[1] != diff: print("delta", rows.get(d["settings"][1]["name"]), "want", diff)
-for su in [d["settings"][1]["summary"]] + [p["summary"] for p in d["settings"][1].get("phases", [])]:
-    t = su["metrics"]["time"]
-    want = (means[1] - means[0]) / means[0] * 100 # the JSON has 10 digits: a relative tolerance
-    if abs(t["diff_pct"] - want) > 1e-6 * max(1, abs(want)) or not 0 <= t["p_value"] <= 1: print("time diff", t, "want", want)
-if d["settings"][0]["summary"]["metrics"]["time"]["diff_pct"] != 0: print("baseline", d["settings"][0]["summary"]["metrics"]["time"])'
+        want = "(baseline)" if si == 0 else "%+.1f%%" % ((m - means[(0, k)]) / means[(0, k)] * 100) if means[(0, k)] else None
+        if want and i < len(cells) and cells[i][2] != want: print(x["name"], k, "delta", cells[i][2], "want", want)
+        if si and means[(0, k)]:
+            w = (m - means[(0, k)]) / means[(0, k)] * 100 # the JSON has 10 digits: a relative tolerance
+            if abs(j["diff_pct"] - w) > 1e-6 * max(1, abs(w)): print(x["name"], k, "diff_pct", j["diff_pct"], "want", w)
+t0 = d["settings"][0]["phases"][0]["jobs"][0]["metrics"]["time"]
+if t0["verdict"] != "baseline" or "diff_pct" in t0: print("baseline", t0)'
 }
 expect_exit 0 "compare --metrics=time,reads,writes,fsyncs (rndrw, 300 events, 2 settings x 2): exit 0" \
 	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --repeat=2 --file-test-mode=rndrw --threads=2 \
 	--events=300 --time=0 --drop-caches=off --metrics=time,reads,writes,fsyncs -o "$TMP/met.json"
 cp "$TMP/out" "$TMP/met.out"
-check "--metrics: the table's header has the columns asked for, in order" \
-	grep -qE '^setting +runs +time, s +reads/s +writes/s +fsyncs/s +Δ  vs first row$' "$TMP/met.out"
-check "--metrics: the table says which metric the difference is made on" \
-	grep -qF '(mean ± sd over each setting'"'"'s runs; the difference and its test: time, s)' "$TMP/met.out"
+check "--metrics: the table's header has the columns asked for, in order, each with its Δ" \
+	grep -qE '^setting +runs +time, s +Δ time, s +reads/s +Δ reads/s +writes/s +Δ writes/s +fsyncs/s +Δ fsyncs/s$' "$TMP/met.out"
 check "--metrics: each progress line has the metrics asked for" \
 	test "$(grep -cE '^\[[0-9]/4\] .*: time [0-9.]+ s, reads [0-9.]+ ops/s, writes [0-9.]+ ops/s, fsyncs [0-9.]+ ops/s$' "$TMP/met.out")" -eq 4
 metrics_check "--metrics: table and JSON summary = mean ± sd of the runs' own JSON" "$TMP/met.out" "$TMP/met.json" ""
@@ -368,7 +373,7 @@ if d["axes"] != [{"key": "bs", "values": ["4k", "16k"]}, {"key": "threads", "val
 for x in d["settings"]:
     v = x["values"]
     if x["name"] != "bs=%s threads=%s" % (v.get("bs"), v.get("threads")): print("name", x["name"], v)
-    if len(x["runs"]) != 2 or x["summary"]["runs_ok"] != 2: print(x["name"], "runs", len(x["runs"]))
+    if len(x["runs"]) != 2 or x["phases"][0]["runs_ok"] != 2: print(x["name"], "runs", len(x["runs"]))
     for r in x["runs"]:
         j = r["result"]["phases"][0]["jobs"][0]["result"]
         got = (j["config"]["block_size_bytes"], j["config"]["threads"], j["result"]["events"])
@@ -450,7 +455,7 @@ json_check "SIGINT JSON: interrupted, none's run ok, mq-deadline's run marked in
 if d["interrupted"] is not True: print("interrupted", d["interrupted"])
 got = [[r["status"] for r in x["runs"]] for x in d["settings"]]
 if got != [["ok"], ["interrupted"], []]: print("statuses", got)
-ok_ = [x["summary"]["runs_ok"] for x in d["settings"]]
+ok_ = [x["phases"][0]["runs_ok"] for x in d["settings"]]
 if ok_ != [1, 0, 0]: print("runs_ok", ok_)'
 same_state "SIGINT: every queue setting restored" "$BASE"
 no_state_file "SIGINT: no state file left"

@@ -1,0 +1,155 @@
+#!/bin/bash
+# sbio compare's statistics against known differences, on its own loop device with ext4:
+# - --vary rate=2000,4000 (a known 2x): the second setting's ops/s +100% within 10 points,
+#   flagged significant (JSON verdict, the table's mark), its CI around it;
+# - --vary rate=3000,3000 (the same setting twice, the second named rate=3000#2): not
+#   flagged (a correct test flags such a pair 5% of the time: flagged twice in a row fails);
+# - --repeat=auto --target-ci=5% --metrics=ops: both rate-limited settings stop at the third
+#   round, before --max-repeat, and the lines after the table say which metric decided; with
+#   a target no run can meet, --max-repeat ends it and says which metric was still wider;
+#   --max-compare-time starts no run that would end after it;
+# - a script of two jobs with their own rates under two schedulers: a block per job (and
+#   their total), each job's cells the runs of that job (its JSON result per run), one ~3x
+#   the other;
+# - bad input: the options of --repeat=auto without it, a target of 0, --repeat=soon,
+#   --max-repeat=1: exit 2, one line, no run.
+# Rate-limited reads of a cached 8 MiB set: the figures are the rate limiter's, not the
+# device's, so they hold on a busy shared machine.
+source "$(dirname "$0")/lib.sh"
+
+MNT=$TMP/mnt
+stats_cleanup() {
+	loop_cleanup "$MNT"
+	t_cleanup
+}
+trap stats_cleanup EXIT
+
+if ! need_root; then
+	skip "needs root (loop devices, sysfs queue settings)"
+	exit 0
+fi
+loop_ext4 64M "$MNT"
+ok "own loop device /dev/$LOOP with ext4 mounted at $MNT"
+export SBIO_STATE_DIR=$TMP/state
+D=$MNT/set
+mkdir -p "$D"
+SET=(--dir="$D" --file-num=2 --file-total-size=8M)
+RUN=(compare "${SET[@]}" --file-test-mode=rndrd --time=1 --drop-caches=off)
+
+py() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$1" "$2" 2>&1
+}
+json_check() {
+	local out
+	out=$(py "$2" "$3")
+	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
+}
+# cell NAME: the ops/s cell of setting NAME's only job, as the JSON has it
+CELL='def cell(i, job=0, m="ops"): return d["settings"][i]["phases"][0]["jobs"][job]["metrics"][m]'
+
+expect_exit 0 "prepare 2 x 4 MiB" "$SBIO" prepare "${SET[@]}"
+cat "$D"/test_file.* >/dev/null
+
+# --- A known 2x difference ---
+expect_exit 0 "compare --vary rate=2000,4000 --repeat=3: exit 0" \
+	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=3 -o "$TMP/2x.json"
+cp "$TMP/out" "$TMP/2x.out"
+json_check "rate 2000 -> 4000: ops/s +100% within 10 points, significant after Holm, its CI around it" "$TMP/2x.json" "$CELL"'
+c = cell(1)
+if not 90 <= c["diff_pct"] <= 110: print("diff", c["diff_pct"])
+if c["verdict"] != "significant" or not c["p_holm"] < 0.05: print("verdict", c["verdict"], c["p_holm"])
+lo, hi = c["diff_ci95_pct"]
+if not lo <= c["diff_pct"] <= hi or hi - lo > 20: print("CI", lo, hi)
+if d["statistics"]["comparisons"] != [2]: print("comparisons", d["statistics"]["comparisons"])'
+check "rate 2000 -> 4000: the table's row has +N% [lo, hi] and the mark" \
+	grep -qE '^rate=4000 +3/3 +[0-9]+ ± [0-9]+ +\+(9[0-9]|10[0-9])\.[0-9]% \[\+[0-9.]+%, \+[0-9.]+%\] \*' "$TMP/2x.out"
+check "rate 2000 -> 4000: the footer names the correction and the 2 comparisons (ops/s, read p99)" \
+	grep -qF '* significant at 5% after Holm–Bonferroni over the 2 comparisons of this table' "$TMP/2x.out"
+
+# --- The same setting twice: not flagged ---
+same() {
+	"$SBIO" "${RUN[@]}" --vary rate=3000,3000 --repeat=3 --metrics=ops -o "$TMP/aa.json" >"$TMP/aa.out" 2>"$TMP/err" &&
+		[ -z "$(py "$TMP/aa.json" "$CELL"'
+if cell(1)["verdict"] != "within noise": print(1)')" ]
+}
+if same || same; then ok "rate=3000 twice: within noise (once in two tries)"; else
+	notok "rate=3000 twice: flagged twice in a row ($(grep '^rate=' "$TMP/aa.out" | tr '\n' '|'))"
+fi
+check "rate=3000 twice: the second setting is rate=3000#2" grep -qE '^rate=3000#2 +3/3 ' "$TMP/aa.out"
+json_check "rate=3000 twice: the JSON keeps the value 3000 for both" "$TMP/aa.json" '
+if [x["values"] for x in d["settings"]] != [{"rate": "3000"}, {"rate": "3000"}]: print([x["values"] for x in d["settings"]])'
+
+# --- --repeat=auto ---
+expect_exit 0 "compare --vary rate=2000,4000 --repeat=auto --target-ci=5% --metrics=ops: exit 0" \
+	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=auto --target-ci=5% --metrics=ops -o "$TMP/auto.json"
+cp "$TMP/out" "$TMP/auto.out"
+check "auto: the first line says what it runs until" \
+	grep -qE '^sbio .* compare: 2 settings, each run until every 95% confidence interval is within ±5% of its mean \(3 to 10 runs\)' "$TMP/auto.out"
+eq "auto: 6 runs (3 rounds), fewer than --max-repeat's 20" "$(grep -c '^\[[0-9]*\] round [0-9], rate=' "$TMP/auto.out")" 6
+for r in 2000 4000; do
+	check "auto: rate=$r stopped at 3 runs, settled, ops/s the last CI to settle" \
+		grep -qE "^  rate=$r: 3 runs, settled; the last CI to get within the target: ±[0-9.e-]+% \(ops/s\)$" "$TMP/auto.out"
+done
+json_check "auto JSON: repeat auto, target 5, each setting stopped by the target at 3 runs, ops/s the widest" "$TMP/auto.json" '
+if d["repeat"] != "auto" or d["target_ci_pct"] != 5 or d["max_repeat"] != 10: print(d["repeat"], d.get("target_ci_pct"), d.get("max_repeat"))
+for x in d["settings"]:
+    st = x["stop"]
+    if st["reason"] != "target" or st["widest"] != "ops/s" or not st["widest_ci_pct"] <= 5 or len(x["runs"]) != 3: print(x["name"], st, len(x["runs"]))'
+expect_exit 0 "compare --repeat=auto --target-ci=0.0001 --max-repeat=3: exit 0" \
+	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=auto --target-ci=0.0001 --max-repeat=3 --metrics=ops -o "$TMP/cap.json"
+check "auto: a target no run meets stops at --max-repeat and says which metric was wider" \
+	grep -qE '^  rate=2000: 3 runs, stopped at --max-repeat; widest CI: ±[0-9.e-]+% \(ops/s\)$' "$TMP/out"
+json_check "auto JSON: stopped by max-repeat" "$TMP/cap.json" '
+if [x["stop"]["reason"] for x in d["settings"]] != ["max-repeat"] * 2: print([x["stop"] for x in d["settings"]])'
+expect_exit 0 "compare --repeat=5 --max-compare-time=3 (1 s runs): exit 0" \
+	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=5 --max-compare-time=3 --metrics=ops -o "$TMP/budget.json"
+N=$(grep -c '^\[[0-9]*/10\] repeat' "$TMP/out")
+check "--max-compare-time=3: 2 or 3 runs of 1 s made, not 10 ($N)" test "$N" -ge 2 -a "$N" -le 3
+check "--max-compare-time: the table's runs say n of the 5 planned" grep -qE '^rate=2000 +[12]/5 ' "$TMP/out"
+check "--max-compare-time: said after the table" grep -qE "^--max-compare-time reached after $N runs$" "$TMP/out"
+json_check "--max-compare-time JSON: stop reason max-compare-time" "$TMP/budget.json" '
+if [x["stop"]["reason"] for x in d["settings"]] != ["max-compare-time"] * 2: print([x["stop"] for x in d["settings"]])'
+
+# --- Two jobs: a block each ---
+cat >"$TMP/two.lua" <<'EOF'
+phase "two" {
+    time = 1,
+    job "slow" { threads = 1, block = "4k", mix = { read = 1 }, pattern = "uniform", rate = 500 },
+    job "fast" { threads = 2, block = "4k", mix = { read = 1 }, pattern = "uniform", rate = 1500 },
+}
+EOF
+expect_exit 0 "compare --script (jobs slow at 500/s, fast at 1500/s) --schedulers=none,mq-deadline --repeat=3: exit 0" \
+	"$SBIO" compare "${SET[@]}" --script "$TMP/two.lua" --schedulers=none,mq-deadline --repeat=3 --drop-caches=off -o "$TMP/two.json"
+cp "$TMP/out" "$TMP/two.out"
+for b in "Job slow" "Job fast" "All jobs together"; do
+	check "two jobs: the table has the block '$b'" grep -qx "$b" "$TMP/two.out"
+done
+json_check "two jobs: each job's cell holds that job's runs (its JSON result), slow ~500/s, fast ~1500/s, total their sum" "$TMP/two.json" "$CELL"'
+for i, x in enumerate(d["settings"]):
+    runs = [r["result"]["phases"][0] for r in x["runs"] if r["status"] == "ok"]
+    for j, (name, rate) in enumerate((("slow", 500), ("fast", 1500))):
+        want = [p["jobs"][j]["result"]["result"]["ops"] / p["jobs"][j]["result"]["result"]["elapsed_s"] for p in runs]
+        c = cell(i, j)
+        if x["phases"][0]["jobs"][j]["name"] != name or len(c["values"]) != len(want) or any(abs(a - b) > 1e-7 * b for a, b in zip(c["values"], want)): print(x["name"], name, c["values"], want)
+        if abs(c["mean"] - rate) > rate * 0.1: print(x["name"], name, "mean", c["mean"])
+    t = x["phases"][0]["jobs"][2]
+    if not t["total"] or abs(t["metrics"]["ops"]["mean"] - 2000) > 200: print(x["name"], "total", t["metrics"]["ops"]["mean"])'
+ROW=$(sed -n '/^Job slow$/,/^$/p' "$TMP/two.out" | grep '^scheduler=none ')
+check "two jobs: job slow's row shows ~500 ops/s ($ROW)" grep -qE '^scheduler=none +3/3 +(4[5-9][0-9]|5[0-4][0-9]) ± ' <<<"$ROW"
+
+# --- Bad input ---
+bad() {
+	local desc=$1 pat=$2
+	shift 2
+	expect_exit 2 "$desc: exit 2" "$SBIO" "${RUN[@]}" --vary rate=2000,4000 "$@"
+	stderr_one_line "$desc: one line"
+	check "$desc: the message matches /$pat/" grep -qE -- "$pat" "$TMP/err"
+	eq "$desc: no run" "$(grep -c '^\[' "$TMP/out")" 0
+}
+bad "--target-ci without --repeat=auto" '^sbio: --target-ci applies to --repeat=auto, not --repeat=3$' --repeat=3 --target-ci=2
+bad "--max-repeat without --repeat=auto" '^sbio: --max-repeat applies to --repeat=auto' --max-repeat=4
+bad "--target-ci=0" '^sbio: --target-ci=0: accepted: a percentage above 0 and below 100' --repeat=auto --target-ci=0
+bad "--repeat=soon" "^sbio: --repeat: 'soon' is not valid; accepted: an integer from 1 to 10000, or auto$" --repeat=soon
+bad "--max-repeat=1" "^sbio: --max-repeat: '1' is out of range; accepted: an integer from 2 to 10000$" --repeat=auto --max-repeat=1
