@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "infer.h"
 #include "mpi.h"
 #include "report.h"
 #include "script.h"
@@ -219,8 +218,8 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
         unsigned copy = 1;
         for (size_t j = 0; j < idx[a]; j++)
             copy += !strcmp(axes[a].vals[j], v);
-        snprintf(name + l, nlen - l, copy > 1 ? "%s%s=%s#%u" : "%s%s=%s", l ? " " : "",
-                 axes[a].key, v, copy);
+        snprintf(name + l, nlen - l, copy > 1 ? "%s%s=%s#%u" : "%s%s=%s", l ? " " : "", axes[a].key,
+                 v, copy);
         switch (axes[a].kind) {
         case SBIO_AXIS_SCRIPT:
             if (setting_script_opt(out, axes[a].key, v))
@@ -245,115 +244,9 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
     return sbio_options_validate(out, nranks);
 }
 
-/* One run's figures for the setting's summary in the JSON, read from its document. */
-struct run_fig {
-    double ops_s, mib_s, cpu_pct, util_pct;
-    double p95[3], p99[3];
-    bool has[3];
-};
-
-static double num(json_t *doc, const char *path)
-{
-    json_t *v = sbio_json_get(doc, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* The table's metric of that name in doc. */
-static double metric(json_t *doc, const char *name)
-{
-    size_t i = 0;
-    while (sbio_table_metric_name(i) && strcmp(sbio_table_metric_name(i), name))
-        i++;
-    return sbio_table_metric_value(i, doc, NULL);
-}
-
-static void run_figures(json_t *doc, struct run_fig *f)
-{
-    f->ops_s = metric(doc, "ops");
-    f->mib_s = metric(doc, "mib");
-    f->cpu_pct = metric(doc, "cpu");
-    f->util_pct = metric(doc, "util");
-    for (int op = 0; op < 3; op++) {
-        char p[96];
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.count", sbio_op_name(op));
-        f->has[op] = num(doc, p) > 0;
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.95", sbio_op_name(op));
-        f->p95[op] = num(doc, p);
-        snprintf(p, sizeof(p), "result.op_types.%s.latency.percentiles_ns.99", sbio_op_name(op));
-        f->p99[op] = num(doc, p);
-    }
-}
-
-struct summary {
-    size_t n, total;
-    double ops_m, ops_sd, mib_m, mib_sd, cpu_m, util_m;
-    double p95_m[3], p99_m[3], p99_sd[3];
-    bool has[3];
-    double diff_pct, p; /* ops/s against the first setting */
-};
-
-static void summarize(const struct run_fig *figs, size_t n, struct summary *s)
-{
-    double *x = calloc(n ? n : 1, sizeof(double));
-    double sd;
-    memset(s->has, 0, sizeof(s->has));
-    s->n = n;
-    if (!x)
-        return;
-#define COLLECT(expr)                                                                              \
-    for (size_t i = 0; i < n; i++)                                                                 \
-        x[i] = (expr);
-    COLLECT(figs[i].ops_s);
-    sbio_infer_mean_sd(x, n, &s->ops_m, &s->ops_sd);
-    COLLECT(figs[i].mib_s);
-    sbio_infer_mean_sd(x, n, &s->mib_m, &s->mib_sd);
-    COLLECT(figs[i].cpu_pct);
-    sbio_infer_mean_sd(x, n, &s->cpu_m, &sd);
-    COLLECT(figs[i].util_pct);
-    sbio_infer_mean_sd(x, n, &s->util_m, &sd);
-    for (int op = 0; op < 3; op++) {
-        for (size_t i = 0; i < n; i++)
-            s->has[op] |= figs[i].has[op];
-        COLLECT(figs[i].p95[op]);
-        sbio_infer_mean_sd(x, n, &s->p95_m[op], &sd);
-        COLLECT(figs[i].p99[op]);
-        sbio_infer_mean_sd(x, n, &s->p99_m[op], &s->p99_sd[op]);
-    }
-#undef COLLECT
-    free(x);
-}
-
-static json_t *stat_json(double mean, double sd)
-{
-    return json_pack("{s:f,s:f}", "mean", isnan(mean) ? 0.0 : mean, "stddev", isnan(sd) ? 0.0 : sd);
-}
-
 static json_t *num_json(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *summary_json(const struct summary *s, bool first)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "runs_ok", json_integer((json_int_t)s->n));
-    json_object_set_new(o, "runs", json_integer((json_int_t)s->total));
-    json_object_set_new(o, "ops_per_s", stat_json(s->ops_m, s->ops_sd));
-    json_object_set_new(o, "mib_per_s", stat_json(s->mib_m, s->mib_sd));
-    json_object_set_new(o, "cpu_pct", json_real(isnan(s->cpu_m) ? 0 : s->cpu_m));
-    json_object_set_new(o, "util_pct", isnan(s->util_m) ? json_null() : json_real(s->util_m));
-    for (int op = 0; op < 3; op++) {
-        if (!s->has[op])
-            continue;
-        json_object_set_new(o, sbio_op_name(op),
-                            json_pack("{s:f,s:o}", "p95_ns", s->p95_m[op], "p99_ns",
-                                      stat_json(s->p99_m[op], s->p99_sd[op])));
-    }
-    json_object_set_new(o, "diff_pct", first ? json_real(0) : num_json(s->diff_pct));
-    json_object_set_new(o, "p_value", first || s->p < 0 ? json_null() : json_real(s->p));
-    json_object_set_new(o, "significant",
-                        first || s->p < 0 ? json_null() : json_boolean(s->p < 0.05));
-    return o;
 }
 
 /* Why a setting's runs ended. */
@@ -377,16 +270,13 @@ struct compare {
     FILE *out;
     struct axis axes[MAX_AXES];
     size_t naxes, alen[MAX_AXES];
-    size_t ns, np;  /* settings; phases (1 without a script) */
-    unsigned repeat; /* runs per setting: --repeat=N, or --max-repeat with --repeat=auto */
-    bool automatic;  /* --repeat=auto */
+    size_t ns, np;           /* settings; phases (1 without a script) */
+    unsigned repeat;         /* runs per setting: --repeat=N, or --max-repeat with --repeat=auto */
+    bool automatic;          /* --repeat=auto */
     struct sbio_config base; /* cfg with compare's own defaults */
     char (*names)[512];      /* ns: "key=value key=value" */
     const char **namep;      /* ns: names[s], for the table */
     size_t *order, *perm;    /* ns: the settings of the round being run; their run order */
-    struct run_fig *figs;    /* np * ns * repeat: each (phase, setting)'s successful runs */
-    size_t *nfig;            /* np * ns: how many of them */
-    struct summary *sum;     /* np * ns */
     struct sbio_table tab;   /* every run's figures per phase, job and metric */
     enum compare_stop *stop; /* ns */
     double *widest;          /* ns: the widest CI when the setting stopped, % of its mean */
@@ -513,14 +403,11 @@ static void compare_phases(const struct compare *c, struct sbio_table_phase *ph)
 
 static int compare_alloc(struct compare *c)
 {
-    size_t ns = c->ns, nruns = ns * c->repeat;
+    size_t ns = c->ns;
     c->names = calloc(ns, sizeof(*c->names));
     c->namep = calloc(ns, sizeof(*c->namep));
     c->order = calloc(ns, sizeof(size_t));
     c->perm = calloc(ns, sizeof(size_t));
-    c->figs = calloc(c->np * nruns, sizeof(*c->figs));
-    c->nfig = calloc(c->np * ns, sizeof(size_t));
-    c->sum = calloc(c->np * ns, sizeof(*c->sum));
     c->stop = calloc(ns, sizeof(*c->stop));
     c->widest = calloc(ns, sizeof(double));
     c->widest_at = calloc(ns, sizeof(*c->widest_at));
@@ -540,9 +427,8 @@ static int compare_alloc(struct compare *c)
         c->tab.planned = c->automatic ? 0 : c->repeat;
         free(ph);
     }
-    if (rc || !c->names || !c->namep || !c->order || !c->perm || !c->figs || !c->nfig || !c->sum ||
-        !c->stop || !c->widest || !c->widest_at || !c->runs || !c->qbuf || !c->devnull ||
-        (script_axes && !c->cur)) {
+    if (rc || !c->names || !c->namep || !c->order || !c->perm || !c->stop || !c->widest ||
+        !c->widest_at || !c->runs || !c->qbuf || !c->devnull || (script_axes && !c->cur)) {
         sbio_err("compare: out of memory");
         return -ENOMEM;
     }
@@ -559,9 +445,6 @@ static void compare_free(struct compare *c)
     free(c->namep);
     free(c->order);
     free(c->perm);
-    free(c->figs);
-    free(c->nfig);
-    free(c->sum);
     free(c->stop);
     free(c->widest);
     free(c->widest_at);
@@ -712,8 +595,9 @@ static void compare_start(struct compare *c)
         fprintf(c->out,
                 "sbio %s compare: %zu settings, each run until every 95%% confidence interval is "
                 "within ±%g%% of its mean (%u to %u runs), %s order%s\n",
-                SBIO_VERSION, c->ns, cfg->target_ci, SBIO_COMPARE_MIN_AUTO < c->repeat ?
-                SBIO_COMPARE_MIN_AUTO : c->repeat, c->repeat, order, drop);
+                SBIO_VERSION, c->ns, cfg->target_ci,
+                SBIO_COMPARE_MIN_AUTO < c->repeat ? SBIO_COMPARE_MIN_AUTO : c->repeat, c->repeat,
+                order, drop);
     else
         fprintf(c->out, "sbio %s compare: %zu settings x %u repeats = %zu runs, %s order%s\n",
                 SBIO_VERSION, c->ns, c->repeat, c->ns * c->repeat, order, drop);
@@ -738,33 +622,18 @@ static const char *compare_status(int rc, const json_t *doc)
     return rc == -EINTR && doc ? "interrupted" : "failed";
 }
 
-/* A script's run: its figures into the table, and each phase's (from its jobs' total or its
- * only job) into the setting's summary; a refused phase counts as a failed run of that
- * phase. */
-static void compare_record_phases(struct compare *c, size_t s, unsigned round, json_t *doc)
+/* A measured run: its figures into the table, and its progress line ended: a script's
+ * phases measured (a refused phase has no figures), or a run's own. */
+static void compare_record(struct compare *c, size_t s, unsigned round, json_t *doc)
 {
     int okp = sbio_table_add(&c->tab, s, round, doc);
-    for (size_t ph = 0; ph < c->np; ph++) {
-        json_t *p = json_array_get(json_object_get(doc, "phases"), ph);
-        json_t *pdoc = json_object_get(p, "total");
-        if (!pdoc)
-            pdoc = json_object_get(json_array_get(json_object_get(p, "jobs"), 0), "result");
-        if (!pdoc || json_is_true(json_object_get(p, "refused")))
-            continue;
-        size_t i = ph * c->ns + s;
-        run_figures(pdoc, &c->figs[i * c->repeat + c->nfig[i]++]);
+    if (c->script) {
+        fprintf(c->out, "%d of %zu phases measured\n", okp < 0 ? 0 : okp, c->np);
+    } else {
+        char line[512];
+        sbio_table_run_text(&c->tab, s, line, sizeof(line));
+        fprintf(c->out, "%s\n", line);
     }
-    fprintf(c->out, "%d of %zu phases measured\n", okp < 0 ? 0 : okp, c->np);
-    c->done++;
-}
-
-static void compare_record_run(struct compare *c, size_t s, unsigned round, json_t *doc)
-{
-    char line[512];
-    run_figures(doc, &c->figs[s * c->repeat + c->nfig[s]++]);
-    sbio_table_add(&c->tab, s, round, doc);
-    sbio_table_run_text(&c->tab, s, line, sizeof(line));
-    fprintf(c->out, "%s\n", line);
     c->done++;
 }
 
@@ -808,16 +677,12 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
                               doc ? doc : json_null());
     json_array_append_new(c->runs[s], entry);
     sbio_table_tried(&c->tab, s);
-    for (size_t ph = 0; ph < c->np; ph++)
-        c->sum[ph * c->ns + s].total++;
     if (strcmp(st, "ok")) {
         /* Marked and left out of the statistics. */
         fprintf(c->out, "%s — excluded\n", st);
         c->failed |= strcmp(st, "interrupted") != 0;
-    } else if (doc && c->script) {
-        compare_record_phases(c, s, round, doc);
     } else if (doc) {
-        compare_record_run(c, s, round, doc);
+        compare_record(c, s, round, doc);
     }
     /* The ranks stop together: one rank's signal stops them all. */
     if (sbio_mpi_agree(rc == -EINTR || sbio_stop_requested() ? -EINTR : 0, NULL))
@@ -880,39 +745,16 @@ static int compare_rounds(struct compare *c)
     return rc;
 }
 
-/* The difference of a mean m (sd, over n runs) to the baseline's m0 (sd0, n0) in %, and
- * Welch's p-value of it, for the setting's summary. No successful run on either side: no
- * difference (NaN), not -100%; no test (p < 0) where there is no difference or too few
- * runs. */
-static void diff_of(double m, double sd, size_t n, double m0, double sd0, size_t n0, double *pct,
-                    double *p)
-{
-    /* A baseline of 0 (no fsyncs, say) has no % difference: infinite, or 0 when both are. */
-    bool both = n0 && n && !isnan(m0) && !isnan(m);
-    *pct = !both ? NAN : m0 ? (m - m0) / m0 * 100 : m ? copysign(INFINITY, m) : 0;
-    *p = both ? sbio_infer_welch_p(m, sd, n, m0, sd0, n0) : -1;
-}
-
-/* Each (phase, setting)'s summary and its difference to the phase's first setting; the
- * table's figures; the widest CI of each setting. */
+/* The table's figures, and the widest CI of each setting. */
 static void compare_summarize(struct compare *c)
 {
-    size_t ns = c->ns;
-    for (size_t i = 0; i < c->np * ns; i++)
-        summarize(&c->figs[i * c->repeat], c->nfig[i], &c->sum[i]);
-    for (size_t ph = 0; ph < c->np; ph++) {
-        struct summary *b = &c->sum[ph * ns];
-        for (size_t s = 1; s < ns; s++)
-            diff_of(b[s].ops_m, b[s].ops_sd, b[s].n, b[0].ops_m, b[0].ops_sd, b[0].n,
-                    &b[s].diff_pct, &b[s].p);
-    }
     sbio_table_compute(&c->tab);
-    for (size_t s = 0; s < ns; s++)
+    for (size_t s = 0; s < c->ns; s++)
         c->widest[s] = sbio_table_widest(&c->tab, s, c->widest_at[s], sizeof(c->widest_at[s]));
 }
 
 static const char *const stop_names[] = {
-    [STOP_RUNNING] = "running",   [STOP_TARGET] = "target", [STOP_MAX] = "max-repeat",
+    [STOP_RUNNING] = "running",       [STOP_TARGET] = "target", [STOP_MAX] = "max-repeat",
     [STOP_TIME] = "max-compare-time", [STOP_REPEAT] = "repeat", [STOP_INTR] = "interrupted",
 };
 
@@ -957,8 +799,8 @@ static void compare_print(const struct compare *c)
         fprintf(c->out, "\n--max-compare-time reached after %zu runs\n", c->made);
 }
 
-/* settings[s] of the JSON: its name and values, its runs, why they ended, its summary (the
- * first phase's) and the table's figures of each phase, job and metric. */
+/* settings[s] of the JSON: its name and values, its runs, why they ended, and the table's
+ * figures of each phase, job and metric. */
 static json_t *compare_setting_json(const struct compare *c, size_t s)
 {
     size_t idx[MAX_AXES];
@@ -968,9 +810,8 @@ static json_t *compare_setting_json(const struct compare *c, size_t s)
         json_object_set_new(vals, c->axes[a].key, json_string(c->axes[a].vals[idx[a]]));
     json_t *stop = json_pack("{s:s,s:o,s:s}", "reason", stop_names[c->stop[s]], "widest_ci_pct",
                              num_json(c->widest[s]), "widest", c->widest_at[s]);
-    return json_pack("{s:s,s:o,s:O,s:o,s:o,s:o}", "name", c->names[s], "values", vals, "runs",
-                     c->runs[s], "stop", stop, "summary", summary_json(&c->sum[s], s == 0),
-                     "phases", sbio_table_json(&c->tab, s));
+    return json_pack("{s:s,s:o,s:O,s:o,s:o}", "name", c->names[s], "values", vals, "runs",
+                     c->runs[s], "stop", stop, "phases", sbio_table_json(&c->tab, s));
 }
 
 /* The sbio-compare/1 document: how the compare was made, then every setting. */
@@ -1029,7 +870,7 @@ static void compare_write(struct compare *c)
         fclose(f);
     json_decref(docs);
     if (!c->failed)
-        fprintf(c->out, "\nEvery run's result and the summary: %s\n", c->cfg->output);
+        fprintf(c->out, "\nEvery run's result and the table's figures: %s\n", c->cfg->output);
 }
 
 int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,

@@ -62,9 +62,15 @@ static const struct metric {
     const char *op;
 } metrics[] = {
 #define LAT(op, q)                                                                                 \
-    {op ".p" q, "result.op_types." op ".latency.percentiles_ns." q, NULL, op " p" q, "ns", NULL, op}
+    {                                                                                              \
+        op ".p" q, "result.op_types." op ".latency.percentiles_ns." q, NULL, op " p" q, "ns",      \
+            NULL, op                                                                               \
+    }
 #define PER_OP(op) LAT(op, "50"), LAT(op, "95"), LAT(op, "99"), LAT(op, "99.9")
-#define MIB(op)    {op ".mib", "result.op_types." op ".mib_per_s", NULL, op " MiB/s", "MiB/s", "%.2f", op}
+#define MIB(op)                                                                                    \
+    {                                                                                              \
+        op ".mib", "result.op_types." op ".mib_per_s", NULL, op " MiB/s", "MiB/s", "%.2f", op      \
+    }
     {"ops", NULL, metric_ops, "ops/s", "ops/s", "%.0f", NULL},
     {"mib", NULL, metric_mib, "MiB/s", "MiB/s", "%.2f", NULL},
     {"time", "result.elapsed_s", NULL, "time, s", "s", "%.3f", NULL},
@@ -348,10 +354,10 @@ static void cell_stats(struct sbio_table *t, size_t ph, size_t b, size_t s, size
     bool *mark = &t->out[val_at(t, ph, b, s, c, 0)];
     double *all = &t->val[val_at(t, ph, b, s, c, 0)];
     memset(mark, 0, t->nrun[s] * sizeof(bool));
-    e->nout = e->n >= SBIO_TABLE_OUTLIER_MIN
-                  ? sbio_infer_outliers(all, t->nrun[s], SBIO_TABLE_OUTLIER_MADS * 1.4826, mark,
-                                        NULL)
-                  : 0;
+    e->nout =
+        e->n >= SBIO_TABLE_OUTLIER_MIN
+            ? sbio_infer_outliers(all, t->nrun[s], SBIO_TABLE_OUTLIER_MADS * 1.4826, mark, NULL)
+            : 0;
 }
 
 /* Cell e's difference to the baseline's cell b0: %, its CI and Welch's p. No value on a
@@ -360,13 +366,13 @@ static void cell_diff(struct sbio_table_cell *e, const struct sbio_table_cell *b
 {
     if (!e->n || !b0->n)
         return;
-    e->diff_pct = b0->mean ? (e->mean - b0->mean) / fabs(b0->mean) * 100
+    e->diff_pct = b0->mean  ? (e->mean - b0->mean) / fabs(b0->mean) * 100
                   : e->mean ? copysign(INFINITY, e->mean)
                             : 0;
     e->p = sbio_infer_welch_p(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n);
     if (e->n >= 2 && b0->n >= 2)
-        e->ci = sbio_infer_diff_ci(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n,
-                                   SBIO_TABLE_LEVEL, &e->lo, &e->hi);
+        e->ci = sbio_infer_diff_ci(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n, SBIO_TABLE_LEVEL,
+                                   &e->lo, &e->hi);
 }
 
 /* Holm's correction over phase ph's tests: every (block, setting, column) but the baseline. */
@@ -442,9 +448,10 @@ double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_
                 if (!col_shown(t, ph, b, c))
                     continue;
                 const struct sbio_table_cell *e = sbio_table_cell(t, ph, b, s, c);
-                double w = e->n < 2           ? NAN
-                           : e->mean          ? e->half / fabs(e->mean) * 100
-                           : e->half ? INFINITY : 0;
+                double w = e->n < 2  ? NAN
+                           : e->mean ? e->half / fabs(e->mean) * 100
+                           : e->half ? INFINITY
+                                     : 0;
                 if (!(w <= widest)) {
                     widest = w;
                     cell_where(t, ph, b, c, what, len);
@@ -608,19 +615,17 @@ static void print_outliers(const struct sbio_table *t, FILE *out, size_t ph,
                     char where[256], v[32];
                     cell_where(t, ph, b, c, where, sizeof(where));
                     metric_fmt(v, sizeof(v), &metrics[t->col[c]], t->val[i]);
-                    fprintf(out, "  ! %s, run %u: %s %s\n", names[s],
-                            t->rep[s * t->maxrun + r], where, v);
+                    fprintf(out, "  ! %s, run %u: %s %s\n", names[s], t->rep[s * t->maxrun + r],
+                            where, v);
                 }
             }
 }
 
-static void print_footer(const struct sbio_table *t, FILE *out, size_t ph,
-                         const char *const *names)
+static void print_footer(const struct sbio_table *t, FILE *out, size_t ph, const char *const *names)
 {
     size_t m = t->ntests[ph];
-    fprintf(out,
-            "\nmean ± sd over each setting's runs; Δ: the difference of the mean to the first "
-            "row's, [its 95%% confidence interval]\n");
+    fprintf(out, "\nmean ± sd over each setting's runs; Δ: the difference of the mean to the first "
+                 "row's, [its 95%% confidence interval]\n");
     if (m)
         fprintf(out,
                 "* significant at 5%% after Holm–Bonferroni over the %zu comparison%s of this "
@@ -707,11 +712,11 @@ static json_t *cell_json(const struct sbio_table *t, size_t ph, size_t b, size_t
         if (t->out[i])
             json_array_append_new(outs, json_integer(rep));
     }
-    json_t *o = json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "unit", metrics[t->col[c]].unit,
-                          "n", (json_int_t)e->n, "values", vals, "repeats", reps, "outliers", outs,
-                          "mean", num_json(e->mean), "stddev", num_json(e->n ? e->sd : NAN),
-                          "ci95", json_pack("[o,o]", num_json(e->mean - e->half),
-                                            num_json(e->mean + e->half)));
+    json_t *o =
+        json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "unit", metrics[t->col[c]].unit, "n",
+                  (json_int_t)e->n, "values", vals, "repeats", reps, "outliers", outs, "mean",
+                  num_json(e->mean), "stddev", num_json(e->n ? e->sd : NAN), "ci95",
+                  json_pack("[o,o]", num_json(e->mean - e->half), num_json(e->mean + e->half)));
     if (s) {
         json_object_set_new(o, "diff_pct", num_json(e->diff_pct));
         json_object_set_new(o, "diff_ci95_pct",
@@ -736,14 +741,12 @@ json_t *sbio_table_json(const struct sbio_table *t, size_t s)
             for (size_t c = 0; c < t->ncol; c++)
                 if (col_shown(t, ph, b, c))
                     json_object_set_new(mets, metrics[t->col[c]].name, cell_json(t, ph, b, s, c));
-            json_array_append_new(
-                jobs, json_pack("{s:s,s:b,s:o}", "name", p->block[b], "total",
-                                p->nb > 1 && b == p->nb - 1, "metrics", mets));
+            json_array_append_new(jobs, json_pack("{s:s,s:b,s:o}", "name", p->block[b], "total",
+                                                  p->nb > 1 && b == p->nb - 1, "metrics", mets));
         }
-        json_array_append_new(phases,
-                              json_pack("{s:s,s:I,s:I,s:o}", "name", p->name, "runs_ok",
-                                        (json_int_t)t->nph[ph * t->ns + s], "runs",
-                                        (json_int_t)t->tried[s], "jobs", jobs));
+        json_array_append_new(phases, json_pack("{s:s,s:I,s:I,s:o}", "name", p->name, "runs_ok",
+                                                (json_int_t)t->nph[ph * t->ns + s], "runs",
+                                                (json_int_t)t->tried[s], "jobs", jobs));
     }
     return phases;
 }

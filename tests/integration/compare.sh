@@ -146,7 +146,7 @@ for s in mq-deadline bfq; do
 done
 check "schedulers: the footer says how many comparisons the correction covers" \
 	grep -qE '^\* significant at 5% after Holm–Bonferroni over the [0-9]+ comparisons of this table' "$TMP/sched.out"
-check "schedulers: says where the JSON went" grep -qF "Every run's result and the summary: $TMP/sched.json" "$TMP/sched.out"
+check "schedulers: says where the JSON went" grep -qF "Every run's result and the table's figures: $TMP/sched.json" "$TMP/sched.out"
 
 # --- Caches dropped before each run (the default): seqrd, each run reads from the device ---
 # 256 events: 4 MiB at 16K, the whole 16 MiB set at 64K; with --repeat=2 a run that kept the

@@ -57,10 +57,11 @@ static void test_metrics_parse(void **state)
         assert_int_equal(sbio_table_metrics_parse(list, idx, &n), 0);
         assert_int_equal(n, k - from);
     }
-    const char *names[] = {"ops",   "mib",      "time",      "reads",     "writes",    "fsyncs",
-                           "rmws",  "cpu",      "util",      "share",     "p50",       "p95",
-                           "p99",   "p99.9",    "read.mib",  "write.mib", "read.p50",  "read.p95",
-                           "read.p99", "write.p99.9", "fsync.p99", "rmw.p99"};
+    const char *names[] = {"ops",       "mib",      "time",     "reads",    "writes",
+                           "fsyncs",    "rmws",     "cpu",      "util",     "share",
+                           "p50",       "p95",      "p99",      "p99.9",    "read.mib",
+                           "write.mib", "read.p50", "read.p95", "read.p99", "write.p99.9",
+                           "fsync.p99", "rmw.p99"};
     for (size_t k = 0; k < ARRAY_LEN(names); k++)
         if (metric_index(names[k]) < 0)
             fail_msg("metric %s missing", names[k]);
@@ -117,25 +118,25 @@ static void test_metrics_values(void **state)
         const char *name;
         double want;
     } cases[] = {
-        {"ops", 1000 / 2.5},    /* ops over elapsed_s */
-        {"mib", 3.75 + 2.5},    /* read + write MiB/s */
-        {"time", 2.5},          /* elapsed_s: sysbench's total time */
-        {"reads", 240.5},       /* op_types.read.ops_per_s */
-        {"writes", 160.25},     /* op_types.write.ops_per_s */
-        {"fsyncs", 0},          /* a rate of 0 is a figure */
-        {"cpu", 1.5 + 20.25},   /* user + system, % of one CPU */
-        {"util", 97.5},         /* the first device's */
-        {"share", 25},          /* bytes_share, % */
-        {"p50", 2000},          /* all operations' percentiles */
-        {"p95", 1310720},       /* */
-        {"p99", 2621440},       /* */
-        {"p99.9", 9000000},     /* a key with a dot of its own */
-        {"read.p50", 1000},     /* one op type's */
-        {"read.p99", 70000},    /* */
-        {"read.p99.9", 90000},  /* */
-        {"write.p99", 800000},  /* */
-        {"read.mib", 3.75},     /* */
-        {"write.mib", 2.5},     /* */
+        {"ops", 1000 / 2.5},   /* ops over elapsed_s */
+        {"mib", 3.75 + 2.5},   /* read + write MiB/s */
+        {"time", 2.5},         /* elapsed_s: sysbench's total time */
+        {"reads", 240.5},      /* op_types.read.ops_per_s */
+        {"writes", 160.25},    /* op_types.write.ops_per_s */
+        {"fsyncs", 0},         /* a rate of 0 is a figure */
+        {"cpu", 1.5 + 20.25},  /* user + system, % of one CPU */
+        {"util", 97.5},        /* the first device's */
+        {"share", 25},         /* bytes_share, % */
+        {"p50", 2000},         /* all operations' percentiles */
+        {"p95", 1310720},      /* */
+        {"p99", 2621440},      /* */
+        {"p99.9", 9000000},    /* a key with a dot of its own */
+        {"read.p50", 1000},    /* one op type's */
+        {"read.p99", 70000},   /* */
+        {"read.p99.9", 90000}, /* */
+        {"write.p99", 800000}, /* */
+        {"read.mib", 3.75},    /* */
+        {"write.mib", 2.5},    /* */
     };
     for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
         int i = metric_index(cases[k].name);
@@ -165,8 +166,8 @@ static void test_metrics_values(void **state)
 /* A job's result: ops/s (elapsed 1 s) and a read p99. */
 static json_t *job_result(double ops, double p99)
 {
-    return json_pack("{s:{s:f,s:f,s:{s:{s:f,s:f,s:{s:{s:f}}}}}}", "result", "elapsed_s", 1.0,
-                     "ops", ops, "op_types", "read", "ops", ops, "ops_per_s", ops, "latency",
+    return json_pack("{s:{s:f,s:f,s:{s:{s:f,s:f,s:{s:{s:f}}}}}}", "result", "elapsed_s", 1.0, "ops",
+                     ops, "op_types", "read", "ops", ops, "ops_per_s", ops, "latency",
                      "percentiles_ns", "99", p99);
 }
 
