@@ -375,7 +375,25 @@ static void cell_diff(struct sbio_table_cell *e, const struct sbio_table_cell *b
                                    &e->lo, &e->hi);
 }
 
-/* Holm's correction over phase ph's tests: every (block, setting, column) but the baseline. */
+/* Whether block b of phase ph has column c: a value in some setting's run. The jobs' total
+ * leaves out an op type's column that one job alone has (it is that job's, shown above). */
+static bool col_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c)
+{
+    const struct sbio_table_phase *p = &t->ph[ph];
+    bool total = p->nb > 1 && b == p->nb - 1;
+    size_t jobs = 0;
+    for (size_t j = 0; total && metrics[t->col[c]].op && j < b; j++)
+        jobs += col_shown(t, ph, j, c);
+    if (total && metrics[t->col[c]].op && jobs < 2)
+        return false;
+    for (size_t s = 0; s < t->ns; s++)
+        if (sbio_table_cell(t, ph, b, s, c)->n)
+            return true;
+    return false;
+}
+
+/* Holm's correction over phase ph's tests: every (block, setting, column) the table shows but
+ * the baseline. */
 static void phase_holm(struct sbio_table *t, size_t ph)
 {
     size_t n = t->nb * t->ns * t->ncol;
@@ -386,8 +404,10 @@ static void phase_holm(struct sbio_table *t, size_t ph)
         free(adj);
         return;
     }
-    for (size_t i = 0; i < n; i++)
-        p[i] = first[i].p;
+    for (size_t i = 0; i < n; i++) {
+        size_t b = i / (t->ns * t->ncol), c = i % t->ncol;
+        p[i] = b < t->ph[ph].nb && col_shown(t, ph, b, c) ? first[i].p : -1;
+    }
     t->ntests[ph] = sbio_infer_holm(p, n, adj);
     for (size_t i = 0; i < n; i++)
         first[i].p_holm = adj[i];
@@ -412,15 +432,6 @@ void sbio_table_compute(struct sbio_table *t)
         phase_holm(t, ph);
     }
     free(x);
-}
-
-/* Whether block b of phase ph has column c: a value in some setting's run. */
-static bool col_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c)
-{
-    for (size_t s = 0; s < t->ns; s++)
-        if (sbio_table_cell(t, ph, b, s, c)->n)
-            return true;
-    return false;
 }
 
 /* "job readers, read p99" (a phase's block named when the table has several). */

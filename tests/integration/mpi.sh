@@ -15,7 +15,7 @@
 #   ends promptly and rank 0's report, marked interrupted, is printed;
 # - compare on a loop device (root), 2 ranks: one process switches the scheduler, both ranks'
 #   runs happen under each scheduler (read from sysfs by each rank as its run starts, and
-#   sampled from outside), everything restored.
+#   sampled from outside), everything restored; with --repeat=auto the ranks stop together.
 # A binary built without MPI says so: skipped, which CI=true turns into a failure.
 source "$(dirname "$0")/lib.sh"
 
@@ -301,3 +301,19 @@ if [ "$same" = "$before" ]; then ok "compare: every queue setting restored"; els
 # (the lock file stays, as after any run; the state file says a restore is owed)
 [ -e "$SBIO_STATE_DIR/$LOOP.state" ] && notok "compare: no state file left ($SBIO_STATE_DIR/$LOOP.state)" ||
 	ok "compare: no state file left"
+# --repeat=auto: the ranks agree after each round on which settings go on (rank 0 decides);
+# a setting stops at 3 runs when settled, else at --max-repeat's 4.
+"${MPI[@]}" -np 2 "$SBIO" compare "${CSET[@]}" --file-test-mode=rndrd --time=1 --rate=2000 \
+	--schedulers="$other,$cur" --repeat=auto --target-ci=30 --max-repeat=4 --metrics=ops \
+	-o "$TMP/auto.json" >"$TMP/out" 2>"$TMP/err"
+eq "2-rank compare --repeat=auto: exit status" "$?" 0
+eq "2-rank compare --repeat=auto: one line per setting after the table (rank 0's alone)" \
+	"$(grep -c '^  scheduler=.*: [34] runs, ' "$TMP/out")" 2
+eq "2-rank compare --repeat=auto: each setting stopped by the target at 3 runs or at the cap at 4, every run merged from both ranks" \
+	"$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d['settings']:
+    n, why = len(s['runs']), s['stop']['reason']
+    ranks = {len(r['result']['result']['ranks']) for r in s['runs']}
+    if (n, why) not in ((3, 'target'), (4, 'target'), (4, 'max-repeat')) or ranks != {2}: print(s['name'], n, why, ranks)" "$TMP/auto.json")" ""

@@ -3,7 +3,7 @@
  * type only where the block did that op), and a table filled from script results: a block
  * per job and their total, each cell's mean ± sd, the difference to the first setting with
  * its CI, Holm's correction over the phase's tests, the marked runs, the widest CI, the
- * text and the JSON. */
+ * total's columns, the text and the JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -163,12 +163,17 @@ static void test_metrics_values(void **state)
 
 /* ---- a table of script results ---- */
 
-/* A job's result: ops/s (elapsed 1 s) and a read p99. */
-static json_t *job_result(double ops, double p99)
+/* A job's result: ops/s (elapsed 1 s), all of op type op, and their p99. */
+static json_t *job_result_of(const char *op, double ops, double p99)
 {
     return json_pack("{s:{s:f,s:f,s:{s:{s:f,s:f,s:{s:{s:f}}}}}}", "result", "elapsed_s", 1.0, "ops",
-                     ops, "op_types", "read", "ops", ops, "ops_per_s", ops, "latency",
-                     "percentiles_ns", "99", p99);
+                     ops, "op_types", op, "ops", ops, "ops_per_s", ops, "latency", "percentiles_ns",
+                     "99", p99);
+}
+
+static json_t *job_result(double ops, double p99)
+{
+    return job_result_of("read", ops, p99);
 }
 
 /* An sbio-script/1 result of one phase "mixed" of jobs a and b (and their total), with the
@@ -300,6 +305,46 @@ static void test_table_text_json(void **state)
     sbio_table_free(&t);
 }
 
+/* The jobs' total shows an op type's column only when two jobs or more have it: a reader
+ * and a writer's total has ops/s, not their p99s (each the one job's, shown above). */
+static void test_table_total_columns(void **state)
+{
+    (void)state;
+    struct sbio_table_phase ph = {.name = "rw", .nb = 3, .block = {"r", "w", "total"}};
+    size_t col[3], ncol;
+    struct sbio_table t;
+    assert_int_equal(sbio_table_metrics_parse("ops,read.p99,write.p99", col, &ncol), 0);
+    assert_int_equal(sbio_table_init(&t, 2, 3, &ph, 1, col, ncol), 0);
+    for (unsigned r = 0; r < 3; r++)
+        for (size_t s = 0; s < 2; s++) {
+            json_t *jobs = json_pack("[{s:s,s:o},{s:s,s:o}]", "name", "r", "result",
+                                     job_result_of("read", 100 + r + s * 50, 1e5), "name", "w",
+                                     "result", job_result_of("write", 10 + r, 2e5 + r));
+            json_t *total = job_result_of("read", 110 + 2 * r + s * 50, 1e5);
+            json_t *d = json_pack("{s:[{s:s,s:o,s:o}]}", "phases", "name", "rw", "jobs", jobs,
+                                  "total", total);
+            assert_int_equal(sbio_table_add(&t, s, r + 1, d), 1);
+            json_decref(d);
+        }
+    sbio_table_compute(&t);
+    /* Tests: r's ops and read.p99, w's ops and write.p99, the total's ops = 5. */
+    assert_int_equal(t.ntests[0], 5);
+    const char *names[] = {"one", "two"};
+    char out[MSG_MAX];
+    FILE *f = fmemopen(out, sizeof(out), "w");
+    assert_non_null(f);
+    sbio_table_print(&t, f, names);
+    fclose(f);
+    char *tot = strstr(out, "All jobs together");
+    assert_non_null(tot);
+    char *head = strstr(tot, "setting");
+    assert_non_null(head);
+    *strchr(head, '\n') = 0;
+    assert_has(head, "ops/s");
+    assert_lacks(head, "p99");
+    sbio_table_free(&t);
+}
+
 /* A refused phase has no values; a run of built-in options is one block without a name. */
 static void test_table_refused_and_plain(void **state)
 {
@@ -337,11 +382,9 @@ static void test_table_refused_and_plain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_metrics_parse),
-        cmocka_unit_test(test_metrics_values),
-        cmocka_unit_test(test_table_cells),
-        cmocka_unit_test(test_table_text_json),
-        cmocka_unit_test(test_table_refused_and_plain),
+        cmocka_unit_test(test_metrics_parse),       cmocka_unit_test(test_metrics_values),
+        cmocka_unit_test(test_table_cells),         cmocka_unit_test(test_table_text_json),
+        cmocka_unit_test(test_table_total_columns), cmocka_unit_test(test_table_refused_and_plain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
