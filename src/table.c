@@ -617,7 +617,7 @@ static void print_outliers(const struct sbio_table *t, FILE *out, size_t ph,
     for (size_t b = 0; b < t->ph[ph].nb; b++)
         for (size_t s = 0; s < t->ns; s++)
             for (size_t c = 0; c < t->ncol; c++) {
-                if (!sbio_table_cell(t, ph, b, s, c)->nout)
+                if (!sbio_table_cell(t, ph, b, s, c)->nout || !col_shown(t, ph, b, c))
                     continue;
                 for (size_t r = 0; r < t->nrun[s]; r++) {
                     size_t i = val_at(t, ph, b, s, c, r);
@@ -645,8 +645,10 @@ static void print_footer(const struct sbio_table *t, FILE *out, size_t ph, const
     else
         fprintf(out, "no comparison tested: a test needs 2 runs of a setting and of the first\n");
     bool any = false;
-    for (size_t i = 0; i < t->nb * t->ns * t->ncol; i++)
-        any |= t->cell[ph * t->nb * t->ns * t->ncol + i].nout > 0;
+    for (size_t b = 0; b < t->ph[ph].nb; b++)
+        for (size_t s = 0; s < t->ns; s++)
+            for (size_t c = 0; c < t->ncol; c++)
+                any |= sbio_table_cell(t, ph, b, s, c)->nout && col_shown(t, ph, b, c);
     if (!any)
         return;
     fprintf(out,
