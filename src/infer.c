@@ -115,7 +115,7 @@ static double infer_density(double t, double df)
  * convex on t >= 0, so Newton's steps from below never overshoot; those from above can). */
 static double infer_tail_solve(double q, double df, double t0)
 {
-    double lo = 0, hi = t0 > 1 ? t0 : 1;
+    double lo = 0, hi = isfinite(t0) && t0 > 1 ? t0 : 1;
     while (infer_tail(hi, df) > q && hi < 1e300)
         hi *= 2;
     double t = t0 > lo && t0 < hi ? t0 : (lo + hi) / 2;

@@ -23,9 +23,9 @@ double sbio_infer_betai(double a, double b, double x);
  * are constant and differ, 1 when both are constant and equal. */
 double sbio_infer_welch_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2);
 
-/* Student t: inverse CDF, p in (0,1), df > 0 (df may be fractional: Welch). NAN for p or df
- * outside those ranges. t(1 - p) = -t(p); relative error below about 1e-10 (absolute near
- * p = 0.5, where t is near 0). */
+/* Student t: inverse CDF, p in (0,1), df > 0 (df may be fractional: Welch; INFINITY: the
+ * standard normal's). NAN for p or df outside those ranges. t(1 - p) = -t(p); relative
+ * error below about 1e-10 (absolute near p = 0.5, where t is near 0). */
 double sbio_infer_t_quantile(double p, double df);
 
 /* Welch–Satterthwaite degrees of freedom of two samples' mean difference; NAN if n < 2.

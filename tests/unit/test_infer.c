@@ -424,8 +424,8 @@ static void test_diff_ci_worked(void **state)
     assert_close(lo, -20.0, 1e-5);
     assert_close(hi, -20.0, 1e-5);
 
-    /* A baseline not distinguishable from 0 (m0 = 5 with t(0.975, 2) sd/sqrt(3) = 24.8): the
-     * set of ratios is unbounded. So is a baseline of exactly 0. */
+    /* A baseline not distinguishable from 0 (m0 = 5 below t sd/sqrt(n) = 2.7764 10/sqrt(3) =
+     * 16.0, Welch's df 4): the set of ratios is unbounded. So is a baseline of exactly 0. */
     assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 5, 10, 3, 0.95, &lo, &hi), -ERANGE);
     assert_int_equal(sbio_infer_diff_ci(50, 0, 3, 0, 0, 3, 0.95, &lo, &hi), -ERANGE);
     assert_int_equal(sbio_infer_diff_ci(50, 1, 3, 0, 1, 3, 0.95, &lo, &hi), -ERANGE);
