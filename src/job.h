@@ -51,7 +51,7 @@ struct sbio_job {
     bool warmup_auto;      /* --warmup=auto (warmup_s 0): until the throughput settles */
     uint64_t warmup_max_s; /* its cap */
     double warmup_tol_pct; /* its tolerance (steady.h) */
-    uint64_t seed; /* the job's random seed, never 0 once the session has drawn it */
+    uint64_t seed;         /* the job's random seed, never 0 once the session has drawn it */
     bool verify, verify_fatal;
 };
 

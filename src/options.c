@@ -1379,7 +1379,7 @@ static int opt_check_warmup(const struct sbio_config *cfg, unsigned nranks)
     }
     const char *only = sbio_options_given(cfg, "warmup-max")         ? "warmup-max"
                        : sbio_options_given(cfg, "warmup-tolerance") ? "warmup-tolerance"
-                                                                       : NULL;
+                                                                     : NULL;
     if (only && !cfg->warmup_auto) {
         sbio_err("--%s goes with --warmup=auto; a fixed warm-up (--warmup=N) has no cap or "
                  "tolerance",

@@ -84,7 +84,7 @@ struct sbio_config {
     bool warmup_auto;      /* --warmup=auto: until the throughput settles (steady.h) */
     uint64_t warmup_max_s; /* --warmup=auto's cap */
     double warmup_tol_pct; /* --warmup=auto's tolerance */
-    uint64_t rate; /* ops/s over all threads, 0: unlimited */
+    uint64_t rate;         /* ops/s over all threads, 0: unlimited */
     uint64_t report_interval_s;
     uint64_t percentile; /* 1..100 */
     bool histogram;

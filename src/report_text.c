@@ -694,8 +694,8 @@ static void text_warmup(FILE *out, const struct sbio_run_result *res)
     fprintf(out,
             "Warm-up: auto, %s after %.1f s (last %.0f s within ±%.1f%%, slope %+.1f%%/s); "
             "measuring from there\n",
-            w->settled ? "settled" : "not settled", w->measured_from_s, w->window_s,
-            w->spread_pct, w->slope_pct_per_s);
+            w->settled ? "settled" : "not settled", w->measured_from_s, w->window_s, w->spread_pct,
+            w->slope_pct_per_s);
 }
 
 void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,

@@ -563,13 +563,13 @@ static void run_warmup_auto(struct run *r, struct sbio_run_result *res)
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
     __atomic_store_n(&ph->go, 1, __ATOMIC_RELEASE); /* whatever ended it ends the others' */
-    res->warmup = (struct sbio_warmup_result){.is_auto = true,
-                                              .settled = fig.settled,
-                                              .measured_from_s =
-                                                  (double)(sbio_now_ns() - start) / 1e9,
-                                              .window_s = fig.window_s,
-                                              .spread_pct = fig.spread_pct,
-                                              .slope_pct_per_s = fig.slope_pct_per_s};
+    res->warmup =
+        (struct sbio_warmup_result){.is_auto = true,
+                                    .settled = fig.settled,
+                                    .measured_from_s = (double)(sbio_now_ns() - start) / 1e9,
+                                    .window_s = fig.window_s,
+                                    .spread_pct = fig.spread_pct,
+                                    .slope_pct_per_s = fig.slope_pct_per_s};
 }
 
 /* The warm-up (--warmup-time, or --warmup=auto): the threads run unmeasured (no event

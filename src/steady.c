@@ -62,7 +62,7 @@ bool sbio_steady_check(const struct sbio_steady *s, struct sbio_steady_fig *f)
         f->spread_pct = d > f->spread_pct ? d : f->spread_pct;
     }
     f->slope_pct_per_s = steady_slope(s) / f->mean * 100;
-    f->settled = f->spread_pct <= s->tol_pct &&
-                 fabs(f->slope_pct_per_s) * f->window_s <= s->tol_pct;
+    f->settled =
+        f->spread_pct <= s->tol_pct && fabs(f->slope_pct_per_s) * f->window_s <= s->tol_pct;
     return f->settled;
 }

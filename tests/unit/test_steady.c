@@ -152,9 +152,9 @@ static void test_zero_never_settles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_init_rejects),    cmocka_unit_test(test_settles),
-        cmocka_unit_test(test_never_settles),   cmocka_unit_test(test_slow_ramp),
-        cmocka_unit_test(test_noisy_flat),      cmocka_unit_test(test_uneven_intervals),
+        cmocka_unit_test(test_init_rejects),       cmocka_unit_test(test_settles),
+        cmocka_unit_test(test_never_settles),      cmocka_unit_test(test_slow_ramp),
+        cmocka_unit_test(test_noisy_flat),         cmocka_unit_test(test_uneven_intervals),
         cmocka_unit_test(test_zero_never_settles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
