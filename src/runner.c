@@ -498,6 +498,12 @@ struct sbio_warmup_phase *sbio_warmup_phase_new(unsigned jobs)
     return p;
 }
 
+void sbio_warmup_phase_release(struct sbio_warmup_phase *p)
+{
+    if (p)
+        __atomic_store_n(&p->go, 1, __ATOMIC_RELEASE);
+}
+
 void sbio_warmup_phase_free(struct sbio_warmup_phase *p)
 {
     if (p)
@@ -562,7 +568,7 @@ static void run_warmup_auto(struct run *r, struct sbio_run_result *res)
         struct timespec ts = {.tv_sec = (time_t)(wake / sec), .tv_nsec = (long)(wake % sec)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
-    __atomic_store_n(&ph->go, 1, __ATOMIC_RELEASE); /* whatever ended it ends the others' */
+    sbio_warmup_phase_release(ph); /* whatever ended it ends the others' */
     res->warmup =
         (struct sbio_warmup_result){.is_auto = true,
                                     .settled = fig.settled,
@@ -930,8 +936,8 @@ int sbio_runner_run(const struct sbio_job *job, const struct sbio_runner_env *en
 {
     int rc = runner_run(job, env, res);
     /* A job that never reached its warm-up must not keep its phase's others waiting. */
-    if (rc && env->warmup_phase)
-        __atomic_store_n(&env->warmup_phase->go, 1, __ATOMIC_RELEASE);
+    if (rc)
+        sbio_warmup_phase_release(env->warmup_phase);
     /* Once its threads are started runner_run meets the others and returns 0; a process that
      * could not start them still meets them once, so that none waits for it. */
     if (env->sync && rc)

@@ -56,6 +56,8 @@ struct sbio_warmup_phase {
 /* A phase object for jobs jobs, in memory shared across fork; NULL when there is none (each
  * job then warms up alone). */
 struct sbio_warmup_phase *sbio_warmup_phase_new(unsigned jobs);
+/* Every job of the phase ends its warm-up now (p may be NULL: nothing to do). */
+void sbio_warmup_phase_release(struct sbio_warmup_phase *p);
 void sbio_warmup_phase_free(struct sbio_warmup_phase *p);
 
 /* Where a job runs: the open set, the devices whose counters the result carries, what the

@@ -454,6 +454,8 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
             break;
         }
     }
+    if (rc && n) /* --warmup=auto: the jobs started do not wait for those that never will */
+        sbio_warmup_phase_release(jobs[0].env.warmup_phase);
     for (unsigned k = 0; k < *started && nthr > 1; k++)
         if (!session_job_forks(&jobs[k]))
             pthread_join(jobs[k].tid, NULL);
