@@ -48,7 +48,10 @@ struct sbio_job {
     uint64_t think_us; /* pause between a thread's operations */
     /* How long: 0 is no limit for both (then until a signal). */
     uint64_t time_s, events, warmup_s;
-    uint64_t seed; /* the job's random seed, never 0 once the session has drawn it */
+    bool warmup_auto;      /* --warmup=auto (warmup_s 0): until the throughput settles */
+    uint64_t warmup_max_s; /* its cap */
+    double warmup_tol_pct; /* its tolerance (steady.h) */
+    uint64_t seed;         /* the job's random seed, never 0 once the session has drawn it */
     bool verify, verify_fatal;
 };
 

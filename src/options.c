@@ -23,6 +23,7 @@ enum opt_type {
     T_FILL,
     T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
     T_IOPRIO,     /* CLASS[:LEVEL] or none (ioprio.h): the kernel's value */
+    T_WARMUP,     /* auto, or N seconds (as --warmup-time) */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
     T_CONFIG,     /* --config-file=FILE: read before the command line (sbio_options_parse) */
     T_INIT_RNG,   /* sysbench 0.4's --init-rng: sbio's default already; boolean */
@@ -67,6 +68,9 @@ static const struct optdef opts[] = {
      "limit on the run's duration in seconds; 0: no limit"},
     {"warmup-time", NULL, T_UINT, OFF(warmup_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
      "run this many seconds before measuring; warm-up operations are not counted"},
+    {"warmup", NULL, T_WARMUP, OFF(warmup_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "auto|N",
+     "warm up unmeasured: N seconds (as --warmup-time), or auto: until the throughput has "
+     "settled (at most --warmup-max)"},
     {"rate", "tx-rate", T_UINT, OFF(rate), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
      "target rate in operations per second over all threads; 0: unlimited"},
     {"report-interval", NULL, T_UINT, OFF(report_interval_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0,
@@ -202,6 +206,11 @@ static const struct optdef opts[] = {
      "pin worker threads to these CPUs, e.g. 0-3,6 (round-robin)"},
     {"file-per-rank", NULL, T_BOOL, OFF(file_per_rank), "off", NULL, 0, 0, DIR_CMDS, 0, "on|off",
      "under mpirun: each rank its own file set in DIR/rank.N (off: all ranks share DIR's)"},
+    {"warmup-max", NULL, T_UINT, OFF(warmup_max_s), "60", NULL, 1, UINT32_MAX, ALL_RUN, 0, "N",
+     "--warmup=auto: start measuring after N seconds even if the throughput has not settled"},
+    {"warmup-tolerance", NULL, T_DOUBLE, OFF(warmup_tol_pct), "5", NULL, 0, 0, ALL_RUN, 0, "PCT",
+     "--warmup=auto: settled when the last 5 one-second samples are within +-PCT% of their "
+     "mean and their fitted slope moves at most PCT% over them"},
     /* sysbench's old test selector and options that do not concern file I/O */
     {"test", NULL, T_TEST, 0, "", NULL, 0, 0, 0, 0, "fileio", NULL},
     {"config-file", NULL, T_CONFIG, 0, "", NULL, 0, 0, 0, 0, "FILE", NULL},
@@ -428,6 +437,9 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
     }
     case T_FLAGS: snprintf(buf, len, "a comma-separated list of %s, or nothing", d->choices); break;
     case T_IOPRIO: snprintf(buf, len, "%s", SBIO_IOPRIO_ACCEPTED); break;
+    case T_WARMUP:
+        snprintf(buf, len, "auto, or a number of seconds from 0 to %" PRIu64, d->max);
+        break;
     case T_TEST: snprintf(buf, len, "fileio"); break;
     case T_LIST: snprintf(buf, len, "%s (repeatable, at most %d)", d->arg, SBIO_MAX_LIST); break;
     default: snprintf(buf, len, "any value"); break;
@@ -529,6 +541,21 @@ static int opt_set_number(struct sbio_config *cfg, const struct optdef *d, const
     return 0;
 }
 
+/* T_WARMUP: auto (warmup_s 0), or a number of seconds as --warmup-time takes it. */
+static int opt_set_warmup(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    cfg->warmup_auto = !strcmp(value, "auto");
+    if (cfg->warmup_auto) {
+        cfg->warmup_s = 0;
+        return 0;
+    }
+    uint64_t v;
+    if (sbio_parse_u64(value, &v) || v > d->max)
+        return opt_bad(d, value, NULL);
+    cfg->warmup_s = v;
+    return 0;
+}
+
 /* Parse value into cfg according to d. */
 static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *value)
 {
@@ -579,6 +606,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
             return opt_bad(d, value, why);
         return 0;
     }
+    case T_WARMUP: return opt_set_warmup(cfg, d, value);
     case T_TEST:
         /* The note comes once the whole line is known (opt_note_test). */
         return strcmp(value, "fileio") ? opt_bad(d, value, "is not a test sbio runs") : 0;
@@ -1356,6 +1384,45 @@ static int opt_check_ranks(const struct sbio_config *cfg, unsigned nranks)
     return 0;
 }
 
+/* --warmup and its settings: one spelling of a fixed warm-up, auto's settings only with
+ * auto, and a cap that leaves the detector's window room. */
+static int opt_check_warmup(const struct sbio_config *cfg, unsigned nranks)
+{
+    if (sbio_options_given(cfg, "warmup") && sbio_options_given(cfg, "warmup-time")) {
+        sbio_err("--warmup and --warmup-time both given; give one of them (--warmup=N is "
+                 "--warmup-time=N, --warmup=auto waits for the throughput to settle)");
+        return -EINVAL;
+    }
+    const char *only = sbio_options_given(cfg, "warmup-max")         ? "warmup-max"
+                       : sbio_options_given(cfg, "warmup-tolerance") ? "warmup-tolerance"
+                                                                     : NULL;
+    if (only && !cfg->warmup_auto) {
+        sbio_err("--%s goes with --warmup=auto; a fixed warm-up (--warmup=N) has no cap or "
+                 "tolerance",
+                 only);
+        return -EINVAL;
+    }
+    if (!(cfg->warmup_tol_pct > 0 && cfg->warmup_tol_pct < 100)) {
+        sbio_err("--warmup-tolerance=%g is not valid; accepted: a percentage above 0 and "
+                 "below 100",
+                 cfg->warmup_tol_pct);
+        return -EINVAL;
+    }
+    if (cfg->warmup_auto && cfg->warmup_max_s < SBIO_WARMUP_WINDOW) {
+        sbio_err("--warmup-max=%" PRIu64 " is shorter than the %u s window --warmup=auto "
+                 "watches; accepted: %u or more",
+                 cfg->warmup_max_s, SBIO_WARMUP_WINDOW, SBIO_WARMUP_WINDOW);
+        return -EINVAL;
+    }
+    if (cfg->warmup_auto && nranks > 1) {
+        sbio_err("--warmup=auto under mpirun (%u ranks): the ranks cannot agree on when "
+                 "measuring starts; use --warmup=N",
+                 nranks);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
 {
     switch (cfg->cmd) {
@@ -1380,7 +1447,7 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
     if (cfg->cmd != SBIO_CMD_RUN && cfg->cmd != SBIO_CMD_COMPARE)
         return 0;
     if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)) ||
-        (rc = opt_check_rate(cfg, nranks)))
+        (rc = opt_check_rate(cfg, nranks)) || (rc = opt_check_warmup(cfg, nranks)))
         return rc;
     return opt_check_ranks(cfg, nranks);
 }

@@ -63,6 +63,9 @@ enum sbio_prealloc { SBIO_PREALLOC_WRITE, SBIO_PREALLOC_FALLOCATE };
 enum sbio_fill { SBIO_FILL_RANDOM, SBIO_FILL_ZERO, SBIO_FILL_COMPRESSIBLE };
 enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
 
+/* --warmup=auto: one throughput sample a second, settled over this many. */
+#define SBIO_WARMUP_WINDOW 5
+
 #define SBIO_MAX_ARGS 64
 #define SBIO_MAX_LIST 32
 
@@ -78,7 +81,10 @@ struct sbio_config {
     uint64_t time_s; /* 0: no limit */
     uint64_t events; /* 0: no limit */
     uint64_t warmup_s;
-    uint64_t rate; /* ops/s over all threads, 0: unlimited */
+    bool warmup_auto;      /* --warmup=auto: until the throughput settles (steady.h) */
+    uint64_t warmup_max_s; /* --warmup=auto's cap */
+    double warmup_tol_pct; /* --warmup=auto's tolerance */
+    uint64_t rate;         /* ops/s over all threads, 0: unlimited */
     uint64_t report_interval_s;
     uint64_t percentile; /* 1..100 */
     bool histogram;

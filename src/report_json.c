@@ -139,6 +139,9 @@ static json_t *config_json(const struct sbio_config *cfg, const struct sbio_file
     json_object_set_new(c, "time_s", json_integer((json_int_t)cfg->time_s));
     json_object_set_new(c, "events", json_integer((json_int_t)cfg->events));
     json_object_set_new(c, "warmup_time_s", json_integer((json_int_t)cfg->warmup_s));
+    json_object_set_new(c, "warmup",
+                        cfg->warmup_auto ? json_string("auto")
+                                         : json_integer((json_int_t)cfg->warmup_s));
     json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)cfg->rate));
     json_object_set_new(c, "ioengine", json_string(sbio_engine_name(cfg->ioengine)));
     json_object_set_new(c, "iodepth", json_integer((json_int_t)cfg->iodepth));
@@ -531,6 +534,13 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
                         res->verify_msg[0] ? json_string(res->verify_msg) : json_null())
             : json_null());
     json_object_set_new(r, "samples", samples_json(res));
+    const struct sbio_warmup_result *w = &res->warmup;
+    json_object_set_new(r, "warmup",
+                        w->is_auto ? json_pack("{s:b,s:b,s:f,s:f,s:f,s:f}", "auto", 1, "settled",
+                                               w->settled, "measured_from_s", w->measured_from_s,
+                                               "window_s", w->window_s, "spread_pct", w->spread_pct,
+                                               "slope_pct_per_s", w->slope_pct_per_s)
+                                   : json_null());
     json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
     json_object_set_new(r, "direct_skipped_tail_bytes",
                         json_integer((json_int_t)res->skipped_bytes));

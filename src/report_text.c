@@ -89,6 +89,11 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
             cfg->rand_seed ? "" : " (from the clock)", seed);
     if (cfg->warmup_s)
         fprintf(out, "Warm-up: %" PRIu64 " s, not counted\n", cfg->warmup_s);
+    if (cfg->warmup_auto)
+        fprintf(out,
+                "Warm-up: auto, not counted, until the last %u s are within ±%g%% "
+                "(at most %" PRIu64 " s)\n",
+                SBIO_WARMUP_WINDOW, cfg->warmup_tol_pct, cfg->warmup_max_s);
     if (cfg->rate)
         fprintf(out, "Target rate: %" PRIu64 " ops/s (latency from each op's intended start)\n",
                 cfg->rate);
@@ -680,11 +685,25 @@ static void text_process(FILE *out, const struct sbio_config *cfg,
     text_cached_reads(out, cfg, res);
 }
 
+/* --warmup=auto: when measuring began, and how settled the throughput was then. */
+static void text_warmup(FILE *out, const struct sbio_run_result *res)
+{
+    const struct sbio_warmup_result *w = &res->warmup;
+    if (!w->is_auto)
+        return;
+    fprintf(out,
+            "Warm-up: auto, %s after %.1f s (last %.0f s within ±%.1f%%, slope %+.1f%%/s); "
+            "measuring from there\n",
+            w->settled ? "settled" : "not settled", w->measured_from_s, w->window_s, w->spread_pct,
+            w->slope_pct_per_s);
+}
+
 void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
                             const struct sbio_run_result *res, enum sbio_report_scope scope)
 {
     double secs = (double)res->elapsed_ns / 1e9;
     (void)fs;
+    text_warmup(out, res);
     text_stopped(out, res, secs);
     text_sysbench(out, res, secs);
     text_latency(out, cfg, res);

@@ -130,6 +130,24 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     out->mem1 = r->mem1;
 }
 
+/* The parts' --warmup=auto ends, as struct sbio_warmup_result says a merge keeps them. */
+static void result_warmup(struct sbio_warmup_result *w, const struct sbio_run_result *parts,
+                          unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct sbio_warmup_result *p = &parts[i].warmup;
+        if (!p->is_auto)
+            continue;
+        w->settled = (w->is_auto ? w->settled : true) && p->settled;
+        w->is_auto = true;
+        w->measured_from_s = fmax(w->measured_from_s, p->measured_from_s);
+        w->window_s = fmax(w->window_s, p->window_s);
+        w->spread_pct = fmax(w->spread_pct, p->spread_pct);
+        if (fabs(p->slope_pct_per_s) > fabs(w->slope_pct_per_s))
+            w->slope_pct_per_s = p->slope_pct_per_s;
+    }
+}
+
 int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result *parts, unsigned n,
                       enum sbio_merge_kind kind, struct sbio_stats *per_thread,
                       char (*hosts)[SBIO_HOST_LEN])
@@ -168,6 +186,7 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
     for (unsigned i = 1; i < n; i++)
         if (parts[i].ioprio != out->ioprio)
             out->ioprio = SBIO_IOPRIO_MIXED;
+    result_warmup(&out->warmup, parts, n);
     if (kind == SBIO_MERGE_RANKS) {
         /* Clocks of different hosts are not comparable: the merged phase is as long as the
          * longest rank's, measured on that rank's clock. */

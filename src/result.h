@@ -26,6 +26,15 @@ struct sbio_sample {
     uint64_t p50_ns[SBIO_OP_NR], p99_ns[SBIO_OP_NR], max_ns[SBIO_OP_NR];
 };
 
+/* --warmup=auto's end: settled (or the cap reached), after measured_from_s seconds of
+ * warm-up (measuring started then), and the figures of the last window of throughput
+ * samples (steady.h). A merge of jobs: settled when every job was, the longest warm-up, the
+ * largest spread and the steepest slope. */
+struct sbio_warmup_result {
+    bool is_auto, settled;
+    double measured_from_s, window_s, spread_pct, slope_pct_per_s;
+};
+
 struct sbio_run_result {
     unsigned threads;
     struct sbio_stats *per_thread; /* [threads] */
@@ -85,6 +94,8 @@ struct sbio_run_result {
     /* --verify: the first mismatch, described. */
     char verify_msg[320];
     bool verify_written_only; /* the set was prepared without --verify: written blocks only */
+    /* --warmup=auto: how the warm-up ended (is_auto false: a fixed warm-up, or none). */
+    struct sbio_warmup_result warmup;
     /* The time series. */
     struct sbio_sample *samples;
     size_t nsamples, samples_cap;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "ioprio.h"
 #include "options.h"
 #include "seqwr.h"
+#include "steady.h"
 #include "util.h"
 #include "verify.h"
 
@@ -352,7 +354,7 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     r->budget_left = job->events;
     r->own_budgets =
         r->budget && sbio_job_sequential(job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD;
-    r->warmup = job->warmup_s > 0;
+    r->warmup = job->warmup_s > 0 || job->warmup_auto;
 }
 
 /* What an engine's init() is told of the run, from the job. */
@@ -486,14 +488,110 @@ static int run_invalidate(struct run *r, struct sbio_run_result *res)
     return 0;
 }
 
-/* --warmup-time: the threads run unmeasured, then their stats start over (and seqwr empties
- * the set again). */
+struct sbio_warmup_phase *sbio_warmup_phase_new(unsigned jobs)
+{
+    struct sbio_warmup_phase *p =
+        mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    *p = (struct sbio_warmup_phase){.jobs = jobs};
+    return p;
+}
+
+void sbio_warmup_phase_release(struct sbio_warmup_phase *p)
+{
+    if (p)
+        __atomic_store_n(&p->go, 1, __ATOMIC_RELEASE);
+}
+
+void sbio_warmup_phase_free(struct sbio_warmup_phase *p)
+{
+    if (p)
+        munmap(p, sizeof(*p));
+}
+
+/* Operations the threads completed so far (relaxed loads: they are running). */
+static uint64_t run_ops_now(const struct run *r)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < r->nthreads; i++) {
+        const struct sbio_stats *s = r->w[i].stats;
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            n += __atomic_load_n(&s->lat[op].count, __ATOMIC_RELAXED);
+        n += __atomic_load_n(&s->write_fsyncs, __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
+/* This job's detector says settled (or no longer): the phase's count follows, and when every
+ * job is settled at once, all go. */
+static void run_phase_settled(struct sbio_warmup_phase *ph, bool settled, bool *counted)
+{
+    if (settled == *counted)
+        return;
+    *counted = settled;
+    int n = __atomic_add_fetch(&ph->settled, settled ? 1 : -1, __ATOMIC_ACQ_REL);
+    if (settled && (unsigned)n >= ph->jobs)
+        __atomic_store_n(&ph->go, 1, __ATOMIC_RELEASE);
+}
+
+/* --warmup=auto: every second, the throughput of the interval (operations over all threads)
+ * into the detector, until it is settled (with the phase's other jobs), --warmup-max, or the
+ * run ending otherwise; how it ended goes into res->warmup. */
+static void run_warmup_auto(struct run *r, struct sbio_run_result *res)
+{
+    const struct sbio_job *job = r->job;
+    struct sbio_warmup_phase alone = {.jobs = 1};
+    struct sbio_warmup_phase *ph = r->env->warmup_phase ? r->env->warmup_phase : &alone;
+    struct sbio_steady st;
+    struct sbio_steady_fig fig = {0};
+    sbio_steady_init(&st, SBIO_WARMUP_WINDOW, job->warmup_tol_pct); /* options checked both */
+    const uint64_t sec = 1000000000ULL, cap = job->warmup_max_s * sec;
+    uint64_t start = sbio_now_ns(), last = start, next = start + sec, ops0 = 0;
+    bool counted = false;
+    for (;;) {
+        uint64_t now = sbio_now_ns();
+        if (__atomic_load_n(&ph->go, __ATOMIC_ACQUIRE) || run_over(r, now, start, cap))
+            break;
+        if (now >= next) {
+            uint64_t ops = run_ops_now(r);
+            double dur = (double)(now - last) / 1e9;
+            sbio_steady_feed(&st, (double)(now - start) / 1e9, dur, (double)(ops - ops0) / dur);
+            ops0 = ops;
+            last = now;
+            while (next <= now)
+                next += sec;
+            run_phase_settled(ph, sbio_steady_check(&st, &fig), &counted);
+            continue;
+        }
+        uint64_t wake = next < now + POLL_NS ? next : now + POLL_NS;
+        struct timespec ts = {.tv_sec = (time_t)(wake / sec), .tv_nsec = (long)(wake % sec)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+    sbio_warmup_phase_release(ph); /* whatever ended it ends the others' */
+    res->warmup =
+        (struct sbio_warmup_result){.is_auto = true,
+                                    .settled = fig.settled,
+                                    .measured_from_s = (double)(sbio_now_ns() - start) / 1e9,
+                                    .window_s = fig.window_s,
+                                    .spread_pct = fig.spread_pct,
+                                    .slope_pct_per_s = fig.slope_pct_per_s};
+}
+
+/* The warm-up (--warmup-time, or --warmup=auto): the threads run unmeasured (no event
+ * budget spent), then their stats start over (and seqwr empties the set again). */
 static void run_warmup(struct run *r, struct sbio_run_result *res)
 {
+    bool budget = r->budget;
+    r->budget = false; /* the workers read it after the gate */
     sbio_gate_wait(&r->barrier);
-    run_wait(r, sbio_now_ns(), r->job->warmup_s * 1000000000ULL, NULL, res);
+    if (r->job->warmup_auto)
+        run_warmup_auto(r, res);
+    else
+        run_wait(r, sbio_now_ns(), r->job->warmup_s * 1000000000ULL, NULL, res);
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
     sbio_gate_wait(&r->barrier); /* workers are out of the warm-up loop */
+    r->budget = budget;
     for (unsigned i = 0; i < r->nthreads; i++) {
         sbio_stats_init(r->w[i].stats);
         sbio_wl_once_restart(&r->w[i].wl);
@@ -837,6 +935,9 @@ int sbio_runner_run(const struct sbio_job *job, const struct sbio_runner_env *en
                     struct sbio_run_result *res)
 {
     int rc = runner_run(job, env, res);
+    /* A job that never reached its warm-up must not keep its phase's others waiting. */
+    if (rc)
+        sbio_warmup_phase_release(env->warmup_phase);
     /* Once its threads are started runner_run meets the others and returns 0; a process that
      * could not start them still meets them once, so that none waits for it. */
     if (env->sync && rc)

@@ -42,6 +42,24 @@ struct sbio_runner_sync {
     unsigned first_thread, all_threads;
 };
 
+/* --warmup=auto for the jobs of a phase that run side by side: measuring starts for all of
+ * them at once, so that their measured windows coincide: when every job's throughput is
+ * settled at the same moment, when one job reaches --warmup-max, or when one job's warm-up
+ * ends otherwise (a failure, a stop, a job that could not start). It lives in memory shared
+ * with the processes forked after it (jobs in cgroup v2 groups); its fields are atomics. */
+struct sbio_warmup_phase {
+    unsigned jobs; /* how many jobs warm up together */
+    int settled;   /* how many of them are settled now */
+    int go;        /* non-zero: every job ends its warm-up */
+};
+
+/* A phase object for jobs jobs, in memory shared across fork; NULL when there is none (each
+ * job then warms up alone). */
+struct sbio_warmup_phase *sbio_warmup_phase_new(unsigned jobs);
+/* Every job of the phase ends its warm-up now (p may be NULL: nothing to do). */
+void sbio_warmup_phase_release(struct sbio_warmup_phase *p);
+void sbio_warmup_phase_free(struct sbio_warmup_phase *p);
+
 /* Where a job runs: the open set, the devices whose counters the result carries, what the
  * session sees while it runs, and the other processes of the run. */
 struct sbio_runner_env {
@@ -58,6 +76,8 @@ struct sbio_runner_env {
      * before the start gate (a process in a v2 group was moved whole by its parent); on both
      * its kernel counters are read as the measured phase starts and ends. */
     const struct sbio_cgroup_job *group;
+    /* --warmup=auto: the phase whose jobs start measuring together; NULL: alone. */
+    struct sbio_warmup_phase *warmup_phase;
 };
 
 /* The descriptors job needs on a set of nfiles files while it runs: each thread its own

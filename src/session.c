@@ -454,6 +454,8 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
             break;
         }
     }
+    if (rc && n) /* --warmup=auto: the jobs started do not wait for those that never will */
+        sbio_warmup_phase_release(jobs[0].env.warmup_phase);
     for (unsigned k = 0; k < *started && nthr > 1; k++)
         if (!session_job_forks(&jobs[k]))
             pthread_join(jobs[k].tid, NULL);
@@ -916,8 +918,14 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
     if (!rc)
         rc = session_make_groups(ses, p, jobs);
+    /* --warmup=auto: the jobs start measuring together (runner.h). */
+    struct sbio_warmup_phase *wph =
+        !rc && ses->cfg->warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
+    for (unsigned k = 0; k < p->njobs; k++)
+        jobs[k].env.warmup_phase = wph;
     if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
         sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+    sbio_warmup_phase_free(wph);
     if (sbio_cgroups_remove_to(&ses->cg, mark))
         sbio_err("some control groups could not be removed; run sbio restore as root");
     for (unsigned k = 0; k < started && !rc; k++)

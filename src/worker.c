@@ -667,8 +667,10 @@ void *sbio_worker_main(void *arg)
     sbio_gate_wait(&r->barrier); /* all open: main decides to go */
     if (r->warmup) {
         sbio_gate_wait(&r->barrier); /* warm-up starts */
+        /* Recorded under --warmup=auto, whose detector reads the counts (they start over
+         * after the warm-up). */
         if (!run_failed(r))
-            worker_loop_any(w, false);
+            worker_loop_any(w, r->job->warmup_auto);
         sbio_gate_wait(&r->barrier); /* warm-up over: main truncates for seqwr */
     }
     sbio_gate_wait(&r->barrier); /* measured phase starts */

@@ -160,6 +160,8 @@ eq "shared rndrd --random-order=once: 1024 preads, 1024 different blocks" \
 expect_exit 2 "seqwr on a shared set: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=seqwr --time=1
 check "seqwr on a shared set: the message says what to use instead" grep -q 'seqwr on a set shared by 2 ranks.*--file-per-rank' "$TMP/err"
 eq "seqwr on a shared set: said once, by rank 0" "$(grep -c 'seqwr on a set shared' "$TMP/err")" 1
+expect_exit 2 "--warmup=auto under 2 ranks: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --warmup=auto --time=1
+eq "--warmup=auto under 2 ranks: said once, by rank 0" "$(grep -c 'warmup=auto under mpirun (2 ranks)' "$TMP/err")" 1
 
 "${MPI[@]}" -np 2 "$SBIO" cleanup "${SET[@]}" >"$TMP/out" 2>"$TMP/err"
 eq "2 ranks, shared cleanup: exit status, the set gone" "$?/$(ls "$D" | wc -l)" "0/0"

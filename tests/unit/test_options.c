@@ -640,6 +640,49 @@ static void test_rate_limit(void **state)
                    NULL);
 }
 
+/* --warmup: auto or N (as --warmup-time, never both); auto's cap and tolerance, only with
+ * auto; refused under MPI. */
+static void test_warmup(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--warmup=auto"), err, sizeof(err));
+    assert_true(cfg.warmup_auto);
+    assert_int_equal(cfg.warmup_s, 0);
+    assert_int_equal(cfg.warmup_max_s, 60);
+    assert_true(cfg.warmup_tol_pct == 5);
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+    struct capture c;
+    cap_begin(&c);
+    assert_int_equal(sbio_options_validate(&cfg, 2), -EINVAL);
+    cap_end(&c, err, sizeof(err));
+    assert_one_error_line(err);
+    assert_has(err, "--warmup=auto under mpirun (2 ranks)");
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--warmup=7"), err, sizeof(err));
+    assert_false(cfg.warmup_auto);
+    assert_int_equal(cfg.warmup_s, 7);
+    assert_int_equal(sbio_options_validate(&cfg, 2), 0);
+    expect_ok(&cfg,
+              ARGV("run", "--file-test-mode=rndrd", "--warmup=auto", "--warmup-max=5",
+                   "--warmup-tolerance=2.5"),
+              err, sizeof(err));
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+    assert_int_equal(cfg.warmup_max_s, 5);
+    assert_true(cfg.warmup_tol_pct == 2.5);
+    expect_bad(ARGV("run", "--file-test-mode=rndrd", "--warmup=soon"), "--warmup: 'soon'",
+               "accepted: auto, or a number of seconds", NULL);
+    expect_invalid(ARGV("run", "--file-test-mode=rndrd", "--warmup=auto", "--warmup-time=3"),
+                   "--warmup and --warmup-time both given", NULL, NULL);
+    expect_invalid(ARGV("run", "--file-test-mode=rndrd", "--warmup=3", "--warmup-max=9"),
+                   "--warmup-max goes with --warmup=auto", NULL, NULL);
+    expect_invalid(ARGV("run", "--file-test-mode=rndrd", "--warmup=auto", "--warmup-max=4"),
+                   "--warmup-max=4 is shorter than the 5 s window", "5 or more", NULL);
+    expect_invalid(
+        ARGV("compare", "--file-test-mode=rndrd", "--warmup=auto", "--warmup-tolerance=100"),
+        "--warmup-tolerance=100 is not valid", NULL, NULL);
+}
+
 /* --test=fileio marks sysbench 0.4's command line, whose run stopped after 10000 requests. */
 static void test_sysbench_04_note(void **state)
 {
@@ -1073,6 +1116,7 @@ int main(void)
         cmocka_unit_test(test_help_all),
         cmocka_unit_test(test_ioprio),
         cmocka_unit_test(test_help_command),
+        cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,13 +114,14 @@ enum jt {
     JT_STR_NULL,
     JT_OBJ_NULL,
     JT_INT_NULL,
-    JT_NUM_NULL
+    JT_NUM_NULL,
+    JT_INT_STR
 };
 
 static const char *const jt_doc[] = {"string",           "integer",        "number",
                                      "boolean",          "object",         "array",
                                      "array of strings", "string or null", "object or null",
-                                     "integer or null",  "number or null"};
+                                     "integer or null",  "number or null", "integer or string"};
 
 static bool jt_ok(json_t *v, enum jt t)
 {
@@ -143,6 +144,7 @@ static bool jt_ok(json_t *v, enum jt t)
     case JT_OBJ_NULL: return json_is_object(v) || json_is_null(v);
     case JT_INT_NULL: return json_is_integer(v) || json_is_null(v);
     case JT_NUM_NULL: return json_is_number(v) || json_is_null(v);
+    case JT_INT_STR: return json_is_integer(v) || json_is_string(v);
     }
     return false;
 }
@@ -159,23 +161,41 @@ static const struct fspec root_spec[] = {
     {"environment", JT_OBJ}, {"result", JT_OBJ},
 };
 static const struct fspec config_spec[] = {
-    {"file_test_mode", JT_STR},   {"threads", JT_INT},
-    {"time_s", JT_INT},           {"events", JT_INT},
-    {"warmup_time_s", JT_INT},    {"rate_ops_per_s", JT_INT},
-    {"ioengine", JT_STR},         {"iodepth", JT_INT},
-    {"iodepth_batch", JT_INT},    {"file_extra_flags", JT_STR},
-    {"block_size_bytes", JT_INT}, {"file_num", JT_INT},
-    {"file_size_bytes", JT_INT},  {"total_size_bytes", JT_INT},
-    {"file_fsync_freq", JT_INT},  {"file_fsync_all", JT_BOOL},
-    {"file_fsync_end", JT_BOOL},  {"file_fsync_mode", JT_STR},
-    {"file_fsync_scope", JT_STR}, {"file_merged_requests", JT_INT},
-    {"file_rw_ratio", JT_NUM},    {"seq_stream", JT_STR},
-    {"rand_seed", JT_STR},        {"dir", JT_STR},
-    {"cpus", JT_STR_NULL},        {"scheduler", JT_STR_NULL},
-    {"queue", JT_ARR_STR},        {"drop_caches", JT_BOOL},
-    {"invalidate", JT_BOOL},      {"fadvise", JT_STR},
-    {"random_order", JT_STR},     {"ioprio", JT_STR},
-    {"percentile", JT_INT},       {"memory_limit_bytes", JT_INT},
+    {"file_test_mode", JT_STR},
+    {"threads", JT_INT},
+    {"time_s", JT_INT},
+    {"events", JT_INT},
+    {"warmup_time_s", JT_INT},
+    {"warmup", JT_INT_STR},
+    {"rate_ops_per_s", JT_INT},
+    {"ioengine", JT_STR},
+    {"iodepth", JT_INT},
+    {"iodepth_batch", JT_INT},
+    {"file_extra_flags", JT_STR},
+    {"block_size_bytes", JT_INT},
+    {"file_num", JT_INT},
+    {"file_size_bytes", JT_INT},
+    {"total_size_bytes", JT_INT},
+    {"file_fsync_freq", JT_INT},
+    {"file_fsync_all", JT_BOOL},
+    {"file_fsync_end", JT_BOOL},
+    {"file_fsync_mode", JT_STR},
+    {"file_fsync_scope", JT_STR},
+    {"file_merged_requests", JT_INT},
+    {"file_rw_ratio", JT_NUM},
+    {"seq_stream", JT_STR},
+    {"rand_seed", JT_STR},
+    {"dir", JT_STR},
+    {"cpus", JT_STR_NULL},
+    {"scheduler", JT_STR_NULL},
+    {"queue", JT_ARR_STR},
+    {"drop_caches", JT_BOOL},
+    {"invalidate", JT_BOOL},
+    {"fadvise", JT_STR},
+    {"random_order", JT_STR},
+    {"ioprio", JT_STR},
+    {"percentile", JT_INT},
+    {"memory_limit_bytes", JT_INT},
 };
 static const struct fspec env_spec[] = {
     {"kernel", JT_STR},  {"machine", JT_STR},   {"hostname", JT_STR},
@@ -220,6 +240,11 @@ static const struct fspec result_spec[] = {
     {"samples", JT_ARR},
     {"seqwr_completed_bytes", JT_INT},
     {"direct_skipped_tail_bytes", JT_INT},
+    {"warmup", JT_OBJ_NULL},
+};
+static const struct fspec warmup_spec[] = {
+    {"auto", JT_BOOL},    {"settled", JT_BOOL},   {"measured_from_s", JT_NUM},
+    {"window_s", JT_NUM}, {"spread_pct", JT_NUM}, {"slope_pct_per_s", JT_NUM},
 };
 static const struct fspec error_spec[] = {{"message", JT_STR}, {"errno", JT_INT}};
 static const struct fspec optypes_spec[] = {
@@ -1502,6 +1527,38 @@ static void test_group(void **state)
     free(r);
 }
 
+/* --warmup=auto: config.warmup is "auto" (an integer otherwise), result.warmup says how the
+ * warm-up ended (null without auto). */
+static void test_warmup_auto(void **state)
+{
+    (void)state;
+    struct ran *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    run_spec(r, &(struct run_spec){.mode = SBIO_MODE_RNDRD, .threads = 1, .events = 100});
+    json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    assert_int_equal(json_integer_value(jat(doc, "config/warmup")), 0);
+    assert_true(json_is_null(jat(doc, "result/warmup")));
+    json_decref(doc);
+    r->cfg.warmup_auto = true;
+    r->res.warmup = (struct sbio_warmup_result){.is_auto = true,
+                                                .measured_from_s = 60.01,
+                                                .window_s = 5.0,
+                                                .spread_pct = 12.5,
+                                                .slope_pct_per_s = -0.75};
+    doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    assert_string_equal(json_string_value(jat(doc, "config/warmup")), "auto");
+    json_t *w = jat(doc, "result/warmup");
+    check_fields(r->ctx, w, "result.warmup", warmup_spec, N(warmup_spec), true);
+    assert_true(json_is_true(json_object_get(w, "auto")));
+    assert_true(json_is_false(json_object_get(w, "settled")));
+    assert_true(jnum(r->ctx, w, "measured_from_s") == 60.01);
+    assert_true(jnum(r->ctx, w, "spread_pct") == 12.5);
+    assert_true(jnum(r->ctx, w, "slope_pct_per_s") == -0.75);
+    json_decref(doc);
+    ran_free(r);
+    free(r);
+}
+
 /* A device as sysfs shows it: its settings parsed (the scheduler by its name, integers as
  * integers, text as text), the run's scheduler in environment.scheduler and in the CSV
  * column whatever --scheduler said; an older document's device (no "settings") gives the
@@ -1721,6 +1778,7 @@ static const struct {
     {"### `result`", "threads", thread_spec, N(thread_spec)},
     {"### `result`", "cpu", cpu_spec, N(cpu_spec)},
     {"### `result`", "queue_depth", qdepth_spec, N(qdepth_spec)},
+    {"### `result`", "warmup", warmup_spec, N(warmup_spec)},
     {"### `result`", "group", group_spec, N(group_spec)},
     {"### `result`", "group", group_kernel_spec, N(group_kernel_spec)},
     {"### `result`", "verify", verify_spec, N(verify_spec)},
@@ -1929,6 +1987,7 @@ int main(void)
         cmocka_unit_test(test_with_target),
         cmocka_unit_test(test_error_and_signal),
         cmocka_unit_test(test_group),
+        cmocka_unit_test(test_warmup_auto),
         cmocka_unit_test(test_settings_parsed),
         cmocka_unit_test(test_shares_document),
         cmocka_unit_test(test_no_undocumented_field),
