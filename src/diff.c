@@ -648,8 +648,7 @@ static void diff_jobs_text(const struct sbio_table_phase *p, char *buf, size_t l
 
 /* How doc's phases and jobs (sbio_table_shape) differ from ref's (the file refname), in words
  * that name refname, into buf; false when they do not. */
-static bool diff_shape_differs(json_t *ref, const char *refname, json_t *doc, char *buf,
-                               size_t len)
+static bool diff_shape_differs(json_t *ref, const char *refname, json_t *doc, char *buf, size_t len)
 {
     static struct sbio_table_phase p[SBIO_SCRIPT_MAX_PHASES], q[SBIO_SCRIPT_MAX_PHASES];
     size_t np, nq;
@@ -790,9 +789,8 @@ static int diff_gate_cell(const struct diff_cmp *d, size_t ph, size_t b, size_t 
         d->fired, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o}", "phase", t->ph[ph].name, "job",
                             t->ph[ph].block[b], "metric", name, "diff_pct",
                             isfinite(e->diff_pct) ? json_real(e->diff_pct) : json_null(),
-                            "diff_ci95_pct",
-                            ci ? json_pack("[f,f]", e->lo, e->hi) : json_null(), "bound_pct",
-                            isfinite(bound) ? json_real(bound) : json_null()));
+                            "diff_ci95_pct", ci ? json_pack("[f,f]", e->lo, e->hi) : json_null(),
+                            "bound_pct", isfinite(bound) ? json_real(bound) : json_null()));
     return 1;
 }
 
@@ -871,8 +869,7 @@ static void diff_cmp_names(struct diff_cmp *d)
 }
 
 /* The table, then --threshold's lines; how many cells fired. */
-static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool check,
-                          double thr)
+static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool check, double thr)
 {
     const char *names[2] = {d->name[0], d->name[1]};
     sbio_table_print(&d->t, out, names);
@@ -886,8 +883,8 @@ static void diff_side_line(FILE *out, const struct diff_input *in, size_t from, 
     char what[1024];
     if (in->kind[from] == DIFF_SCRIPT) {
         const char *s = json_string_value(json_object_get(in->doc[from], "script"));
-        snprintf(what, sizeof(what), "script %s", s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s)
-                                                    : "?");
+        snprintf(what, sizeof(what), "script %s",
+                 s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s) : "?");
     } else {
         diff_run_config(what, sizeof(what), in->doc[from]);
     }
@@ -1012,8 +1009,9 @@ static int diff_write(const struct sbio_config *cfg, const struct diff_cmp *d, s
     json_object_set_new(doc, "kind", json_string(skipped ? "compares" : "runs"));
     json_object_set_new(doc, "metrics", mets);
     json_object_set_new(doc, "threshold_pct",
-                        sbio_options_given(cfg, "threshold") ? json_integer((json_int_t)cfg->threshold)
-                                                             : json_null());
+                        sbio_options_given(cfg, "threshold")
+                            ? json_integer((json_int_t)cfg->threshold)
+                            : json_null());
     json_object_set_new(doc, "comparisons", cmps);
     json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
     FILE *f = fopen(cfg->output, "w");
@@ -1062,8 +1060,8 @@ static int diff_compare_tables(const struct diff_input *in, struct diff_cmp *d, 
     json_array_foreach(json_object_get(in->doc[0], "settings"), i, s)
     {
         json_t *name = json_object_get(s, "name");
-        json_t *other = json_is_string(name) ? diff_setting(in->doc[1], json_string_value(name))
-                                             : NULL;
+        json_t *other =
+            json_is_string(name) ? diff_setting(in->doc[1], json_string_value(name)) : NULL;
         int rc = other ? diff_setting_table(&d[*nd], in, s, other, col, ncol) : 1;
         if (rc < 0)
             return rc;
@@ -1101,8 +1099,8 @@ static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct 
                          bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol, nd = 0;
-    struct diff_cmp *d = calloc(json_array_size(json_object_get(in->doc[0], "settings")) + 1,
-                                sizeof(*d));
+    struct diff_cmp *d =
+        calloc(json_array_size(json_object_get(in->doc[0], "settings")) + 1, sizeof(*d));
     json_t *skipped = json_pack("{s:[],s:[],s:[]}", "only_in_a", "only_in_b", "no_runs");
     int rc = d && skipped ? diff_columns(cfg, in, col, &ncol) : -ENOMEM;
     if (!rc)
@@ -1115,7 +1113,7 @@ static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct 
         fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
         for (size_t i = 0; i < nd; i++) {
             char where[600];
-            fprintf(out, "\nsetting %s\n", d[i].setting);
+            fprintf(out, "\nSetting %s\n", d[i].setting);
             snprintf(where, sizeof(where), "setting %s: ", d[i].setting);
             fired += diff_cmp_print(&d[i], out, where, check, thr);
         }
@@ -1144,8 +1142,7 @@ static int diff_pair(const struct sbio_config *cfg, FILE *out, const struct diff
     if (!rc) {
         diff_run_config(ca, sizeof(ca), in->doc[0]);
         diff_run_config(cb, sizeof(cb), in->doc[1]);
-        fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1],
-                cb);
+        fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
         int worse = diff_runs(out, in->doc[0], in->doc[1], check, thr);
         rc = cfg->output ? diff_write(cfg, &d, 1, col, ncol, NULL, false) : 0;
         rc = rc ? rc : worse;

@@ -1387,8 +1387,8 @@ static int opt_check_diff(const struct sbio_config *cfg)
         return -EINVAL;
     }
     if (cfg->diff_split == 0 || cfg->diff_split == cfg->nargs) {
-        sbio_err("diff: no file %s '--' (side %s is empty); %s", cfg->diff_split ? "after" : "before",
-                 cfg->diff_split ? "B" : "A", use);
+        sbio_err("diff: no file %s '--' (side %s is empty); %s",
+                 cfg->diff_split ? "after" : "before", cfg->diff_split ? "B" : "A", use);
         return -EINVAL;
     }
     return 0;
