@@ -1085,11 +1085,16 @@ static void diff_print_skipped(FILE *out, json_t *skipped)
     static const char *const why[][2] = {{"only_in_a", "only in A"},
                                          {"only_in_b", "only in B"},
                                          {"no_runs", "no measured run in A or in B"}};
+    bool first = true;
     for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
         json_t *v;
         size_t i;
         json_array_foreach(json_object_get(skipped, why[k][0]), i, v)
-            fprintf(out, "\nsetting %s: %s, not compared\n", json_string_value(v), why[k][1]);
+        {
+            fprintf(out, "%ssetting %s: %s, not compared\n", first ? "\n" : "",
+                    json_string_value(v), why[k][1]);
+            first = false;
+        }
     }
 }
 
