@@ -1,15 +1,13 @@
-/* sbio diff: the per-metric difference of two saved results, for a reader ("what changed
+/* sbio diff: the per-metric difference of saved results, for a reader ("what changed
  * between before.json and after.json?") and for CI (--threshold: fail on a regression).
  *
- * Two run results (sbio-result/1): first the settings that differ — each device's scheduler,
- * queue files and scheduler tunables as the run found them, whether sbio set them or they
- * were set by hand (a row per setting with A's and B's value, "-" where one side lacks it),
- * or one line saying they are the same — then one row per metric — total ops/s (result.ops /
- * elapsed), then per operation type present in either result ops/s, MiB/s (read, write), latency
- * mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU); %util per device (matched by
- * name). Two compare results (sbio-compare/1): settings matched by name, per setting the
- * summary's mean ops/s, mean MiB/s and mean p99 per operation type; a setting on one side
- * only is listed as such.
+ * One run result a side (sbio-result/1), without --metrics: first the settings that differ —
+ * each device's scheduler, queue files and scheduler tunables as the run found them, whether
+ * sbio set them or they were set by hand (a row per setting with A's and B's value, "-" where
+ * one side lacks it), or one line saying they are the same — then one row per metric — total
+ * ops/s (result.ops / elapsed), then per operation type present in either result ops/s, MiB/s
+ * (read, write), latency mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU);
+ * %util per device (matched by name).
  *
  * Columns: metric, A, B, Δ% = (B − A) / A × 100, and a mark: throughput lower is "worse",
  * latency and CPU higher is "worse", the opposite "better"; |Δ| < 1% is not marked (noise).
@@ -20,14 +18,22 @@
  *   every row;
  * - a zero baseline with a non-zero B has no finite Δ: printed "n/a", still marked by
  *   direction (0 → 100 ops/s is better, 0 → 5 us latency is worse);
- * - a metric missing on one side (an operation type the run did not do, a field absent, a
- *   setting with no successful run) is printed "missing", with Δ "-" and no mark. It does
- *   not count for --threshold: it shows that the two workloads differ, not by how much.
- *
+ * - a metric missing on one side (an operation type the run did not do, a field absent) is
+ *   printed "missing", with Δ "-" and no mark. It does not count for --threshold: it shows
+ *   that the two workloads differ, not by how much.
  * --threshold=P (only when given) fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s,
- * MiB/s) of B is more than P% below A, each named in one line on stderr after the table. Bad input
- * is -SBIO_EUSAGE (exit 2) with one line on stderr and nothing printed: both files are loaded and
- * checked before anything is. */
+ * MiB/s) of B is more than P% below A, each named in one line on stderr after the table.
+ *
+ * Several runs a side (A1 … -- B1 …), script results (sbio-script/1), or --metrics: the
+ * comparison table of compare (table.h) with two rows, A's runs and B's, per phase and job;
+ * every file must have the first one's phases and jobs. Two compare results (sbio-compare/1):
+ * that table per setting of both, from the setting's measured runs in each. There, --threshold
+ * judges the 95% CI of B's difference: a throughput metric fires when the whole CI is below
+ * -P%, a latency or time metric when it is above +P% — the bound nearest zero decides, so a
+ * gate does not fire on noise; without a CI (a side with one run) the point difference does.
+ *
+ * Bad input is -SBIO_EUSAGE (exit 2) with one line on stderr and nothing printed: every file
+ * is loaded and checked before anything is. */
 #include "diff.h"
 
 #include <ctype.h>
