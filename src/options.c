@@ -164,9 +164,10 @@ static const struct optdef opts[] = {
      "rmws, cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
      "MiB/s, latency per op type, CPU%, util%)"},
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
-     "diff: exit 1 when B is worse than A by more than PCT%: a throughput metric lower, with "
-     "several runs a side also a latency or time higher, and then by its whole 95% CI (off "
-     "unless given; rows are marked better or worse from 1%)"},
+     "diff: exit 1 when B is worse than A by more than PCT%: a throughput metric lower or, in "
+     "the table (several runs a side, scripts, compares, --metrics), a latency or time higher, "
+     "there judged by the bound of its 95% CI nearest zero (off unless given; rows are marked "
+     "better or worse from 1%)"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",

@@ -90,6 +90,15 @@ for m in "ops/s" "read ops/s" "read MiB/s"; do
 done
 eq "diff slow fast: nothing on stderr" "$(cat "$TMP/err")" ""
 
+# -o with one result a side: the rows as ever, and the table's figures in the file.
+expect_exit 0 "diff fast slow -o pair.json: exit 0" "$SBIO" diff "$TMP/fast.json" "$TMP/slow.json" -o "$TMP/pair.json"
+check "diff fast slow -o pair.json: the rows are printed" test -n "$(row 'read ops/s')"
+eq "diff fast slow -o pair.json: sbio-diff/1, one run a side, no threshold" \
+	"$(json_get "$TMP/pair.json" schema comparisons.0.sides.1.name comparisons.0.threshold_fired | paste -sd '|')" \
+	"sbio-diff/1|B (1 run)|null"
+d=$(json_get "$TMP/pair.json" comparisons.0.sides.1.phases.0.jobs.0.metrics.ops.diff_pct)
+near "diff fast slow -o pair.json: ops diff_pct about -50% ($d)" "${d#-}" 50 10
+
 # --- bad input ---
 echo "total ops/s: 1234" >"$TMP/report.txt"
 expect_exit 2 "diff of a text report: exit 2" "$SBIO" diff "$TMP/a.json" "$TMP/report.txt"
