@@ -103,6 +103,28 @@ static int diff_check_names(const char *path, json_t *d)
     return 0;
 }
 
+/* What a script's result lacks that its table is made from (phases, each with its name and
+ * named jobs), or NULL. */
+static const char *diff_script_lacks(json_t *d)
+{
+    json_t *phases = json_object_get(d, "phases"), *p, *j;
+    size_t i, k;
+    if (!json_array_size(phases))
+        return "\"phases\" array";
+    json_array_foreach(phases, i, p)
+    {
+        if (!json_is_string(json_object_get(p, "name")))
+            return "name of a phase";
+        json_t *jobs = json_object_get(p, "jobs");
+        json_array_foreach(jobs, k, j)
+        {
+            if (!json_is_string(json_object_get(j, "name")))
+                return "name of a job";
+        }
+    }
+    return NULL;
+}
+
 /* Load path as an sbio result. 0 with *doc and *kind set, or -SBIO_EUSAGE after one line on
  * stderr naming the file and what is accepted. */
 static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
@@ -136,7 +158,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         need = json_is_object(json_object_get(d, "result")) ? NULL : "a \"result\" object";
     } else if (!strcmp(schema, "sbio-script/1")) {
         *kind = DIFF_SCRIPT;
-        need = json_array_size(json_object_get(d, "phases")) ? NULL : "\"phases\"";
+        need = diff_script_lacks(d);
     } else if (!strcmp(schema, "sbio-compare/1")) {
         *kind = DIFF_COMPARE;
         need = json_is_array(json_object_get(d, "settings")) ? NULL : "a \"settings\" array";

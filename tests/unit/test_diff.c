@@ -837,6 +837,11 @@ static void test_bad_inputs(void **state)
     expect_bad(noresult, ok, noresult, "result");
     expect_bad(missing, ok, missing, "No such file");
     expect_bad(ok, missing, missing, "No such file");
+    const char *two[] = {"readers", "writer"};
+    json_t *sd = script_doc(two, (double[]){100, 200}, 2);
+    json_object_del(json_array_get(sbio_json_get(sd, "phases.0.jobs"), 1), "name");
+    const char *noname = write_doc("noname.json", sd);
+    expect_bad(noname, noname, noname, "name of a job");
     expect_bad(ok, cmp, cmp, "compare");
     expect_bad(cmp, ok, ok, "run");
 }
