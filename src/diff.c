@@ -1,15 +1,13 @@
-/* sbio diff: the per-metric difference of two saved results, for a reader ("what changed
+/* sbio diff: the per-metric difference of saved results, for a reader ("what changed
  * between before.json and after.json?") and for CI (--threshold: fail on a regression).
  *
- * Two run results (sbio-result/1): first the settings that differ — each device's scheduler,
- * queue files and scheduler tunables as the run found them, whether sbio set them or they
- * were set by hand (a row per setting with A's and B's value, "-" where one side lacks it),
- * or one line saying they are the same — then one row per metric — total ops/s (result.ops /
- * elapsed), then per operation type present in either result ops/s, MiB/s (read, write), latency
- * mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU); %util per device (matched by
- * name). Two compare results (sbio-compare/1): settings matched by name, per setting the
- * summary's mean ops/s, mean MiB/s and mean p99 per operation type; a setting on one side
- * only is listed as such.
+ * One run result a side (sbio-result/1), without --metrics: first the settings that differ —
+ * each device's scheduler, queue files and scheduler tunables as the run found them, whether
+ * sbio set them or they were set by hand (a row per setting with A's and B's value, "-" where
+ * one side lacks it), or one line saying they are the same — then one row per metric — total
+ * ops/s (result.ops / elapsed), then per operation type present in either result ops/s, MiB/s
+ * (read, write), latency mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU);
+ * %util per device (matched by name).
  *
  * Columns: metric, A, B, Δ% = (B − A) / A × 100, and a mark: throughput lower is "worse",
  * latency and CPU higher is "worse", the opposite "better"; |Δ| < 1% is not marked (noise).
@@ -20,16 +18,25 @@
  *   every row;
  * - a zero baseline with a non-zero B has no finite Δ: printed "n/a", still marked by
  *   direction (0 → 100 ops/s is better, 0 → 5 us latency is worse);
- * - a metric missing on one side (an operation type the run did not do, a field absent, a
- *   setting with no successful run) is printed "missing", with Δ "-" and no mark. It does
- *   not count for --threshold: it shows that the two workloads differ, not by how much.
- *
+ * - a metric missing on one side (an operation type the run did not do, a field absent) is
+ *   printed "missing", with Δ "-" and no mark. It does not count for --threshold: it shows
+ *   that the two workloads differ, not by how much.
  * --threshold=P (only when given) fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s,
- * MiB/s) of B is more than P% below A, each named in one line on stderr after the table. Bad input
- * is -SBIO_EUSAGE (exit 2) with one line on stderr and nothing printed: both files are loaded and
- * checked before anything is. */
+ * MiB/s) of B is more than P% below A, each named in one line on stderr after the table.
+ *
+ * Several runs a side (A1 … -- B1 …), script results (sbio-script/1), or --metrics: the
+ * comparison table of compare (table.h) with two rows, A's runs and B's, per phase and job;
+ * every file must have the first one's phases and jobs. Two compare results (sbio-compare/1):
+ * that table per setting of both, from the setting's measured runs in each. There, --threshold
+ * judges the 95% CI of B's difference: a throughput metric fires when the whole CI is below
+ * -P%, a latency or time metric when it is above +P% — the bound nearest zero decides, so a
+ * gate does not fire on noise; without a CI (a side with one run) the point difference does.
+ *
+ * Bad input is -SBIO_EUSAGE (exit 2) with one line on stderr and nothing printed: every file
+ * is loaded and checked before anything is. */
 #include "diff.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -38,10 +45,13 @@
 #include <string.h>
 
 #include "report.h"
+#include "table.h"
 #include "util.h"
+#include "version.h"
 
 #define DIFF_ACCEPTED                                                                              \
-    "accepted: a result of 'sbio run -o' (sbio-result/1) or 'sbio compare -o' (sbio-compare/1)"
+    "accepted: results of 'sbio run -o' (sbio-result/1; sbio-script/1 with --script) or of "       \
+    "'sbio compare -o' (sbio-compare/1)"
 #define DIFF_MAX_ROWS     64
 #define DIFF_MAX_SETTINGS 128
 #define DIFF_NAME_W       16 /* metric column; wider names widen it */
@@ -49,7 +59,7 @@
 #define DIFF_PCT_W        9
 #define DIFF_MARK_PCT     1.0 /* |Δ| below this is noise: no mark */
 
-enum diff_doc { DIFF_RUN, DIFF_COMPARE };
+enum diff_doc { DIFF_RUN, DIFF_COMPARE, DIFF_SCRIPT };
 
 /* What a row measures decides which direction is worse. */
 enum diff_kind {
@@ -93,6 +103,28 @@ static int diff_check_names(const char *path, json_t *d)
     return 0;
 }
 
+/* What a script's result lacks that its table is made from (phases, each with its name and
+ * named jobs), or NULL. */
+static const char *diff_script_lacks(json_t *d)
+{
+    json_t *phases = json_object_get(d, "phases"), *p, *j;
+    size_t i, k;
+    if (!json_array_size(phases))
+        return "\"phases\" array";
+    json_array_foreach(phases, i, p)
+    {
+        if (!json_is_string(json_object_get(p, "name")))
+            return "name of a phase";
+        json_t *jobs = json_object_get(p, "jobs");
+        json_array_foreach(jobs, k, j)
+        {
+            if (!json_is_string(json_object_get(j, "name")))
+                return "name of a job";
+        }
+    }
+    return NULL;
+}
+
 /* Load path as an sbio result. 0 with *doc and *kind set, or -SBIO_EUSAGE after one line on
  * stderr naming the file and what is accepted. */
 static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
@@ -124,6 +156,9 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
     if (!strcmp(schema, "sbio-result/1")) {
         *kind = DIFF_RUN;
         need = json_is_object(json_object_get(d, "result")) ? NULL : "a \"result\" object";
+    } else if (!strcmp(schema, "sbio-script/1")) {
+        *kind = DIFF_SCRIPT;
+        need = diff_script_lacks(d);
     } else if (!strcmp(schema, "sbio-compare/1")) {
         *kind = DIFF_COMPARE;
         need = json_is_array(json_object_get(d, "settings")) ? NULL : "a \"settings\" array";
@@ -546,128 +581,624 @@ static json_t *diff_setting(json_t *doc, const char *name)
     return NULL;
 }
 
-/* A summary figure of a setting; missing when no run of it succeeded (the summary's means
- * are then placeholders, not measurements). */
-static double diff_sum(json_t *set, const char *fmt, const char *op)
+/* ---- the comparison table: several runs a side, script results, compares ---- */
+
+#define DIFF_SHAPE_ACCEPTED                                                                        \
+    "accepted: runs of one workload on both sides, each with the same phases and jobs"
+
+/* The files of the command line, loaded: side A's first (na of them), then B's. */
+struct diff_input {
+    size_t n, na;
+    json_t *doc[SBIO_MAX_ARGS];
+    enum diff_doc kind[SBIO_MAX_ARGS];
+    const char *path[SBIO_MAX_ARGS];
+};
+
+/* One table: two rows, A's runs and B's, of one workload (or of one setting of two compares),
+ * and the cells --threshold fired on. */
+struct diff_cmp {
+    const char *setting; /* NULL: the command line's files */
+    struct sbio_table t;
+    char name[2][64];
+    json_t *files[2]; /* each side's file names (NULL for a compare's setting) */
+    json_t *fired;
+};
+
+static const char *diff_kind_name(enum diff_doc k)
 {
-    if (!(diff_num(set, "summary.runs_ok") > 0))
-        return NAN;
-    return diff_numf(set, fmt, op);
+    return k == DIFF_COMPARE ? "compare" : k == DIFF_SCRIPT ? "script" : "run";
 }
 
-static void diff_setting_rows(struct diff_table *t, json_t *sa, json_t *sb)
+static void diff_input_free(struct diff_input *in)
 {
-    t->n = 0;
-    diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_sum(sa, "summary.ops_per_s.mean", ""),
-             diff_sum(sb, "summary.ops_per_s.mean", ""), NULL, "ops/s mean");
-    diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_sum(sa, "summary.mib_per_s.mean", ""),
-             diff_sum(sb, "summary.mib_per_s.mean", ""), NULL, "MiB/s mean");
-    for (int op = 0; op < 3; op++) {
-        const char *o = sbio_op_name(op);
-        bool ha = diff_op_present(sa, "summary", o), hb = diff_op_present(sb, "summary", o);
-        if (!ha && !hb)
+    for (size_t i = 0; i < in->n; i++)
+        json_decref(in->doc[i]);
+    in->n = 0;
+}
+
+/* A compare result stands alone on its side, and never beside runs: 0, or -SBIO_EUSAGE after
+ * one line on stderr. */
+static int diff_check_kinds(const struct diff_input *in)
+{
+    for (size_t i = 1; i < in->n; i++) {
+        if ((in->kind[i] == DIFF_COMPARE) == (in->kind[0] == DIFF_COMPARE))
             continue;
-        diff_add(t, DIFF_COST, DIFF_NS, ha ? diff_sum(sa, "summary.%s.p99_ns.mean", o) : NAN,
-                 hb ? diff_sum(sb, "summary.%s.p99_ns.mean", o) : NAN, o, "p99 mean");
+        sbio_err("diff: %s is a %s result but %s a %s result; accepted: run results "
+                 "(sbio-result/1, sbio-script/1) on both sides, or one compare result "
+                 "(sbio-compare/1) a side",
+                 in->path[0], diff_kind_name(in->kind[0]), in->path[i],
+                 diff_kind_name(in->kind[i]));
+        return -SBIO_EUSAGE;
     }
-}
-
-static const char *diff_runs_ok(char *buf, size_t len, json_t *set)
-{
-    double ok = diff_num(set, "summary.runs_ok"), all = diff_num(set, "summary.runs");
-    if (isnan(ok) || isnan(all))
-        snprintf(buf, len, "?");
-    else
-        snprintf(buf, len, "%.0f/%.0f", ok, all);
-    return buf;
-}
-
-/* The tables of two compare results, setting by setting; with check, -SBIO_EFAILED when a
- * row of any setting is past thr. */
-static int diff_compares(FILE *out, json_t *a, json_t *b, bool check, double thr)
-{
-    static struct diff_table t;
-    json_t *docs[2] = {a, b}, *s;
-    size_t i;
-    int w = DIFF_NAME_W, worse = 0;
-    diff_print_head(out, w);
-    /* A's settings in A's order, then the ones only B has. */
-    for (int side = 0; side < 2; side++) {
-        json_array_foreach(json_object_get(docs[side], "settings"), i, s)
-        {
-            const char *name = json_string_value(json_object_get(s, "name"));
-            if (!name)
-                continue;
-            json_t *other = diff_setting(docs[!side], name);
-            if (!other) {
-                fprintf(out, "setting %s: only in %s\n", name, side ? "B" : "A");
-                continue;
-            }
-            if (side)
-                continue; /* matched: already printed from A */
-            char ra[24], rb[24], where[600];
-            fprintf(out, "setting %s (runs ok: A %s, B %s)\n", name,
-                    diff_runs_ok(ra, sizeof(ra), s), diff_runs_ok(rb, sizeof(rb), other));
-            diff_setting_rows(&t, s, other);
-            diff_print_rows(out, &t, "  ", w);
-            fflush(out);
-            snprintf(where, sizeof(where), "setting %s: ", name);
-            if (check)
-                worse += diff_threshold(&t, where, thr);
-        }
-    }
-    fflush(out);
-    return worse ? -SBIO_EFAILED : 0;
-}
-
-/* Both results, loaded and of one kind. 0 with *a, *b and *kind set, or -SBIO_EUSAGE after
- * one line on stderr (*a and *b then NULL). */
-static int diff_load_pair(const struct sbio_config *cfg, json_t **a, json_t **b,
-                          enum diff_doc *kind)
-{
-    enum diff_doc kb;
-    *b = NULL;
-    if (diff_load(cfg->args[0], a, kind) || diff_load(cfg->args[1], b, &kb))
-        goto bad;
-    if (*kind != kb) {
-        sbio_err("diff: %s is a %s result but %s a %s result; accepted: two run results "
-                 "(sbio-result/1) or two compare results (sbio-compare/1)",
-                 cfg->args[0], *kind == DIFF_RUN ? "run" : "compare", cfg->args[1],
-                 kb == DIFF_RUN ? "run" : "compare");
-        goto bad;
+    if (in->kind[0] == DIFF_COMPARE && in->n != 2) {
+        sbio_err("diff: %zu compare results; accepted: one a side, sbio diff CMP_A.json "
+                 "CMP_B.json",
+                 in->n);
+        return -SBIO_EUSAGE;
     }
     return 0;
-bad:
-    json_decref(*a);
-    json_decref(*b);
-    *a = *b = NULL;
+}
+
+/* Every file, loaded and checked before anything is printed. 0, or -SBIO_EUSAGE after one
+ * line on stderr (nothing left loaded). */
+static int diff_load_all(const struct sbio_config *cfg, struct diff_input *in)
+{
+    in->n = 0;
+    in->na = cfg->diff_split < 0 ? 1 : (size_t)cfg->diff_split;
+    if (cfg->nargs < 2 || in->na >= (size_t)cfg->nargs) {
+        sbio_err("diff takes two results, or two sides' runs parted by '--'; accepted: sbio "
+                 "diff A.json B.json, or sbio diff A1.json A2.json ... -- B1.json B2.json ...");
+        return -SBIO_EUSAGE;
+    }
+    for (int i = 0; i < cfg->nargs; i++) {
+        in->path[in->n] = cfg->args[i];
+        if (diff_load(cfg->args[i], &in->doc[in->n], &in->kind[in->n])) {
+            diff_input_free(in);
+            return -SBIO_EUSAGE;
+        }
+        in->n++;
+    }
+    if (diff_check_kinds(in)) {
+        diff_input_free(in);
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* A phase's jobs, "readers, writer" (their total left out). */
+static void diff_jobs_text(const struct sbio_table_phase *p, char *buf, size_t len)
+{
+    size_t l = 0, n = p->nb > 1 ? p->nb - 1 : p->nb;
+    buf[0] = 0;
+    for (size_t b = 0; b < n && l < len; b++)
+        l += (size_t)snprintf(buf + l, len - l, "%s%s", b ? ", " : "", p->block[b]);
+}
+
+/* How doc's phases and jobs (sbio_table_shape) differ from ref's (the file refname), in words
+ * that name refname, into buf; false when they do not. */
+static bool diff_shape_differs(json_t *ref, const char *refname, json_t *doc, char *buf, size_t len)
+{
+    static struct sbio_table_phase p[SBIO_SCRIPT_MAX_PHASES], q[SBIO_SCRIPT_MAX_PHASES];
+    size_t np, nq;
+    bool rs = json_object_get(ref, "phases"), ds = json_object_get(doc, "phases");
+    if (rs != ds) {
+        snprintf(buf, len, "a %s's result, but %s is a %s's", ds ? "script" : "run", refname,
+                 rs ? "script" : "run");
+        return true;
+    }
+    if (sbio_table_shape(ref, p, SBIO_SCRIPT_MAX_PHASES, &np) ||
+        sbio_table_shape(doc, q, SBIO_SCRIPT_MAX_PHASES, &nq)) {
+        snprintf(buf, len, "no phase to compare");
+        return true;
+    }
+    if (np != nq) {
+        snprintf(buf, len, "%zu phase%s, but %s has %zu", nq, nq == 1 ? "" : "s", refname, np);
+        return true;
+    }
+    for (size_t i = 0; i < np; i++) {
+        bool same = !strcmp(p[i].name, q[i].name) && p[i].nb == q[i].nb;
+        for (size_t b = 0; same && b < p[i].nb; b++)
+            same = !strcmp(p[i].block[b], q[i].block[b]);
+        if (same)
+            continue;
+        char jp[512], jq[512];
+        diff_jobs_text(&p[i], jp, sizeof(jp));
+        diff_jobs_text(&q[i], jq, sizeof(jq));
+        /* A long message is cut, not wrong: the return value says so, and is not needed. */
+        return snprintf(buf, len, "phase %zu is '%s' with jobs %s, but %s's is '%s' with jobs %s",
+                        i + 1, q[i].name, jq, refname, p[i].name, jp) > 0;
+    }
+    return false;
+}
+
+/* Whether doc (called what) has ref's shape: 0, or -SBIO_EUSAGE after one line on stderr. */
+static int diff_same_shape(json_t *ref, const char *refname, json_t *doc, const char *what)
+{
+    char how[1536];
+    if (!diff_shape_differs(ref, refname, doc, how, sizeof(how)))
+        return 0;
+    sbio_err("diff: %s: %s; " DIFF_SHAPE_ACCEPTED, what, how);
     return -SBIO_EUSAGE;
+}
+
+/* Metric name as an index into the table's catalogue, or -1. */
+static int diff_metric_index(const char *name)
+{
+    for (size_t i = 0; sbio_table_metric_name(i); i++)
+        if (!strcmp(sbio_table_metric_name(i), name))
+            return (int)i;
+    return -1;
+}
+
+/* The metrics of a compare (its "metrics") not yet in col[0..*n), added; false when there are
+ * more than the table holds. Names this sbio does not know are left out. */
+static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
+{
+    json_t *v;
+    size_t i;
+    json_array_foreach(json_object_get(cmp, "metrics"), i, v)
+    {
+        int m = json_is_string(v) ? diff_metric_index(json_string_value(v)) : -1;
+        bool seen = m < 0;
+        for (size_t k = 0; !seen && k < *n; k++)
+            seen = col[k] == (size_t)m;
+        if (seen)
+            continue;
+        if (*n == SBIO_TABLE_MAX_COLS)
+            return false;
+        col[(*n)++] = (size_t)m;
+    }
+    return true;
+}
+
+/* The table's columns: --metrics; else of two compares the union of theirs (A's first); else
+ * (or when they name none) the default. 0 or -SBIO_EUSAGE after one line on stderr. */
+static int diff_columns(const struct sbio_config *cfg, const struct diff_input *in, size_t *col,
+                        size_t *n)
+{
+    *n = 0;
+    if (cfg->metrics)
+        return sbio_table_metrics_parse(cfg->metrics, col, n) ? -SBIO_EUSAGE : 0;
+    if (in->kind[0] == DIFF_COMPARE &&
+        !(diff_columns_of(in->doc[0], col, n) && diff_columns_of(in->doc[1], col, n))) {
+        sbio_err("diff: %s and %s have more than %d metrics together; accepted: --metrics=LIST "
+                 "of at most %d to compare",
+                 in->path[0], in->path[1], SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_COLS);
+        return -SBIO_EUSAGE;
+    }
+    if (!*n)
+        sbio_table_metrics_default(col, n);
+    return 0;
+}
+
+/* How --threshold reads a metric: 1 a throughput (lower is worse), -1 a latency or a time
+ * (higher is worse), 0 neither (CPU, util, share: never a gate). */
+static int diff_metric_dir(const char *name)
+{
+    static const char *const rates[] = {"ops", "mib", "reads", "writes", "fsyncs", "rmws"};
+    size_t l = strlen(name);
+    for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+        if (!strcmp(name, rates[i]))
+            return 1;
+    if (l > 4 && !strcmp(name + l - 4, ".mib"))
+        return 1;
+    if (!strcmp(name, "time") || (name[0] == 'p' && isdigit((unsigned char)name[1])) ||
+        strstr(name, ".p"))
+        return -1;
+    return 0;
+}
+
+/* --threshold on B's cell (phase ph, block b, column c): with a CI, fired when the whole CI is
+ * past thr% in the worse direction (its bound nearest zero past it), so that noise does not
+ * fire; without one (a side with 1 run), when the point difference is. Fired: one line on
+ * stderr (where: the setting's "setting NAME: " or ""), the cell appended to fired; 1. */
+static int diff_gate_cell(const struct diff_cmp *d, size_t ph, size_t b, size_t c,
+                          const char *where, double thr)
+{
+    const struct sbio_table *t = &d->t;
+    const struct sbio_table_cell *e = sbio_table_cell(t, ph, b, 1, c);
+    const char *name = sbio_table_metric_name(t->col[c]);
+    int dir = diff_metric_dir(name);
+    if (!dir || isnan(e->diff_pct) || e->ci == -ERANGE)
+        return 0;
+    bool ci = e->ci == 0;
+    double bound = !ci ? e->diff_pct : dir > 0 ? e->hi : e->lo;
+    if (dir > 0 ? !(bound < -thr) : !(bound > thr))
+        return 0;
+    char cell[256], range[96] = "";
+    sbio_table_where(t, ph, b, c, cell, sizeof(cell));
+    if (ci)
+        snprintf(range, sizeof(range), " [%+.1f%%, %+.1f%%]", e->lo, e->hi);
+    sbio_err("diff: %s%s: %+.1f%%%s in B against A: %s %s %+g%% (--threshold=%g)", where, cell,
+             e->diff_pct, range,
+             ci ? "the whole 95% CI" : "no CI (1 run on a side), the point difference",
+             dir > 0 ? "below" : "above", dir > 0 ? -thr : thr, thr);
+    json_array_append_new(
+        d->fired, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o}", "phase", t->ph[ph].name, "job",
+                            t->ph[ph].block[b], "metric", name, "diff_pct",
+                            isfinite(e->diff_pct) ? json_real(e->diff_pct) : json_null(),
+                            "diff_ci95_pct", ci ? json_pack("[f,f]", e->lo, e->hi) : json_null(),
+                            "bound_pct", isfinite(bound) ? json_real(bound) : json_null()));
+    return 1;
+}
+
+/* --threshold over every cell of B's row; how many fired. */
+static int diff_gate(const struct diff_cmp *d, const char *where, double thr)
+{
+    int n = 0;
+    for (size_t ph = 0; ph < d->t.np; ph++)
+        for (size_t b = 0; b < d->t.ph[ph].nb; b++)
+            for (size_t c = 0; c < d->t.ncol; c++)
+                n += diff_gate_cell(d, ph, b, c, where, thr);
+    return n;
+}
+
+/* Side s's rows: the files docs[0..n), each a run (numbered from 1). */
+static void diff_add_docs(struct sbio_table *t, size_t s, json_t *const *docs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sbio_table_tried(t, s);
+        sbio_table_add(t, s, (unsigned)i + 1, docs[i]);
+    }
+}
+
+/* A compare's run that was measured: its document, or NULL (failed, interrupted). */
+static json_t *diff_run_ok(json_t *run)
+{
+    const char *st = json_string_value(json_object_get(run, "status"));
+    json_t *doc = json_object_get(run, "result");
+    return st && !strcmp(st, "ok") && json_is_object(doc) ? doc : NULL;
+}
+
+/* Side s's rows: a compare setting's runs; every run counts as tried, the measured go in. */
+static void diff_add_runs(struct sbio_table *t, size_t s, json_t *runs)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(runs, i, r)
+    {
+        json_t *doc = diff_run_ok(r);
+        sbio_table_tried(t, s);
+        if (doc)
+            sbio_table_add(t, s, (unsigned)json_integer_value(json_object_get(r, "repeat")), doc);
+    }
+}
+
+/* d's table of ref's shape over the columns col[0..ncol), for at most maxrun runs a side.
+ * 0 or -ENOMEM (after a line on stderr). */
+static int diff_cmp_init(struct diff_cmp *d, json_t *ref, size_t maxrun, const size_t *col,
+                         size_t ncol)
+{
+    static struct sbio_table_phase ph[SBIO_SCRIPT_MAX_PHASES];
+    size_t np = 0;
+    sbio_table_shape(ref, ph, SBIO_SCRIPT_MAX_PHASES, &np);
+    d->fired = json_array();
+    if (!d->fired || sbio_table_init(&d->t, 2, maxrun, ph, np, col, ncol)) {
+        sbio_err("diff: out of memory for the table");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static void diff_cmp_free(struct diff_cmp *d)
+{
+    sbio_table_free(&d->t);
+    json_decref(d->fired);
+    json_decref(d->files[0]);
+    json_decref(d->files[1]);
+}
+
+/* The rows' names: "A (3 runs)", "B (1 run)", from the runs each side has. */
+static void diff_cmp_names(struct diff_cmp *d)
+{
+    for (size_t s = 0; s < 2; s++)
+        snprintf(d->name[s], sizeof(d->name[s]), "%s (%zu run%s)", s ? "B" : "A", d->t.nrun[s],
+                 d->t.nrun[s] == 1 ? "" : "s");
+}
+
+/* The table, then --threshold's lines; how many cells fired. */
+static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool check, double thr)
+{
+    const char *names[2] = {d->name[0], d->name[1]};
+    sbio_table_print(&d->t, out, names);
+    fflush(out); /* the table before the --threshold lines on stderr */
+    return check ? diff_gate(d, where, thr) : 0;
+}
+
+/* One side's files in the header: "3 runs (rndrd, 1 thread, ...): a1.json a2.json a3.json". */
+static void diff_side_line(FILE *out, const struct diff_input *in, size_t from, size_t n)
+{
+    char what[1024];
+    if (in->kind[from] == DIFF_SCRIPT) {
+        const char *s = json_string_value(json_object_get(in->doc[from], "script"));
+        snprintf(what, sizeof(what), "script %s",
+                 s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s) : "?");
+    } else {
+        diff_run_config(what, sizeof(what), in->doc[from]);
+    }
+    fprintf(out, "%zu run%s (%s):", n, n == 1 ? "" : "s", what);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, " %s", in->path[from + i]);
+    fputc('\n', out);
+}
+
+/* The files of both sides in one table: every file must have A's first one's shape. 0 with d
+ * made, or -SBIO_EUSAGE / -ENOMEM after one line on stderr. */
+static int diff_sides_table(struct diff_cmp *d, const struct diff_input *in, const size_t *col,
+                            size_t ncol)
+{
+    size_t nb = in->n - in->na;
+    for (size_t i = 1; i < in->n; i++)
+        if (diff_same_shape(in->doc[0], in->path[0], in->doc[i], in->path[i]))
+            return -SBIO_EUSAGE;
+    if (diff_cmp_init(d, in->doc[0], in->na > nb ? in->na : nb, col, ncol))
+        return -ENOMEM;
+    diff_add_docs(&d->t, 0, in->doc, in->na);
+    diff_add_docs(&d->t, 1, in->doc + in->na, nb);
+    sbio_table_compute(&d->t);
+    diff_cmp_names(d);
+    for (size_t s = 0; s < 2; s++) {
+        d->files[s] = json_array();
+        for (size_t i = s ? in->na : 0; i < (s ? in->n : in->na); i++)
+            json_array_append_new(d->files[s], json_string(in->path[i]));
+    }
+    return 0;
+}
+
+/* The runs of a compare's setting that were measured: how many, and the first's document. */
+static size_t diff_runs_ok(json_t *set, json_t **first)
+{
+    json_t *r;
+    size_t i, n = 0;
+    json_array_foreach(json_object_get(set, "runs"), i, r)
+    {
+        json_t *doc = diff_run_ok(r);
+        if (doc && !n++ && first)
+            *first = doc;
+    }
+    return n;
+}
+
+/* Every measured run of a setting (side side of the files in) against ref's shape. 0 or
+ * -SBIO_EUSAGE after one line on stderr. */
+static int diff_setting_shape(const struct diff_input *in, int side, json_t *set, json_t *ref,
+                              const char *refname)
+{
+    const char *name = json_string_value(json_object_get(set, "name"));
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(set, "runs"), i, r)
+    {
+        json_t *doc = diff_run_ok(r);
+        char what[1024];
+        snprintf(what, sizeof(what), "%s, setting %s, run %zu", in->path[side], name, i + 1);
+        if (doc && diff_same_shape(ref, refname, doc, what))
+            return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* Setting sa of A against its namesake sb of B, when either has a measured run: d made
+ * (0), 1 when neither has one, -SBIO_EUSAGE when their runs' shapes differ, -ENOMEM. */
+static int diff_setting_table(struct diff_cmp *d, const struct diff_input *in, json_t *sa,
+                              json_t *sb, const size_t *col, size_t ncol)
+{
+    json_t *ref = NULL, *ra = json_object_get(sa, "runs"), *rb = json_object_get(sb, "runs");
+    d->setting = json_string_value(json_object_get(sa, "name"));
+    int side = diff_runs_ok(sa, &ref) ? 0 : 1;
+    if (!ref && !diff_runs_ok(sb, &ref))
+        return 1;
+    char refname[1024];
+    snprintf(refname, sizeof(refname), "%s's first measured run", in->path[side]);
+    if (diff_setting_shape(in, 0, sa, ref, refname) || diff_setting_shape(in, 1, sb, ref, refname))
+        return -SBIO_EUSAGE;
+    size_t na = json_array_size(ra), nb = json_array_size(rb);
+    if (diff_cmp_init(d, ref, na > nb ? na : nb, col, ncol))
+        return -ENOMEM;
+    diff_add_runs(&d->t, 0, ra);
+    diff_add_runs(&d->t, 1, rb);
+    sbio_table_compute(&d->t);
+    diff_cmp_names(d);
+    return 0;
+}
+
+/* A table in the JSON: its setting (null for the command line's files), each side's name,
+ * files and figures (sbio_table_json), the statistics, and the cells --threshold fired on
+ * (null when it was not given, and for the diff of two run results, whose gate is the rows'). */
+static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
+{
+    json_t *sides = json_array();
+    for (size_t s = 0; s < 2; s++)
+        json_array_append_new(sides, json_pack("{s:s,s:O,s:o}", "name", d->name[s], "files",
+                                               d->files[s] ? d->files[s] : json_null(), "phases",
+                                               sbio_table_json(&d->t, s)));
+    return json_pack("{s:o,s:o,s:o,s:O}", "setting",
+                     d->setting ? json_string(d->setting) : json_null(), "sides", sides,
+                     "statistics", sbio_table_stats_json(&d->t), "threshold_fired",
+                     gated ? d->fired : json_null());
+}
+
+/* -o FILE: the sbio-diff/1 document of the tables d[0..n) over the columns col[0..ncol) (and,
+ * of two compares, the settings not compared: skipped, else NULL). 0, or -SBIO_EFAILED after
+ * one line on stderr. */
+static int diff_write(const struct sbio_config *cfg, const struct diff_cmp *d, size_t n,
+                      const size_t *col, size_t ncol, json_t *skipped, bool gated)
+{
+    json_t *doc = json_object(), *argv = json_array(), *mets = json_array(), *cmps = json_array();
+    for (int i = 0; i < cfg->argc; i++)
+        json_array_append_new(argv, json_string(cfg->argv[i]));
+    for (size_t c = 0; c < ncol; c++)
+        json_array_append_new(mets, json_string(sbio_table_metric_name(col[c])));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(cmps, diff_cmp_json(&d[i], gated));
+    json_object_set_new(doc, "schema", json_string("sbio-diff/1"));
+    json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
+    json_object_set_new(doc, "command_line", argv);
+    json_object_set_new(doc, "kind", json_string(skipped ? "compares" : "runs"));
+    json_object_set_new(doc, "metrics", mets);
+    json_object_set_new(doc, "threshold_pct",
+                        sbio_options_given(cfg, "threshold")
+                            ? json_integer((json_int_t)cfg->threshold)
+                            : json_null());
+    json_object_set_new(doc, "comparisons", cmps);
+    json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
+    FILE *f = fopen(cfg->output, "w");
+    int rc = !f || json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ? -SBIO_EFAILED : 0;
+    if (rc)
+        sbio_err("diff: --output %s: %s", cfg->output, strerror(errno));
+    if (f && fclose(f) && !rc) {
+        sbio_err("diff: --output %s: %s", cfg->output, strerror(errno));
+        rc = -SBIO_EFAILED;
+    }
+    json_decref(doc);
+    return rc;
+}
+
+/* Runs on both sides (several, or scripts', or with --metrics): the table of A's runs against
+ * B's; -SBIO_EFAILED when --threshold fired or -o could not be written. */
+static int diff_sides(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
+                      bool check, double thr)
+{
+    size_t col[SBIO_TABLE_MAX_COLS], ncol;
+    struct diff_cmp d = {0};
+    int rc = diff_columns(cfg, in, col, &ncol);
+    if (!rc)
+        rc = diff_sides_table(&d, in, col, ncol);
+    if (!rc) {
+        fprintf(out, "sbio diff: A = ");
+        diff_side_line(out, in, 0, in->na);
+        fprintf(out, "           B = ");
+        diff_side_line(out, in, in->na, in->n - in->na);
+        int fired = diff_cmp_print(&d, out, "", check, thr);
+        rc = cfg->output ? diff_write(cfg, &d, 1, col, ncol, NULL, check) : 0;
+        rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
+    }
+    diff_cmp_free(&d);
+    return rc;
+}
+
+/* Of two compares, the settings of A in B too, each a table (d[*nd]), and in skipped those
+ * that are not compared. 0, or -SBIO_EUSAGE / -ENOMEM after one line on stderr. */
+static int diff_compare_tables(const struct diff_input *in, struct diff_cmp *d, size_t *nd,
+                               json_t *skipped, const size_t *col, size_t ncol)
+{
+    json_t *s;
+    size_t i;
+    *nd = 0;
+    json_array_foreach(json_object_get(in->doc[0], "settings"), i, s)
+    {
+        json_t *name = json_object_get(s, "name");
+        json_t *other =
+            json_is_string(name) ? diff_setting(in->doc[1], json_string_value(name)) : NULL;
+        int rc = other ? diff_setting_table(&d[*nd], in, s, other, col, ncol) : 1;
+        if (rc < 0)
+            return rc;
+        if (rc)
+            json_array_append(json_object_get(skipped, other ? "no_runs" : "only_in_a"), name);
+        else
+            (*nd)++;
+    }
+    json_array_foreach(json_object_get(in->doc[1], "settings"), i, s)
+    {
+        json_t *name = json_object_get(s, "name");
+        if (json_is_string(name) && !diff_setting(in->doc[0], json_string_value(name)))
+            json_array_append(json_object_get(skipped, "only_in_b"), name);
+    }
+    return 0;
+}
+
+/* The settings not compared, one line each. */
+static void diff_print_skipped(FILE *out, json_t *skipped)
+{
+    static const char *const why[][2] = {{"only_in_a", "only in A"},
+                                         {"only_in_b", "only in B"},
+                                         {"no_runs", "no measured run in A or in B"}};
+    bool first = true;
+    for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
+        json_t *v;
+        size_t i;
+        json_array_foreach(json_object_get(skipped, why[k][0]), i, v)
+        {
+            fprintf(out, "%ssetting %s: %s, not compared\n", first ? "\n" : "",
+                    json_string_value(v), why[k][1]);
+            first = false;
+        }
+    }
+}
+
+/* Two compares: per setting of both, the table of A's runs of it against B's (from the runs'
+ * documents); -SBIO_EFAILED when --threshold fired or -o could not be written. */
+static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
+                         bool check, double thr)
+{
+    size_t col[SBIO_TABLE_MAX_COLS], ncol, nd = 0;
+    struct diff_cmp *d =
+        calloc(json_array_size(json_object_get(in->doc[0], "settings")) + 1, sizeof(*d));
+    json_t *skipped = json_pack("{s:[],s:[],s:[]}", "only_in_a", "only_in_b", "no_runs");
+    int rc = d && skipped ? diff_columns(cfg, in, col, &ncol) : -ENOMEM;
+    if (!rc)
+        rc = diff_compare_tables(in, d, &nd, skipped, col, ncol);
+    if (!rc) {
+        char ca[1024], cb[1024];
+        int fired = 0;
+        diff_compare_config(ca, sizeof(ca), in->doc[0]);
+        diff_compare_config(cb, sizeof(cb), in->doc[1]);
+        fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
+        for (size_t i = 0; i < nd; i++) {
+            char where[600];
+            fprintf(out, "\nSetting %s\n", d[i].setting);
+            snprintf(where, sizeof(where), "setting %s: ", d[i].setting);
+            fired += diff_cmp_print(&d[i], out, where, check, thr);
+        }
+        diff_print_skipped(out, skipped);
+        fflush(out);
+        rc = cfg->output ? diff_write(cfg, d, nd, col, ncol, skipped, check) : 0;
+        rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
+    }
+    for (size_t i = 0; d && i <= nd; i++)
+        diff_cmp_free(&d[i]);
+    free(d);
+    json_decref(skipped);
+    return rc == -ENOMEM ? -SBIO_EFAILED : rc;
+}
+
+/* One run result a side: the rows of every metric, with the settings that differ; -o writes
+ * the table of the default columns as well. */
+static int diff_pair(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
+                     bool check, double thr)
+{
+    char ca[1024], cb[1024];
+    struct diff_cmp d = {0};
+    size_t col[SBIO_TABLE_MAX_COLS], ncol;
+    sbio_table_metrics_default(col, &ncol);
+    int rc = cfg->output ? diff_sides_table(&d, in, col, ncol) : 0;
+    if (!rc) {
+        diff_run_config(ca, sizeof(ca), in->doc[0]);
+        diff_run_config(cb, sizeof(cb), in->doc[1]);
+        fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
+        int worse = diff_runs(out, in->doc[0], in->doc[1], check, thr);
+        rc = cfg->output ? diff_write(cfg, &d, 1, col, ncol, NULL, false) : 0;
+        rc = rc ? rc : worse;
+    }
+    diff_cmp_free(&d);
+    return rc == -ENOMEM ? -SBIO_EFAILED : rc;
 }
 
 int sbio_diff(const struct sbio_config *cfg, FILE *out)
 {
-    if (cfg->nargs != 2) {
-        sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
-        return -SBIO_EUSAGE;
-    }
-    json_t *a, *b;
-    enum diff_doc kind;
-    int rc = diff_load_pair(cfg, &a, &b, &kind);
+    struct diff_input in;
+    int rc = diff_load_all(cfg, &in);
     if (rc)
         return rc;
-    char ca[1024], cb[1024];
-    if (kind == DIFF_RUN) {
-        diff_run_config(ca, sizeof(ca), a);
-        diff_run_config(cb, sizeof(cb), b);
-    } else {
-        diff_compare_config(ca, sizeof(ca), a);
-        diff_compare_config(cb, sizeof(cb), b);
-    }
-    fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", cfg->args[0], ca, cfg->args[1], cb);
     bool check = sbio_options_given(cfg, "threshold");
     double thr = (double)cfg->threshold;
-    rc = kind == DIFF_RUN ? diff_runs(out, a, b, check, thr) : diff_compares(out, a, b, check, thr);
-    json_decref(a);
-    json_decref(b);
-    return rc;
+    if (in.kind[0] == DIFF_COMPARE)
+        rc = diff_compares(cfg, out, &in, check, thr);
+    else if (in.n == 2 && in.na == 1 && in.kind[0] == DIFF_RUN && in.kind[1] == DIFF_RUN &&
+             !cfg->metrics)
+        rc = diff_pair(cfg, out, &in, check, thr);
+    else
+        rc = diff_sides(cfg, out, &in, check, thr);
+    diff_input_free(&in);
+    return rc == -ENOMEM ? -SBIO_EFAILED : rc;
 }

@@ -6,15 +6,22 @@
 
 #include "options.h"
 
-/* Compare cfg->args[0] (A, the baseline) with cfg->args[1] (B): each a JSON written by
- * `sbio run -o` (schema sbio-result/1) or `sbio compare -o` (sbio-compare/1). Writes to out,
- * for two run results first every device setting that differs (scheduler, queue files,
- * scheduler tunables; older results too), then one row per metric: A, B and the %
- * difference, marked worse/better. Returns 0;
- * -SBIO_EFAILED when --threshold=P is given explicitly and a throughput metric (ops/s, MiB/s)
- * of B is more than P% below A's (each named in one line on stderr after the table);
- * -SBIO_EUSAGE for bad input (a file that is not an sbio result, two results of different
- * kinds, not exactly two files) with one line on stderr and nothing written to out. */
+/* Compare side A's files with side B's: cfg->args before the "--" (cfg->diff_split) and after
+ * it, or without "--" cfg->args[0] (A, the baseline) with cfg->args[1] (B). Each a JSON
+ * written by `sbio run -o` (sbio-result/1, sbio-script/1) or `sbio compare -o`
+ * (sbio-compare/1, one a side). Writes to out, for one run result a side (without --metrics)
+ * first every device setting that differs (scheduler, queue files, scheduler tunables; older
+ * results too), then one row per metric: A, B and the % difference, marked worse/better; for
+ * several runs a side, script results or --metrics, the comparison table (table.h) of A's runs
+ * against B's; for two compares, that table per setting of both. With -o, the tables' figures
+ * (sbio-diff/1) to cfg->output. Returns 0;
+ * -SBIO_EFAILED when --threshold=P is given explicitly and B is worse than A by more than P%
+ * (rows: a throughput metric's point difference; the table: the whole 95% CI of a throughput
+ * metric below -P%, or of a latency or time metric above +P%; each named in one line on
+ * stderr after the table), or when -o could not be written;
+ * -SBIO_EUSAGE for bad input (a file that is not an sbio result, a compare beside runs or two
+ * on a side, files whose phases or jobs differ, a bad --metrics) with one line on stderr and
+ * nothing written to out. */
 int sbio_diff(const struct sbio_config *cfg, FILE *out);
 
 #endif

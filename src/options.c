@@ -162,13 +162,16 @@ static const struct optdef opts[] = {
      "compare: start no run that would end after N seconds of the compare; 0: no limit"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
      SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
-    {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "LIST",
+    {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0,
+     SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF), 0, "LIST",
      "compare: the table's columns, mean ± sd each, of ops, mib, time, reads, writes, fsyncs, "
      "rmws, cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
      "MiB/s, latency per op type, CPU%, util%)"},
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
-     "diff: exit 1 when a throughput metric of B is more than PCT% below A (off unless given; "
-     "rows are marked better or worse from 1%)"},
+     "diff: exit 1 when B is worse than A by more than PCT%: a throughput metric lower or, in "
+     "the table (several runs a side, scripts, compares, --metrics), a latency or time higher, "
+     "there judged by the bound of its 95% CI nearest zero (off unless given; rows are marked "
+     "better or worse from 1%)"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",
@@ -262,7 +265,8 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_RUN] = "run the workload on the prepared set and report",
     [SBIO_CMD_CLEANUP] = "remove the files the manifest names, then the manifest",
     [SBIO_CMD_COMPARE] = "run one workload under every setting of --schedulers / --vary, repeated",
-    [SBIO_CMD_DIFF] = "diff A.json B.json: % difference of every metric of two results",
+    [SBIO_CMD_DIFF] = "diff A.json B.json, or A1.json A2.json… -- B1.json B2.json…: the "
+                      "difference of every metric of two results, or of two sides' runs",
     [SBIO_CMD_PLOT] = "plot R.json… -o chart.png: chart JSON results with gnuplot",
     [SBIO_CMD_RESTORE] = "restore device settings an sbio that was killed or crashed left",
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
@@ -711,6 +715,7 @@ void sbio_options_defaults(struct sbio_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->mode = SBIO_MODE_NONE;
+    cfg->diff_split = -1;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &opts[i];
         if (d->type >= T_TEST || d->type == T_LIST)
@@ -1078,6 +1083,18 @@ static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bo
     return rc ? (rc < 0 ? rc : 0) : parse_option(cfg, name, nlen, value, argc, argv, i);
 }
 
+/* diff's "--" parts its two sides' files (options may follow, as anywhere). 0 or -EINVAL. */
+static int parse_diff_split(struct sbio_config *cfg)
+{
+    if (cfg->diff_split >= 0) {
+        sbio_err("diff: '--' given twice; accepted: sbio diff A1.json A2.json ... -- B1.json "
+                 "B2.json ...");
+        return -EINVAL;
+    }
+    cfg->diff_split = cfg->nargs;
+    return 0;
+}
+
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
 {
     cfg->argc = argc;
@@ -1092,6 +1109,8 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
         int rc;
         if (only_args || a[0] != '-' || !a[1])
             rc = parse_word(cfg, a);
+        else if (!strcmp(a, "--") && cfg->cmd == SBIO_CMD_DIFF)
+            rc = parse_diff_split(cfg);
         else if (!strcmp(a, "--"))
             rc = 0, only_args = true;
         else
@@ -1423,18 +1442,33 @@ static int opt_check_warmup(const struct sbio_config *cfg, unsigned nranks)
     return 0;
 }
 
+/* diff's files: two, or with "--" one side's before it and the other's after, none empty.
+ * What they hold is sbio_diff's to check. 0 or -EINVAL. */
+static int opt_check_diff(const struct sbio_config *cfg)
+{
+    const char *use = "accepted: sbio diff A.json B.json, or several runs a side: sbio diff "
+                      "A1.json A2.json ... -- B1.json B2.json ...";
+    if (cfg->diff_split < 0 && cfg->nargs != 2) {
+        sbio_err("diff takes two results, or two sides' runs parted by '--', not %d file%s "
+                 "without '--'; %s",
+                 cfg->nargs, cfg->nargs == 1 ? "" : "s", use);
+        return -EINVAL;
+    }
+    if (cfg->diff_split == 0 || cfg->diff_split == cfg->nargs) {
+        sbio_err("diff: no file %s '--' (side %s is empty); %s",
+                 cfg->diff_split ? "after" : "before", cfg->diff_split ? "B" : "A", use);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
 {
     switch (cfg->cmd) {
     case SBIO_CMD_NONE:
         sbio_err("no command given; accepted: %s (sbio help)", cmd_list());
         return -EINVAL;
-    case SBIO_CMD_DIFF:
-        if (cfg->nargs != 2) {
-            sbio_err("diff takes two results: sbio diff A.json B.json [--threshold=P]");
-            return -EINVAL;
-        }
-        return 0;
+    case SBIO_CMD_DIFF: return opt_check_diff(cfg);
     case SBIO_CMD_PLOT: return opt_check_plot(cfg);
     case SBIO_CMD_HELP:
     case SBIO_CMD_VERSION: return 0;

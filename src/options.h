@@ -75,6 +75,7 @@ struct sbio_config {
     char **argv;
     int nargs; /* words after the command (help TOPIC, diff/plot files) */
     const char *args[SBIO_MAX_ARGS];
+    int diff_split; /* diff: the words before its "--" (side A's files); -1: no "--" */
 
     /* sysbench general options */
     uint64_t threads;

@@ -434,9 +434,8 @@ void sbio_table_compute(struct sbio_table *t)
     free(x);
 }
 
-/* "job readers, read p99" (a phase's block named when the table has several). */
-static void cell_where(const struct sbio_table *t, size_t ph, size_t b, size_t c, char *buf,
-                       size_t len)
+void sbio_table_where(const struct sbio_table *t, size_t ph, size_t b, size_t c, char *buf,
+                      size_t len)
 {
     const struct sbio_table_phase *p = &t->ph[ph];
     char where[160] = "";
@@ -465,7 +464,7 @@ double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_
                                      : 0;
                 if (!(w <= widest)) {
                     widest = w;
-                    cell_where(t, ph, b, c, what, len);
+                    sbio_table_where(t, ph, b, c, what, len);
                     if (isnan(w))
                         return w;
                 }
@@ -624,7 +623,7 @@ static void print_outliers(const struct sbio_table *t, FILE *out, size_t ph,
                     if (!t->out[i])
                         continue;
                     char where[256], v[32];
-                    cell_where(t, ph, b, c, where, sizeof(where));
+                    sbio_table_where(t, ph, b, c, where, sizeof(where));
                     metric_fmt(v, sizeof(v), &metrics[t->col[c]], t->val[i]);
                     fprintf(out, "  ! %s, run %u: %s %s\n", names[s], t->rep[s * t->maxrun + r],
                             where, v);

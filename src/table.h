@@ -113,6 +113,12 @@ static inline const struct sbio_table_cell *sbio_table_cell(const struct sbio_ta
     return &t->cell[((ph * t->nb + b) * t->ns + s) * t->ncol + c];
 }
 
+/* Where the cells of (phase ph, block b, column c) are, in words: "phase write, job readers,
+ * read p99" (the phase named when the table has several, the job when it has a name, as a
+ * script's have: "all jobs" for their total), for lines about a cell. */
+void sbio_table_where(const struct sbio_table *t, size_t ph, size_t b, size_t c, char *buf,
+                      size_t len);
+
 /* Setting s's last run in one line, the first phase's first block's columns it has:
  * "9528 ops/s, read.p99 927.7 us". */
 void sbio_table_run_text(const struct sbio_table *t, size_t s, char *buf, size_t len);

@@ -3,11 +3,30 @@
 # with itself is 0.0% on every row and passes --threshold=1; a faster and a slower run
 # (rndrd at --rate=2000 and --rate=1000) show the expected signs and marks, and
 # --threshold=5 fails (exit 1, the rows named on stderr) only when the slower one is B;
-# bad input is exit 2 with one line and nothing on stdout. A small set (4 x 2 MiB) under
-# $TMP only; about 4 s.
+# bad input is exit 2 with one line and nothing on stdout.
+# Several runs a side: 3 runs at --rate=2000 against 3 at --rate=4000 show +100% (within
+# 10%) marked significant, --threshold fires (on the CI) only when the slower runs are B, and
+# -o writes the same figures; two compares are diffed setting by setting from their runs; a
+# script's two jobs each get their own block, whose ops/s are the job's own in its result;
+# runs of different shapes and bad command lines are exit 2 with one line.
+# A small set (4 x 2 MiB) on a tmpfs of the test's own when root (rate-limited runs keep
+# their rate there whatever else the machine's disk is doing), else under $TMP; about 30 s.
 source "$(dirname "$0")/lib.sh"
 
-D=$TMP/set
+MNT=$TMP/mnt
+d_cleanup() {
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	t_cleanup
+}
+trap d_cleanup EXIT
+mkdir -p "$MNT"
+if need_root && ! mount -t tmpfs -o size=64M,mode=0755 sbio-diff "$MNT"; then
+	notok "mount a 64 MiB tmpfs at $MNT"
+	exit 1
+fi
+D=$MNT/set
 mkdir -p "$D"
 SET=(--dir="$D" --file-num=4 --file-total-size=8M)
 
@@ -71,6 +90,15 @@ for m in "ops/s" "read ops/s" "read MiB/s"; do
 done
 eq "diff slow fast: nothing on stderr" "$(cat "$TMP/err")" ""
 
+# -o with one result a side: the rows as ever, and the table's figures in the file.
+expect_exit 0 "diff fast slow -o pair.json: exit 0" "$SBIO" diff "$TMP/fast.json" "$TMP/slow.json" -o "$TMP/pair.json"
+check "diff fast slow -o pair.json: the rows are printed" test -n "$(row 'read ops/s')"
+eq "diff fast slow -o pair.json: sbio-diff/1, one run a side, no threshold" \
+	"$(json_get "$TMP/pair.json" schema comparisons.0.sides.1.name comparisons.0.threshold_fired | paste -sd '|')" \
+	"sbio-diff/1|B (1 run)|null"
+d=$(json_get "$TMP/pair.json" comparisons.0.sides.1.phases.0.jobs.0.metrics.ops.diff_pct)
+near "diff fast slow -o pair.json: ops diff_pct about -50% ($d)" "${d#-}" 50 10
+
 # --- bad input ---
 echo "total ops/s: 1234" >"$TMP/report.txt"
 expect_exit 2 "diff of a text report: exit 2" "$SBIO" diff "$TMP/a.json" "$TMP/report.txt"
@@ -80,3 +108,133 @@ eq "diff of a text report: nothing on stdout" "$(cat "$TMP/out")" ""
 expect_exit 2 "diff of a missing file: exit 2" "$SBIO" diff "$TMP/nothere.json" "$TMP/a.json"
 stderr_one_line "diff of a missing file: one line on stderr"
 eq "diff of a missing file: nothing on stdout" "$(cat "$TMP/out")" ""
+
+# --- several runs a side: 3 at --rate=2000 (A) against 3 at --rate=4000 (B) ---
+for i in 1 2 3; do
+	"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1 --rate=2000 -o "$TMP/r2k$i.json" \
+		>/dev/null 2>"$TMP/err" || notok "run $i at --rate=2000: $(head -c 300 "$TMP/err")"
+	"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1 --rate=4000 -o "$TMP/r4k$i.json" \
+		>/dev/null 2>"$TMP/err" || notok "run $i at --rate=4000: $(head -c 300 "$TMP/err")"
+done
+R2K=("$TMP"/r2k{1,2,3}.json)
+R4K=("$TMP"/r4k{1,2,3}.json)
+# cells NAME: the row NAME's first difference, its CI and its mark, "D|LO, HI|*".
+cells() {
+	grep -E "^$1 " "$TMP/out" | head -n 1 |
+		sed -E 's/^[^%]* ([+-][0-9.]+%) \[([^]]*)\]( \*)?.*/\1|\2|\3/; s/\| \*$/|*/'
+}
+expect_exit 0 "diff 3 runs at 2000/s -- 3 at 4000/s: exit 0" "$SBIO" diff "${R2K[@]}" -- "${R4K[@]}"
+eq "diff of 3 runs a side: nothing on stderr" "$(cat "$TMP/err")" ""
+check "diff of 3 runs a side: the header names A's files" \
+	grep -q "^sbio diff: A = 3 runs (rndrd, 1 thread, 16 KiB blocks, sync, rate 2000/s): ${R2K[0]} " "$TMP/out"
+check "diff of 3 runs a side: rows A (3 runs), B (3 runs), 3 of 3 runs each" \
+	test "$(grep -cE '^[AB] \(3 runs\) +3/3 ' "$TMP/out")" = 2
+c=$(cells "B \(3 runs\)")
+d=${c%%|*}
+near "diff of 3 runs a side: B's ops/s about +100% ($c)" "${d//[%+]/}" 100 10
+eq "diff of 3 runs a side: B's ops/s is positive" "${d:0:1}" "+"
+eq "diff of 3 runs a side: B's ops/s marked significant ($c)" "${c##*|}" "*"
+check "diff of 3 runs a side: the footer names the correction" grep -q "Holm–Bonferroni" "$TMP/out"
+
+# --threshold on the CI: the faster runs as B never fire; the slower as B fire on each
+# throughput column, one line each, by the CI's bound.
+TP=(--metrics=ops,mib,reads --threshold=5)
+expect_exit 0 "diff 2000/s -- 4000/s ${TP[*]}: exit 0" "$SBIO" diff "${R2K[@]}" -- "${R4K[@]}" "${TP[@]}"
+eq "diff 2000/s -- 4000/s --threshold=5: nothing on stderr" "$(cat "$TMP/err")" ""
+expect_exit 1 "diff 4000/s -- 2000/s ${TP[*]}: exit 1" "$SBIO" diff "${R4K[@]}" -- "${R2K[@]}" "${TP[@]}"
+eq "diff 4000/s -- 2000/s --threshold=5: one stderr line per throughput column (ops, mib, reads)" \
+	"$(wc -l <"$TMP/err")" 3
+for m in "ops/s" "MiB/s" "reads/s"; do
+	check "diff 4000/s -- 2000/s --threshold=5: $m fired on its whole CI below -5%" \
+		grep -qE "^sbio: diff: $m: -[0-9.]+% \[-[0-9.]+%, -[0-9.]+%\] in B against A: the whole 95% CI below -5%" "$TMP/err"
+done
+c=$(cells "B \(3 runs\)")
+d=${c%%|*}
+near "diff 4000/s -- 2000/s: B's ops/s about -50% ($c)" "${d//[%-]/}" 50 10
+# One run a side has no CI: the point difference, and the line says so.
+expect_exit 1 "diff one run a side (4000/s -- 2000/s) --metrics=ops --threshold=5: exit 1" \
+	"$SBIO" diff "${R4K[0]}" -- "${R2K[0]}" --metrics=ops --threshold=5
+check "diff one run a side: the line says it is the point difference, without a CI" \
+	grep -q "ops/s: -[0-9.]*% in B against A: no CI (1 run on a side), the point difference below -5%" "$TMP/err"
+
+# -o: the table's figures.
+expect_exit 1 "diff 4000/s -- 2000/s -o d.json: exit 1 (--threshold)" \
+	"$SBIO" diff "${R4K[@]}" -- "${R2K[@]}" "${TP[@]}" -o "$TMP/d.json"
+eq "-o d.json: schema, kind, threshold" "$(json_get "$TMP/d.json" schema kind threshold_pct | paste -sd ' ')" \
+	"sbio-diff/1 runs 5"
+eq "-o d.json: A's and B's runs (3 each)" \
+	"$(json_get "$TMP/d.json" comparisons.0.sides.0.phases.0.jobs.0.metrics.ops.n comparisons.0.sides.1.phases.0.jobs.0.metrics.ops.n | paste -sd ' ')" "3 3"
+d=$(json_get "$TMP/d.json" comparisons.0.sides.1.phases.0.jobs.0.metrics.ops.diff_pct)
+near "-o d.json: B's ops diff_pct about -50% ($d)" "${d#-}" 50 10
+eq "-o d.json: three cells fired" "$(json_get "$TMP/d.json" 'comparisons.0.threshold_fired.#')" 3
+eq "-o d.json: the first fired is ops" "$(json_get "$TMP/d.json" comparisons.0.threshold_fired.0.metric)" ops
+
+# --- two compares, setting by setting from their runs ---
+CMP=("$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --time=1 --repeat=2)
+expect_exit 0 "compare --vary rate=2000,4000 -o c1.json" "${CMP[@]}" --vary rate=2000,4000 -o "$TMP/c1.json"
+expect_exit 0 "compare --vary rate=4000,3000 -o c2.json" "${CMP[@]}" --vary rate=4000,3000 -o "$TMP/c2.json"
+expect_exit 0 "diff c1.json c2.json --threshold=5: exit 0 (rate=4000 is the same)" \
+	"$SBIO" diff "$TMP/c1.json" "$TMP/c2.json" --threshold=5
+eq "diff of two compares: nothing on stderr" "$(cat "$TMP/err")" ""
+check "diff of two compares: a table for rate=4000" grep -q "^Setting rate=4000$" "$TMP/out"
+check "diff of two compares: rate=2000 only in A" grep -q "^setting rate=2000: only in A, not compared$" "$TMP/out"
+check "diff of two compares: rate=3000 only in B" grep -q "^setting rate=3000: only in B, not compared$" "$TMP/out"
+c=$(cells "B \(2 runs\)")
+d=${c%%|*}
+check "diff of two compares: rate=4000's ops/s within 2% ($c)" \
+	awk -v d="${d//[%+]/}" 'BEGIN { exit !(d >= -2 && d <= 2) }'
+check "diff of two compares: rate=4000's ops/s not significant ($c)" test "${c##*|}" != "*"
+expect_exit 2 "diff of a compare and a run: exit 2" "$SBIO" diff "$TMP/c1.json" "${R2K[0]}"
+stderr_one_line "diff of a compare and a run: one line"
+eq "diff of a compare and a run: nothing on stdout" "$(cat "$TMP/out")" ""
+
+# --- a script's two jobs: a block each, with each job's own ops/s ---
+W=$(cd "$(dirname "$0")/../.." && pwd)/workloads/readers-vs-writer.lua
+SD=$MNT/script
+mkdir -p "$SD"
+SC=(--script "$W" --dir="$SD" --size=8M --direct=off --readers=1)
+expect_exit 0 "prepare --script readers-vs-writer" "$SBIO" prepare "${SC[@]}"
+for i in 1 2; do
+	expect_exit 0 "readers-vs-writer run $i -o s$i.json" "$SBIO" run "${SC[@]}" --time=1 -o "$TMP/s$i.json"
+done
+expect_exit 0 "diff s1.json -- s2.json --metrics=ops: exit 0" "$SBIO" diff "$TMP/s1.json" -- "$TMP/s2.json" --metrics=ops
+for b in "Job readers" "Job writer" "All jobs together"; do
+	check "diff of a script's results: a block '$b'" grep -qx "$b" "$TMP/out"
+done
+# block_ops BLOCK ROW: the ops/s mean of ROW in BLOCK.
+block_ops() { awk -v b="$1" -v r="$2" '$0 == b { f = 1 } f && index($0, r) == 1 { print $5; exit }' "$TMP/out"; }
+for j in 0 1; do
+	name=$(json_get "$TMP/s1.json" "phases.0.jobs.$j.name")
+	for s in 1 2; do
+		want=$(json_get "$TMP/s$s.json" "phases.0.jobs.$j.result.result.ops" \
+			"phases.0.jobs.$j.result.result.elapsed_s" | paste -sd ' ' |
+			awk '$1 ~ /^[0-9]+$/ && $2 > 0 { printf "%.0f", $1 / $2 }')
+		row=$([ $s = 1 ] && echo "A (1 run)" || echo "B (1 run)")
+		got=$(block_ops "Job $name" "$row")
+		if [[ $want =~ ^[0-9]+$ && $got =~ ^[0-9]+$ ]]; then
+			near "diff of a script's results: job $name's ops/s in $row ($got) are its result's" \
+				"$got" "$want" 0.1
+		else
+			notok "diff of a script's results: job $name's ops/s in $row: table '$got', result '$want'"
+		fi
+	done
+done
+expect_exit 2 "diff of a script's result and a run's: exit 2" "$SBIO" diff "$TMP/s1.json" -- "${R2K[0]}"
+stderr_one_line "diff of a script's result and a run's: one line"
+check "diff of a script's result and a run's: names the run's file and what differs" \
+	grep -q "${R2K[0]}: a run's result, but $TMP/s1.json is a script's" "$TMP/err"
+eq "diff of a script's result and a run's: nothing on stdout" "$(cat "$TMP/out")" ""
+
+# --- bad command lines ---
+bad() {
+	local what=$1
+	shift
+	expect_exit 2 "diff $*: exit 2" "$SBIO" diff "$@"
+	stderr_one_line "diff $*: one line"
+	check "diff $*: says '$what'" grep -qF "$what" "$TMP/err"
+	eq "diff $*: nothing on stdout" "$(cat "$TMP/out")" ""
+}
+bad "not 3 files without '--'" "${R2K[@]}"
+bad "no file after '--'" "${R2K[@]}" --
+bad "no file before '--'" -- "${R2K[@]}"
+bad "report.txt: not JSON" "${R2K[@]}" -- "${R4K[0]}" "$TMP/report.txt"

@@ -23,6 +23,7 @@
 #include "diff.h"
 #include "helpers.h"
 #include "options.h"
+#include "report.h"
 #include "util.h"
 
 static char g_dir[64];
@@ -114,22 +115,6 @@ static json_t *run_doc(void)
     return d;
 }
 
-static json_t *summary_json(double runs_ok, double ops, double mib, double rp99, double wp99)
-{
-    json_t *s = json_pack("{s:f,s:i,s:{s:f,s:f},s:{s:f,s:f},s:f,s:n}", "runs_ok", runs_ok, "runs",
-                          2, "ops_per_s", "mean", ops, "stddev", ops / 100, "mib_per_s", "mean",
-                          mib, "stddev", mib / 100, "cpu_pct", 5.0, "util_pct");
-    if (rp99 > 0)
-        json_object_set_new(s, "read",
-                            json_pack("{s:f,s:{s:f,s:f}}", "p95_ns", rp99 / 2, "p99_ns", "mean",
-                                      rp99, "stddev", 1.0));
-    if (wp99 > 0)
-        json_object_set_new(s, "write",
-                            json_pack("{s:f,s:{s:f,s:f}}", "p95_ns", wp99 / 2, "p99_ns", "mean",
-                                      wp99, "stddev", 1.0));
-    return s;
-}
-
 static json_t *compare_doc(void)
 {
     json_t *d = json_pack("{s:s,s:[{s:s,s:[s,s]}],s:i,s:s,s:b,s:[]}", "schema", "sbio-compare/1",
@@ -139,18 +124,54 @@ static json_t *compare_doc(void)
     return d;
 }
 
-static void add_setting(json_t *cmp, const char *name, json_t *summary)
+/* A run result whose total is ops ops/s (the rest run_doc's). */
+static json_t *run_ops(double ops)
 {
-    json_array_append_new(
-        json_object_get(cmp, "settings"),
-        json_pack("{s:s,s:{},s:[],s:o}", "name", name, "values", "runs", "summary", summary));
+    json_t *d = run_doc();
+    jnum(d, "result/ops", ops * 10);
+    return d;
+}
+
+/* A setting of a compare: its runs' documents docs[0..n) (stolen; NULL: a run that failed),
+ * numbered as repeats from 1. */
+static void add_setting(json_t *cmp, const char *name, json_t *const *docs, size_t n)
+{
+    json_t *runs = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(runs, json_pack("{s:I,s:s,s:o}", "repeat", (json_int_t)i + 1,
+                                              "status", docs[i] ? "ok" : "failed", "result",
+                                              docs[i] ? docs[i] : json_null()));
+    json_array_append_new(json_object_get(cmp, "settings"),
+                          json_pack("{s:s,s:{},s:o}", "name", name, "values", "runs", runs));
+}
+
+/* A script's result of one phase "mixed" with jobs names[0..n) (their total after them when
+ * n > 1), job j's total ops/s ops[j]. */
+static json_t *script_doc(const char *const *names, const double *ops, size_t n)
+{
+    json_t *jobs = json_array(), *shares = json_array();
+    double sum = 0;
+    for (size_t j = 0; j < n; j++) {
+        json_array_append_new(jobs,
+                              json_pack("{s:s,s:o}", "name", names[j], "result", run_ops(ops[j])));
+        json_array_append_new(shares, json_pack("{s:s}", "name", names[j]));
+        sum += ops[j];
+    }
+    json_t *ph =
+        json_pack("{s:s,s:o,s:{s:o}}", "name", "mixed", "jobs", jobs, "shares", "jobs", shares);
+    if (n > 1)
+        json_object_set_new(ph, "total", run_ops(sum));
+    json_t *d = json_pack("{s:s,s:s,s:[o]}", "schema", "sbio-script/1", "script", "/w/mixed.lua",
+                          "phases", ph);
+    assert_non_null(d);
+    return d;
 }
 
 /* ---- running diff with captured output ---- */
 
 struct result {
     int rc;
-    char out[16384];
+    char out[65536];
     char err[4096];
 };
 
@@ -178,6 +199,30 @@ static void run_diff(struct result *r, const char *a, const char *b, const char 
     cap_end(&ce, r->err, sizeof(r->err));
     cap_end(&co, r->out, sizeof(r->out));
 }
+
+/* sbio diff ARGS… (NULL-terminated): the command line parsed and checked as main does; a
+ * refused one is r->rc -SBIO_EUSAGE with its message in r->err, as sbio would exit 2. */
+static void run_diffv(struct result *r, const char *const *args)
+{
+    char *argv[40] = {"sbio", "diff"};
+    int argc = 2;
+    while (*args && argc < 39)
+        argv[argc++] = (char *)*args++;
+    argv[argc] = NULL;
+    struct sbio_config cfg;
+    sbio_options_defaults(&cfg);
+    struct capture co, ce;
+    cap_begin_fd(&co, STDOUT_FILENO);
+    cap_begin(&ce);
+    if (sbio_options_parse(&cfg, argc, argv) || sbio_options_validate(&cfg, 1))
+        r->rc = -SBIO_EUSAGE;
+    else
+        r->rc = sbio_diff(&cfg, stdout);
+    fflush(stdout);
+    cap_end(&ce, r->err, sizeof(r->err));
+    cap_end(&co, r->out, sizeof(r->out));
+}
+#define DIFF(r, ...) run_diffv((r), (const char *const[]){__VA_ARGS__, NULL})
 
 static int lines(const char *s)
 {
@@ -223,19 +268,31 @@ static bool row(const char *text, const char *name, char *delta, char *mark, cha
                      m_, (want_delta), (want_mark), l_);                                           \
     } while (0)
 
-/* The lines of one setting of a compare diff: from its "setting NAME (" line to the next
- * "setting" line. */
+/* The lines of one setting's table of a compare diff: from its "Setting NAME" line to the
+ * next one. */
 static const char *section(const char *out, const char *name, char *buf, size_t len)
 {
     char head[256];
-    snprintf(head, sizeof(head), "setting %s (", name);
+    snprintf(head, sizeof(head), "\nSetting %s\n", name);
     const char *p = strstr(out, head);
     if (!p)
         fail_msg("no setting '%s' in:\n%s", name, out);
-    p = strchr(p, '\n') + 1;
-    const char *e = strstr(p, "\nsetting ");
+    p += strlen(head);
+    const char *e = strstr(p, "\nSetting ");
     snprintf(buf, len, "%.*s", (int)(e ? (size_t)(e - p) + 1 : strlen(p)), p);
     return buf;
+}
+
+/* The line of text that starts with start (a table's row by its name), into line. */
+static const char *line_of(const char *text, const char *start, char *line, size_t len)
+{
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, start, strlen(start))) {
+            snprintf(line, len, "%.*s", (int)strcspn(p, "\n"), p);
+            return line;
+        }
+    fail_msg("no line starting '%s' in:\n%s", start, text);
+    return NULL;
 }
 
 /* ---- tests ---- */
@@ -477,66 +534,267 @@ static void test_threshold(void **state)
     assert_int_equal(r.rc, 0);
 }
 
+/* Two compares: per setting of both, its runs in A against its runs in B in the table (from
+ * the runs' documents: a failed run counted, not measured; no summary read), over the union
+ * of both compares' metrics; the settings not compared listed; --threshold names the setting. */
 static void test_compare(void **state)
 {
     (void)state;
     static struct result r;
-    char sec[4096];
+    char sec[8192], line[1024];
     json_t *a = compare_doc(), *b = compare_doc();
-    add_setting(a, "scheduler=none", summary_json(2, 1000, 15.625, 4000, 8000));
-    add_setting(a, "scheduler=bfq", summary_json(2, 800, 12.5, 5000, 0));
-    add_setting(a, "scheduler=kyber", summary_json(2, 900, 14, 4000, 0));
-    add_setting(a, "scheduler=failed", summary_json(2, 900, 14, 4000, 0));
-    /* B in another order, one setting new, one gone, bfq now writes too, failed has no run. */
-    add_setting(b, "scheduler=mq-deadline", summary_json(2, 1100, 17, 3000, 0));
-    add_setting(b, "scheduler=bfq", summary_json(2, 880, 12.5 * 0.96, 4500, 9000));
-    add_setting(b, "scheduler=none", summary_json(2, 1000, 15.625, 4400, 8000));
-    add_setting(b, "scheduler=failed", summary_json(0, 0, 0, 0, 0));
+    json_object_set_new(a, "metrics", json_pack("[s,s]", "ops", "read.p99"));
+    json_object_set_new(b, "metrics", json_pack("[s,s]", "ops", "cpu"));
+    add_setting(a, "scheduler=none", (json_t *[]){run_ops(1000), run_ops(1010), run_ops(990)}, 3);
+    add_setting(a, "scheduler=bfq", (json_t *[]){run_ops(800), run_ops(810), run_ops(790)}, 3);
+    add_setting(a, "scheduler=kyber", (json_t *[]){run_ops(900), run_ops(900)}, 2);
+    add_setting(a, "scheduler=failed", (json_t *[]){NULL, NULL}, 2);
+    /* B in another order, one setting new, one gone, bfq halved (one run failed). */
+    add_setting(b, "scheduler=mq-deadline", (json_t *[]){run_ops(1100)}, 1);
+    add_setting(b, "scheduler=bfq", (json_t *[]){run_ops(400), run_ops(404), NULL, run_ops(396)},
+                4);
+    add_setting(b, "scheduler=none", (json_t *[]){run_ops(1000), run_ops(1010), run_ops(990)}, 3);
+    add_setting(b, "scheduler=failed", (json_t *[]){NULL}, 1);
     const char *pa = write_doc("ca.json", a), *pb = write_doc("cb.json", b);
-    run_diff(&r, pa, pb, NULL);
+    DIFF(&r, pa, pb);
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
     assert_has(r.out, "(compare scheduler=none,bfq, 2 repeats)");
-    assert_has(r.out, "setting scheduler=kyber: only in A\n");
-    assert_has(r.out, "setting scheduler=mq-deadline: only in B\n");
-    assert_null(strstr(r.out, "setting scheduler=kyber ("));
-
-    section(r.out, "scheduler=none", sec, sizeof(sec));
-    ASSERT_ROW(sec, "  ops/s mean", "0.0%", "");
-    ASSERT_ROW(sec, "  MiB/s mean", "0.0%", "");
-    ASSERT_ROW(sec, "  read p99 mean", "+10.0%", "worse");
-    ASSERT_ROW(sec, "  write p99 mean", "0.0%", "");
+    assert_has(r.out, "\nsetting scheduler=kyber: only in A, not compared\n");
+    assert_has(r.out, "\nsetting scheduler=mq-deadline: only in B, not compared\n");
+    assert_has(r.out, "\nsetting scheduler=failed: no measured run in A or in B, not compared\n");
+    assert_null(strstr(r.out, "\nSetting scheduler=kyber\n"));
+    /* A's order. */
+    assert_true(strstr(r.out, "\nSetting scheduler=none\n") <
+                strstr(r.out, "\nSetting scheduler=bfq\n"));
 
     section(r.out, "scheduler=bfq", sec, sizeof(sec));
-    ASSERT_ROW(sec, "  ops/s mean", "+10.0%", "better");
-    ASSERT_ROW(sec, "  MiB/s mean", "-4.0%", "worse");
-    ASSERT_ROW(sec, "  read p99 mean", "-10.0%", "better");
-    char d[64], m[64], line[512];
-    ASSERT_ROW(sec, "  write p99 mean", "-", ""); /* only B wrote */
-    assert_true(row(sec, "  write p99 mean", d, m, line));
-    assert_has(line, "missing");
+    /* The union of the metrics: ops/s, read p99 (A's), CPU% (B's). */
+    line_of(sec, "setting ", line, sizeof(line));
+    assert_has(line, "ops/s");
+    assert_has(line, "read p99");
+    assert_has(line, "CPU%");
+    line_of(sec, "A (3 runs)", line, sizeof(line));
+    assert_has(line, " 3/3 ");
+    assert_has(line, "800 ± 10");
+    line_of(sec, "B (3 runs)", line, sizeof(line));
+    assert_has(line, " 3/4 "); /* 3 measured of 4 made */
+    assert_has(line, "400 ± 4");
+    assert_has(line, "-50.0% [");
+    assert_has(line, "] *");
+    section(r.out, "scheduler=none", sec, sizeof(sec));
+    line_of(sec, "B (3 runs)", line, sizeof(line));
+    assert_has(line, "+0.0% [");
+    assert_null(strstr(line, "*"));
 
-    /* No successful run in B: its figures are missing, not zero. */
-    section(r.out, "scheduler=failed", sec, sizeof(sec));
-    assert_has(r.out, "setting scheduler=failed (runs ok: A 2/2, B 0/2)");
-    ASSERT_ROW(sec, "  ops/s mean", "-", "");
-    assert_true(row(sec, "  ops/s mean", d, m, line));
-    assert_has(line, "missing");
-
-    /* --threshold on compares: bfq's MiB/s -4% passes 5 and fails 3, naming the setting. */
-    run_diff(&r, pa, pb, "5");
+    /* --threshold: bfq's ops/s, its whole CI far below -5%, fires, named by its setting. */
+    DIFF(&r, pa, pb, "--threshold=5");
+    assert_int_equal(r.rc, -SBIO_EFAILED);
+    assert_int_equal(lines(r.err), 1);
+    assert_has(r.err, "setting scheduler=bfq: ops/s: -50.0% [");
+    assert_has(r.err, "the whole 95% CI below -5%");
+    /* Reversed: +100% is better, never a failure. */
+    DIFF(&r, pb, pa, "--threshold=5");
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
-    run_diff(&r, pa, pb, "3");
+}
+
+/* Runs a side must all have A's first file's shape: a different one is refused before
+ * anything is printed, naming the file and how it differs. */
+static void expect_refused(const struct result *r, const char *named, const char *what)
+{
+    if (r->rc != -SBIO_EUSAGE || lines(r->err) != 1 || r->out[0] || !strstr(r->err, named) ||
+        !strstr(r->err, what) || !strstr(r->err, "accepted"))
+        fail_msg("rc %d, output '%s', stderr '%s' (want -SBIO_EUSAGE, nothing, one line with "
+                 "'%s', '%s' and 'accepted')",
+                 r->rc, r->out, r->err, named, what);
+}
+
+static void test_sides_shape(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *two[] = {"readers", "writer"}, *one[] = {"readers"}, *other[] = {"readers", "log"};
+    const char *r1 = write_doc("r1.json", run_ops(1000)), *r2 = write_doc("r2.json", run_ops(990));
+    const char *s2 = write_doc("s2.json", script_doc(two, (double[]){100, 200}, 2));
+    const char *t2 = write_doc("t2.json", script_doc(two, (double[]){110, 190}, 2));
+    const char *s1 = write_doc("s1.json", script_doc(one, (double[]){100}, 1));
+    const char *so = write_doc("so.json", script_doc(other, (double[]){100, 200}, 2));
+    json_t *d = script_doc(two, (double[]){100, 200}, 2);
+    json_t *ph = json_deep_copy(json_array_get(json_object_get(d, "phases"), 0));
+    json_object_set_new(ph, "name", json_string("again"));
+    json_array_append_new(json_object_get(d, "phases"), ph);
+    const char *sp = write_doc("sp.json", d);
+
+    DIFF(&r, r1, r2, "--", s2);
+    expect_refused(&r, s2, "a script's result, but");
+    DIFF(&r, s2, "--", r1);
+    expect_refused(&r, r1, "a run's result, but");
+    DIFF(&r, s2, "--", t2, s1);
+    expect_refused(&r, s1, "with jobs readers, but");
+    DIFF(&r, s2, t2, "--", so);
+    expect_refused(&r, so, "with jobs readers, log, but");
+    DIFF(&r, s2, "--", sp);
+    expect_refused(&r, sp, "2 phases, but");
+    /* The same shape: compared. */
+    DIFF(&r, s2, "--", t2);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+}
+
+/* A script's results: each job its own block, and their total. */
+static void test_sides_jobs(void **state)
+{
+    (void)state;
+    static struct result r;
+    char line[1024];
+    const char *two[] = {"readers", "writer"};
+    const char *a1 = write_doc("ja1.json", script_doc(two, (double[]){1000, 200}, 2));
+    const char *a2 = write_doc("ja2.json", script_doc(two, (double[]){1010, 202}, 2));
+    const char *b1 = write_doc("jb1.json", script_doc(two, (double[]){2000, 200}, 2));
+    const char *b2 = write_doc("jb2.json", script_doc(two, (double[]){2020, 202}, 2));
+    DIFF(&r, a1, a2, "--", b1, b2, "--metrics=ops");
+    assert_int_equal(r.rc, 0);
+    assert_has(r.out, "A = 2 runs (script mixed.lua):");
+    const char *rd = strstr(r.out, "\nJob readers\n"), *wr = strstr(r.out, "\nJob writer\n");
+    const char *all = strstr(r.out, "\nAll jobs together\n");
+    assert_true(rd && wr && all && rd < wr && wr < all);
+    line_of(rd + 1, "B (2 runs)", line, sizeof(line));
+    assert_has(line, "+100.0% [");
+    line_of(wr + 1, "B (2 runs)", line, sizeof(line));
+    assert_has(line, "+0.0% [");
+    line_of(all + 1, "B (2 runs)", line, sizeof(line));
+    assert_has(line, "2211 ± 16"); /* readers + writer: 2200, 2222 */
+}
+
+/* --threshold with several runs a side gates on the CI's bound nearest zero: a point
+ * difference past the threshold whose CI crosses it does not fire; a whole CI past it does,
+ * for throughput (below) and latency (above); CPU never; with one run a side, the point
+ * difference, and the line says so. */
+static json_t *run_p99(double ops, double p99)
+{
+    json_t *d = run_ops(ops);
+    jnum(d, "result/op_types/read/latency/percentiles_ns/99", p99);
+    return d;
+}
+
+static void test_sides_threshold(void **state)
+{
+    (void)state;
+    static struct result r;
+    /* A: 1000 ± 100; B: 900 ± 100: -10%, its CI about [-33%, +13%] crosses -5%. */
+    const char *wa[] = {write_doc("wa1.json", run_ops(1000)), write_doc("wa2.json", run_ops(1100)),
+                        write_doc("wa3.json", run_ops(900))};
+    const char *wb[] = {write_doc("wb1.json", run_ops(900)), write_doc("wb2.json", run_ops(1000)),
+                        write_doc("wb3.json", run_ops(800))};
+    DIFF(&r, wa[0], wa[1], wa[2], "--", wb[0], wb[1], wb[2], "--metrics=ops", "--threshold=5");
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    assert_has(r.out, "-10.0% [");
+    /* Tight: A 1000 ± 10, B 700 ± 10 and p99 +50%: both whole CIs past 5%. */
+    const char *ta[] = {write_doc("ta1.json", run_p99(1000, 4000)),
+                        write_doc("ta2.json", run_p99(1010, 4040)),
+                        write_doc("ta3.json", run_p99(990, 3960))};
+    json_t *cb = run_p99(700, 6000);
+    jnum(cb, "result/cpu/user_pct", 90); /* CPU% +200%: never a gate */
+    const char *tb[] = {write_doc("tb1.json", cb), write_doc("tb2.json", run_p99(710, 6060)),
+                        write_doc("tb3.json", run_p99(690, 5940))};
+    DIFF(&r, ta[0], ta[1], ta[2], "--", tb[0], tb[1], tb[2], "--metrics=ops,read.p99,cpu",
+         "--threshold=5");
+    assert_int_equal(r.rc, -SBIO_EFAILED);
+    assert_int_equal(lines(r.err), 2);
+    assert_has(r.err, "ops/s: -30.0% [");
+    assert_has(r.err, "the whole 95% CI below -5%");
+    assert_has(r.err, "read p99: +50.0% [");
+    assert_has(r.err, "the whole 95% CI above +5%");
+    assert_null(strstr(r.err, "CPU"));
+    /* At 35%: the latency alone; at 60%, neither. */
+    DIFF(&r, ta[0], ta[1], ta[2], "--", tb[0], tb[1], tb[2], "--metrics=ops,read.p99,cpu",
+         "--threshold=35");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    assert_has(r.err, "scheduler=bfq");
-    assert_has(r.err, "MiB/s mean");
-    /* Reversed: bfq's ops/s is 9.1% lower in B. */
-    run_diff(&r, pb, pa, "5");
+    assert_has(r.err, "read p99: +50.0% [");
+    DIFF(&r, ta[0], ta[1], ta[2], "--", tb[0], tb[1], tb[2], "--metrics=ops,read.p99,cpu",
+         "--threshold=60");
+    assert_int_equal(r.rc, 0);
+    /* The other way, better on both: nothing. */
+    DIFF(&r, tb[0], tb[1], tb[2], "--", ta[0], ta[1], ta[2], "--metrics=ops,read.p99",
+         "--threshold=5");
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    /* One run on B's side: no CI, the point difference; said in the line and the table. */
+    DIFF(&r, wa[0], wa[1], wa[2], "--", wb[0], "--metrics=ops", "--threshold=5");
     assert_int_equal(r.rc, -SBIO_EFAILED);
     assert_int_equal(lines(r.err), 1);
-    assert_has(r.err, "scheduler=bfq: ops/s mean");
+    assert_has(r.err, "ops/s: -10.0% in B against A: no CI (1 run on a side), the point "
+                      "difference below -5%");
+    assert_has(r.out, "(1 run, no test)");
+    DIFF(&r, wa[0], wa[1], wa[2], "--", wb[0], "--metrics=ops", "--threshold=15");
+    assert_int_equal(r.rc, 0);
+}
+
+/* -o: the sbio-diff/1 document, the table's figures of each side and the cells that fired. */
+static void test_sides_json(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a[] = {write_doc("oa1.json", run_ops(1000)), write_doc("oa2.json", run_ops(1010)),
+                       write_doc("oa3.json", run_ops(990))};
+    const char *b[] = {write_doc("ob1.json", run_ops(495)), write_doc("ob2.json", run_ops(505))};
+    const char *out = path_of("diff-out.json");
+    DIFF(&r, a[0], a[1], a[2], "--", b[0], b[1], "--threshold=5", "-o", out);
+    assert_int_equal(r.rc, -SBIO_EFAILED);
+    json_error_t e;
+    json_t *d = json_load_file(out, 0, &e);
+    assert_non_null(d);
+    assert_string_equal(json_string_value(json_object_get(d, "schema")), "sbio-diff/1");
+    assert_string_equal(json_string_value(json_object_get(d, "kind")), "runs");
+    assert_int_equal(json_integer_value(json_object_get(d, "threshold_pct")), 5);
+    json_t *c = json_array_get(json_object_get(d, "comparisons"), 0);
+    json_t *sb = json_array_get(json_object_get(c, "sides"), 1);
+    assert_string_equal(json_string_value(json_object_get(sb, "name")), "B (2 runs)");
+    assert_int_equal(json_array_size(json_object_get(sb, "files")), 2);
+    json_t *ops = sbio_json_get(sb, "phases.0.jobs.0.metrics.ops");
+    assert_int_equal(json_integer_value(json_object_get(ops, "n")), 2);
+    assert_float_equal(json_number_value(json_object_get(ops, "diff_pct")), -50, 1e-9);
+    assert_int_equal(json_array_size(json_object_get(ops, "diff_ci95_pct")), 2);
+    json_t *f = json_array_get(json_object_get(c, "threshold_fired"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "metric")), "ops");
+    assert_true(json_number_value(json_object_get(f, "bound_pct")) < -5);
+    assert_int_equal(json_array_size(json_object_get(c, "threshold_fired")), 1);
+    json_decref(d);
+}
+
+/* The command line: several files need "--" between the sides, neither side empty, "--"
+ * once; a compare stands alone on its side, never beside runs. */
+static void test_sides_usage(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a = write_doc("ua.json", run_ops(1000)), *b = write_doc("ub.json", run_ops(900));
+    json_t *c = compare_doc();
+    add_setting(c, "scheduler=none", (json_t *[]){run_doc()}, 1);
+    const char *cmp = write_doc("ucmp.json", c);
+    struct {
+        const char *args[6], *what;
+    } bad[] = {
+        {{a, b, b}, "not 3 files without '--'"},
+        {{a}, "not 1 file without '--'"},
+        {{"--", a, b}, "no file before '--'"},
+        {{a, b, "--"}, "no file after '--'"},
+        {{a, "--", b, "--", b}, "'--' given twice"},
+        {{a, "--", cmp}, "is a run result but"},
+        {{cmp, cmp, "--", cmp}, "3 compare results"},
+        {{a, b, "--", b, "--metrics=ops,bogus"}, "unknown metric 'bogus'"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        run_diffv(&r, bad[i].args);
+        if (r.rc != -SBIO_EUSAGE || lines(r.err) != 1 || r.out[0] || !strstr(r.err, bad[i].what) ||
+            !strstr(r.err, "accepted"))
+            fail_msg("case %zu: rc %d, output '%s', stderr '%s' (want -SBIO_EUSAGE, one line with "
+                     "'%s')",
+                     i, r.rc, r.out, r.err, bad[i].what);
+    }
 }
 
 /* Bad input: -SBIO_EUSAGE, one line on stderr naming the file, nothing written. */
@@ -558,7 +816,7 @@ static void test_bad_inputs(void **state)
     const char *ok = write_doc("good.json", run_doc());
     const char *cmp = path_of("good-cmp.json");
     json_t *c = compare_doc();
-    add_setting(c, "scheduler=none", summary_json(2, 1000, 15.625, 4000, 8000));
+    add_setting(c, "scheduler=none", (json_t *[]){run_doc()}, 1);
     assert_int_equal(json_dump_file(c, cmp, 0), 0);
     json_decref(c);
     char bad[256], schema[256], noschema[256], missing[256], empty[256], noresult[256];
@@ -579,6 +837,11 @@ static void test_bad_inputs(void **state)
     expect_bad(noresult, ok, noresult, "result");
     expect_bad(missing, ok, missing, "No such file");
     expect_bad(ok, missing, missing, "No such file");
+    const char *two[] = {"readers", "writer"};
+    json_t *sd = script_doc(two, (double[]){100, 200}, 2);
+    json_object_del(json_array_get(sbio_json_get(sd, "phases.0.jobs"), 1), "name");
+    const char *noname = write_doc("noname.json", sd);
+    expect_bad(noname, noname, noname, "name of a job");
     expect_bad(ok, cmp, cmp, "compare");
     expect_bad(cmp, ok, ok, "run");
 }
@@ -682,7 +945,9 @@ int main(void)
         cmocka_unit_test(test_zero_baseline),    cmocka_unit_test(test_missing_metrics),
         cmocka_unit_test(test_op_type_one_side), cmocka_unit_test(test_threshold),
         cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
-        cmocka_unit_test(test_settings_first),
+        cmocka_unit_test(test_settings_first),   cmocka_unit_test(test_sides_shape),
+        cmocka_unit_test(test_sides_jobs),       cmocka_unit_test(test_sides_threshold),
+        cmocka_unit_test(test_sides_json),       cmocka_unit_test(test_sides_usage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
