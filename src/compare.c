@@ -787,11 +787,14 @@ static void compare_print_stops(const struct compare *c)
 
 static void compare_print(const struct compare *c)
 {
+    char of[32] = "";
+    if (!c->automatic) /* the runs planned */
+        snprintf(of, sizeof(of), " of %zu", c->ns * c->repeat);
     if (c->interrupted)
         fprintf(c->out,
-                "\n*** Interrupted after %zu runs: the table covers the runs done; every "
+                "\n*** Interrupted after %zu%s runs: the table covers the runs done; every "
                 "setting was restored ***\n",
-                c->done);
+                c->done, of);
     sbio_table_print(&c->tab, c->out, c->namep);
     if (c->automatic)
         compare_print_stops(c);

@@ -161,12 +161,13 @@ static const struct optdef opts[] = {
      SBIO_C(SBIO_CMD_COMPARE), 0, "N",
      "compare: start no run that would end after N seconds of the compare; 0: no limit"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
-     SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a repeat"},
+     SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a round"},
     {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0,
      SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF), 0, "LIST",
-     "compare: the table's columns, mean ± sd each, of ops, mib, time, reads, writes, fsyncs, "
-     "rmws, cpu, util, p95, p99; the difference and its test are the first's (default: ops/s, "
-     "MiB/s, latency per op type, CPU%, util%)"},
+     "compare, diff: the table's columns, each mean ± sd and the difference with its CI: ops, "
+     "mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9, "
+     "read.mib, write.mib, rmw.mib, TYPE.p50/p95/p99/p99.9 (TYPE read, write, fsync, rmw) "
+     "(default: ops and each op type's p99)"},
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
      "diff: exit 1 when B is worse than A by more than PCT%: a throughput metric lower or, in "
      "the table (several runs a side, scripts, compares, --metrics), a latency or time higher, "
