@@ -1501,11 +1501,17 @@ static bool plot_lat_range(const struct plot_cmp *m, size_t ph, size_t b, double
     return true;
 }
 
-/* The latency panel's key: a line per setting in its colour, and a point per op type when
- * there are several (one: the title names it). */
-static void plot_lat_key(FILE *f, const struct plot_cmp *m, const bool *shown, int nshown)
+/* The latency panel's key: a line per setting with a run in its colour, and a point per op
+ * type when there are several (one: the title names it). */
+static void plot_lat_key(FILE *f, const struct plot_cmp *m, size_t ph, size_t b, const bool *shown,
+                         int nshown)
 {
     for (size_t s = 0; s < m->ns; s++) {
+        bool any = false; /* a setting without a run has no line: no key either */
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            any |= shown[op] && plot_lat_cell(m, ph, b, s, op, 0)->n > 0;
+        if (!any)
+            continue;
         fprintf(f, ", \\\n    keyentry with lines lw 2 lc rgb '%s' title ", plot_setting_color(s));
         plot_quote(f, m->st[s].name);
     }
@@ -1561,7 +1567,7 @@ static int plot_cmp_lat_panel(FILE *f, const struct plot_cmp *m, size_t ph, size
                     "%d lc rgb '%s' notitle",
                     k ? ", \\\n    " : "plot ", file, k, ((double)s - (m->ns - 1) / 2.0) * w, div,
                     lo * div, lo * div, div, div, plot_op_pt[op], op + 1, plot_setting_color(s));
-    plot_lat_key(f, m, shown, nshown);
+    plot_lat_key(f, m, ph, b, shown, nshown);
     fprintf(f, "\nunset key\n");
     return rc;
 }
@@ -1586,9 +1592,9 @@ static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
         snprintf(counts + l, l < sizeof(counts) ? sizeof(counts) - l : 0, " comparison%s",
                  total == 1 ? "" : "s");
     snprintf(buf, len,
-             "bars: mean and 95%% CI of n runs, o a run, x one more than %.0f MADs from its "
-             "setting's median; * significant at %g%% after Holm–Bonferroni over %s %s "
-             "(Welch's t-test), pale bars not",
+             "bars: mean and 95%% CI of n runs; o a run, x an outlier (> %.0f MADs from its "
+             "setting's median); * significant at %g%% after Holm–Bonferroni over %s %s "
+             "(Welch's t-test), pale: not",
              isnan(mads) ? SBIO_TABLE_OUTLIER_MADS : mads,
              (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100,
              m->np > 1 ? "each phase's" : "the", counts);
