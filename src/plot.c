@@ -160,10 +160,11 @@ static bool plot_setting_shaped(json_t *sets, size_t s)
     {
         json_t *jobs = json_object_get(p, "jobs"), *job;
         if (!json_is_string(json_object_get(p, "name")) || !json_array_size(jobs) ||
-            json_array_size(jobs) != json_array_size(json_object_get(json_array_get(ph0, i), "jobs")))
+            json_array_size(jobs) !=
+                json_array_size(json_object_get(json_array_get(ph0, i), "jobs")))
             return false;
-        json_array_foreach(jobs, j, job) if (!json_is_string(json_object_get(job, "name")))
-            return false;
+        json_array_foreach(jobs, j,
+                           job) if (!json_is_string(json_object_get(job, "name"))) return false;
     }
     return true;
 }
@@ -817,9 +818,8 @@ static const char *const plot_lat_q[] = {"50", "95", "99", "99.9"};
 static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13};
 /* The settings' colours in the latency panels: the baseline grey as its bar, the others in
  * turn from a palette without it. */
-static const char *const plot_set_color[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                             "#9467bd", "#8c564b", "#e377c2", "#17becf",
-                                             "#bcbd22"};
+static const char *const plot_set_color[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
 #define PLOT_NSETCOLOR (sizeof(plot_set_color) / sizeof(plot_set_color[0]))
 
 static const char *plot_setting_color(size_t s)
@@ -935,9 +935,8 @@ static int plot_cmp_columns(size_t *col, size_t *ncol)
 static json_t *plot_run_ok(json_t *run)
 {
     json_t *st = json_object_get(run, "status"), *doc = json_object_get(run, "result");
-    return json_is_string(st) && !strcmp(json_string_value(st), "ok") && json_is_object(doc)
-               ? doc
-               : NULL;
+    return json_is_string(st) && !strcmp(json_string_value(st), "ok") && json_is_object(doc) ? doc
+                                                                                             : NULL;
 }
 
 /* The runs that ended ok into a table of their percentiles, shaped by the first of them. No
@@ -1038,8 +1037,9 @@ static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
     FILE *f = plot_create(m->c, name, &rc);
     if (!f)
         return rc;
-    fprintf(f, "# %s: settings[].phases[%zu].jobs[%zu].metrics.%s (%s), one setting a line; "
-               "x is its place, the first (x = 0) the baseline\n",
+    fprintf(f,
+            "# %s: settings[].phases[%zu].jobs[%zu].metrics.%s (%s), one setting a line; "
+            "x is its place, the first (x = 0) the baseline\n",
             *where ? where : "the runs", ph, b, m->metric, m->r->path);
     fprintf(f, "# significant: 1, 0 (within noise) or -1 (baseline, no test, no runs); NaN: null "
                "or absent in the JSON\n");
@@ -1047,8 +1047,8 @@ static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
                "diff_ci95_hi p_value p_holm significant verdict name\n");
     for (size_t s = 0; s < m->ns; s++) {
         const struct plot_bar *o = &bars[s];
-        const double v[] = {o->ok,  o->runs, o->n,   o->mean, o->sd, o->lo,    o->hi,
-                            o->diff, o->dlo, o->dhi, o->p,    o->p_holm};
+        const double v[] = {o->ok, o->runs, o->n,   o->mean, o->sd, o->lo,
+                            o->hi, o->diff, o->dlo, o->dhi,  o->p,  o->p_holm};
         fprintf(f, "%zu", s);
         for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
             plot_put(f, v[i]);
@@ -1057,8 +1057,8 @@ static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
     fprintf(f, "\n\n# each run: x value repeat outlier (1: marked, more than 3 median absolute "
                "deviations from its setting's median)\n# x value repeat outlier\n");
     for (size_t s = 0; s < m->ns; s++) {
-        json_t *e = json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"),
-                                    m->metric);
+        json_t *e =
+            json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"), m->metric);
         json_t *vals = json_object_get(e, "values"), *reps = json_object_get(e, "repeats");
         json_t *outs = json_object_get(e, "outliers"), *o;
         for (size_t i = 0; i < json_array_size(vals); i++) {
@@ -1086,17 +1086,19 @@ static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
     FILE *f = plot_create(m->c, name, &rc);
     if (!f)
         return rc;
-    fprintf(f, "# %s: settings[].runs[] that ended ok (%s), each run's result.op_types.TYPE."
-               "latency.percentiles_ns, mean over the runs with its 95%% CI (NaN: fewer than 2 "
-               "runs)\n# one block per op type the job did and setting, in that order\n",
+    fprintf(f,
+            "# %s: settings[].runs[] that ended ok (%s), each run's result.op_types.TYPE."
+            "latency.percentiles_ns, mean over the runs with its 95%% CI (NaN: fewer than 2 "
+            "runs)\n# one block per op type the job did and setting, in that order\n",
             *where ? where : "the runs", m->r->path);
     int k = 0;
     for (int op = 0; op < SBIO_OP_NR; op++) {
         if (!plot_lat_shown(m, ph, b, op))
             continue;
         for (size_t s = 0; s < m->ns; s++) {
-            fprintf(f, "%s# index %d: %s, setting %zu \"%s\"\n# x percentile mean_ns ci95_lo_ns "
-                       "ci95_hi_ns n\n",
+            fprintf(f,
+                    "%s# index %d: %s, setting %zu \"%s\"\n# x percentile mean_ns ci95_lo_ns "
+                    "ci95_hi_ns n\n",
                     k ? "\n\n" : "", k, sbio_op_name(op), s, m->st[s].name);
             k++;
             for (size_t q = 0; q < PLOT_NLAT; q++) {
@@ -1332,8 +1334,8 @@ static double plot_cmp_bars_top(const struct plot_cmp_layout *l, const struct pl
         if (!(bars[s].n > 0))
             continue;
         plot_bar_text(&bars[s], s, d, ci, n, sizeof(d));
-        double need = l->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14
-                                : 14.0 * (*ci ? 3 : 2) + 8;
+        double need =
+            l->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 14.0 * (*ci ? 3 : 2) + 8;
         double top = bars[s].top / scale;
         /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
         top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
@@ -1350,8 +1352,9 @@ static void plot_cmp_bars_labels(FILE *f, const struct plot_cmp_layout *l,
         const struct plot_bar *o = &bars[s];
         char d[64], ci[64], n[64];
         if (!(o->n > 0)) {
-            fprintf(f, "set label \"%s%s(%.0f of %.0f)\" at first %zu, graph 0.5 %s font ',9' "
-                       "tc rgb '#505050'\n",
+            fprintf(f,
+                    "set label \"%s%s(%.0f of %.0f)\" at first %zu, graph 0.5 %s font ',9' "
+                    "tc rgb '#505050'\n",
                     o->ok > 0 ? "no figure" : "no successful run", l->narrow ? " " : "\\n",
                     isnan(o->ok) ? 0 : o->ok, isnan(o->runs) ? 0 : o->runs, s,
                     l->narrow ? "center rotate by 90" : "center");
@@ -1360,8 +1363,9 @@ static void plot_cmp_bars_labels(FILE *f, const struct plot_cmp_layout *l,
         plot_bar_text(o, s, d, ci, n, sizeof(d));
         double y = o->top / scale;
         if (l->narrow) {
-            fprintf(f, "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset "
-                       "0,0.6 font ',8'\n",
+            fprintf(f,
+                    "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset "
+                    "0,0.6 font ',8'\n",
                     d, n, s, y);
             continue;
         }
@@ -1370,8 +1374,9 @@ static void plot_cmp_bars_labels(FILE *f, const struct plot_cmp_layout *l,
         if (*ci)
             fprintf(f, "set label '%s' at first %zu, first %.6g center offset 0,1.9 font ',8'\n",
                     ci, s, y);
-        fprintf(f, "set label '%s' at first %zu, first %.6g center offset 0,0.8 font ',8' tc "
-                   "rgb '#505050'\n",
+        fprintf(f,
+                "set label '%s' at first %zu, first %.6g center offset 0,0.8 font ',8' tc "
+                "rgb '#505050'\n",
                 n, s, y);
     }
 }
@@ -1406,8 +1411,8 @@ static void plot_cmp_xtics(FILE *f, const struct plot_cmp *m, const struct plot_
 static const char *plot_cmp_unit(const struct plot_cmp *m, size_t ph, size_t b)
 {
     for (size_t s = 0; s < m->ns; s++) {
-        json_t *e = json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"),
-                                    m->metric);
+        json_t *e =
+            json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"), m->metric);
         const char *u = json_string_value(json_object_get(e, "unit"));
         if (u)
             return u;
@@ -1436,8 +1441,9 @@ static void plot_cmp_bars_plot(FILE *f, const char *file, const struct plot_bar 
             "pt 6 ps 0.7 lc rgb '#202020' notitle",
             file, scale, scale, scale, PLOT_BASE_RGB, PLOT_SIG_RGB, PLOT_NOSIG_RGB, scale);
     if (outs)
-        fprintf(f, ", \\\n    '' index 1 using 1:($4 == 1 ? $2/%g : 1/0) with points pt 2 ps "
-                   "1.8 lw 2 lc rgb '#d62728' notitle",
+        fprintf(f,
+                ", \\\n    '' index 1 using 1:($4 == 1 ? $2/%g : 1/0) with points pt 2 ps "
+                "1.8 lw 2 lc rgb '#d62728' notitle",
                 scale);
     fputc('\n', f);
 }
@@ -1465,8 +1471,7 @@ static int plot_cmp_bars_panel(FILE *f, const struct plot_cmp *m, const struct p
     /* Black error bars on the bars; a latency panel's are in their line's colour. */
     fprintf(f, "unset logscale y\nunset key\nset errorbars lw 1.5 lc rgb '#202020'\nset title ");
     plot_dquote(f, title);
-    fprintf(f, " font ',10'\nset ylabel '%s'\nset yrange [0:%.6g]\n", ylabel,
-            ymax > 0 ? ymax : 1);
+    fprintf(f, " font ',10'\nset ylabel '%s'\nset yrange [0:%.6g]\n", ylabel, ymax > 0 ? ymax : 1);
     plot_cmp_xtics(f, m, l);
     plot_cmp_bars_labels(f, l, bars, m->ns, scale);
     plot_cmp_bars_plot(f, file, bars, m->ns, scale);
@@ -1517,8 +1522,9 @@ static void plot_lat_key(FILE *f, const struct plot_cmp *m, size_t ph, size_t b,
     }
     for (int op = 0; op < SBIO_OP_NR && nshown > 1; op++)
         if (shown[op])
-            fprintf(f, ", \\\n    keyentry with linespoints pt %d dt %d lc rgb '#404040' title "
-                       "'%s'",
+            fprintf(f,
+                    ", \\\n    keyentry with linespoints pt %d dt %d lc rgb '#404040' title "
+                    "'%s'",
                     plot_op_pt[op], op + 1, sbio_op_name(op));
 }
 
@@ -1540,8 +1546,10 @@ static int plot_cmp_lat_panel(FILE *f, const struct plot_cmp *m, size_t ph, size
     plot_cmp_file(m, ph, b, "latency", file, sizeof(file));
     snprintf(title, sizeof(title), "%s%s%s%slatency", where, *where ? ": " : "",
              nshown == 1 ? only : "", nshown == 1 ? " " : "");
-    fprintf(f, "unset errorbars\nset errorbars\nunset xlabel\nset bmargin 3\nset xrange [-0.5:%.1f]\nset xtics nomirror scale 0 "
-               "norotate (",
+    fprintf(f,
+            "unset errorbars\nset errorbars\nunset xlabel\nset bmargin 3\nset xrange "
+            "[-0.5:%.1f]\nset xtics nomirror scale 0 "
+            "norotate (",
             PLOT_NLAT - 0.5);
     for (size_t q = 0; q < PLOT_NLAT; q++)
         fprintf(f, "%s'p%s' %zu", q ? ", " : "", plot_lat_q[q], q);
@@ -1549,14 +1557,16 @@ static int plot_cmp_lat_panel(FILE *f, const struct plot_cmp *m, size_t ph, size
     plot_dquote(f, title);
     double lo, hi, div;
     if (!nshown || !plot_lat_range(m, ph, b, &lo, &hi, &div)) {
-        fprintf(f, " font ',10'\nunset logscale y\nset yrange [0:1]\nset label '%s' at graph "
-                   "0.5,0.5 center\nplot 1/0 notitle\nunset label\n",
+        fprintf(f,
+                " font ',10'\nunset logscale y\nset yrange [0:1]\nset label '%s' at graph "
+                "0.5,0.5 center\nplot 1/0 notitle\nunset label\n",
                 m->have_tab ? "no operations timed" : "no run measured");
         return rc;
     }
-    fprintf(f, " font ',10'\nset ylabel 'latency (%s, log scale)'\nset logscale y\n"
-               "set yrange [%g:%g]\nset key inside top left reverse Left font ',8' samplen 1.5 "
-               "spacing 0.9\n",
+    fprintf(f,
+            " font ',10'\nset ylabel 'latency (%s, log scale)'\nset logscale y\n"
+            "set yrange [%g:%g]\nset key inside top left reverse Left font ',8' samplen 1.5 "
+            "spacing 0.9\n",
             div == 1e3 ? "µs" : "ms", lo, hi);
     double w = m->ns > 1 ? (0.5 / (double)m->ns < 0.08 ? 0.5 / (double)m->ns : 0.08) : 0;
     for (int op = 0; op < SBIO_OP_NR; op++)
@@ -1596,8 +1606,8 @@ static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
              "setting's median); * significant at %g%% after Holm–Bonferroni over %s %s "
              "(Welch's t-test), pale: not",
              isnan(mads) ? SBIO_TABLE_OUTLIER_MADS : mads,
-             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100,
-             m->np > 1 ? "each phase's" : "the", counts);
+             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, m->np > 1 ? "each phase's" : "the",
+             counts);
 }
 
 /* The chart's title: what was compared and how; the command line and the legend under it,

@@ -366,38 +366,39 @@ static json_t *cmp_job_result(size_t s, size_t k, bool reads, bool writes)
         for (size_t q = 0; q < 4; q++)
             json_object_set_new(pct, cmp_q[q], json_real(did ? cmp_pct(s, k, op, q) : 0));
         json_object_set_new(ops, op ? "write" : "read",
-                            json_pack("{s:i,s:{s:i,s:o}}", "ops", did ? 500 : 0, "latency",
-                                      "count", did ? 500 : 0, "percentiles_ns", pct));
+                            json_pack("{s:i,s:{s:i,s:o}}", "ops", did ? 500 : 0, "latency", "count",
+                                      did ? 500 : 0, "percentiles_ns", pct));
     }
-    return json_pack("{s:s,s:{s:f,s:i,s:o}}", "schema", "sbio-result/1", "result", "elapsed_s",
-                     1.0, "ops", (reads + writes) * 500, "op_types", ops);
+    return json_pack("{s:s,s:{s:f,s:i,s:o}}", "schema", "sbio-result/1", "result", "elapsed_s", 1.0,
+                     "ops", (reads + writes) * 500, "op_types", ops);
 }
 
 static json_t *cmp_run(size_t s, size_t k)
 {
     if (s == 2)
         return json_pack("{s:i,s:s,s:n}", "repeat", (int)k + 1, "status", "failed", "result");
-    json_t *doc = json_pack(
-        "{s:s,s:[{s:s,s:[{s:s,s:o},{s:s,s:o}],s:o}]}", "schema", "sbio-script/1", "phases",
-        "name", "mixed", "jobs", "name", "readers", "result", cmp_job_result(s, k, true, false),
-        "name", "writer", "result", cmp_job_result(s, k, false, true), "total",
-        cmp_job_result(s, k, true, true));
+    json_t *doc =
+        json_pack("{s:s,s:[{s:s,s:[{s:s,s:o},{s:s,s:o}],s:o}]}", "schema", "sbio-script/1",
+                  "phases", "name", "mixed", "jobs", "name", "readers", "result",
+                  cmp_job_result(s, k, true, false), "name", "writer", "result",
+                  cmp_job_result(s, k, false, true), "total", cmp_job_result(s, k, true, true));
     return json_pack("{s:i,s:s,s:o}", "repeat", (int)k + 1, "status", "ok", "result", doc);
 }
 
-/* The compare's ops/s of block b in setting s: base, its own figures (CI, difference, test). */
-static json_t *cmp_metric(size_t s, size_t b)
+/* The compare's throughput (in unit) of block b in setting s: its own figures (CI,
+ * difference, test). */
+static json_t *cmp_metric(size_t s, size_t b, const char *unit)
 {
     double m = 1000.0 * (double)(b + 1) * (s ? 1.5 : 1);
     if (s == 2)
-        return json_pack("{s:s,s:i,s:[],s:[],s:[],s:n,s:n,s:[n,n],s:n,s:n,s:b,s:n,s:n,s:s}",
-                         "unit", "ops/s", "n", 0, "values", "repeats", "outliers", "mean",
-                         "stddev", "ci95", "diff_pct", "diff_ci95_pct", "ci_unbounded", 0,
-                         "p_value", "p_holm", "verdict", "no runs");
-    json_t *o = json_pack("{s:s,s:i,s:[f,f,f],s:[i,i,i],s:[i],s:f,s:f,s:[f,f],s:s}", "unit",
-                          "ops/s", "n", 3, "values", m - 10, m, m + 1000.25, "repeats", 1, 2, 3,
-                          "outliers", 3, "mean", m + 330.0833, "stddev", 25.5, "ci95",
-                          m + 250.5, m + 400.75, "verdict", s ? "significant" : "baseline");
+        return json_pack("{s:s,s:i,s:[],s:[],s:[],s:n,s:n,s:[n,n],s:n,s:n,s:b,s:n,s:n,s:s}", "unit",
+                         unit, "n", 0, "values", "repeats", "outliers", "mean", "stddev", "ci95",
+                         "diff_pct", "diff_ci95_pct", "ci_unbounded", 0, "p_value", "p_holm",
+                         "verdict", "no runs");
+    json_t *o = json_pack("{s:s,s:i,s:[f,f,f],s:[i,i,i],s:[i],s:f,s:f,s:[f,f],s:s}", "unit", unit,
+                          "n", 3, "values", m - 10, m, m + 1000.25, "repeats", 1, 2, 3, "outliers",
+                          3, "mean", m + 330.0833, "stddev", 25.5, "ci95", m + 250.5, m + 400.75,
+                          "verdict", s ? "significant" : "baseline");
     if (s)
         json_object_update_new(o, json_pack("{s:f,s:[f,f],s:b,s:f,s:f}", "diff_pct", 50.0,
                                             "diff_ci95_pct", 40.0, 60.0, "ci_unbounded", 0,
@@ -405,7 +406,8 @@ static json_t *cmp_metric(size_t s, size_t b)
     return o;
 }
 
-static void write_compare_doc(const char *path)
+/* The document, its bars' metric `metric` ("ops" or "mib"), in `unit`. */
+static void write_compare_doc(const char *path, const char *metric, const char *unit)
 {
     json_t *sets = json_array();
     for (size_t s = 0; s < 3; s++) {
@@ -414,19 +416,19 @@ static void write_compare_doc(const char *path)
             json_array_append_new(runs, cmp_run(s, k));
         static const char *const job[3] = {"readers", "writer", "total"};
         for (size_t b = 0; b < 3; b++)
-            json_array_append_new(jobs, json_pack("{s:s,s:b,s:{s:o}}", "name", job[b], "total",
-                                                  b == 2, "metrics", "ops", cmp_metric(s, b)));
-        json_array_append_new(
-            sets, json_pack("{s:s,s:o,s:[{s:s,s:i,s:i,s:o}]}", "name", cmp_names[s], "runs", runs,
-                            "phases", "name", "mixed", "runs_ok", s == 2 ? 0 : 3, "runs", 3,
-                            "jobs", jobs));
+            json_array_append_new(jobs,
+                                  json_pack("{s:s,s:b,s:{s:o}}", "name", job[b], "total", b == 2,
+                                            "metrics", metric, cmp_metric(s, b, unit)));
+        json_array_append_new(sets, json_pack("{s:s,s:o,s:[{s:s,s:i,s:i,s:o}]}", "name",
+                                              cmp_names[s], "runs", runs, "phases", "name", "mixed",
+                                              "runs_ok", s == 2 ? 0 : 3, "runs", 3, "jobs", jobs));
     }
-    json_t *doc = json_pack(
-        "{s:s,s:i,s:s,s:b,s:[s,s,s,s,s,s,s,s,s],s:[s,s,s],s:{s:f,s:[i]},s:o}", "schema",
-        "sbio-compare/1", "repeat", 3, "order", "interleaved", "drop_caches", 1, "command_line",
-        "sbio", "compare", "--vary", "file-block-size=4K,64K", "--vary", "threads=1,8", "-o",
-        "x.json", "--time=5", "metrics", "ops", "read.p99", "write.p99", "statistics", "alpha",
-        0.05, "comparisons", 7, "settings", sets);
+    json_t *doc =
+        json_pack("{s:s,s:i,s:s,s:b,s:[s,s,s,s,s,s,s,s,s],s:[s,s,s],s:{s:f,s:[i]},s:o}", "schema",
+                  "sbio-compare/1", "repeat", 3, "order", "interleaved", "drop_caches", 1,
+                  "command_line", "sbio", "compare", "--vary", "file-block-size=4K,64K", "--vary",
+                  "threads=1,8", "-o", "x.json", "--time=5", "metrics", metric, "read.p99",
+                  "write.p99", "statistics", "alpha", 0.05, "comparisons", 7, "settings", sets);
     assert_int_equal(json_dump_file(doc, path, JSON_REAL_PRECISION(17)), 0);
     json_decref(doc);
 }
@@ -497,7 +499,7 @@ static void test_compare_result(void **state)
 {
     (void)state;
     char err[MSG_MAX];
-    write_compare_doc(at("cmp.json"));
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
     assert_int_equal(PLOT(err, at("cmp.json"), "-o", at("cmp.png"), "--keep-data", at("k5")), 0);
     assert_string_equal(err, "");
     char *rows = data_rows(at("k5/phase1-job1-throughput.dat"));
@@ -546,7 +548,8 @@ static void test_compare_result(void **state)
     assert_has(gp, "'' index 1 using 1:($4 == 1 ? $2/1 : 1/0) with points");
     assert_has(gp, "'phase1-total-latency.dat' index 5 using");
     assert_lacks(gp, "'phase1-job1-latency.dat' index 3 ");
-    assert_has(gp, "keyentry with lines lw 2 lc rgb '#7f7f7f' title 'file-block-size=4K threads=1'");
+    assert_has(gp,
+               "keyentry with lines lw 2 lc rgb '#7f7f7f' title 'file-block-size=4K threads=1'");
     assert_has(gp, "title 'read'");
     assert_has(gp, "title 'write'");
     /* Wide enough for upright values under the keys, not for the whole names. */
@@ -567,7 +570,7 @@ static void test_compare_narrow(void **state)
 {
     (void)state;
     char err[MSG_MAX];
-    write_compare_doc(at("cmp.json"));
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
     assert_int_equal(PLOT(err, at("cmp.json"), "-o", at("cmp.png"), "--size", "420x400",
                           "--keep-data", at("k6")),
                      0);
@@ -581,6 +584,27 @@ static void test_compare_narrow(void **state)
     assert_has(gp, "set label 99 'sbio compare --vary file-block-size=4K,64K --vary "
                    "threads=1,8 …' ");
     free(gp);
+}
+
+/* A compare of --metrics=mib,…: the bars are MiB/s, in the document's figures. */
+static void test_compare_mib(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_compare_doc(at("mib.json"), "mib", "MiB/s");
+    assert_int_equal(PLOT(err, at("mib.json"), "-o", at("mib.png"), "--keep-data", at("km")), 0);
+    char *rows = data_rows(at("km/phase1-job2-throughput.dat"));
+    assert_true(!strncmp(rows, "0 3 3 3 2330.0833 25.5 2250.5 2400.75 NaN ", 41));
+    free(rows);
+    char *gp = read_all(at("km/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set title \"job writer: MiB/s\"");
+    assert_has(gp, "set ylabel 'MiB/s'\n");
+    assert_lacks(gp, "operations/s");
+    free(gp);
+    char *text = read_all(at("km/phase1-job2-throughput.dat"));
+    assert_has(text, "jobs[1].metrics.mib (");
+    free(text);
 }
 
 /* --size WIDTHxHEIGHT, each 100..20000: anything else is refused before a file is read. */
@@ -643,9 +667,10 @@ static void test_bad_input(void **state)
     (void)state;
     char err[MSG_MAX];
     write_file(at("r1.json"), run_rw);
-    write_compare_doc(at("cmp.json"));
-    write_file(at("old.json"), "{\"schema\": \"sbio-compare/1\", \"settings\": [{\"name\": \"a=1\", "
-                              "\"summary\": {\"runs\": 1}}]}\n");
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
+    write_file(at("old.json"),
+               "{\"schema\": \"sbio-compare/1\", \"settings\": [{\"name\": \"a=1\", "
+               "\"summary\": {\"runs\": 1}}]}\n");
     write_file(at("text.json"), "not json\n");
     write_file(at("fio.json"), "{\"schema\": \"fio-result/3\"}\n");
     write_file(at("noops.json"), "{\"schema\": \"sbio-result/1\", \"result\": {}}\n");
@@ -712,15 +737,11 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_run),
-        cmocka_unit_test(test_private_folder_svg_size),
-        cmocka_unit_test(test_several_runs),
-        cmocka_unit_test(test_compare_result),
-        cmocka_unit_test(test_compare_narrow),
-        cmocka_unit_test(test_size),
-        cmocka_unit_test(test_gnuplot_errors),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_labels_by_settings),
+        cmocka_unit_test(test_one_run),        cmocka_unit_test(test_private_folder_svg_size),
+        cmocka_unit_test(test_several_runs),   cmocka_unit_test(test_compare_result),
+        cmocka_unit_test(test_compare_narrow), cmocka_unit_test(test_compare_mib),
+        cmocka_unit_test(test_size),           cmocka_unit_test(test_gnuplot_errors),
+        cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_labels_by_settings),
         cmocka_unit_test(test_labels_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
