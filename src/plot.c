@@ -6,8 +6,9 @@
  * names its data files relative to its own folder and gnuplot runs there, so
  * `cd DIR && gnuplot plot.gp` redraws a chart kept with --keep-data.
  *
- * A compare result (`sbio compare -o X.json`) is charted alone: its settings' summaries,
- * not its runs, are what it says — the runs that failed are already left out of them. */
+ * A compare result (`sbio compare -o X.json`) is charted alone, from its settings' figures per
+ * phase, job and metric (the runs that failed are already left out of them) and, for what
+ * those lack, from its runs' documents through the table compare fills (table.h). */
 #include "plot.h"
 
 #include <dirent.h>
@@ -802,9 +803,9 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
  *
  * A compare result is charted from what compare computed, never recomputed: each setting's
  * phases[].jobs[].metrics (the bars: mean, 95% CI, difference, Holm-corrected verdict, the
- * runs' values and their outlier marks). The latency percentiles the compare's columns lack
- * (p50, p95, p99.9) come from the runs' own documents through the same table compare fills
- * (table.h), so that they are computed as compare computes its columns. */
+ * runs' values and their outlier marks). The latency percentiles, of which the compare's
+ * columns have p99 at most, come from the runs' own documents through the table compare fills
+ * (table.h): all four alike, computed as compare computes its columns. */
 
 /* A setting's name, without double quotes: it goes into a quoted data-file column. */
 struct plot_setting {
