@@ -1590,25 +1590,24 @@ static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
     json_t *st = json_object_get(m->r->doc, "statistics");
     json_t *cmp = json_object_get(st, "comparisons");
     double alpha = plot_num(st, "alpha", NULL), mads = plot_num(st, "outlier_mads", NULL);
-    char counts[128] = "";
+    char counts[128] = "", what[160];
     size_t l = 0, total = 0;
     for (size_t i = 0; i < json_array_size(cmp) && l < sizeof(counts); i++) {
         double n = plot_at(cmp, i);
         l += (size_t)snprintf(counts + l, sizeof(counts) - l, "%s%.0f", i ? ", " : "", n);
         total += n > 0 ? (size_t)n : 0;
     }
+    /* "the 7 comparisons", or per phase "each phase's comparisons (7, 2)". */
     if (m->np > 1)
-        snprintf(counts + l, l < sizeof(counts) ? sizeof(counts) - l : 0, " comparisons");
+        snprintf(what, sizeof(what), "each phase's comparisons (%s)", counts);
     else
-        snprintf(counts + l, l < sizeof(counts) ? sizeof(counts) - l : 0, " comparison%s",
-                 total == 1 ? "" : "s");
+        snprintf(what, sizeof(what), "the %s comparison%s", counts, total == 1 ? "" : "s");
     snprintf(buf, len,
              "bars: mean and 95%% CI of n runs; o a run, x an outlier (> %.0f MADs from its "
-             "setting's median); * significant at %g%% after Holm–Bonferroni over %s %s "
-             "(Welch's t-test), pale: not",
+             "setting's median); * significant at %g%% after Holm–Bonferroni over %s (Welch's "
+             "t-test), pale: not",
              isnan(mads) ? SBIO_TABLE_OUTLIER_MADS : mads,
-             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, m->np > 1 ? "each phase's" : "the",
-             counts);
+             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, what);
 }
 
 /* The chart's title: what was compared and how; the command line and the legend under it,

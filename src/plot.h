@@ -24,8 +24,8 @@
  * take): the chart and the kept files are the output. Returns 0 (util.h's codes); -SBIO_EUSAGE
  * (message printed) for bad input (a file that is not an sbio result, a compare result without
  * its settings' phases and jobs, or mixed with other results, no output name, gnuplot missing:
- * the message names the Debian package); -EIO when gnuplot fails; -errno when the data folder, a file or
- * gnuplot's process cannot be made. */
+ * the message names the Debian package); -EIO when gnuplot fails; -errno when the data folder, a
+ * file or gnuplot's process cannot be made. */
 int sbio_plot(const struct sbio_config *cfg);
 
 #endif

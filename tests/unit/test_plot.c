@@ -607,6 +607,62 @@ static void test_compare_mib(void **state)
     free(text);
 }
 
+/* p (a phase of the compare's or of a run's document) as a phase "solo" of its first job. */
+static json_t *solo_phase(json_t *p)
+{
+    json_t *q = json_deep_copy(p);
+    json_object_set_new(q, "name", json_string("solo"));
+    json_array_remove(json_object_get(q, "jobs"), 2);
+    json_array_remove(json_object_get(q, "jobs"), 1);
+    json_object_del(q, "total");
+    json_object_set_new(json_array_get(json_object_get(q, "jobs"), 0), "total", json_false());
+    return q;
+}
+
+/* Two phases, the second of one job: two rows of panels each, the second phase's row with its
+ * job's panel only (the other places left empty), its files named after its place. */
+static void test_compare_phases(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_compare_doc(at("two.json"), "ops", "ops/s");
+    json_t *doc = json_load_file(at("two.json"), 0, NULL), *set, *run;
+    size_t s, k;
+    assert_non_null(doc);
+    json_array_foreach(json_object_get(doc, "settings"), s, set)
+    {
+        json_t *phases = json_object_get(set, "phases");
+        json_array_append_new(phases, solo_phase(json_array_get(phases, 0)));
+        json_array_foreach(json_object_get(set, "runs"), k, run)
+        {
+            json_t *rp = json_object_get(json_object_get(run, "result"), "phases");
+            if (rp)
+                json_array_append_new(rp, solo_phase(json_array_get(rp, 0)));
+        }
+    }
+    json_array_append_new(json_object_get(json_object_get(doc, "statistics"), "comparisons"),
+                          json_integer(2));
+    assert_int_equal(json_dump_file(doc, at("two.json"), JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+    assert_int_equal(PLOT(err, at("two.json"), "-o", at("two.png"), "--keep-data", at("kp")), 0);
+    assert_string_equal(err, "");
+    char *gp = read_all(at("kp/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set multiplot layout 4,3 title");
+    assert_has(gp, "over each phase''s comparisons (7, 2)");
+    assert_has(gp, "set title \"phase mixed, job readers: ops/s\"");
+    assert_has(gp, "set title \"phase solo, job readers: read latency\"");
+    /* After the second phase's bar panel and after its latency panel, two empty places. */
+    assert_has(gp, "set multiplot next\nset multiplot next\nunset errorbars\n");
+    assert_has(gp, "set multiplot next\nset multiplot next\nunset multiplot\n");
+    free(gp);
+    check_latency(at("kp/phase2-job1-latency.dat"), 1, 1, 0);
+    char *rows = data_rows(at("kp/phase2-job1-throughput.dat"));
+    assert_true(!strncmp(rows, "0 3 3 3 1330.0833 25.5 ", 23));
+    free(rows);
+    assert_null(read_all(at("kp/phase2-total-throughput.dat")));
+}
+
 /* --size WIDTHxHEIGHT, each 100..20000: anything else is refused before a file is read. */
 static void test_size(void **state)
 {
@@ -737,11 +793,17 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_run),        cmocka_unit_test(test_private_folder_svg_size),
-        cmocka_unit_test(test_several_runs),   cmocka_unit_test(test_compare_result),
-        cmocka_unit_test(test_compare_narrow), cmocka_unit_test(test_compare_mib),
-        cmocka_unit_test(test_size),           cmocka_unit_test(test_gnuplot_errors),
-        cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_labels_by_settings),
+        cmocka_unit_test(test_one_run),
+        cmocka_unit_test(test_private_folder_svg_size),
+        cmocka_unit_test(test_several_runs),
+        cmocka_unit_test(test_compare_result),
+        cmocka_unit_test(test_compare_narrow),
+        cmocka_unit_test(test_compare_mib),
+        cmocka_unit_test(test_compare_phases),
+        cmocka_unit_test(test_size),
+        cmocka_unit_test(test_gnuplot_errors),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_labels_by_settings),
         cmocka_unit_test(test_labels_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
