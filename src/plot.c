@@ -966,7 +966,10 @@ static int plot_cmp_table(struct plot_cmp *m)
     for (s = 0; s < m->ns; s++) {
         json_t *runs = json_object_get(json_array_get(m->sets, s), "runs"), *doc;
         json_array_foreach(runs, k, run) if ((doc = plot_run_ok(run)))
-            sbio_table_add(&m->tab, s, (unsigned)plot_num(run, "repeat", NULL), doc);
+        {
+            double rep = plot_num(run, "repeat", NULL);
+            sbio_table_add(&m->tab, s, rep >= 1 && rep < 1e9 ? (unsigned)rep : 0, doc);
+        }
     }
     sbio_table_compute(&m->tab);
     m->have_tab = true;
