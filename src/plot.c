@@ -984,9 +984,17 @@ static const struct sbio_table_cell *plot_lat_cell(const struct plot_cmp *m, siz
 }
 
 /* Whether block b of phase ph has latencies of op in some setting: a job that did no writes
- * has no write line. 0 is no latency (fsyncs counted inside writes are not timed). */
+ * has no write line. 0 is no latency (fsyncs counted inside writes are not timed). As in
+ * compare's table, the jobs' total leaves out an op type only one job did: its figures are
+ * that job's, in its own panel. */
 static bool plot_lat_shown(const struct plot_cmp *m, size_t ph, size_t b, int op)
 {
+    size_t nb = plot_cmp_nblocks(m, ph), jobs = 0;
+    bool total = nb > 1 && b == nb - 1;
+    for (size_t j = 0; total && j < b; j++)
+        jobs += plot_lat_shown(m, ph, j, op);
+    if (total && jobs < 2)
+        return false;
     for (size_t s = 0; s < m->ns; s++)
         for (size_t q = 0; q < PLOT_NLAT; q++) {
             const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
@@ -1561,10 +1569,15 @@ static int plot_cmp_lat_panel(FILE *f, const struct plot_cmp *m, size_t ph, size
     plot_dquote(f, title);
     double lo, hi, div;
     if (!nshown || !plot_lat_range(m, ph, b, &lo, &hi, &div)) {
+        /* An empty panel with no y axis to read, and why it is empty. */
         fprintf(f,
-                " font ',10'\nunset logscale y\nset yrange [0:1]\nset label '%s' at graph "
-                "0.5,0.5 center\nplot 1/0 notitle\nunset label\n",
-                m->have_tab ? "no operations timed" : "no run measured");
+                " font ',10'\nunset logscale y\nset yrange [0:1]\nset ylabel ''\nunset ytics\n"
+                "set label \"%s\" at graph 0.5,0.5 center\nplot 1/0 notitle\nunset label\n"
+                "set ytics nomirror\n",
+                !m->have_tab ? "no run measured"
+                : plot_cmp_nblocks(m, ph) > 1 && b == plot_cmp_nblocks(m, ph) - 1
+                    ? "each op type was done by one job:\\nsee its own panel"
+                    : "no operations timed");
         return rc;
     }
     fprintf(f,
