@@ -52,18 +52,6 @@ CMP=(compare "${SET[@]}")
 # --- helpers ---
 # progress FILE: the "[k/N] repeat r, NAME: …" lines as "r NAME", in order.
 progress() { sed -n 's/^\[[0-9]*\/[0-9]*\] repeat \([0-9]*\), \(.*\): .*/\1 \2/p' "$1"; }
-# py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$1" "$2" 2>&1
-}
-# json_check DESC FILE CODE: CODE prints nothing when all is well, else what is wrong.
-json_check() {
-	local out
-	out=$(py "$2" "$3")
-	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
-}
 
 expect_exit 0 "prepare 4 x 4 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
 # Queue settings outlive a loop device (someone may have left bfq on this one): the test
@@ -84,14 +72,14 @@ same_state "schedulers: every queue setting of $LOOP as before" "$BASE"
 no_state_file "schedulers: no state file left"
 eq "schedulers: 6 progress lines, repeat-major" "$(progress "$TMP/sched.out" | tr '\n' '|')" \
 	"1 scheduler=none|1 scheduler=mq-deadline|1 scheduler=bfq|2 scheduler=none|2 scheduler=mq-deadline|2 scheduler=bfq|"
-json_check "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, caches dropped, not interrupted" \
+json_expect "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, caches dropped, not interrupted" \
 	"$TMP/sched.json" '
 want = [{"key": "scheduler", "values": ["none", "mq-deadline", "bfq"]}]
 if d.get("schema") != "sbio-compare/1": print("schema", d.get("schema"))
 if d.get("axes") != want: print("axes", d.get("axes"))
 if d.get("repeat") != 2 or d.get("order") != "interleaved": print("repeat/order", d.get("repeat"), d.get("order"))
 if d.get("drop_caches") is not True or d.get("interrupted") is not False: print("drop_caches/interrupted", d.get("drop_caches"), d.get("interrupted"))'
-json_check "schedulers JSON: 3 settings x 2 runs, each status ok with a sbio-result/1 document" \
+json_expect "schedulers JSON: 3 settings x 2 runs, each status ok with a sbio-result/1 document" \
 	"$TMP/sched.json" '
 s = d["settings"]
 if [x["name"] for x in s] != ["scheduler=none", "scheduler=mq-deadline", "scheduler=bfq"]: print("names", [x["name"] for x in s])
@@ -100,7 +88,7 @@ for x in s:
     if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
     for r in x["runs"]:
         if (r["result"] or {}).get("schema") != "sbio-result/1": print(x["name"], "result schema")'
-json_check "schedulers JSON: each run's environment.devices[0].queue.scheduler (read during the run) has its scheduler in brackets" \
+json_expect "schedulers JSON: each run's environment.devices[0].queue.scheduler (read during the run) has its scheduler in brackets" \
 	"$TMP/sched.json" '
 for x in d["settings"]:
     want = x["values"]["scheduler"]
@@ -110,7 +98,7 @@ for x in d["settings"]:
             print(x["name"], "repeat", r["repeat"], "ran on", dev["name"], "under", dev["queue"]["scheduler"])
         if r["result"]["config"]["scheduler"] != want: print(x["name"], "config.scheduler", r["result"]["config"]["scheduler"])
         if r["result"]["config"]["file_test_mode"] != "rndrw" or r["result"]["config"]["threads"] != 2: print(x["name"], "config")'
-json_check "schedulers JSON: each setting's ops/s is its runs' mean and sample sd, 2 of 2 runs, its difference to the first with a CI and a Holm-corrected verdict" \
+json_expect "schedulers JSON: each setting's ops/s is its runs' mean and sample sd, 2 of 2 runs, its difference to the first with a CI and a Holm-corrected verdict" \
 	"$TMP/sched.json" '
 import math
 s = d["settings"]
@@ -155,7 +143,7 @@ check "schedulers: says where the JSON went" grep -qF "Every run's result and th
 COLD=("${CMP[@]}" --vary file-block-size=16K,64K --file-test-mode=seqrd --events=256 --time=10 --repeat=2)
 expect_exit 0 "seqrd compare --vary file-block-size=16K,64K --repeat=2 (caches dropped by default): exit 0" \
 	"$SBIO" "${COLD[@]}" -o "$TMP/cold.json"
-json_check "caches dropped: every run read its bytes (4 or 16 MiB) and the device read at least as much (result.devices[0].bytes_read)" \
+json_expect "caches dropped: every run read its bytes (4 or 16 MiB) and the device read at least as much (result.devices[0].bytes_read)" \
 	"$TMP/cold.json" '
 if d["drop_caches"] is not True: print("drop_caches", d["drop_caches"])
 for x in d["settings"]:
@@ -174,13 +162,13 @@ for _ in 1 2; do
 	cat "$D"/test_file.* >/dev/null
 	"$SBIO" "${COLD[@]}" --drop-caches=off -o "$TMP/warm.json" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
-	[ -z "$(py "$TMP/warm.json" '
+	[ -z "$(json_py "$TMP/warm.json" '
 for x in d["settings"]:
     for r in x["runs"]:
         if r["result"]["result"]["devices"][0]["bytes_read"] > '$((SETSZ / 50))': print(1)')" ] && break
 done
 eq "--drop-caches=off, warm: exit 0" "$RC" 0
-json_check "--drop-caches=off, warm: every run read its bytes and the device under 2% of the set" "$TMP/warm.json" '
+json_expect "--drop-caches=off, warm: every run read its bytes and the device under 2% of the set" "$TMP/warm.json" '
 if d["drop_caches"] is not False: print("drop_caches", d["drop_caches"])
 for x in d["settings"]:
     for r in x["runs"]:
@@ -206,14 +194,14 @@ for r in 1 2; do for n in "${NAMES[@]}"; do want+="$r $n|"; done; done
 eq "grid: 16 progress lines in repeat-major order (every setting of repeat 1, then repeat 2; first axis slowest)" \
 	"$(progress "$TMP/grid.out" | tr '\n' '|')" "$want"
 check "grid: the first line says 8 settings x 2 repeats = 16 runs" grep -q '^sbio .* compare: 8 settings x 2 repeats = 16 runs, interleaved order' "$TMP/grid.out"
-json_check "grid JSON: 8 settings in product order, 2 runs ok each" "$TMP/grid.json" '
+json_expect "grid JSON: 8 settings in product order, 2 runs ok each" "$TMP/grid.json" '
 names = """'"$(printf '%s\n' "${NAMES[@]}")"'""".split("\n")
 if [x["name"] for x in d["settings"]] != names: print("names", [x["name"] for x in d["settings"]])
 if [a["key"] for a in d["axes"]] != ["file-block-size", "read_ahead_kb", "file-test-mode"]: print("axes", d["axes"])
 for x in d["settings"]:
     if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
     if x["phases"][0]["runs_ok"] != 2: print(x["name"], "runs_ok", x["phases"][0]["runs_ok"])'
-json_check "grid JSON: each run shows its values (config.block_size_bytes, environment.devices[0].queue.read_ahead_kb, config.file_test_mode)" \
+json_expect "grid JSON: each run shows its values (config.block_size_bytes, environment.devices[0].queue.read_ahead_kb, config.file_test_mode)" \
 	"$TMP/grid.json" '
 for x in d["settings"]:
     v = x["values"]
@@ -231,7 +219,7 @@ expect_exit 0 "compare --schedulers=none,mq-deadline --repeat=1: exit 0" \
 	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline --file-test-mode=rndrd --events=200 --drop-caches=off -o "$TMP/one.json"
 check "--repeat=1: the second row says '1 run, no test'" grep -qE '^scheduler=mq-deadline +1/1 .*[+-][0-9.]+% \(1 run, no test\)' "$TMP/out"
 check "--repeat=1: the footer says nothing was tested" grep -q '^no comparison tested' "$TMP/out"
-json_check "--repeat=1: the JSON has no p-value and the verdict no test" "$TMP/one.json" '
+json_expect "--repeat=1: the JSON has no p-value and the verdict no test" "$TMP/one.json" '
 c = d["settings"][1]["phases"][0]["jobs"][0]["metrics"]["ops"]
 if c["p_value"] is not None or c["p_holm"] is not None or c["verdict"] != "no test": print(c)'
 
@@ -269,7 +257,7 @@ refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=t
 # decimals), reads, writes, fsyncs = op_types.*.ops_per_s (1 decimal); each column's Δ, and
 # the JSON's diff_pct, is its difference to the first row.
 metrics_check() {
-	SBIO_TABLE=$2 SBIO_RUNPATH=$4 json_check "$1" "$3" '
+	SBIO_TABLE=$2 SBIO_RUNPATH=$4 json_expect "$1" "$3" '
 import os, re, statistics as st
 rows = {}
 for line in open(os.environ["SBIO_TABLE"], encoding="utf-8"):
@@ -323,7 +311,7 @@ check "compare --script: the script's report() prints nowhere, as the runs' own 
 	bash -c "! grep -q '^Operations performed:' '$TMP/metsb.out'"
 metrics_check "--metrics over a script: table and JSON (setting and phase) = the runs' phase figures" \
 	"$TMP/metsb.out" "$TMP/metsb.json" '["phases"][0]["jobs"][0]["result"]'
-json_check "--metrics over a script: every run made the 400 requests asked for" "$TMP/metsb.json" '
+json_expect "--metrics over a script: every run made the 400 requests asked for" "$TMP/metsb.json" '
 for x in d["settings"]:
     for r in x["runs"]:
         o = r["result"]["phases"][0]["jobs"][0]["result"]["result"]["op_types"]
@@ -368,7 +356,7 @@ eq "strace: no thread read the set with two sizes" "$(grep -c mixed "$TMP/st.sum
 eq "strace: 6 threads read 256 x 4 KiB, 6 threads 256 x 16 KiB (threads 1+1+2+2 per block size, 64 reads a run)" \
 	"$(awk '{ t[$1]++; n[$1] += $2 } END { for (s in t) print s, t[s], n[s] }' "$TMP/st.sum" | sort -n | tr '\n' '|')" \
 	"4096 6 256|16384 6 256|"
-json_check "script options JSON: axes bs and threads, each setting's values, each run's job ran with them" "$TMP/vary.json" '
+json_expect "script options JSON: axes bs and threads, each setting's values, each run's job ran with them" "$TMP/vary.json" '
 if d["axes"] != [{"key": "bs", "values": ["4k", "16k"]}, {"key": "threads", "values": ["1", "2"]}]: print("axes", d["axes"])
 for x in d["settings"]:
     v = x["values"]
@@ -451,7 +439,7 @@ check "SIGINT: the interrupted run is marked ('[2/6] repeat 1, scheduler=mq-dead
 check "SIGINT: the partial table: scheduler=none 1/2 with its figures" grep -qE '^scheduler=none +1/2 +[0-9]+ ± 0 ' "$TMP/int.out"
 check "SIGINT: the partial table: scheduler=mq-deadline 0/2 (the interrupted run excluded)" grep -qE '^scheduler=mq-deadline +0/2 ' "$TMP/int.out"
 check "SIGINT: the partial table: scheduler=bfq 0/2" grep -qE '^scheduler=bfq +0/2 ' "$TMP/int.out"
-json_check "SIGINT JSON: interrupted, none's run ok, mq-deadline's run marked interrupted, runs_ok 1/0/0" "$TMP/int.json" '
+json_expect "SIGINT JSON: interrupted, none's run ok, mq-deadline's run marked interrupted, runs_ok 1/0/0" "$TMP/int.json" '
 if d["interrupted"] is not True: print("interrupted", d["interrupted"])
 got = [[r["status"] for r in x["runs"]] for x in d["settings"]]
 if got != [["ok"], ["interrupted"], []]: print("statuses", got)
@@ -476,7 +464,7 @@ check "--order=random: each repeat runs every setting once (12 lines, repeats 1,
 check "--order=random: not every repeat in the settings' order" \
 	test "$(awk '{ printf "%s ", $2 }' "$TMP/rnd7a")" != "$(for _ in 1 2 3; do printf 'file-block-size=%s ' 4K 8K 16K 32K; done)"
 check "--order=random: the first line says random order" grep -q '^sbio .* compare: 4 settings x 3 repeats = 12 runs, random order$' "$TMP/out"
-json_check "--order=random JSON: order random, 4 settings x 3 runs ok" "$TMP/rnd.json" '
+json_expect "--order=random JSON: order random, 4 settings x 3 runs ok" "$TMP/rnd.json" '
 if d["order"] != "random": print("order", d["order"])
 for x in d["settings"]:
     if sorted((r["repeat"], r["status"]) for r in x["runs"]) != [(1, "ok"), (2, "ok"), (3, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])'

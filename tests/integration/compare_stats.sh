@@ -36,17 +36,7 @@ mkdir -p "$D"
 SET=(--dir="$D" --file-num=2 --file-total-size=8M)
 RUN=(compare "${SET[@]}" --file-test-mode=rndrd --time=1 --drop-caches=off)
 
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$1" "$2" 2>&1
-}
-json_check() {
-	local out
-	out=$(py "$2" "$3")
-	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
-}
-# cell NAME: the ops/s cell of setting NAME's only job, as the JSON has it
+# cell(i, job, m): setting i's cell of metric m (ops/s) of its job (the first), as the JSON has it
 CELL='def cell(i, job=0, m="ops"): return d["settings"][i]["phases"][0]["jobs"][job]["metrics"][m]'
 
 expect_exit 0 "prepare 2 x 4 MiB" "$SBIO" prepare "${SET[@]}"
@@ -56,7 +46,7 @@ cat "$D"/test_file.* >/dev/null
 expect_exit 0 "compare --vary rate=2000,4000 --repeat=3: exit 0" \
 	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=3 -o "$TMP/2x.json"
 cp "$TMP/out" "$TMP/2x.out"
-json_check "rate 2000 -> 4000: ops/s +100% within 10 points, significant after Holm, its CI around it" "$TMP/2x.json" "$CELL"'
+json_expect "rate 2000 -> 4000: ops/s +100% within 10 points, significant after Holm, its CI around it" "$TMP/2x.json" "$CELL"'
 c = cell(1)
 if not 90 <= c["diff_pct"] <= 110: print("diff", c["diff_pct"])
 if c["verdict"] != "significant" or not c["p_holm"] < 0.05: print("verdict", c["verdict"], c["p_holm"])
@@ -71,14 +61,14 @@ check "rate 2000 -> 4000: the footer names the correction and the 2 comparisons 
 # --- The same setting twice: not flagged ---
 same() {
 	"$SBIO" "${RUN[@]}" --vary rate=3000,3000 --repeat=3 --metrics=ops -o "$TMP/aa.json" >"$TMP/aa.out" 2>"$TMP/err" &&
-		[ -z "$(py "$TMP/aa.json" "$CELL"'
+		[ -z "$(json_py "$TMP/aa.json" "$CELL"'
 if cell(1)["verdict"] != "within noise": print(1)')" ]
 }
 if same || same; then ok "rate=3000 twice: within noise (once in two tries)"; else
 	notok "rate=3000 twice: flagged twice in a row ($(grep '^rate=' "$TMP/aa.out" | tr '\n' '|'))"
 fi
 check "rate=3000 twice: the second setting is rate=3000#2" grep -qE '^rate=3000#2 +3/3 ' "$TMP/aa.out"
-json_check "rate=3000 twice: the JSON keeps the value 3000 for both" "$TMP/aa.json" '
+json_expect "rate=3000 twice: the JSON keeps the value 3000 for both" "$TMP/aa.json" '
 if [x["values"] for x in d["settings"]] != [{"rate": "3000"}, {"rate": "3000"}]: print([x["values"] for x in d["settings"]])'
 
 # --- --repeat=auto ---
@@ -92,7 +82,7 @@ for r in 2000 4000; do
 	check "auto: rate=$r stopped at 3 runs, settled, ops/s the last CI to settle" \
 		grep -qE "^  rate=$r: 3 runs, settled; the last CI to get within the target: ±[0-9.e-]+% \(ops/s\)$" "$TMP/auto.out"
 done
-json_check "auto JSON: repeat auto, target 5, each setting stopped by the target at 3 runs, ops/s the widest" "$TMP/auto.json" '
+json_expect "auto JSON: repeat auto, target 5, each setting stopped by the target at 3 runs, ops/s the widest" "$TMP/auto.json" '
 if d["repeat"] != "auto" or d["target_ci_pct"] != 5 or d["max_repeat"] != 10: print(d["repeat"], d.get("target_ci_pct"), d.get("max_repeat"))
 for x in d["settings"]:
     st = x["stop"]
@@ -101,7 +91,7 @@ expect_exit 0 "compare --repeat=auto --target-ci=0.0001 --max-repeat=3: exit 0" 
 	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=auto --target-ci=0.0001 --max-repeat=3 --metrics=ops -o "$TMP/cap.json"
 check "auto: a target no run meets stops at --max-repeat and says which metric was wider" \
 	grep -qE '^  rate=2000: 3 runs, stopped at --max-repeat; widest CI: ±[0-9.e-]+% \(ops/s\)$' "$TMP/out"
-json_check "auto JSON: stopped by max-repeat" "$TMP/cap.json" '
+json_expect "auto JSON: stopped by max-repeat" "$TMP/cap.json" '
 if [x["stop"]["reason"] for x in d["settings"]] != ["max-repeat"] * 2: print([x["stop"] for x in d["settings"]])'
 expect_exit 0 "compare --repeat=5 --max-compare-time=3 (1 s runs): exit 0" \
 	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=5 --max-compare-time=3 --metrics=ops -o "$TMP/budget.json"
@@ -109,7 +99,7 @@ N=$(grep -c '^\[[0-9]*/10\] repeat' "$TMP/out")
 check "--max-compare-time=3: 2 or 3 runs of 1 s made, not 10 ($N)" test "$N" -ge 2 -a "$N" -le 3
 check "--max-compare-time: the table's runs say n of the 5 planned" grep -qE '^rate=2000 +[12]/5 ' "$TMP/out"
 check "--max-compare-time: said after the table" grep -qE "^--max-compare-time reached after $N runs$" "$TMP/out"
-json_check "--max-compare-time JSON: stop reason max-compare-time" "$TMP/budget.json" '
+json_expect "--max-compare-time JSON: stop reason max-compare-time" "$TMP/budget.json" '
 if [x["stop"]["reason"] for x in d["settings"]] != ["max-compare-time"] * 2: print([x["stop"] for x in d["settings"]])'
 
 # --- Two jobs: a block each ---
@@ -126,7 +116,7 @@ cp "$TMP/out" "$TMP/two.out"
 for b in "Job slow" "Job fast" "All jobs together"; do
 	check "two jobs: the table has the block '$b'" grep -qx "$b" "$TMP/two.out"
 done
-json_check "two jobs: each job's cell holds that job's runs (its JSON result), slow ~500/s, fast ~1500/s, total their sum" "$TMP/two.json" "$CELL"'
+json_expect "two jobs: each job's cell holds that job's runs (its JSON result), slow ~500/s, fast ~1500/s, total their sum" "$TMP/two.json" "$CELL"'
 for i, x in enumerate(d["settings"]):
     runs = [r["result"]["phases"][0] for r in x["runs"] if r["status"] == "ok"]
     for j, (name, rate) in enumerate((("slow", 500), ("fast", 1500))):

@@ -137,6 +137,20 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 	strace() { ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" command strace "$@"; }
 fi
 
+# json_py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
+json_py() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$1" "$2" 2>&1
+}
+# json_expect DESC FILE CODE: CODE (run by json_py) prints nothing when all is well, else what
+# is wrong.
+json_expect() {
+	local out
+	out=$(json_py "$2" "$3")
+	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
+}
+
 need_root() { [ "$(id -u)" -eq 0 ]; }
 
 # loop_ext4 [--direct-io] SIZE MNT [SECTOR]: an image of SIZE in $TMP, a loop device of the
