@@ -22,7 +22,10 @@ if ! need_root; then
 	skip "needs root (loop device, I/O scheduler, control groups)"
 	exit 0
 fi
-STATE_DIR=${SBIO_STATE_DIR:-/run/sbio}
+# A state folder of the test's own: another sbio running meanwhile (every command removes
+# the groups of a dead sbio it finds recorded) must not take the test's leftovers first.
+export SBIO_STATE_DIR=$TMP/state
+STATE_DIR=$SBIO_STATE_DIR
 
 # start_run OUT ARGS…: sbio ARGS… in the background (BG) in a process group of its own, stdout
 # in OUT, stderr in OUT.err.

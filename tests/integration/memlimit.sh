@@ -109,7 +109,10 @@ check "the group's page cache at the end stays within the limit ($end_file bytes
 eq "no limit: memory_group is null" "$(json_get "$TMP/free1.json" result.memory_group)" "null"
 
 # --- during the run the process is in the group; afterwards nothing is left ---
-STATE_DIR=${SBIO_STATE_DIR:-/run/sbio}
+# A state folder of the test's own: another sbio running meanwhile (every command removes
+# the groups of a dead sbio it finds recorded) must not take the test's leftovers first.
+export SBIO_STATE_DIR=$TMP/state
+STATE_DIR=$SBIO_STATE_DIR
 # in_group PID: the line of /proc/PID/cgroup that names PID's group sbio.PID (polled while
 # PID runs, at most 5 s: it moves in once its checks pass); nothing when it never does.
 in_group() {
