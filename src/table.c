@@ -458,6 +458,10 @@ double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_
                 if (!col_shown(t, ph, b, c))
                     continue;
                 const struct sbio_table_cell *e = sbio_table_cell(t, ph, b, s, c);
+                /* A column of another setting's only (an op type this one never does, in
+                 * 2 runs or more of the phase) has no CI to wait for. */
+                if (!e->n && t->nph[ph * t->ns + s] >= 2)
+                    continue;
                 double w = e->n < 2  ? NAN
                            : e->mean ? e->half / fabs(e->mean) * 100
                            : e->half ? INFINITY

@@ -125,7 +125,8 @@ void sbio_table_run_text(const struct sbio_table *t, size_t s, char *buf, size_t
 
 /* The widest 95% CI of setting s's cells, as % of the mean (computed first), and where it is
  * ("job readers, read p99") into what; NAN when a cell has fewer than 2 values. A cell
- * whose mean is 0 with no spread is settled. */
+ * whose mean is 0 with no spread is settled; one with no value in 2 or more measured runs of
+ * its phase (a column only other settings have) is left out. */
 double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_t len);
 
 /* The tables, one per phase (a block each), with names[s] the settings' names and a footer
