@@ -113,6 +113,11 @@ static inline const struct sbio_table_cell *sbio_table_cell(const struct sbio_ta
     return &t->cell[((ph * t->nb + b) * t->ns + s) * t->ncol + c];
 }
 
+/* Whether block b of phase ph shows column c: a value in some setting's run. The jobs' total
+ * leaves out an op type's column that one job alone has (it is that job's, shown above). The
+ * corrected tests, the text, the JSON and --repeat=auto's widest CI cover these cells only. */
+bool sbio_table_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c);
+
 /* Where the cells of (phase ph, block b, column c) are, in words: "phase write, job readers,
  * read p99" (the phase named when the table has several, the job when it has a name, as a
  * script's have: "all jobs" for their total), for lines about a cell. */
