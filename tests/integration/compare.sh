@@ -52,18 +52,6 @@ CMP=(compare "${SET[@]}")
 # --- helpers ---
 # progress FILE: the "[k/N] repeat r, NAME: …" lines as "r NAME", in order.
 progress() { sed -n 's/^\[[0-9]*\/[0-9]*\] repeat \([0-9]*\), \(.*\): .*/\1 \2/p' "$1"; }
-# py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$1" "$2" 2>&1
-}
-# json_check DESC FILE CODE: CODE prints nothing when all is well, else what is wrong.
-json_check() {
-	local out
-	out=$(py "$2" "$3")
-	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
-}
 
 expect_exit 0 "prepare 4 x 4 MiB on /dev/$LOOP" "$SBIO" prepare "${SET[@]}"
 # Queue settings outlive a loop device (someone may have left bfq on this one): the test

@@ -36,16 +36,6 @@ mkdir -p "$D"
 SET=(--dir="$D" --file-num=2 --file-total-size=8M)
 RUN=(compare "${SET[@]}" --file-test-mode=rndrd --time=1 --drop-caches=off)
 
-py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$1" "$2" 2>&1
-}
-json_check() {
-	local out
-	out=$(py "$2" "$3")
-	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
-}
 # cell NAME: the ops/s cell of setting NAME's only job, as the JSON has it
 CELL='def cell(i, job=0, m="ops"): return d["settings"][i]["phases"][0]["jobs"][job]["metrics"][m]'
 

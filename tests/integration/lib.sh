@@ -225,3 +225,16 @@ loop_cleanup() {
 	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
 	LOOP=
 }
+
+# py FILE CODE: run Python CODE with d = the JSON document in FILE; prints what CODE prints.
+py() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$1" "$2" 2>&1
+}
+# json_check DESC FILE CODE: CODE prints nothing when all is well, else what is wrong.
+json_check() {
+	local out
+	out=$(py "$2" "$3")
+	if [ -z "$out" ]; then ok "$1"; else notok "$1 ($(head -c 400 <<<"$out" | tr '\n' '|'))"; fi
+}

@@ -221,6 +221,15 @@ static void table_make(struct sbio_table *t, const char *list)
     assert_int_equal(sbio_table_init(t, 2, 6, ph, np, col, ncol), 0);
 }
 
+/* The printed tables of t, its settings named names, into out (MSG_MAX bytes). */
+static void table_text(const struct sbio_table *t, const char *const *names, char *out)
+{
+    FILE *f = fmemopen(out, MSG_MAX, "w");
+    assert_non_null(f);
+    sbio_table_print(t, f, names);
+    fclose(f);
+}
+
 static void test_table_cells(void **state)
 {
     (void)state;
@@ -268,12 +277,8 @@ static void test_table_text_json(void **state)
     table_make(&t, "ops,write.p99");
     fill(&t);
     sbio_table_compute(&t);
-    const char *names[] = {"scheduler=none", "scheduler=bfq"};
     char out[MSG_MAX];
-    FILE *f = fmemopen(out, sizeof(out), "w");
-    assert_non_null(f);
-    sbio_table_print(&t, f, names);
-    fclose(f);
+    table_text(&t, (const char *[]){"scheduler=none", "scheduler=bfq"}, out);
     assert_has(out, "Phase 1/1: mixed");
     assert_has(out, "\nJob a\n");
     assert_has(out, "\nJob b\n");
@@ -329,12 +334,8 @@ static void test_table_total_columns(void **state)
     sbio_table_compute(&t);
     /* Tests: r's ops and read.p99, w's ops and write.p99, the total's ops = 5. */
     assert_int_equal(t.ntests[0], 5);
-    const char *names[] = {"one", "two"};
     char out[MSG_MAX];
-    FILE *f = fmemopen(out, sizeof(out), "w");
-    assert_non_null(f);
-    sbio_table_print(&t, f, names);
-    fclose(f);
+    table_text(&t, (const char *[]){"one", "two"}, out);
     char *tot = strstr(out, "All jobs together");
     assert_non_null(tot);
     char *head = strstr(tot, "setting");
