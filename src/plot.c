@@ -6,10 +6,12 @@
  * names its data files relative to its own folder and gnuplot runs there, so
  * `cd DIR && gnuplot plot.gp` redraws a chart kept with --keep-data.
  *
- * A compare result (`sbio compare -o X.json`) is charted alone: its settings' summaries,
- * not its runs, are what it says — the runs that failed are already left out of them. */
+ * A compare result (`sbio compare -o X.json`) is charted alone, from its settings' figures per
+ * phase, job and metric (the runs that failed are already left out of them) and, for what
+ * those lack, from its runs' documents through the table compare fills (table.h). */
 #include "plot.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -28,6 +30,7 @@
 
 #include "io.h"
 #include "report.h"
+#include "table.h"
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
@@ -36,7 +39,6 @@
 #define PLOT_THROUGHPUT  "throughput.dat"
 #define PLOT_PERCENTILES "percentiles.dat"
 #define PLOT_COMPARE     "compare.dat"
-#define PLOT_SETTINGS    "settings.dat"
 #define PLOT_NO_SAMPLES  "no time series: run with --report-interval or --log-interval"
 #define PLOT_MAX_PIXELS  20000
 
@@ -144,20 +146,42 @@ static void plot_run_name(struct plot_run *r)
             *p = '\'';
 }
 
-/* A compare result is charted from settings[]: each a name and a summary (see compare.c). */
+/* Whether setting s has the phases and jobs of the first setting (each phase a name and at
+ * least one job, each job a name), as compare writes every setting. */
+static bool plot_setting_shaped(json_t *sets, size_t s)
+{
+    json_t *set = json_array_get(sets, s);
+    json_t *ph = json_object_get(set, "phases");
+    json_t *ph0 = json_object_get(json_array_get(sets, 0), "phases"), *p;
+    size_t i, j;
+    if (!json_is_string(json_object_get(set, "name")) || !json_is_array(ph) ||
+        !json_array_size(ph) || json_array_size(ph) != json_array_size(ph0))
+        return false;
+    json_array_foreach(ph, i, p)
+    {
+        json_t *jobs = json_object_get(p, "jobs"), *job;
+        if (!json_is_string(json_object_get(p, "name")) || !json_array_size(jobs) ||
+            json_array_size(jobs) !=
+                json_array_size(json_object_get(json_array_get(ph0, i), "jobs")))
+            return false;
+        json_array_foreach(jobs, j,
+                           job) if (!json_is_string(json_object_get(job, "name"))) return false;
+    }
+    return true;
+}
+
+/* A compare result is charted from settings[]: each a name and its phases' jobs' metrics
+ * (see compare.c), the same phases and jobs in every setting. */
 static int plot_load_compare(struct plot_run *r)
 {
-    json_t *sets = json_object_get(r->doc, "settings"), *s;
-    size_t i;
+    json_t *sets = json_object_get(r->doc, "settings");
     bool good = json_is_array(sets) && json_array_size(sets) > 0;
-    for (i = 0; good && i < json_array_size(sets); i++) {
-        s = json_array_get(sets, i);
-        good = json_is_string(json_object_get(s, "name")) &&
-               json_is_object(json_object_get(s, "summary"));
-    }
+    for (size_t i = 0; good && i < json_array_size(sets); i++)
+        good = plot_setting_shaped(sets, i);
     if (!good) {
-        sbio_err("plot: %s: an sbio compare result without settings[] (each a name and a "
-                 "summary): the file is truncated or was edited",
+        sbio_err("plot: %s: an sbio compare result without settings[] (each a name and the same "
+                 "phases[] of jobs[]): the file is truncated, was edited or was written by an "
+                 "older sbio",
                  r->path);
         return -SBIO_EUSAGE;
     }
@@ -775,78 +799,332 @@ static void plot_write_compare_script(FILE *f, const struct plot_ctx *c)
     plot_bars_p99_panel(f, &b);
 }
 
-/* One setting of a compare result, from its summary. NaN where there is nothing to show: ops/s
- * and p99 without a successful run (the summary's 0 there is no measurement), p99 of an op
- * type not timed, a difference without a test. */
+/* ---- a compare result ----
+ *
+ * A compare result is charted from what compare computed, never recomputed: each setting's
+ * phases[].jobs[].metrics (the bars: mean, 95% CI, difference, Holm-corrected verdict, the
+ * runs' values and their outlier marks). The latency percentiles, of which the compare's
+ * columns have p99 at most, come from the runs' own documents through the table compare fills
+ * (table.h): all four alike, computed as compare computes its columns. */
+
+/* A setting's name, without double quotes: it goes into a quoted data-file column. */
 struct plot_setting {
-    char name[512]; /* without double quotes: it goes into a quoted data-file column */
-    double ok, runs;
-    double ops, ops_sd, diff, p;
-    int sig; /* 1 significant, 0 within noise, -1 no test (the baseline; one run) */
-    double p99[PLOT_OP_NR], p99_sd[PLOT_OP_NR];
+    char name[512];
 };
 
-static void plot_setting_read(json_t *set, struct plot_setting *o)
+/* The latency percentiles charted per op type, as --metrics spells them after "TYPE.p". */
+static const char *const plot_lat_q[] = {"50", "95", "99", "99.9"};
+#define PLOT_NLAT (sizeof(plot_lat_q) / sizeof(plot_lat_q[0]))
+/* Op types in a latency panel: a point and dash type each, the colour being the setting's. */
+static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13};
+/* The settings' colours in the latency panels: the baseline grey as its bar, the others in
+ * turn from a palette without it. */
+static const char *const plot_set_color[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+#define PLOT_NSETCOLOR (sizeof(plot_set_color) / sizeof(plot_set_color[0]))
+
+static const char *plot_setting_color(size_t s)
 {
-    json_t *sum = json_object_get(set, "summary");
-    snprintf(o->name, sizeof(o->name), "%s", json_string_value(json_object_get(set, "name")));
-    for (char *p = o->name; *p; p++)
-        if (*p == '"')
-            *p = '\'';
-    o->ok = plot_num(sum, "runs_ok", NULL);
-    o->runs = plot_num(sum, "runs", NULL);
-    bool any = o->ok > 0;
-    o->ops = any ? plot_num(sum, "ops_per_s", "mean", NULL) : NAN;
-    o->ops_sd = any ? plot_num(sum, "ops_per_s", "stddev", NULL) : NAN;
-    o->diff = plot_num(sum, "diff_pct", NULL);
-    o->p = plot_num(sum, "p_value", NULL);
-    json_t *sig = json_object_get(sum, "significant");
-    o->sig = json_is_boolean(sig) ? json_is_true(sig) : -1;
-    for (int op = 0; op < PLOT_OP_NR; op++) {
-        double m = any ? plot_num(sum, sbio_op_name(op), "p99_ns", "mean", NULL) : NAN;
-        o->p99[op] = m > 0 ? m : NAN;
-        o->p99_sd[op] = m > 0 ? plot_num(sum, sbio_op_name(op), "p99_ns", "stddev", NULL) : NAN;
-    }
+    static const char base[] = "#7f7f7f";
+    return s == 0 ? base : plot_set_color[(s - 1) % PLOT_NSETCOLOR];
 }
 
-/* One row per setting, in the JSON's order and units. The script reads no column that can be
- * NaN except the plotted figures themselves: gnuplot drops a point whose expression touches
- * a NaN, hence -1, not NaN, for "no test". */
-static int plot_write_settings(const struct plot_ctx *c, const struct plot_run *r,
-                               const struct plot_setting *st, size_t ns)
+/* A compare chart: the document's settings and phases, the bars' metric, and the table of
+ * the percentiles read from the runs. */
+struct plot_cmp {
+    const struct plot_ctx *c;
+    const struct plot_run *r;
+    json_t *sets;   /* settings[] */
+    json_t *phases; /* settings[0].phases[]: the phases' and jobs' names */
+    size_t ns, np, nb;
+    struct plot_setting *st;
+    const char *metric; /* the bars' metric: the compare's first of ops and mib, else its first */
+    struct sbio_table tab;
+    bool have_tab; /* a run measured: the table has the latency percentiles */
+};
+
+/* One bar: a setting's figure of the bars' metric in a block. NaN where the JSON has null or
+ * nothing (no run, one run: no CI). */
+struct plot_bar {
+    double ok, runs, n, mean, sd, lo, hi, diff, dlo, dhi, p, p_holm;
+    double top;          /* the highest of the bar, its CI and its runs' values */
+    size_t nout;         /* runs marked as outliers */
+    bool unbounded;      /* the difference's CI is unbounded */
+    int sig;             /* 1 significant, 0 within noise, -1 no test (baseline, no runs, 1 run) */
+    const char *verdict; /* compare's: baseline, significant, within noise, no test, no runs */
+};
+
+static json_t *plot_cmp_phase(const struct plot_cmp *m, size_t s, size_t ph)
 {
+    return json_array_get(json_object_get(json_array_get(m->sets, s), "phases"), ph);
+}
+
+static size_t plot_cmp_nblocks(const struct plot_cmp *m, size_t ph)
+{
+    return json_array_size(json_object_get(json_array_get(m->phases, ph), "jobs"));
+}
+
+/* settings[s].phases[ph].jobs[b]. */
+static json_t *plot_cmp_job(const struct plot_cmp *m, size_t s, size_t ph, size_t b)
+{
+    return json_array_get(json_object_get(plot_cmp_phase(m, s, ph), "jobs"), b);
+}
+
+static double plot_at(json_t *arr, size_t i)
+{
+    json_t *v = json_array_get(arr, i);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void plot_bar_read(const struct plot_cmp *m, size_t s, size_t ph, size_t b,
+                          struct plot_bar *o)
+{
+    json_t *p = plot_cmp_phase(m, s, ph);
+    json_t *e = json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"), m->metric);
+    json_t *ci = json_object_get(e, "ci95"), *dci = json_object_get(e, "diff_ci95_pct");
+    o->ok = plot_num(p, "runs_ok", NULL);
+    o->runs = plot_num(p, "runs", NULL);
+    o->n = e ? plot_num(e, "n", NULL) : 0;
+    o->mean = plot_num(e, "mean", NULL);
+    o->sd = plot_num(e, "stddev", NULL);
+    o->lo = plot_at(ci, 0);
+    o->hi = plot_at(ci, 1);
+    o->diff = plot_num(e, "diff_pct", NULL);
+    o->dlo = plot_at(dci, 0);
+    o->dhi = plot_at(dci, 1);
+    o->unbounded = json_is_true(json_object_get(e, "ci_unbounded"));
+    o->p = plot_num(e, "p_value", NULL);
+    o->p_holm = plot_num(e, "p_holm", NULL);
+    const char *v = json_string_value(json_object_get(e, "verdict"));
+    o->verdict = v ? v : s ? "no runs" : "baseline";
+    o->sig = !strcmp(o->verdict, "significant") ? 1 : !strcmp(o->verdict, "within noise") ? 0 : -1;
+    o->top = o->hi > o->mean ? o->hi : o->mean;
+    o->nout = json_array_size(json_object_get(e, "outliers"));
+    json_t *vals = json_object_get(e, "values");
+    for (size_t i = 0; i < json_array_size(vals); i++)
+        if (plot_at(vals, i) > o->top || isnan(o->top))
+            o->top = plot_at(vals, i);
+}
+
+/* The bars' metric: "ops", or "mib" when the compare's metrics list it first (--metrics);
+ * without either, the compare's first metric. */
+static const char *plot_cmp_metric(json_t *doc)
+{
+    json_t *mets = json_object_get(doc, "metrics");
+    for (size_t i = 0; i < json_array_size(mets); i++) {
+        const char *n = json_string_value(json_array_get(mets, i));
+        if (n && (!strcmp(n, "ops") || !strcmp(n, "mib")))
+            return n;
+    }
+    const char *first = json_string_value(json_array_get(mets, 0));
+    return first ? first : "ops";
+}
+
+/* The table's columns: each op type's percentiles, c = op * PLOT_NLAT + q. */
+static int plot_cmp_columns(size_t *col, size_t *ncol)
+{
+    char list[256];
+    size_t l = 0;
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        for (size_t q = 0; q < PLOT_NLAT; q++)
+            l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s.p%s", l ? "," : "",
+                                  sbio_op_name(op), plot_lat_q[q]);
+    return sbio_table_metrics_parse(list, col, ncol);
+}
+
+/* A run's document when it ended ok (compare's statistics are over those only), else NULL. */
+static json_t *plot_run_ok(json_t *run)
+{
+    json_t *st = json_object_get(run, "status"), *doc = json_object_get(run, "result");
+    return json_is_string(st) && !strcmp(json_string_value(st), "ok") && json_is_object(doc) ? doc
+                                                                                             : NULL;
+}
+
+/* The runs that ended ok into a table of their percentiles, shaped by the first of them. No
+ * run measured, or runs shaped unlike the compare's phases (an edited file): no table, and
+ * the latency panels say so. 0 or -ENOMEM. */
+static int plot_cmp_table(struct plot_cmp *m)
+{
+    size_t col[SBIO_TABLE_MAX_COLS], ncol, maxrun = 0, np = 0, k, s;
+    json_t *first = NULL, *run;
+    for (s = 0; s < m->ns; s++) {
+        json_t *runs = json_object_get(json_array_get(m->sets, s), "runs");
+        maxrun = json_array_size(runs) > maxrun ? json_array_size(runs) : maxrun;
+        json_array_foreach(runs, k, run) if (!first) first = plot_run_ok(run);
+    }
+    struct sbio_table_phase *ph = calloc(m->np ? m->np : 1, sizeof(*ph));
+    if (!ph)
+        return -ENOMEM;
+    bool fits = first && plot_cmp_columns(col, &ncol) == 0 &&
+                sbio_table_shape(first, ph, m->np, &np) == 0 && np == m->np;
+    for (size_t p = 0; fits && p < np; p++)
+        fits = ph[p].nb == plot_cmp_nblocks(m, p);
+    int rc = fits ? sbio_table_init(&m->tab, m->ns, maxrun, ph, np, col, ncol) : 0;
+    free(ph);
+    if (!fits || rc)
+        return rc;
+    for (s = 0; s < m->ns; s++) {
+        json_t *runs = json_object_get(json_array_get(m->sets, s), "runs"), *doc;
+        json_array_foreach(runs, k, run) if ((doc = plot_run_ok(run)))
+        {
+            double rep = plot_num(run, "repeat", NULL);
+            sbio_table_add(&m->tab, s, rep >= 1 && rep < 1e9 ? (unsigned)rep : 0, doc);
+        }
+    }
+    sbio_table_compute(&m->tab);
+    m->have_tab = true;
+    return 0;
+}
+
+/* The percentile cell (phase ph, block b, setting s, op, q), or NULL without a table. */
+static const struct sbio_table_cell *plot_lat_cell(const struct plot_cmp *m, size_t ph, size_t b,
+                                                   size_t s, int op, size_t q)
+{
+    return m->have_tab ? sbio_table_cell(&m->tab, ph, b, s, (size_t)op * PLOT_NLAT + q) : NULL;
+}
+
+/* Whether block b of phase ph has latencies of op in some setting: a job that did no writes
+ * has no write line. 0 is no latency (fsyncs counted inside writes are not timed). As in
+ * compare's table, the jobs' total leaves out an op type only one job did: its figures are
+ * that job's, in its own panel. */
+static bool plot_lat_shown(const struct plot_cmp *m, size_t ph, size_t b, int op)
+{
+    size_t nb = plot_cmp_nblocks(m, ph), jobs = 0;
+    bool total = nb > 1 && b == nb - 1;
+    for (size_t j = 0; total && j < b; j++)
+        jobs += plot_lat_shown(m, ph, j, op);
+    if (total && jobs < 2)
+        return false;
+    for (size_t s = 0; s < m->ns; s++)
+        for (size_t q = 0; q < PLOT_NLAT; q++) {
+            const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
+            if (e && e->n && e->mean > 0)
+                return true;
+        }
+    return false;
+}
+
+/* Data file names: phaseP-jobJ-KIND.dat (1-based), phaseP-total-KIND.dat for the jobs'
+ * total: names of jobs may hold anything, their places do not. */
+static void plot_cmp_file(const struct plot_cmp *m, size_t ph, size_t b, const char *kind,
+                          char *buf, size_t len)
+{
+    json_t *job = json_array_get(json_object_get(json_array_get(m->phases, ph), "jobs"), b);
+    if (json_is_true(json_object_get(job, "total")))
+        snprintf(buf, len, "phase%zu-total-%s.dat", ph + 1, kind);
+    else
+        snprintf(buf, len, "phase%zu-job%zu-%s.dat", ph + 1, b + 1, kind);
+}
+
+/* "phase load, job readers", "job readers", "all jobs", or "" for a run of built-in options.
+ * Double quotes become single: the text goes into comments and double-quoted strings. */
+static void plot_cmp_where(const struct plot_cmp *m, size_t ph, size_t b, char *buf, size_t len)
+{
+    json_t *p = json_array_get(m->phases, ph);
+    json_t *job = json_array_get(json_object_get(p, "jobs"), b);
+    const char *pn = json_string_value(json_object_get(p, "name"));
+    const char *jn = json_string_value(json_object_get(job, "name"));
+    size_t l = 0;
+    buf[0] = 0;
+    if (m->np > 1 && pn && *pn)
+        l = (size_t)snprintf(buf, len, "phase %s", pn);
+    if (json_is_true(json_object_get(job, "total")))
+        snprintf(buf + l, len - l, "%sall jobs", l ? ", " : "");
+    else if (jn && *jn)
+        snprintf(buf + l, len - l, "%sjob %s", l ? ", " : "", jn);
+    for (char *c = buf; *c; c++)
+        if (*c == '"')
+            *c = '\'';
+}
+
+/* The bars' data file: one row per setting (NaN where the JSON has null or nothing), then,
+ * after two blank lines (gnuplot's index 1), one row per run value. */
+static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
+                               const struct plot_bar *bars)
+{
+    char name[64], where[200];
     int rc = 0;
-    FILE *f = plot_create(c, PLOT_SETTINGS, &rc);
+    plot_cmp_file(m, ph, b, "throughput", name, sizeof(name));
+    plot_cmp_where(m, ph, b, where, sizeof(where));
+    FILE *f = plot_create(m->c, name, &rc);
     if (!f)
         return rc;
     fprintf(f,
-            "# %s: settings[].summary, one setting a line; x is its place, and the first (x = "
-            "0) is the baseline every diff_pct is against\n",
-            r->path);
-    fprintf(f, "# means and stddevs are over the setting's successful runs (runs_ok of runs); "
-               "NaN: no successful run, op type not timed or no figure; significant: 1, 0 or "
-               "-1 (no test)\n");
-    fprintf(f, "# x runs_ok runs ops_per_s_mean ops_per_s_stddev diff_pct p_value significant");
-    for (int op = 0; op < PLOT_OP_NR; op++)
-        fprintf(f, " %s_p99_ns_mean %s_p99_ns_stddev", sbio_op_name(op), sbio_op_name(op));
-    fprintf(f, " name\n");
-    for (size_t i = 0; i < ns; i++) {
-        const struct plot_setting *s = &st[i];
-        fprintf(f, "%zu", i);
-        plot_put(f, s->ok);
-        plot_put(f, s->runs);
-        plot_put(f, s->ops);
-        plot_put(f, s->ops_sd);
-        plot_put(f, s->diff);
-        plot_put(f, s->p);
-        fprintf(f, " %d", s->sig);
-        for (int op = 0; op < PLOT_OP_NR; op++) {
-            plot_put(f, s->p99[op]);
-            plot_put(f, s->p99_sd[op]);
-        }
-        fprintf(f, " \"%s\"\n", s->name);
+            "# %s: settings[].phases[%zu].jobs[%zu].metrics.%s (%s), one setting a line; "
+            "x is its place, the first (x = 0) the baseline\n",
+            *where ? where : "the runs", ph, b, m->metric, m->r->path);
+    fprintf(f, "# significant: 1, 0 (within noise) or -1 (baseline, no test, no runs); NaN: null "
+               "or absent in the JSON\n");
+    fprintf(f, "# x runs_ok runs n mean stddev ci95_lo ci95_hi diff_pct diff_ci95_lo "
+               "diff_ci95_hi p_value p_holm significant verdict name\n");
+    for (size_t s = 0; s < m->ns; s++) {
+        const struct plot_bar *o = &bars[s];
+        const double v[] = {o->ok, o->runs, o->n,   o->mean, o->sd, o->lo,
+                            o->hi, o->diff, o->dlo, o->dhi,  o->p,  o->p_holm};
+        fprintf(f, "%zu", s);
+        for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+            plot_put(f, v[i]);
+        fprintf(f, " %d \"%s\" \"%s\"\n", o->sig, o->verdict, m->st[s].name);
     }
-    return plot_close(f, PLOT_SETTINGS);
+    fprintf(f, "\n\n# each run: x value repeat outlier (1: marked, more than 3 median absolute "
+               "deviations from its setting's median)\n# x value repeat outlier\n");
+    for (size_t s = 0; s < m->ns; s++) {
+        json_t *e =
+            json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"), m->metric);
+        json_t *vals = json_object_get(e, "values"), *reps = json_object_get(e, "repeats");
+        json_t *outs = json_object_get(e, "outliers"), *o;
+        for (size_t i = 0; i < json_array_size(vals); i++) {
+            json_t *rep = json_array_get(reps, i);
+            bool out = false;
+            size_t k;
+            json_array_foreach(outs, k, o) out |= json_equal(o, rep);
+            fprintf(f, "%zu", s);
+            plot_put(f, plot_at(vals, i));
+            plot_put(f, json_is_number(rep) ? json_number_value(rep) : NAN);
+            fprintf(f, " %d\n", out);
+        }
+    }
+    return plot_close(f, name);
+}
+
+/* The latency data file: a block per (op type shown, setting), in that order, two blank
+ * lines apart (gnuplot's index), each a row per percentile. */
+static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
+{
+    char name[64], where[200];
+    int rc = 0;
+    plot_cmp_file(m, ph, b, "latency", name, sizeof(name));
+    plot_cmp_where(m, ph, b, where, sizeof(where));
+    FILE *f = plot_create(m->c, name, &rc);
+    if (!f)
+        return rc;
+    fprintf(f,
+            "# %s: settings[].runs[] that ended ok (%s), each run's result.op_types.TYPE."
+            "latency.percentiles_ns, mean over the runs with its 95%% CI (NaN: fewer than 2 "
+            "runs)\n# one block per op type the job did and setting, in that order\n",
+            *where ? where : "the runs", m->r->path);
+    int k = 0;
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        if (!plot_lat_shown(m, ph, b, op))
+            continue;
+        for (size_t s = 0; s < m->ns; s++) {
+            fprintf(f,
+                    "%s# index %d: %s, setting %zu \"%s\"\n# x percentile mean_ns ci95_lo_ns "
+                    "ci95_hi_ns n\n",
+                    k ? "\n\n" : "", k, sbio_op_name(op), s, m->st[s].name);
+            k++;
+            for (size_t q = 0; q < PLOT_NLAT; q++) {
+                const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
+                bool any = e->n && e->mean > 0;
+                fprintf(f, "%zu p%s", q, plot_lat_q[q]);
+                plot_put(f, any ? e->mean : NAN);
+                plot_put(f, any ? e->mean - e->half : NAN);
+                plot_put(f, any ? e->mean + e->half : NAN);
+                fprintf(f, " %zu\n", e->n);
+            }
+        }
+    }
+    return plot_close(f, name);
 }
 
 /* gnuplot's double-quoted strings, for line breaks: \ and " escaped, a newline as \n. */
@@ -863,6 +1141,19 @@ static void plot_dquote(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* buf (len bytes) cut at max bytes, on a character boundary, ending in "…". */
+static void plot_cut(char *buf, size_t len, size_t max)
+{
+    if (max > len - 4)
+        max = len - 4;
+    if (strlen(buf) > max && max > 8) {
+        size_t k = max - 1;
+        while (k && ((unsigned char)buf[k] & 0xC0) == 0x80)
+            k--;
+        strcpy(buf + k, "…");
+    }
 }
 
 /* The command that made the compare, without its output file: what a reader needs to run
@@ -887,28 +1178,7 @@ static void plot_command_line(json_t *doc, size_t max, char *buf, size_t len)
             continue;
         l += (size_t)snprintf(buf + l, len - l, " %s", a);
     }
-    if (max > len - 4)
-        max = len - 4;
-    if (strlen(buf) > max && max > 8) {
-        size_t k = max - 1;
-        while (k && ((unsigned char)buf[k] & 0xC0) == 0x80)
-            k--;
-        strcpy(buf + k, "…");
-    }
-}
-
-/* Labels (set label) over a panel's setting slots; "no successful run" in the empty ones. */
-static void plot_empty_slots(FILE *f, const struct plot_setting *st, size_t ns, bool narrow)
-{
-    for (size_t i = 0; i < ns; i++) {
-        if (st[i].ok > 0)
-            continue;
-        fprintf(f,
-                "set label \"no successful%srun (%.0f of %.0f)\" at first %zu, graph 0.5 %s "
-                "font ',10' tc rgb '#505050'\n",
-                narrow ? " " : "\\n", isnan(st[i].ok) ? 0 : st[i].ok,
-                isnan(st[i].runs) ? 0 : st[i].runs, i, narrow ? "center rotate by 90" : "center");
-    }
+    plot_cut(buf, len, max);
 }
 
 /* The tick labels under the slots. Best, each setting's name, one key=value a line. When that
@@ -999,137 +1269,142 @@ static void plot_ticks_choose(const struct plot_setting *st, size_t ns, unsigned
         tk->angle = group_px >= 45 ? 30 : group_px >= 25 ? 45 : 60;
 }
 
-/* What is written over setting I's bar: D, the difference to the baseline and "*" when
- * significant; N, its runs. No test: one run here or in the baseline, as compare's table
- * says. */
-static void plot_annotation(const struct plot_setting *s, size_t i, char *d, char *n, size_t len)
-{
-    if (i == 0)
-        snprintf(d, len, "baseline");
-    else if (isnan(s->diff))
-        snprintf(d, len, "no baseline");
-    else
-        snprintf(d, len, "%+.1f%%%s", s->diff, s->sig == 1 ? " *" : "");
-    const char *untested = i > 0 && s->sig < 0 && !isnan(s->diff) ? ": no test" : "";
-    if (s->ok == s->runs || isnan(s->runs))
-        snprintf(n, len, "n=%.0f%s", s->ok, untested);
-    else
-        snprintf(n, len, "n=%.0f of %.0f%s", s->ok, s->runs, untested);
-}
-
-/* A compare chart's slots, one per setting: their width and tick labels, and the range of
- * what the settings with a successful run show in them. */
-struct plot_slots {
-    size_t ns;
-    unsigned group_px; /* pixels a slot gets */
-    bool narrow;       /* the annotations over a bar upright */
+/* A compare chart's layout: a column per block (a phase's jobs, then their total), two rows
+ * per phase (bars above latency), and what fits in a bar panel's setting slots. */
+struct plot_cmp_layout {
+    unsigned panel_w, panel_h; /* pixels of one panel */
+    unsigned group_px;         /* of a setting's slot in a bar panel */
+    bool narrow;               /* the annotations over a bar upright */
     struct plot_ticks tk;
-    int bmargin; /* lines under the plot area, for the tick labels */
-    int nok;     /* settings with a successful run */
-    bool timed[PLOT_OP_NR], used_sig, used_nosig;
-    int ntimed;
-    double hi;             /* the highest ops/s + stddev */
-    double lat_lo, lat_hi; /* the lowest p99, the highest p99 + stddev (ns) */
+    int bmargin; /* lines under a bar panel's plot area, for the tick labels */
 };
 
-/* Layout: the margins take about 300 px (12 + 21 characters and the tick labels). The
- * annotations over a bar turn upright when its slot is narrow. */
-static void plot_slots_layout(const struct plot_ctx *c, const struct plot_setting *st, size_t ns,
-                              struct plot_slots *sl)
+/* The margins of a panel take about 100 px across (10 characters of tick labels on the left)
+ * and 70 px down besides the tick labels; the title about 70 px. */
+static void plot_cmp_layout(const struct plot_cmp *m, struct plot_cmp_layout *l)
 {
-    sl->ns = ns;
-    sl->group_px = c->width > 400 ? (c->width - 300) / (unsigned)ns : 0;
-    sl->narrow = sl->group_px < 90;
-    plot_ticks_choose(st, ns, sl->group_px, &sl->tk);
-    const struct plot_ticks *tk = &sl->tk;
+    const struct plot_ctx *c = m->c;
+    l->panel_w = c->width / (unsigned)m->nb;
+    l->panel_h = c->height > 70 ? (c->height - 70) / (unsigned)(2 * m->np) : 0;
+    l->group_px = l->panel_w > 100 + m->ns ? (l->panel_w - 100) / (unsigned)m->ns : 0;
+    l->narrow = l->group_px < 90;
+    plot_ticks_choose(m->st, m->ns, l->group_px, &l->tk);
+    const struct plot_ticks *tk = &l->tk;
     /* A slanted label's height: its length times the sine, in lines of about 17 px. */
-    sl->bmargin = tk->angle == 0    ? (int)tk->lines + 2
-                  : tk->angle == 30 ? 3 + (int)(tk->len * 4 + 12) / 17
-                  : tk->angle == 45 ? 3 + (int)(tk->len * 5 + 12) / 17
-                                    : 3 + (int)(tk->len * 6 + 12) / 17;
+    l->bmargin = tk->angle == 0    ? (int)tk->lines + 1
+                 : tk->angle == 30 ? 2 + (int)(tk->len * 4 + 12) / 17
+                 : tk->angle == 45 ? 2 + (int)(tk->len * 5 + 12) / 17
+                                   : 2 + (int)(tk->len * 6 + 12) / 17;
     if (*tk->xlabel)
-        sl->bmargin += tk->angle ? 2 : 1;
+        l->bmargin += tk->angle ? 2 : 1;
 }
 
-static void plot_slots_extent(const struct plot_setting *st, struct plot_slots *sl)
+static void plot_fmt_pct(char *buf, size_t len, double v)
 {
-    sl->nok = sl->ntimed = 0;
-    memset(sl->timed, 0, sizeof(sl->timed));
-    sl->used_sig = sl->used_nosig = false;
-    sl->hi = sl->lat_hi = 0;
-    sl->lat_lo = INFINITY;
-    for (size_t i = 0; i < sl->ns; i++) {
-        const struct plot_setting *s = &st[i];
-        if (!(s->ok > 0))
+    if (isinf(v))
+        snprintf(buf, len, "%s", v > 0 ? "+inf" : "-inf");
+    else
+        snprintf(buf, len, fabs(v) >= 1000 ? "%+.0f%%" : "%+.1f%%", v);
+}
+
+/* What is written over bar s, as compare's table says it: D, the difference to the baseline
+ * with "*" when significant after the correction; C, its 95% CI, or why there is none; N, the
+ * runs with a value of those made. */
+static void plot_bar_text(const struct plot_bar *o, size_t s, char *d, char *ci, char *n,
+                          size_t len)
+{
+    char lo[24], hi[24];
+    ci[0] = 0;
+    if (s == 0) {
+        snprintf(d, len, "baseline");
+    } else if (isnan(o->diff)) {
+        snprintf(d, len, "no runs to compare");
+    } else {
+        plot_fmt_pct(lo, sizeof(lo), o->diff);
+        snprintf(d, len, "%s%s", lo, o->sig == 1 ? " *" : "");
+        plot_fmt_pct(lo, sizeof(lo), o->dlo);
+        plot_fmt_pct(hi, sizeof(hi), o->dhi);
+        if (!isnan(o->dlo) && !isnan(o->dhi))
+            snprintf(ci, len, "[%s, %s]", lo, hi);
+        else
+            snprintf(ci, len, "%s", o->unbounded ? "[unbounded]" : "1 run, no test");
+    }
+    if (o->n == o->runs || isnan(o->runs))
+        snprintf(n, len, "n=%.0f", o->n);
+    else
+        snprintf(n, len, "n=%.0f of %.0f", o->n, o->runs);
+}
+
+/* The top of a bar panel's axis (in scale's unit): room over each bar's highest point for
+ * its annotations, three lines of about 14 px, or 6.5 px a character upright. */
+static double plot_cmp_bars_top(const struct plot_cmp_layout *l, const struct plot_bar *bars,
+                                size_t ns, double scale)
+{
+    double area_px = l->panel_h - 45.0 - 17.0 * l->bmargin, ymax = 0;
+    for (size_t s = 0; s < ns; s++) {
+        char d[64], ci[64], n[64];
+        if (!(bars[s].n > 0))
             continue;
-        sl->nok++;
-        double sd = s->ops_sd > 0 ? s->ops_sd : 0;
-        if (s->ops + sd > sl->hi)
-            sl->hi = s->ops + sd;
-        sl->used_sig |= i > 0 && s->sig == 1;
-        sl->used_nosig |= i > 0 && s->sig != 1;
-        for (int op = 0; op < PLOT_OP_NR; op++) {
-            if (isnan(s->p99[op]))
-                continue;
-            sl->timed[op] = true;
-            double psd = s->p99_sd[op] > 0 ? s->p99_sd[op] : 0;
-            if (s->p99[op] < sl->lat_lo)
-                sl->lat_lo = s->p99[op];
-            if (s->p99[op] + psd > sl->lat_hi)
-                sl->lat_hi = s->p99[op] + psd;
+        plot_bar_text(&bars[s], s, d, ci, n, sizeof(d));
+        double need =
+            l->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 14.0 * (*ci ? 3 : 2) + 8;
+        double top = bars[s].top / scale;
+        /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
+        top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
+        ymax = top > ymax ? top : ymax;
+    }
+    return ymax;
+}
+
+/* Over each bar its annotations; in a slot without a value, why. */
+static void plot_cmp_bars_labels(FILE *f, const struct plot_cmp_layout *l,
+                                 const struct plot_bar *bars, size_t ns, double scale)
+{
+    for (size_t s = 0; s < ns; s++) {
+        const struct plot_bar *o = &bars[s];
+        char d[64], ci[64], n[64];
+        if (!(o->n > 0)) {
+            fprintf(f,
+                    "set label \"%s%s(%.0f of %.0f)\" at first %zu, graph 0.5 %s font ',9' "
+                    "tc rgb '#505050'\n",
+                    o->ok > 0 ? "no figure" : "no successful run", l->narrow ? " " : "\\n",
+                    isnan(o->ok) ? 0 : o->ok, isnan(o->runs) ? 0 : o->runs, s,
+                    l->narrow ? "center rotate by 90" : "center");
+            continue;
         }
+        plot_bar_text(o, s, d, ci, n, sizeof(d));
+        double y = o->top / scale;
+        if (l->narrow) {
+            fprintf(f,
+                    "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset "
+                    "0,0.6 font ',8'\n",
+                    d, n, s, y);
+            continue;
+        }
+        fprintf(f, "set label '%s' at first %zu, first %.6g center offset 0,%s font ',9'\n", d, s,
+                y, *ci ? "2.9" : "1.9");
+        if (*ci)
+            fprintf(f, "set label '%s' at first %zu, first %.6g center offset 0,1.9 font ',8'\n",
+                    ci, s, y);
+        fprintf(f,
+                "set label '%s' at first %zu, first %.6g center offset 0,0.8 font ',8' tc "
+                "rgb '#505050'\n",
+                n, s, y);
     }
-    for (int op = 0; op < PLOT_OP_NR; op++)
-        sl->ntimed += sl->timed[op];
 }
 
-/* The chart's title: what was compared and how; the command line under it, smaller. True
- * when there is a command line (label 99, which the top panel removes). */
-static bool plot_settings_title(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
-                                size_t ns)
+/* The settings' names under a bar panel's slots. */
+static void plot_cmp_xtics(FILE *f, const struct plot_cmp *m, const struct plot_cmp_layout *l)
 {
-    json_t *doc = r->doc;
-    double repeat = plot_num(doc, "repeat", NULL);
-    json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
-    char title[512];
-    snprintf(title, sizeof(title), "sbio compare: %zu setting%s × %.0f repeat%s%s%s%s%s", ns,
-             ns == 1 ? "" : "s", isnan(repeat) ? 0 : repeat, repeat == 1 ? "" : "s",
-             json_is_string(order) ? ", " : "",
-             json_is_string(order) ? json_string_value(order) : "",
-             !json_is_boolean(drop) ? ""
-             : json_is_true(drop)   ? ", caches dropped before each run"
-                                    : ", caches not dropped",
-             json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
-    char cmd[2048];
-    plot_command_line(doc, c->width > 60 ? (c->width - 40) / 6 : 10, cmd, sizeof(cmd));
-    fprintf(f, "set multiplot layout 2,1 title ");
-    char t[600];
-    snprintf(t, sizeof(t), "%s%s", title, *cmd ? "\n" : "");
-    plot_dquote(f, t);
-    fprintf(f, " font ',13'\n");
-    if (*cmd) {
-        fprintf(f, "set label 99 ");
-        plot_quote(f, cmd);
-        fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n",
-                1 - 34.0 / c->height);
-    }
-    return *cmd;
-}
-
-/* Both panels: the same slots and names. */
-static void plot_settings_xtics(FILE *f, const struct plot_setting *st, const struct plot_slots *sl)
-{
-    const struct plot_ticks *tk = &sl->tk;
-    fprintf(f, "set style fill solid 1.0 border rgb '#404040'\n"
-               "set errorbars lw 1.5 lc rgb '#202020'\n");
-    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", sl->ns - 1, sl->bmargin);
+    const struct plot_ticks *tk = &l->tk;
+    fprintf(f, "set xrange [-0.6:%zu.4]\nset bmargin %d\n", m->ns - 1, l->bmargin);
     if (tk->angle)
         fprintf(f, "set xtics nomirror scale 0 rotate by -%d (", tk->angle);
     else
         fprintf(f, "set xtics nomirror scale 0 norotate (");
-    for (size_t i = 0; i < sl->ns; i++) {
+    for (size_t i = 0; i < m->ns; i++) {
         char lab[512];
-        plot_tick_label(&st[i], tk, lab, sizeof(lab));
+        plot_tick_label(&m->st[i], tk, lab, sizeof(lab));
         fprintf(f, "%s", i ? ", " : "");
         plot_dquote(f, lab);
         fprintf(f, " %zu", i);
@@ -1139,171 +1414,314 @@ static void plot_settings_xtics(FILE *f, const struct plot_setting *st, const st
         fprintf(f, "set xlabel ");
         plot_quote(f, tk->xlabel);
         fputc('\n', f);
-    }
-}
-
-/* The top of the ops/s axis (in scale's unit). The headroom over each bar takes its
- * annotations, about 40 px of two lines or 6 px a character upright; the panel's plot area
- * is about half the height less the titles and the tick labels. */
-static double plot_settings_ops_top(const struct plot_ctx *c, const struct plot_setting *st,
-                                    const struct plot_slots *sl, double scale)
-{
-    double area_px = c->height / 2.0 - 70 - 17.0 * sl->bmargin, ymax = 0;
-    for (size_t i = 0; i < sl->ns; i++) {
-        char d[64], n[64];
-        if (!(st[i].ok > 0))
-            continue;
-        plot_annotation(&st[i], i, d, n, sizeof(d));
-        double need = sl->narrow ? 6.5 * (double)(strlen(d) + strlen(n) + 2) + 14 : 40;
-        double top = (st[i].ops + (st[i].ops_sd > 0 ? st[i].ops_sd : 0)) / scale;
-        /* A panel too small for the text gets at most 4 times the bar: text may overflow. */
-        top *= area_px > need * 1.33 ? area_px / (area_px - need) : 4;
-        if (top > ymax)
-            ymax = top;
-    }
-    return ymax;
-}
-
-/* Over each bar: its difference to the baseline, and its number of runs. */
-static void plot_settings_ops_labels(FILE *f, const struct plot_setting *st,
-                                     const struct plot_slots *sl, double scale)
-{
-    for (size_t i = 0; i < sl->ns; i++) {
-        const struct plot_setting *s = &st[i];
-        char d[64], n[64];
-        if (!(s->ok > 0))
-            continue;
-        plot_annotation(s, i, d, n, sizeof(d));
-        double y = (s->ops + (s->ops_sd > 0 ? s->ops_sd : 0)) / scale;
-        if (sl->narrow)
-            fprintf(f,
-                    "set label '%s, %s' at first %zu, first %.6g rotate by 90 left offset 0,0.6 "
-                    "font ',9'\n",
-                    d, n, i, y);
-        else
-            fprintf(f,
-                    "set label '%s' at first %zu, first %.6g center offset 0,1.9 font ',10'\n"
-                    "set label '%s' at first %zu, first %.6g center offset 0,0.8 font ',9' tc "
-                    "rgb '#505050'\n",
-                    d, i, y, n, i, y);
-    }
-}
-
-/* The top panel: ops/s as bars with ±stddev, coloured by their test against the baseline. */
-static void plot_settings_ops_panel(FILE *f, const struct plot_ctx *c,
-                                    const struct plot_setting *st, const struct plot_slots *sl,
-                                    bool has_cmd)
-{
-    const char *ylabel;
-    double scale = plot_ops_scale(sl->hi, &ylabel);
-    double ymax = plot_settings_ops_top(c, st, sl, scale);
-    fprintf(f,
-            "set title \"ops/s: mean ± stddev of n runs; * p < 0.05 against the baseline "
-            "(Welch's t-test)\"\n"
-            "set boxwidth 0.6 absolute\nset ylabel '%s'\nset yrange [0:%.6g]\n",
-            ylabel, ymax > 0 ? ymax : 1);
-    plot_empty_slots(f, st, sl->ns, sl->narrow);
-    plot_settings_ops_labels(f, st, sl, scale);
-    if (sl->nok) {
-        fprintf(f,
-                "plot '%s' using 1:($4/%g):($5/%g):($1 == 0 ? 0x%06x : $8 == 1 ? 0x%06x : "
-                "0x%06x) with boxerrorbars lc rgb variable notitle",
-                PLOT_SETTINGS, scale, scale, PLOT_BASE_RGB, PLOT_SIG_RGB, PLOT_NOSIG_RGB);
-        if (st[0].ok > 0)
-            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'baseline'",
-                    PLOT_BASE_RGB);
-        if (sl->used_sig)
-            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'significant *'",
-                    PLOT_SIG_RGB);
-        if (sl->used_nosig)
-            fprintf(f, ", \\\n    keyentry with boxes lc rgb '#%06x' title 'not significant'",
-                    PLOT_NOSIG_RGB);
-        fputc('\n', f);
     } else {
-        fprintf(f, "plot 1/0 notitle\n");
+        fprintf(f, "unset xlabel\n");
     }
-    if (has_cmd)
-        fprintf(f, "unset label 99\n");
 }
 
-/* The bottom panel: p99 per op type, side by side in each slot, on a log axis of whole
- * decades. An error bar reaching below the axis stops at it. It ends the chart. */
-static void plot_settings_p99_panel(FILE *f, const struct plot_setting *st,
-                                    const struct plot_slots *sl)
+/* The bars' unit, from the first cell that says it. */
+static const char *plot_cmp_unit(const struct plot_cmp *m, size_t ph, size_t b)
 {
-    fprintf(f, "unset label\n"
-               "set title \"p99 latency per op type: mean ± stddev of n runs (log scale)\"\n"
-               "set ylabel 'p99 latency (µs)'\n");
-    plot_empty_slots(f, st, sl->ns, sl->narrow);
-    if (!sl->ntimed) {
-        fprintf(f, "set yrange [0:1]\n");
-        if (sl->nok)
-            fprintf(f, "set label 'no operations timed' at graph 0.5,0.5 center\n");
-        fprintf(f, "plot 1/0 notitle\nunset multiplot\n");
+    for (size_t s = 0; s < m->ns; s++) {
+        json_t *e =
+            json_object_get(json_object_get(plot_cmp_job(m, s, ph, b), "metrics"), m->metric);
+        const char *u = json_string_value(json_object_get(e, "unit"));
+        if (u)
+            return u;
+    }
+    return "";
+}
+
+/* The plot command of a bar panel: the bars with their CI, coloured by their verdict; each
+ * run a small circle, a marked one a red cross over it. */
+static void plot_cmp_bars_plot(FILE *f, const char *file, const struct plot_bar *bars, size_t ns,
+                               double scale)
+{
+    bool any = false, outs = false;
+    for (size_t s = 0; s < ns; s++) {
+        any |= bars[s].n > 0;
+        outs |= bars[s].nout > 0;
+    }
+    if (!any) {
+        fprintf(f, "plot 1/0 notitle\n");
         return;
     }
-    double w = sl->ntimed == 1 ? 0.6 : 0.8 / sl->ntimed;
-    bool values = sl->group_px * w >= 48;
-    double lo = pow(10, floor(log10(sl->lat_lo / 1000 / 1.5)));
-    double top = pow(10, ceil(log10(sl->lat_hi / 1000 * (values ? 2.5 : 1.3))));
-    if (top < lo * 100)
-        top = lo * 100;
-    fprintf(f, "set logscale y\nset yrange [%g:%g]\n", lo, top);
-    int k = 0;
-    for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!sl->timed[op])
-            continue;
-        int m = 9 + 2 * op, sd = m + 1;
-        double off = (k - (sl->ntimed - 1) / 2.0) * w;
+    fprintf(f,
+            "plot '%s' index 0 using 1:($5/%g):((valid(7) ? ($7 > 0 ? $7 : 0) : $5)/%g):"
+            "((valid(8) ? $8 : $5)/%g):(0.3):($1 == 0 ? 0x%06x : $14 == 1 ? 0x%06x : 0x%06x) with "
+            "boxerrorbars lc rgb variable notitle, \\\n    '' index 1 using 1:($2/%g) with points "
+            "pt 6 ps 0.7 lc rgb '#202020' notitle",
+            file, scale, scale, scale, PLOT_BASE_RGB, PLOT_SIG_RGB, PLOT_NOSIG_RGB, scale);
+    if (outs)
         fprintf(f,
-                "%s '%s' using ($1 + %g):($%d/1000.0):(($%d - $%d)/1000.0 > %g ? ($%d - $%d)/"
-                "1000.0 : %g):(($%d + $%d)/1000.0):(%g) with boxerrorbars lc rgb '%s' title '%s'",
-                k ? ", \\\n    " : "plot", PLOT_SETTINGS, off, m, m, sd, lo, m, sd, lo, m, sd, w,
-                plot_op_color[op], sbio_op_name(op));
-        if (values)
-            fprintf(f,
-                    ", \\\n    '' using ($1 + %g):(($%d + $%d)/1000.0):(plot_fmt_ns($%d)) with "
-                    "labels offset 0,0.7 font ',9' notitle",
-                    off, m, sd, m);
-        k++;
-    }
-    fprintf(f, "\nunset multiplot\n");
+                ", \\\n    '' index 1 using 1:($4 == 1 ? $2/%g : 1/0) with points pt 2 ps "
+                "1.8 lw 2 lc rgb '#d62728' notitle",
+                scale);
+    fputc('\n', f);
 }
 
-/* Two panels over the same slots, one per setting, named by the setting: ops/s with the
- * difference to the baseline, and p99 per op type. Both show mean ± stddev over the setting's
- * successful runs. */
-static void plot_write_settings_script(FILE *f, const struct plot_ctx *c, const struct plot_run *r,
-                                       const struct plot_setting *st, size_t ns)
+/* A bar panel: block b of phase ph, a bar per setting with its 95% CI. */
+static int plot_cmp_bars_panel(FILE *f, const struct plot_cmp *m, const struct plot_cmp_layout *l,
+                               size_t ph, size_t b)
 {
-    struct plot_slots sl;
-    plot_slots_layout(c, st, ns, &sl);
-    plot_slots_extent(st, &sl);
-    plot_write_terminal(f, c);
-    fprintf(f, "set rmargin 21\n");
-    bool has_cmd = plot_settings_title(f, c, r, ns);
-    plot_settings_xtics(f, st, &sl);
-    plot_settings_ops_panel(f, c, st, &sl, has_cmd);
-    plot_settings_p99_panel(f, st, &sl);
+    struct plot_bar *bars = calloc(m->ns, sizeof(*bars));
+    if (!bars)
+        return -ENOMEM;
+    double hi = 0;
+    for (size_t s = 0; s < m->ns; s++) {
+        plot_bar_read(m, s, ph, b, &bars[s]);
+        hi = bars[s].top > hi ? bars[s].top : hi;
+    }
+    int rc = plot_cmp_write_bars(m, ph, b, bars);
+    const char *unit = plot_cmp_unit(m, ph, b), *ylabel = unit;
+    double scale = !strcmp(unit, "ops/s") ? plot_ops_scale(hi, &ylabel) : 1;
+    double ymax = plot_cmp_bars_top(l, bars, m->ns, scale);
+    char where[200], file[64], title[320];
+    plot_cmp_where(m, ph, b, where, sizeof(where));
+    plot_cmp_file(m, ph, b, "throughput", file, sizeof(file));
+    snprintf(title, sizeof(title), "%s%s%s", where, *where ? ": " : "", *unit ? unit : m->metric);
+    /* Black error bars on the bars; a latency panel's are in their line's colour. */
+    fprintf(f, "unset logscale y\nunset key\nset errorbars lw 1.5 lc rgb '#202020'\nset title ");
+    plot_dquote(f, title);
+    fprintf(f, " font ',10'\nset ylabel '%s'\nset yrange [0:%.6g]\n", ylabel, ymax > 0 ? ymax : 1);
+    plot_cmp_xtics(f, m, l);
+    plot_cmp_bars_labels(f, l, bars, m->ns, scale);
+    plot_cmp_bars_plot(f, file, bars, m->ns, scale);
+    fprintf(f, "unset label\n");
+    free(bars);
+    return rc;
+}
+
+/* A latency panel's log axis: whole decades around every point and CI bound, in µs, or in ms
+ * when it reaches 10 ms (*div: ns per unit); false when there is no point. */
+static bool plot_lat_range(const struct plot_cmp *m, size_t ph, size_t b, double *lo, double *hi,
+                           double *div)
+{
+    double min = INFINITY, max = 0;
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        for (size_t s = 0; s < m->ns && plot_lat_shown(m, ph, b, op); s++)
+            for (size_t q = 0; q < PLOT_NLAT; q++) {
+                const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
+                if (!e->n || !(e->mean > 0))
+                    continue;
+                double l = e->mean - e->half > 0 ? e->mean - e->half : e->mean;
+                double h = e->mean + e->half > e->mean ? e->mean + e->half : e->mean;
+                min = l < min ? l : min;
+                max = h > max ? h : max;
+            }
+    if (!(max > 0))
+        return false;
+    *div = max * 1.2 >= 1e7 ? 1e6 : 1e3;
+    *lo = pow(10, floor(log10(min / *div / 1.2)));
+    *hi = pow(10, ceil(log10(max / *div * 1.2)));
+    *hi = *hi < *lo * 10 ? *lo * 10 : *hi;
+    return true;
+}
+
+/* The latency panel's key: a line per setting with a run in its colour, and a point per op
+ * type when there are several (one: the title names it). */
+static void plot_lat_key(FILE *f, const struct plot_cmp *m, size_t ph, size_t b, const bool *shown,
+                         int nshown)
+{
+    for (size_t s = 0; s < m->ns; s++) {
+        bool any = false; /* a setting without a run has no line: no key either */
+        for (int op = 0; op < SBIO_OP_NR; op++)
+            any |= shown[op] && plot_lat_cell(m, ph, b, s, op, 0)->n > 0;
+        if (!any)
+            continue;
+        fprintf(f, ", \\\n    keyentry with lines lw 2 lc rgb '%s' title ", plot_setting_color(s));
+        plot_quote(f, m->st[s].name);
+    }
+    for (int op = 0; op < SBIO_OP_NR && nshown > 1; op++)
+        if (shown[op])
+            fprintf(f,
+                    ", \\\n    keyentry with linespoints pt %d dt %d lc rgb '#404040' title "
+                    "'%s'",
+                    plot_op_pt[op], op + 1, sbio_op_name(op));
+}
+
+/* A latency panel: block b of phase ph, each setting's percentiles of each op type the block
+ * did, a line each with the CI of every point; settings side by side around each percentile. */
+static int plot_cmp_lat_panel(FILE *f, const struct plot_cmp *m, size_t ph, size_t b)
+{
+    bool shown[SBIO_OP_NR];
+    int nshown = 0, k = 0;
+    const char *only = "";
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        shown[op] = plot_lat_shown(m, ph, b, op);
+        nshown += shown[op];
+        only = shown[op] ? sbio_op_name(op) : only;
+    }
+    int rc = plot_cmp_write_lat(m, ph, b);
+    char where[200], file[64], title[320];
+    plot_cmp_where(m, ph, b, where, sizeof(where));
+    plot_cmp_file(m, ph, b, "latency", file, sizeof(file));
+    snprintf(title, sizeof(title), "%s%s%s%slatency", where, *where ? ": " : "",
+             nshown == 1 ? only : "", nshown == 1 ? " " : "");
+    fprintf(f,
+            "unset errorbars\nset errorbars\nunset xlabel\nset bmargin 3\nset xrange "
+            "[-0.5:%.1f]\nset xtics nomirror scale 0 "
+            "norotate (",
+            PLOT_NLAT - 0.5);
+    for (size_t q = 0; q < PLOT_NLAT; q++)
+        fprintf(f, "%s'p%s' %zu", q ? ", " : "", plot_lat_q[q], q);
+    fprintf(f, ")\nset title ");
+    plot_dquote(f, title);
+    double lo, hi, div;
+    if (!nshown || !plot_lat_range(m, ph, b, &lo, &hi, &div)) {
+        /* An empty panel with no y axis to read, and why it is empty. */
+        fprintf(f,
+                " font ',10'\nunset logscale y\nset yrange [0:1]\nset ylabel ''\nunset ytics\n"
+                "set label \"%s\" at graph 0.5,0.5 center\nplot 1/0 notitle\nunset label\n"
+                "set ytics nomirror\n",
+                !m->have_tab ? "no run measured"
+                : plot_cmp_nblocks(m, ph) > 1 && b == plot_cmp_nblocks(m, ph) - 1
+                    ? "each op type was done by one job:\\nsee its own panel"
+                    : "no operations timed");
+        return rc;
+    }
+    fprintf(f,
+            " font ',10'\nset ylabel 'latency (%s, log scale)'\nset logscale y\n"
+            "set yrange [%g:%g]\nset key inside top left reverse Left font ',8' samplen 1.5 "
+            "spacing 0.9\n",
+            div == 1e3 ? "µs" : "ms", lo, hi);
+    double w = m->ns > 1 ? (0.5 / (double)m->ns < 0.08 ? 0.5 / (double)m->ns : 0.08) : 0;
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        for (size_t s = 0; shown[op] && s < m->ns; s++, k++)
+            fprintf(f,
+                    "%s'%s' index %d using ($1 + %g):($3/%g):((valid(4) ? ($4 > %g ? $4 : %g) : "
+                    "$3)/%g):((valid(5) ? $5 : $3)/%g) with yerrorlines lw 1.5 pt %d ps 0.8 dt "
+                    "%d lc rgb '%s' notitle",
+                    k ? ", \\\n    " : "plot ", file, k, ((double)s - (m->ns - 1) / 2.0) * w, div,
+                    lo * div, lo * div, div, div, plot_op_pt[op], op + 1, plot_setting_color(s));
+    plot_lat_key(f, m, ph, b, shown, nshown);
+    fprintf(f, "\nunset key\n");
+    return rc;
+}
+
+/* The line under the title that says how to read the panels, from the document's
+ * statistics: what the bars and marks are, and the test behind "*". */
+static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
+{
+    json_t *st = json_object_get(m->r->doc, "statistics");
+    json_t *cmp = json_object_get(st, "comparisons");
+    double alpha = plot_num(st, "alpha", NULL), mads = plot_num(st, "outlier_mads", NULL);
+    char counts[128] = "", what[160];
+    size_t l = 0, total = 0;
+    for (size_t i = 0; i < json_array_size(cmp) && l < sizeof(counts); i++) {
+        double n = plot_at(cmp, i);
+        l += (size_t)snprintf(counts + l, sizeof(counts) - l, "%s%.0f", i ? ", " : "", n);
+        total += n > 0 ? (size_t)n : 0;
+    }
+    /* "the 7 comparisons", or per phase "each phase's comparisons (7, 2)". */
+    if (m->np > 1)
+        snprintf(what, sizeof(what), "each phase's comparisons (%s)", counts);
+    else
+        snprintf(what, sizeof(what), "the %s comparison%s", counts, total == 1 ? "" : "s");
+    snprintf(buf, len,
+             "bars: mean and 95%% CI of n runs; o a run, x an outlier (> %.0f MADs from its "
+             "setting's median); * significant at %g%% after Holm–Bonferroni over %s (Welch's "
+             "t-test), pale: not",
+             isnan(mads) ? SBIO_TABLE_OUTLIER_MADS : mads,
+             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, what);
+}
+
+/* The chart's title: what was compared and how; the command line and the legend under it,
+ * smaller, as labels the first panel draws (its "unset label" removes them). */
+static void plot_cmp_title(FILE *f, const struct plot_cmp *m)
+{
+    json_t *doc = m->r->doc;
+    json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
+    char reps[64], title[512], cmd[2048], legend[512];
+    double rep = plot_num(doc, "repeat", NULL), most = plot_num(doc, "max_repeat", NULL);
+    if (json_is_string(json_object_get(doc, "repeat")))
+        snprintf(reps, sizeof(reps), "auto repeats (at most %.0f)", isnan(most) ? 0 : most);
+    else
+        snprintf(reps, sizeof(reps), "%.0f repeat%s", isnan(rep) ? 0 : rep, rep == 1 ? "" : "s");
+    snprintf(title, sizeof(title), "sbio compare: %zu setting%s × %s%s%s%s%s\n\n", m->ns,
+             m->ns == 1 ? "" : "s", reps, json_is_string(order) ? ", " : "",
+             json_is_string(order) ? json_string_value(order) : "",
+             !json_is_boolean(drop) ? ""
+             : json_is_true(drop)   ? ", caches dropped before each run"
+                                    : ", caches not dropped",
+             json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
+    size_t chars = m->c->width > 60 ? (m->c->width - 40) / 6 : 10;
+    plot_command_line(doc, chars, cmd, sizeof(cmd));
+    plot_cmp_legend(m, legend, sizeof(legend));
+    plot_cut(legend, sizeof(legend), chars);
+    fprintf(f, "set multiplot layout %zu,%zu title ", 2 * m->np, m->nb);
+    plot_dquote(f, title);
+    fprintf(f, " font ',13'\n");
+    double y = 1 - 34.0 / m->c->height;
+    if (*cmd) {
+        fprintf(f, "set label 99 ");
+        plot_quote(f, cmd);
+        fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n", y);
+        y -= 16.0 / m->c->height;
+    }
+    fprintf(f, "set label 98 ");
+    plot_quote(f, legend);
+    fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n", y);
+}
+
+/* The whole chart: per phase, a row of bar panels over a row of latency panels, a column
+ * per block; a phase of fewer blocks than the widest leaves its last places empty. */
+static int plot_cmp_script(FILE *f, const struct plot_cmp *m)
+{
+    struct plot_cmp_layout l;
+    plot_cmp_layout(m, &l);
+    plot_write_terminal(f, m->c);
+    fprintf(f, "set lmargin 10\nset rmargin 2\nset style fill solid 1.0 border rgb '#404040'\n");
+    plot_cmp_title(f, m);
+    int rc = 0;
+    for (size_t ph = 0; ph < m->np && !rc; ph++) {
+        size_t nb = plot_cmp_nblocks(m, ph);
+        for (size_t b = 0; b < m->nb && !rc; b++)
+            if (b < nb)
+                rc = plot_cmp_bars_panel(f, m, &l, ph, b);
+            else
+                fprintf(f, "set multiplot next\n");
+        for (size_t b = 0; b < m->nb && !rc; b++)
+            if (b < nb)
+                rc = plot_cmp_lat_panel(f, m, ph, b);
+            else
+                fprintf(f, "set multiplot next\n");
+    }
+    fprintf(f, "unset multiplot\n");
+    return rc;
 }
 
 static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_run *r)
 {
-    size_t ns = json_array_size(r->settings);
-    struct plot_setting *st = calloc(ns, sizeof(*st));
-    if (!st)
+    struct plot_cmp m = {.c = c, .r = r, .sets = r->settings};
+    m.ns = json_array_size(r->settings);
+    m.phases = json_object_get(json_array_get(r->settings, 0), "phases");
+    m.np = json_array_size(m.phases);
+    for (size_t ph = 0; ph < m.np; ph++)
+        m.nb = plot_cmp_nblocks(&m, ph) > m.nb ? plot_cmp_nblocks(&m, ph) : m.nb;
+    m.metric = plot_cmp_metric(r->doc);
+    m.st = calloc(m.ns, sizeof(*m.st));
+    if (!m.st)
         return -ENOMEM;
-    for (size_t i = 0; i < ns; i++)
-        plot_setting_read(json_array_get(r->settings, i), &st[i]);
-    int rc = plot_write_settings(c, r, st, ns);
+    for (size_t s = 0; s < m.ns; s++) {
+        snprintf(m.st[s].name, sizeof(m.st[s].name), "%s",
+                 json_string_value(json_object_get(json_array_get(r->settings, s), "name")));
+        for (char *p = m.st[s].name; *p; p++)
+            if (*p == '"')
+                *p = '\'';
+    }
+    int rc = plot_cmp_table(&m);
     FILE *f = rc ? NULL : plot_create(c, PLOT_SCRIPT, &rc);
     if (f) {
         fprintf(f, "# Written by sbio plot; redraw with: cd THIS_FOLDER && gnuplot %s\n",
                 PLOT_SCRIPT);
-        plot_write_settings_script(f, c, r, st, ns);
-        rc = plot_close(f, PLOT_SCRIPT);
+        rc = plot_cmp_script(f, &m);
+        int crc = plot_close(f, PLOT_SCRIPT);
+        rc = rc ? rc : crc;
     }
-    free(st);
+    if (m.have_tab)
+        sbio_table_free(&m.tab);
+    free(m.st);
     return rc;
 }
 
@@ -1381,17 +1799,22 @@ static int plot_make_dir(struct plot_ctx *c)
     return 0;
 }
 
+/* The private folder and what was written in it: made by mkdtemp, everything in it is ours
+ * (a compare's data files are named after its phases and jobs). */
 static void plot_remove_dir(const struct plot_ctx *c)
 {
-    static const char *const files[] = {PLOT_SCRIPT, PLOT_THROUGHPUT, PLOT_PERCENTILES,
-                                        PLOT_COMPARE, PLOT_SETTINGS};
     if (!c->temp)
         return;
-    char path[PATH_MAX + 32];
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", c->dir, files[i]);
-        unlink(path);
-    }
+    DIR *d = opendir(c->dir);
+    struct dirent *e;
+    char path[PATH_MAX + 300];
+    while (d && (e = readdir(d)))
+        if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) {
+            snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
     rmdir(c->dir);
 }
 

@@ -368,8 +368,8 @@ for x in d["settings"]:
         if got != ({"4k": 4096, "16k": 16384}[v["bs"]], int(v["threads"]), 64): print(x["name"], "repeat", r["repeat"], "ran", got)'
 K=$TMP/vary-plot
 expect_exit 0 "sbio plot of the script-option compare: exit 0" "$SBIO" plot "$TMP/vary.json" -o "$TMP/vary.png" --keep-data "$K"
-eq "plot: settings.dat names the settings by the script's options" \
-	"$(awk '!/^#/ { sub(/^.*"(bs=)/, "bs="); sub(/"$/, ""); printf "%s|", $0 }' "$K/settings.dat")" \
+eq "plot: the bars' data file names the settings by the script's options" \
+	"$(awk '/^$/ { exit } !/^#/ { sub(/^.*"(bs=)/, "bs="); sub(/"$/, ""); printf "%s|", $0 }' "$K/phase1-job1-throughput.dat")" \
 	"$(printf '%s|' "${VNAMES[@]}")"
 # Refused before any run: a value of the wrong type, a name nothing has, and settings that
 # change the phases or the set.

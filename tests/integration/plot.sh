@@ -279,8 +279,9 @@ bad_input "--size 12" "$TMP/rw.json" -o "$TMP/bad.png" --size 12
 bad_input "gnuplot missing" env PATH=/nonexistent "$SBIO" "$TMP/rw.json" -o "$TMP/bad.png"
 contains "gnuplot missing: the message names the package" 'gnuplot not found: install the Debian package gnuplot-nox' "$TMP/err"
 
-# --- a compare result: ops/s per setting with ±stddev bars, the difference
-# to the baseline and its significance, and a p99 panel per op type; charted on its own ---
+# --- a compare result: per phase, a bar panel and a latency panel per job (and the jobs'
+# total); the bars are the compare's figures of each setting (mean, 95% CI, difference,
+# verdict) and its runs, the latencies the means of the runs' percentiles with their CIs ---
 # numeq DESC GOT WANT: the same number to 1e-6 (JSON null is the data files' NaN).
 numeq() {
 	local w=$3
@@ -294,6 +295,54 @@ numeq() {
 		notok "$1 (got '$2', want '$w')"
 	fi
 }
+# blk FILE INDEX ROW COL: a field of data row ROW (from 1) of block INDEX (from 0, blocks two
+# blank lines apart as gnuplot's index counts them) of a data file.
+blk() {
+	awk -v x="$2" -v r="$3" -v c="$4" '/^$/ { if (++e == 2) { i++; n = 0 }; next } { e = 0 }
+		/^#/ { next } i == x && ++n == r { print $c }' "$1"
+}
+# bars_match DESC DAT DOC JOB: each setting's row of a bar panel's data file is the compare's
+# figures of settings[s].phases[0].jobs[JOB].metrics.ops.
+bars_match() {
+	local s m row verdict want sig
+	for s in $(seq 0 $(($(json_get "$3" 'settings.#') - 1))); do
+		m=settings.$s.phases.0.jobs.$4.metrics.ops
+		row=$((s + 1))
+		numeq "$1 setting $s: n" "$(blk "$2" 0 $row 4)" "$(json_get "$3" $m.n)"
+		numeq "$1 setting $s: mean" "$(blk "$2" 0 $row 5)" "$(json_get "$3" $m.mean)"
+		numeq "$1 setting $s: stddev" "$(blk "$2" 0 $row 6)" "$(json_get "$3" $m.stddev)"
+		numeq "$1 setting $s: ci95 low" "$(blk "$2" 0 $row 7)" "$(json_get "$3" $m.ci95.0)"
+		numeq "$1 setting $s: ci95 high" "$(blk "$2" 0 $row 8)" "$(json_get "$3" $m.ci95.1)"
+		verdict=$(json_get "$3" $m.verdict)
+		case $verdict in significant) sig=1 ;; "within noise") sig=0 ;; *) sig=-1 ;; esac
+		eq "$1 setting $s: significant ($verdict)" "$(blk "$2" 0 $row 14)" $sig
+		[ $s = 0 ] && continue
+		numeq "$1 setting $s: diff_pct" "$(blk "$2" 0 $row 9)" "$(json_get "$3" $m.diff_pct)"
+		numeq "$1 setting $s: p_holm" "$(blk "$2" 0 $row 13)" "$(json_get "$3" $m.p_holm)"
+		want=$(awk -v d="$(json_get "$3" $m.diff_pct)" -v s=$sig \
+			'BEGIN { printf "%+.1f%%%s", d, s == 1 ? " *" : "" }')
+		contains "$1 setting $s is annotated '$want'" "set label '$want' at first $s," "$K/plot.gp"
+	done
+	want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(len(s["phases"][0]["jobs"][int(sys.argv[2])]["metrics"]["ops"]["values"]) for s in d["settings"]))' "$3" "$4")
+	eq "$1: a row per run value" "$(awk '/^$/ { if (++e == 2) i++; next } { e = 0 } !/^#/ && i == 1' "$2" | wc -l)" "$want"
+}
+# lat_mean DOC S PHJOB OP Q: the mean over setting S's runs that ended ok of their PHJOB
+# (a python expression of the run's document d) op_types.OP percentile Q.
+lat_mean() {
+	python3 - "$@" <<'PY'
+import json, sys
+doc, s, where, op, q = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+v = []
+for run in json.load(open(doc))['settings'][s]['runs']:
+    if run['status'] != 'ok':
+        continue
+    d = run['result']
+    v.append(eval(where)['result']['op_types'][op]['latency']['percentiles_ns'][q])
+print('%.10g' % (sum(v) / len(v)))
+PY
+}
 expect_exit 0 "compare rndrw over 3 block sizes, 2 repeats" "$SBIO" compare "${SET[@]}" \
 	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=1 \
 	--drop-caches=off -o "$TMP/cmpdoc.json"
@@ -306,53 +355,33 @@ eq "plot a compare result: the private data folder is removed" "$(ls -A "$TMP/tm
 eq "cmpdoc.png is 1200x800" "$(png_size "$TMP/cmpdoc.png")" "1200 800"
 not_blank "cmpdoc.png is not blank" "$TMP/cmpdoc.png"
 expect_exit 0 "plot a compare result --keep-data" "$SBIO" plot "$TMP/cmpdoc.json" -o "$TMP/cmpdoc-k.png" --keep-data "$K"
-eq "compare --keep-data keeps the script and settings.dat" "$(cd "$K" && printf '%s ' *)" "plot.gp settings.dat "
-eq "settings.dat has one row per setting, named as in the JSON" \
-	"$(awk '!/^#/ { sub(/^[^"]*/, ""); printf "%s ", $0 }' "$K/settings.dat")" \
+eq "compare --keep-data keeps the script and a bar and a latency file" "$(cd "$K" && printf '%s ' *)" \
+	"phase1-job1-latency.dat phase1-job1-throughput.dat plot.gp "
+contains "one bar panel and one latency panel" 'set multiplot layout 2,1 title' "$K/plot.gp"
+eq "the bar file has a row per setting, named as in the JSON" \
+	"$(awk '/^$/ { exit } !/^#/ { sub(/^[^"]*"[^"]*" /, ""); printf "%s ", $0 }' "$K/phase1-job1-throughput.dat")" \
 	'"file-block-size=4K" "file-block-size=16K" "file-block-size=64K" '
+bars_match "phase1-job1-throughput.dat" "$K/phase1-job1-throughput.dat" "$TMP/cmpdoc.json" 0
+contains "setting 0 is annotated 'baseline'" "set label 'baseline' at first 0," "$K/plot.gp"
+contains "the bars have their CI as error bars" 'with boxerrorbars lc rgb variable' "$K/plot.gp"
+contains "the latency panel is on a log scale" 'set logscale y' "$K/plot.gp"
+# The latency panel's p99 is the compare's own read.p99 column (two paths, one figure); its
+# p50 the mean of the runs' documents' p50.
 for s in 0 1 2; do
-	row=$((s + 1))
-	S=settings.$s.summary
-	eq "settings.dat row $row: x = $s" "$(col "$K/settings.dat" $row 1)" $s
-	numeq "settings.dat row $row: runs_ok" "$(col "$K/settings.dat" $row 2)" "$(json_get "$TMP/cmpdoc.json" $S.runs_ok)"
-	numeq "settings.dat row $row: runs" "$(col "$K/settings.dat" $row 3)" "$(json_get "$TMP/cmpdoc.json" $S.runs)"
-	numeq "settings.dat row $row: ops/s mean = $S.ops_per_s.mean" "$(col "$K/settings.dat" $row 4)" \
-		"$(json_get "$TMP/cmpdoc.json" $S.ops_per_s.mean)"
-	numeq "settings.dat row $row: ops/s stddev = $S.ops_per_s.stddev" "$(col "$K/settings.dat" $row 5)" \
-		"$(json_get "$TMP/cmpdoc.json" $S.ops_per_s.stddev)"
-	numeq "settings.dat row $row: diff_pct" "$(col "$K/settings.dat" $row 6)" "$(json_get "$TMP/cmpdoc.json" $S.diff_pct)"
-	numeq "settings.dat row $row: p_value" "$(col "$K/settings.dat" $row 7)" "$(json_get "$TMP/cmpdoc.json" $S.p_value)"
-	sig=$(json_get "$TMP/cmpdoc.json" $S.significant)
-	case $sig in true) want=1 ;; false) want=0 ;; *) want=-1 ;; esac
-	eq "settings.dat row $row: significant ($sig)" "$(col "$K/settings.dat" $row 8)" $want
-	c=9
-	for op in read write fsync; do
-		numeq "settings.dat row $row: $op p99 mean = $S.$op.p99_ns.mean" "$(col "$K/settings.dat" $row $c)" \
-			"$(json_get "$TMP/cmpdoc.json" $S.$op.p99_ns.mean)"
-		numeq "settings.dat row $row: $op p99 stddev = $S.$op.p99_ns.stddev" "$(col "$K/settings.dat" $row $((c + 1)))" \
-			"$(json_get "$TMP/cmpdoc.json" $S.$op.p99_ns.stddev)"
-		c=$((c + 2))
+	for op in read write; do
+		[ $op = read ] && i=$s || i=$((3 + s))
+		numeq "latency: setting $s $op p99 = the compare's $op.p99 mean" "$(blk "$K/phase1-job1-latency.dat" $i 3 3)" \
+			"$(json_get "$TMP/cmpdoc.json" settings.$s.phases.0.jobs.0.metrics.$op.p99.mean)"
+		numeq "latency: setting $s $op p50 = the mean of the runs' p50" "$(blk "$K/phase1-job1-latency.dat" $i 1 3)" \
+			"$(lat_mean "$TMP/cmpdoc.json" $s d $op 50)"
 	done
-	# Over each bar: "baseline", or the difference with "*" when significant; and n=runs.
-	if [ $s = 0 ]; then
-		want=baseline
-	else
-		want=$(awk -v d="$(json_get "$TMP/cmpdoc.json" $S.diff_pct)" -v s="$sig" \
-			'BEGIN { printf "%+.1f%%%s", d, s == "true" ? " *" : "" }')
-	fi
-	contains "setting $s is annotated '$want'" "set label '$want' at first $s," "$K/plot.gp"
-	contains "setting $s is annotated with its runs" \
-		"set label 'n=$(json_get "$TMP/cmpdoc.json" $S.runs_ok)' at first $s," "$K/plot.gp"
 done
-contains "the bars have ±stddev error bars" 'with boxerrorbars lc rgb variable' "$K/plot.gp"
-contains "the p99 panel is on a log scale" 'set logscale y' "$K/plot.gp"
 check "the kept compare script redraws the chart" \
 	sh -c "cd '$K' && rm -f '$TMP/cmpdoc-k.png' && gnuplot plot.gp 2>/dev/null && test -s '$TMP/cmpdoc-k.png'"
 if command -v python3 >/dev/null; then
-	# The baseline's grey bar, and a p99 bar in each op type's colour.
-	read -r ncol found < <(png_colours "$TMP/cmpdoc.png" 7f7f7f "${OPS_COLOURS[@]}")
-	eq "cmpdoc.png has the baseline's bar and a p99 bar per op type ($ncol colours)" "$found" \
-		"7f7f7f ${OPS_COLOURS[*]}"
+	# The baseline's grey bar and line, and the next settings' latency lines.
+	read -r ncol found < <(png_colours "$TMP/cmpdoc.png" 7f7f7f 1f77b4 ff7f0e)
+	eq "cmpdoc.png has the baseline's bar and a line per setting ($ncol colours)" "$found" "7f7f7f 1f77b4 ff7f0e"
 else
 	skip "python3 missing: the PNG's colours are not decoded (its size was checked)"
 fi
@@ -363,33 +392,81 @@ expect_exit 0 "plot a compare result to .svg" "$SBIO" plot "$TMP/cmpdoc.json" -o
 eq "cmpdoc.svg is 1200x800" "$(grep -o 'viewBox="[^"]*"' "$TMP/cmpdoc.svg")" 'viewBox="0 0 1200 800"'
 contains "cmpdoc.svg draws the baseline's bar" 'rgb(127, 127, 127)' "$TMP/cmpdoc.svg"
 
-# A setting whose runs all failed is an empty slot that says so; a setting of one run has no
-# test. Written by hand: a real compare does not fail on demand.
-cat >"$TMP/failed.json" <<'JSON'
-{"schema": "sbio-compare/1", "axes": [{"key": "threads", "values": ["1", "2", "4"]}], "repeat": 2,
- "settings": [
-  {"name": "threads=1", "values": {"threads": "1"}, "runs": [],
-   "summary": {"runs_ok": 2, "runs": 2, "ops_per_s": {"mean": 1000.5, "stddev": 50.25},
-    "read": {"p95_ns": 9000, "p99_ns": {"mean": 10000, "stddev": 500}},
-    "diff_pct": 0, "p_value": null, "significant": null}},
-  {"name": "threads=2", "values": {"threads": "2"}, "runs": [],
-   "summary": {"runs_ok": 0, "runs": 2, "ops_per_s": {"mean": 0, "stddev": 0},
-    "diff_pct": -100, "p_value": null, "significant": null}},
-  {"name": "threads=4", "values": {"threads": "4"}, "runs": [],
-   "summary": {"runs_ok": 1, "runs": 2, "ops_per_s": {"mean": 1500, "stddev": 0},
-    "read": {"p95_ns": 19000, "p99_ns": {"mean": 20000, "stddev": 0}},
-    "diff_pct": 49.925, "p_value": null, "significant": null}}]}
-JSON
+# --- a compare of a script of two jobs, 2 settings x 3 runs: a column of panels per job and
+# one for their total; each job's latencies of the op types it did only ---
+W=$(dirname "$0")/../../workloads/readers-vs-writer.lua
+mkdir -p "$TMP/rvwset"
+RVW=(--script "$W" --dir="$TMP/rvwset" --size=16M --time=1)
+expect_exit 0 "prepare readers-vs-writer on 16 MiB" "$SBIO" prepare "${RVW[@]}"
+expect_exit 0 "compare readers-vs-writer, iodepth 4 and 8, 3 repeats" "$SBIO" compare "${RVW[@]}" \
+	--vary iodepth=4,8 --repeat=3 --drop-caches=off -o "$TMP/rvw.json"
+K=$TMP/keep/rvw
+expect_exit 0 "plot the two-job compare" "$SBIO" plot "$TMP/rvw.json" -o "$TMP/rvw.png" --keep-data "$K"
+eq "plot the two-job compare: nothing on stderr" "$(cat "$TMP/err")" ""
+eq "rvw.png is 1200x800" "$(png_size "$TMP/rvw.png")" "1200 800"
+not_blank "rvw.png is not blank" "$TMP/rvw.png"
+eq "a bar and a latency file per job and for the total" "$(cd "$K" && printf '%s ' *.dat)" \
+	"phase1-job1-latency.dat phase1-job1-throughput.dat phase1-job2-latency.dat phase1-job2-throughput.dat phase1-total-latency.dat phase1-total-throughput.dat "
+contains "two rows of three panels" 'set multiplot layout 2,3 title' "$K/plot.gp"
+for f in job1-throughput job2-throughput total-throughput job1-latency job2-latency; do
+	contains "the script plots phase1-$f.dat" "'phase1-$f.dat' index 0 using" "$K/plot.gp"
+done
+contains "the readers' panel is named" 'set title "job readers: ops/s"' "$K/plot.gp"
+contains "the writer's latency panel is named" 'set title "job writer: write latency"' "$K/plot.gp"
+bars_match "readers' bars" "$K/phase1-job1-throughput.dat" "$TMP/rvw.json" 0
+bars_match "writer's bars" "$K/phase1-job2-throughput.dat" "$TMP/rvw.json" 1
+bars_match "total's bars" "$K/phase1-total-throughput.dat" "$TMP/rvw.json" 2
+check "the readers did no writes: no write block" sh -c "! grep -q ': write, setting' '$K/phase1-job1-latency.dat'"
+check "the writer did no reads: no read block" sh -c "! grep -q ': read, setting' '$K/phase1-job2-latency.dat'"
+# As in compare's table, the total leaves out an op type only one job did.
+eq "the total has no latency block: reads and writes are each one job's" \
+	"$(grep -c '^# index [0-9]*: \(read\|write\), setting' "$K/phase1-total-latency.dat")" 0
+check "the total's latency file has nothing to plot" sh -c "! grep -q \"'phase1-total-latency.dat' index\" '$K/plot.gp'"
+contains "the total's latency panel says why it is empty" "each op type was done by one job:\\nsee its own panel" "$K/plot.gp"
+for s in 0 1; do
+	row=0
+	for q in 50 95 99 99.9; do
+		row=$((row + 1))
+		numeq "readers' read p$q, setting $s = the mean of the runs' documents" \
+			"$(blk "$K/phase1-job1-latency.dat" $s $row 3)" \
+			"$(lat_mean "$TMP/rvw.json" $s "d['phases'][0]['jobs'][0]['result']" read $q)"
+		numeq "writer's write p$q, setting $s = the mean of the runs' documents" \
+			"$(blk "$K/phase1-job2-latency.dat" $s $row 3)" \
+			"$(lat_mean "$TMP/rvw.json" $s "d['phases'][0]['jobs'][1]['result']" write $q)"
+	done
+	numeq "readers' read p99 CI, setting $s = the compare's read.p99 ci95" \
+		"$(blk "$K/phase1-job1-latency.dat" $s 3 4)" \
+		"$(json_get "$TMP/rvw.json" settings.$s.phases.0.jobs.0.metrics.read.p99.ci95.0)"
+done
+check "the kept two-job script redraws the chart" \
+	sh -c "cd '$K' && rm -f '$TMP/rvw.png' && gnuplot plot.gp 2>/dev/null && test -s '$TMP/rvw.png'"
+
+# A setting whose runs all failed is an empty slot that says so. Made from the real compare:
+# a compare does not fail on demand.
+python3 - "$TMP/rvw.json" "$TMP/failed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['settings'][1]
+for r in s['runs']:
+    r['status'], r['result'] = 'failed', None
+for p in s['phases']:
+    p['runs_ok'] = 0
+    for j in p['jobs']:
+        for m in j['metrics'].values():
+            m.update(n=0, values=[], repeats=[], outliers=[], mean=None, stddev=None,
+                     ci95=[None, None], diff_pct=None, diff_ci95_pct=None, p_value=None,
+                     p_holm=None, verdict='no runs')
+json.dump(d, open(sys.argv[2], 'w'))
+PY
 K=$TMP/keep/failed
 expect_exit 0 "plot a compare result with a setting without a successful run" "$SBIO" plot \
 	"$TMP/failed.json" -o "$TMP/failed.png" --keep-data "$K"
 eq "failed.png is 1200x800" "$(png_size "$TMP/failed.png")" "1200 800"
-eq "settings.dat: no successful run, no bar (NaN ops/s and p99)" \
-	"$(awk '!/^#/ && ++n == 2 { print $2, $4, $5, $9 }' "$K/settings.dat")" "0 NaN NaN NaN"
-contains "the empty slot says so" 'set label "no successful\nrun (0 of 2)" at first 1,' "$K/plot.gp"
-eq "the empty slot has no difference (the summary's -100% is no measurement)" \
-	"$(grep -c "at first 1, first" "$K/plot.gp")" 0
-contains "one run of two: the count and no test" "set label 'n=1 of 2: no test' at first 2," "$K/plot.gp"
+eq "the bar file: no successful run, no bar (NaN mean)" \
+	"$(awk '!/^#/ && ++n == 2 { print $2, $4, $5 }' "$K/phase1-job1-throughput.dat")" "0 0 NaN"
+contains "the empty slot says so" 'set label "no successful run\n(0 of 3)" at first 1,' "$K/plot.gp"
+eq "the empty slot has no difference" "$(grep -c "at first 1, first" "$K/plot.gp")" 0
+eq "the latency file: no point for it (NaN, 0 runs)" "$(blk "$K/phase1-job1-latency.dat" 1 3 3) $(blk "$K/phase1-job1-latency.dat" 1 3 6)" "NaN 0"
 
 # Mixed with other results, or with another compare: exit 2, one line, nothing written.
 bad_input "a compare result with a run result" "$TMP/cmpdoc.json" "$TMP/rw.json" -o "$TMP/bad.png"

@@ -6,11 +6,14 @@
  * names do not fit, its annotations and command line, the terminal and output lines, --size,
  * and the errors: gnuplot missing or failing, bad input. */
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
+#include "infer.h"
 #include "options.h"
 #include "plot.h"
 #include "util.h"
@@ -339,79 +342,328 @@ static void test_labels_by_settings(void **state)
     free(rows);
 }
 
-/* A compare result with three settings: the baseline, a significant +50 %, and one without
- * a successful run. */
-static const char compare_doc[] =
-    "{\"schema\": \"sbio-compare/1\", \"repeat\": 3, \"order\": \"interleaved\",\n"
-    " \"drop_caches\": true,\n"
-    " \"command_line\": [\"sbio\", \"compare\", \"--vary\", \"file-block-size=4K,64K\",\n"
-    "                  \"--vary\", \"threads=1,8\", \"-o\", \"x.json\", \"--time=5\"],\n"
-    " \"settings\": [\n"
-    "  {\"name\": \"file-block-size=4K threads=1\", \"summary\": {\"runs\": 3, \"runs_ok\": 3,\n"
-    "    \"ops_per_s\": {\"mean\": 1000, \"stddev\": 10},\n"
-    "    \"read\": {\"p99_ns\": {\"mean\": 5000, \"stddev\": 100}}}},\n"
-    "  {\"name\": \"file-block-size=64K threads=1\", \"summary\": {\"runs\": 3, \"runs_ok\": 2,\n"
-    "    \"ops_per_s\": {\"mean\": 1500, \"stddev\": 20}, \"diff_pct\": 50, \"p_value\": 0.001,\n"
-    "    \"significant\": true, \"read\": {\"p99_ns\": {\"mean\": 7000, \"stddev\": 0}}}},\n"
-    "  {\"name\": \"file-block-size=4K threads=8\", \"summary\": {\"runs\": 3, \"runs_ok\": 0,\n"
-    "    \"ops_per_s\": {\"mean\": 0, \"stddev\": 0}}}]}\n";
+/* A synthetic compare result of a script's one phase, "mixed", of two jobs: "readers" (reads
+ * only) and "writer" (reads and writes), and their total; three settings of three runs each, the
+ * third's runs all failed. Each run's document has the latency percentiles of its jobs; each
+ * setting's phases[] the compare's figures of ops/s, made up so that every column differs. */
+static const char *const cmp_names[3] = {"file-block-size=4K threads=1",
+                                         "file-block-size=64K threads=1",
+                                         "file-block-size=4K threads=8"};
+static const char *const cmp_q[4] = {"50", "95", "99", "99.9"};
 
-/* One settings.dat row per setting in the JSON's units; the labels over the bars; the
- * command line without its -o. */
+/* The percentile q (0..3) of op (0 read, 1 write) in run k of setting s, in ns. */
+static double cmp_pct(size_t s, size_t k, int op, size_t q)
+{
+    return (op ? 3000.0 : 1000.0) * (double)(1u << (2 * q)) * (1.0 + (double)s) + 100.0 * k;
+}
+
+static json_t *cmp_job_result(size_t s, size_t k, bool reads, bool writes)
+{
+    json_t *ops = json_object();
+    for (int op = 0; op < 2; op++) {
+        bool did = op ? writes : reads;
+        json_t *pct = json_object();
+        for (size_t q = 0; q < 4; q++)
+            json_object_set_new(pct, cmp_q[q], json_real(did ? cmp_pct(s, k, op, q) : 0));
+        json_object_set_new(ops, op ? "write" : "read",
+                            json_pack("{s:i,s:{s:i,s:o}}", "ops", did ? 500 : 0, "latency", "count",
+                                      did ? 500 : 0, "percentiles_ns", pct));
+    }
+    return json_pack("{s:s,s:{s:f,s:i,s:o}}", "schema", "sbio-result/1", "result", "elapsed_s", 1.0,
+                     "ops", (reads + writes) * 500, "op_types", ops);
+}
+
+static json_t *cmp_run(size_t s, size_t k)
+{
+    if (s == 2)
+        return json_pack("{s:i,s:s,s:n}", "repeat", (int)k + 1, "status", "failed", "result");
+    json_t *doc =
+        json_pack("{s:s,s:[{s:s,s:[{s:s,s:o},{s:s,s:o}],s:o}]}", "schema", "sbio-script/1",
+                  "phases", "name", "mixed", "jobs", "name", "readers", "result",
+                  cmp_job_result(s, k, true, false), "name", "writer", "result",
+                  cmp_job_result(s, k, true, true), "total", cmp_job_result(s, k, true, true));
+    return json_pack("{s:i,s:s,s:o}", "repeat", (int)k + 1, "status", "ok", "result", doc);
+}
+
+/* The compare's throughput (in unit) of block b in setting s: its own figures (CI,
+ * difference, test). */
+static json_t *cmp_metric(size_t s, size_t b, const char *unit)
+{
+    double m = 1000.0 * (double)(b + 1) * (s ? 1.5 : 1);
+    if (s == 2)
+        return json_pack("{s:s,s:i,s:[],s:[],s:[],s:n,s:n,s:[n,n],s:n,s:n,s:b,s:n,s:n,s:s}", "unit",
+                         unit, "n", 0, "values", "repeats", "outliers", "mean", "stddev", "ci95",
+                         "diff_pct", "diff_ci95_pct", "ci_unbounded", 0, "p_value", "p_holm",
+                         "verdict", "no runs");
+    json_t *o = json_pack("{s:s,s:i,s:[f,f,f],s:[i,i,i],s:[i],s:f,s:f,s:[f,f],s:s}", "unit", unit,
+                          "n", 3, "values", m - 10, m, m + 1000.25, "repeats", 1, 2, 3, "outliers",
+                          3, "mean", m + 330.0833, "stddev", 25.5, "ci95", m + 250.5, m + 400.75,
+                          "verdict", s ? "significant" : "baseline");
+    if (s)
+        json_object_update_new(o, json_pack("{s:f,s:[f,f],s:b,s:f,s:f}", "diff_pct", 50.0,
+                                            "diff_ci95_pct", 40.0, 60.0, "ci_unbounded", 0,
+                                            "p_value", 0.001, "p_holm", 0.004));
+    return o;
+}
+
+/* The document, its bars' metric `metric` ("ops" or "mib"), in `unit`. */
+static void write_compare_doc(const char *path, const char *metric, const char *unit)
+{
+    json_t *sets = json_array();
+    for (size_t s = 0; s < 3; s++) {
+        json_t *runs = json_array(), *jobs = json_array();
+        for (size_t k = 0; k < 3; k++)
+            json_array_append_new(runs, cmp_run(s, k));
+        static const char *const job[3] = {"readers", "writer", "total"};
+        for (size_t b = 0; b < 3; b++)
+            json_array_append_new(jobs,
+                                  json_pack("{s:s,s:b,s:{s:o}}", "name", job[b], "total", b == 2,
+                                            "metrics", metric, cmp_metric(s, b, unit)));
+        json_array_append_new(sets, json_pack("{s:s,s:o,s:[{s:s,s:i,s:i,s:o}]}", "name",
+                                              cmp_names[s], "runs", runs, "phases", "name", "mixed",
+                                              "runs_ok", s == 2 ? 0 : 3, "runs", 3, "jobs", jobs));
+    }
+    json_t *doc =
+        json_pack("{s:s,s:i,s:s,s:b,s:[s,s,s,s,s,s,s,s,s],s:[s,s,s],s:{s:f,s:[i]},s:o}", "schema",
+                  "sbio-compare/1", "repeat", 3, "order", "interleaved", "drop_caches", 1,
+                  "command_line", "sbio", "compare", "--vary", "file-block-size=4K,64K", "--vary",
+                  "threads=1,8", "-o", "x.json", "--time=5", "metrics", metric, "read.p99",
+                  "write.p99", "statistics", "alpha", 0.05, "comparisons", 7, "settings", sets);
+    assert_int_equal(json_dump_file(doc, path, JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+}
+
+/* The numbers of data row `row` (0-based, comment lines skipped) of block `index` (blocks are
+ * two blank lines apart, as gnuplot's index counts them) of a data file, from field `from`
+ * (1-based) on, into v (at most n); how many. */
+static size_t data_nums(const char *path, int index, int row, int from, double *v, size_t n)
+{
+    char *text = read_all(path);
+    if (!text)
+        fail_msg("%s was not written", path);
+    int idx = 0, r = 0, empty = 0;
+    size_t got = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (!*line) {
+            if (++empty == 2) {
+                idx++;
+                r = 0;
+            }
+            continue;
+        }
+        empty = 0;
+        if (*line == '#' || idx != index || r++ != row)
+            continue;
+        char *save = NULL;
+        int field = 0;
+        for (char *t = strtok_r(line, " ", &save); t && got < n; t = strtok_r(NULL, " ", &save))
+            if (++field >= from)
+                v[got++] = !strcmp(t, "NaN") ? NAN : strtod(t, NULL);
+        break;
+    }
+    free(text);
+    return got;
+}
+
+/* Block `index` of a latency file is op's percentiles in setting s, the means over its runs'
+ * documents with their 95% CI (NaN without a run) and the number of runs. */
+static void check_latency(const char *path, int index, size_t s, int op)
+{
+    for (size_t q = 0; q < 4; q++) {
+        double v[4], x[3], mean, sd;
+        assert_int_equal(data_nums(path, index, (int)q, 3, v, 4), 4);
+        if (s == 2) {
+            assert_true(isnan(v[0]) && isnan(v[1]) && isnan(v[2]));
+            assert_true(v[3] == 0);
+            continue;
+        }
+        for (size_t k = 0; k < 3; k++)
+            x[k] = cmp_pct(s, k, op, q);
+        sbio_infer_mean_sd(x, 3, &mean, &sd);
+        double half = sbio_infer_halfwidth(sd, 3, 0.95);
+        assert_float_equal(v[0], mean, mean * 1e-9);
+        assert_float_equal(v[1], mean - half, fabs(mean) * 1e-9);
+        assert_float_equal(v[2], mean + half, fabs(mean) * 1e-9);
+        assert_true(v[3] == 3);
+    }
+}
+
+/* A compare of two jobs: a panel pair per job and the total. The bars' data file holds the
+ * compare's figures of each setting as the document has them (values, CI, difference, tests,
+ * verdict) and every run's value with its outlier mark; the latency files the means and CIs
+ * of the runs' percentiles, of the op types each job did only. */
 static void test_compare_result(void **state)
 {
     (void)state;
     char err[MSG_MAX];
-    write_file(at("cmp.json"), compare_doc);
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
     assert_int_equal(PLOT(err, at("cmp.json"), "-o", at("cmp.png"), "--keep-data", at("k5")), 0);
     assert_string_equal(err, "");
-    char *rows = data_rows(at("k5/settings.dat"));
-    assert_string_equal(rows, "0 3 3 1000 10 NaN NaN -1 5000 100 NaN NaN NaN NaN "
-                              "\"file-block-size=4K threads=1\"\n"
-                              "1 2 3 1500 20 50 0.001 1 7000 0 NaN NaN NaN NaN "
-                              "\"file-block-size=64K threads=1\"\n"
-                              "2 0 3 NaN NaN NaN NaN -1 NaN NaN NaN NaN NaN NaN "
-                              "\"file-block-size=4K threads=8\"\n");
+    char *rows = data_rows(at("k5/phase1-job1-throughput.dat"));
+    assert_string_equal(rows, "0 3 3 3 1330.0833 25.5 1250.5 1400.75 NaN NaN NaN NaN NaN -1 "
+                              "\"baseline\" \"file-block-size=4K threads=1\"\n"
+                              "1 3 3 3 1830.0833 25.5 1750.5 1900.75 50 40 60 0.001 0.004 1 "
+                              "\"significant\" \"file-block-size=64K threads=1\"\n"
+                              "2 0 3 0 NaN NaN NaN NaN NaN NaN NaN NaN NaN -1 \"no runs\" "
+                              "\"file-block-size=4K threads=8\"\n\n\n"
+                              "0 990 1 0\n0 1000 2 0\n0 2000.25 3 1\n"
+                              "1 1490 1 0\n1 1500 2 0\n1 2500.25 3 1\n");
     free(rows);
+    double v[4];
+    assert_int_equal(data_nums(at("k5/phase1-total-throughput.dat"), 0, 1, 5, v, 1), 1);
+    assert_float_equal(v[0], 4830.0833, 1e-9);
+    const char *rd = at("k5/phase1-job1-latency.dat"), *wr = at("k5/phase1-job2-latency.dat");
+    const char *tot = at("k5/phase1-total-latency.dat");
+    for (size_t s = 0; s < 3; s++) {
+        check_latency(rd, (int)s, s, 0);
+        check_latency(wr, (int)s, s, 0);
+        check_latency(wr, 3 + (int)s, s, 1);
+        check_latency(tot, (int)s, s, 0);
+    }
+    /* The readers did no writes: no block of those. The total leaves out the writes, which
+     * only the writer did (its panel has them), as compare's table does. */
+    assert_int_equal(data_nums(rd, 3, 0, 1, v, 1), 0);
+    assert_int_equal(data_nums(wr, 6, 0, 1, v, 1), 0);
+    assert_int_equal(data_nums(tot, 3, 0, 1, v, 1), 0);
+    char *text = read_all(rd);
+    assert_lacks(text, ": write, setting");
+    free(text);
+    text = read_all(tot);
+    assert_lacks(text, ": write, setting");
+    free(text);
+
     char *gp = read_all(at("k5/plot.gp"));
     assert_non_null(gp);
-    assert_has(gp, "\"sbio compare: 3 settings × 3 repeats, interleaved, caches dropped before "
-                   "each run\\n\"");
+    assert_has(gp, "set multiplot layout 2,3 title \"sbio compare: 3 settings × 3 repeats, "
+                   "interleaved, caches dropped before each run\\n\\n\"");
     assert_has(gp, "set label 99 'sbio compare --vary file-block-size=4K,64K --vary threads=1,8 "
                    "--time=5' ");
-    /* Wide enough: the whole names, one key=value a line. */
-    assert_has(gp, "set xtics nomirror scale 0 norotate (\"file-block-size=4K\\nthreads=1\" 0, "
-                   "\"file-block-size=64K\\nthreads=1\" 1, \"file-block-size=4K\\nthreads=8\" 2)");
-    assert_lacks(gp, "set xlabel");
-    assert_has(gp, "set label 'baseline' at first 0,");
-    assert_has(gp, "set label 'n=3' at first 0,");
-    assert_has(gp, "set label '+50.0% *' at first 1,");
-    assert_has(gp, "set label 'n=2 of 3' at first 1,");
-    assert_has(gp, "set label \"no successful\\nrun (0 of 3)\" at first 2, graph 0.5 center");
+    assert_has(gp, "over the 7 comparisons (Welch''s t-test)");
+    assert_has(gp, "set title \"job readers: ops/s\"");
+    assert_has(gp, "set title \"job readers: read latency\"");
+    assert_has(gp, "set title \"job writer: latency\"");
+    assert_has(gp, "set title \"all jobs: read latency\"");
+    assert_has(gp, "plot 'phase1-job2-throughput.dat' index 0 using 1:");
+    assert_has(gp, "'' index 1 using 1:($4 == 1 ? $2/1 : 1/0) with points");
+    assert_has(gp, "'phase1-job2-latency.dat' index 5 using");
+    assert_lacks(gp, "'phase1-total-latency.dat' index 3 ");
+    assert_lacks(gp, "'phase1-job1-latency.dat' index 3 ");
+    assert_has(gp,
+               "keyentry with lines lw 2 lc rgb '#7f7f7f' title 'file-block-size=4K threads=1'");
+    assert_has(gp, "title 'read'");
+    assert_has(gp, "title 'write'");
+    /* Wide enough for upright values under the keys, not for the whole names. */
+    assert_has(gp, "set xtics nomirror scale 0 norotate (\"4K / 1\" 0, \"64K / 1\" 1, \"4K / 8\" "
+                   "2)\n");
+    assert_has(gp, "\nset xlabel 'file-block-size / threads'\n");
+    assert_has(gp, "set label 'baseline' at first 0, first 2000.25 ");
+    assert_has(gp, "set label '+50.0% *' at first 1, first 2500.25 ");
+    assert_has(gp, "set label '[+40.0%, +60.0%]' at first 1,");
+    assert_has(gp, "set label 'n=3' at first 1,");
+    assert_has(gp, "set label \"no successful run\\n(0 of 3)\" at first 2, graph 0.5 center");
     free(gp);
 }
 
-/* A narrow chart (40 px a setting): the tick labels are the values alone under an axis label naming
- * the keys, slanted; the annotations turn upright; the command line is cut with "…". */
+/* A narrow chart (13 px a setting): slanted values, the annotations upright on one line, the
+ * command line cut with "…". */
 static void test_compare_narrow(void **state)
 {
     (void)state;
     char err[MSG_MAX];
-    write_file(at("cmp.json"), compare_doc);
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
     assert_int_equal(PLOT(err, at("cmp.json"), "-o", at("cmp.png"), "--size", "420x400",
                           "--keep-data", at("k6")),
                      0);
     char *gp = read_all(at("k6/plot.gp"));
     assert_non_null(gp);
-    assert_has(gp, "set xtics nomirror scale 0 rotate by -45 (\"4K / 1\" 0, \"64K / 1\" 1, "
+    assert_has(gp, "set xtics nomirror scale 0 rotate by -60 (\"4K / 1\" 0, \"64K / 1\" 1, "
                    "\"4K / 8\" 2)\n");
-    assert_has(gp, "\nset xlabel 'file-block-size / threads'\n");
-    assert_has(gp, "set label '+50.0% *, n=2 of 3' at first 1,");
+    assert_has(gp, "set label '+50.0% *, n=3' at first 1,");
     assert_has(gp, "\"no successful run (0 of 3)\" at first 2, graph 0.5 center rotate by 90");
     /* (420 - 40) / 6 = 63 bytes at most, cut on a character boundary. */
     assert_has(gp, "set label 99 'sbio compare --vary file-block-size=4K,64K --vary "
                    "threads=1,8 …' ");
     free(gp);
+}
+
+/* A compare of --metrics=mib,…: the bars are MiB/s, in the document's figures. */
+static void test_compare_mib(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_compare_doc(at("mib.json"), "mib", "MiB/s");
+    assert_int_equal(PLOT(err, at("mib.json"), "-o", at("mib.png"), "--keep-data", at("km")), 0);
+    char *rows = data_rows(at("km/phase1-job2-throughput.dat"));
+    assert_true(!strncmp(rows, "0 3 3 3 2330.0833 25.5 2250.5 2400.75 NaN ", 41));
+    free(rows);
+    char *gp = read_all(at("km/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set title \"job writer: MiB/s\"");
+    assert_has(gp, "set ylabel 'MiB/s'\n");
+    assert_lacks(gp, "operations/s");
+    free(gp);
+    char *text = read_all(at("km/phase1-job2-throughput.dat"));
+    assert_has(text, "jobs[1].metrics.mib (");
+    free(text);
+}
+
+/* p (a phase of the compare's or of a run's document) as a phase "solo" of its first job. */
+static json_t *solo_phase(json_t *p)
+{
+    json_t *q = json_deep_copy(p);
+    json_object_set_new(q, "name", json_string("solo"));
+    json_array_remove(json_object_get(q, "jobs"), 2);
+    json_array_remove(json_object_get(q, "jobs"), 1);
+    json_object_del(q, "total");
+    json_object_set_new(json_array_get(json_object_get(q, "jobs"), 0), "total", json_false());
+    return q;
+}
+
+/* Two phases, the second of one job: two rows of panels each, the second phase's row with its
+ * job's panel only (the other places left empty), its files named after its place. */
+static void test_compare_phases(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_compare_doc(at("two.json"), "ops", "ops/s");
+    json_t *doc = json_load_file(at("two.json"), 0, NULL), *set, *run;
+    size_t s, k;
+    assert_non_null(doc);
+    json_array_foreach(json_object_get(doc, "settings"), s, set)
+    {
+        json_t *phases = json_object_get(set, "phases");
+        json_array_append_new(phases, solo_phase(json_array_get(phases, 0)));
+        json_array_foreach(json_object_get(set, "runs"), k, run)
+        {
+            json_t *rp = json_object_get(json_object_get(run, "result"), "phases");
+            if (rp)
+                json_array_append_new(rp, solo_phase(json_array_get(rp, 0)));
+        }
+    }
+    json_array_append_new(json_object_get(json_object_get(doc, "statistics"), "comparisons"),
+                          json_integer(2));
+    assert_int_equal(json_dump_file(doc, at("two.json"), JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+    assert_int_equal(PLOT(err, at("two.json"), "-o", at("two.png"), "--keep-data", at("kp")), 0);
+    assert_string_equal(err, "");
+    char *gp = read_all(at("kp/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "set multiplot layout 4,3 title");
+    assert_has(gp, "over each phase''s comparisons (7, 2)");
+    assert_has(gp, "set title \"phase mixed, job readers: ops/s\"");
+    assert_has(gp, "set title \"phase solo, job readers: read latency\"");
+    /* After the second phase's bar panel and after its latency panel, two empty places. */
+    assert_has(gp, "set multiplot next\nset multiplot next\nunset errorbars\n");
+    assert_has(gp, "set multiplot next\nset multiplot next\nunset multiplot\n");
+    free(gp);
+    check_latency(at("kp/phase2-job1-latency.dat"), 1, 1, 0);
+    char *rows = data_rows(at("kp/phase2-job1-throughput.dat"));
+    assert_true(!strncmp(rows, "0 3 3 3 1330.0833 25.5 ", 23));
+    free(rows);
+    assert_null(read_all(at("kp/phase2-total-throughput.dat")));
 }
 
 /* --size WIDTHxHEIGHT, each 100..20000: anything else is refused before a file is read. */
@@ -474,7 +726,10 @@ static void test_bad_input(void **state)
     (void)state;
     char err[MSG_MAX];
     write_file(at("r1.json"), run_rw);
-    write_file(at("cmp.json"), compare_doc);
+    write_compare_doc(at("cmp.json"), "ops", "ops/s");
+    write_file(at("old.json"),
+               "{\"schema\": \"sbio-compare/1\", \"settings\": [{\"name\": \"a=1\", "
+               "\"summary\": {\"runs\": 1}}]}\n");
     write_file(at("text.json"), "not json\n");
     write_file(at("fio.json"), "{\"schema\": \"fio-result/3\"}\n");
     write_file(at("noops.json"), "{\"schema\": \"sbio-result/1\", \"result\": {}}\n");
@@ -491,6 +746,10 @@ static void test_bad_input(void **state)
          "noops.json: an sbio result without result.op_types: the file is "
          "truncated or was edited\n"},
         {"r1.json", "cmp.json", "cmp.json is a compare result: chart it on its own"},
+        {"old.json", NULL,
+         "old.json: an sbio compare result without settings[] (each a name and the same "
+         "phases[] of jobs[]): the file is truncated, was edited or was written by an older "
+         "sbio\n"},
         {"missing.json", NULL, "missing.json: No such file or directory\n"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -542,6 +801,8 @@ int main(void)
         cmocka_unit_test(test_several_runs),
         cmocka_unit_test(test_compare_result),
         cmocka_unit_test(test_compare_narrow),
+        cmocka_unit_test(test_compare_mib),
+        cmocka_unit_test(test_compare_phases),
         cmocka_unit_test(test_size),
         cmocka_unit_test(test_gnuplot_errors),
         cmocka_unit_test(test_bad_input),
