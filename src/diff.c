@@ -788,10 +788,11 @@ static int diff_metric_dir(const char *name)
     return 0;
 }
 
-/* --threshold on B's cell (phase ph, block b, column c): with a CI, fired when the whole CI is
- * past thr% in the worse direction (its bound nearest zero past it), so that noise does not
- * fire; without one (a side with 1 run), when the point difference is. Fired: one line on
- * stderr (where: the setting's "setting NAME: " or ""), the cell appended to fired; 1. */
+/* --threshold on B's cell (phase ph, block b, column c) that the table shows: with a CI,
+ * fired when the whole CI is past thr% in the worse direction (its bound nearest zero past
+ * it), so that noise does not fire; without one (a side with 1 run), when the point
+ * difference is. Fired: one line on stderr (where: the setting's "setting NAME: " or ""), the
+ * cell appended to fired; 1. */
 static int diff_gate_cell(const struct diff_cmp *d, size_t ph, size_t b, size_t c,
                           const char *where, double thr)
 {
@@ -799,7 +800,7 @@ static int diff_gate_cell(const struct diff_cmp *d, size_t ph, size_t b, size_t 
     const struct sbio_table_cell *e = sbio_table_cell(t, ph, b, 1, c);
     const char *name = sbio_table_metric_name(t->col[c]);
     int dir = diff_metric_dir(name);
-    if (!dir || isnan(e->diff_pct) || e->ci == -ERANGE)
+    if (!dir || !sbio_table_shown(t, ph, b, c) || isnan(e->diff_pct) || e->ci == -ERANGE)
         return 0;
     bool ci = e->ci == 0;
     double bound = !ci ? e->diff_pct : dir > 0 ? e->hi : e->lo;

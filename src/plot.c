@@ -1037,6 +1037,17 @@ static void plot_cmp_where(const struct plot_cmp *m, size_t ph, size_t b, char *
             *c = '\'';
 }
 
+/* The data file of kind ("throughput", "latency") of (phase ph, block b), created: its name
+ * into name (64 bytes), where it is in words into where (200 bytes); NULL with *rc set when
+ * it cannot be. */
+static FILE *plot_cmp_create(const struct plot_cmp *m, size_t ph, size_t b, const char *kind,
+                             char *name, char *where, int *rc)
+{
+    plot_cmp_file(m, ph, b, kind, name, 64);
+    plot_cmp_where(m, ph, b, where, 200);
+    return plot_create(m->c, name, rc);
+}
+
 /* The bars' data file: one row per setting (NaN where the JSON has null or nothing), then,
  * after two blank lines (gnuplot's index 1), one row per run value. */
 static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
@@ -1044,9 +1055,7 @@ static int plot_cmp_write_bars(const struct plot_cmp *m, size_t ph, size_t b,
 {
     char name[64], where[200];
     int rc = 0;
-    plot_cmp_file(m, ph, b, "throughput", name, sizeof(name));
-    plot_cmp_where(m, ph, b, where, sizeof(where));
-    FILE *f = plot_create(m->c, name, &rc);
+    FILE *f = plot_cmp_create(m, ph, b, "throughput", name, where, &rc);
     if (!f)
         return rc;
     fprintf(f,
@@ -1093,9 +1102,7 @@ static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
 {
     char name[64], where[200];
     int rc = 0;
-    plot_cmp_file(m, ph, b, "latency", name, sizeof(name));
-    plot_cmp_where(m, ph, b, where, sizeof(where));
-    FILE *f = plot_create(m->c, name, &rc);
+    FILE *f = plot_cmp_create(m, ph, b, "latency", name, where, &rc);
     if (!f)
         return rc;
     fprintf(f,

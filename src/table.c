@@ -375,15 +375,13 @@ static void cell_diff(struct sbio_table_cell *e, const struct sbio_table_cell *b
                                    &e->lo, &e->hi);
 }
 
-/* Whether block b of phase ph has column c: a value in some setting's run. The jobs' total
- * leaves out an op type's column that one job alone has (it is that job's, shown above). */
-static bool col_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c)
+bool sbio_table_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c)
 {
     const struct sbio_table_phase *p = &t->ph[ph];
     bool total = p->nb > 1 && b == p->nb - 1;
     size_t jobs = 0;
     for (size_t j = 0; total && metrics[t->col[c]].op && j < b; j++)
-        jobs += col_shown(t, ph, j, c);
+        jobs += sbio_table_shown(t, ph, j, c);
     if (total && metrics[t->col[c]].op && jobs < 2)
         return false;
     for (size_t s = 0; s < t->ns; s++)
@@ -406,7 +404,7 @@ static void phase_holm(struct sbio_table *t, size_t ph)
     }
     for (size_t i = 0; i < n; i++) {
         size_t b = i / (t->ns * t->ncol), c = i % t->ncol;
-        p[i] = b < t->ph[ph].nb && col_shown(t, ph, b, c) ? first[i].p : -1;
+        p[i] = b < t->ph[ph].nb && sbio_table_shown(t, ph, b, c) ? first[i].p : -1;
     }
     t->ntests[ph] = sbio_infer_holm(p, n, adj);
     for (size_t i = 0; i < n; i++)
@@ -455,9 +453,13 @@ double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_
     for (size_t ph = 0; ph < t->np; ph++)
         for (size_t b = 0; b < t->ph[ph].nb; b++)
             for (size_t c = 0; c < t->ncol; c++) {
-                if (!col_shown(t, ph, b, c))
+                if (!sbio_table_shown(t, ph, b, c))
                     continue;
                 const struct sbio_table_cell *e = sbio_table_cell(t, ph, b, s, c);
+                /* A column of another setting's only (an op type this one never does, in
+                 * 2 runs or more of the phase) has no CI to wait for. */
+                if (!e->n && t->nph[ph * t->ns + s] >= 2)
+                    continue;
                 double w = e->n < 2  ? NAN
                            : e->mean ? e->half / fabs(e->mean) * 100
                            : e->half ? INFINITY
@@ -568,7 +570,7 @@ static void print_block(const struct sbio_table *t, FILE *out, size_t ph, size_t
     bool shown[SBIO_TABLE_MAX_COLS];
     const struct sbio_table_phase *p = &t->ph[ph];
     for (size_t c = 0; c < t->ncol; c++) {
-        shown[c] = col_shown(t, ph, b, c);
+        shown[c] = sbio_table_shown(t, ph, b, c);
         wm[c] = text_cols(metrics[t->col[c]].header);
         wd[c] = text_cols(metrics[t->col[c]].header) + 2;
         for (size_t s = 0; shown[c] && s < t->ns; s++) {
@@ -616,7 +618,7 @@ static void print_outliers(const struct sbio_table *t, FILE *out, size_t ph,
     for (size_t b = 0; b < t->ph[ph].nb; b++)
         for (size_t s = 0; s < t->ns; s++)
             for (size_t c = 0; c < t->ncol; c++) {
-                if (!sbio_table_cell(t, ph, b, s, c)->nout || !col_shown(t, ph, b, c))
+                if (!sbio_table_cell(t, ph, b, s, c)->nout || !sbio_table_shown(t, ph, b, c))
                     continue;
                 for (size_t r = 0; r < t->nrun[s]; r++) {
                     size_t i = val_at(t, ph, b, s, c, r);
@@ -647,7 +649,7 @@ static void print_footer(const struct sbio_table *t, FILE *out, size_t ph, const
     for (size_t b = 0; b < t->ph[ph].nb; b++)
         for (size_t s = 0; s < t->ns; s++)
             for (size_t c = 0; c < t->ncol; c++)
-                any |= sbio_table_cell(t, ph, b, s, c)->nout && col_shown(t, ph, b, c);
+                any |= sbio_table_cell(t, ph, b, s, c)->nout && sbio_table_shown(t, ph, b, c);
     if (!any)
         return;
     fprintf(out,
@@ -751,7 +753,7 @@ json_t *sbio_table_json(const struct sbio_table *t, size_t s)
         for (size_t b = 0; b < p->nb; b++) {
             json_t *mets = json_object();
             for (size_t c = 0; c < t->ncol; c++)
-                if (col_shown(t, ph, b, c))
+                if (sbio_table_shown(t, ph, b, c))
                     json_object_set_new(mets, metrics[t->col[c]].name, cell_json(t, ph, b, s, c));
             json_array_append_new(jobs, json_pack("{s:s,s:b,s:o}", "name", p->block[b], "total",
                                                   p->nb > 1 && b == p->nb - 1, "metrics", mets));

@@ -113,6 +113,11 @@ static inline const struct sbio_table_cell *sbio_table_cell(const struct sbio_ta
     return &t->cell[((ph * t->nb + b) * t->ns + s) * t->ncol + c];
 }
 
+/* Whether block b of phase ph shows column c: a value in some setting's run. The jobs' total
+ * leaves out an op type's column that one job alone has (it is that job's, shown above). The
+ * corrected tests, the text, the JSON and --repeat=auto's widest CI cover these cells only. */
+bool sbio_table_shown(const struct sbio_table *t, size_t ph, size_t b, size_t c);
+
 /* Where the cells of (phase ph, block b, column c) are, in words: "phase write, job readers,
  * read p99" (the phase named when the table has several, the job when it has a name, as a
  * script's have: "all jobs" for their total), for lines about a cell. */
@@ -125,7 +130,8 @@ void sbio_table_run_text(const struct sbio_table *t, size_t s, char *buf, size_t
 
 /* The widest 95% CI of setting s's cells, as % of the mean (computed first), and where it is
  * ("job readers, read p99") into what; NAN when a cell has fewer than 2 values. A cell
- * whose mean is 0 with no spread is settled. */
+ * whose mean is 0 with no spread is settled; one with no value in 2 or more measured runs of
+ * its phase (a column only other settings have) is left out. */
 double sbio_table_widest(const struct sbio_table *t, size_t s, char *what, size_t len);
 
 /* The tables, one per phase (a block each), with names[s] the settings' names and a footer

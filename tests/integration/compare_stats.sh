@@ -77,7 +77,7 @@ expect_exit 0 "compare --vary rate=2000,4000 --repeat=auto --target-ci=5% --metr
 cp "$TMP/out" "$TMP/auto.out"
 check "auto: the first line says what it runs until" \
 	grep -qE '^sbio .* compare: 2 settings, each run until every 95% confidence interval is within ±5% of its mean \(3 to 10 runs\)' "$TMP/auto.out"
-eq "auto: 6 runs (3 rounds), fewer than --max-repeat's 20" "$(grep -c '^\[[0-9]*\] round [0-9], rate=' "$TMP/auto.out")" 6
+eq "auto: 6 runs (3 rounds), fewer than --max-repeat's 10" "$(grep -c '^\[[0-9]*\] round [0-9], rate=' "$TMP/auto.out")" 6
 for r in 2000 4000; do
 	check "auto: rate=$r stopped at 3 runs, settled, ops/s the last CI to settle" \
 		grep -qE "^  rate=$r: 3 runs, settled; the last CI to get within the target: ±[0-9.e-]+% \(ops/s\)$" "$TMP/auto.out"
@@ -93,10 +93,12 @@ check "auto: a target no run meets stops at --max-repeat and says which metric w
 	grep -qE '^  rate=2000: 3 runs, stopped at --max-repeat; widest CI: ±[0-9.e-]+% \(ops/s\)$' "$TMP/out"
 json_expect "auto JSON: stopped by max-repeat" "$TMP/cap.json" '
 if [x["stop"]["reason"] for x in d["settings"]] != ["max-repeat"] * 2: print([x["stop"] for x in d["settings"]])'
-expect_exit 0 "compare --repeat=5 --max-compare-time=3 (1 s runs): exit 0" \
-	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=5 --max-compare-time=3 --metrics=ops -o "$TMP/budget.json"
+# A 1 s run takes longer than 1 s (its checks and set-up), longer still on a loaded machine
+# (1.5 s left one run of a budget of 3 s): a budget of 4 s has room for two runs of 2 s.
+expect_exit 0 "compare --repeat=5 --max-compare-time=4 (1 s runs): exit 0" \
+	"$SBIO" "${RUN[@]}" --vary rate=2000,4000 --repeat=5 --max-compare-time=4 --metrics=ops -o "$TMP/budget.json"
 N=$(grep -c '^\[[0-9]*/10\] repeat' "$TMP/out")
-check "--max-compare-time=3: 2 or 3 runs of 1 s made, not 10 ($N)" test "$N" -ge 2 -a "$N" -le 3
+check "--max-compare-time=4: 2 to 4 runs of 1 s made, not 10 ($N)" test "$N" -ge 2 -a "$N" -le 4
 check "--max-compare-time: the table's runs say n of the 5 planned" grep -qE '^rate=2000 +[12]/5 ' "$TMP/out"
 check "--max-compare-time: said after the table" grep -qE "^--max-compare-time reached after $N runs$" "$TMP/out"
 json_expect "--max-compare-time JSON: stop reason max-compare-time" "$TMP/budget.json" '

@@ -12,7 +12,9 @@
 #   few us), and a paced rate is flat, which makes this reliable on a small shared machine
 #   (when other work takes the CPU, the cached rate is lower but still flat and still far
 #   above the cold one). Without a warm-up the first measured second is the cold one; with
-#   --warmup=auto it is not.
+#   --warmup=auto it is not. The line between them is 70% of the rate: cold first seconds
+#   measured here ran at 20000 to 24100/s (60% of the rate, the line before, was crossed),
+#   cached ones at 40000/s.
 # - A script phase of two jobs: both start measuring together.
 source "$(dirname "$0")/lib.sh"
 
@@ -62,9 +64,9 @@ COLD=(--dir="$C" --file-num=1 --file-total-size=256M --file-block-size=4K --file
 "$SBIO" prepare --dir="$C" --file-num=1 --file-total-size=256M >/dev/null
 sbio_json run "${COLD[@]}"
 first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
-awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 24000) }' &&
-	ok "cold, no warm-up: the first measured second ran at $first/s, below 60% of the rate" ||
-	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 24000 (a cold cache)"
+awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 28000) }' &&
+	ok "cold, no warm-up: the first measured second ran at $first/s, below 70% of the rate" ||
+	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 28000 (a cold cache)"
 "$SBIO" run "${COLD[@]}" --warmup=auto --warmup-max=40 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 eq "cold, --warmup=auto: exit status" "$?" 0
 read -r auto from < <(json_get "$RESULT" result.warmup.auto result.warmup.measured_from_s | paste -sd ' ')
@@ -74,9 +76,9 @@ awk -v f="${from:-0}" 'BEGIN { exit !(f >= 5 && f <= 41) }' &&
 check "cold, --warmup=auto: the report says when measuring began" \
 	grep -qE '^Warm-up: auto, (not )?settled after [0-9.]+ s .*; measuring from there$' "$TMP/out"
 first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
-awk -v r="${first:-0}" 'BEGIN { exit !(r >= 24000) }' &&
+awk -v r="${first:-0}" 'BEGIN { exit !(r >= 28000) }' &&
 	ok "cold, --warmup=auto: the first measured second ran at $first/s, the cold start not in it" ||
-	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 24000"
+	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 28000"
 
 # --- a script phase of two jobs: one start of measuring ---
 S=$TMP/script

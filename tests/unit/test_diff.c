@@ -733,6 +733,40 @@ static void test_sides_threshold(void **state)
     assert_int_equal(r.rc, 0);
 }
 
+/* A reader beside a writer, the reader's p99 p99 (the phase's total has the same: the
+ * reader's are its only reads). */
+static json_t *reader_writer_doc(double p99)
+{
+    json_t *r = run_p99(1000, p99), *w = run_ops(1000), *tot = run_p99(2000, p99);
+    jnum(r, "result/op_types/write/ops", 0);
+    jnum(w, "result/op_types/read/ops", 0);
+    json_t *ph = json_pack("{s:s,s:[{s:s,s:o},{s:s,s:o}],s:o}", "name", "mixed", "jobs", "name",
+                           "reader", "result", r, "name", "writer", "result", w, "total", tot);
+    json_t *d = json_pack("{s:s,s:s,s:[o]}", "schema", "sbio-script/1", "script", "/w/rw.lua",
+                          "phases", ph);
+    assert_non_null(d);
+    return d;
+}
+
+/* --threshold judges the cells the table shows: the jobs' total has no read p99 column when
+ * one job alone reads (it is that job's figure), so it does not fire a second time. */
+static void test_sides_threshold_shown(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a[] = {write_doc("ra1.json", reader_writer_doc(4000)),
+                       write_doc("ra2.json", reader_writer_doc(4040)),
+                       write_doc("ra3.json", reader_writer_doc(3960))};
+    const char *b[] = {write_doc("rb1.json", reader_writer_doc(6000)),
+                       write_doc("rb2.json", reader_writer_doc(6060)),
+                       write_doc("rb3.json", reader_writer_doc(5940))};
+    DIFF(&r, a[0], a[1], a[2], "--", b[0], b[1], b[2], "--metrics=ops,read.p99", "--threshold=5");
+    assert_int_equal(r.rc, -SBIO_EFAILED);
+    assert_lacks(strstr(r.out, "\nAll jobs together\n"), "read p99");
+    assert_int_equal(lines(r.err), 1);
+    assert_has(r.err, "job reader, read p99: +50.0% [");
+}
+
 /* -o: the sbio-diff/1 document, the table's figures of each side and the cells that fired. */
 static void test_sides_json(void **state)
 {
@@ -947,7 +981,8 @@ int main(void)
         cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_settings_first),   cmocka_unit_test(test_sides_shape),
         cmocka_unit_test(test_sides_jobs),       cmocka_unit_test(test_sides_threshold),
-        cmocka_unit_test(test_sides_json),       cmocka_unit_test(test_sides_usage),
+        cmocka_unit_test(test_sides_json),       cmocka_unit_test(test_sides_threshold_shown),
+        cmocka_unit_test(test_sides_usage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
