@@ -180,19 +180,12 @@ bad:
     return -SBIO_EUSAGE;
 }
 
-/* The number at a dotted path (sbio_json_get), or NAN when absent or not a number. */
-static double diff_num(json_t *doc, const char *path)
-{
-    json_t *v = sbio_json_get(doc, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The number at a path made from fmt and an operation type (fmt may not use it). */
 static double diff_numf(json_t *doc, const char *fmt, const char *op)
 {
     char path[160];
     snprintf(path, sizeof(path), fmt, op);
-    return diff_num(doc, path);
+    return sbio_json_num(doc, path);
 }
 
 /* Δ% of b against the baseline a. False when there is no finite one: a missing side, or a
@@ -331,8 +324,8 @@ static void diff_run_config(char *buf, size_t len, json_t *doc)
     json_t *c = json_object_get(doc, "config");
     const char *mode = json_string_value(json_object_get(c, "file_test_mode"));
     const char *eng = json_string_value(json_object_get(c, "ioengine"));
-    double th = diff_num(c, "threads"), bs = diff_num(c, "block_size_bytes");
-    double rate = diff_num(c, "rate_ops_per_s");
+    double th = sbio_json_num(c, "threads"), bs = sbio_json_num(c, "block_size_bytes");
+    double rate = sbio_json_num(c, "rate_ops_per_s");
     char bsz[32] = "? block";
     if (!isnan(bs) && bs >= 0 && bs < 0x1p64) {
         sbio_fmt_bytes(bsz, sizeof(bsz) - 8, (uint64_t)bs);
@@ -372,7 +365,7 @@ static void diff_compare_config(char *buf, size_t len, json_t *doc)
     }
     if (!json_array_size(axes))
         l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, "(no axes)");
-    double rep = diff_num(doc, "repeat");
+    double rep = sbio_json_num(doc, "repeat");
     if (!isnan(rep))
         l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, ", %.0f repeat%s",
                               rep, rep == 1 ? "" : "s");
@@ -383,13 +376,13 @@ static void diff_compare_config(char *buf, size_t len, json_t *doc)
 /* Total ops/s of a run: every operation over the measured time. */
 static double diff_total_ops(json_t *doc)
 {
-    double ops = diff_num(doc, "result.ops"), el = diff_num(doc, "result.elapsed_s");
+    double ops = sbio_json_num(doc, "result.ops"), el = sbio_json_num(doc, "result.elapsed_s");
     return el > 0 ? ops / el : NAN;
 }
 
 static double diff_cpu(json_t *doc)
 {
-    return diff_num(doc, "result.cpu.user_pct") + diff_num(doc, "result.cpu.system_pct");
+    return sbio_json_num(doc, "result.cpu.user_pct") + sbio_json_num(doc, "result.cpu.system_pct");
 }
 
 /* %util of the device called name in a run's result.devices, or NAN. */

@@ -576,10 +576,7 @@ static void plot_tag(FILE *f, struct plot_tags *t, size_t p, double v, const cha
                  v < 1e6   ? v / 1e3
                  : v < 1e9 ? v / 1e6
                            : v / 1e9);
-    double w = 0, x, y;
-    for (const char *s = text; *s; s++)
-        w += ((unsigned char)*s & 0xc0) != 0x80; /* characters, not bytes (µ) */
-    w *= PLOT_CHAR_PX;
+    double w = (double)sbio_text_cols(text) * PLOT_CHAR_PX, x, y; /* characters (µ) */
     plot_tag_xy(t, p, v, &x, &y);
     size_t k, n = sizeof(plot_tag_places) / sizeof(plot_tag_places[0]);
     struct plot_box b;

@@ -111,6 +111,9 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
  * elements by index), or NULL. Keys containing dots are found whole. */
 json_t *sbio_json_get(json_t *doc, const char *path);
 
+/* The number at such a path, or NAN when it is absent or not a number. */
+double sbio_json_num(json_t *doc, const char *path);
+
 /* Write the document, indented. 0 or -EIO. */
 int sbio_report_json(FILE *out, json_t *doc);
 

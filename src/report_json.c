@@ -684,6 +684,12 @@ json_t *sbio_json_get(json_t *doc, const char *path)
     return cur;
 }
 
+double sbio_json_num(json_t *doc, const char *path)
+{
+    json_t *v = sbio_json_get(doc, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 /* Numbers in one format per kind of column, whatever the JSON holds: nanoseconds as whole
  * numbers (a mean rounded), seconds, rates and percentages with three decimals, counts and
  * bytes as integers; never an exponent. */

@@ -12,32 +12,26 @@
 
 /* ---- metrics ---- */
 
-static double num(json_t *doc, const char *path)
-{
-    json_t *v = sbio_json_get(doc, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static double metric_ops(json_t *doc, json_t *share)
 {
     (void)share;
-    double el = num(doc, "result.elapsed_s");
-    return el > 0 ? num(doc, "result.ops") / el : 0;
+    double el = sbio_json_num(doc, "result.elapsed_s");
+    return el > 0 ? sbio_json_num(doc, "result.ops") / el : 0;
 }
 
 /* Reads, writes and read-modify-writes (each block once), as the run's report counts them. */
 static double metric_mib(json_t *doc, json_t *share)
 {
     (void)share;
-    double rmw = num(doc, "result.op_types.rmw.mib_per_s");
-    return num(doc, "result.op_types.read.mib_per_s") +
-           num(doc, "result.op_types.write.mib_per_s") + (isnan(rmw) ? 0 : rmw);
+    double rmw = sbio_json_num(doc, "result.op_types.rmw.mib_per_s");
+    return sbio_json_num(doc, "result.op_types.read.mib_per_s") +
+           sbio_json_num(doc, "result.op_types.write.mib_per_s") + (isnan(rmw) ? 0 : rmw);
 }
 
 static double metric_cpu(json_t *doc, json_t *share)
 {
     (void)share;
-    return num(doc, "result.cpu.user_pct") + num(doc, "result.cpu.system_pct");
+    return sbio_json_num(doc, "result.cpu.user_pct") + sbio_json_num(doc, "result.cpu.system_pct");
 }
 
 /* A job's part of its phase's bytes, %: its bytes over every job's (the phase's shares). */
@@ -111,20 +105,10 @@ double sbio_table_metric_value(size_t i, json_t *doc, json_t *share)
     if (m->op) {
         char p[64];
         snprintf(p, sizeof(p), "result.op_types.%s.ops", m->op);
-        if (!(num(doc, p) > 0))
+        if (!(sbio_json_num(doc, p) > 0))
             return NAN;
     }
-    if (m->get)
-        return m->get(doc, share);
-    /* A percentile's key has a dot of its own ("99.9"): the path is walked to its
-     * percentiles_ns, then the key looked up whole. */
-    const char *pct = strstr(m->path, "percentiles_ns.");
-    if (!pct)
-        return num(doc, m->path);
-    char obj[96];
-    snprintf(obj, sizeof(obj), "%.*s", (int)(pct - m->path + 14), m->path);
-    json_t *v = json_object_get(sbio_json_get(doc, obj), pct + 15);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return m->get ? m->get(doc, share) : sbio_json_num(doc, m->path);
 }
 
 /* The accepted names, for the message of a bad list. */
@@ -487,15 +471,6 @@ static void metric_fmt(char *buf, size_t len, const struct metric *m, double v)
         snprintf(buf, len, m->fmt, v);
 }
 
-/* Columns a UTF-8 string takes: its bytes less continuation bytes. */
-static size_t text_cols(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 /* The cell's "mean ± sd" ("!": a run of it is marked), or "-". */
 static void fmt_mean(char *buf, size_t len, const struct sbio_table_cell *e, const struct metric *m)
 {
@@ -557,7 +532,7 @@ static void cells_of(const struct sbio_table *t, size_t ph, size_t b, size_t s, 
 /* s right-aligned in w columns, after two spaces. */
 static void print_cell(FILE *out, const char *s, size_t w)
 {
-    size_t cols = text_cols(s);
+    size_t cols = sbio_text_cols(s);
     fprintf(out, "  %*s%s", (int)(w > cols ? w - cols : 0), "", s);
 }
 
@@ -571,12 +546,12 @@ static void print_block(const struct sbio_table *t, FILE *out, size_t ph, size_t
     const struct sbio_table_phase *p = &t->ph[ph];
     for (size_t c = 0; c < t->ncol; c++) {
         shown[c] = sbio_table_shown(t, ph, b, c);
-        wm[c] = text_cols(metrics[t->col[c]].header);
-        wd[c] = text_cols(metrics[t->col[c]].header) + 2;
+        wm[c] = sbio_text_cols(metrics[t->col[c]].header);
+        wd[c] = sbio_text_cols(metrics[t->col[c]].header) + 2;
         for (size_t s = 0; shown[c] && s < t->ns; s++) {
             cells_of(t, ph, b, s, c, mean, diff, sizeof(mean));
-            wm[c] = text_cols(mean) > wm[c] ? text_cols(mean) : wm[c];
-            wd[c] = text_cols(diff) > wd[c] ? text_cols(diff) : wd[c];
+            wm[c] = sbio_text_cols(mean) > wm[c] ? sbio_text_cols(mean) : wm[c];
+            wd[c] = sbio_text_cols(diff) > wd[c] ? sbio_text_cols(diff) : wd[c];
         }
     }
     if (p->nb > 1 && b == p->nb - 1)
@@ -663,7 +638,7 @@ void sbio_table_print(const struct sbio_table *t, FILE *out, const char *const *
 {
     size_t w = 7;
     for (size_t s = 0; s < t->ns; s++)
-        w = text_cols(names[s]) > w ? text_cols(names[s]) : w;
+        w = sbio_text_cols(names[s]) > w ? sbio_text_cols(names[s]) : w;
     for (size_t ph = 0; ph < t->np; ph++) {
         if (t->ph[ph].name[0])
             fprintf(out, "\nPhase %zu/%zu: %s\n", ph + 1, t->np, t->ph[ph].name);

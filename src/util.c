@@ -145,6 +145,14 @@ char *sbio_fmt_ns(char *buf, size_t len, double ns)
     return buf;
 }
 
+size_t sbio_text_cols(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -42,6 +42,10 @@ void sbio_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Format a duration in ns with a unit that fits: "850 ns", "12.3 us", "4.56 ms", "1.20 s".
  * Never prints "0.00 ms" for a non-zero value. Returns buf. */
 char *sbio_fmt_ns(char *buf, size_t len, double ns);
+
+/* The columns a UTF-8 string takes: its characters (bytes less continuation bytes), so
+ * that "±" and "µ" count once when text is aligned. */
+size_t sbio_text_cols(const char *s);
 /* Format a byte count: "512 B", "16 KiB", "1.5 GiB" (exact integers printed without
  * decimals). Returns buf. */
 char *sbio_fmt_bytes(char *buf, size_t len, uint64_t bytes);
