@@ -981,23 +981,14 @@ static const struct sbio_table_cell *plot_lat_cell(const struct plot_cmp *m, siz
 }
 
 /* Whether block b of phase ph has latencies of op in some setting: a job that did no writes
- * has no write line. 0 is no latency (fsyncs counted inside writes are not timed). As in
- * compare's table, the jobs' total leaves out an op type only one job did: its figures are
- * that job's, in its own panel. */
+ * (or timed none) has no write line. As in compare's table (sbio_table_shown), the jobs'
+ * total leaves out an op type only one job did: its figures are that job's, in its own
+ * panel. */
 static bool plot_lat_shown(const struct plot_cmp *m, size_t ph, size_t b, int op)
 {
-    size_t nb = plot_cmp_nblocks(m, ph), jobs = 0;
-    bool total = nb > 1 && b == nb - 1;
-    for (size_t j = 0; total && j < b; j++)
-        jobs += plot_lat_shown(m, ph, j, op);
-    if (total && jobs < 2)
-        return false;
-    for (size_t s = 0; s < m->ns; s++)
-        for (size_t q = 0; q < PLOT_NLAT; q++) {
-            const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
-            if (e && e->n && e->mean > 0)
-                return true;
-        }
+    for (size_t q = 0; m->have_tab && q < PLOT_NLAT; q++)
+        if (sbio_table_shown(&m->tab, ph, b, (size_t)op * PLOT_NLAT + q))
+            return true;
     return false;
 }
 
@@ -1119,7 +1110,7 @@ static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
             k++;
             for (size_t q = 0; q < PLOT_NLAT; q++) {
                 const struct sbio_table_cell *e = plot_lat_cell(m, ph, b, s, op, q);
-                bool any = e->n && e->mean > 0;
+                bool any = e->n > 0;
                 fprintf(f, "%zu p%s", q, plot_lat_q[q]);
                 plot_put(f, any ? e->mean : NAN);
                 plot_put(f, any ? e->mean - e->half : NAN);

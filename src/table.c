@@ -103,8 +103,11 @@ double sbio_table_metric_value(size_t i, json_t *doc, json_t *share)
         return NAN;
     const struct metric *m = &metrics[i];
     if (m->op) {
+        /* The op's MiB/s needs some of it done, its latency some of it timed (an fsync
+         * inside its write, --file-fsync-all, is counted but not timed on its own). */
         char p[64];
-        snprintf(p, sizeof(p), "result.op_types.%s.ops", m->op);
+        snprintf(p, sizeof(p),
+                 m->fmt ? "result.op_types.%s.ops" : "result.op_types.%s.latency.count", m->op);
         if (!(sbio_json_num(doc, p) > 0))
             return NAN;
     }

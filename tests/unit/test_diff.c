@@ -91,10 +91,10 @@ static void jnum(json_t *doc, const char *path, double v)
 
 static json_t *op_json(double ops, double ops_s, double mib_s, double lat)
 {
-    return json_pack("{s:f,s:f,s:f,s:{s:f,s:f,s:{s:f,s:f,s:f,s:f}}}", "ops", ops, "ops_per_s",
-                     ops_s, "mib_per_s", mib_s, "latency", "mean_ns", lat, "max_ns", lat * 50,
-                     "percentiles_ns", "50", lat * 0.9, "95", lat * 2, "99", lat * 4, "99.9",
-                     lat * 10);
+    return json_pack("{s:f,s:f,s:f,s:{s:f,s:f,s:f,s:{s:f,s:f,s:f,s:f}}}", "ops", ops, "ops_per_s",
+                     ops_s, "mib_per_s", mib_s, "latency", "count", ops, "mean_ns", lat, "max_ns",
+                     lat * 50, "percentiles_ns", "50", lat * 0.9, "95", lat * 2, "99", lat * 4,
+                     "99.9", lat * 10);
 }
 
 /* A run result: rndrw, 4 threads, 16 KiB blocks; 10 000 ops in 10 s (1000 ops/s), reads
@@ -675,6 +675,7 @@ static json_t *run_p99(double ops, double p99)
 {
     json_t *d = run_ops(ops);
     jnum(d, "result/op_types/read/latency/percentiles_ns/99", p99);
+    jnum(d, "result/op_types/read/latency/count", ops);
     return d;
 }
 
@@ -739,7 +740,9 @@ static json_t *reader_writer_doc(double p99)
 {
     json_t *r = run_p99(1000, p99), *w = run_ops(1000), *tot = run_p99(2000, p99);
     jnum(r, "result/op_types/write/ops", 0);
+    jnum(r, "result/op_types/write/latency/count", 0);
     jnum(w, "result/op_types/read/ops", 0);
+    jnum(w, "result/op_types/read/latency/count", 0);
     json_t *ph = json_pack("{s:s,s:[{s:s,s:o},{s:s,s:o}],s:o}", "name", "mixed", "jobs", "name",
                            "reader", "result", r, "name", "writer", "result", w, "total", tot);
     json_t *d = json_pack("{s:s,s:s,s:[o]}", "schema", "sbio-script/1", "script", "/w/rw.lua",

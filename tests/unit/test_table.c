@@ -90,17 +90,19 @@ static void test_metrics_parse(void **state)
     assert_string_equal(sbio_table_metric_name(idx[1]), "read.p99");
 }
 
-/* A run document with every field the metrics read, and their values: reads and writes done,
- * no fsync. */
+/* A run document with every field the metrics read, and their values: reads and writes done
+ * and timed, fsyncs counted but none timed on its own (inside their writes: --file-fsync-all). */
 static const char run_doc[] =
     "{\"result\": {\"elapsed_s\": 2.5, \"ops\": 1000,"
     " \"op_types\": {\"read\": {\"ops\": 600, \"ops_per_s\": 240.5, \"mib_per_s\": 3.75,"
-    "                           \"latency\": {\"percentiles_ns\": {\"50\": 1000, \"99\": 70000,"
+    "                           \"latency\": {\"count\": 600, \"percentiles_ns\": {\"50\": 1000, "
+    "\"99\": 70000,"
     "                                                             \"99.9\": 90000}}},"
     "                \"write\": {\"ops\": 400, \"ops_per_s\": 160.25, \"mib_per_s\": 2.5,"
-    "                            \"latency\": {\"percentiles_ns\": {\"99\": 800000}}},"
-    "                \"fsync\": {\"ops\": 0, \"ops_per_s\": 0, \"mib_per_s\": 0,"
-    "                            \"latency\": {\"percentiles_ns\": {\"99\": 0}}}},"
+    "                            \"latency\": {\"count\": 400, \"percentiles_ns\": {\"99\": "
+    "800000}}},"
+    "                \"fsync\": {\"ops\": 5, \"ops_per_s\": 2, \"mib_per_s\": 0,"
+    "                            \"latency\": {\"count\": 0, \"percentiles_ns\": {\"99\": 0}}}},"
     " \"cpu\": {\"user_pct\": 1.5, \"system_pct\": 20.25},"
     " \"devices\": [{\"util_pct\": 97.5}, {\"util_pct\": 3}],"
     " \"latency_all\": {\"percentiles_ns\": {\"50\": 2000, \"95\": 1310720, \"99\": 2621440,"
@@ -123,7 +125,7 @@ static void test_metrics_values(void **state)
         {"time", 2.5},         /* elapsed_s: sysbench's total time */
         {"reads", 240.5},      /* op_types.read.ops_per_s */
         {"writes", 160.25},    /* op_types.write.ops_per_s */
-        {"fsyncs", 0},         /* a rate of 0 is a figure */
+        {"fsyncs", 2},         /* op_types.fsync.ops_per_s */
         {"cpu", 1.5 + 20.25},  /* user + system, % of one CPU */
         {"util", 97.5},        /* the first device's */
         {"share", 25},         /* bytes_share, % */
@@ -145,7 +147,8 @@ static void test_metrics_values(void **state)
         if (!(fabs(got - cases[k].want) <= 1e-9))
             fail_msg("%s = %.15g, want %.15g", cases[k].name, got, cases[k].want);
     }
-    /* Not there: an op type the block did not do (fsync: 0 ops), a percentile the document
+    /* Not there: an op type the block did not do or time (fsync: counted, not timed, so no
+     * latency of 0), the rmw the block did not do, a percentile the document
      * lacks, a share without the phase's shares, a device-less run's util, past the end. */
     const char *absent[] = {"fsync.p99", "write.p50", "rmw.p99", "rmw.mib"};
     for (size_t k = 0; k < ARRAY_LEN(absent); k++)
@@ -166,9 +169,9 @@ static void test_metrics_values(void **state)
 /* A job's result: ops/s (elapsed 1 s), all of op type op, and their p99. */
 static json_t *job_result_of(const char *op, double ops, double p99)
 {
-    return json_pack("{s:{s:f,s:f,s:{s:{s:f,s:f,s:{s:{s:f}}}}}}", "result", "elapsed_s", 1.0, "ops",
-                     ops, "op_types", op, "ops", ops, "ops_per_s", ops, "latency", "percentiles_ns",
-                     "99", p99);
+    return json_pack("{s:{s:f,s:f,s:{s:{s:f,s:f,s:{s:f,s:{s:f}}}}}}", "result", "elapsed_s", 1.0,
+                     "ops", ops, "op_types", op, "ops", ops, "ops_per_s", ops, "latency", "count",
+                     ops, "percentiles_ns", "99", p99);
 }
 
 static json_t *job_result(double ops, double p99)
