@@ -181,7 +181,7 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
     struct sbio_runner_sync sync = {0};
-    struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&sync, 1, false);
+    struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&sync);
     if (watch)
         sync.agree(sync.ctx, 0);
     if (!rc && mine) {

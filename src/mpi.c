@@ -307,8 +307,7 @@ static int watch_agree(void *ctx, int rc)
     return g;
 }
 
-struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync, unsigned threads,
-                                          bool shared)
+struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync)
 {
     if (!mpi_on())
         return NULL;
@@ -330,10 +329,6 @@ struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync, unsigne
     sync->ctx = w;
     sync->agree = watch_agree;
     sync->stopped = watch_stopped;
-    if (shared && w->size > 1) {
-        sync->first_thread = w->rank * threads;
-        sync->all_threads = w->size * threads;
-    }
     return w;
 }
 
@@ -472,10 +467,9 @@ void sbio_mpi_bcast_u64(uint64_t *v)
     (void)v;
 }
 
-struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync, unsigned threads,
-                                          bool shared)
+struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync)
 {
-    (void)sync, (void)threads, (void)shared;
+    (void)sync;
     return NULL;
 }
 

@@ -61,11 +61,9 @@ void sbio_mpi_bcast_u64(uint64_t *v);
 
 /* The runner's coordination for one run (see struct sbio_runner_sync): its agree() also
  * notifies the other ranks when this one failed and drains their notices; stopped() tests
- * for a notice. *sync is filled; NULL (and *sync untouched) when MPI is not active.
- * shared: the ranks share one file set (the runner then numbers threads across ranks). */
+ * for a notice. *sync is filled; NULL (and *sync untouched) when MPI is not active. */
 struct sbio_mpi_watch;
-struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync, unsigned threads,
-                                          bool shared);
+struct sbio_mpi_watch *sbio_mpi_watch_new(struct sbio_runner_sync *sync);
 void sbio_mpi_watch_free(struct sbio_mpi_watch *w);
 
 /* Collective, after a run that every rank ran: rank 0's res becomes the merged result

@@ -307,7 +307,7 @@ static int run_verify_check(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_job *job = r->job;
     const struct sbio_fileset *fs = r->fs;
-    const struct sbio_runner_sync *sync = r->sync;
+    unsigned all = r->env->all_threads;
     if (!job->verify)
         return 0;
     const char *why = fs->raw                            ? "a raw device has no verified blocks"
@@ -321,8 +321,7 @@ static int run_verify_check(struct run *r, struct sbio_run_result *res)
                  sbio_fmt_bytes(b, sizeof(b), fs->block_size));
         return -SBIO_EUSAGE;
     }
-    if (!why && !sbio_job_sequential(job) &&
-        r->lay.rnd_blocks < (sync && sync->all_threads ? sync->all_threads : job->threads))
+    if (!why && !sbio_job_sequential(job) && r->lay.rnd_blocks < (all ? all : job->threads))
         why = "fewer blocks than threads (each thread owns its blocks)";
     if (why) {
         sbio_err("--verify: %s", why);
@@ -339,15 +338,15 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     const struct sbio_job *job = r->job;
     res->seed = job->seed ? job->seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     sbio_wl_shared_init(&r->sh, job, &r->lay, res->seed);
-    if (r->sync && r->sync->all_threads) {
-        /* One set, many processes: threads are numbered across them. */
-        r->sh.threads = r->sync->all_threads;
-        r->first_thread = r->sync->first_thread;
+    if (r->env->all_threads) {
+        /* One set, threads of others too: threads are numbered across them. */
+        r->sh.threads = r->env->all_threads;
+        r->first_thread = r->env->first_thread;
         if (sbio_job_sequential(job))
             r->sh.seq_stream = SBIO_SEQ_PER_THREAD;
     }
     r->sh.partition = r->verify;
-    r->sh.once_own = r->sh.partition || (r->sync && r->sync->all_threads);
+    r->sh.once_own = r->sh.partition || r->env->all_threads;
     if (job->rate)
         r->rate_interval_ns = (uint64_t)(1e9 * (double)r->nthreads / (double)job->rate);
     r->budget = job->events > 0;

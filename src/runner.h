@@ -35,11 +35,6 @@ struct sbio_runner_sync {
     /* Polled every 20 ms during a phase: true when another process failed or was stopped;
      * this one then stops as after a failure (no end fsyncs). */
     bool (*stopped)(void *ctx);
-    /* A set shared by all processes: this one's threads are numbered from first_thread of
-     * all_threads in all, so that random --verify partitions and sequential slices are
-     * disjoint across processes (sequential modes then always use per-thread slices: each
-     * process walks its own slice of the set). all_threads 0: a set of its own. */
-    unsigned first_thread, all_threads;
 };
 
 /* --warmup=auto for the jobs of a phase that run side by side: measuring starts for all of
@@ -68,6 +63,12 @@ struct sbio_runner_env {
     const struct sbio_target *target;    /* may be NULL */
     const struct sbio_interim *interim;  /* lines and samples while it runs; NULL: none */
     const struct sbio_runner_sync *sync; /* NULL: alone */
+    /* A set shared with other threads than the job's own (other processes' under MPI, other
+     * jobs' under --verify): the job's threads are numbered from first_thread of all_threads
+     * in all, so that random --verify partitions and sequential slices are disjoint across
+     * them (sequential modes then always use per-thread slices: each thread walks its own
+     * slice of the set). all_threads 0: the job's threads alone are numbered. */
+    unsigned first_thread, all_threads;
     bool share_fds; /* one descriptor per file for all threads (the engine allows it) */
     /* --memory-limit's group, whose memory.stat the result carries; NULL or version
      * SBIO_CGROUP_NONE: none. */

@@ -575,14 +575,17 @@ static void session_rank_job(struct session_job *j, struct session *s, const str
     j->env.created = s->created;
     j->env.target = &s->target;
     j->env.memgroup = &s->mem;
+    if (n > 1 && !cfg->file_per_rank) { /* one set, every rank's threads */
+        j->env.first_thread = me * (unsigned)c.threads;
+        j->env.all_threads = n * (unsigned)c.threads;
+    }
 }
 
 /* Run the rank's job, meeting the other ranks at each phase boundary. */
-static int session_run_rank(struct session_job *j, struct session *s)
+static int session_run_rank(struct session_job *j)
 {
-    bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
     struct sbio_runner_sync sync;
-    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync, (unsigned)s->cfg->threads, shared);
+    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync);
     j->env.sync = watch ? &sync : NULL;
     int rc = sbio_runner_run(&j->job, &j->env, &j->res);
     j->env.sync = NULL;
@@ -651,7 +654,7 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
     rc = sbio_session_agree(topo, rc, "refused the run");
     fflush(text);
     if (!rc)
-        ran = !(rc = session_run_rank(&j, &s));
+        ran = !(rc = session_run_rank(&j));
     int rrc = session_restore(&s);
     /* A process that could not start its threads printed why; then nobody reports. */
     int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");

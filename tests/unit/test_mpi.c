@@ -131,7 +131,7 @@ static void test_single_process(void **state)
     assert_int_equal(nhosts, 1);
     assert_true(host[0] != 0);
     struct sbio_runner_sync sync;
-    assert_null(sbio_mpi_watch_new(&sync, 4, true));
+    assert_null(sbio_mpi_watch_new(&sync));
     uint64_t v = 42;
     sbio_mpi_bcast_u64(&v);
     assert_int_equal(v, 42);
