@@ -554,6 +554,22 @@ static json_t *job_declared(const struct sbio_script_job *sj)
     return d;
 }
 
+/* Where a job's threads stand among all those that share its set (runner.h): the other
+ * ranks' on a set they share and, under --verify, the other jobs' of its phase, whose blocks
+ * must be disjoint from its own. before: the threads of the phase's jobs before it; phase:
+ * all the phase's threads on this rank (a plain run's are its job's). */
+static void session_place(struct session_job *j, const struct session *s, unsigned before,
+                          unsigned phase)
+{
+    bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
+    unsigned ranks = shared ? s->topo->nranks : 1;
+    unsigned width = s->cfg->verify ? phase : j->job.threads;
+    if (ranks * width == j->job.threads)
+        return; /* its threads alone */
+    j->env.first_thread = (shared ? s->topo->rank : 0) * width + (s->cfg->verify ? before : 0);
+    j->env.all_threads = ranks * width;
+}
+
 /* This rank's share of the plain run: ranks with sets of their own draw different offsets
  * from one seed (ranks sharing a set differ by their threads' numbers); --events and --rate
  * are totals, of which each rank takes its share. */
@@ -575,10 +591,7 @@ static void session_rank_job(struct session_job *j, struct session *s, const str
     j->env.created = s->created;
     j->env.target = &s->target;
     j->env.memgroup = &s->mem;
-    if (n > 1 && !cfg->file_per_rank) { /* one set, every rank's threads */
-        j->env.first_thread = me * (unsigned)c.threads;
-        j->env.all_threads = n * (unsigned)c.threads;
-    }
+    session_place(j, s, 0, j->job.threads);
 }
 
 /* Run the rank's job, meeting the other ranks at each phase boundary. */
@@ -907,9 +920,10 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     int rc = 0;
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         rc = session_job_declared(&jobs[k], ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
-        before += p->jobs[k].threads;
         jobs[k].env =
             (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
+        session_place(&jobs[k], ses, before, total);
+        before += p->jobs[k].threads;
         session_interim(&jobs[k], ses->cfg, NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
