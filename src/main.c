@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -262,32 +263,40 @@ static int cmd_version(FILE *out)
 }
 
 /* Under MPI rank 0 speaks for all: the other ranks' stdout goes nowhere, and the option
- * checks every rank repeats alike are reported by rank 0 alone (their stderr is muted until
- * unmute_checks). Their stderr stays otherwise: a rank that fails on its own says why.
- * Returns the saved stderr to hand to unmute_checks, or -1. */
-static int mute_checks(unsigned rank)
+ * checks every rank repeats alike are reported by rank 0 alone: the others' stderr is held
+ * back (into *held, a memory file) until unmute_checks, which says it only when that rank
+ * alone refused (a script that reads its environment, a file one host lacks). Their stderr
+ * stays otherwise: a rank that fails on its own says why. Returns the saved stderr to hand
+ * to unmute_checks, or -1. */
+static int mute_checks(unsigned rank, int *held)
 {
+    *held = -1;
     if (!rank)
         return -1;
     if (!freopen("/dev/null", "w", stdout))
         sbio_note("rank %u: /dev/null: %s", rank, strerror(errno));
     fflush(stderr);
-    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    int err_fd = null_fd >= 0 ? dup(STDERR_FILENO) : -1;
+    *held = memfd_create("sbio-checks", MFD_CLOEXEC);
+    int err_fd = *held >= 0 ? dup(STDERR_FILENO) : -1;
     if (err_fd >= 0)
-        dup2(null_fd, STDERR_FILENO);
-    if (null_fd >= 0)
-        close(null_fd);
+        dup2(*held, STDERR_FILENO);
     return err_fd;
 }
 
-static void unmute_checks(int err_fd)
+static void unmute_checks(int err_fd, int held, bool say)
 {
-    if (err_fd < 0)
-        return;
-    fflush(stderr);
-    dup2(err_fd, STDERR_FILENO);
-    close(err_fd);
+    if (err_fd >= 0) {
+        fflush(stderr);
+        dup2(err_fd, STDERR_FILENO);
+        close(err_fd);
+    }
+    char buf[4096];
+    ssize_t n;
+    if (held >= 0 && say && !lseek(held, 0, SEEK_SET))
+        while ((n = read(held, buf, sizeof(buf))) > 0 && write(STDERR_FILENO, buf, (size_t)n) == n)
+            ;
+    if (held >= 0)
+        close(held);
 }
 
 /* The value of --script on the command line, or NULL: needed before the options are parsed. */
@@ -339,16 +348,14 @@ static int load_script(struct sbio_config *cfg, const char *path, struct sbio_sc
     return 0;
 }
 
-/* What only a whole configuration decides: the ranks and hosts, --file-per-rank's folder
- * (into dir), the checks across options. 0 or non-zero (message printed). */
+/* What only a whole configuration decides: --file-per-rank's folder (into dir), the checks
+ * across options. 0 or non-zero (message printed). */
 static int configure(struct sbio_config *cfg, struct sbio_topology *topo, char *dir, size_t len)
 {
-    char host[SBIO_MPI_HOST_LEN];
-    topo->nranks = sbio_mpi_size();
-    int rc = sbio_mpi_hosts(host, &topo->host_leader, &topo->nhosts);
+    int rc = 0;
     unsigned set_cmds = SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP) |
                         SBIO_C(SBIO_CMD_COMPARE);
-    if (!rc && cfg->file_per_rank && (SBIO_C(cfg->cmd) & set_cmds))
+    if (cfg->file_per_rank && (SBIO_C(cfg->cmd) & set_cmds))
         rc = rank_dir(cfg, topo->rank, dir, len);
     if (!rc)
         rc = sbio_options_validate(cfg, topo->nranks);
@@ -371,19 +378,30 @@ static int parse_command_line(int argc, char **argv, struct command *c)
 {
     c->topo = SBIO_TOPOLOGY_ALONE;
     c->topo.rank = sbio_mpi_rank();
-    int err_fd = mute_checks(c->topo.rank);
+    int held, err_fd = mute_checks(c->topo.rank, &held);
+    /* Collective: every rank gets here, whatever its command line. */
+    char host[SBIO_MPI_HOST_LEN];
+    c->topo.nranks = sbio_mpi_size();
+    int hrc = sbio_mpi_hosts(host, &c->topo.host_leader, &c->topo.nhosts);
     const char *spath = script_arg(argc, argv);
     char path[PATH_MAX];
     sbio_options_defaults(&c->cfg);
-    int rc = spath ? declare_script(spath, &c->cfg, &c->decl, path, sizeof(path)) : 0;
+    int rc = hrc ? hrc : spath ? declare_script(spath, &c->cfg, &c->decl, path, sizeof(path)) : 0;
     if (!rc)
         rc = sbio_options_parse(&c->cfg, argc, argv);
     if (!rc && spath)
         rc = load_script(&c->cfg, path, &c->script);
     if (!rc)
         rc = configure(&c->cfg, &c->topo, c->dir, sizeof(c->dir));
-    unmute_checks(err_fd);
-    return rc ? -SBIO_EUSAGE : 0;
+    /* Every rank's verdict: a rank that alone refused says why, then rank 0 names it. */
+    unsigned who = 0, me = c->topo.rank;
+    int g = sbio_mpi_agree(rc ? -SBIO_EUSAGE : 0, &who);
+    unmute_checks(err_fd, held, rc && who == me);
+    if (g && sbio_mpi_agree(0, NULL) == 0 && who != me && me == 0)
+        sbio_err("rank %u of %u refused the command line (its message above); every rank "
+                 "stopped",
+                 who, sbio_mpi_size());
+    return g ? -SBIO_EUSAGE : 0;
 }
 
 /* The command of c. Returns the command's code (util.h). */

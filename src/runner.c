@@ -941,5 +941,7 @@ int sbio_runner_run(const struct sbio_job *job, const struct sbio_runner_env *en
      * could not start them still meets them once, so that none waits for it. */
     if (env->sync && rc)
         env->sync->agree(env->sync->ctx, rc);
+    if (env->sync && env->sync->leave)
+        env->sync->leave(env->sync->ctx);
     return rc;
 }

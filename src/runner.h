@@ -35,6 +35,9 @@ struct sbio_runner_sync {
     /* Polled every 20 ms during a phase: true when another process failed or was stopped;
      * this one then stops as after a failure (no end fsyncs). */
     bool (*stopped)(void *ctx);
+    /* May be NULL. Called once when the run is done meeting (after its last agree, on
+     * every path). */
+    void (*leave)(void *ctx);
 };
 
 /* --warmup=auto for the jobs of a phase that run side by side: measuring starts for all of

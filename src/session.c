@@ -15,6 +15,7 @@
 #include "fileset.h"
 #include "job.h"
 #include "jobproc.h"
+#include "meet.h"
 #include "mix.h"
 #include "mpi.h"
 #include "engine.h"
@@ -418,50 +419,65 @@ static void *session_job_main(void *arg)
     return NULL;
 }
 
-/* Run a phase's jobs side by side, each on its own threads; they start together. A single
- * job runs on this thread (the MPI calls of its meetings must come from the main thread).
- * 0, or -EAGAIN when a job could not be started (*started say how many were). */
+/* A job in a cgroup v2 group runs in a process of its own (jobproc.h). */
 static bool session_job_forks(const struct session_job *j)
 {
     return j->group.version == SBIO_CGROUP_V2;
 }
 
-/* A job in a cgroup v2 group runs in a process of its own, forked before any thread job
- * starts (a fork copies only the forking thread); the others run as threads. */
-static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started)
+/* Run a phase's jobs side by side, each on its own threads (or process); they start
+ * together. A job in a v2 group is forked before any thread job starts (a fork copies only
+ * the forking thread). Alone, a single thread job runs on this thread; under meet (the jobs
+ * meeting other processes, meet.h) every job runs on threads of its own while this thread
+ * serves their meetings, whose MPI calls must come from it. 0, or -EAGAIN when a job could
+ * not be started (*started: its index; n when all were). */
+static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started,
+                            struct sbio_meet *meet)
 {
-    unsigned nthr = 0, forked = 0;
+    unsigned nthr = 0, ran = 0; /* ran: a bit per job started on a thread or process */
     int rc = 0;
-    for (*started = 0; *started < n; (*started)++) {
-        struct session_job *j = &jobs[*started];
-        if (!session_job_forks(j)) {
-            nthr++;
-        } else if (!(rc = sbio_jobproc_start(&j->proc, &j->job, &j->env, j->group.dir))) {
-            forked |= 1u << *started;
-        } else {
+    for (unsigned k = 0; k < n; k++)
+        nthr += !session_job_forks(&jobs[k]);
+    *started = n;
+    for (unsigned k = 0; k < n && !rc; k++) {
+        struct session_job *j = &jobs[k];
+        if (!session_job_forks(j))
+            continue;
+        if ((rc = sbio_jobproc_start(&j->proc, &j->job, &j->env, j->group.dir))) {
             sbio_err("job %s: fork: %s", j->job.name, strerror(-rc));
-            break;
+            *started = k;
+        } else {
+            ran |= 1u << k;
         }
     }
-    for (*started = rc ? *started : 0; !rc && *started < n; (*started)++) {
-        struct session_job *j = &jobs[*started];
+    for (unsigned k = 0; k < n && !rc; k++) {
+        struct session_job *j = &jobs[k];
         if (session_job_forks(j))
             continue;
-        if (nthr == 1) /* alone, on this thread */
+        if (nthr == 1 && !meet) { /* alone, on this thread */
             session_job_main(j);
-        else if (pthread_create(&j->tid, NULL, session_job_main, j)) {
+        } else if (pthread_create(&j->tid, NULL, session_job_main, j)) {
             rc = -EAGAIN;
-            break;
+            *started = k;
+        } else {
+            ran |= 1u << k;
         }
     }
     if (rc && n) /* --warmup=auto: the jobs started do not wait for those that never will */
         sbio_warmup_phase_release(jobs[0].env.warmup_phase);
-    for (unsigned k = 0; k < *started && nthr > 1; k++)
-        if (!session_job_forks(&jobs[k]))
-            pthread_join(jobs[k].tid, NULL);
-    for (unsigned k = 0; k < n; k++)
-        if (forked & (1u << k))
+    for (unsigned k = 0; meet && rc && k < n; k++)
+        if (!(ran & (1u << k)))
+            sbio_meet_abandon(meet, k, rc);
+    if (meet)
+        sbio_meet_serve(meet);
+    for (unsigned k = 0; k < n; k++) {
+        if (!(ran & (1u << k)))
+            continue;
+        if (session_job_forks(&jobs[k]))
             sbio_jobproc_finish(&jobs[k].proc, jobs[k].job.name, &jobs[k].res, &jobs[k].rc);
+        else
+            pthread_join(jobs[k].tid, NULL);
+    }
     return rc;
 }
 
@@ -570,6 +586,12 @@ static void session_place(struct session_job *j, const struct session *s, unsign
     j->env.all_threads = ranks * width;
 }
 
+/* This rank's share of a total that the ranks split (--events, --rate). */
+static uint64_t session_rank_share(uint64_t total, const struct sbio_topology *t)
+{
+    return total / t->nranks + (t->rank < total % t->nranks);
+}
+
 /* This rank's share of the plain run: ranks with sets of their own draw different offsets
  * from one seed (ranks sharing a set differ by their threads' numbers); --events and --rate
  * are totals, of which each rank takes its share. */
@@ -577,11 +599,11 @@ static void session_rank_job(struct session_job *j, struct session *s, const str
                              uint64_t seed, FILE *interim, bool want_env)
 {
     const struct sbio_config *cfg = s->cfg;
-    unsigned n = s->topo->nranks, me = s->topo->rank;
+    unsigned me = s->topo->rank;
     struct sbio_config c = *v;
     c.rand_seed = cfg->file_per_rank && me ? sbio_mix64(seed ^ me) : seed;
-    c.events = cfg->events / n + (me < cfg->events % n);
-    c.rate = cfg->rate / n + (me < cfg->rate % n);
+    c.events = session_rank_share(cfg->events, s->topo);
+    c.rate = session_rank_share(cfg->rate, s->topo);
     memset(j, 0, sizeof(*j));
     sbio_job_from_config(&j->job, &c);
     j->lines = (struct session_lines){
@@ -719,12 +741,21 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
     return j->hook_ops ? 0 : -ENOMEM;
 }
 
+/* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
+ * share of the cumulative count, floor to floor. */
+static uint64_t session_job_events(const struct sbio_script_phase *p, unsigned k,
+                                   unsigned total_threads, unsigned threads_before)
+{
+    return (uint64_t)((unsigned __int128)p->events * (threads_before + p->jobs[k].threads) /
+                          total_threads -
+                      (unsigned __int128)p->events * threads_before / total_threads);
+}
+
 /* How the reports describe job k of phase p: the command line's configuration with the
  * job's threads, engine, flags, rate, limits and block. The reports know sysbench's modes: a
  * mix is described as rndrw with its largest request as merged blocks, and the JSON sets the
- * job's own declaration beside it. The phase's event budget is shared by its jobs in
- * proportion to their threads, exactly: job k gets its threads' share of the cumulative
- * count, floor to floor. */
+ * job's own declaration beside it. The phase's event budget is shared by its jobs
+ * (session_job_events). */
 static void session_job_view(struct sbio_config *c, const struct sbio_config *base,
                              const struct sbio_script_phase *p, unsigned k, unsigned total_threads,
                              unsigned threads_before, uint64_t seed)
@@ -737,9 +768,7 @@ static void session_job_view(struct sbio_config *c, const struct sbio_config *ba
     c->extra_flags = sj->flags;
     c->rate = sj->rate;
     c->time_s = p->time_s;
-    c->events =
-        (uint64_t)((unsigned __int128)p->events * (threads_before + sj->threads) / total_threads -
-                   (unsigned __int128)p->events * threads_before / total_threads);
+    c->events = session_job_events(p, k, total_threads, threads_before);
     if (p->events && !c->events && !c->time_s)
         c->time_s = 1; /* a job with no share of the events idles for a second */
     c->seq_stream = sj->stream;
@@ -816,10 +845,20 @@ static void session_shares(struct session *ses, const struct sbio_script_phase *
         json_object_set_new(pj, "shares", sbio_json_shares(&sh, names));
 }
 
-/* The text report of each job of a phase and, for several jobs, of their total; their JSON
- * into pj. The worst job's status into *status. */
+/* "3 threads", or under MPI "3 threads on each of 2 ranks". */
+static const char *session_threads(char *buf, size_t len, unsigned n, const struct sbio_topology *t)
+{
+    int l = snprintf(buf, len, "%u thread%s", n, n == 1 ? "" : "s");
+    if (t->nranks > 1 && l > 0 && (size_t)l < len)
+        snprintf(buf + l, len - (size_t)l, " on each of %u ranks", t->nranks);
+    return buf;
+}
+
+/* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
+ * when there is none); their JSON into pj. The worst job's status into *status. */
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
-                                 struct session_job *jobs, json_t *pj, bool want_doc, int *status)
+                                 struct session_job *jobs, struct sbio_run_result *tot, json_t *pj,
+                                 bool want_doc, int *status)
 {
     json_t *jj = json_array();
     bool measured = true;
@@ -841,8 +880,9 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (jobs[k].view.ioprio != SBIO_IOPRIO_NONE)
             snprintf(with, sizeof(with), ", I/O priority %s",
                      sbio_ioprio_name(prio, sizeof(prio), jobs[k].view.ioprio));
-        fprintf(ses->text, "\n--- Job %s (%u thread%s, %s%s%s) ---\n", p->jobs[k].name,
-                p->jobs[k].threads, p->jobs[k].threads == 1 ? "" : "s",
+        char thr[64];
+        fprintf(ses->text, "\n--- Job %s (%s, %s%s%s) ---\n", p->jobs[k].name,
+                session_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
                 sbio_engine_name(p->jobs[k].engine),
                 !wr                    ? ""
                 : p->jobs[k].fsync_end ? ", fsync at end"
@@ -859,26 +899,24 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                               sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
-    if (p->njobs == 1 || !measured) /* else the total's row, below */
+    if (!tot) /* else the total's row, below */
         sbio_report_phase_add(&ses->summary, p->name, p->njobs, measured ? &jobs[0].res : NULL);
-    struct sbio_run_result tot;
-    if (p->njobs < 2 || !measured || session_merge_jobs(jobs, p->njobs, &tot))
+    if (!tot)
         return;
     /* The total's configuration: the first job's, with every job's threads and the deepest
      * queue. */
     struct sbio_config all = jobs[0].view;
-    all.threads = tot.threads;
-    all.rate = 0;            /* each job's --rate is reported with the job */
-    all.ioprio = tot.ioprio; /* the jobs' own when they differ */
+    all.threads = tot->threads / ses->topo->nranks; /* the report multiplies by the ranks */
+    all.rate = 0;                                   /* each job's --rate is reported with the job */
+    all.ioprio = tot->ioprio;                       /* the jobs' own when they differ */
     for (unsigned k = 1; k < p->njobs; k++)
         all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
     fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
-    sbio_report_text(ses->text, &all, &ses->fs, &tot);
-    sbio_report_phase_add(&ses->summary, p->name, p->njobs, &tot);
+    sbio_report_text(ses->text, &all, &ses->fs, tot);
+    sbio_report_phase_add(&ses->summary, p->name, p->njobs, tot);
     if (want_doc)
-        json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, &tot, ses->env));
+        json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, tot, ses->env));
     session_shares(ses, p, jobs, pj, want_doc);
-    free(tot.per_thread);
 }
 
 /* The phase's job groups, made under the session's sbio.PID folder (recorded in its state
@@ -899,32 +937,30 @@ static int session_make_groups(struct session *ses, const struct sbio_script_pha
     return 0;
 }
 
-/* Phase pi of script s: its jobs side by side, then their reports. A phase the system
- * refuses (an O_DIRECT size the device cannot do, …) is reported as refused, with the
- * reason printed above, and the script goes on (0). Returns 0 or the first job's failure to
- * start. */
-static int session_script_phase(struct session *ses, const struct sbio_script *s, unsigned pi,
-                                uint64_t seed, json_t *phases, bool want_doc, int *status)
+/* Phase pi's jobs declared and checked, their groups made: ready to run. 0, -SBIO_EUSAGE
+ * (the phase is refused; message printed) or -errno. */
+static int session_phase_ready(struct session *ses, const struct sbio_script *s, unsigned pi,
+                               uint64_t seed, struct session_job *jobs)
 {
     const struct sbio_script_phase *p = &s->phases[pi];
-    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
-    unsigned total = 0, before = 0, started = 0;
+    unsigned total = 0, before = 0;
     for (unsigned k = 0; k < p->njobs; k++)
         total += p->jobs[k].threads;
-    memset(jobs, 0, sizeof(jobs));
-    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %u thread%s) ===\n", pi + 1, s->nphases,
-            p->name, p->njobs, p->njobs == 1 ? "" : "s", total, total == 1 ? "" : "s");
-    if (p->drop_caches && (geteuid() != 0 || session_drop_caches(ses)))
-        fprintf(ses->text, "Page cache not dropped: that needs root\n");
-    fflush(ses->text);
     int rc = 0;
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
-        rc = session_job_declared(&jobs[k], ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
-        jobs[k].env =
+        struct session_job *j = &jobs[k];
+        rc = session_job_declared(j, ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
+        /* Under MPI each rank runs its share of the job's events and rate; ranks with sets
+         * of their own draw from seeds of their own. */
+        j->job.events = session_rank_share(j->view.events, ses->topo);
+        j->job.rate = session_rank_share(j->view.rate, ses->topo);
+        if (ses->cfg->file_per_rank && ses->topo->rank)
+            j->job.seed = sbio_mix64(j->job.seed ^ ses->topo->rank);
+        j->env =
             (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
-        session_place(&jobs[k], ses, before, total);
+        session_place(j, ses, before, total);
         before += p->jobs[k].threads;
-        session_interim(&jobs[k], ses->cfg, NULL);
+        session_interim(j, ses->cfg, NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
     for (unsigned k = 0; k < p->njobs && !rc; k++)
@@ -932,21 +968,108 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
     char note[256] = "";
     if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
         fputs(note, ses->text);
-    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
-    if (!rc)
-        rc = session_make_groups(ses, p, jobs);
+    return rc ? rc : session_make_groups(ses, p, jobs);
+}
+
+/* Every rank's status at a meeting of phase p (session_phase_run); rank 0 names the rank
+ * that decided when it was another one (that rank printed why). */
+static int session_phase_agree(const struct session *ses, const struct sbio_script_phase *p, int rc,
+                               const char *what)
+{
+    unsigned who = 0;
+    int g = sbio_mpi_agree(rc, &who);
+    if (g && g != -EINTR && who != ses->topo->rank && ses->topo->rank == 0)
+        sbio_err("rank %u of %u %s phase \"%s\" (its message above)", who, ses->topo->nranks, what,
+                 p->name);
+    return g;
+}
+
+/* Run phase p's ready jobs (rc: whether they are), meeting the other ranks before and after;
+ * under MPI the jobs meet them through this rank's main thread (meet.h). 0, -SBIO_EUSAGE
+ * (refused here or on another rank) or the first failure to start, the same on every rank. */
+static int session_phase_run(struct session *ses, const struct sbio_script_phase *p,
+                             struct session_job *jobs, int rc)
+{
+    struct sbio_runner_sync up;
+    struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&up);
+    struct sbio_meet *meet = watch ? sbio_meet_new(p->njobs, &up) : NULL;
+    if (watch && !meet)
+        rc = -ENOMEM;
+    rc = session_phase_agree(ses, p, rc, "refused");
+    for (unsigned k = 0; k < p->njobs; k++)
+        jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
     /* --warmup=auto: the jobs start measuring together (runner.h). */
     struct sbio_warmup_phase *wph =
         !rc && ses->cfg->warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.warmup_phase = wph;
-    if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started)))
+    unsigned started = 0;
+    if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started, meet)))
         sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
-    sbio_warmup_phase_free(wph);
-    if (sbio_cgroups_remove_to(&ses->cg, mark))
-        sbio_err("some control groups could not be removed; run sbio restore as root");
     for (unsigned k = 0; k < started && !rc; k++)
         rc = jobs[k].rc;
+    sbio_warmup_phase_free(wph);
+    sbio_meet_free(meet);
+    sbio_mpi_watch_free(watch);
+    return session_phase_agree(ses, p, rc, "could not run");
+}
+
+/* The phase's results as rank 0 reports them: each job's merged across ranks and, for several
+ * jobs, their total into *tot (this rank's jobs merged, then merged across ranks: its per-rank
+ * table is each rank's total). Alone, the jobs' own and their merge. Collective. *have_tot
+ * false: no total. 0 or -ENOMEM / -EIO, the same on every rank. */
+static int session_phase_results(struct session *ses, const struct sbio_script_phase *p,
+                                 struct session_job *jobs, struct sbio_run_result *tot,
+                                 bool *have_tot)
+{
+    bool measured = true;
+    for (unsigned k = 0; k < p->njobs; k++)
+        measured = measured && jobs[k].res.measured;
+    /* A job that measured nothing on one rank is reported without a total everywhere. */
+    measured = !session_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
+    int rc = p->njobs > 1 && measured ? session_merge_jobs(jobs, p->njobs, tot) : 0;
+    *have_tot = p->njobs > 1 && measured && !rc;
+    if (sbio_mpi_agree(rc, NULL)) {
+        if (*have_tot)
+            sbio_run_result_free(tot);
+        *have_tot = false;
+    }
+    rc = 0;
+    for (unsigned k = 0; k < p->njobs && !rc; k++)
+        rc = sbio_mpi_reduce_result(&jobs[k].res);
+    if (!rc && *have_tot)
+        rc = sbio_mpi_reduce_result(tot);
+    return rc;
+}
+
+/* Phase pi of script s: its jobs side by side, then their reports (rank 0's, under MPI). A
+ * phase the system refuses (an O_DIRECT size the device cannot do, …) is reported as refused,
+ * with the reason printed above, and the script goes on (0). Returns 0 or the first job's
+ * failure to start. */
+static int session_script_phase(struct session *ses, const struct sbio_script *s, unsigned pi,
+                                uint64_t seed, json_t *phases, bool want_doc, int *status)
+{
+    const struct sbio_script_phase *p = &s->phases[pi];
+    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
+    unsigned total = 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        total += p->jobs[k].threads;
+    memset(jobs, 0, sizeof(jobs));
+    char thr[64];
+    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %s) ===\n", pi + 1, s->nphases, p->name,
+            p->njobs, p->njobs == 1 ? "" : "s",
+            session_threads(thr, sizeof(thr), total, ses->topo));
+    if (p->drop_caches && ses->topo->host_leader && (geteuid() != 0 || session_drop_caches(ses)))
+        fprintf(ses->text, "Page cache not dropped: that needs root\n");
+    fflush(ses->text);
+    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
+    int rc = session_phase_run(ses, p, jobs, session_phase_ready(ses, s, pi, seed, jobs));
+    if (sbio_cgroups_remove_to(&ses->cg, mark))
+        sbio_err("some control groups could not be removed; run sbio restore as root");
+    struct sbio_run_result tot;
+    bool have_tot = false;
+    if (!rc)
+        rc = session_phase_results(ses, p, jobs, &tot, &have_tot);
     json_t *pj = json_pack("{s:s}", "name", p->name);
     if (rc == -SBIO_EUSAGE) {
         fprintf(ses->text, "Phase %s refused (see the message above); going on\n", p->name);
@@ -954,11 +1077,18 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         sbio_report_phase_add(&ses->summary, p->name, p->njobs, NULL);
         json_object_set_new(pj, "jobs", json_array());
         rc = 0;
-    } else if (!rc) {
-        session_report_phase(ses, p, jobs, pj, want_doc, status);
+    } else if (!rc && ses->topo->rank == 0) {
+        session_report_phase(ses, p, jobs, have_tot ? &tot : NULL, pj, want_doc, status);
+    } else if (!rc) { /* rank 0 reports; the others know their own status */
+        for (unsigned k = 0; k < p->njobs; k++) {
+            int st = session_status(&jobs[k].res, 0, false);
+            *status = st > *status ? st : *status;
+        }
     } else {
         json_object_set_new(pj, "jobs", json_array());
     }
+    if (have_tot)
+        sbio_run_result_free(&tot);
     json_array_append_new(phases, pj);
     session_jobs_free(jobs, p->njobs);
     return rc;
@@ -1039,13 +1169,86 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
+/* Under MPI every rank runs a share of each job's events and rate (none may be left
+ * without), and a set the ranks share cannot be emptied by a seqwr job. 0 or -SBIO_EUSAGE
+ * (message printed). */
+static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s)
+{
+    unsigned n = sbio_mpi_size();
+    for (unsigned pi = 0; pi < s->nphases && n > 1; pi++) {
+        const struct sbio_script_phase *p = &s->phases[pi];
+        unsigned total = 0, before = 0;
+        for (unsigned k = 0; k < p->njobs; k++)
+            total += p->jobs[k].threads;
+        for (unsigned k = 0; k < p->njobs; before += p->jobs[k++].threads) {
+            const struct sbio_script_job *j = &p->jobs[k];
+            uint64_t ev = session_job_events(p, k, total, before);
+            const char *what = ev && ev < n ? "events" : j->rate && j->rate < n ? "rate" : NULL;
+            if (what) {
+                sbio_err("phase \"%s\", job \"%s\": a %s of %" PRIu64 " over %u ranks leaves "
+                         "some ranks none; accepted: at least %u (one per rank)%s",
+                         p->name, j->name, what, ev && ev < n ? ev : j->rate, n, n,
+                         ev && ev < n ? " for the job's share of the phase's events" : "");
+                return -SBIO_EUSAGE;
+            }
+            if (j->mode == SBIO_MODE_SEQWR && !cfg->file_per_rank) {
+                sbio_err("phase \"%s\", job \"%s\": seqwr on a set shared by %u ranks empties "
+                         "the files every rank writes; accepted: --file-per-rank, or seqrewr",
+                         p->name, j->name, n);
+                return -SBIO_EUSAGE;
+            }
+        }
+    }
+    return 0;
+}
+
 int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s)
 {
     struct sbio_target t;
     if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s) ||
-        session_target(cfg, &t) || session_check_groups(&t, s))
+        session_check_ranks(cfg, s) || session_target(cfg, &t) || session_check_groups(&t, s))
         return -SBIO_EUSAGE;
     return 0;
+}
+
+/* The script's header: what runs where, and the seed (rank 0's, on every rank). */
+static void session_script_header(struct session *ses, const struct sbio_script *s, uint64_t seed)
+{
+    const struct sbio_topology *t = ses->topo;
+    char b[32];
+    fprintf(ses->text,
+            "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
+            " (repeat with --rand-seed=%" PRIu64 ")\n",
+            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses->fs.nfiles,
+            sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes), seed, seed);
+    if (t->nranks > 1)
+        fprintf(ses->text,
+                "MPI: %u ranks on %u host%s, each running every job's threads; %s; a phase's "
+                "events and a job's rate are split across ranks\n",
+                t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s",
+                ses->cfg->file_per_rank ? "each rank its own file set in DIR/rank.N"
+                                        : "one file set shared by every rank");
+    sbio_report_memgroup(ses->text, &ses->mem, session_script_cold(s));
+}
+
+/* The script's end: its report() hook (rank 0's, with the merged document), and the run's
+ * status, the same on every rank: the worst of every rank's. */
+static int session_script_end(struct session *ses, const struct sbio_script *s, json_t *mine,
+                              int st)
+{
+    const struct sbio_config *cfg = ses->cfg;
+    if (mine && s->has_report) {
+        char err[512];
+        fprintf(ses->text, "\n=== report() of %s ===\n", s->path);
+        fflush(ses->text);
+        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, ses->text, err,
+                               sizeof(err))) {
+            sbio_err("report(): %s", err);
+            st = st ? st : 1;
+        }
+    }
+    int g = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
+    return g == -EINTR ? 130 : g ? 1 : 0;
 }
 
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
@@ -1055,49 +1258,35 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     int st = 0; /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
     if (doc)
         *doc = NULL;
-    if (topo->nranks > 1) {
-        sbio_err("--script under mpirun: not implemented yet (run the script on one host)");
-        return -SBIO_EUSAGE;
-    }
-    if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s))
-        return -SBIO_EUSAGE;
-    int rc = session_open(&ses, cfg, topo, text, s->path);
-    if (!rc)
-        rc = session_check_groups(&ses.target, s);
+    int rc = sbio_session_check_script(cfg, s);
+    bool opened = !rc;
+    if (opened)
+        rc = session_open(&ses, cfg, topo, text, s->path);
     if (!rc)
         rc = session_apply(&ses);
-    if (rc) {
-        session_close(&ses);
+    if ((rc = sbio_session_agree(topo, rc, "refused the script"))) {
+        if (opened)
+            session_close(&ses);
         return rc;
     }
     uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
-    char b[32];
-    fprintf(text,
-            "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
-            " (repeat with --rand-seed=%" PRIu64 ")\n",
-            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses.fs.nfiles,
-            sbio_fmt_bytes(b, sizeof(b), ses.fs.bytes), seed, seed);
-    sbio_report_memgroup(text, &ses.mem, session_script_cold(s));
-    /* The report hook reads the same document JSON output writes. */
-    bool want_doc = doc || s->has_report;
+    sbio_mpi_bcast_u64(&seed);
+    session_script_header(&ses, s, seed);
+    /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */
+    bool want_doc = topo->rank == 0 && (doc || s->has_report);
     session_describe(&ses, want_doc);
     json_t *phases = json_array();
-    for (unsigned pi = 0; pi < s->nphases && !rc && !sbio_stop_requested() && st != 130; pi++)
+    /* Every rank starts the next phase or none: a signal on one rank stops them all. */
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++) {
+        if (sbio_mpi_agree(sbio_stop_requested() || st == 130 ? -EINTR : 0, NULL))
+            break;
         rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st);
+    }
     sbio_report_phases(text, &ses.summary);
     if (session_restore(&ses))
         st = st ? st : 1;
     json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);
-    if (mine && s->has_report) {
-        char err[512];
-        fprintf(text, "\n=== report() of %s ===\n", s->path);
-        fflush(text);
-        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, text, err,
-                               sizeof(err))) {
-            sbio_err("report(): %s", err);
-            st = st ? st : 1;
-        }
-    }
+    st = session_script_end(&ses, s, mine, st);
     if (doc)
         *doc = mine;
     else
