@@ -660,7 +660,9 @@ static int compare_run_script(struct compare *c, const struct sbio_config *conf,
 static int compare_run(struct compare *c, size_t s, unsigned round)
 {
     struct sbio_config conf;
-    if (compare_setting(c, s, &conf))
+    /* A script reloaded for the setting may fail on one rank only (its environment): every
+     * rank stops then. */
+    if (sbio_mpi_agree(compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0, NULL))
         return -SBIO_EUSAGE;
     if (c->automatic)
         fprintf(c->out, "[%zu] round %u, %s: ", c->made + 1, round, c->names[s]);

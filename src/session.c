@@ -1169,12 +1169,8 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
-/* Under MPI every rank runs a share of each job's events and rate (none may be left
- * without), and a set the ranks share cannot be emptied by a seqwr job. 0 or -SBIO_EUSAGE
- * (message printed). */
-static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s)
+int sbio_session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s, unsigned n)
 {
-    unsigned n = sbio_mpi_size();
     for (unsigned pi = 0; pi < s->nphases && n > 1; pi++) {
         const struct sbio_script_phase *p = &s->phases[pi];
         unsigned total = 0, before = 0;
@@ -1183,12 +1179,13 @@ static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_
         for (unsigned k = 0; k < p->njobs; before += p->jobs[k++].threads) {
             const struct sbio_script_job *j = &p->jobs[k];
             uint64_t ev = session_job_events(p, k, total, before);
-            const char *what = ev && ev < n ? "events" : j->rate && j->rate < n ? "rate" : NULL;
-            if (what) {
-                sbio_err("phase \"%s\", job \"%s\": a %s of %" PRIu64 " over %u ranks leaves "
-                         "some ranks none; accepted: at least %u (one per rank)%s",
-                         p->name, j->name, what, ev && ev < n ? ev : j->rate, n, n,
-                         ev && ev < n ? " for the job's share of the phase's events" : "");
+            if ((ev && ev < n) || (j->rate && j->rate < n)) {
+                bool events = ev && ev < n;
+                sbio_err("phase \"%s\", job \"%s\": %s %" PRIu64 "%s over %u ranks leaves some "
+                         "ranks none; accepted: at least %u (one per rank)",
+                         p->name, j->name,
+                         events ? "its share of the phase's events," : "a rate of",
+                         events ? ev : j->rate, events ? "" : " ops/s", n, n);
                 return -SBIO_EUSAGE;
             }
             if (j->mode == SBIO_MODE_SEQWR && !cfg->file_per_rank) {
@@ -1206,7 +1203,8 @@ int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_s
 {
     struct sbio_target t;
     if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s) ||
-        session_check_ranks(cfg, s) || session_target(cfg, &t) || session_check_groups(&t, s))
+        sbio_session_check_ranks(cfg, s, sbio_mpi_size()) || session_target(cfg, &t) ||
+        session_check_groups(&t, s))
         return -SBIO_EUSAGE;
     return 0;
 }

@@ -38,6 +38,12 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
 
 struct sbio_script;
 
+/* Under n MPI ranks every rank runs a share of each job's events and rate (a share of 0
+ * would be no limit: refused), and a set the ranks share cannot take a seqwr job (it
+ * empties the files every rank writes). Pure; 0 or -SBIO_EUSAGE (message printed). */
+int sbio_session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s,
+                             unsigned n);
+
 /* The checks of a script under cfg that change nothing: --verify against its phases, each
  * job's I/O priority and group (against the set's devices). compare makes them for every
  * setting before the first runs. 0 or -SBIO_EUSAGE (message printed). */

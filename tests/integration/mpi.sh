@@ -13,6 +13,11 @@
 #   of prepare (the other rank stops at its next write, its set left incomplete);
 # - SIGINT to mpirun (the ranks get SIGTERM, then SIGKILL after a grace period): every rank
 #   ends promptly and rank 0's report, marked interrupted, is printed;
+# - a two-phase, two-job script under 2 and 3 ranks, shared set and --file-per-rank: the
+#   merged counts of every job equal the calls strace sees over the whole mpirun, per-rank
+#   tables add up, report() runs once; a script error on rank 1 only (its environment) stops
+#   every rank with exit 2 and its message; a failing write on rank 1 stops every job of
+#   every rank; SIGINT; compare --script;
 # - compare on a loop device (root), 2 ranks: one process switches the scheduler, both ranks'
 #   runs happen under each scheduler (read from sysfs by each rank as its run starts, and
 #   sampled from outside), everything restored; with --repeat=auto the ranks stop together.
@@ -260,6 +265,177 @@ eq "SIGINT to mpirun: no rank left running" "$left" 0
 check "SIGINT to mpirun: rank 0's report, marked interrupted, was printed" \
 	grep -q '^\*\*\* Interrupted by SIGTERM after' "$TMP/int.out"
 eq "SIGINT to mpirun: the report covers both ranks" "$(sed -n '/^Per rank/,/^$/p' "$TMP/int.out" | grep -cE '^ +[0-9]+ ')" 2
+
+# --- scripts under mpirun ---
+# A two-phase script, two jobs a phase: a mix of readers beside a sequential writer, then a
+# random-read mode beside a random-write mode (fsync at its end). Its block option comes from
+# the environment, so that one rank alone can be given a bad one; report() prints once.
+SC=$TMP/two.lua
+cat >"$SC" <<'LUA'
+option("events", 1200, "events of each phase")
+option("block", os.getenv("SBIO_TEST_BLOCK") or "4k", "the readers' block")
+option("time", 0, "seconds of each phase (0: until its events)")
+fileset { files = 2, size = "8M" }
+phase "mixed" {
+    events = options.events, time = options.time,
+    job "readers" { threads = 2, block = options.block, mix = { read = 1 }, pattern = "uniform" },
+    job "writer" { threads = 1, block = "16k", mix = { write = 1 }, pattern = "seq" },
+}
+phase "modes" {
+    events = options.events, time = options.time,
+    job "rr" { threads = 1, mode = "rndrd", block = "4k" },
+    job "rw" { threads = 2, mode = "rndwr", block = "4k" },
+}
+function report(result)
+    local n = 0
+    for _, p in ipairs(result.phases) do
+        for _, j in ipairs(p.jobs) do n = n + #j.result.result.ranks end
+    end
+    print("report(): " .. #result.phases .. " phases, " .. n .. " rank results")
+end
+LUA
+SD=$TMP/sset
+mkdir -p "$SD"
+SS=(--script="$SC" --dir="$SD")
+# script_sums FILE: reads writes fsyncs of every job of every phase, summed (the merged
+# figures); then "ok" when each job's and each total's per-rank ops add up to its ops and
+# the jobs' events to the phase's, else what does not.
+script_sums() {
+	json_py "$1" '
+rs, ws, fs, bad = 0, 0, 0, []
+for p in d["phases"]:
+    for j in p["jobs"]:
+        r = j["result"]["result"]
+        o = r["op_types"]
+        rs += o.get("read", {}).get("ops", 0)
+        ws += o.get("write", {}).get("ops", 0)
+        fs += o.get("fsync", {}).get("ops", 0)
+    for name, r in [(j["name"], j["result"]["result"]) for j in p["jobs"]] + [("total", p["total"]["result"])]:
+        if sum(x["ops"] for x in r["ranks"]) != r["ops"]:
+            bad.append(p["name"] + "/" + name + ": ranks do not add up")
+    if sum(j["result"]["result"]["events"] for j in p["jobs"]) != p["total"]["result"]["events"]:
+        bad.append(p["name"] + ": events")
+print(rs, ws, fs, "ok" if not bad else ";".join(bad))'
+}
+for np in 2 3; do
+	for fpr in "" --file-per-rank; do
+		name="script, $np ranks${fpr:+, $fpr}"
+		"${MPI[@]}" -np "$np" "$SBIO" prepare "${SS[@]}" $fpr >"$TMP/out" 2>"$TMP/err"
+		strace_mpi "script$np$fpr" "$np" run "${SS[@]}" $fpr -o "$TMP/s.json"
+		eq "$name: exit status" "$RC" 0
+		read -r r w f verdict < <(script_sums "$TMP/s.json")
+		eq "$name: merged reads, writes, fsyncs of every job = pread64, pwrite64, fsync calls over the whole mpirun" \
+			"$r $w $f" "$SR $SW $SF"
+		eq "$name: every job's and total's per-rank ops add up; the jobs' events make the phase's" "$verdict" ok
+		json_expect "$name: a phase's 1200 events split over its jobs by threads, each job's over the ranks" "$TMP/s.json" "
+n = $np
+for p in d['phases']:
+    for j in p['jobs']:
+        r = j['result']['result']
+        share = [x['events'] for x in r['ranks']]
+        if len(share) != n or sum(share) != r['events'] or max(share) - min(share) > 1:
+            print(p['name'], j['name'], r['events'], share)
+    if p['total']['result']['events'] != 1200: print(p['name'], p['total']['result']['events'])"
+		eq "$name: rank 0 alone prints: one report() line, a per-rank table of $np rows under each of the 6 reports" \
+			"$(grep -c '^report(): 2 phases, '$((4 * np))' rank results' "$TMP/out") $(sed -n '/^Per rank/,/^$/p' "$TMP/out" | grep -cE '^ +[0-9]+ ')" \
+			"1 $((6 * np))"
+	done
+done
+check "script under mpirun: the header says how the ranks share the work" \
+	grep -q "^MPI: 3 ranks on 1 host, each running every job's threads; each rank its own file set in DIR/rank.N" "$TMP/out"
+check "script under mpirun: a job's header counts its threads per rank" \
+	grep -q -- "^--- Job readers (2 threads on each of 3 ranks, sync) ---" "$TMP/out"
+
+# A job's share of a phase's events that leaves a rank none: refused before anything runs.
+"${MPI[@]}" -np 3 "$SBIO" run "${SS[@]}" --events=4 >"$TMP/out" 2>"$TMP/err"
+eq "script, 3 ranks, --events=4 (the readers' share 2): exit status 2" "$?" 2
+check "script, events that leave a rank none: the message names the phase, the job and what is accepted" \
+	grep -q 'phase "mixed", job "readers": its share of the phase.s events, 2 over 3 ranks leaves some ranks none; accepted: at least 3 (one per rank)$' "$TMP/err"
+
+# A script error on rank 1 only (its block option from its environment): every rank stops
+# at once, exit 2, with rank 1's message and rank 0 naming it; nothing runs.
+start=$(date +%s%N)
+timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" run "${SS[@]}" : \
+	-np 1 env SBIO_TEST_BLOCK=4q "$SBIO" run "${SS[@]}" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+eq "script error on rank 1 only: exit status 2" "$rc" 2
+check "script error on rank 1 only: rank 1's message (the script's line and the bad value)" \
+	grep -q "two.lua.*4q" "$TMP/err"
+check "script error on rank 1 only: rank 0 names rank 1" \
+	grep -q "rank 1 of 2 refused the command line (its message above); every rank stopped" "$TMP/err"
+check "script error on rank 1 only: nothing ran (no phase started)" bash -c "! grep -q '^=== Phase' '$TMP/out'"
+[ "$ms" -lt 10000 ] && ok "script error on rank 1 only: mpirun ended within ${ms} ms" ||
+	notok "script error on rank 1 only: mpirun ended within 10 s (took $ms ms)"
+
+# Rank 1's disk dies in the middle of the first phase: every job of every rank stops.
+if [ -f "$SBIO_TOOLS/failwrite.so" ]; then
+	A=(run "${SS[@]}" --file-per-rank --events=0 --time=30 -o "$TMP/sfail.json")
+	start=$(date +%s%N)
+	timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe -np 1 "$SBIO" "${A[@]}" : \
+		-np 1 env LD_PRELOAD="$SBIO_TOOLS/failwrite.so" FAILWRITE_MATCH="$(realpath "$SD")/rank.1/test_file." \
+		FAILWRITE_AFTER=2000 "$SBIO" "${A[@]}" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	eq "script, rank 1's pwrite fails mid-phase: exit status 1" "$rc" 1
+	[ "$ms" -lt 15000 ] && ok "script, mid-phase failure: mpirun ended within ${ms} ms (of a 30 s phase)" ||
+		notok "script, mid-phase failure: mpirun ended within 15 s (took $ms ms)"
+	check "script, mid-phase failure: rank 1's message in the writer's report" \
+		grep -q 'rank 1 ([^)]*): .*rank\.1/test_file\.[0-9]: pwrite at offset [0-9]*: Input/output error' "$TMP/err"
+	# (a failed job does not stop the script: the next phase runs, as without mpirun)
+	json_expect "script, mid-phase failure: both jobs of both ranks stopped within 3 s of each other" "$TMP/sfail.json" "
+p = d['phases']
+t = [x['elapsed_s'] for j in p[0]['jobs'] for x in j['result']['result']['ranks']]
+if max(t) - min(t) > 3 or max(t) > 15: print(t)"
+else
+	notok "script mid-phase failure: $SBIO_TOOLS/failwrite.so not built (make test builds it)"
+fi
+
+# SIGINT to mpirun in the middle of a script's first phase: every rank stops promptly, the
+# second phase never starts, rank 0's report says so.
+mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SS[@]}" --file-per-rank --events=0 \
+	--time=30 >"$TMP/int.out" 2>"$TMP/int.err" &
+BG=$!
+PIDS+=("$BG")
+n=100
+while ! grep -qs '^=== Phase 1/2' "$TMP/int.out" && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+sleep 1
+start=$(date +%s%N)
+kill -INT "$BG"
+n=100
+while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
+ms=$((($(date +%s%N) - start) / 1000000))
+wait "$BG"
+rc=$?
+[ "$ms" -lt 5000 ] && ok "script, SIGINT to mpirun: it ended within ${ms} ms (exit $rc)" ||
+	notok "script, SIGINT to mpirun: it ended within 5 s (took $ms ms)"
+eq "script, SIGINT to mpirun: no rank left running" "$(pgrep -f -- "--dir=$SD" | wc -l)" 0
+check "script, SIGINT to mpirun: rank 0's report of the first phase, marked interrupted" \
+	grep -q '^\*\*\* Interrupted by SIGTERM after' "$TMP/int.out"
+check "script, SIGINT to mpirun: the second phase never started" bash -c "! grep -q '^=== Phase 2/2' '$TMP/int.out'"
+
+# compare --script under mpirun: each run of each setting merged from both ranks, per job.
+"${MPI[@]}" -np 2 "$SBIO" compare "${SS[@]}" --file-per-rank --vary events=600,1200 --repeat=2 \
+	--drop-caches=off -o "$TMP/scmp.json" >"$TMP/out" 2>"$TMP/err"
+eq "compare --script under mpirun: exit status" "$?" 0
+json_expect "compare --script under mpirun: every run's every job has both ranks, its events the setting's share" "$TMP/scmp.json" "
+for s in d['settings']:
+    if len(s['runs']) != 2: print(s['name'], len(s['runs']), 'runs')
+    ev = int(s['name'].split('=')[1])
+    for run in s['runs']:
+        for p in run['result']['phases']:
+            if p['total']['result']['events'] != ev: print(s['name'], p['name'], p['total']['result']['events'])
+            for j in p['jobs']:
+                if len(j['result']['result']['ranks']) != 2: print(s['name'], p['name'], j['name'])"
+eq "compare --script under mpirun: a table per job (rank 0's alone)" "$(grep -c '^Job ' "$TMP/out")" 4
+"${MPI[@]}" -np 2 "$SBIO" cleanup "${SS[@]}" --file-per-rank >/dev/null 2>&1
+"${MPI[@]}" -np 2 "$SBIO" cleanup "${SS[@]}" >/dev/null 2>&1
 
 # --- compare on a loop device, 2 ranks ---
 if ! need_root; then

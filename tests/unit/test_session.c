@@ -207,6 +207,44 @@ static void test_script_phases(void **state)
     json_decref(doc);
 }
 
+/* Under MPI ranks each job's share of the phase's events and its rate are split again: a
+ * share below one per rank is refused, naming the phase and the job; so is seqwr on a
+ * shared set. */
+static void test_script_ranks(void **state)
+{
+    (void)state;
+    static struct sbio_script s;
+    script_two_phases(&s);
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--rand-seed=9"), err, sizeof(err)), 0);
+    struct capture c;
+    /* 1001 events: 333 and 668, enough for 333 ranks, not 334; 10 for the second phase. */
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 1), 0);
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 10), 0);
+    s.phases[1].events = 0;
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 333), 0);
+    cap_begin(&c);
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 334), -SBIO_EUSAGE);
+    cap_end(&c, err, sizeof(err));
+    assert_has(err, "phase \"mixed\", job \"mix\": its share of the phase's events, 333 over 334 "
+                    "ranks leaves some ranks none; accepted: at least 334 (one per rank)");
+    s.phases[0].events = 0;
+    s.phases[0].jobs[1].rate = 2;
+    cap_begin(&c);
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 3), -SBIO_EUSAGE);
+    cap_end(&c, err, sizeof(err));
+    assert_has(err, "job \"rndrw\": a rate of 2 ops/s over 3 ranks leaves some ranks none");
+    s.phases[0].jobs[1].rate = 0;
+    s.phases[0].jobs[1].mode = SBIO_MODE_SEQWR;
+    cap_begin(&c);
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 2), -SBIO_EUSAGE);
+    cap_end(&c, err, sizeof(err));
+    assert_has(err, "job \"rndrw\": seqwr on a set shared by 2 ranks");
+    cfg.file_per_rank = true;
+    assert_int_equal(sbio_session_check_ranks(&cfg, &s, 2), 0);
+}
+
 /* A fake cgroup v2 root (SBIO_CGROUP_ROOT) offering controllers ctrls, and a state folder,
  * under g_dir; root gets the root's path. */
 static void fake_cgroup_root(char *root, size_t len, const char *ctrls)
@@ -316,11 +354,9 @@ static void test_memory_limit_missing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_run),
-        cmocka_unit_test(test_plain_refused),
-        cmocka_unit_test(test_script_phases),
-        cmocka_unit_test(test_memory_limit),
-        cmocka_unit_test(test_memory_limit_missing),
+        cmocka_unit_test(test_plain_run),     cmocka_unit_test(test_plain_refused),
+        cmocka_unit_test(test_script_phases), cmocka_unit_test(test_script_ranks),
+        cmocka_unit_test(test_memory_limit),  cmocka_unit_test(test_memory_limit_missing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
