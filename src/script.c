@@ -644,8 +644,8 @@ fail:
 /* --verify stamps and checks whole blocks: a request that starts or ends inside one would
  * stamp a header where none is read back, or read part of a block's checksum. 0 or -1
  * (message in err). */
-static int hook_check_whole(const struct sbio_script_hook *h, const struct sbio_ctx_c *c,
-                            char *err, size_t len)
+static int hook_check_whole(const struct sbio_script_hook *h, const struct sbio_ctx_c *c, char *err,
+                            size_t len)
 {
     uint64_t b = h->verify_block, end = c->offset + c->len;
     if (!b || (c->offset % b == 0 && (end % b == 0 || end == h->file_sizes[c->file])))

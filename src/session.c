@@ -89,8 +89,7 @@ int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_t
 /* The status of a run that happened, from its (merged) result: 1 an I/O error, a bad block
  * or a setting not restored, 130 interrupted, else 0. The reporting process says why, of
  * who (a script's job: "phase \"P\", job \"J\": ") when not NULL. */
-static int session_status(const struct sbio_run_result *res, int rrc, bool report,
-                          const char *who)
+static int session_status(const struct sbio_run_result *res, int rrc, bool report, const char *who)
 {
     if (res->error) {
         if (report && res->error_msg[0])
@@ -1115,8 +1114,8 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
  * ranks on the same set), or NULL. Random modes and mixes draw from their threads' own
  * blocks (block % threads == thread, workload.c), sequential modes walk per-thread slices:
  * one rule or the other for all of a phase's jobs. */
-static const char *session_verify_clash(const struct sbio_script_phase *p, unsigned k,
-                                        char *why, size_t len)
+static const char *session_verify_clash(const struct sbio_script_phase *p, unsigned k, char *why,
+                                        size_t len)
 {
     const struct sbio_script_job *j = &p->jobs[k];
     if (j->event)
@@ -1142,7 +1141,8 @@ static const char *session_verify_clash(const struct sbio_script_phase *p, unsig
             snprintf(why, len,
                      "it %s while job \"%s\" %s, so their blocks overlap; under --verify a "
                      "phase's jobs are all sequential modes or none",
-                     seq ? "walks per-thread slices of the set" : "draws blocks spread over the set",
+                     seq ? "walks per-thread slices of the set"
+                         : "draws blocks spread over the set",
                      p->jobs[o].name,
                      seq ? "draws blocks spread over it" : "walks per-thread slices of it");
             return why;
@@ -1165,8 +1165,7 @@ static int session_check_verify(const struct sbio_script *s, unsigned sharing)
             char buf[320];
             const char *why = session_verify_clash(p, k, buf, sizeof(buf));
             if (why) {
-                sbio_err("--verify: phase \"%s\", job \"%s\": %s", p->name, p->jobs[k].name,
-                         why);
+                sbio_err("--verify: phase \"%s\", job \"%s\": %s", p->name, p->jobs[k].name, why);
                 return -SBIO_EUSAGE;
             }
         }

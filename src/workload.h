@@ -73,9 +73,7 @@ struct sbio_wl_shared {
     int fsync_scope;
     double rw_ratio;
     uint64_t seed;
-    /* --verify: the random blocks of thread t (a mode's draws, a mix's pattern) are those
-       with block % threads == t */
-    bool partition;
+    bool partition; /* --verify: random blocks of thread t are those with block % threads == t */
     bool once;      /* --random-order=once */
     bool once_own;  /* once: each thread walks its own blocks (see partition), as under --verify
                        or when several processes share the set */
