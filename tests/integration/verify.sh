@@ -258,3 +258,25 @@ for c in 'evpair p ev event(ctx) chooses its offsets itself' \
 		grep -qF "sbio: --verify: phase \"$ph\", job \"$job\": $*" "$TMP/err"
 done
 eq "the refused runs left the set as it was" "$(cat "$JD"/test_file.* | md5sum)" "$sum0"
+
+# --- under mpirun: the ranks sharing the set number their threads as one phase's ---
+# Two ranks of rw.lua: 4 threads, the readers (threads 1 and 3) own the blocks b % 4 == 1 and
+# 3 and read each of them once; block 1049, the flipped one, is rank 0's reader's.
+if ! "$SBIO" version | grep -q '(MPI: ' || ! command -v mpirun >/dev/null; then
+	skip "no MPI build or no mpirun: the two-rank --verify checks (tests/integration/mpi.sh says why)"
+	exit 0
+fi
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+MPI=(timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe)
+rm -f "$RESULT"
+expect_exit 1 "mpirun -np 2, two jobs --verify: the flipped byte makes the run exit 1" \
+	"${MPI[@]}" -np 2 "$SBIO" run --script "$TMP/rw.lua" --dir="$JD" --verify -o "$RESULT"
+eq "mpirun -np 2: the readers checked each of their 1024 blocks, one bad; the writers none bad" \
+	"$(jfig 0 1 blocks_checked) $(jfig 0 1 mismatches) $(jfig 0 0 mismatches)" "1024 1 0"
+check "mpirun -np 2: the message names the job, the rank and the block" grep -q \
+	'^sbio: --verify: phase "rw", job "reader": 1 bad block; first: rank 0 .*test_file.1: block at offset 102400' \
+	"$TMP/err"
+expect_exit 2 "mpirun -np 2: an event job on a set both ranks share is refused" \
+	"${MPI[@]}" -np 2 "$SBIO" run --script "$TMP/event.lua" --dir="$JD" --verify
+check "mpirun -np 2: the event job's refusal names the phase and the job" \
+	grep -q '^sbio: --verify: phase "walk", job "ev": event(ctx) chooses' "$TMP/err"
