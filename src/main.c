@@ -391,8 +391,8 @@ static int parse_command_line(int argc, char **argv, struct command *c)
         rc = sbio_options_parse(&c->cfg, argc, argv);
     if (!rc && spath)
         rc = load_script(&c->cfg, path, &c->script);
-    if (!rc && spath)
-        rc = sbio_session_check_ranks(&c->cfg, &c->script, c->topo.nranks);
+    if (!rc && spath && (c->cfg.cmd == SBIO_CMD_RUN || c->cfg.cmd == SBIO_CMD_COMPARE))
+        rc = sbio_session_check_decl(&c->cfg, &c->script, c->topo.nranks);
     if (!rc)
         rc = configure(&c->cfg, &c->topo, c->dir, sizeof(c->dir));
     /* Every rank's verdict: a rank that alone refused says why, then rank 0 names it. */

@@ -55,15 +55,20 @@ void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t
     m->pattern = j->pattern;
     m->pa = j->pa;
     m->pb = j->pb;
-    if (m->pattern == SBIO_PAT_ZIPF && n) {
-        double s = m->pa;
-        m->zn = n;
-        m->z_hx1 = zipf_H(s, 1.5) - 1;
-        m->z_hn = zipf_H(s, (double)n + 0.5);
-        m->z_s = 2 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2));
-    }
+    sbio_mix_set_blocks(m, n);
     if (m->pattern == SBIO_PAT_PARETO)
         m->pareto_k = log(m->pa) / log(1 - m->pa);
+}
+
+void sbio_mix_set_blocks(struct sbio_mix *m, uint64_t n)
+{
+    if (m->pattern != SBIO_PAT_ZIPF || !n)
+        return;
+    double s = m->pa;
+    m->zn = n;
+    m->z_hx1 = zipf_H(s, 1.5) - 1;
+    m->z_hn = zipf_H(s, (double)n + 0.5);
+    m->z_s = 2 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2));
 }
 
 enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng)
@@ -111,7 +116,13 @@ uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uin
     uint64_t b;
     switch (m->pattern) {
     case SBIO_PAT_SEQ: b = (*seq)++ % n; return b;
-    case SBIO_PAT_ZIPF: return zipf_sample(m, rng);
+    case SBIO_PAT_ZIPF:
+        /* Ranks past n are drawn again: the law truncated to its first n ranks is the same
+         * power law over n blocks. */
+        do
+            b = zipf_sample(m, rng);
+        while (b >= n && b < m->zn);
+        return b;
     case SBIO_PAT_PARETO:
         b = (uint64_t)((double)n * pow(sbio_mix_rand01(rng), m->pareto_k));
         return b < n ? b : n - 1;

@@ -36,8 +36,13 @@ struct sbio_mix {
 /* Compile job j for a set of n blocks (of the job's smallest block size). */
 void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t n);
 
-/* The next operation, size and block. rng: the thread's PRNG state; seq: the thread's
- * position for the seq pattern. */
+/* Set up the pattern for sets of up to n blocks (zipf's sampler is built for its n): a
+ * thread that draws among fewer (its own blocks under --verify) passes its count to
+ * sbio_mix_block. */
+void sbio_mix_set_blocks(struct sbio_mix *m, uint64_t n);
+
+/* The next operation, size and block (0 .. n-1, n at most the blocks the mix was set up
+ * for). rng: the thread's PRNG state; seq: the thread's position for the seq pattern. */
 enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng);
 uint64_t sbio_mix_size(const struct sbio_mix *m, uint64_t *rng);
 uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uint64_t *seq);

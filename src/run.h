@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "mix.h"
 #include "runner.h"
 #include "verify.h"
 
@@ -59,6 +60,7 @@ struct run {
     struct sbio_fileset *fs;
     struct sbio_layout lay;
     struct sbio_wl_shared sh;
+    struct sbio_mix mix; /* --verify's partition: the job's mix set up for a thread's blocks */
     struct worker *w;
     struct sbio_file *shared; /* [lay.nfiles] descriptors all threads use; NULL: their own */
     unsigned nthreads;

@@ -347,6 +347,12 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     }
     r->sh.partition = r->verify;
     r->sh.once_own = r->sh.partition || r->env->all_threads;
+    if (r->sh.partition && job->mix) {
+        /* Each thread's pattern spans its own blocks (workload.c). */
+        r->mix = *job->mix;
+        sbio_mix_set_blocks(&r->mix, (r->lay.rnd_blocks + r->sh.threads - 1) / r->sh.threads);
+        r->sh.mix = &r->mix;
+    }
     if (job->rate)
         r->rate_interval_ns = (uint64_t)(1e9 * (double)r->nthreads / (double)job->rate);
     r->budget = job->events > 0;

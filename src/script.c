@@ -641,6 +641,23 @@ fail:
     return NULL;
 }
 
+/* --verify stamps and checks whole blocks: a request that starts or ends inside one would
+ * stamp a header where none is read back, or read part of a block's checksum. 0 or -1
+ * (message in err). */
+static int hook_check_whole(const struct sbio_script_hook *h, const struct sbio_ctx_c *c, char *err,
+                            size_t len)
+{
+    uint64_t b = h->verify_block, end = c->offset + c->len;
+    if (!b || (c->offset % b == 0 && (end % b == 0 || end == h->file_sizes[c->file])))
+        return 0;
+    char blk[32];
+    snprintf(err, len,
+             "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is not whole blocks of %s; "
+             "--verify checks whole blocks",
+             h->s->path, c->offset, c->len, sbio_fmt_bytes(blk, sizeof(blk), b));
+    return -1;
+}
+
 static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
 {
     struct hook_state *st = p;
@@ -696,6 +713,8 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
                  sbio_fmt_bytes(blk, sizeof(blk), h->max_len));
         return -1;
     }
+    if (hook_check_whole(h, c, err, len))
+        return -1;
     io->op = c->op ? SBIO_WRITE : SBIO_READ;
     io->offset = c->offset;
     io->len = c->len;

@@ -55,6 +55,9 @@ struct sbio_script_hook {
     unsigned nfiles;
     const uint64_t *file_sizes;
     uint64_t max_len;
+    /* --verify checks whole blocks of this size: a read or write must start on one and end
+     * on one or at the end of its file, else event() fails. 0: any offset and length. */
+    uint64_t verify_block;
 };
 const struct sbio_hook_ops *sbio_script_hook_ops(struct sbio_script_hook *hook);
 

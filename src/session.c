@@ -87,8 +87,9 @@ int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_t
 }
 
 /* The status of a run that happened, from its (merged) result: 1 an I/O error, a bad block
- * or a setting not restored, 130 interrupted, else 0. The reporting process says why. */
-static int session_status(const struct sbio_run_result *res, int rrc, bool report)
+ * or a setting not restored, 130 interrupted, else 0. The reporting process says why, of
+ * who (a script's job: "phase \"P\", job \"J\": ") when not NULL. */
+static int session_status(const struct sbio_run_result *res, int rrc, bool report, const char *who)
 {
     if (res->error) {
         if (report && res->error_msg[0])
@@ -97,7 +98,8 @@ static int session_status(const struct sbio_run_result *res, int rrc, bool repor
     }
     if (res->total.verify_failed) {
         if (report)
-            sbio_err("--verify: %" PRIu64 " bad blocks; first: %s", res->total.verify_failed,
+            sbio_err("--verify: %s%" PRIu64 " bad block%s; first: %s", who ? who : "",
+                     res->total.verify_failed, res->total.verify_failed == 1 ? "" : "s",
                      res->verify_msg);
         return 1;
     }
@@ -642,7 +644,7 @@ static int session_report_run(struct session *s, const struct sbio_config *v,
     } else if (report && !res->error && res->stop_signal) {
         sbio_err("stopped by a signal before the run started");
     }
-    int st = session_status(res, rrc, report);
+    int st = session_status(res, rrc, report, NULL);
     st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
     return st == -EINTR ? 130 : st ? 1 : 0;
 }
@@ -735,7 +737,8 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
                                         .nover = base->nxopt,
                                         .nfiles = fs->nfiles,
                                         .file_sizes = j->sizes,
-                                        .max_len = job->max_len};
+                                        .max_len = job->max_len,
+                                        .verify_block = base->verify ? job->block_size : 0};
     j->hook_ops = sbio_script_hook_ops(&j->hook);
     job->hook = j->hook_ops;
     return j->hook_ops ? 0 : -ENOMEM;
@@ -863,7 +866,9 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     json_t *jj = json_array();
     bool measured = true;
     for (unsigned k = 0; k < p->njobs; k++) {
-        int st = session_status(&jobs[k].res, 0, true);
+        char who[160]; /* two names of 64 bytes at most (decl.h) */
+        snprintf(who, sizeof(who), "phase \"%s\", job \"%s\": ", p->name, p->jobs[k].name);
+        int st = session_status(&jobs[k].res, 0, true, who);
         *status = st > *status ? st : *status;
         /* A job that failed while starting measured nothing: its error (above) alone. */
         measured = measured && jobs[k].res.measured;
@@ -1081,7 +1086,7 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         session_report_phase(ses, p, jobs, have_tot ? &tot : NULL, pj, want_doc, status);
     } else if (!rc) { /* rank 0 reports; the others know their own status */
         for (unsigned k = 0; k < p->njobs; k++) {
-            int st = session_status(&jobs[k].res, 0, false);
+            int st = session_status(&jobs[k].res, 0, false, NULL);
             *status = st > *status ? st : *status;
         }
     } else {
@@ -1105,24 +1110,64 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
     return doc;
 }
 
-/* --verify needs each block written by one thread at a time: a mode's threads own their
- * blocks, a mix's threads and a phase's jobs would share them, and event(ctx) may write
- * anywhere. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_verify(const struct sbio_script *s)
+/* Why job k of phase p cannot be verified beside other threads (of its phase, or of other
+ * ranks on the same set), or NULL. Random modes and mixes draw from their threads' own
+ * blocks (block % threads == thread, workload.c), sequential modes walk per-thread slices:
+ * one rule or the other for all of a phase's jobs. */
+static const char *session_verify_clash(const struct sbio_script_phase *p, unsigned k, char *why,
+                                        size_t len)
+{
+    const struct sbio_script_job *j = &p->jobs[k];
+    if (j->event)
+        return "event(ctx) chooses its offsets itself, which may be blocks other threads read "
+               "or write; under --verify an event job must be its phase's only thread";
+    uint64_t small = j->block[0], big = j->block[0];
+    for (unsigned b = 1; b < j->nblocks && j->mode == SBIO_MODE_NONE; b++) {
+        small = j->block[b] < small ? j->block[b] : small;
+        big = j->block[b] > big ? j->block[b] : big;
+    }
+    if (big > small) {
+        char a[32], c[32];
+        snprintf(why, len,
+                 "requests of %s to %s would cover other threads' blocks (each thread owns "
+                 "blocks of %s); under --verify a mix of several sizes must be its phase's "
+                 "only thread",
+                 sbio_fmt_bytes(a, sizeof(a), small), sbio_fmt_bytes(c, sizeof(c), big), a);
+        return why;
+    }
+    bool seq = sbio_mode_sequential(j->mode);
+    for (unsigned o = 0; o < p->njobs; o++)
+        if (!p->jobs[o].event && sbio_mode_sequential(p->jobs[o].mode) != seq) {
+            snprintf(why, len,
+                     "it %s while job \"%s\" %s, so their blocks overlap; under --verify a "
+                     "phase's jobs are all sequential modes or none",
+                     seq ? "walks per-thread slices of the set"
+                         : "draws blocks spread over the set",
+                     p->jobs[o].name,
+                     seq ? "draws blocks spread over it" : "walks per-thread slices of it");
+            return why;
+        }
+    return NULL;
+}
+
+/* --verify needs each block read and written by one thread of a phase (verify.h): a phase's
+ * jobs partition the set's blocks among all its threads (session_place numbers them across
+ * the jobs, and across the ranks that share the set: sharing of them); a phase of one thread
+ * verifies any job. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_verify(const struct sbio_script *s, unsigned sharing)
 {
     for (unsigned pi = 0; pi < s->nphases; pi++) {
         const struct sbio_script_phase *p = &s->phases[pi];
-        const struct sbio_script_job *j = &p->jobs[0];
-        const char *why = p->njobs > 1 ? "has more than one job"
-                          : j->event   ? "has an event job"
-                          : j->mode == SBIO_MODE_NONE && j->threads > 1
-                              ? "has a mix of many threads"
-                              : NULL;
-        if (why) {
-            sbio_err("--verify: phase \"%s\" %s; verification needs each block written by one "
-                     "thread: one job per phase, a mix of one thread or a mode",
-                     p->name, why);
-            return -SBIO_EUSAGE;
+        unsigned threads = 0;
+        for (unsigned k = 0; k < p->njobs; k++)
+            threads += p->jobs[k].threads;
+        for (unsigned k = 0; k < p->njobs && threads * sharing > 1; k++) {
+            char buf[320];
+            const char *why = session_verify_clash(p, k, buf, sizeof(buf));
+            if (why) {
+                sbio_err("--verify: phase \"%s\", job \"%s\": %s", p->name, p->jobs[k].name, why);
+                return -SBIO_EUSAGE;
+            }
         }
     }
     return 0;
@@ -1169,7 +1214,11 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
-int sbio_session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s, unsigned n)
+/* Under n MPI ranks every rank runs a share of each job's events and rate (a share of 0
+ * would be no limit: refused), and a set the ranks share cannot take a seqwr job (it
+ * empties the files every rank writes). 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s,
+                               unsigned n)
 {
     for (unsigned pi = 0; pi < s->nphases && n > 1; pi++) {
         const struct sbio_script_phase *p = &s->phases[pi];
@@ -1199,12 +1248,21 @@ int sbio_session_check_ranks(const struct sbio_config *cfg, const struct sbio_sc
     return 0;
 }
 
+int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
+                            unsigned nranks)
+{
+    /* The ranks sharing the set (1 alone) number their threads as one phase's. */
+    unsigned sharing = cfg->file_per_rank ? 1 : nranks;
+    if ((cfg->verify && session_check_verify(s, sharing)) || session_check_ranks(cfg, s, nranks))
+        return -SBIO_EUSAGE;
+    return 0;
+}
+
 int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s)
 {
     struct sbio_target t;
-    if ((cfg->verify && session_check_verify(s)) || session_check_ioprio(cfg, s) ||
-        sbio_session_check_ranks(cfg, s, sbio_mpi_size()) || session_target(cfg, &t) ||
-        session_check_groups(&t, s))
+    if (sbio_session_check_decl(cfg, s, sbio_mpi_size()) || session_check_ioprio(cfg, s) ||
+        session_target(cfg, &t) || session_check_groups(&t, s))
         return -SBIO_EUSAGE;
     return 0;
 }

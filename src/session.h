@@ -38,11 +38,13 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
 
 struct sbio_script;
 
-/* Under n MPI ranks every rank runs a share of each job's events and rate (a share of 0
- * would be no limit: refused), and a set the ranks share cannot take a seqwr job (it
- * empties the files every rank writes). Pure; 0 or -SBIO_EUSAGE (message printed). */
-int sbio_session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s,
-                             unsigned n);
+/* What a script's declarations allow with cfg under nranks MPI ranks, before anything is
+ * opened: --verify's partition (a phase's jobs must not share a block) and the ranks' shares
+ * (each job's share of a phase's events and its rate split across ranks: a share of 0
+ * would be no limit; no seqwr job on a set the ranks share). The same on every rank: called
+ * with the command line's checks. Pure; 0 or -SBIO_EUSAGE (message printed). */
+int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
+                            unsigned nranks);
 
 /* The checks of a script under cfg that change nothing: --verify against its phases, each
  * job's I/O priority and group (against the set's devices). compare makes them for every

@@ -7,8 +7,10 @@
  * block's writes in the run, so a read can tell the block it expects from a stale one. A read
  * checks every block it covers; a block this run has not written may carry any generation.
  *
- * A block belongs to one thread at a time: random modes partition blocks by thread
- * (block % threads == thread); the sequential stream hands each request to one thread. */
+ * A block belongs to one thread at a time: random modes and a script's mixes partition blocks
+ * by thread (block % threads == thread, threads numbered across a phase's jobs); the
+ * sequential stream hands each request to one thread. Each job keeps its own map: no block of
+ * it is another job's. */
 #ifndef SBIO_VERIFY_H
 #define SBIO_VERIFY_H
 

@@ -233,6 +233,27 @@ void sbio_wl_once_restart(struct sbio_wl *w)
     w->once_pass = UINT64_MAX;
 }
 
+/* --verify's partition: the random blocks this thread owns, those with
+ * block % threads == thread. */
+static uint64_t wl_own_blocks(const struct sbio_wl *w)
+{
+    uint64_t t = w->sh->threads;
+    return (w->sh->lay->rnd_blocks - w->thread + t - 1) / t;
+}
+
+/* A mix's block: under --verify's partition the pattern draws among the thread's own blocks
+ * (index i of them is block i * threads + thread), so its shape over the set holds (zipf's
+ * and pareto's hot blocks stay at the start) while no block is another thread's. */
+static uint64_t wl_mix_block(struct sbio_wl *w, const struct sbio_mix *m)
+{
+    const struct sbio_wl_shared *sh = w->sh;
+    if (sh->once && m->pattern == SBIO_PAT_UNIFORM)
+        return wl_once_block(w, sh->lay->rnd_blocks);
+    if (!sh->partition)
+        return sbio_mix_block(m, &w->rng, sh->lay->rnd_blocks, &w->slice_pos);
+    return sbio_mix_block(m, &w->rng, wl_own_blocks(w), &w->slice_pos) * sh->threads + w->thread;
+}
+
 /* A script's mix: the operation by weight, the size from its distribution, the block from
  * its pattern (in units of the job's smallest size), clipped at the end of the file. */
 static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
@@ -250,10 +271,7 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
         return 1;
     }
     uint64_t len = sbio_mix_size(m, &w->rng);
-    uint64_t blk = w->sh->once && m->pattern == SBIO_PAT_UNIFORM
-                       ? wl_once_block(w, lay->rnd_blocks)
-                       : sbio_mix_block(m, &w->rng, lay->rnd_blocks, &w->slice_pos);
-    sbio_layout_block(lay, blk, &io->file, &io->offset);
+    sbio_layout_block(lay, wl_mix_block(w, m), &io->file, &io->offset);
     if (io->offset + len > lay->size[io->file])
         len = lay->size[io->file] - io->offset;
     io->op = mop == SBIO_MIX_READ ? SBIO_READ : mop == SBIO_MIX_RMW ? SBIO_RMW : SBIO_WRITE;
@@ -320,8 +338,7 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
             blk = wl_once_block(w, lay->rnd_blocks);
         } else if (sh->partition) {
             /* A block belongs to one thread, so no two threads race on it. */
-            uint64_t t = sh->threads, mine = (lay->rnd_blocks - w->thread + t - 1) / t;
-            blk = sbio_rand_below(&w->rng, mine) * t + w->thread;
+            blk = sbio_rand_below(&w->rng, wl_own_blocks(w)) * sh->threads + w->thread;
         } else {
             blk = sbio_rand_below(&w->rng, lay->rnd_blocks);
         }

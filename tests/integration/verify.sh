@@ -1,7 +1,8 @@
 #!/bin/bash
 # --verify (sysbench's --validate): every block carries a header and a CRC32C; reads check
 # them on every engine; a flipped byte is found, named, and makes the run exit 1; so too for a
-# script's read-modify-writes, and a script whose blocks would be shared is refused.
+# script's read-modify-writes and for a script's jobs side by side (each thread of a phase
+# owns its blocks), and a script whose blocks could be another thread's is refused.
 source "$(dirname "$0")/lib.sh"
 D=$TMP/set
 mkdir -p "$D"
@@ -142,24 +143,140 @@ for e in sync libaio io_uring mmap; do
 	check "rmw --verify, $e: the message names the file and the block's offset" \
 		grep -q 'test_file.1: block at offset 98304: checksum mismatch' "$TMP/err"
 done
-# Where blocks would be shared, --verify is refused before anything runs.
-cat >"$TMP/two.lua" <<'LUA'
+# --- a script's jobs side by side: every thread of a phase owns its blocks ---
+# Phase "rw": a writer (rndrw: reads and writes) and a reader (a mix reading in order) of one
+# thread each: the writer owns the even blocks, the reader the odd ones and reads each of them
+# once (its 1024 of the 2048 events). Phase "many": a mix of three threads reading, writing and
+# read-modify-writing over zipf.
+RW='fileset { files = 2, size = "8M" }
+phase "rw" { time = 0, events = 2048,
+  job "writer" { mode = "rndrw", block = "4k", engine = options.engine, iodepth = 8 },
+  job "reader" { mix = { read = 1 }, block = "4k", pattern = "seq", engine = options.engine,
+                 iodepth = 8 } }'
+printf 'option("engine", "sync", "engine")\n%s\n' "$RW" >"$TMP/rw.lua"
+cat "$TMP/rw.lua" - >"$TMP/jobs.lua" <<'LUA'
+phase "many" { time = 0, events = 3000,
+  job "m" { mix = { read = 2, write = 1, rmw = 1 }, block = "4k", pattern = "zipf:0.9",
+            threads = 3, engine = options.engine, iodepth = 8 } }
+LUA
+JD=$TMP/jobset
+mkdir -p "$JD"
+expect_exit 0 "prepare --verify for a script of several jobs" "$SBIO" prepare \
+	--script "$TMP/jobs.lua" --dir="$JD" --verify --file-block-size=4K
+jfig() { json_get "$RESULT" "phases.$1.jobs.$2.result.result.verify.$3"; }
+for e in sync libaio io_uring mmap; do
+	rm -f "$RESULT"
+	expect_exit 0 "two jobs and a mix of three threads --verify, $e: exit 0" "$SBIO" run \
+		--script "$TMP/jobs.lua" --dir="$JD" --verify --engine=$e -o "$RESULT"
+	w=$(jfig 0 0 blocks_checked) r=$(jfig 0 1 blocks_checked) m=$(jfig 1 0 blocks_checked)
+	check "$e: the writer checked the blocks it read ($w)" test "$w" -gt 0
+	eq "$e: the reader checked each of its 1024 blocks" "$r" 1024
+	check "$e: the mix of three threads checked blocks ($m)" test "$m" -gt 0
+	eq "$e: none bad" "$(jfig 0 0 mismatches) $(jfig 0 1 mismatches) $(jfig 1 0 mismatches)" \
+		"0 0 0"
+	eq "$e: the phase's total is its jobs' sum" \
+		"$(json_get "$RESULT" phases.0.total.result.verify.blocks_checked)" "$((w + r))"
+	check "$e: each job's section says what it checked" \
+		grep -q "^Verification: $r blocks checked, 0 bad" "$TMP/out"
+done
+# One flipped byte in test_file.1's block 25 (offset 102400: block 1049 of the set, odd, the
+# reader's): the reader finds it on every engine, the run exits 1 naming the job and the block.
+b=$(od -An -tu1 -j104000 -N1 "$JD/test_file.1" | tr -d ' ')
+printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$JD/test_file.1" bs=1 seek=104000 conv=notrunc 2>/dev/null
+for e in sync libaio io_uring mmap; do
+	rm -f "$RESULT"
+	expect_exit 1 "two jobs --verify, $e: a flipped byte makes the run exit 1" "$SBIO" run \
+		--script "$TMP/rw.lua" --dir="$JD" --verify --engine=$e -o "$RESULT"
+	eq "two jobs, $e: the reader found one bad block, the writer none" \
+		"$(jfig 0 1 mismatches) $(jfig 0 0 mismatches)" "1 0"
+	check "two jobs, $e: the message names the job and the block" grep -q \
+		'^sbio: --verify: phase "rw", job "reader": 1 bad block; first: .*test_file.1: block at offset 102400: checksum mismatch' \
+		"$TMP/err"
+done
+# An event job alone in its phase (one thread): its whole-block reads are checked, the flipped
+# block found; a request that is not whole blocks fails the run.
+cat >"$TMP/event.lua" <<'LUA'
+option("skew", 0, "bytes to add to every offset")
 fileset { files = 2, size = "8M" }
+function event(ctx)
+    local per = sbio.files[1] / 4096
+    ctx.op = sbio.READ
+    local seq = tonumber(ctx.seq)
+    ctx.file = math.floor(seq / per) % 2
+    ctx.offset = (seq % per) * 4096 + options.skew
+    ctx.len = 4096
+    return true
+end
+phase "walk" { time = 0, events = 2048, job "ev" { event = true, block = "4k" } }
+LUA
+rm -f "$RESULT"
+expect_exit 1 "an event job alone in its phase --verify: the flipped byte is found" "$SBIO" \
+	run --script "$TMP/event.lua" --dir="$JD" --verify -o "$RESULT"
+eq "the event job checked every block, one bad" \
+	"$(jfig 0 0 blocks_checked) $(jfig 0 0 mismatches)" "2048 1"
+check "the event job's message names it and the block" grep -q \
+	'^sbio: --verify: phase "walk", job "ev": 1 bad block; first: .*test_file.1: block at offset 102400' \
+	"$TMP/err"
+expect_exit 1 "an event job's request across blocks under --verify fails the run" "$SBIO" \
+	run --script "$TMP/event.lua" --dir="$JD" --verify --skew=512
+check "the message says why" grep -q 'ctx.offset 512 + ctx.len 4096 is not whole blocks of 4 KiB' \
+	"$TMP/err"
+# Where a block could be another thread's, --verify is refused before anything runs, the
+# phase and the job named.
+cat >"$TMP/evpair.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+function event(ctx) ctx.op = sbio.READ; ctx.len = 4096; return true end
 phase "p" { time = 0, events = 100,
-  job "a" { mix = { rmw = 1 }, block = "4k" }, job "b" { mix = { read = 1 }, block = "4k" } }
+  job "a" { mix = { rmw = 1 }, block = "4k" }, job "ev" { event = true, block = "4k" } }
 LUA
-cat >"$TMP/threads.lua" <<'LUA'
+cat >"$TMP/evthreads.lua" <<'LUA'
 fileset { files = 2, size = "8M" }
-phase "q" { time = 0, events = 100, job "a" { mix = { rmw = 1 }, block = "4k", threads = 2 } }
+function event(ctx) ctx.op = sbio.READ; ctx.len = 4096; return true end
+phase "q" { time = 0, events = 100, job "ev" { event = true, block = "4k", threads = 2 } }
 LUA
-sum0=$(cat "$VD"/test_file.* | md5sum)
-expect_exit 2 "--verify with two jobs in a phase is refused" "$SBIO" run --script "$TMP/two.lua" \
-	--dir="$VD" --verify
-stderr_one_line "two jobs: one line"
-check "two jobs: the message names the phase and why" \
-	grep -q '^sbio: --verify: phase "p" has more than one job; ' "$TMP/err"
-expect_exit 2 "--verify with a mix of two threads is refused" "$SBIO" run \
-	--script "$TMP/threads.lua" --dir="$VD" --verify
-check "two threads: the message names the phase and why" \
-	grep -q '^sbio: --verify: phase "q" has a mix of many threads; ' "$TMP/err"
-eq "the refused runs left the set as it was" "$(cat "$VD"/test_file.* | md5sum)" "$sum0"
+cat >"$TMP/sizes.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+phase "s" { time = 0, events = 100,
+  job "big" { mix = { write = 1 }, block = { ["4k"] = 1, ["16k"] = 1 }, threads = 2 } }
+LUA
+cat >"$TMP/seqrnd.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+phase "t" { time = 0, events = 100,
+  job "seq" { mode = "seqrewr", block = "4k" }, job "rnd" { mix = { read = 1 }, block = "4k" } }
+LUA
+sum0=$(cat "$JD"/test_file.* | md5sum)
+for c in 'evpair p ev event(ctx) chooses its offsets itself' \
+	'evthreads q ev event(ctx) chooses its offsets itself' \
+	'sizes s big requests of 4 KiB to 16 KiB would cover other threads' \
+	'seqrnd t seq it walks per-thread slices of the set while job "rnd"'; do
+	set -- $c
+	f=$1 ph=$2 job=$3
+	shift 3
+	expect_exit 2 "--verify refuses $f.lua" "$SBIO" run --script "$TMP/$f.lua" --dir="$JD" --verify
+	stderr_one_line "$f.lua: one line"
+	check "$f.lua: the message names the phase, the job and why" \
+		grep -qF "sbio: --verify: phase \"$ph\", job \"$job\": $*" "$TMP/err"
+done
+eq "the refused runs left the set as it was" "$(cat "$JD"/test_file.* | md5sum)" "$sum0"
+
+# --- under mpirun: the ranks sharing the set number their threads as one phase's ---
+# Two ranks of rw.lua: 4 threads, the readers (threads 1 and 3) own the blocks b % 4 == 1 and
+# 3 and read each of them once; block 1049, the flipped one, is rank 0's reader's.
+if ! "$SBIO" version | grep -q '(MPI: ' || ! command -v mpirun >/dev/null; then
+	skip "no MPI build or no mpirun: the two-rank --verify checks (tests/integration/mpi.sh says why)"
+	exit 0
+fi
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+MPI=(timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe)
+rm -f "$RESULT"
+expect_exit 1 "mpirun -np 2, two jobs --verify: the flipped byte makes the run exit 1" \
+	"${MPI[@]}" -np 2 "$SBIO" run --script "$TMP/rw.lua" --dir="$JD" --verify -o "$RESULT"
+eq "mpirun -np 2: the readers checked each of their 1024 blocks, one bad; the writers none bad" \
+	"$(jfig 0 1 blocks_checked) $(jfig 0 1 mismatches) $(jfig 0 0 mismatches)" "1024 1 0"
+check "mpirun -np 2: the message names the job, the rank and the block" grep -q \
+	'^sbio: --verify: phase "rw", job "reader": 1 bad block; first: rank 0 .*test_file.1: block at offset 102400' \
+	"$TMP/err"
+expect_exit 2 "mpirun -np 2: an event job on a set both ranks share is refused" \
+	"${MPI[@]}" -np 2 "$SBIO" run --script "$TMP/event.lua" --dir="$JD" --verify
+check "mpirun -np 2: the event job's refusal names the phase and the job" \
+	grep -q '^sbio: --verify: phase "walk", job "ev": event(ctx) chooses' "$TMP/err"

@@ -990,6 +990,66 @@ static void test_random_once(void **state)
     check_once(true);
 }
 
+/* --verify's partition over a mix: three threads of 1000 blocks (thread 0 owns 334 of them,
+ * the others 333); every pattern draws only the thread's own blocks (block % 3 == thread, inside
+ * the set), the seq pattern walks them in order, and zipf and pareto stay skewed toward the
+ * thread's first blocks as over the whole set. The mix is set up for a thread's share, as
+ * the runner does. */
+static void test_mix_partition(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {400 * BLK, 350 * BLK, 250 * BLK};
+    static const struct {
+        int pattern;
+        double a, b, hot; /* hot: the least share of draws in the thread's first 20 % */
+    } pats[] = {{SBIO_PAT_UNIFORM, 0, 0, 0.1},  {SBIO_PAT_SEQ, 0, 0, 0.1},
+                {SBIO_PAT_ZIPF, 0.9, 0, 0.5},   {SBIO_PAT_PARETO, 0.2, 0, 0.7},
+                {SBIO_PAT_GAUSSIAN, 0.1, 0, 0}, {SBIO_PAT_HOT, 0.1, 0.9, 0.85}};
+    struct gen g;
+    gen_config(&g, SBIO_MODE_RNDRW);
+    g.cfg.threads = 3;
+    gen_layout(&g, sizes, 3, BLK, 0, 0);
+    for (unsigned p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+        struct sbio_script_job sj = {.threads = 3,
+                                     .nblocks = 1,
+                                     .block = {BLK},
+                                     .block_weight = {1},
+                                     .pattern = pats[p].pattern,
+                                     .pa = pats[p].a,
+                                     .pb = pats[p].b};
+        sj.weight[SBIO_MIX_READ] = sj.weight[SBIO_MIX_WRITE] = 1;
+        struct sbio_mix m;
+        sbio_mix_init(&m, &sj, 1000);
+        sbio_mix_set_blocks(&m, 334);
+        struct sbio_job job;
+        sbio_job_from_config(&job, &g.cfg);
+        job.mix = &m;
+        sbio_wl_shared_init(&g.sh, &job, &g.lay, SEED);
+        g.sh.partition = true;
+        for (unsigned t = 0; t < 3; t++) {
+            struct sbio_wl w;
+            struct sbio_io io;
+            uint64_t own = t ? 333 : 334, first = 0, last = 0;
+            assert_int_equal(sbio_wl_init(&w, &g.sh, t), 0);
+            for (unsigned i = 0; i < 20000; i++) {
+                next_req(&w, &io);
+                uint64_t blk = g.lay.rnd_first[io.file] + io.offset / BLK;
+                assert_true(blk < 1000);
+                assert_int_equal(blk % 3, t);
+                if (pats[p].pattern == SBIO_PAT_SEQ)
+                    assert_int_equal(blk, i % own * 3 + t);
+                first += blk / 3 < own / 5;
+                last += blk / 3 == own - 1;
+            }
+            assert_true((double)first / 20000 >= pats[p].hot);
+            if (pats[p].pattern == SBIO_PAT_UNIFORM)
+                assert_true(last > 0 && first < 20000 * 0.25);
+            sbio_wl_fini(&w);
+        }
+    }
+    gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1012,6 +1072,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_mix_rmw),
         cmocka_unit_test(test_random_once),
+        cmocka_unit_test(test_mix_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
