@@ -76,6 +76,41 @@ static int check_output_dir(const char *output)
     return 0;
 }
 
+/* A CSV file is appended to under its one header: a file that has lines already must start
+ * with the header this run's lines go under (a script's have phase and job first), else
+ * they would land under the wrong columns. Only a regular file is read (-o /dev/stdout is
+ * not). 0 or -SBIO_EUSAGE (message printed). */
+static int check_csv_header(const struct sbio_config *cfg, bool script)
+{
+    struct stat st;
+    if (cfg->output_format != SBIO_OUT_CSV || !cfg->output || stat(cfg->output, &st) ||
+        !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    char want[2048], other[2048], line[2048] = "";
+    FILE *f = fopen(cfg->output, "r");
+    if (f) {
+        if (!fgets(line, sizeof(line), f))
+            line[0] = 0;
+        fclose(f);
+    }
+    line[strcspn(line, "\r\n")] = 0;
+    if (sbio_report_csv_header(want, sizeof(want), script) ||
+        sbio_report_csv_header(other, sizeof(other), !script) || !strcmp(line, want))
+        return 0;
+    const char *who = script ? "script" : "run";
+    if (!strcmp(line, other))
+        sbio_err("--output %s holds %s (its header starts %s); a %s's lines have %s: give the "
+                 "%s another file",
+                 cfg->output, script ? "built-in runs' lines" : "a script's lines",
+                 script ? "sbio_version,…" : "phase,job,…", who,
+                 script ? "phase and job first" : "no phase and job", who);
+    else
+        sbio_err("--output %s: its first line (%.*s%s) is not the header of a %s's CSV lines; "
+                 "give the %s another file",
+                 cfg->output, 24, line, strlen(line) > 24 ? "…" : "", who, who);
+    return -SBIO_EUSAGE;
+}
+
 /* Where each format of a run goes: the machine format (JSON, CSV) to --output, or to out (the
  * text then being silent); the text report to out, or to --output when it is text. Under MPI
  * only rank 0 writes: the others' stdout is /dev/null. */
@@ -136,6 +171,8 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
 {
     struct run_outputs o = {.text = out};
     int rc = cfg->output && topo->rank == 0 ? check_output_dir(cfg->output) : 0;
+    if (!rc && topo->rank == 0)
+        rc = check_csv_header(cfg, script != NULL);
     if (!rc)
         rc = sbio_session_check(cfg);
     if (!rc)

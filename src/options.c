@@ -1328,16 +1328,24 @@ static int opt_check_engine(const struct sbio_config *cfg)
     return 0;
 }
 
-/* run's and compare's workload: a mode, or a script and what scripts cannot do yet. */
+/* compare writes one JSON document (its runs and its table), never CSV lines: -o r.csv
+ * would get JSON. */
+static int opt_check_output(const struct sbio_config *cfg)
+{
+    if (cfg->cmd == SBIO_CMD_COMPARE && cfg->output_format == SBIO_OUT_CSV) {
+        sbio_err("compare has no CSV output: it writes one JSON document, -o FILE.json "
+                 "(--output-format=csv is for run)");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* run's and compare's workload: a mode or a script. */
 static int opt_check_workload(const struct sbio_config *cfg)
 {
     bool mode_varies = false;
     for (int i = 0; i < cfg->nvary; i++)
         mode_varies |= !strncmp(cfg->vary[i], "file-test-mode=", 15);
-    if (cfg->script && cfg->output_format == SBIO_OUT_CSV) {
-        sbio_err("--output-format=csv with --script: not implemented yet; use json");
-        return -EINVAL;
-    }
     if (cfg->mode == SBIO_MODE_NONE && !cfg->script &&
         !(cfg->cmd == SBIO_CMD_COMPARE && mode_varies)) {
         char modes[128];
@@ -1482,7 +1490,8 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
     if (cfg->cmd != SBIO_CMD_RUN && cfg->cmd != SBIO_CMD_COMPARE)
         return 0;
     if ((rc = opt_check_engine(cfg)) || (rc = opt_check_workload(cfg)) ||
-        (rc = opt_check_rate(cfg, nranks)) || (rc = opt_check_warmup(cfg, nranks)))
+        (rc = opt_check_output(cfg)) || (rc = opt_check_rate(cfg, nranks)) ||
+        (rc = opt_check_warmup(cfg, nranks)))
         return rc;
     return opt_check_ranks(cfg, nranks);
 }

@@ -117,8 +117,17 @@ double sbio_json_num(json_t *doc, const char *path);
 /* Write the document, indented. 0 or -EIO. */
 int sbio_report_json(FILE *out, json_t *doc);
 
-/* One CSV line of the document's main figures (with the header line first when asked):
- * every value is taken from the JSON document, so the two agree. 0 or -EIO. */
+/* The CSV lines of a document (with the header line first when asked): every value is
+ * taken from the JSON document, so the two agree. Its schema decides the lines: a run's
+ * (sbio-result/1) one line of its main figures; a script's (sbio-script/1) the columns
+ * "phase" and "job" first, then the same ones, a line per job of each phase and one for a
+ * phase's total (job "total"), a refused phase one line with an empty job and its error
+ * "phase refused", a job that failed to start its error alone. 0 or -EIO. */
 int sbio_report_csv(FILE *out, json_t *doc, bool header);
+
+/* The header line (without its line break) sbio_report_csv writes for a script's document
+ * (script true) or a run's, into buf: what a CSV file appended to must start with. 0, or
+ * -ENOSPC when it does not fit in len. */
+int sbio_report_csv_header(char *buf, size_t len, bool script);
 
 #endif

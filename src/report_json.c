@@ -19,7 +19,8 @@
 #include "version.h"
 #include "workload.h"
 
-#define SBIO_SCHEMA "sbio-result/1"
+#define SBIO_SCHEMA        "sbio-result/1"
+#define SBIO_SCRIPT_SCHEMA "sbio-script/1" /* session.c's document of a script run */
 
 static const double pcts[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
 
@@ -690,6 +691,22 @@ double sbio_json_num(json_t *doc, const char *path)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* A string cell, quoted when it holds a comma, a quote or a line break (quotes doubled). */
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 /* Numbers in one format per kind of column, whatever the JSON holds: nanoseconds as whole
  * numbers (a mean rounded), seconds, rates and percentages with three decimals, counts and
  * bytes as integers; never an exponent. */
@@ -699,37 +716,83 @@ static void csv_value(FILE *out, const char *col, json_t *v)
     bool ns = n > 3 && !strcmp(col + n - 3, "_ns");
     if (!v || json_is_null(v))
         return;
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (strpbrk(s, ",\"\n")) {
-            fputc('"', out);
-            for (; *s; s++) {
-                if (*s == '"')
-                    fputc('"', out);
-                fputc(*s, out);
-            }
-            fputc('"', out);
-        } else {
-            fputs(s, out);
-        }
-    } else if (json_is_integer(v)) {
+    if (json_is_string(v))
+        csv_str(out, json_string_value(v));
+    else if (json_is_integer(v))
         fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    } else if (json_is_real(v)) {
+    else if (json_is_real(v))
         fprintf(out, ns ? "%.0f" : "%.3f", json_real_value(v));
-    } else if (json_is_boolean(v)) {
+    else if (json_is_boolean(v))
         fputs(json_is_true(v) ? "true" : "false", out);
+}
+
+#define CSV_NCOLS (sizeof(csv_cols) / sizeof(csv_cols[0]))
+
+int sbio_report_csv_header(char *buf, size_t len, bool script)
+{
+    size_t at = (size_t)snprintf(buf, len, "%s", script ? "phase,job" : "");
+    for (size_t i = 0; i < CSV_NCOLS && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", csv_cols[i][0]);
+    return at < len ? 0 : -ENOSPC;
+}
+
+/* One line: a script's phase and job first (phase NULL: a built-in run's line, without
+ * them), then every column read from the result document res. Without one (a refused phase,
+ * a job that failed to start) every column is empty but the error, which says why. */
+static void csv_line(FILE *out, const char *phase, const char *job, json_t *res, const char *error)
+{
+    if (phase) {
+        csv_str(out, phase);
+        fputc(',', out);
+        csv_str(out, job);
+        fputc(',', out);
+    }
+    for (size_t i = 0; i < CSV_NCOLS; i++) {
+        if (res)
+            csv_value(out, csv_cols[i][0], sbio_json_get(res, csv_cols[i][1]));
+        else if (!strcmp(csv_cols[i][0], "error"))
+            csv_str(out, error);
+        fputc(i + 1 < CSV_NCOLS ? ',' : '\n', out);
+    }
+}
+
+/* A script's lines: per phase each job's, then the total's (job "total") when the phase has
+ * one; a refused phase one line with an empty job. */
+static void csv_script(FILE *out, json_t *doc)
+{
+    size_t i, k;
+    json_t *p, *j;
+    json_array_foreach(json_object_get(doc, "phases"), i, p)
+    {
+        const char *phase = json_string_value(json_object_get(p, "name"));
+        phase = phase ? phase : "";
+        if (json_is_true(json_object_get(p, "refused")))
+            csv_line(out, phase, "", NULL, "phase refused");
+        json_array_foreach(json_object_get(p, "jobs"), k, j)
+        {
+            const char *name = json_string_value(json_object_get(j, "name"));
+            const char *err = json_string_value(json_object_get(j, "error"));
+            csv_line(out, phase, name ? name : "", json_object_get(j, "result"),
+                     err ? err : "no result");
+        }
+        if (json_object_get(p, "total"))
+            csv_line(out, phase, "total", json_object_get(p, "total"), NULL);
     }
 }
 
 int sbio_report_csv(FILE *out, json_t *doc, bool header)
 {
-    size_t n = sizeof(csv_cols) / sizeof(csv_cols[0]);
-    if (header)
-        for (size_t i = 0; i < n; i++)
-            fprintf(out, "%s%s", csv_cols[i][0], i + 1 < n ? "," : "\n");
-    for (size_t i = 0; i < n; i++) {
-        csv_value(out, csv_cols[i][0], sbio_json_get(doc, csv_cols[i][1]));
-        fputc(i + 1 < n ? ',' : '\n', out);
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    bool script = schema && !strcmp(schema, SBIO_SCRIPT_SCHEMA);
+    char head[2048];
+    if (header) {
+        if (sbio_report_csv_header(head, sizeof(head), script))
+            return -ENOSPC;
+        fprintf(out, "%s\n", head);
     }
+    if (script)
+        csv_script(out, doc);
+    else
+        csv_line(out, NULL, NULL, doc, NULL);
     return ferror(out) ? -EIO : 0;
 }

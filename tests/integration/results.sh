@@ -3,7 +3,10 @@
 # -o r.json writes the JSON and keeps the text report on stdout; --output-format=json alone
 # prints only the JSON (interim lines to stderr); --log-interval records samples without
 # printing them, --report-interval prints and records; -o r.csv appends lines under one
-# header; an --output that cannot be opened is exit 2 with one line and nothing touched.
+# header; a script's CSV has a line per job and per phase total, each equal to the figures
+# its report() hook reads from the same document; appending to a CSV file of another header
+# is exit 2 with one line, the file unchanged; an --output that cannot be opened is exit 2
+# with one line and nothing touched.
 # A small set (2 x 1 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"
 
@@ -103,6 +106,116 @@ eq "-o r.csv: every number in its column's format" "$(awk -F, '
 expect_exit 0 "--output-format=csv: exit 0" "${RUN[@]}" --events=$N --output-format=csv
 eq "--output-format=csv: stdout is a header and one line" \
 	"$(wc -l <"$TMP/out" | tr -d ' ') $(head -n 1 "$TMP/out" | cut -d, -f1)" "2 sbio_version"
+
+# --- CSV of a script: a line per job and per phase total, equal to the JSON's figures ---
+# Two phases of two jobs; report() prints, from the very document the CSV is written from,
+# each line's figures (a job's name with a comma is quoted in the CSV).
+cat >"$TMP/two.lua" <<'EOF'
+phase "load" {
+    time = 1,
+    job "readers" { threads = 2, mode = "rndrd", block = "4k" },
+    job "writer, 8K" { mode = "rndwr", block = "8k", fsync_freq = 10 },
+}
+phase "scan" {
+    time = 1,
+    job "seq" { mode = "seqrd" },
+    job "paced" { mode = "rndrd", rate = 2000 },
+}
+local cols = {
+    { "threads", "config/threads" }, { "block_size_bytes", "config/block_size_bytes" },
+    { "file_test_mode", "config/file_test_mode" }, { "elapsed_s", "result/elapsed_s" },
+    { "events", "result/events" }, { "read_ops", "result/op_types/read/ops" },
+    { "write_ops", "result/op_types/write/ops" }, { "fsync_ops", "result/op_types/fsync/ops" },
+    { "read_ops_per_s", "result/op_types/read/ops_per_s" },
+    { "write_ops_per_s", "result/op_types/write/ops_per_s" },
+    { "read_mib_per_s", "result/op_types/read/mib_per_s" },
+    { "write_mib_per_s", "result/op_types/write/mib_per_s" },
+    { "read_lat_mean_ns", "result/op_types/read/latency/mean_ns" },
+    { "read_lat_p99_ns", "result/op_types/read/latency/percentiles_ns/99" },
+    { "write_lat_p99_ns", "result/op_types/write/latency/percentiles_ns/99" },
+    { "write_lat_max_ns", "result/op_types/write/latency/max_ns" },
+}
+local function row(phase, job, doc)
+    local out = { phase, job }
+    for _, c in ipairs(cols) do
+        local v = doc
+        for k in c[2]:gmatch("[^/]+") do v = type(v) == "table" and v[k] or nil end
+        out[#out + 1] = c[1] .. "=" .. (type(v) == "number" and string.format("%.17g", v) or tostring(v))
+    end
+    print("ROW|" .. table.concat(out, "|"))
+end
+function report(result)
+    for _, p in ipairs(result.phases) do
+        for _, j in ipairs(p.jobs) do row(p.name, j.name, j.result) end
+        if p.total then row(p.name, "total", p.total) end
+    end
+end
+EOF
+SRUN=("$SBIO" run "${SET[@]}" --script "$TMP/two.lua" --rand-seed=7)
+expect_exit 0 "--script, -o s.csv: exit 0" "${SRUN[@]}" -o "$TMP/s.csv"
+cp "$TMP/out" "$TMP/s.out"
+eq "--script, -o s.csv: report() printed 6 lines (2 jobs and a total, twice)" \
+	"$(grep -c '^ROW|' "$TMP/s.out")" 6
+# The CSV's lines, in order, are report()'s: same phase and job, each figure the document's
+# (ns to the nearest whole, rates and seconds to three decimals, counts exactly).
+SCSV='import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head, lines = rows[0], rows[1:]
+want = [l.rstrip("\n").split("|")[1:] for l in open(sys.argv[2]) if l.startswith("ROW|")]
+if head[:2] != ["phase", "job"]:
+    print("header starts", head[:3])
+if len(lines) != len(want):
+    print(len(lines), "lines,", len(want), "from report()")
+for got, w in zip(lines, want):
+    cell = dict(zip(head, got))
+    if len(got) != len(head):
+        print(got[:2], len(got), "cells,", len(head), "columns")
+    if got[:2] != w[:2]:
+        print("line", got[:2], "report()", w[:2])
+    for kv in w[2:]:
+        k, v = kv.split("=", 1)
+        c = cell.get(k)
+        if v == "nil":
+            bad = c != ""
+        elif k == "file_test_mode":
+            bad = c != v
+        else:
+            tol = 0.5 if k.endswith("_ns") else 0.0005 if "." in c else 0
+            bad = c == "" or abs(float(c) - float(v)) > tol + 1e-9
+        if bad:
+            print(w[:2], k, "CSV", repr(c), "JSON", v)'
+eq "--script, -o s.csv: a header and 6 lines, each equal to the JSON's figures" \
+	"$(python3 -c "$SCSV" "$TMP/s.csv" "$TMP/s.out" 2>&1)" ""
+eq "--script, -o s.csv: phase and job first, then the built-in columns" \
+	"$(head -n 1 "$TMP/s.csv")" "phase,job,$(head -n 1 "$TMP/r.csv")"
+eq "--script, -o s.csv: the lines' phases and jobs" \
+	"$(tail -n +2 "$TMP/s.csv" | cut -d, -f1-2 | paste -sd ' ')" \
+	'load,readers load,"writer load,total scan,seq scan,paced scan,total'
+check "--script, -o s.csv: the figures are measured (the readers' reads > 0)" \
+	awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if (h[i] == "read_ops") exit !($i > 0) } NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }' "$TMP/s.csv"
+
+# --- appending to a CSV file of the other kind: refused before the run, the file untouched ---
+# refused_append FILE CMD…: CMD -o FILE, FILE holding the other kind's lines.
+refused_append() {
+	local f=$1 sum
+	shift
+	sum=$(md5sum <"$f")
+	expect_exit 2 "-o ${f##*/} of the other kind: exit 2" "$@" -o "$f"
+	stderr_one_line "-o ${f##*/} of the other kind: one line on stderr"
+	check "-o ${f##*/}: the line says which header the file has and to give another file" \
+		grep -qE "^sbio: --output $f holds (a script's|built-in runs') lines \(its header starts (phase,job|sbio_version),…\); .*: give the (run|script) another file$" "$TMP/err"
+	eq "-o ${f##*/} of the other kind: nothing ran (stdout empty)" "$(head -c 200 "$TMP/out")" ""
+	eq "-o ${f##*/} of the other kind: the file is unchanged" "$(md5sum <"$f")" "$sum"
+}
+refused_append "$TMP/s.csv" "${RUN[@]}" --events=$N
+refused_append "$TMP/r.csv" "${SRUN[@]}"
+printf 'when,what\n' >"$TMP/other.csv"
+expect_exit 2 "-o a CSV file of another header: exit 2" "${RUN[@]}" --events=$N -o "$TMP/other.csv"
+check "-o a CSV file of another header: the line quotes its first line" \
+	grep -q "^sbio: --output $TMP/other.csv: its first line (when,what) is not the header of a run's CSV lines; give the run another file$" "$TMP/err"
+expect_exit 0 "--script -o s.csv again: exit 0" "${SRUN[@]}" -o "$TMP/s.csv"
+eq "--script -o s.csv twice: one header, 12 lines" \
+	"$(grep -c '^phase,job,' "$TMP/s.csv") $(wc -l <"$TMP/s.csv" | tr -d ' ')" "1 13"
 
 # --- an --output that cannot be opened: exit 2, one line, nothing touched ---
 snapshot() { (cd "$1" && find . -type f | sort | xargs stat -c '%n %s %.9Y' && cat ./* | md5sum); }

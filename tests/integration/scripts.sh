@@ -10,7 +10,7 @@
 # lines once per phase, fdatasync's own row against strace, the phases' table); a script
 # not found names the folders searched; a job's end fsync is its own fsync_end (iozone makes
 # none under strace, a job with fsync_end = true one per file); a phase the system refuses is
-# reported and the script goes on (a loop device with 4 KiB sectors: root); blockdev-sweep's
+# reported (CSV too) and the script goes on (loop device, 4 KiB sectors: root); blockdev-sweep's
 # table is blockdev-perftest's (MiB, per-run seconds, the population standard deviation of
 # its runs, IOPS, O_DIRECT under --direct); iozone's "Children see" lines equal the JSON's
 # per-thread figures; sysbench-rndrw makes as many reads + writes as --events asks, 0.4's
@@ -748,6 +748,11 @@ else
 	eq "refused, JSON: phases marked refused" \
 		"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
 		"False False False True True True"
+	expect_exit 0 "bonnie-direct 4k,6k on 4 KiB sectors, -o refused.csv: exit 0" \
+		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.csv"
+	eq "refused, CSV: a line per phase; a refused one without a job, its error 'phase refused'" \
+		"$(awk -F, 'NR > 1 { print $1 ":" $2 ":" $NF }' "$TMP/refused.csv" | paste -sd '|')" \
+		"write 4k:write:|rewrite 4k:rewrite:|read 4k:read:|write 6k::phase refused|rewrite 6k::phase refused|read 6k::phase refused"
 fi
 
 # --- fio-matrix (started at the top): the 4 x 4 table of MiB/s ---

@@ -1242,6 +1242,11 @@ static void check_csv(const char *ctx, json_t *doc, json_t *back)
     CHECK(ctx, !strcmp(second + 1, line_only), "CSV without header:\n%s\nwith:\n%s", line_only,
           buf);
 
+    /* The header a file appended to is checked against (main.c) is the one written. */
+    char head[2048];
+    assert_int_equal(sbio_report_csv_header(head, sizeof(head), false), 0);
+    CHECK(ctx, !strncmp(buf, head, strlen(head)) && buf[strlen(head)] == '\n',
+          "CSV header: not the one sbio_report_csv_header gives");
     char *hdr[CSV_MAX], *val[CSV_MAX], *next;
     int nh = csv_split(buf, hdr, CSV_MAX, &next);
     CHECK(ctx, nh == (int)N(csv_map), "CSV header: %d columns, doc/json.md lists %zu", nh,
@@ -1720,6 +1725,102 @@ static void test_shares_document(void **state)
     }
 }
 
+/* ---- a script's CSV ---- */
+
+/* A line the script's CSV must have: its phase and job, and the run document its columns are
+ * read from (NULL: every column empty but the error). */
+struct script_line {
+    const char *phase, *job;
+    json_t *back;
+    const char *error;
+};
+
+/* One line of a script's CSV (fields split) against what it must hold. */
+static void check_script_line(char **val, int nv, const struct script_line *w)
+{
+    char ctx[96];
+    snprintf(ctx, sizeof(ctx), "script CSV, phase %s, job '%s'", w->phase, w->job);
+    CHECK(ctx, nv == 2 + (int)N(csv_map), "%d values for %zu columns", nv, 2 + N(csv_map));
+    CHECK(ctx, !strcmp(val[0], w->phase) && !strcmp(val[1], w->job), "line of %s, '%s'", val[0],
+          val[1]);
+    for (size_t k = 0; k < N(csv_map); k++) {
+        const char *cell = val[2 + k];
+        if (w->back)
+            check_cell(ctx, csv_map[k][0], cell, jat(w->back, csv_map[k][1]));
+        else if (!strcmp(csv_map[k][0], "error"))
+            CHECK(ctx, !strcmp(cell, w->error), "error '%s', want '%s'", cell, w->error);
+        else
+            CHECK(ctx, !*cell, "%s = '%s' without a result", csv_map[k][0], cell);
+    }
+}
+
+/* A script's document (sbio-script/1, as session.c builds it) of real runs: phase "load" of
+ * two jobs and their total, phase "direct" refused, phase "late" of a job and one that
+ * failed to start. Its CSV: phase and job, then the built-in columns of each job's, or the
+ * total's, document; a line per job, one for the total, one for the refused phase. */
+static void test_script_csv(void **state)
+{
+    (void)state;
+    const struct run_spec specs[3] = {
+        {.mode = SBIO_MODE_RNDRD, .threads = 1, .events = 400},
+        {.mode = SBIO_MODE_RNDWR, .threads = 2, .events = 600},
+        {.mode = SBIO_MODE_RNDRW, .threads = 3, .events = 900},
+    };
+    struct ran *r[3];
+    for (int i = 0; i < 3; i++) {
+        r[i] = calloc(1, sizeof(*r[i]));
+        assert_non_null(r[i]);
+        run_spec(r[i], &specs[i]);
+    }
+    const char *msg = "open test_file.9: \"No such file\", stopping";
+    json_t *doc = json_pack(
+        "{s:s,s:s,s:s,s:[{s:s,s:[{s:s,s:{},s:O},{s:s,s:{},s:O}],s:O},{s:s,s:b,s:[]},"
+        "{s:s,s:[{s:s,s:{},s:O},{s:s,s:{},s:s}]}]}",
+        "schema", "sbio-script/1", "sbio_version", SBIO_VERSION, "script", "x.lua", "phases",
+        "name", "load", "jobs", "name", "readers", "declared", "result", r[0]->doc, "name",
+        "writer, 8K", "declared", "result", r[1]->doc, "total", r[2]->doc, "name", "direct",
+        "refused", true, "jobs", "name", "late", "jobs", "name", "one", "declared", "result",
+        r[0]->doc, "name", "two", "declared", "error", msg);
+    assert_non_null(doc);
+    const struct script_line want[] = {
+        {"load", "readers", r[0]->back, NULL}, {"load", "writer, 8K", r[1]->back, NULL},
+        {"load", "total", r[2]->back, NULL},   {"direct", "", NULL, "phase refused"},
+        {"late", "one", r[0]->back, NULL},     {"late", "two", NULL, msg},
+    };
+    char *buf = NULL, *lines = NULL, head[2048];
+    size_t len = 0, len2 = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(sbio_report_csv(f, doc, true), 0);
+    assert_int_equal(fclose(f), 0);
+    f = open_memstream(&lines, &len2);
+    assert_int_equal(sbio_report_csv(f, doc, false), 0);
+    assert_int_equal(fclose(f), 0);
+    /* The header, first and once: phase, job, then the built-in columns in their order. */
+    assert_int_equal(sbio_report_csv_header(head, sizeof(head), true), 0);
+    assert_int_equal(strncmp(buf, head, strlen(head)), 0);
+    assert_int_equal(buf[strlen(head)], '\n');
+    assert_string_equal(buf + strlen(head) + 1, lines);
+    assert_int_equal(sbio_report_csv_header(head, 40, true), -ENOSPC);
+    char *hdr[CSV_MAX], *val[CSV_MAX], *next;
+    assert_int_equal(csv_split(buf, hdr, CSV_MAX, &next), 2 + (int)N(csv_map));
+    assert_string_equal(hdr[0], "phase");
+    assert_string_equal(hdr[1], "job");
+    for (size_t k = 0; k < N(csv_map); k++)
+        assert_string_equal(hdr[2 + k], csv_map[k][0]);
+    for (size_t i = 0; i < N(want); i++) {
+        CHECK("script CSV", *next, "%zu lines, want %zu", i, N(want));
+        check_script_line(val, csv_split(next, val, CSV_MAX, &next), &want[i]);
+    }
+    CHECK("script CSV", !*next, "a line more: '%s'", next);
+    free(buf);
+    free(lines);
+    json_decref(doc);
+    for (int i = 0; i < 3; i++) {
+        ran_free(r[i]);
+        free(r[i]);
+    }
+}
+
 /* Every field of every document above is in doc/json.md. */
 static void test_no_undocumented_field(void **state)
 {
@@ -1990,6 +2091,7 @@ int main(void)
         cmocka_unit_test(test_warmup_auto),
         cmocka_unit_test(test_settings_parsed),
         cmocka_unit_test(test_shares_document),
+        cmocka_unit_test(test_script_csv),
         cmocka_unit_test(test_no_undocumented_field),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
