@@ -1135,6 +1135,21 @@ static const char *session_verify_clash(const struct sbio_script_phase *p, unsig
                  sbio_fmt_bytes(a, sizeof(a), small), sbio_fmt_bytes(c, sizeof(c), big), a);
         return why;
     }
+    for (unsigned o = 0; o < p->njobs; o++) {
+        const struct sbio_script_job *q = &p->jobs[o];
+        uint64_t qs = q->block[0];
+        for (unsigned b = 1; b < q->nblocks && q->mode == SBIO_MODE_NONE; b++)
+            qs = q->block[b] < qs ? q->block[b] : qs;
+        if (!q->event && qs != small) { /* block i of one is not block i of the other */
+            char a[32], c[32];
+            snprintf(why, len,
+                     "its blocks of %s and job \"%s\"'s of %s overlap; under --verify a "
+                     "phase's jobs have one block size",
+                     sbio_fmt_bytes(a, sizeof(a), small), q->name,
+                     sbio_fmt_bytes(c, sizeof(c), qs));
+            return why;
+        }
+    }
     bool seq = sbio_mode_sequential(j->mode);
     for (unsigned o = 0; o < p->njobs; o++)
         if (!p->jobs[o].event && sbio_mode_sequential(p->jobs[o].mode) != seq) {

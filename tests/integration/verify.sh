@@ -239,6 +239,11 @@ fileset { files = 2, size = "8M" }
 phase "s" { time = 0, events = 100,
   job "big" { mix = { write = 1 }, block = { ["4k"] = 1, ["16k"] = 1 }, threads = 2 } }
 LUA
+cat >"$TMP/bsizes.lua" <<'LUA'
+fileset { files = 2, size = "8M" }
+phase "b" { time = 0, events = 100,
+  job "small" { mode = "rndwr", block = "4k" }, job "big" { mode = "rndrw", block = "16k" } }
+LUA
 cat >"$TMP/seqrnd.lua" <<'LUA'
 fileset { files = 2, size = "8M" }
 phase "t" { time = 0, events = 100,
@@ -248,7 +253,8 @@ sum0=$(cat "$JD"/test_file.* | md5sum)
 for c in 'evpair p ev event(ctx) chooses its offsets itself' \
 	'evthreads q ev event(ctx) chooses its offsets itself' \
 	'sizes s big requests of 4 KiB to 16 KiB would cover other threads' \
-	'seqrnd t seq it walks per-thread slices of the set while job "rnd"'; do
+	'seqrnd t seq it walks per-thread slices of the set while job "rnd"' \
+	'bsizes b small its blocks of 4 KiB and job "big"'; do
 	set -- $c
 	f=$1 ph=$2 job=$3
 	shift 3
