@@ -8,13 +8,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mpi.h"
+#include "util.h"
 
 #define MEET_POLL_NS 20000000L /* the runner's own poll of stopped() */
 
@@ -24,6 +27,7 @@ struct meet_slot {
     int rc;           /* its status at its last arrival */
     unsigned arrived; /* meetings it came to */
     int left;         /* it will meet no more */
+    pid_t pid;        /* a forked job's process (sbio_meet_forked), 0: a thread */
 };
 
 struct sbio_meet {
@@ -34,7 +38,9 @@ struct sbio_meet {
     int result;    /* the last meeting's */
     int stop;      /* the jobs stop: one of them failed, or another process did */
     unsigned news; /* bumped at each arrival and leave: the main thread's futex word */
-    int abandoned; /* the worst status of jobs that never started, 0: none */
+    int abandoned; /* the worst status of jobs gone without meeting (never started, died) */
+    bool owed;     /* one of them went while a meeting was due: the next one is held */
+    bool passed;   /* this process's stop was passed on to the forked jobs */
     int *rcs;      /* [jobs + 1]: the main thread's scratch */
     struct meet_slot slot[];
 };
@@ -112,12 +118,47 @@ const struct sbio_runner_sync *sbio_meet_sync(struct sbio_meet *m, unsigned k)
     return &m->slot[k].sync;
 }
 
-void sbio_meet_abandon(struct sbio_meet *m, unsigned k, int rc)
+void sbio_meet_forked(struct sbio_meet *m, unsigned k, pid_t pid)
+{
+    m->slot[k].pid = pid;
+}
+
+/* Job k goes without meeting again (the main thread's): its status fails the next meeting,
+ * which is held even when no job is left to come to it, unless the last one failed already
+ * (then nobody meets again). */
+static void meet_gone(struct sbio_meet *m, unsigned k, int rc)
 {
     int two[2] = {m->abandoned, rc}, w = sbio_mpi_worst(two, 2);
     m->abandoned = w < 0 ? 0 : two[w];
+    m->owed = m->owed || !__atomic_load_n(&m->result, __ATOMIC_RELAXED);
     __atomic_store_n(&m->stop, 1, __ATOMIC_RELAXED);
     meet_leave(&m->slot[k]);
+}
+
+void sbio_meet_abandon(struct sbio_meet *m, unsigned k, int rc)
+{
+    meet_gone(m, k, rc);
+}
+
+/* The forked jobs still meeting: a stop of this process (a signal to sbio alone) is passed
+ * on to them; one that died without leaving (killed) is gone with -EIO. */
+static void meet_check_forked(struct sbio_meet *m)
+{
+    int sig = sbio_stop_requested();
+    for (unsigned k = 0; k < m->jobs; k++) {
+        struct meet_slot *s = &m->slot[k];
+        if (!s->pid || __atomic_load_n(&s->left, __ATOMIC_ACQUIRE))
+            continue;
+        if (sig && !m->passed)
+            kill(s->pid, sig);
+        siginfo_t si = {0};
+        /* WNOWAIT: sbio_jobproc_finish reaps it. A job leaves before it exits: one found
+         * dead and still not left never left. */
+        if (!waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == s->pid &&
+            !__atomic_load_n(&s->left, __ATOMIC_ACQUIRE))
+            meet_gone(m, k, -EIO);
+    }
+    m->passed = m->passed || sig;
 }
 
 /* Hold meeting number held + 1 with the arrived jobs' statuses (n of them in m->rcs). */
@@ -127,6 +168,7 @@ static void meet_hold(struct sbio_meet *m, unsigned n)
     if (m->up)
         g = m->up->agree(m->up->ctx, g);
     __atomic_store_n(&m->result, g, __ATOMIC_RELAXED);
+    m->owed = false;
     if (g)
         __atomic_store_n(&m->stop, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&m->held, 1, __ATOMIC_RELEASE);
@@ -137,6 +179,7 @@ void sbio_meet_serve(struct sbio_meet *m)
 {
     for (;;) {
         unsigned seen = __atomic_load_n(&m->news, __ATOMIC_ACQUIRE), n = 0;
+        meet_check_forked(m);
         unsigned held = __atomic_load_n(&m->held, __ATOMIC_RELAXED);
         bool all_left = true, all_here = true;
         for (unsigned k = 0; k < m->jobs; k++) {
@@ -152,7 +195,7 @@ void sbio_meet_serve(struct sbio_meet *m)
         if (m->abandoned)
             m->rcs[n++] = m->abandoned;
         if (all_left) {
-            if (!held && m->abandoned) /* nobody started: the others still meet us once */
+            if (m->owed) /* a job went with a meeting due: the others still meet us once */
                 meet_hold(m, n);
             return;
         }

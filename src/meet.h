@@ -12,6 +12,8 @@
 #ifndef SBIO_MEET_H
 #define SBIO_MEET_H
 
+#include <sys/types.h>
+
 #include "runner.h"
 
 struct sbio_meet;
@@ -28,9 +30,16 @@ const struct sbio_runner_sync *sbio_meet_sync(struct sbio_meet *m, unsigned k);
  * and every one after. */
 void sbio_meet_abandon(struct sbio_meet *m, unsigned k, int rc);
 
+/* Job k runs in process pid, forked after sbio_meet_new and reaped only after
+ * sbio_meet_serve returns: while serving, a stop of this process is passed on to it (as
+ * sbio_jobproc_finish does), and its death without leaving (killed) is its abandon with
+ * -EIO. */
+void sbio_meet_forked(struct sbio_meet *m, unsigned k, pid_t pid);
+
 /* The main thread: hold the meetings until every job has left. A process whose jobs all
- * left before any meeting (none started) still attends the first one, with the worst
- * status, so that no other process waits for it. */
+ * left while a meeting was due of one of them (none started, or one died between meetings)
+ * still attends that meeting, with the worst status, so that no other process waits for
+ * it. */
 void sbio_meet_serve(struct sbio_meet *m);
 
 void sbio_meet_free(struct sbio_meet *m);

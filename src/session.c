@@ -450,6 +450,8 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
             *started = k;
         } else {
             ran |= 1u << k;
+            if (meet)
+                sbio_meet_forked(meet, k, j->proc.pid);
         }
     }
     for (unsigned k = 0; k < n && !rc; k++) {

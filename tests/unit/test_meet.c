@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,6 +200,90 @@ static void test_forked_job(void **state)
     sbio_meet_free(m);
 }
 
+/* Job k in a child process that meets once and dies as if killed (no leave). */
+static pid_t fork_dying_job(struct sbio_meet *m, unsigned k)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const struct sbio_runner_sync *s = sbio_meet_sync(m, k);
+        s->agree(s->ctx, 0);
+        _exit(9);
+    }
+    sbio_meet_forked(m, k, pid);
+    return pid;
+}
+
+/* A forked job killed between meetings (it never leaves): the next meeting fails with -EIO,
+ * and is held even when no other job is left to come to it. */
+static void test_forked_job_dies(void **state)
+{
+    (void)state;
+    struct up u = {0};
+    struct sbio_runner_sync up = {.ctx = &u, .agree = up_agree, .stopped = up_stopped};
+    struct sbio_meet *m = sbio_meet_new(2, &up);
+    pid_t pid = fork_dying_job(m, 1);
+    struct job jobs[1] = {{.meetings = 4}};
+    run_jobs(m, jobs, 1);
+    assert_int_equal(u.calls, 2);
+    assert_int_equal(u.got[1], -EIO);
+    assert_int_equal(jobs[0].held, 2);
+    assert_int_equal(jobs[0].results[1], -EIO);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid); /* left for its reaper */
+    sbio_meet_free(m);
+    /* Alone: the process still meets the others the time they expect it. */
+    u = (struct up){0};
+    m = sbio_meet_new(1, &up);
+    pid = fork_dying_job(m, 0);
+    sbio_meet_serve(m);
+    assert_int_equal(u.calls, 2);
+    assert_int_equal(u.got[1], -EIO);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    sbio_meet_free(m);
+}
+
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int sig)
+{
+    (void)sig;
+    got_usr1 = 1;
+}
+
+/* A stop of this process (a signal to it alone) reaches a forked job while it runs. */
+static void test_forked_job_stop_passed_on(void **state)
+{
+    (void)state;
+    struct up u = {0};
+    struct sbio_runner_sync up = {.ctx = &u, .agree = up_agree, .stopped = up_stopped};
+    struct sbio_meet *m = sbio_meet_new(1, &up);
+    struct sigaction sa = {.sa_handler = on_usr1}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, &old); /* the child's too, before the signal can come */
+    got_usr1 = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (int t = 0; t < 10000 && !got_usr1; t++)
+            usleep(1000);
+        const struct sbio_runner_sync *s = sbio_meet_sync(m, 0);
+        s->agree(s->ctx, got_usr1 ? -EINTR : 0);
+        s->leave(s->ctx);
+        _exit(got_usr1 ? 0 : 1);
+    }
+    sbio_meet_forked(m, 0, pid);
+    __atomic_store_n(&sbio_stop_signal, SIGUSR1, __ATOMIC_RELAXED);
+    sbio_meet_serve(m);
+    __atomic_store_n(&sbio_stop_signal, 0, __ATOMIC_RELAXED);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    sigaction(SIGUSR1, &old, NULL);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(u.calls, 1);
+    assert_int_equal(u.got[0], -EINTR);
+    sbio_meet_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_upstream_failure_and_stop),
         cmocka_unit_test(test_abandoned),
         cmocka_unit_test(test_forked_job),
+        cmocka_unit_test(test_forked_job_dies),
+        cmocka_unit_test(test_forked_job_stop_passed_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
