@@ -238,28 +238,36 @@ fi
 
 # --- SIGINT to mpirun ---
 # mpirun itself (not under timeout) gets the signal, as from a terminal.
-mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SET[@]}" --file-per-rank \
-	--file-test-mode=rndrw --threads=2 --time=30 >"$TMP/int.out" 2>"$TMP/int.err" &
-BG=$!
-PIDS+=("$BG")
-n=100
-while ! grep -qs 'Threads started!' "$TMP/int.out" && [ $n -gt 0 ]; do
-	sleep 0.1
-	n=$((n - 1))
-done
-sleep 0.5
-start=$(date +%s%N)
-kill -INT "$BG"
-n=100
-while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
-	sleep 0.1
-	n=$((n - 1))
-done
-ms=$((($(date +%s%N) - start) / 1000000))
-wait "$BG"
-rc=$?
-[ "$ms" -lt 5000 ] && ok "SIGINT to mpirun: it ended within ${ms} ms (exit $rc)" ||
-	notok "SIGINT to mpirun: it ended within 5 s (took $ms ms)"
+# sigint_mpirun PATTERN SETTLE DESC CMD…: start CMD (an mpirun) in the background, its
+# output in $TMP/int.out and int.err; once PATTERN is in the output and SETTLE seconds more
+# have passed, SIGINT it: it must end within 5 s.
+sigint_mpirun() {
+	local pattern=$1 settle=$2 desc=$3 n=100 start ms rc
+	shift 3
+	"$@" >"$TMP/int.out" 2>"$TMP/int.err" &
+	BG=$!
+	PIDS+=("$BG")
+	while ! grep -qs "$pattern" "$TMP/int.out" && [ $n -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	sleep "$settle"
+	start=$(date +%s%N)
+	kill -INT "$BG"
+	n=100
+	while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	ms=$((($(date +%s%N) - start) / 1000000))
+	wait "$BG"
+	rc=$?
+	[ "$ms" -lt 5000 ] && ok "$desc: it ended within ${ms} ms (exit $rc)" ||
+		notok "$desc: it ended within 5 s (took $ms ms)"
+}
+sigint_mpirun 'Threads started!' 0.5 "SIGINT to mpirun" \
+	mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SET[@]}" --file-per-rank \
+	--file-test-mode=rndrw --threads=2 --time=30
 left=$(pgrep -f -- "--dir=$D " | wc -l)
 eq "SIGINT to mpirun: no rank left running" "$left" 0
 check "SIGINT to mpirun: rank 0's report, marked interrupted, was printed" \
@@ -393,28 +401,9 @@ fi
 
 # SIGINT to mpirun in the middle of a script's first phase: every rank stops promptly, the
 # second phase never starts, rank 0's report says so.
-mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SS[@]}" --file-per-rank --events=0 \
-	--time=30 >"$TMP/int.out" 2>"$TMP/int.err" &
-BG=$!
-PIDS+=("$BG")
-n=100
-while ! grep -qs '^=== Phase 1/2' "$TMP/int.out" && [ $n -gt 0 ]; do
-	sleep 0.1
-	n=$((n - 1))
-done
-sleep 1
-start=$(date +%s%N)
-kill -INT "$BG"
-n=100
-while kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
-	sleep 0.1
-	n=$((n - 1))
-done
-ms=$((($(date +%s%N) - start) / 1000000))
-wait "$BG"
-rc=$?
-[ "$ms" -lt 5000 ] && ok "script, SIGINT to mpirun: it ended within ${ms} ms (exit $rc)" ||
-	notok "script, SIGINT to mpirun: it ended within 5 s (took $ms ms)"
+sigint_mpirun '^=== Phase 1/2' 1 "script, SIGINT to mpirun" \
+	mpirun --allow-run-as-root --oversubscribe -np 2 "$SBIO" run "${SS[@]}" --file-per-rank \
+	--events=0 --time=30
 eq "script, SIGINT to mpirun: no rank left running" "$(pgrep -f -- "--dir=$SD" | wc -l)" 0
 check "script, SIGINT to mpirun: rank 0's report of the first phase, marked interrupted" \
 	grep -q '^\*\*\* Interrupted by SIGTERM after' "$TMP/int.out"
