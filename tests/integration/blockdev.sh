@@ -278,15 +278,14 @@ rm -rf "$SHM"
 SHM=
 # Not root, on a folder that user cannot even reach ($TMP is 0700): the refusal that matters is
 # that --scheduler needs root, whatever the folder — a usage error, not a failure of the run.
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 chmod 0711 "$TMP"
 refused "--scheduler=kyber as a non-root user (on a folder it can reach)" "needs root" \
-	"${NOBODY[@]}" "$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber
+	as_nobody "${RUN[@]}" --time=1 --scheduler=kyber
 chmod 0700 "$TMP"
 refused "--scheduler=kyber as a non-root user (on a folder it cannot read)" "needs root" \
-	"${NOBODY[@]}" "$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber
+	as_nobody "${RUN[@]}" --time=1 --scheduler=kyber
 refused "--drop-caches as a non-root user" "needs root" \
-	"${NOBODY[@]}" "$SBIO" "${RUN[@]}" --time=1 --drop-caches
+	as_nobody "${RUN[@]}" --time=1 --drop-caches
 # Read-only sysfs: a read-only bind remount of /sys in a private mount namespace (the
 # machine's own /sys is untouched: checked after).
 SYSOPT=$(findmnt -no OPTIONS /sys)

@@ -222,9 +222,8 @@ refused "weight 10001 on cgroup v2" "job j: group weight 10001 is out of range; 
 	"$(bad w10001 '{ weight = 10001 }')" SBIO_CGROUP_ROOT="$TMP/v2big"
 check "v2: nothing made in the fake root" test -z "$(find "$TMP/v2big" -mindepth 1 -not -name cgroup.controllers)"
 chmod 0755 "$TMP"
-install -m 0755 "$SBIO" "$TMP/sbio-copy"
 chmod -R a+rwX "$MNT"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run \
+as_nobody run \
 	--script="$(bad nobody '{ bfq_weight = 100 }')" --dir="$MNT" >"$TMP/out" 2>"$TMP/err"
 eq "a group as nobody: exit 2" "$?" 2
 check "it says a group needs root" grep -q "job j: a group needs root" "$TMP/err"

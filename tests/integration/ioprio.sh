@@ -114,10 +114,9 @@ check "each job's line says its priority" grep -q '^--- Job hi (2 threads, sync,
 
 # --- The realtime class without the privilege: exit 2, one line, before anything runs.
 chmod 0755 "$TMP"
-install -m 0755 "$SBIO" "$TMP/sbio-copy"
 chmod -R a+rwX "$D"
 before=$(stat -c '%n %s %Y' "$D"/*)
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run "${SET[@]}" \
+as_nobody run "${SET[@]}" \
 	--file-test-mode=rndwr --time=1 --ioprio=rt:0 >"$TMP/out" 2>"$TMP/err"
 eq "--ioprio=rt:0 as nobody: exit 2" "$?" 2
 check "it says the realtime class needs the privilege" \
@@ -126,13 +125,13 @@ stderr_one_line "one line"
 check "nothing on stdout" test ! -s "$TMP/out"
 eq "the set is untouched" "$(stat -c '%n %s %Y' "$D"/*)" "$before"
 chmod -R a+rwX "$TMP/two"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run \
+as_nobody run \
 	--script="$TMP/two.lua" --dir="$TMP/two" >"$TMP/out" 2>"$TMP/err"
 eq "a script with a job at rt:3 as nobody: exit 2, before its header" "$?" 2
 check "it says so" grep -q 'I/O priority rt:3: the realtime class needs' "$TMP/err"
 stderr_one_line "one line"
 check "nothing on stdout" test ! -s "$TMP/out"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run "${SET[@]}" \
+as_nobody run "${SET[@]}" \
 	--file-test-mode=rndrd --time=1 --ioprio=be:7 >"$TMP/out" 2>"$TMP/err"
 eq "--ioprio=be:7 as nobody runs (exit 0)" "$?" 0
 chmod 0700 "$TMP"

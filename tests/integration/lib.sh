@@ -8,7 +8,11 @@ SBIO=${SBIO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/sbio}
 SBIO_TOOLS=${SBIO_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tests}
 T=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbio-$T.XXXXXX")
-t_cleanup() { rm -rf "$TMP"; }
+NOBODY_DIR= # as_nobody's folder
+t_cleanup() {
+	rm -rf "$TMP"
+	[ -z "$NOBODY_DIR" ] || rm -rf "$NOBODY_DIR"
+}
 trap t_cleanup EXIT
 # A signal ends the test with the shell's usual status, through the test's EXIT trap.
 trap 'exit 129' HUP
@@ -152,6 +156,42 @@ json_expect() {
 }
 
 need_root() { [ "$(id -u)" -eq 0 ]; }
+
+# as_nobody ARGS…: sbio ARGS… run as user nobody (setpriv), with what it needs within its
+# reach wherever the tests run (a clone inside a folder only root can enter, as /root or a
+# 0700 mktemp folder): a copy of $SBIO, of the sanitizers' suppression files and a log folder
+# of its own, in $NOBODY_DIR (outside $TMP, made at the first call, removed by t_cleanup).
+# Sanitizer reports it writes there are moved to $SBIO_SANITIZER_LOG, where run-tests.sh
+# counts them. Returns sbio's exit status.
+as_nobody() {
+	local v opts o r rc envs=()
+	if [ -z "$NOBODY_DIR" ]; then
+		NOBODY_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sbio-nobody.XXXXXX") && chmod 0755 "$NOBODY_DIR" &&
+			install -m 0755 "$SBIO" "$NOBODY_DIR/sbio" && mkdir -m 1777 "$NOBODY_DIR/san" || return 125
+	fi
+	for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
+		[ -n "${!v:-}" ] || continue
+		opts=
+		IFS=: read -ra o <<<"${!v}"
+		for r in "${o[@]}"; do
+			case $r in
+			suppressions=*)
+				install -m 0644 "${r#*=}" "$NOBODY_DIR/" || return 125
+				r="suppressions=$NOBODY_DIR/$(basename "${r#*=}")"
+				;;
+			log_path=*) r="log_path=$NOBODY_DIR/san/$(basename "${r#*=}")" ;;
+			esac
+			opts="$opts${opts:+:}$r"
+		done
+		envs+=("$v=$opts")
+	done
+	env "${envs[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups "$NOBODY_DIR/sbio" "$@"
+	rc=$?
+	for r in "$NOBODY_DIR"/san/*; do
+		[ -f "$r" ] && [ -n "${SBIO_SANITIZER_LOG:-}" ] && mv "$r" "$SBIO_SANITIZER_LOG/"
+	done
+	return $rc
+}
 
 # loop_ext4 [--direct-io] SIZE MNT [SECTOR]: an image of SIZE in $TMP, a loop device of the
 # test's own over it (with SECTOR-byte logical sectors and an ext4 block of SECTOR when given;

@@ -70,8 +70,7 @@ check "the sizes are said in units" grep -q '=64 MiB is larger than the files (5
 # Files this user may not open for writing: the error alone, before the header.
 if need_root && command -v setpriv >/dev/null; then
 	chmod 755 "$TMP" "$SET"
-	install -m 0755 "$SBIO" "$TMP/sbio-copy"
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" \
+	as_nobody \
 		--file-total-size=64M --file-test-mode=rndrw --time=1 run >"$TMP/out" 2>"$TMP/err"
 	eq "files another user cannot open: exit 1" "$?" 1
 	check "one line on stderr, naming the file" grep -q 'test_file\.0: open: Permission denied' \

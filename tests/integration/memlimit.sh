@@ -203,9 +203,8 @@ check "it says what is accepted" grep -q "memory-limit: '15M' is out of range; a
 stderr_one_line "one line"
 eq "seqwr made no set" "$(ls -A "$TMP/none")" ""
 chmod 0755 "$TMP"
-install -m 0755 "$SBIO" "$TMP/sbio-copy"
 chmod a+rwx "$TMP/none"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$TMP/sbio-copy" run --dir="$TMP/none" \
+as_nobody run --dir="$TMP/none" \
 	--file-test-mode=seqwr --file-total-size=16M --time=1 --memory-limit=64M >"$TMP/out" 2>"$TMP/err"
 eq "--memory-limit as nobody: exit 2" "$?" 2
 check "it says it needs root" grep -q -- "--memory-limit needs root" "$TMP/err"

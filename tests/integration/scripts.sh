@@ -387,11 +387,10 @@ if need_root; then
 	# The rt reader without the privilege: refused before anything runs.
 	chmod 0755 "$TMP"
 	chmod -R a+rwX "$PRI"
-	install -m 0755 "$SBIO" "$TMP/sbio-copy"
 	install -m 0644 "$WL/priorities.lua" "$TMP/priorities.lua"
 	before=$(stat -c '%n %s %Y' "$PRI"/*)
-	expect_exit 2 "priorities as nobody: exit 2" setpriv --reuid=nobody --regid=nogroup \
-		--clear-groups "$TMP/sbio-copy" run --dir="$PRI" --script "$TMP/priorities.lua" --size=16M \
+	expect_exit 2 "priorities as nobody: exit 2" as_nobody \
+		run --dir="$PRI" --script "$TMP/priorities.lua" --size=16M \
 		--time=1
 	chmod 0700 "$TMP"
 	eq "priorities as nobody: the set is untouched" "$(stat -c '%n %s %Y' "$PRI"/*)" "$before"
