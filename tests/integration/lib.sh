@@ -214,12 +214,39 @@ loop_ext4() {
 		exit 0
 	fi
 	LOOP=${dev#/dev/}
+	loop_baseline
 	mkdir -p "$mnt"
 	if ! mkfs.ext4 -q -F ${sector:+-b "$sector"} "/dev/$LOOP" >"$TMP/err" 2>&1 ||
 		! mount "/dev/$LOOP" "$mnt" 2>>"$TMP/err"; then
 		notok "mkfs.ext4${sector:+ -b $sector} and mount of /dev/$LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 		exit 1
 	fi
+}
+
+# loop_baseline [DEV]: a loop device just attached (DEV, default $LOOP) in a known state,
+# whatever an earlier user left on it: its scheduler and nr_requests outlive a detach and
+# come back with the next attach (read_ahead_kb does not: the kernel sets it from the
+# backing file's device). What was found is kept for loop_restore; then the device goes
+# through another scheduler to none, which puts nr_requests and the tunables at the
+# device's defaults.
+LOOP_FOUND=
+loop_baseline() {
+	local q=/sys/block/${1:-$LOOP}/queue s other
+	s=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$q/scheduler")
+	LOOP_FOUND="${1:-$LOOP} $s $(cat "$q/nr_requests")"
+	other=$(tr -d '[]' <"$q/scheduler" | tr ' ' '\n' | grep -vx -e none -e '' | head -1)
+	[ -n "$other" ] && echo "$other" >"$q/scheduler"
+	echo none >"$q/scheduler"
+}
+# loop_restore: the device loop_baseline found put back as it was (scheduler, then
+# nr_requests, which the switch resets), before it is detached.
+loop_restore() {
+	local dev s nr
+	[ -n "$LOOP_FOUND" ] || return 0
+	read -r dev s nr <<<"$LOOP_FOUND"
+	echo "$s" >"/sys/block/$dev/queue/scheduler"
+	echo "$nr" >"/sys/block/$dev/queue/nr_requests"
+	LOOP_FOUND=
 }
 
 # A device's queue, $Q (/sys/block/DEV/queue), and sbio's state file for it, $STATE.
@@ -276,6 +303,7 @@ loop_cleanup() {
 	if mountpoint -q "$1" 2>/dev/null; then
 		umount "$1" 2>/dev/null || umount -l "$1"
 	fi
+	loop_restore
 	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
 	LOOP=
 }
