@@ -34,24 +34,35 @@ finish() {
 # of a page never written costs zram nothing), reset and removed at the end.
 zram_remove() {
 	[ -n "$ZDEV" ] || return 0
-	zramctl --reset "$ZDEV"
-	# zramctl --reset removes the device itself where it can.
-	[ ! -e "$ZDEV" ] || echo "${ZDEV#/dev/zram}" >/sys/class/zram-control/hot_remove
+	# zramctl --reset removes the device itself where it can. A failure here must not keep
+	# finish() from removing the rest.
+	zramctl --reset "$ZDEV" || true
+	[ ! -e "$ZDEV" ] || echo "${ZDEV#/dev/zram}" >/sys/class/zram-control/hot_remove || true
 	ZDEV=
 }
 zram_setup() {
 	local n
 	[ -e /sys/class/zram-control ] || modprobe zram 2>/dev/null || true
-	if ! command -v zramctl >/dev/null || [ ! -e /sys/class/zram-control ]; then
-		echo "note: no zram here (zramctl, /sys/class/zram-control): the fast-device cells are skipped" >&2
+	if [ "$(id -u)" != 0 ] || ! command -v zramctl >/dev/null || [ ! -e /sys/class/zram-control ]; then
+		echo "note: no zram here (needs root, zramctl and /sys/class/zram-control): the fast-device cells are skipped" >&2
 		return 1
 	fi
-	n=$(cat /sys/class/zram-control/hot_add)
+	if ! n=$(cat /sys/class/zram-control/hot_add); then
+		echo "note: no new zram device (hot_add failed): the fast-device cells are skipped" >&2
+		return 1
+	fi
 	ZDEV=/dev/zram$n
-	zramctl --size "$ZRAM_SIZE" "$ZDEV"
-	dd if=/dev/urandom of="$ZDEV" bs=1M count=$(($(blockdev --getsize64 "$ZDEV") >> 20)) oflag=direct status=none
+	if ! zramctl --size "$ZRAM_SIZE" "$ZDEV" ||
+		! dd if=/dev/urandom of="$ZDEV" bs=1M count=$(($(blockdev --getsize64 "$ZDEV") >> 20)) \
+			oflag=direct status=none; then
+		echo "note: $ZDEV could not be sized to $ZRAM_SIZE and filled: the fast-device cells are skipped" >&2
+		zram_remove
+		return 1
+	fi
 }
 trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$DIR/floor" bench/floor.c
 gcc -O2 -Wall -Wextra -Werror -o "$DIR/rusage" bench/rusage.c
 gcc -O2 -Wall -Wextra -Werror -o "$DIR/mlockfile" bench/mlockfile.c
@@ -247,7 +258,8 @@ m_rss60() { rss 60 1; }
 # (f) fast device: 4 KiB O_DIRECT random reads of the whole zram device, 1 thread, sbio vs
 # fio at the same engine and depth, each submitting as it does by default (one request per
 # call with O_DIRECT), with and without registered files and buffers for io_uring. zram does
-# the read on the submitting CPU, so the tools' own costs per request show.
+# the read when it is submitted, with no queue and no interrupt, so the tools' own costs per
+# request show.
 zs() { # engine depth [sbio options…]
 	sbio_rd --filename="$ZDEV" --file-test-mode=rndrd --file-block-size=4K --file-extra-flags=direct \
 		--time="$SECS" --ioengine="$1" --iodepth="$2" "${@:3}"
