@@ -4,11 +4,14 @@
 # medians, and per round: the tools of one round ran back to back, so a round's ratio is the
 # least disturbed by the load of others on a shared machine).
 #   ROUNDS (5), SECS per timed measurement (3), BENCH_DIR (a folder on a real disk, /var/tmp),
-#   TOOLS (the cells to run, in this order; default: all but rss60),
+#   TOOLS (the cells to run, in this order; default: all but rss60; a group's name runs its
+#   cells: reads, queued, writes, rss, zram — TOOLS=zram runs only the fast-device cells),
 #   LONG=1 adds rss60 (sbio's peak RSS over a 60 s run, measured in the first round only).
 #   SBIO (the binary to measure, ./sbio), RETRIES (3: runs again a page-cache run whose
 #   file was evicted during it).
-# Needs fio, sysbench, fincore (util-linux) and gcc: `make bench` installs what is missing.
+#   ZRAM_SIZE (1G): the zram device of the fast-device cells.
+# Needs fio, sysbench, fincore (util-linux) and gcc: `make bench` installs what is missing;
+# the fast-device cells need zram and zramctl (skipped with a note where they are missing).
 set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -16,14 +19,50 @@ SBIO=${SBIO:-$PWD/sbio}
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-3}
 LONG=${LONG:-0}
+ZRAM_SIZE=${ZRAM_SIZE:-1G}
 RETRIES=${RETRIES:-3}
 DIR=$(mktemp -d "${BENCH_DIR:-/var/tmp}/sbio-bench.XXXXXX")
 LOCKPID=
+ZDEV=
 finish() {
 	[ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null && wait "$LOCKPID" 2>/dev/null
+	zram_remove
 	rm -rf "$DIR"
 }
+# The fast-device cells' device: a new zram device (hot_add, so that no device someone else
+# set up, zram0 included, is touched), sized with zramctl, filled with random bytes (a read
+# of a page never written costs zram nothing), reset and removed at the end.
+zram_remove() {
+	[ -n "$ZDEV" ] || return 0
+	# zramctl --reset removes the device itself where it can. A failure here must not keep
+	# finish() from removing the rest.
+	zramctl --reset "$ZDEV" || true
+	[ ! -e "$ZDEV" ] || echo "${ZDEV#/dev/zram}" >/sys/class/zram-control/hot_remove || true
+	ZDEV=
+}
+zram_setup() {
+	local n
+	[ -e /sys/class/zram-control ] || modprobe zram 2>/dev/null || true
+	if [ "$(id -u)" != 0 ] || ! command -v zramctl >/dev/null || [ ! -e /sys/class/zram-control ]; then
+		echo "note: no zram here (needs root, zramctl and /sys/class/zram-control): the fast-device cells are skipped" >&2
+		return 1
+	fi
+	if ! n=$(cat /sys/class/zram-control/hot_add); then
+		echo "note: no new zram device (hot_add failed): the fast-device cells are skipped" >&2
+		return 1
+	fi
+	ZDEV=/dev/zram$n
+	if ! zramctl --size "$ZRAM_SIZE" "$ZDEV" ||
+		! dd if=/dev/urandom of="$ZDEV" bs=1M count=$(($(blockdev --getsize64 "$ZDEV") >> 20)) \
+			oflag=direct status=none; then
+		echo "note: $ZDEV could not be sized to $ZRAM_SIZE and filled: the fast-device cells are skipped" >&2
+		zram_remove
+		return 1
+	fi
+}
 trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$DIR/floor" bench/floor.c
 gcc -O2 -Wall -Wextra -Werror -o "$DIR/rusage" bench/rusage.c
 gcc -O2 -Wall -Wextra -Werror -o "$DIR/mlockfile" bench/mlockfile.c
@@ -216,12 +255,41 @@ m_rss1() { rss 1 1; }
 m_rss64() { rss 1 64; }
 m_rss60() { rss 60 1; }
 
+# (f) fast device: 4 KiB O_DIRECT random reads of the whole zram device, 1 thread, sbio vs
+# fio at the same engine and depth, each submitting as it does by default (one request per
+# call with O_DIRECT), with and without registered files and buffers for io_uring. zram does
+# the read when it is submitted, with no queue and no interrupt, so the tools' own costs per
+# request show.
+zs() { # engine depth [sbio options…]
+	sbio_rd --filename="$ZDEV" --file-test-mode=rndrd --file-block-size=4K --file-extra-flags=direct \
+		--time="$SECS" --ioengine="$1" --iodepth="$2" "${@:3}"
+}
+zf() { # engine depth [fio options…]
+	fio_rd --name=z --filename="$ZDEV" --rw=randread --bs=4k --direct=1 --ioengine="$1" --iodepth="$2" \
+		--time_based --runtime="$SECS" "${@:3}"
+}
+m_z_sbio_sync1() { zs sync 1; }
+m_z_fio_sync1() { zf psync 1; }
+ZQ="aio1 aio8 aio32 uring1 uring8 uring32 uringf1 uringf8 uringf32"
+for d in 1 8 32; do
+	eval "m_z_sbio_aio$d() { zs libaio $d; }; m_z_fio_aio$d() { zf libaio $d; }
+		m_z_sbio_uring$d() { zs io_uring $d; }; m_z_fio_uring$d() { zf io_uring $d; }
+		m_z_sbio_uringf$d() { zs io_uring $d --uring-fixed; }
+		m_z_fio_uringf$d() { zf io_uring $d --registerfiles --fixedbufs; }"
+done
+
 READS="floor1 sbio1 sysbench1 fio1 floor2 sbio2 sysbench2 sbionull fionull"
 QUEUED="sbio_aio16 fio_aio16 fiob_aio16 sbio_uring16 fio_uring16 fiob_uring16 sbio_aio32 fio_aio32 fiob_aio32 sbio_uring32 fio_uring32 fiob_uring32 sbio_aio32d fio_aio32d fiob_aio32d sbio_uring32d fio_uring32d fiob_uring32d"
 WRITES="sbio_seqwr fio_seqwr dd_seqwr sbio_prep sbio_prepz dd_prep"
 RSS="rss1 rss64"
 [ "$LONG" = 1 ] && RSS="$RSS rss60"
-TOOLS=${TOOLS:-"$READS $QUEUED $WRITES $RSS"}
+ZRAM="z_sbio_sync1 z_fio_sync1 $(for q in $ZQ; do echo "z_sbio_$q z_fio_$q"; done)"
+TOOLS=${TOOLS:-"$READS $QUEUED $WRITES $RSS $ZRAM"}
+TOOLS=$(for t in $TOOLS; do case $t in reads) echo $READS ;; queued) echo $QUEUED ;;
+	writes) echo $WRITES ;; rss) echo $RSS ;; zram) echo $ZRAM ;; *) echo "$t" ;; esac; done)
+if [[ " $TOOLS " == *" z_"* ]] && ! zram_setup; then
+	TOOLS=$(for t in $TOOLS; do [[ $t == z_* ]] || echo "$t"; done)
+fi
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A R W C
 for r in $(seq "$ROUNDS"); do
@@ -314,6 +382,27 @@ if have rss1; then
 		have "${c%%:*}" && printf '| %s | %.0f | %s |\n' "${c#*:}" "$(med ${c%%:*})" "$(minmax ${R[${c%%:*}]})"
 	done
 fi
+zlabel() { # q: the engine and depth of a fast-device cell
+	local d=${1//[a-z]/} e=${1%%[0-9]*}
+	case $e in
+	sync) echo "sync (fio psync), depth 1" ;;
+	aio) echo "libaio, depth $d" ;;
+	uring) echo "io_uring, depth $d" ;;
+	uringf) echo "io_uring fixed, depth $d" ;;
+	esac
+}
+if [ -n "$(for c in $ZRAM; do have $c && echo y; done)" ]; then
+	TABLE=reads
+	echo
+	echo "4 KiB O_DIRECT random reads of a $ZRAM_SIZE zram device filled with random bytes, 1 thread (ops/s; CPU: user + system per read, io_uring's workers included; fixed: registered files and buffers, sbio --uring-fixed, fio --registerfiles --fixedbufs)"
+	echo
+	echo "| measurement | own rate, median | min–max | sbio wall-clock | CPU ns/op | ratio of medians |"
+	echo "|---|---:|---:|---:|---:|---|"
+	for q in sync1 $ZQ; do
+		row "sbio $(zlabel $q)" "z_sbio_$q" "$(rmed z_sbio_$q z_fio_$q)× fio"
+		row "fio $(zlabel $q)" "z_fio_$q" ""
+	done
+fi
 
 # The targets (doc/performance.md, "Targets") on the rates: per-round ratios, median (min–max), against the
 # bound; beside them the same comparison by CPU time per operation (B's over A's: how much
@@ -354,6 +443,21 @@ for q in aio32d uring32d; do
 	noise "sbio $q O_DIRECT / fio" "sbio_$q" "fio_$q"
 	noise "sbio $q O_DIRECT / fio batched" "sbio_$q" "fiob_$q"
 done
+for q in sync1 $ZQ; do
+	target "zram sbio $q / fio" "z_sbio_$q" "z_fio_$q" 1.0
+done
+zbest() { # tool: its fastest io_uring fast-device cell by median, "CELL MEDIAN"
+	local q
+	for q in $ZQ; do
+		[[ $q == uring* ]] && have "z_$1_$q" && echo "$q $(med "z_$1_$q")"
+	done | sort -k2 -g | tail -1
+}
+if [ -n "$(zbest sbio)" ] && [ -n "$(zbest fio)" ]; then
+	read -r bs ms <<<"$(zbest sbio)"
+	read -r bf mf <<<"$(zbest fio)"
+	r=$(ratio "$ms" "$mf")
+	echo "- zram best io_uring, sbio ($bs, $ms) / fio ($bf, $mf): $r — $(awk -v r="$r" 'BEGIN { print (r >= 1 ? "met" : "missed") }') (≥ 1.0, ratio of medians)"
+fi
 target "sbio seqwr / dd" sbio_seqwr dd_seqwr 0.95
 target "sbio prepare / dd" sbio_prep dd_prep 0.95
 if have rss1 rss60; then

@@ -39,9 +39,12 @@ struct sbio_engine_params {
 };
 
 /* The contract, for synchronous and queued engines alike:
- *  - init() gets the run's parameters (struct sbio_engine_params);
+ *  - init() gets the run's parameters (struct sbio_engine_params), in any thread;
  *  - open_file() for every file, then post_open() (optional) once with all files and all
- *    ios (their buffers fixed for the run: an engine may register them);
+ *    ios (their buffers fixed for the run: an engine may register them), in the thread that
+ *    then queues, commits and reaps: an engine may bind its state to that thread (io_uring
+ *    makes it its ring's single issuer), and an engine that has post_open() is unusable
+ *    until it ran;
  *  - queue() an io: a synchronous engine completes it (SBIO_Q_DONE, res set); a queued
  *    engine accepts it (SBIO_Q_QUEUED) and keeps the pointer until reap() returns it;
  *  - commit() submits everything queued since the last commit (one system call for many

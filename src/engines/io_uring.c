@@ -1,7 +1,15 @@
 /* io_uring (liburing): one ring per thread, many SQEs per io_uring_submit, completions
  * from the CQ ring. --uring-fixed registers the files and the buffers; --uring-sqpoll lets a
  * kernel thread poll the submission queue. An fsync is submitted only when the ring is
- * empty (the runner drains before it), so it covers every write before it. */
+ * empty (the runner drains before it), so it covers every write before it.
+ *
+ * A request the kernel cannot start without blocking (every read or write on a device with
+ * no NOWAIT support, such as zram; buffered writes) goes to an io-wq worker, whose
+ * completion is posted by task work on the submitting thread. How that task work runs is
+ * most of the cost of a fast device: by default it interrupts the thread for each
+ * completion; DEFER_TASKRUN queues it until the thread asks for completions, then posts
+ * them in one batch. So the ring is set up as fio sets up its own, and every submit also
+ * asks for completions, so that a reap finds them in the CQ ring without another call. */
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
@@ -17,8 +25,24 @@ struct uring_priv {
     unsigned depth;
     bool datasync;
     bool fixed, sqpoll;
+    bool disabled;   /* created disabled: the worker thread that uses it enables it */
     unsigned queued; /* SQEs prepared since the last submit */
 };
+
+/* The setups tried in order, the first the kernel accepts (a kernel that lacks a flag says
+ * -EINVAL): DEFER_TASKRUN (6.1) needs SINGLE_ISSUER, and a single issuer is the task that
+ * creates the ring unless it is created disabled: init() runs in the runner's thread, the
+ * worker thread enables it (uring_post_open). COOP_TASKRUN (5.19): no interrupt per
+ * completion. SQPOLL rings keep the default: their poller is the issuer. */
+static const unsigned uring_setups[] = {
+    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
+    IORING_SETUP_COOP_TASKRUN,
+    0,
+};
+#define URING_NSETUPS (sizeof(uring_setups) / sizeof(uring_setups[0]))
+
+/* Completions taken from the CQ ring per peek. */
+#define URING_BATCH 32u
 
 static int uring_init(void **priv, const struct sbio_engine_params *params)
 {
@@ -29,13 +53,18 @@ static int uring_init(void **priv, const struct sbio_engine_params *params)
     p->datasync = params->datasync;
     p->fixed = params->uring_fixed;
     p->sqpoll = params->uring_sqpoll;
-    struct io_uring_params up;
-    memset(&up, 0, sizeof(up));
-    if (p->sqpoll) {
-        up.flags |= IORING_SETUP_SQPOLL;
-        up.sq_thread_idle = 100; /* ms before the poller sleeps */
+    int rc = -EINVAL;
+    for (unsigned i = p->sqpoll ? URING_NSETUPS - 1 : 0; rc == -EINVAL && i < URING_NSETUPS; i++) {
+        struct io_uring_params up;
+        memset(&up, 0, sizeof(up));
+        up.flags = uring_setups[i];
+        if (p->sqpoll) {
+            up.flags |= IORING_SETUP_SQPOLL;
+            up.sq_thread_idle = 100; /* ms before the poller sleeps */
+        }
+        rc = io_uring_queue_init_params(p->depth, &p->ring, &up);
+        p->disabled = !rc && (up.flags & IORING_SETUP_R_DISABLED);
     }
-    int rc = io_uring_queue_init_params(p->depth, &p->ring, &up);
     if (rc) {
         free(p);
         return rc; /* -ENOSYS, -EPERM (seccomp, io_uring_disabled): the caller says so */
@@ -55,6 +84,14 @@ static int uring_post_open(void *priv, struct sbio_file *files, unsigned nfiles,
                            struct sbio_io *ios, unsigned nios)
 {
     struct uring_priv *p = priv;
+    /* This runs in the thread that submits and reaps: it becomes the ring's single issuer.
+     * (liburing 2.3 declares io_uring_enable_rings but does not export it.) */
+    if (p->disabled) {
+        int rc = io_uring_register(p->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+        if (rc)
+            return rc;
+        p->disabled = false;
+    }
     if (!p->fixed)
         return 0;
     int *fds = malloc(nfiles * sizeof(int));
@@ -116,7 +153,9 @@ static int uring_commit(void *priv)
 {
     struct uring_priv *p = priv;
     while (p->queued) {
-        int n = io_uring_submit(&p->ring);
+        /* With GETEVENTS the same call runs the deferred task work: the completions so far
+         * are in the CQ ring for the next reap. The poller's ring needs no call to submit. */
+        int n = p->sqpoll ? io_uring_submit(&p->ring) : io_uring_submit_and_get_events(&p->ring);
         if (n == -EINTR || n == -EAGAIN)
             continue;
         if (n < 0)
@@ -128,19 +167,38 @@ static int uring_commit(void *priv)
     return 0;
 }
 
+/* Take up to max completions that are in the CQ ring now, without a system call. */
+static unsigned uring_take(struct uring_priv *p, struct sbio_io **done, unsigned max)
+{
+    struct io_uring_cqe *cqes[URING_BATCH];
+    unsigned n = 0, got;
+    do {
+        got =
+            io_uring_peek_batch_cqe(&p->ring, cqes, max - n < URING_BATCH ? max - n : URING_BATCH);
+        for (unsigned i = 0; i < got; i++) {
+            struct sbio_io *io = io_uring_cqe_get_data(cqes[i]);
+            io->res = cqes[i]->res;
+            done[n++] = io;
+        }
+        io_uring_cq_advance(&p->ring, got);
+    } while (got == URING_BATCH && n < max);
+    return n;
+}
+
+/* Take what completed; wait (one call, which also runs the deferred task work) while fewer
+ * than min did. */
 static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned max,
                       uint64_t timeout_ns)
 {
     struct uring_priv *p = priv;
     unsigned n = 0;
-    while (n < max) {
+    for (;;) {
+        n += uring_take(p, done + n, max - n);
+        if (n >= min || n >= max)
+            break;
         struct io_uring_cqe *cqe;
         int rc;
-        if (n >= min) {
-            rc = io_uring_peek_cqe(&p->ring, &cqe);
-            if (rc == -EAGAIN)
-                break;
-        } else if (timeout_ns == UINT64_MAX) {
+        if (timeout_ns == UINT64_MAX) {
             rc = io_uring_wait_cqe(&p->ring, &cqe);
         } else {
             struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000ULL),
@@ -149,14 +207,8 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
             if (rc == -ETIME)
                 break;
         }
-        if (rc == -EINTR)
-            continue;
-        if (rc < 0)
+        if (rc < 0 && rc != -EINTR)
             return n ? (int)n : rc;
-        struct sbio_io *io = io_uring_cqe_get_data(cqe);
-        io->res = cqe->res;
-        io_uring_cqe_seen(&p->ring, cqe);
-        done[n++] = io;
     }
     return (int)n;
 }

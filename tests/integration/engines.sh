@@ -259,6 +259,50 @@ for eng in libaio io_uring; do
 		"$? $(batch_of "$TMP/out") $(json_get "$RESULT" config.iodepth_batch)" "0 8 8"
 done
 
+# --- io_uring's ring, set up as fio sets up its own (strace -X raw: numbers). On a device
+# with no NOWAIT support (zram) every request goes to an io-wq worker and its completion is
+# task work on the submitting thread: SINGLE_ISSUER | DEFER_TASKRUN (0x1000 | 0x2000, Linux
+# 6.1) batch it until the thread asks for completions. Such a ring is created disabled
+# (R_DISABLED, 0x40) by the runner's thread and enabled (IORING_REGISTER_ENABLE_RINGS, 12)
+# by the worker thread, its single issuer, before anything else; every submitting
+# io_uring_enter also asks for completions (IORING_ENTER_GETEVENTS, 1), or each request
+# would cost a second call to reap it. --uring-fixed registers the set's 4 files (2) and one
+# 16 KiB buffer per slot (0) from the same thread.
+kernel_at_least() { [ "$(printf '%s\n%s\n' "$1" "$(uname -r)" | sort -V | head -1)" = "$1" ]; }
+if have io_uring; then
+	U=$TMP/uring
+	rm -rf "$U"
+	mkdir -p "$U"
+	strace -ff -qq -X raw -e trace=io_uring_setup,io_uring_register,io_uring_enter -o "$U/tr" \
+		"$SBIO" run "${SET[@]}" --ioengine=io_uring --iodepth=8 --uring-fixed=on --file-extra-flags=direct \
+		--file-test-mode=rndrd --events=500 >"$TMP/out" 2>"$TMP/err"
+	eq "io_uring ring setup under strace: exit status" "$?" 0
+	want=0
+	if kernel_at_least 6.1; then
+		want=0x3040
+	elif kernel_at_least 5.19; then
+		want=0x100 # COOP_TASKRUN: no interrupt per completion
+	fi
+	eq "io_uring: every ring's setup flags (the check's and the worker's)" \
+		"$(sed -nE 's/^io_uring_setup\([0-9]+, \{flags=([0-9a-fx]+),.*/\1/p' "$U"/tr.* | sort -u | paste -sd ' ')" "$want"
+	worker=$(grep -l '^io_uring_enter(' "$U"/tr.*)
+	eq "io_uring: one thread calls io_uring_enter" "$(wc -w <<<"$worker")" 1
+	# The worker's register calls before its first io_uring_enter: opcode and count.
+	regs=$(awk '/^io_uring_enter\(/ { exit }
+		/^io_uring_register\(/ && match($0, /[0-9]+\) += /) { split($0, a, ", "); print a[2] ":" substr($0, RSTART, RLENGTH - 4) + 0 }' \
+		"$worker" | paste -sd ' ')
+	eq "io_uring: the worker enables its ring, then registers 4 files and 8 buffers, before it submits" \
+		"$regs" "$([ "$want" = 0x3040 ] && echo "0xc:0 ")0x2:4 0:8"
+	eq "io_uring: every registered buffer is one 16 KiB request" \
+		"$(grep -o 'iov_len=[0-9]*' "$worker" | sort | uniq -c | awk '{print $1, $2}')" "8 iov_len=16384"
+	# io_uring_enter(fd, to_submit, min_complete, flags, …): submits without GETEVENTS, and
+	# the SQEs submitted.
+	read -r nogev sqes < <(awk '/^io_uring_enter\(/ { split($0, a, ", "); if (a[2] > 0) { s += a[2]; if (a[4] !~ /^0x[0-9a-f]*[13579bdf]$/) n++ } }
+		END { print n + 0, s + 0 }' "$worker")
+	eq "io_uring: every submitting io_uring_enter asks for completions (GETEVENTS); 500 SQEs" \
+		"$nogev $sqes" "0 500"
+fi
+
 # --- sysbench's names ---
 sbio_json run "${SET[@]}" --file-io-mode=async --file-async-backlog=8 --file-test-mode=rndrd \
 	--events=2000
