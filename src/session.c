@@ -906,14 +906,14 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                               sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
-    if (!tot) /* else the total's row, below */
+    if (!tot) { /* one job, or one that measured nothing: the phase's row is the job's */
         sbio_report_phase_add(&ses->summary, p->name, p->njobs, measured ? &jobs[0].res : NULL);
-    if (!tot)
         return;
+    }
     /* The total's configuration: the first job's, with every job's threads and the deepest
      * queue. */
     struct sbio_config all = jobs[0].view;
-    all.threads = tot->threads / ses->topo->nranks; /* the report multiplies by the ranks */
+    all.threads = tot->threads / ses->topo->nranks; /* per rank, as a plain run's */
     all.rate = 0;                                   /* each job's --rate is reported with the job */
     all.ioprio = tot->ioprio;                       /* the jobs' own when they differ */
     for (unsigned k = 1; k < p->njobs; k++)
