@@ -5,7 +5,7 @@
 # runs for a user without the privilege; and the effect itself: under bfq on the test's own
 # loop device (direct I/O to its image), a 4 KiB O_DIRECT random reader at rt:0 beside a 1 MiB
 # O_DIRECT sequential writer (libaio, depth 8) gets at least 10 times the IOPS of the same
-# reader at idle. Needs root (loop device, scheduler, setpriv): skips otherwise.
+# reader at idle (the median of three pairs of runs). Needs root (loop device, scheduler, setpriv): skips otherwise.
 source "$(dirname "$0")/lib.sh"
 
 MNT=$TMP/mnt
@@ -154,11 +154,20 @@ iops() {
 		>/dev/null 2>"$TMP/err" || notok "reader at $1 beside the writer: $(head -c 300 "$TMP/err")"
 	json_get "$TMP/pair-$1.json" phases.0.jobs.0.result.result.op_types.read.ops_per_s
 }
-RT=$(iops rt:0)
-IDLE=$(iops idle)
-if awk -v r="$RT" -v i="$IDLE" 'BEGIN { exit !(r >= 10 * i && r > 0) }'; then
-	ok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle ($RT vs $IDLE)"
+# The idle reader is served in the writer's gaps, and a writer short of CPU leaves more of
+# them (idle reader 24 to 850 IOPS in four runs, rt:0 8300 to 9700): the median of three
+# pairs, each rt:0 run then idle.
+pairs=
+for _ in 1 2 3; do
+	pairs="$pairs $(iops rt:0) $(iops idle)"
+done
+read -r ratio shown < <(echo "$pairs" | awk '{
+	for (i = 1; i < NF; i += 2) { r[++n] = $(i + 1) > 0 ? $i / $(i + 1) : 1e9; s = s sprintf(" %.0f/%.0f", $i, $(i + 1)) }
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+	printf "%.1f %s\n", r[2], substr(s, 2) }')
+if awk -v r="$ratio" 'BEGIN { exit !(r >= 10) }'; then
+	ok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
 else
-	notok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle ($RT vs $IDLE)"
+	notok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
 fi
 eq "the scheduler in effect was bfq" "$(json_get "$TMP/pair-idle.json" phases.0.jobs.0.result.environment.scheduler)" bfq
