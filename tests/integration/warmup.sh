@@ -5,7 +5,7 @@
 #   plus 2 s; under strace, the preads the kernel saw minus the JSON's reads are the warm-up's
 #   (500 a second of measured_from_s): measured ops count only from where warm-up ended.
 # - --events under --warmup=auto: the warm-up spends none of the budget.
-# - A throughput that changes, then settles: 4 KiB random reads at --rate=40000 from a 256 MiB
+# - A throughput that changes, then settles: 4 KiB random reads at --rate=80000 from a 256 MiB
 #   set whose pages were dropped (--invalidate, --fadvise=random: no readahead) on this
 #   machine's disk. Each miss waits for the device (~100 us here), so the first second runs
 #   far below the rate; once the set is cached the rate is paced (a page-cache read takes a
@@ -13,8 +13,9 @@
 #   (when other work takes the CPU, the cached rate is lower but still flat and still far
 #   above the cold one). Without a warm-up the first measured second is the cold one; with
 #   --warmup=auto it is not. The line between them is 70% of the rate: cold first seconds
-#   measured here ran at 20000 to 24100/s (60% of the rate, the line before, was crossed),
-#   cached ones at 40000/s.
+#   measured here ran at 13850 to 31300/s whatever the rate (the misses the device serves,
+#   faster when the host still caches the image: 31300 is above 70% of a 40000/s rate), cached
+#   ones at the rate (80000/s, under TSan too).
 # - A script phase of two jobs: both start measuring together.
 source "$(dirname "$0")/lib.sh"
 
@@ -60,13 +61,13 @@ eq "--events=1500: exit status, settled, events counted" \
 C=$TMP/cold
 mkdir -p "$C"
 COLD=(--dir="$C" --file-num=1 --file-total-size=256M --file-block-size=4K --file-test-mode=rndrd
-	--threads=1 --rate=40000 --invalidate=on --fadvise=random --time=3 --log-interval=1000)
+	--threads=1 --rate=80000 --invalidate=on --fadvise=random --time=3 --log-interval=1000)
 "$SBIO" prepare --dir="$C" --file-num=1 --file-total-size=256M >/dev/null
 sbio_json run "${COLD[@]}"
 first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
-awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 28000) }' &&
+awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 56000) }' &&
 	ok "cold, no warm-up: the first measured second ran at $first/s, below 70% of the rate" ||
-	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 28000 (a cold cache)"
+	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 56000 (a cold cache)"
 "$SBIO" run "${COLD[@]}" --warmup=auto --warmup-max=40 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 eq "cold, --warmup=auto: exit status" "$?" 0
 read -r auto from < <(json_get "$RESULT" result.warmup.auto result.warmup.measured_from_s | paste -sd ' ')
@@ -76,9 +77,9 @@ awk -v f="${from:-0}" 'BEGIN { exit !(f >= 5 && f <= 41) }' &&
 check "cold, --warmup=auto: the report says when measuring began" \
 	grep -qE '^Warm-up: auto, (not )?settled after [0-9.]+ s .*; measuring from there$' "$TMP/out"
 first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
-awk -v r="${first:-0}" 'BEGIN { exit !(r >= 28000) }' &&
+awk -v r="${first:-0}" 'BEGIN { exit !(r >= 56000) }' &&
 	ok "cold, --warmup=auto: the first measured second ran at $first/s, the cold start not in it" ||
-	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 28000"
+	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 56000"
 
 # --- a script phase of two jobs: one start of measuring ---
 S=$TMP/script
