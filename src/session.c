@@ -108,16 +108,22 @@ static int session_status(const struct sbio_run_result *res, int rrc, bool repor
     return rrc ? 1 : 0;
 }
 
-/* Meet the other processes of the run (no-op alone) with this one's status; rank 0 says
- * which rank stopped everyone when it was another one (that rank printed why). */
-int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what)
+/* Meet the other processes (no-op alone) with this one's status; rank 0 names the rank that
+ * decided when it was another one (that rank printed why): "rank N of M WHAT (its message
+ * above)THEN". */
+static int session_agree_said(const struct sbio_topology *topo, int rc, const char *what,
+                              const char *then)
 {
     unsigned who = 0;
     int g = sbio_mpi_agree(rc, &who);
     if (g && g != -EINTR && who != topo->rank && topo->rank == 0)
-        sbio_err("rank %u of %u %s (its message above); every rank stopped", who, topo->nranks,
-                 what);
+        sbio_err("rank %u of %u %s (its message above)%s", who, topo->nranks, what, then);
     return g;
+}
+
+int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what)
+{
+    return session_agree_said(topo, rc, what, "; every rank stopped");
 }
 
 /* One session: the set opened, the device settings applied for its duration, and put back
@@ -978,17 +984,14 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
     return rc ? rc : session_make_groups(ses, p, jobs);
 }
 
-/* Every rank's status at a meeting of phase p (session_phase_run); rank 0 names the rank
- * that decided when it was another one (that rank printed why). */
+/* Every rank's status at a meeting of phase p (session_phase_run), as sbio_session_agree;
+ * the script goes on after a refused phase, so no rank is said to have stopped. */
 static int session_phase_agree(const struct session *ses, const struct sbio_script_phase *p, int rc,
                                const char *what)
 {
-    unsigned who = 0;
-    int g = sbio_mpi_agree(rc, &who);
-    if (g && g != -EINTR && who != ses->topo->rank && ses->topo->rank == 0)
-        sbio_err("rank %u of %u %s phase \"%s\" (its message above)", who, ses->topo->nranks, what,
-                 p->name);
-    return g;
+    char said[160]; /* a phase name of 64 bytes at most (decl.h) */
+    snprintf(said, sizeof(said), "%s phase \"%s\"", what, p->name);
+    return session_agree_said(ses->topo, rc, said, "");
 }
 
 /* Run phase p's ready jobs (rc: whether they are), meeting the other ranks before and after;
