@@ -35,6 +35,7 @@ struct sbio_engine_params {
     bool datasync;     /* sync with fdatasync, not fsync (--file-fsync-mode) */
     bool uring_fixed;  /* io_uring: register the files and buffers (--uring-fixed) */
     bool uring_sqpoll; /* io_uring: a kernel thread polls the submission queue */
+    bool direct;       /* the files are opened with O_DIRECT */
     int madvise;       /* mmap: posix_madvise advice for every mapping, -1: none */
 };
 

@@ -369,6 +369,7 @@ static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
                                        .datasync = job->fsync_mode == SBIO_FSYNC_FDATASYNC,
                                        .uring_fixed = job->uring_fixed,
                                        .uring_sqpoll = job->uring_sqpoll,
+                                       .direct = (job->extra_flags & SBIO_XF_DIRECT) != 0,
                                        .madvise = sbio_cache_madv(sbio_job_fadvise(job))};
 }
 

@@ -4,12 +4,17 @@
  * empty (the runner drains before it), so it covers every write before it.
  *
  * A request the kernel cannot start without blocking (every read or write on a device with
- * no NOWAIT support, such as zram; buffered writes) goes to an io-wq worker, whose
- * completion is posted by task work on the submitting thread. How that task work runs is
- * most of the cost of a fast device: by default it interrupts the thread for each
- * completion; DEFER_TASKRUN queues it until the thread asks for completions, then posts
- * them in one batch. So the ring is set up as fio sets up its own, and every submit also
- * asks for completions, so that a reap finds them in the CQ ring without another call. */
+ * no NOWAIT support, such as zram; buffered writes) goes to an io-wq worker, which posts
+ * its completion in the CQ ring itself; a request completed by an interrupt posts it by
+ * task work on the submitting thread. With O_DIRECT both are most of the cost of a fast
+ * device, and the ring is set up so that neither interrupts the thread (uring_setups), and
+ * every submit also asks for completions, so that a reap finds them without another call.
+ *
+ * With O_DIRECT, waiting for a completion first polls the CQ ring for a short while: where
+ * completions come from io-wq every few microseconds, a sleep and wake-up per completion cost more
+ * than the request (measured on zram: doc/performance.md). A poll that finds nothing makes the next
+ * waits sleep at once, more of them each time it misses, so a device whose completions take
+ * longer costs no polling. */
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include "../engine.h"
+#include "../util.h"
 
 struct uring_priv {
     struct io_uring ring;
@@ -27,19 +33,39 @@ struct uring_priv {
     bool fixed, sqpoll;
     bool disabled;   /* created disabled: the worker thread that uses it enables it */
     unsigned queued; /* SQEs prepared since the last submit */
+    bool poll;       /* a wait polls the CQ ring first (not with DEFER_TASKRUN or SQPOLL) */
+    unsigned misses; /* polls in a row that found nothing */
+    unsigned skip;   /* waits left that sleep at once */
 };
 
 /* The setups tried in order, the first the kernel accepts (a kernel that lacks a flag says
- * -EINVAL): DEFER_TASKRUN (6.1) needs SINGLE_ISSUER, and a single issuer is the task that
- * creates the ring unless it is created disabled: init() runs in the runner's thread, the
- * worker thread enables it (uring_post_open). COOP_TASKRUN (5.19): no interrupt per
- * completion. SQPOLL rings keep the default: their poller is the issuer. */
+ * -EINVAL). SINGLE_ISSUER (6.0) makes the thread that creates the ring its only submitter
+ * unless the ring is created disabled: init() runs in the runner's thread, the worker thread
+ * enables it (uring_post_open). With O_DIRECT the device completes requests after the
+ * submit: COOP_TASKRUN and TASKRUN_FLAG (5.19) run the task work without interrupting the
+ * thread and say in the SQ ring when some waits, and io-wq's completions land in the CQ ring
+ * where a poll finds them. Buffered requests mostly complete inside the submit (the page
+ * cache): DEFER_TASKRUN (6.1) posts them without the CQ ring's lock (a poll would find
+ * nothing: its task work waits for the thread to enter the kernel, so it does not poll).
+ * SQPOLL rings keep the default: their poller is the issuer. */
+#define URING_SINGLE (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_R_DISABLED)
 static const unsigned uring_setups[] = {
-    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
-    IORING_SETUP_COOP_TASKRUN,
+    URING_SINGLE | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+    0,
+};
+static const unsigned uring_setups_buffered[] = {
+    URING_SINGLE | IORING_SETUP_DEFER_TASKRUN,
+    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
     0,
 };
 #define URING_NSETUPS (sizeof(uring_setups) / sizeof(uring_setups[0]))
+
+/* How long a wait polls the CQ ring before it sleeps; after n misses in a row the next
+ * n * URING_SPIN_BACKOFF waits (at most URING_SPIN_SKIP_MAX) sleep at once. */
+#define URING_SPIN_NS       10000u
+#define URING_SPIN_BACKOFF  16u
+#define URING_SPIN_SKIP_MAX 1024u
 
 /* Completions taken from the CQ ring per peek. */
 #define URING_BATCH 32u
@@ -54,16 +80,18 @@ static int uring_init(void **priv, const struct sbio_engine_params *params)
     p->fixed = params->uring_fixed;
     p->sqpoll = params->uring_sqpoll;
     int rc = -EINVAL;
+    const unsigned *setups = params->direct ? uring_setups : uring_setups_buffered;
     for (unsigned i = p->sqpoll ? URING_NSETUPS - 1 : 0; rc == -EINVAL && i < URING_NSETUPS; i++) {
         struct io_uring_params up;
         memset(&up, 0, sizeof(up));
-        up.flags = uring_setups[i];
+        up.flags = setups[i];
         if (p->sqpoll) {
             up.flags |= IORING_SETUP_SQPOLL;
             up.sq_thread_idle = 100; /* ms before the poller sleeps */
         }
         rc = io_uring_queue_init_params(p->depth, &p->ring, &up);
         p->disabled = !rc && (up.flags & IORING_SETUP_R_DISABLED);
+        p->poll = !rc && !p->sqpoll && !(up.flags & IORING_SETUP_DEFER_TASKRUN);
     }
     if (rc) {
         free(p);
@@ -153,7 +181,7 @@ static int uring_commit(void *priv)
 {
     struct uring_priv *p = priv;
     while (p->queued) {
-        /* With GETEVENTS the same call runs the deferred task work: the completions so far
+        /* With GETEVENTS the same call runs the task work waiting: the completions so far
          * are in the CQ ring for the next reap. The poller's ring needs no call to submit. */
         int n = p->sqpoll ? io_uring_submit(&p->ring) : io_uring_submit_and_get_events(&p->ring);
         if (n == -EINTR || n == -EAGAIN)
@@ -185,7 +213,42 @@ static unsigned uring_take(struct uring_priv *p, struct sbio_io **done, unsigned
     return n;
 }
 
-/* Take what completed; wait (one call, which also runs the deferred task work) while fewer
+static inline void uring_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Poll for up to URING_SPIN_NS until a completion is in the CQ ring, or task work that would
+ * post one waits (then run it, in a call that does not wait). true: something to take. */
+static bool uring_spin(struct uring_priv *p)
+{
+    if (!p->poll || p->skip) {
+        p->skip -= p->skip ? 1 : 0;
+        return false;
+    }
+    uint64_t end = sbio_now_ns() + URING_SPIN_NS;
+    do {
+        if (io_uring_cq_ready(&p->ring)) {
+            p->misses = 0;
+            return true;
+        }
+        if (IO_URING_READ_ONCE(*p->ring.sq.kflags) & IORING_SQ_TASKRUN) {
+            p->misses = 0;
+            return io_uring_get_events(&p->ring) == 0;
+        }
+        uring_relax();
+    } while (sbio_now_ns() < end);
+    if (p->misses < URING_SPIN_SKIP_MAX / URING_SPIN_BACKOFF)
+        p->misses++;
+    p->skip = p->misses * URING_SPIN_BACKOFF;
+    return false;
+}
+
+/* Take what completed; poll, then wait (one call, which also runs the task work) while fewer
  * than min did. */
 static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned max,
                       uint64_t timeout_ns)
@@ -196,6 +259,8 @@ static int uring_reap(void *priv, unsigned min, struct sbio_io **done, unsigned 
         n += uring_take(p, done + n, max - n);
         if (n >= min || n >= max)
             break;
+        if (uring_spin(p))
+            continue;
         struct io_uring_cqe *cqe;
         int rc;
         if (timeout_ns == UINT64_MAX) {

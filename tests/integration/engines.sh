@@ -259,10 +259,12 @@ for eng in libaio io_uring; do
 		"$? $(batch_of "$TMP/out") $(json_get "$RESULT" config.iodepth_batch)" "0 8 8"
 done
 
-# --- io_uring's ring, set up as fio sets up its own (strace -X raw: numbers). On a device
-# with no NOWAIT support (zram) every request goes to an io-wq worker and its completion is
-# task work on the submitting thread: SINGLE_ISSUER | DEFER_TASKRUN (0x1000 | 0x2000, Linux
-# 6.1) batch it until the thread asks for completions. Such a ring is created disabled
+# --- io_uring's ring (strace -X raw: numbers). On a device with no NOWAIT support (zram)
+# every request goes to an io-wq worker, which posts its completion in the CQ ring; one
+# completed by an interrupt is posted by task work on the submitting thread. SINGLE_ISSUER
+# (0x1000, Linux 6.0) | COOP_TASKRUN (0x100) | TASKRUN_FLAG (0x200, 5.19): no interrupt of
+# the thread per completion, a flag in the SQ ring when task work waits, and io-wq's
+# completions in the CQ ring where a poll finds them. Such a ring is created disabled
 # (R_DISABLED, 0x40) by the runner's thread and enabled (IORING_REGISTER_ENABLE_RINGS, 12)
 # by the worker thread, its single issuer, before anything else; every submitting
 # io_uring_enter also asks for completions (IORING_ENTER_GETEVENTS, 1), or each request
@@ -278,10 +280,10 @@ if have io_uring; then
 		--file-test-mode=rndrd --events=500 >"$TMP/out" 2>"$TMP/err"
 	eq "io_uring ring setup under strace: exit status" "$?" 0
 	want=0
-	if kernel_at_least 6.1; then
-		want=0x3040
+	if kernel_at_least 6.0; then
+		want=0x1340
 	elif kernel_at_least 5.19; then
-		want=0x100 # COOP_TASKRUN: no interrupt per completion
+		want=0x300 # COOP_TASKRUN | TASKRUN_FLAG, without SINGLE_ISSUER
 	fi
 	eq "io_uring: every ring's setup flags (the check's and the worker's)" \
 		"$(sed -nE 's/^io_uring_setup\([0-9]+, \{flags=([0-9a-fx]+),.*/\1/p' "$U"/tr.* | sort -u | paste -sd ' ')" "$want"
@@ -292,7 +294,7 @@ if have io_uring; then
 		/^io_uring_register\(/ && match($0, /[0-9]+\) += /) { split($0, a, ", "); print a[2] ":" substr($0, RSTART, RLENGTH - 4) + 0 }' \
 		"$worker" | paste -sd ' ')
 	eq "io_uring: the worker enables its ring, then registers 4 files and 8 buffers, before it submits" \
-		"$regs" "$([ "$want" = 0x3040 ] && echo "0xc:0 ")0x2:4 0:8"
+		"$regs" "$([ "$want" = 0x1340 ] && echo "0xc:0 ")0x2:4 0:8"
 	eq "io_uring: every registered buffer is one 16 KiB request" \
 		"$(grep -o 'iov_len=[0-9]*' "$worker" | sort | uniq -c | awk '{print $1, $2}')" "8 iov_len=16384"
 	# io_uring_enter(fd, to_submit, min_complete, flags, …): submits without GETEVENTS, and
@@ -301,6 +303,20 @@ if have io_uring; then
 		END { print n + 0, s + 0 }' "$worker")
 	eq "io_uring: every submitting io_uring_enter asks for completions (GETEVENTS); 500 SQEs" \
 		"$nogev $sqes" "0 500"
+	# Buffered, the reads mostly complete inside the submit (the page cache): the ring defers
+	# its task work (DEFER_TASKRUN, 0x2000, Linux 6.1) and posts completions without the CQ
+	# ring's lock; a kernel before 6.1 gets COOP_TASKRUN | TASKRUN_FLAG.
+	strace -f -qq -X raw -e trace=io_uring_setup -o "$U/buf" "$SBIO" run "${SET[@]}" --ioengine=io_uring \
+		--iodepth=8 --file-test-mode=rndrd --events=500 >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	want=0
+	if kernel_at_least 6.1; then
+		want=0x3040
+	elif kernel_at_least 5.19; then
+		want=0x300
+	fi
+	eq "io_uring buffered: exit status, every ring's setup flags" \
+		"$rc $(sed -nE 's/^[0-9]+ +io_uring_setup\([0-9]+, \{flags=([0-9a-fx]+),.*/\1/p' "$U/buf" | sort -u | paste -sd ' ')" "0 $want"
 fi
 
 # --- sysbench's names ---
