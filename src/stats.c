@@ -22,6 +22,7 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
     dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
     dst->errors = __atomic_load_n(&src->errors, __ATOMIC_RELAXED);
+    dst->skipped = __atomic_load_n(&src->skipped, __ATOMIC_RELAXED);
     dst->verify_checked = __atomic_load_n(&src->verify_checked, __ATOMIC_RELAXED);
     dst->verify_failed = __atomic_load_n(&src->verify_failed, __ATOMIC_RELAXED);
     dst->start_ns = __atomic_load_n(&src->start_ns, __ATOMIC_RELAXED);
@@ -39,6 +40,7 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
     dst->end_fsyncs += src->end_fsyncs;
     dst->write_fsyncs += src->write_fsyncs;
     dst->errors += src->errors;
+    dst->skipped += src->skipped;
     dst->verify_checked += src->verify_checked;
     dst->verify_failed += src->verify_failed;
     if (src->start_ns < dst->start_ns)

@@ -25,6 +25,9 @@ struct __attribute__((aligned(64))) sbio_stats {
     uint64_t end_fsyncs;   /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
     uint64_t write_fsyncs; /* --file-fsync-all fsyncs: inside their write's event and latency */
     uint64_t errors;
+    uint64_t skipped; /* a tree job's draws that could not be served then (no free slot for a
+                         create, no file for an unlink, no current file for a close…): no
+                         system call, not an event, in no other count */
     uint64_t verify_checked, verify_failed; /* --verify: blocks read and checked, bad ones */
     uint64_t start_ns, end_ns;              /* the thread's measured phase */
 };
