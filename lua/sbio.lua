@@ -136,7 +136,12 @@ function fileset(t)
     S.fileset = fs
 end
 
-local OPS = {read = true, write = true, fsync = true, fdatasync = true, rmw = true}
+-- A mix's operations, in C's order (src/decl.h): sbio's own, then the file-system operations
+-- of a tree job (a fileset with dirwidth). A flow lists the same names, rmw aside.
+local OP_NAMES = {"read", "write", "fsync", "fdatasync", "rmw", "create", "append", "readwhole",
+                  "writewhole", "open", "close", "stat", "unlink", "rename", "mkdir", "readdir"}
+local OPS = set_of(OP_NAMES)
+local FLOW_MAX = 64
 local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
@@ -162,7 +167,8 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
-                    random_order = true, ioprio = true, group = true}
+                    random_order = true, ioprio = true, group = true, flow = true,
+                    append = true}
 local GROUP_FIELDS = {weight = true, bfq_weight = true, max = true, latency = true}
 local MAX_FIELDS = {rbps = true, wbps = true, riops = true, wiops = true, device = true}
 local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
@@ -173,12 +179,61 @@ local MODES = set_of(C.modes)
 -- The tables job() made: phase() takes no other, so C finds every field job() sets.
 local made = setmetatable({}, {__mode = "k"})
 
+-- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50} (append alike): a list of
+-- {size, weight}, smallest first.
+local function size_list(name, field, v)
+    local list = {}
+    if type(v) == "table" then
+        for s, w in pairs(v) do
+            local n, why = size(s)
+            if not n then fail("job " .. name .. ": " .. field .. ": " .. why, 3) end
+            if type(w) ~= "number" or w <= 0 then
+                fail("job " .. name .. ": " .. field .. " " .. s ..
+                     ": the share must be a number > 0", 3)
+            end
+            list[#list + 1] = {size = n, weight = w}
+        end
+        table.sort(list, function(x, y) return x.size < y.size end)
+    else
+        local n, why = size(v)
+        if not n then fail("job " .. name .. ": " .. field .. ": " .. why, 3) end
+        list[1] = {size = n, weight = 1}
+    end
+    if #list == 0 then fail("job " .. name .. ": " .. field .. ": no sizes", 3) end
+    return list
+end
+
+-- flow = {"create", "append", "fsync", "close", ...}: operations in order, over and over.
+local function flow_list(name, f)
+    local accepted = table.concat(OP_NAMES, ", "):gsub("rmw, ", "")
+    if type(f) ~= "table" or #f == 0 then
+        fail("job " .. name .. ": flow is a list of operations, e.g. flow = {\"open\", " ..
+             "\"readwhole\", \"close\"}; accepted: " .. accepted, 3)
+    end
+    if #f > FLOW_MAX then
+        fail("job " .. name .. ": flow has " .. #f .. " operations; at most " .. FLOW_MAX, 3)
+    end
+    for k in pairs(f) do
+        if type(k) ~= "number" or k < 1 or k > #f or k ~= math.floor(k) then
+            fail("job " .. name .. ": flow is a list, not a table with keys", 3)
+        end
+    end
+    for i, op in ipairs(f) do
+        if not OPS[op] or op == "rmw" then
+            fail("job " .. name .. ": flow[" .. i .. "]: unknown operation '" .. tostring(op) ..
+                 "'; accepted: " .. accepted, 3)
+        end
+    end
+    return f
+end
+
 function job(name)
     if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
     return function(t)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
         local j = {name = name, threads = t.threads or D.threads, engine = t.engine or D.engine,
-                   iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0}
+                   iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0,
+                   line = debug.getinfo(2, "l").currentline}
         if type(j.threads) ~= "number" or j.threads < 1 or j.threads ~= math.floor(j.threads) then
             fail("job " .. name .. ": threads must be a whole number >= 1")
         end
@@ -207,8 +262,9 @@ function job(name)
                 fail("job " .. name .. ": mode '" .. tostring(t.mode) .. "': accepted: " ..
                      table.concat(C.modes, ", "))
             end
-            if t.mix or t.pattern then
-                fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
+            if t.mix or t.pattern or t.flow then
+                fail("job " .. name .. ": a job has a mode or a mix (or flow) and pattern, " ..
+                     "not both")
             end
             j.mode = t.mode
         elseif t.fsync_freq or t.rw_ratio then
@@ -279,7 +335,7 @@ function job(name)
         end
         if t.event ~= nil then
             if t.event ~= true then fail("job " .. name .. ": event = true, or leave it out") end
-            if t.mode or t.mix or t.pattern then
+            if t.mode or t.mix or t.pattern or t.flow then
                 fail("job " .. name .. ": an event job takes its operations from event(ctx), " ..
                      "not from mode, mix or pattern")
             end
@@ -288,15 +344,19 @@ function job(name)
             end
             j.event = true
         end
-        local mix = t.mix or {read = 1}
+        if t.mix and t.flow then
+            fail("job " .. name .. ": a job has a mix (weights) or a flow (an order), not both")
+        end
+        if t.flow then j.flow = flow_list(name, t.flow) end
+        local mix = t.mix or (t.flow and {}) or {read = 1}
         if type(mix) ~= "table" then
             fail("job " .. name .. ": mix is a table of weights, e.g. mix = {read = 3, write = 1}")
         end
-        j.mix, j.weight = {}, 0
+        j.mix, j.weight = {}, t.flow and 1 or 0
         for op, w in pairs(mix) do
             if not OPS[op] then
                 fail("job " .. name .. ": mix: unknown operation '" .. tostring(op) ..
-                     "'; accepted: read, write, fsync, fdatasync, rmw")
+                     "'; accepted: " .. table.concat(OP_NAMES, ", "))
             end
             if type(w) ~= "number" or w < 0 then
                 fail("job " .. name .. ": mix: the weight of " .. op .. " must be a number >= 0")
@@ -305,25 +365,9 @@ function job(name)
             j.weight = j.weight + w
         end
         if j.weight <= 0 then fail("job " .. name .. ": mix: all weights are zero") end
-        -- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50}
-        local blk = t.block or D.block
-        j.blocks = {}
-        if type(blk) == "table" then
-            for s, w in pairs(blk) do
-                local n, why = size(s)
-                if not n then fail("job " .. name .. ": block: " .. why) end
-                if type(w) ~= "number" or w <= 0 then
-                    fail("job " .. name .. ": block " .. s .. ": the share must be a number > 0")
-                end
-                j.blocks[#j.blocks + 1] = {size = n, weight = w}
-            end
-            table.sort(j.blocks, function(x, y) return x.size < y.size end)
-        else
-            local n, why = size(blk)
-            if not n then fail("job " .. name .. ": block: " .. why) end
-            j.blocks[1] = {size = n, weight = 1}
-        end
-        if #j.blocks == 0 then fail("job " .. name .. ": block: no sizes") end
+        j.blocks = size_list(name, "block", t.block or D.block)
+        -- A tree job's append size: a size or a distribution, the block's by default.
+        if t.append ~= nil then j.appends = size_list(name, "append", t.append) end
         local pat, why = pattern(t.pattern or "uniform")
         if not pat then fail("job " .. name .. ": " .. why) end
         j.pattern = pat

@@ -3,7 +3,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "io.h"
 #include "util.h"
+
+const char *sbio_mix_op_name(int op)
+{
+    static const char *const own[SBIO_MIX_FS_FIRST] = {"read", "write", "fsync", "fdatasync",
+                                                       "rmw"};
+    if (op >= 0 && op < SBIO_MIX_FS_FIRST)
+        return own[op];
+    return op < SBIO_MIX_NR ? sbio_op_name(op - SBIO_MIX_FS_FIRST + SBIO_OP_FS_FIRST) : "?";
+}
 
 double sbio_mix_rand01(uint64_t *rng)
 {

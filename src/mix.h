@@ -59,6 +59,10 @@ uint64_t sbio_mix_append_size(const struct sbio_mix *m, uint64_t *rng);
 uint64_t sbio_mix_max_len(const struct sbio_mix *m);
 uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uint64_t *seq);
 
+/* How a script names mix operation op (enum sbio_mix_op): "read", "write", "fsync",
+ * "fdatasync", "rmw", then the file-system operations as sbio_op_name says them. */
+const char *sbio_mix_op_name(int op);
+
 /* A uniform double in [0, 1) from the thread's PRNG. */
 double sbio_mix_rand01(uint64_t *rng);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1268,9 +1269,117 @@ static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_
     return 0;
 }
 
+/* Whether job j does op (enum sbio_mix_op): a weight above 0, or a place in its flow. */
+static bool job_does(const struct sbio_script_job *j, int op)
+{
+    for (unsigned i = 0; i < j->nflow; i++)
+        if (j->flow[i] == op)
+            return true;
+    return !j->nflow && j->weight[op] > 0;
+}
+
+/* Whether a job of phases 0 .. pi does op: what they did is on disk when phase pi runs. */
+static bool phases_do(const struct sbio_script *s, unsigned pi, int op)
+{
+    for (unsigned p = 0; p <= pi; p++)
+        for (unsigned k = 0; k < s->phases[p].njobs; k++)
+            if (job_does(&s->phases[p].jobs[k], op))
+                return true;
+    return false;
+}
+
+/* Job j of a script without a tree: none of a tree's operations, flow or append. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_flat_job(const struct sbio_script *s, const struct sbio_script_job *j)
+{
+    const char *what = j->nflow ? "flow" : j->nappend ? "append" : NULL;
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR && !what; op++)
+        what = job_does(j, op) ? sbio_mix_op_name(op) : NULL;
+    if (!what)
+        return 0;
+    sbio_err("%s:%d: job %s: %s needs a file tree; declare one with fileset { files = N, "
+             "dirwidth = W, size = ... }",
+             s->path, j->line, j->name, what);
+    return -SBIO_EUSAGE;
+}
+
+/* Job j of a tree script: a mix or flow of operations on the tree, by system calls. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_tree_job(const struct sbio_script *s, const struct sbio_script_job *j)
+{
+    char what[96] = "";
+    if (j->mode != SBIO_MODE_NONE || j->event)
+        snprintf(what, sizeof(what), "%s%s%s: a tree's jobs take a mix or a flow",
+                 j->event ? "event = true" : "mode = \"", j->event ? "" : sbio_mode_name(j->mode),
+                 j->event ? "" : "\"");
+    else if (job_does(j, SBIO_MIX_RMW))
+        snprintf(what, sizeof(what), "rmw works on a flat fileset; accepted in a tree job: read, "
+                                     "write and the file-system operations");
+    else if (j->engine != sbio_engine_id("sync"))
+        snprintf(what, sizeof(what), "engine '%s': a tree's operations are system calls; "
+                                     "accepted: sync",
+                 sbio_engine_name(j->engine));
+    else if (j->flags & SBIO_XF_DIRECT)
+        snprintf(what, sizeof(what), "flags \"direct\": O_DIRECT fails at the tails of files "
+                                     "of any size; accepted: sync, dsync");
+    if (!what[0])
+        return 0;
+    sbio_err("%s:%d: job %s: %s", s->path, j->line, j->name, what);
+    return -SBIO_EUSAGE;
+}
+
+/* Job j of phase pi asks for an operation its phase can never serve: a free slot when
+ * prepare fills every one and no job so far unlinks, a file when prepare makes none and no
+ * job so far creates. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_serve(const struct sbio_script *s, unsigned pi,
+                               const struct sbio_script_job *j)
+{
+    static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,     SBIO_MIX_APPEND,
+                                    SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
+                                    SBIO_MIX_STAT,      SBIO_MIX_UNLINK,    SBIO_MIX_RENAME};
+    const struct sbio_tree_decl *t = &s->tree;
+    uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
+    const char *p = s->phases[pi].name;
+    int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
+    if (made >= t->files && job_does(j, op) && !phases_do(s, pi, SBIO_MIX_UNLINK)) {
+        sbio_err("%s:%d: job %s: %s needs a free slot, but the fileset (line %d) has prealloc "
+                 "= 1 and no job of phase \"%s\" or before it unlinks; lower prealloc or add "
+                 "unlink",
+                 s->path, j->line, j->name, sbio_mix_op_name(op), t->line, p);
+        return -SBIO_EUSAGE;
+    }
+    for (size_t i = 0; i < sizeof(need_file) / sizeof(need_file[0]) && !made; i++)
+        if (job_does(j, need_file[i]) && !phases_do(s, pi, SBIO_MIX_CREATE)) {
+            sbio_err("%s:%d: job %s: %s needs a file, but the fileset (line %d) has prealloc "
+                     "= 0 and no job of phase \"%s\" or before it creates; raise prealloc or "
+                     "add create",
+                     s->path, j->line, j->name, sbio_mix_op_name(need_file[i]), t->line, p);
+            return -SBIO_EUSAGE;
+        }
+    return 0;
+}
+
+/* Every job's operations against the script's file set (a tree, or a flat set). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_ops(const struct sbio_script *s)
+{
+    int rc = 0;
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
+            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
+            if (!s->tree.set)
+                rc = session_check_flat_job(s, j);
+            else if (!(rc = session_check_tree_job(s, j)))
+                rc = session_check_serve(s, pi, j);
+        }
+    return rc;
+}
+
 int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
                             unsigned nranks)
 {
+    if (session_check_ops(s))
+        return -SBIO_EUSAGE;
     /* The ranks sharing the set (1 alone) number their threads as one phase's. */
     unsigned sharing = cfg->file_per_rank ? 1 : nranks;
     if ((cfg->verify && session_check_verify(s, sharing)) || session_check_ranks(cfg, s, nranks))
