@@ -111,9 +111,76 @@ function option(name, default, help)
     return v
 end
 
+-- A tree's size: a size (every file that size) or a law table; {law, a, b, p} as C reads it
+-- (decl.h, struct sbio_size_dist), or nil, why.
+local LAW_FIELDS = {uniform = {"min", "max"}, lognormal = {"mean", "sigma"},
+                    gamma = {"mean", "cvar"}}
+local function size_law(v)
+    if type(v) ~= "table" then
+        local n, why = size(v)
+        if not n then return nil, why end
+        return {law = "fixed", a = n, b = n, p = 0}
+    end
+    local names = LAW_FIELDS[v.law]
+    if not names then
+        return nil, "law '" .. tostring(v.law) .. "': accepted: uniform (min, max), " ..
+                    "lognormal (mean, sigma), gamma (mean, cvar), or a size for a fixed one"
+    end
+    for k in pairs(v) do
+        if k ~= "law" and k ~= names[1] and k ~= names[2] then
+            return nil, v.law .. ": unknown field '" .. tostring(k) .. "'; accepted: law, " ..
+                        names[1] .. ", " .. names[2]
+        end
+    end
+    local a, why = size(v[names[1]])
+    if not a then return nil, v.law .. ": " .. names[1] .. ": " .. why end
+    if v.law == "uniform" then
+        local b, bwhy = size(v.max)
+        if not b then return nil, "uniform: max: " .. bwhy end
+        if a > b then return nil, "uniform: min is above max" end
+        return {law = "uniform", a = a, b = b, p = 0}
+    end
+    local p = v[names[2]]
+    if type(p) ~= "number" or not (p > 0) or p == math.huge then
+        return nil, v.law .. ": " .. names[2] .. " must be a finite number > 0"
+    end
+    return {law = v.law, a = a, b = a, p = p}
+end
+
+local MAX_TREE_FILES = 100000000
+
+-- fileset { files = N, dirwidth = W, size = …, prealloc = F }: a tree of N slots (tree.h).
+-- level: fail's, pointing at the script's line (as the line recorded for C's messages).
+local function fileset_tree(t, level)
+    local n, w, f = t.files or 1, t.dirwidth, t.prealloc
+    if t.sizes then fail("fileset: a tree (dirwidth) takes size, not sizes", level) end
+    if type(n) ~= "number" or n < 1 or n > MAX_TREE_FILES or n ~= math.floor(n) then
+        fail("fileset: files must be a whole number from 1 to " .. MAX_TREE_FILES, level)
+    end
+    if type(w) ~= "number" or w < 2 or w > MAX_TREE_FILES or w ~= math.floor(w) then
+        fail("fileset: dirwidth (files per folder) must be a whole number from 2 to " ..
+             MAX_TREE_FILES, level)
+    end
+    if f == nil then f = 1 end
+    if type(f) ~= "number" or not (f >= 0 and f <= 1) then
+        fail("fileset: prealloc (the share of files prepare makes) must be a number from 0 to 1",
+             level)
+    end
+    local law, why = size_law(t.size or "16k")
+    if not law then fail("fileset: size: " .. why, level) end
+    return {tree = true, files = n, dirwidth = w, prealloc = f, size = law,
+            line = debug.getinfo(level, "l").currentline}
+end
+
 function fileset(t)
-    check_fields("fileset", t, {files = true, size = true, sizes = true}, 1)
+    check_fields("fileset", t, {files = true, size = true, sizes = true, dirwidth = true,
+                                prealloc = true}, 1)
     if S.fileset then fail("fileset is declared twice") end
+    if t.dirwidth ~= nil then
+        S.fileset = fileset_tree(t, 3)
+        return
+    end
+    if t.prealloc ~= nil then fail("fileset: prealloc goes with a tree (dirwidth = ...)") end
     local fs = {}
     if t.sizes then
         if type(t.sizes) ~= "table" or #t.sizes == 0 then

@@ -473,12 +473,37 @@ static int read_options(lua_State *L, int S, struct sbio_script *s, char *err, s
     return 0;
 }
 
-/* The file set's sizes, from the prelude's table at S, when the script declares one. 0 or
- * -ENOMEM. */
+/* A tree's declaration, from the prelude's table at the top of the stack (checked there). */
+static void read_tree(lua_State *L, struct sbio_tree_decl *d)
+{
+    static const char *const laws[] = {"fixed", "uniform", "lognormal", "gamma"};
+    int t = lua_gettop(L);
+    char law[16];
+    d->set = true;
+    d->files = (uint64_t)field_num(L, t, "files");
+    d->dirwidth = (uint64_t)field_num(L, t, "dirwidth");
+    d->prealloc = field_num(L, t, "prealloc");
+    d->line = (int)field_num(L, t, "line");
+    lua_getfield(L, t, "size");
+    int z = lua_gettop(L);
+    field_str(L, z, "law", law, sizeof(law));
+    for (int i = SBIO_SIZE_FIXED; i <= SBIO_SIZE_GAMMA; i++)
+        if (!strcmp(law, laws[i]))
+            d->size.law = i;
+    d->size.a = (uint64_t)field_num(L, z, "a");
+    d->size.b = (uint64_t)field_num(L, z, "b");
+    d->size.p = field_num(L, z, "p");
+    lua_pop(L, 1);
+}
+
+/* The file set's sizes, or its tree, from the prelude's table at S, when the script declares
+ * one. 0 or -ENOMEM. */
 static int read_fileset(lua_State *L, int S, struct sbio_script *s)
 {
     lua_getfield(L, S, "fileset");
-    if (lua_istable(L, -1)) {
+    if (lua_istable(L, -1) && field_bool(L, lua_gettop(L), "tree")) {
+        read_tree(L, &s->tree);
+    } else if (lua_istable(L, -1)) {
         s->nfiles = (unsigned)lua_objlen(L, -1);
         s->file_size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         if (!s->file_size)

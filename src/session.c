@@ -25,6 +25,7 @@
 #include "runner.h"
 #include "script.h"
 #include "sysblock.h"
+#include "tree.h"
 #include "util.h"
 #include "version.h"
 
@@ -135,6 +136,7 @@ struct session {
     const struct sbio_topology *topo;
     FILE *text;
     struct sbio_fileset fs;
+    struct sbio_tree tree; /* a tree script's file set (rootfd -1 otherwise; fs is then empty) */
     struct sbio_target target;
     struct sbio_tune tune;
     struct sbio_cgroups cg;          /* the run's control groups (job groups, memory limit) */
@@ -165,20 +167,26 @@ static int session_check_declared(const struct session *s, const char *script)
     return -SBIO_EUSAGE;
 }
 
-/* Check and open the set (script: the one it declares; seqwr may create one). 0,
- * -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
+/* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
+ * script's, when tree is not NULL) is checked against its manifest and put back as prepared
+ * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
+ * printed, nothing changed) or -errno. */
 static int session_open(struct session *s, const struct sbio_config *cfg,
-                        const struct sbio_topology *topo, FILE *text, const char *script)
+                        const struct sbio_topology *topo, FILE *text, const char *script,
+                        const struct sbio_tree_decl *tree)
 {
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
     s->topo = topo;
     s->text = text;
     s->fs.dirfd = -1;
+    s->tree.rootfd = -1;
     sbio_cgroups_init(&s->cg);
     int rc = sbio_session_check(cfg);
     if (!rc)
         rc = session_target(cfg, &s->target);
+    if (!rc && tree)
+        return sbio_tree_open(&s->tree, cfg, tree, script, text);
     if (!rc && cfg->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, cfg);
     else if (!rc)
@@ -260,6 +268,7 @@ static void session_close(struct session *s)
     json_decref(s->env);
     s->env = NULL;
     sbio_fileset_close(&s->fs);
+    sbio_tree_close(&s->tree);
 }
 
 /* sync, then drop the page cache. 0 or -errno (message printed). */
@@ -672,7 +681,7 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
     bool ran = false;
     if (doc)
         *doc = NULL;
-    int rc = session_open(&s, cfg, topo, text, NULL);
+    int rc = session_open(&s, cfg, topo, text, NULL, NULL);
     /* What the reports show: a shared set under several ranks is walked in per-thread
      * slices (the runner numbers threads across ranks). */
     struct sbio_config v = *cfg;
@@ -1074,7 +1083,10 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         fprintf(ses->text, "Page cache not dropped: that needs root\n");
     fflush(ses->text);
     unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
-    int rc = session_phase_run(ses, p, jobs, session_phase_ready(ses, s, pi, seed, jobs));
+    /* A tree as the phase finds it (earlier phases, other ranks changed it). */
+    int ready = ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
+    ready = ready ? ready : session_phase_ready(ses, s, pi, seed, jobs);
+    int rc = session_phase_run(ses, p, jobs, ready);
     if (sbio_cgroups_remove_to(&ses->cg, mark))
         sbio_err("some control groups could not be removed; run sbio restore as root");
     struct sbio_run_result tot;
@@ -1396,16 +1408,35 @@ int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_s
     return 0;
 }
 
+/* "a tree of 2000 slots (1000 files, 15.3 MiB)" */
+static void session_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
+{
+    uint64_t files = 0, bytes = 0;
+    for (uint64_t i = 0; i < t->files; i++)
+        if (t->cur_size[i] != SBIO_TREE_NONE) {
+            files++;
+            bytes += t->cur_size[i];
+        }
+    char b[32];
+    snprintf(buf, len, "a tree of %" PRIu64 " slot%s (%" PRIu64 " file%s, %s)", t->files,
+             t->files == 1 ? "" : "s", files, files == 1 ? "" : "s",
+             sbio_fmt_bytes(b, sizeof(b), bytes));
+}
+
 /* The script's header: what runs where, and the seed (rank 0's, on every rank). */
 static void session_script_header(struct session *ses, const struct sbio_script *s, uint64_t seed)
 {
     const struct sbio_topology *t = ses->topo;
-    char b[32];
+    char b[32], on[160];
+    if (ses->tree.rootfd >= 0)
+        session_tree_desc(&ses->tree, on, sizeof(on));
+    else
+        snprintf(on, sizeof(on), "%u files (%s)", ses->fs.nfiles,
+                 sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes));
     fprintf(ses->text,
-            "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
+            "sbio %s: script %s, %u phase%s on %s\nRandom seed: %" PRIu64
             " (repeat with --rand-seed=%" PRIu64 ")\n",
-            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses->fs.nfiles,
-            sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes), seed, seed);
+            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", on, seed, seed);
     if (t->nranks > 1)
         fprintf(ses->text,
                 "MPI: %u ranks on %u host%s, each running every job's threads; %s; a phase's "
@@ -1446,7 +1477,7 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     int rc = sbio_session_check_script(cfg, s);
     bool opened = !rc;
     if (opened)
-        rc = session_open(&ses, cfg, topo, text, s->path);
+        rc = session_open(&ses, cfg, topo, text, s->path, s->tree.set ? &s->tree : NULL);
     if (!rc)
         rc = session_apply(&ses);
     if ((rc = sbio_session_agree(topo, rc, "refused the script"))) {

@@ -77,8 +77,7 @@ uint64_t sbio_tree_size(const struct sbio_tree *t, uint64_t s)
     uint64_t rng = sbio_mix64(t->seed ^ sbio_mix64(s + 1));
     double v;
     switch (z->law) {
-    case SBIO_SIZE_UNIFORM:
-        return z->a + sbio_rand_below(&rng, z->b - z->a + 1);
+    case SBIO_SIZE_UNIFORM: return z->a + sbio_rand_below(&rng, z->b - z->a + 1);
     case SBIO_SIZE_LOGNORMAL:
         v = exp(log((double)z->a) - z->p * z->p / 2 + z->p * tree_normal(&rng));
         break;
@@ -87,8 +86,7 @@ uint64_t sbio_tree_size(const struct sbio_tree *t, uint64_t s)
         v = tree_gamma(&rng, k) * (double)z->a / k;
         break;
     }
-    default:
-        return z->a;
+    default: return z->a;
     }
     /* Whole bytes, at least one: a law's draw of 0.3 bytes is a file of 1. */
     return v < 1.0 ? 1 : v >= 0x1p62 ? (UINT64_C(1) << 62) : (uint64_t)llround(v);

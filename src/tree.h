@@ -27,6 +27,8 @@
 
 #define SBIO_TREE_ROOT "sbio.tree"
 #define SBIO_TREE_NONE UINT64_MAX /* cur_size of a free slot */
+/* The most slots, and the widest folders, a tree may have (lua/sbio.lua says the same). */
+#define SBIO_TREE_MAX_FILES 100000000
 
 struct sbio_tree {
     int rootfd;      /* DIR/sbio.tree opened O_RDONLY | O_DIRECTORY, -1 when not open */
