@@ -599,10 +599,13 @@ static void session_place(struct session_job *j, const struct session *s, unsign
 {
     bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
     unsigned ranks = shared ? s->topo->nranks : 1;
-    unsigned width = s->cfg->verify ? phase : j->job.threads;
+    /* A tree's slots are owned by all the phase's threads (a tree script's jobs are all
+     * tree jobs, fsop.h), as --verify's blocks are. */
+    bool all = s->cfg->verify || j->job.tree;
+    unsigned width = all ? phase : j->job.threads;
     if (ranks * width == j->job.threads)
         return; /* its threads alone */
-    j->env.first_thread = (shared ? s->topo->rank : 0) * width + (s->cfg->verify ? before : 0);
+    j->env.first_thread = (shared ? s->topo->rank : 0) * width + (all ? before : 0);
     j->env.all_threads = ranks * width;
 }
 
@@ -760,6 +763,21 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
     j->hook_ops = sbio_script_hook_ops(&j->hook);
     job->hook = j->hook_ops;
     return j->hook_ops ? 0 : -ENOMEM;
+}
+
+/* A tree job (fsop.h): its mix's operations on the session's tree, phase pi's, by the tree
+ * engine's system calls; its buffers as large as its largest block or append; none of the
+ * flat set's end fsyncs or page dropping. */
+static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tree *tree)
+{
+    struct sbio_job *job = &j->job;
+    job->tree = tree;
+    job->phase = pi;
+    job->max_len = sbio_mix_max_len(&j->mix);
+    job->fsync_end = false;
+    job->invalidate = false;
+    j->view.fsync_end = false;
+    j->view.invalidate = false;
 }
 
 /* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
@@ -973,6 +991,8 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         struct session_job *j = &jobs[k];
         rc = session_job_declared(j, ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
+        if (s->tree.set)
+            session_job_tree(j, pi, &ses->tree);
         /* Under MPI each rank runs its share of the job's events and rate; ranks with sets
          * of their own draw from seeds of their own. */
         j->job.events = session_rank_share(j->view.events, ses->topo);
