@@ -542,6 +542,29 @@ static json_t *group_declared(const struct sbio_cgroup_spec *g)
                      (json_int_t)g->latency_us);
 }
 
+/* A tree job's declaration beyond a flat mix's: the weights of its file-system operations
+ * (those above 0) in "mix", its "flow" and "appends" when it has them. */
+static void job_declared_tree(json_t *d, const struct sbio_script_job *sj)
+{
+    json_t *mix = json_object_get(d, "mix"), *flow = json_array(), *app = json_array();
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR; op++)
+        if (sj->weight[op] > 0)
+            json_object_set_new(mix, sbio_mix_op_name(op), json_real(sj->weight[op]));
+    for (unsigned i = 0; i < sj->nflow; i++)
+        json_array_append_new(flow, json_string(sbio_mix_op_name(sj->flow[i])));
+    for (unsigned k = 0; k < sj->nappend; k++)
+        json_array_append_new(app, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->append[k],
+                                              "weight", sj->append_weight[k]));
+    if (sj->nflow)
+        json_object_set_new(d, "flow", flow);
+    else
+        json_decref(flow);
+    if (sj->nappend)
+        json_object_set_new(d, "appends", app);
+    else
+        json_decref(app);
+}
+
 /* A job as the script declared it, for the JSON beside its result (the result's config
  * describes the run, and a mix is no sysbench mode). */
 static json_t *job_declared(const struct sbio_script_job *sj)
@@ -582,6 +605,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
             json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
                       sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
                       sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
+        job_declared_tree(d, sj);
         json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
         json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
         json_object_set_new(d, "pattern_a", json_real(sj->pa));
@@ -895,6 +919,24 @@ static const char *session_threads(char *buf, size_t len, unsigned n, const stru
 
 /* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
  * when there is none); their JSON into pj. The worst job's status into *status. */
+/* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
+ * readwhole, close", cut short with "…" if it is too long. */
+static void session_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj)
+{
+    size_t n = (size_t)snprintf(buf, len, ", on the tree: %s", sj->nflow ? "flow " : "");
+    for (unsigned i = 0; i < (sj->nflow ? sj->nflow : SBIO_MIX_NR) && n < len; i++) {
+        int op = sj->nflow ? sj->flow[i] : (int)i;
+        if (!sj->nflow && !(sj->weight[op] > 0))
+            continue;
+        int w = sj->nflow ? snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sbio_mix_op_name(op))
+                          : snprintf(buf + n, len - n, "%s%s %g", buf[n - 1] == ' ' ? "" : ", ",
+                                     sbio_mix_op_name(op), sj->weight[op]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    if (n >= len)
+        snprintf(buf + len - 5, 5, "\u2026");
+}
+
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
                                  struct session_job *jobs, struct sbio_run_result *tot, json_t *pj,
                                  bool want_doc, int *status)
@@ -921,10 +963,12 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (jobs[k].view.ioprio != SBIO_IOPRIO_NONE)
             snprintf(with, sizeof(with), ", I/O priority %s",
                      sbio_ioprio_name(prio, sizeof(prio), jobs[k].view.ioprio));
-        char thr[64];
-        fprintf(ses->text, "\n--- Job %s (%s, %s%s%s) ---\n", p->jobs[k].name,
+        char thr[64], ops[320] = "";
+        if (jobs[k].job.tree)
+            session_tree_ops(ops, sizeof(ops), &p->jobs[k]);
+        fprintf(ses->text, "\n--- Job %s (%s, %s%s%s%s) ---\n", p->jobs[k].name,
                 session_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
-                sbio_engine_name(p->jobs[k].engine),
+                sbio_engine_name(p->jobs[k].engine), ops,
                 !wr                    ? ""
                 : p->jobs[k].fsync_end ? ", fsync at end"
                                        : ", no fsync at end",
