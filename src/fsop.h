@@ -74,6 +74,7 @@ struct sbio_fsop {
     const char *err_call;
     char err_path[PATH_MAX];
     char path[PATH_MAX], path2[PATH_MAX]; /* scratch */
+    uint64_t place[64]; /* W^i: the value of a leaf number's digit i (depth <= 64) */
 };
 
 /* Thread `thread` of `threads` on tree t (its cur_size[] as the phase starts), drawing by
@@ -98,6 +99,10 @@ static inline uint64_t sbio_fsop_slot(const struct sbio_fsop *f, uint64_t r)
  * request size). 1: io is ready for the tree engine; 0: it cannot be served now (skipped).
  * rng: the thread's generator. */
 int sbio_fsop_pick(struct sbio_fsop *f, enum sbio_mix_op mop, uint64_t *rng, struct sbio_io *io);
+
+/* Slot s's path relative to the tree's folder, as sbio_tree_path writes it, into buf of
+ * PATH_MAX bytes. Returns buf. */
+const char *sbio_fsop_path(struct sbio_fsop *f, uint64_t slot, char *buf);
 
 /* Why mop could not be served now, for the message of a thread that skipped too many. */
 const char *sbio_fsop_skip_why(const struct sbio_fsop *f, enum sbio_mix_op mop, char *buf,

@@ -323,6 +323,33 @@ static void test_random_ops(void **state)
     }
 }
 
+/* The paths the engine makes are sbio_tree_path's, for every slot of several shapes (no
+ * folder level, W >= N, N not a multiple of W, deep trees). */
+static void test_paths(void **state)
+{
+    struct fixture *x = *state;
+    const uint64_t shape[][2] = {{5, 10}, {40, 4}, {101, 10}, {1000, 2}, {10000, 20}, {7, 7}};
+    fx_job(x, SBIO_PAT_UNIFORM, 0);
+    for (size_t k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
+        struct sbio_tree_decl d = {.set = true,
+                                   .files = shape[k][0],
+                                   .dirwidth = shape[k][1],
+                                   .size = {.law = SBIO_SIZE_FIXED, .a = 1},
+                                   .prealloc = 1};
+        assert_int_equal(sbio_tree_shape(&x->tree, &d, x->dir, 1, "t.lua"), 0);
+        x->tree.cur_size = calloc(d.files, sizeof(uint64_t));
+        assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, 1, 0, 0), 0);
+        for (uint64_t s = 0; s < d.files; s++) {
+            char want[PATH_MAX], got[PATH_MAX];
+            sbio_tree_path(&x->tree, s, want, sizeof(want));
+            assert_string_equal(sbio_fsop_path(&x->f, s, got), want);
+        }
+        sbio_fsop_fini(&x->f);
+        free(x->tree.cur_size);
+        x->tree.cur_size = NULL;
+    }
+}
+
 /* A failure names the call, the path and the error. */
 static void test_error_message(void **state)
 {
@@ -354,6 +381,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ops_on_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
