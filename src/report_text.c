@@ -142,14 +142,6 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
     fflush(out);
 }
 
-/* Whether an op type moves data (its MiB/s means something): reads and writes of blocks and
- * of whole files, read-modify-writes, creates and appends; not syncs nor metadata. */
-static bool op_moves_bytes(int op)
-{
-    return op == SBIO_READ || op == SBIO_WRITE || op == SBIO_RMW || op == SBIO_CREATE ||
-           op == SBIO_APPEND || op == SBIO_READWHOLE || op == SBIO_WRITEWHOLE;
-}
-
 /* Which op types an interim line shows: a mode's, and a tree job's file-system operations
  * once it has done some. */
 static bool mode_has(const struct sbio_config *cfg, const struct sbio_stats *cur, int op)
@@ -180,7 +172,7 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
             ops += cur->write_fsyncs - prev->write_fsyncs;
         fprintf(out, " %s: %.2f/s", sbio_op_name(op),
                 interval_s > 0 ? (double)ops / interval_s : 0);
-        if (op_moves_bytes(op))
+        if (sbio_report_op_bytes(op))
             fprintf(out, " %.2f MiB/s",
                     interval_s > 0
                         ? (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB / interval_s

@@ -165,8 +165,8 @@ static void test_stats_untouched(void **state)
     (void)state;
     enum { N = 32 };
     size_t len = N * sizeof(struct sbio_stats);
-    struct sbio_stats *s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                                -1, 0);
+    struct sbio_stats *s =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(s != MAP_FAILED);
     size_t before = rss_bytes();
     for (int i = 0; i < N; i++)
@@ -294,12 +294,9 @@ static void test_stats_merge(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_record),
-        cmocka_unit_test(test_stats_record_io),
-        cmocka_unit_test(test_stats_rmw),
-        cmocka_unit_test(test_stats_merge),
-        cmocka_unit_test(test_stats_fs_ops),
-        cmocka_unit_test(test_stats_untouched),
+        cmocka_unit_test(test_stats_record), cmocka_unit_test(test_stats_record_io),
+        cmocka_unit_test(test_stats_rmw),    cmocka_unit_test(test_stats_merge),
+        cmocka_unit_test(test_stats_fs_ops), cmocka_unit_test(test_stats_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
