@@ -438,7 +438,8 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
         {"lat max", "result.op_types.%s.latency.max_ns"},
     };
     diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_total_ops(a), diff_total_ops(b), NULL, "ops/s");
-    for (int op = 0; op < 3; op++) {
+    /* read, write, fsync, then the file-system op types (a tree job's). */
+    for (int op = 0; op < SBIO_OP_NR; op = op == SBIO_FSYNC ? SBIO_OP_FS_FIRST : op + 1) {
         const char *o = sbio_op_name(op);
         /* An operation type one run did not do is missing there, not zero. */
         bool ha = diff_op_present(a, "result.op_types", o);
@@ -448,7 +449,7 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
 #define SIDE(doc, has, fmt) ((has) ? diff_numf((doc), (fmt), o) : NAN)
         diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, SIDE(a, ha, "result.op_types.%s.ops_per_s"),
                  SIDE(b, hb, "result.op_types.%s.ops_per_s"), o, "ops/s");
-        if (op != 2)
+        if (sbio_report_op_bytes(op))
             diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, SIDE(a, ha, "result.op_types.%s.mib_per_s"),
                      SIDE(b, hb, "result.op_types.%s.mib_per_s"), o, "MiB/s");
         for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
@@ -773,10 +774,10 @@ static int diff_metric_dir(const char *name)
     for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
         if (!strcmp(name, rates[i]))
             return 1;
-    if (l > 4 && !strcmp(name + l - 4, ".mib"))
+    if ((l > 4 && !strcmp(name + l - 4, ".mib")) || (l > 4 && !strcmp(name + l - 4, ".ops")))
         return 1;
     if (!strcmp(name, "time") || (name[0] == 'p' && isdigit((unsigned char)name[1])) ||
-        strstr(name, ".p"))
+        strstr(name, ".p") || (l > 5 && !strcmp(name + l - 5, ".mean")))
         return -1;
     return 0;
 }
