@@ -715,15 +715,6 @@ static int diff_same_shape(json_t *ref, const char *refname, json_t *doc, const 
     return -SBIO_EUSAGE;
 }
 
-/* Metric name as an index into the table's catalogue, or -1. */
-static int diff_metric_index(const char *name)
-{
-    for (size_t i = 0; sbio_table_metric_name(i); i++)
-        if (!strcmp(sbio_table_metric_name(i), name))
-            return (int)i;
-    return -1;
-}
-
 /* The metrics of a compare (its "metrics") not yet in col[0..*n), added; false when there are
  * more than the table holds. Names this sbio does not know are left out. */
 static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
@@ -732,7 +723,7 @@ static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
     size_t i;
     json_array_foreach(json_object_get(cmp, "metrics"), i, v)
     {
-        int m = json_is_string(v) ? diff_metric_index(json_string_value(v)) : -1;
+        int m = json_is_string(v) ? sbio_table_metric_index(json_string_value(v)) : -1;
         bool seen = m < 0;
         for (size_t k = 0; !seen && k < *n; k++)
             seen = col[k] == (size_t)m;
@@ -757,7 +748,7 @@ static int diff_columns(const struct sbio_config *cfg, const struct diff_input *
         !(diff_columns_of(in->doc[0], col, n) && diff_columns_of(in->doc[1], col, n))) {
         sbio_err("diff: %s and %s have more than %d metrics together; accepted: --metrics=LIST "
                  "of at most %d to compare",
-                 in->path[0], in->path[1], SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_COLS);
+                 in->path[0], in->path[1], SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_METRICS);
         return -SBIO_EUSAGE;
     }
     if (!*n)

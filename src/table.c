@@ -202,6 +202,11 @@ static int metric_find(const char *name, size_t len)
     return -1;
 }
 
+int sbio_table_metric_index(const char *name)
+{
+    return metric_find(name, strlen(name));
+}
+
 int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n)
 {
     char names[2048];
@@ -213,11 +218,11 @@ int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n)
         bool twice = false;
         for (size_t k = 0; m >= 0 && k < *n; k++)
             twice |= idx[k] == (size_t)m;
-        if (m < 0 || twice || *n == SBIO_TABLE_MAX_COLS) {
-            if (*n == SBIO_TABLE_MAX_COLS)
+        if (m < 0 || twice || *n == SBIO_TABLE_MAX_METRICS) {
+            if (*n == SBIO_TABLE_MAX_METRICS)
                 sbio_err("--metrics=%s: more than %d metrics; accepted: a comma-separated list "
                          "of at most %d of %s",
-                         list, SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_COLS, names);
+                         list, SBIO_TABLE_MAX_METRICS, SBIO_TABLE_MAX_METRICS, names);
             else if (twice)
                 sbio_err("--metrics=%s: '%.*s' given twice; accepted: a comma-separated list of %s",
                          list, (int)len, p, names);

@@ -1,5 +1,5 @@
 /* Unit tests for the comparison table (src/table.c): --metrics parsed (order kept, bad names
- * refused, at most SBIO_TABLE_MAX_COLS), each metric read from a block's document (per op
+ * refused, at most SBIO_TABLE_MAX_METRICS), each metric read from a block's document (per op
  * type only where the block did that op), and a table filled from script results: a block
  * per job and their total, each cell's mean ± sd, the difference to the first setting with
  * its CI, Holm's correction over the phase's tests, the marked runs, the widest CI, the
@@ -37,21 +37,21 @@ static int metric_index(const char *name)
 static void test_metrics_parse(void **state)
 {
     (void)state;
-    size_t idx[SBIO_TABLE_MAX_COLS], n = 99;
+    size_t idx[SBIO_TABLE_MAX_METRICS], n = 99;
     /* The order given is kept. */
     assert_int_equal(sbio_table_metrics_parse("time,reads,read.p99.9,share", idx, &n), 0);
     assert_int_equal(n, 4);
     const char *want[] = {"time", "reads", "read.p99.9", "share"};
     for (size_t k = 0; k < n; k++)
         assert_string_equal(sbio_table_metric_name(idx[k]), want[k]);
-    /* Every name of the catalogue is accepted, SBIO_TABLE_MAX_COLS at a time. */
+    /* Every name of the catalogue is accepted, SBIO_TABLE_MAX_METRICS at a time. */
     size_t total = 0;
     while (sbio_table_metric_name(total))
         total++;
-    for (size_t from = 0; from < total; from += SBIO_TABLE_MAX_COLS) {
+    for (size_t from = 0; from < total; from += SBIO_TABLE_MAX_METRICS) {
         char list[512] = "";
         size_t k = from;
-        for (; k < total && k < from + SBIO_TABLE_MAX_COLS; k++)
+        for (; k < total && k < from + SBIO_TABLE_MAX_METRICS; k++)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k > from ? "," : "",
                      sbio_table_metric_name(k));
         assert_int_equal(sbio_table_metrics_parse(list, idx, &n), 0);
@@ -68,7 +68,7 @@ static void test_metrics_parse(void **state)
     /* Refused: an unknown name, a prefix of one, a name twice, an empty list or item, a name
      * in another case, more columns than a table has. */
     char many[512] = "";
-    for (size_t k = 0; k <= SBIO_TABLE_MAX_COLS; k++)
+    for (size_t k = 0; k <= SBIO_TABLE_MAX_METRICS; k++)
         snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%s", k ? "," : "",
                  sbio_table_metric_name(k));
     const char *bad[] = {"time,bogus",  "tim",  "time,time",     "",         "time,", ",time",
@@ -214,7 +214,7 @@ static void test_metrics_fs(void **state)
     assert_true(fabs(sbio_table_metric_value((size_t)metric_index("read.ops"), run, NULL) - 240.5) <
                 1e-9);
     json_decref(run);
-    size_t idx[SBIO_TABLE_MAX_COLS], n;
+    size_t idx[SBIO_TABLE_MAX_METRICS], n;
     assert_int_equal(sbio_table_metrics_parse("create.ops,stat.p99,readwhole.mean", idx, &n), 0);
     assert_int_equal(n, 3);
     sbio_table_metrics_default(idx, &n);
@@ -274,7 +274,7 @@ static void table_make(struct sbio_table *t, const char *list)
 {
     json_t *d = script_doc(1, 1);
     struct sbio_table_phase ph[2];
-    size_t np, col[SBIO_TABLE_MAX_COLS], ncol;
+    size_t np, col[SBIO_TABLE_MAX_METRICS], ncol;
     assert_int_equal(sbio_table_shape(d, ph, 2, &np), 0);
     json_decref(d);
     assert_int_equal(np, 1);
