@@ -87,7 +87,7 @@ static int check_csv_header(const struct sbio_config *cfg, bool script)
     if (cfg->output_format != SBIO_OUT_CSV || !cfg->output || stat(cfg->output, &st) ||
         !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0;
-    char want[2048], other[2048], line[2048] = "";
+    char want[SBIO_CSV_HEADER_MAX], other[SBIO_CSV_HEADER_MAX], line[SBIO_CSV_HEADER_MAX] = "";
     FILE *f = fopen(cfg->output, "r");
     if (f) {
         if (!fgets(line, sizeof(line), f))

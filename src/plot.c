@@ -813,7 +813,7 @@ struct plot_setting {
 static const char *const plot_lat_q[] = {"50", "95", "99", "99.9"};
 #define PLOT_NLAT (sizeof(plot_lat_q) / sizeof(plot_lat_q[0]))
 /* Op types in a latency panel: a point and dash type each, the colour being the setting's. */
-static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13};
+static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13, 11, 3, 1, 2, 4, 6, 8, 10, 12, 14, 15};
 /* The settings' colours in the latency panels: the baseline grey as its bar, the others in
  * turn from a palette without it. */
 static const char *const plot_set_color[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -918,15 +918,16 @@ static const char *plot_cmp_metric(json_t *doc)
 }
 
 /* The table's columns: each op type's percentiles, c = op * PLOT_NLAT + q. */
-static int plot_cmp_columns(size_t *col, size_t *ncol)
+_Static_assert(SBIO_OP_NR *PLOT_NLAT <= SBIO_TABLE_MAX_COLS, "a table holds every percentile");
+static void plot_cmp_columns(size_t *col, size_t *ncol)
 {
-    char list[256];
-    size_t l = 0;
+    char name[64];
+    *ncol = 0;
     for (int op = 0; op < SBIO_OP_NR; op++)
-        for (size_t q = 0; q < PLOT_NLAT; q++)
-            l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s.p%s", l ? "," : "",
-                                  sbio_op_name(op), plot_lat_q[q]);
-    return sbio_table_metrics_parse(list, col, ncol);
+        for (size_t q = 0; q < PLOT_NLAT; q++) {
+            snprintf(name, sizeof(name), "%s.p%s", sbio_op_name(op), plot_lat_q[q]);
+            col[(*ncol)++] = (size_t)sbio_table_metric_index(name);
+        }
 }
 
 /* A run's document when it ended ok (compare's statistics are over those only), else NULL. */
@@ -952,8 +953,8 @@ static int plot_cmp_table(struct plot_cmp *m)
     struct sbio_table_phase *ph = calloc(m->np ? m->np : 1, sizeof(*ph));
     if (!ph)
         return -ENOMEM;
-    bool fits = first && plot_cmp_columns(col, &ncol) == 0 &&
-                sbio_table_shape(first, ph, m->np, &np) == 0 && np == m->np;
+    plot_cmp_columns(col, &ncol);
+    bool fits = first && sbio_table_shape(first, ph, m->np, &np) == 0 && np == m->np;
     for (size_t p = 0; fits && p < np; p++)
         fits = ph[p].nb == plot_cmp_nblocks(m, p);
     int rc = fits ? sbio_table_init(&m->tab, m->ns, maxrun, ph, np, col, ncol) : 0;
