@@ -90,8 +90,8 @@ place() { # DIR WHERE
 		eval "$foreign"
 		local s0 c
 		s0=$(state "$d")
-		for c in "prepare --script $TMP/tree.lua" "run --script $TMP/run.lua --time=1" cleanup; do
-			[ "$RUNS" = 1 ] || [ "${c%% *}" != run ] || continue
+		# The run is refused as it opens the tree, before any phase: tree.lua's job will do.
+		for c in "prepare --script $TMP/tree.lua" "run --script $TMP/tree.lua --time=1" cleanup; do
 			# shellcheck disable=SC2086
 			expect_exit 2 "$w: ${foreign%% *} in the tree: ${c%% *} refused" "$SBIO" $c --dir "$d"
 			stderr_one_line "$w: ${foreign%% *}: ${c%% *} says it in one line"
@@ -116,6 +116,39 @@ place() { # DIR WHERE
 
 mkdir -p "$TMP/plain"
 place "$TMP/plain" "folder"
+
+# An interrupted prepare (SIGINT) leaves an incomplete tree that runs refuse and prepare
+# completes; after a SIGKILL midway, cleanup still leaves the folder as it was.
+printf 'fileset { files = 30000, dirwidth = 10, size = "4k" }\nphase "p" { time = 1, job "j" { block = "4k" } }\n' >"$TMP/big.lua"
+stop_prepare() { # DIR SIGNAL: prepare stopped once slot 5 is written; its exit status
+	local p i
+	"$SBIO" prepare --script "$TMP/big.lua" --dir "$1" >/dev/null 2>"$TMP/err" &
+	p=$!
+	for i in $(seq 2000); do
+		[ -e "$1/sbio.tree/d0/d0/d0/d0/f5" ] && break
+		sleep 0.005
+	done
+	kill -"$2" "$p"
+	{ wait "$p"; } 2>/dev/null
+}
+d=$TMP/stopped
+mkdir -p "$d"
+echo keep >"$d/keep.txt"
+before=$(listing "$d")
+stop_prepare "$d" INT
+eq "interrupted prepare: exit 130" "$?" 130
+eq "interrupted prepare: the manifest says incomplete" "$(sed -n 's/^state=//p' "$d/sbio.manifest")" incomplete
+check "interrupted prepare: it says how to go on" grep -q "run sbio prepare again" "$TMP/err"
+expect_exit 2 "interrupted prepare: a run refuses the tree" "$SBIO" run --script "$TMP/big.lua" --dir "$d"
+check "interrupted prepare: ... saying it is incomplete" grep -q "is incomplete" "$TMP/err"
+expect_exit 0 "interrupted prepare: prepare again completes it" "$SBIO" prepare --script "$TMP/big.lua" --dir "$d"
+eq "interrupted prepare: then every file has its size" \
+	"$(find "$d/sbio.tree" -type f -size 4k | wc -l) $(sed -n 's/^state=//p' "$d/sbio.manifest")" "30000 complete"
+"$SBIO" cleanup --dir "$d" >/dev/null
+stop_prepare "$d" KILL
+check "killed prepare: some files were made" test -e "$d/sbio.tree/d0/d0/d0/d0/f5"
+expect_exit 0 "killed prepare: cleanup" "$SBIO" cleanup --dir "$d"
+eq "killed prepare: cleanup leaves the folder as before prepare" "$(listing "$d")" "$before"
 
 # Bad declarations: exit 2, one line naming the script's line, nothing made.
 bad() { # DESC DECL WANT
