@@ -35,10 +35,11 @@ int sbio_tree_shape(struct sbio_tree *t, const struct sbio_tree_decl *d, const c
     size_t longest =
         strlen(dir) + 1 + strlen(SBIO_TREE_ROOT) + 1 + t->depth * (wdig + 2) + 1 + fdig;
     if (longest >= PATH_MAX) {
+        /* --dir is not repeated: a message is cut at 1 KiB, and the folder can be long. */
         sbio_err("%s:%d: fileset: a tree of %" PRIu64 " files, %" PRIu64
-                 " per folder, is %u folders deep: its longest path under %s is %zu bytes, "
-                 "above PATH_MAX (%d); make dirwidth larger",
-                 script, d->line, d->files, d->dirwidth, t->depth, dir, longest, PATH_MAX);
+                 " per folder, is %u folders deep: its longest path in --dir is %zu bytes, "
+                 "above PATH_MAX (%d); make dirwidth larger or use a shorter --dir",
+                 script, d->line, d->files, d->dirwidth, t->depth, longest, PATH_MAX);
         return -SBIO_EUSAGE;
     }
     return 0;
