@@ -1435,11 +1435,17 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
     return 0;
 }
 
-/* Every job's operations against the script's file set (a tree, or a flat set). 0 or
- * -SBIO_EUSAGE (message printed). */
-static int session_check_ops(const struct sbio_script *s)
+/* Every job's operations against the script's file set (a tree, or a flat set); --verify
+ * (cfg) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_ops(const struct sbio_config *cfg, const struct sbio_script *s)
 {
     int rc = 0;
+    if (cfg->verify && s->tree.set) {
+        sbio_err("--verify: %s declares a file tree (line %d), whose files carry no "
+                 "verification stamps; run it without --verify",
+                 s->path, s->tree.line);
+        return -SBIO_EUSAGE;
+    }
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
         for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
             const struct sbio_script_job *j = &s->phases[pi].jobs[k];
@@ -1454,7 +1460,7 @@ static int session_check_ops(const struct sbio_script *s)
 int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
                             unsigned nranks)
 {
-    if (session_check_ops(s))
+    if (session_check_ops(cfg, s))
         return -SBIO_EUSAGE;
     /* The ranks sharing the set (1 alone) number their threads as one phase's. */
     unsigned sharing = cfg->file_per_rank ? 1 : nranks;

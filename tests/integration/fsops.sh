@@ -240,3 +240,9 @@ phase \"p\" { time = 1,
 bad append "a bad append size" 2 "append: '3q' is not a size" \
 	"$TREE
 phase \"p\" { time = 1, job \"j\" { append = \"3q\", flow = { \"open\" } } }"
+printf '%s\nphase "p" { time = 1, job "j" { mix = { stat = 1 } } }\n' "$TREE" >"$TMP/verify.lua"
+mkdir -p "$TMP/bad.verify"
+expect_exit 2 "--verify with a tree: exit 2" "$SBIO" run --script "$TMP/verify.lua" --dir "$TMP/bad.verify" --verify
+stderr_one_line "--verify with a tree: one line"
+check "--verify with a tree: names the tree's line, nothing made" \
+	bash -c "grep -q 'verify.lua declares a file tree (line 1)' '$TMP/err' && [ -z \"\$(ls -A '$TMP/bad.verify')\" ]"
