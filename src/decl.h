@@ -71,8 +71,8 @@ struct sbio_size_dist {
  * N slots, each a file that exists or not; prepare makes the first round(F × N). tree.h says
  * where each slot lives. */
 struct sbio_tree_decl {
-    bool set;        /* the script's fileset is a tree */
-    uint64_t files;  /* slots */
+    bool set;       /* the script's fileset is a tree */
+    uint64_t files; /* slots */
     uint64_t dirwidth;
     struct sbio_size_dist size;
     double prealloc; /* 0 .. 1 */

@@ -322,7 +322,8 @@ static int64_t fsop_transfer(struct sbio_fsop *f, bool write, void *buf, uint64_
         ssize_t got = write ? pwrite(f->cur_fd, buf, n, (off_t)(off + done))
                             : pread(f->cur_fd, buf, n, (off_t)(off + done));
         if (got < 0)
-            return fsop_fail(f, write ? "pwrite" : "pread", sbio_fsop_path(f, f->cur_slot, f->path));
+            return fsop_fail(f, write ? "pwrite" : "pread",
+                             sbio_fsop_path(f, f->cur_slot, f->path));
         if ((size_t)got < n) {
             f->err_call = write ? "pwrite" : "pread";
             sbio_fsop_path(f, f->cur_slot, f->err_path);

@@ -46,8 +46,8 @@ enum sbio_op {
 static inline const char *sbio_op_name(int op)
 {
     static const char *const names[SBIO_OP_NR] = {
-        "read",       "write", "fsync", "rmw",  "create", "append", "readwhole", "writewhole",
-        "open",       "close", "stat",  "unlink", "rename", "mkdir", "readdir"};
+        "read", "write", "fsync", "rmw",    "create", "append", "readwhole", "writewhole",
+        "open", "close", "stat",  "unlink", "rename", "mkdir",  "readdir"};
     return op >= 0 && op < SBIO_OP_NR ? names[op] : "?";
 }
 

@@ -554,7 +554,7 @@ static void job_declared_tree(json_t *d, const struct sbio_script_job *sj)
         json_array_append_new(flow, json_string(sbio_mix_op_name(sj->flow[i])));
     for (unsigned k = 0; k < sj->nappend; k++)
         json_array_append_new(app, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->append[k],
-                                              "weight", sj->append_weight[k]));
+                                             "weight", sj->append_weight[k]));
     if (sj->nflow)
         json_object_set_new(d, "flow", flow);
     else
@@ -1389,15 +1389,18 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
                  j->event ? "event = true" : "mode = \"", j->event ? "" : sbio_mode_name(j->mode),
                  j->event ? "" : "\"");
     else if (job_does(j, SBIO_MIX_RMW))
-        snprintf(what, sizeof(what), "rmw works on a flat fileset; accepted in a tree job: read, "
-                                     "write and the file-system operations");
+        snprintf(what, sizeof(what),
+                 "rmw works on a flat fileset; accepted in a tree job: read, "
+                 "write and the file-system operations");
     else if (j->engine != sbio_engine_id("sync"))
-        snprintf(what, sizeof(what), "engine '%s': a tree's operations are system calls; "
-                                     "accepted: sync",
+        snprintf(what, sizeof(what),
+                 "engine '%s': a tree's operations are system calls; "
+                 "accepted: sync",
                  sbio_engine_name(j->engine));
     else if (j->flags & SBIO_XF_DIRECT)
-        snprintf(what, sizeof(what), "flags \"direct\": O_DIRECT fails at the tails of files "
-                                     "of any size; accepted: sync, dsync");
+        snprintf(what, sizeof(what),
+                 "flags \"direct\": O_DIRECT fails at the tails of files "
+                 "of any size; accepted: sync, dsync");
     if (!what[0])
         return 0;
     sbio_err("%s:%d: job %s: %s", s->path, j->line, j->name, what);
@@ -1410,9 +1413,9 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
 static int session_check_serve(const struct sbio_script *s, unsigned pi,
                                const struct sbio_script_job *j)
 {
-    static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,     SBIO_MIX_APPEND,
+    static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,      SBIO_MIX_APPEND,
                                     SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
-                                    SBIO_MIX_STAT,      SBIO_MIX_UNLINK,    SBIO_MIX_RENAME};
+                                    SBIO_MIX_STAT,      SBIO_MIX_UNLINK,     SBIO_MIX_RENAME};
     const struct sbio_tree_decl *t = &s->tree;
     uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
     const char *p = s->phases[pi].name;

@@ -209,9 +209,9 @@ static void test_skip(void **state)
     fx_job(x, SBIO_PAT_UNIFORM, 0);
     fx_tree(x, 0, false);
     assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, 1, 0, 0), 0);
-    const enum sbio_mix_op none[] = {SBIO_MIX_STAT,      SBIO_MIX_UNLINK, SBIO_MIX_OPEN,
-                                     SBIO_MIX_READWHOLE, SBIO_MIX_APPEND, SBIO_MIX_READ,
-                                     SBIO_MIX_WRITE,     SBIO_MIX_RENAME, SBIO_MIX_CLOSE,
+    const enum sbio_mix_op none[] = {SBIO_MIX_STAT,      SBIO_MIX_UNLINK,   SBIO_MIX_OPEN,
+                                     SBIO_MIX_READWHOLE, SBIO_MIX_APPEND,   SBIO_MIX_READ,
+                                     SBIO_MIX_WRITE,     SBIO_MIX_RENAME,   SBIO_MIX_CLOSE,
                                      SBIO_MIX_FSYNC,     SBIO_MIX_FDATASYNC};
     for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
         assert_int_equal(sbio_fsop_pick(&x->f, none[i], &x->rng, &x->io), 0);
@@ -315,7 +315,8 @@ static void test_random_ops(void **state)
     assert_true(served > 2000);
     check_lists(x);
     for (uint64_t s = 0; s < FILES; s++) {
-        long long want = x->tree.cur_size[s] == SBIO_TREE_NONE ? -1 : (long long)x->tree.cur_size[s];
+        long long want =
+            x->tree.cur_size[s] == SBIO_TREE_NONE ? -1 : (long long)x->tree.cur_size[s];
         if (s % 2 == 1)
             assert_int_equal(disk_size(x, s), want);
         else /* the other thread's: untouched */
