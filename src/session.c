@@ -167,6 +167,24 @@ static int session_check_declared(const struct session *s, const char *script)
     return -SBIO_EUSAGE;
 }
 
+/* Whether this process opens (and so repairs) its tree in session_open: alone, on a tree of
+ * its own (--file-per-rank), or as rank 0 of ranks that share one; the others open it once
+ * rank 0 has (session_tree_shared), so that no two put it back at once. */
+static bool session_tree_mine(const struct session *s)
+{
+    return s->topo->nranks == 1 || s->cfg->file_per_rank || s->topo->rank == 0;
+}
+
+/* The ranks sharing a tree, but rank 0, open it after rank 0 (which repaired it), every rank
+ * then agreeing. 0 or the worst rank's failure. */
+static int session_tree_shared(struct session *s, const struct sbio_script *script)
+{
+    int rc = 0;
+    if (!session_tree_mine(s))
+        rc = sbio_tree_open(&s->tree, s->cfg, &script->tree, script->path, s->text);
+    return sbio_session_agree(s->topo, rc, "could not open the file tree");
+}
+
 /* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
  * script's, when tree is not NULL) is checked against its manifest and put back as prepared
  * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
@@ -186,7 +204,7 @@ static int session_open(struct session *s, const struct sbio_config *cfg,
     if (!rc)
         rc = session_target(cfg, &s->target);
     if (!rc && tree)
-        return sbio_tree_open(&s->tree, cfg, tree, script, text);
+        return session_tree_mine(s) ? sbio_tree_open(&s->tree, cfg, tree, script, text) : 0;
     if (!rc && cfg->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, cfg);
     else if (!rc)
@@ -1553,7 +1571,10 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         rc = session_open(&ses, cfg, topo, text, s->path, s->tree.set ? &s->tree : NULL);
     if (!rc)
         rc = session_apply(&ses);
-    if ((rc = sbio_session_agree(topo, rc, "refused the script"))) {
+    rc = sbio_session_agree(topo, rc, "refused the script");
+    if (!rc && s->tree.set && (rc = session_tree_shared(&ses, s)))
+        session_restore(&ses);
+    if (rc) {
         if (opened)
             session_close(&ses);
         return rc;
