@@ -924,6 +924,11 @@ void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own,
 {
     const struct sbio_engine_ops *eng = sbio_engine_find(job->engine);
     unsigned files = eng && (eng->flags & SBIO_ENG_NO_IO) ? 0 : nfiles;
+    if (job->tree) { /* a tree job's thread: its current file and a folder it lists */
+        *own = (uint64_t)job->threads * 2;
+        *shared = 0;
+        return;
+    }
     uint64_t per_thread = eng ? eng->thread_fds : 0;
     *own = (uint64_t)job->threads * (files + per_thread);
     *shared = eng && (eng->flags & SBIO_ENG_SHARED_FD) ? files + job->threads * per_thread : 0;
