@@ -18,9 +18,11 @@
 
 #include "fsop.h"
 #include "helpers.h"
+#include "job.h"
 #include "mix.h"
 #include "tree.h"
 #include "util.h"
+#include "workload.h"
 
 #define FILES 40
 #define WIDTH 4
@@ -351,6 +353,41 @@ static void test_paths(void **state)
     }
 }
 
+/* The generator of a tree job (workload.c): a flow's order, its skipped entries counted and
+ * passed over, and a thread that can serve nothing stops after SBIO_FSOP_MAX_SKIP draws. */
+static void test_generator(void **state)
+{
+    struct fixture *x = *state;
+    fx_job(x, SBIO_PAT_UNIFORM, 0);
+    x->job.nflow = 3;
+    x->job.flow[0] = SBIO_MIX_CLOSE; /* never served: nothing is ever opened here */
+    x->job.flow[1] = SBIO_MIX_STAT;
+    x->job.flow[2] = SBIO_MIX_CREATE;
+    sbio_mix_init(&x->mix, &x->job, FILES);
+    fx_tree(x, 0.5, false);
+    assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, 1, 0, 0), 0);
+    struct sbio_job job = {.threads = 1, .mix = &x->mix};
+    struct sbio_layout lay = {0};
+    struct sbio_wl_shared sh;
+    struct sbio_wl w;
+    uint64_t skipped = 0;
+    sbio_wl_shared_init(&sh, &job, &lay, 5);
+    assert_int_equal(sbio_wl_init(&w, &sh, 0), 0);
+    w.fsop = &x->f;
+    w.skipped = &skipped;
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(sbio_wl_next(&w, &x->io), 1);
+        assert_int_equal(x->io.op, i % 2 ? SBIO_CREATE : SBIO_STAT);
+    }
+    assert_int_equal(skipped, 5); /* a close before each stat */
+    x->mix.nflow = 1;             /* close alone: never served */
+    w.flow_pos = 0;
+    assert_int_equal(sbio_wl_next(&w, &x->io), -1);
+    assert_int_equal(skipped, 5 + SBIO_FSOP_MAX_SKIP);
+    assert_has(w.hook_err, "10000 operations in a row could not be served, the last close");
+    sbio_wl_fini(&w);
+}
+
 /* A failure names the call, the path and the error. */
 static void test_error_message(void **state)
 {
@@ -383,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generator, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
