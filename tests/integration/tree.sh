@@ -72,6 +72,8 @@ place() { # DIR WHERE
 		"2000 slots in 223 folders (10 per folder, 3 levels deep); 1000 files (prealloc 0.5), 1000 made now, .* in all; sizes gamma, mean 16 KiB, cvar 1.5" "$TMP/out"
 	rule_check "$d" "$w"
 	prepared=$(state "$d")
+	expect_exit 2 "$w: a run without the tree's script is refused" "$SBIO" run --dir "$d" --time=1 --file-test-mode=rndrd
+	check "$w: ... saying the folder holds a file tree" grep -q "holds a file tree" "$TMP/err"
 	mess "$d"
 	if [ "$RUNS" = 1 ]; then
 		cmd=(run --script "$TMP/run.lua" --dir "$d" --time=1)
