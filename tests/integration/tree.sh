@@ -50,11 +50,11 @@ if not (0.85 * 16384 < m < 1.15 * 16384 and 1.1 < cv < 1.9 and min(v) >= 1):
 # folder in a leaf.
 mess() { # DIR
 	local t=$1/sbio.tree
-	rm "$t/d0/d0/d0/f0" "$t/d0/d0/d0/f3" "$t/d0/d9/d9/f999"
+	rm -f "$t/d0/d0/d0/f0" "$t/d0/d0/d0/f3" "$t/d0/d9/d9/f999"
 	echo new >"$t/d1/d0/d0/f1000"
 	head -c 5000 /dev/zero >"$t/d1/d9/d9/f1999"
 	echo more >>"$t/d0/d0/d1/f10"
-	mkdir "$t/d0/d4/d2/m1_0_0"
+	mkdir -p "$t/d0/d4/d2/m1_0_0"
 }
 
 # Does this build run a tree's stat mix? Until it does, the repair is checked through
@@ -62,6 +62,28 @@ mess() { # DIR
 RUNS=1
 "$SBIO" run --script "$TMP/run.lua" --dir "$TMP" >/dev/null 2>"$TMP/probe"
 grep -q "unknown operation 'stat'" "$TMP/probe" && RUNS=0
+
+# A run that creates, deletes, renames, appends and makes folders, killed (SIGKILL) midway:
+# the next run's open puts the tree back (sizes: the files runs made again hold their own
+# bytes), and after another such run cleanup leaves the folder as before prepare (place).
+printf '%s\nphase "p" { time = 30, job "j" { threads = 2, mix = { create = 2, unlink = 2, rename = 1, mkdir = 1, append = 1, stat = 1 } } }\n' \
+	"$FILESET" >"$TMP/churn.lua"
+churn_killed() { # DIR
+	local p
+	"$SBIO" run --script "$TMP/churn.lua" --dir "$1" >/dev/null 2>&1 &
+	p=$!
+	sleep 1.5
+	kill -KILL "$p"
+	{ wait "$p"; } 2>/dev/null
+}
+churn() { # DIR WHERE PREPARED-LISTING
+	churn_killed "$1"
+	check "$2: a killed run left the tree changed" test "$(listing "$1")" != "$3"
+	expect_exit 0 "$2: a run after a killed one" "$SBIO" run --script "$TMP/run.lua" --dir "$1"
+	check "$2: ... puts back what the killed run changed" grep -q "put back as prepared" "$TMP/out"
+	eq "$2: ... to prepare's listing" "$(listing "$1")" "$3"
+	churn_killed "$1"
+}
 
 place() { # DIR WHERE
 	local d=$1 w=$2 before prepared cmd
@@ -72,6 +94,8 @@ place() { # DIR WHERE
 		"2000 slots in 223 folders (10 per folder, 3 levels deep); 1000 files (prealloc 0.5), 1000 made now, .* in all; sizes gamma, mean 16 KiB, cvar 1.5" "$TMP/out"
 	rule_check "$d" "$w"
 	prepared=$(state "$d")
+	expect_exit 2 "$w: a run without the tree's script is refused" "$SBIO" run --dir "$d" --time=1 --file-test-mode=rndrd
+	check "$w: ... saying the folder holds a file tree" grep -q "holds a file tree" "$TMP/err"
 	mess "$d"
 	if [ "$RUNS" = 1 ]; then
 		cmd=(run --script "$TMP/run.lua" --dir "$d" --time=1)
@@ -82,6 +106,7 @@ place() { # DIR WHERE
 	[ "$RUNS" = 1 ] && check "$w: the run says what it put back" grep -q \
 		"put back as prepared (before the run, not measured): 3 files made again, 1 resized, 2 removed, 0 folders made, 1 of a run's folders removed" "$TMP/out"
 	eq "$w: the tree is back as prepare left it (listing and md5)" "$(state "$d")" "$prepared"
+	[ "$RUNS" = 1 ] && churn "$d" "$w" "$(listing "$d")"
 	# A foreign file, then a symlink (to a file outside), stop everything with nothing touched.
 	echo x >"$TMP/outside"
 	local foreign

@@ -20,6 +20,7 @@
 
 #include "helpers.h"
 #include "manifest.h"
+#include "script.h"
 #include "tree.h"
 #include "util.h"
 
@@ -199,6 +200,45 @@ static void test_sizes_deterministic(void **state)
     for (uint64_t s = 0; s < 1000; s++)
         differ += sbio_tree_size(&a, s) != sbio_tree_size(&b, s);
     assert_true(differ > 990);
+}
+
+/* The prelude's tree fileset reaches C whole: the rule, the law's parameters, the line. */
+static void test_declaration(void **state)
+{
+    (void)state;
+    char dir[64], path[128], err[512];
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "treedecl"), 0);
+    snprintf(path, sizeof(path), "%s/t.lua", dir);
+    write_file(path, "-- a tree\n"
+                     "fileset { files = 2000, dirwidth = 10, prealloc = 0.25,\n"
+                     "          size = { law = \"gamma\", mean = \"16k\", cvar = 1.5 } }\n"
+                     "phase \"p\" { time = 1, job \"j\" { block = \"4k\" } }\n");
+    struct sbio_script sc;
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_true(sc.tree.set);
+    assert_int_equal(sc.nfiles, 0); /* the flat set's paths are not taken */
+    assert_int_equal(sc.tree.files, 2000);
+    assert_int_equal(sc.tree.dirwidth, 10);
+    assert_true(sc.tree.prealloc == 0.25);
+    assert_int_equal(sc.tree.size.law, SBIO_SIZE_GAMMA);
+    assert_int_equal(sc.tree.size.a, 16384);
+    assert_true(sc.tree.size.p == 1.5);
+    assert_int_equal(sc.tree.line, 2);
+    sbio_script_free(&sc);
+    write_file(path, "fileset { files = 9, dirwidth = 3, size = { law = \"uniform\", min = 1, "
+                     "max = \"2k\" } }\nphase \"p\" { job \"j\" { } }\n");
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_int_equal(sc.tree.size.law, SBIO_SIZE_UNIFORM);
+    assert_int_equal(sc.tree.size.a, 1);
+    assert_int_equal(sc.tree.size.b, 2048);
+    assert_true(sc.tree.prealloc == 1); /* the default */
+    sbio_script_free(&sc);
+    write_file(path, "fileset { files = 4, size = \"4M\" }\nphase \"p\" { job \"j\" { } }\n");
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_false(sc.tree.set);
+    assert_int_equal(sc.nfiles, 4);
+    sbio_script_free(&sc);
+    assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 /* ---- on disk ---- */
@@ -418,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_path_max),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_sizes_deterministic),
+        cmocka_unit_test(test_declaration),
         T(test_manifest_roundtrip),
         T(test_prepare_open_cleanup),
         T(test_foreign),
