@@ -10,9 +10,11 @@
 -- Differences: a transaction's two halves are drawn as two independent operations of one
 -- mix (read or append with the read bias, create or delete with the create bias), so the
 -- proportions are PostMark's and transactions = operations / 2; an append writes --write
--- bytes once (PostMark appends a random amount in --write chunks); PostMark reads and writes
--- through stdio's buffer ("Using Unix buffered file I/O"), sbio in --read and --write
--- requests; files are f<slot> in one folder (PostMark: random names).
+-- bytes once (PostMark appends a random amount in --write chunks); with --buffering (its
+-- default, "Using Unix buffered file I/O") sbio reads and writes in 4 KiB requests as
+-- stdio's buffer does, else in --read and --write requests; files are f<slot> in one
+-- folder (PostMark: random names). PostMark times in whole seconds: give it enough
+-- transactions for tens of seconds before comparing rates.
 --   sbio prepare --script postmark --dir=D     (an empty tree)
 --   sbio run --script postmark --dir=D --number=2000 --transactions=10000
 --
@@ -27,8 +29,13 @@ option("read", 512, "read request size (set read)")
 option("write", 512, "write request size (set write)")
 option("bias-read", 5, "reads among read/append, 0..10 (set bias read)")
 option("bias-create", 5, "creates among create/delete, 0..10 (set bias create)")
+option("buffering", true, "stdio's buffered I/O: requests of its 4 KiB buffer (set buffering)")
 
 local o = options
+-- With buffering (PostMark's default) stdio turns its 512-byte reads and writes into system
+-- calls of its 4096-byte buffer (strace -c of postmark: write and read calls of 4096 bytes).
+local rd, wr = o.read, o.write
+if o.buffering then rd, wr = 4096, 4096 end
 fileset {
     files = o.number + o.transactions,
     dirwidth = math.max(2, o.number + o.transactions),
@@ -38,12 +45,12 @@ fileset {
 
 phase "create" {
     time = 0, events = o.number,
-    job "postmark" { block = o.write, mix = { create = 1 } },
+    job "postmark" { block = wr, mix = { create = 1 } },
 }
 phase "transactions" {
     time = 0, events = 2 * o.transactions,
     job "postmark" {
-        block = o.read, append = o.write,
+        block = rd, append = o.write,
         mix = { readwhole = o["bias-read"], append = 10 - o["bias-read"],
                 create = o["bias-create"], unlink = 10 - o["bias-create"] },
     },
