@@ -55,6 +55,36 @@ function sbio.new_ctx() return ffi.new("sbio_ctx") end
 -- a scripted run can be repeated: sbio.rand(n) is a whole number in [0, n).
 function sbio.rand(n) return math.floor(math.random() * n) end
 
+-- The operation types of a run document's op_types, in sbio's order (io.h).
+sbio.OP_TYPES = {"read", "write", "fsync", "rmw", "create", "append", "readwhole",
+                 "writewhole", "open", "close", "stat", "unlink", "rename", "mkdir", "readdir"}
+
+-- filebench's end of run, from a run document r (a job's or a phase total's result.result):
+-- a line per operation type counted (ops, ops/s, MiB/s, mean latency in ms and its range),
+-- then its "IO Summary" line (all operations; reads and writes per second, the reads
+-- counting readwhole's and the writes create's, append's and writewhole's).
+function sbio.filebench_summary(r)
+    local all, rd, wr, bytes = 0, 0, 0, 0
+    local reads = {read = true, readwhole = true, rmw = true}
+    local writes = {write = true, create = true, append = true, writewhole = true, rmw = true}
+    for _, k in ipairs(sbio.OP_TYPES) do
+        local o = r.op_types[k]
+        if o and o.ops > 0 then
+            local l = o.latency
+            print(string.format("%-12s %12dops %10.0fops/s %8.1fmb/s %10.3fms/op [%.3fms - %.3fms]",
+                k, o.ops, o.ops_per_s, o.mib_per_s, l.mean_ns / 1e6, l.min_ns / 1e6, l.max_ns / 1e6))
+            all = all + o.ops
+            bytes = bytes + o.bytes
+            if reads[k] then rd = rd + o.ops end
+            if writes[k] then wr = wr + o.ops end
+        end
+    end
+    local s = r.elapsed_s > 0 and r.elapsed_s or 1
+    local lat = r.latency_all
+    print(string.format("IO Summary: %d ops %.3f ops/s %.0f/%.0f rd/wr %.1fmb/s %.3fms/op", all,
+        all / s, rd / s, wr / s, bytes / 1048576 / s, lat and lat.mean_ns / 1e6 or 0))
+end
+
 local function fail(msg, level)
     error(msg, (level or 2) + 1)
 end
