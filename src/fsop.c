@@ -118,18 +118,13 @@ static uint64_t fsop_pick_free(struct sbio_fsop *f, uint64_t *rng)
     return f->rank[f->nexist + sbio_rand_below(rng, f->m - f->nexist)];
 }
 
-/* The file an op on the current file acts on: the current one, else an existing one by the
- * pattern (opened by the op). false: neither. */
-static bool fsop_target(struct sbio_fsop *f, uint64_t *rng, struct sbio_io *io)
+/* The file append, readwhole, writewhole, read or write acts on: in a flow the current one
+ * when there is one, else an existing one by the pattern (sbio_fsop_can said there is). */
+static void fsop_target(struct sbio_fsop *f, uint64_t *rng, struct sbio_io *io)
 {
-    if (f->cur_slot != NONE) {
-        io->file = (unsigned)f->cur_slot;
-        return true;
-    }
-    if (!f->nexist)
-        return false;
-    io->file = (unsigned)sbio_fsop_slot(f, fsop_pick_existing(f, rng));
-    return true;
+    io->file = f->cur_slot != NONE && f->mix->nflow
+                   ? (unsigned)f->cur_slot
+                   : (unsigned)sbio_fsop_slot(f, fsop_pick_existing(f, rng));
 }
 
 /* read / write: a whole block of the file, drawn uniformly; a file shorter than a block is
@@ -164,8 +159,32 @@ static const enum sbio_op mix_to_op[SBIO_MIX_NR] = {
     [SBIO_MIX_READDIR] = SBIO_READDIR,
 };
 
+bool sbio_fsop_can(const struct sbio_fsop *f, enum sbio_mix_op mop)
+{
+    switch (mop) {
+    case SBIO_MIX_READ:
+    case SBIO_MIX_WRITE:
+    case SBIO_MIX_APPEND:
+    case SBIO_MIX_READWHOLE:
+    case SBIO_MIX_WRITEWHOLE: return f->nexist || (f->mix->nflow && f->cur_slot != NONE);
+    case SBIO_MIX_FSYNC:
+    case SBIO_MIX_FDATASYNC:
+    case SBIO_MIX_CLOSE: return f->cur_slot != NONE;
+    case SBIO_MIX_CREATE: return f->nexist < f->m;
+    case SBIO_MIX_RENAME: return f->nexist && f->nexist < f->m;
+    case SBIO_MIX_OPEN:
+    case SBIO_MIX_STAT:
+    case SBIO_MIX_UNLINK: return f->nexist;
+    case SBIO_MIX_MKDIR:
+    case SBIO_MIX_READDIR: return true;
+    default: return false; /* rmw: never in a tree job (the script is refused) */
+    }
+}
+
 int sbio_fsop_pick(struct sbio_fsop *f, enum sbio_mix_op mop, uint64_t *rng, struct sbio_io *io)
 {
+    if (!sbio_fsop_can(f, mop))
+        return 0;
     io->op = mix_to_op[mop];
     io->flags = mop == SBIO_MIX_FDATASYNC ? SBIO_IO_DATASYNC : 0;
     io->offset = 0;
@@ -173,39 +192,29 @@ int sbio_fsop_pick(struct sbio_fsop *f, enum sbio_mix_op mop, uint64_t *rng, str
     switch (mop) {
     case SBIO_MIX_READ:
     case SBIO_MIX_WRITE:
-        if (!fsop_target(f, rng, io))
-            return 0;
+        fsop_target(f, rng, io);
         fsop_block(f, rng, io);
         return 1;
     case SBIO_MIX_APPEND:
         io->len = (uint32_t)sbio_mix_append_size(f->mix, rng);
-        return fsop_target(f, rng, io);
+        fsop_target(f, rng, io);
+        return 1;
     case SBIO_MIX_READWHOLE:
-    case SBIO_MIX_WRITEWHOLE: return fsop_target(f, rng, io);
+    case SBIO_MIX_WRITEWHOLE: fsop_target(f, rng, io); return 1;
     case SBIO_MIX_FSYNC:
     case SBIO_MIX_FDATASYNC:
-    case SBIO_MIX_CLOSE: io->file = (unsigned)f->cur_slot; return f->cur_slot != NONE;
-    case SBIO_MIX_CREATE:
-        if (f->nexist == f->m)
-            return 0;
-        io->file = (unsigned)sbio_fsop_slot(f, fsop_pick_free(f, rng));
-        return 1;
+    case SBIO_MIX_CLOSE: io->file = (unsigned)f->cur_slot; return 1;
+    case SBIO_MIX_CREATE: io->file = (unsigned)sbio_fsop_slot(f, fsop_pick_free(f, rng)); return 1;
     case SBIO_MIX_RENAME:
-        if (!f->nexist || f->nexist == f->m)
-            return 0;
         io->file = (unsigned)sbio_fsop_slot(f, fsop_pick_existing(f, rng));
         io->offset = sbio_fsop_slot(f, f->rank[f->nexist + sbio_rand_below(rng, f->m - f->nexist)]);
         return 1;
     case SBIO_MIX_OPEN:
     case SBIO_MIX_STAT:
     case SBIO_MIX_UNLINK:
-        if (!f->nexist)
-            return 0;
         io->file = (unsigned)sbio_fsop_slot(f, fsop_pick_existing(f, rng));
         return 1;
-    case SBIO_MIX_MKDIR:
-    case SBIO_MIX_READDIR: io->offset = sbio_rand_below(rng, f->tree->leaves); return 1;
-    default: return 0; /* rmw: never in a tree job (the script is refused) */
+    default: io->offset = sbio_rand_below(rng, f->tree->leaves); return 1; /* mkdir, readdir */
     }
 }
 
@@ -313,20 +322,19 @@ static int fsop_open(struct sbio_fsop *f, uint64_t slot, bool create)
 
 /* [off, off + total) of the current file in requests of req bytes from buf: pread or
  * pwrite. Returns the bytes moved, or -errno. */
-static int64_t fsop_transfer(struct sbio_fsop *f, bool write, void *buf, uint64_t req, uint64_t off,
-                             uint64_t total)
+static int64_t fsop_transfer(struct sbio_fsop *f, int fd, uint64_t slot, bool write, void *buf,
+                             uint64_t req, uint64_t off, uint64_t total)
 {
     uint64_t done = 0;
     while (done < total) {
         size_t n = total - done < req ? (size_t)(total - done) : (size_t)req;
-        ssize_t got = write ? pwrite(f->cur_fd, buf, n, (off_t)(off + done))
-                            : pread(f->cur_fd, buf, n, (off_t)(off + done));
+        ssize_t got = write ? pwrite(fd, buf, n, (off_t)(off + done))
+                            : pread(fd, buf, n, (off_t)(off + done));
         if (got < 0)
-            return fsop_fail(f, write ? "pwrite" : "pread",
-                             sbio_fsop_path(f, f->cur_slot, f->path));
+            return fsop_fail(f, write ? "pwrite" : "pread", sbio_fsop_path(f, slot, f->path));
         if ((size_t)got < n) {
             f->err_call = write ? "pwrite" : "pread";
-            sbio_fsop_path(f, f->cur_slot, f->err_path);
+            sbio_fsop_path(f, slot, f->err_path);
             return (int64_t)(done + (uint64_t)got);
         }
         done += n;
@@ -340,10 +348,20 @@ static int64_t fsop_data(struct sbio_fsop *f, struct sbio_io *io)
 {
     struct sbio_tree *t = f->tree;
     uint64_t slot = io->file, req = io->len ? io->len : 1, off = 0, total;
-    int rc = fsop_open(f, slot, io->op == SBIO_CREATE);
-    if (rc)
-        return rc;
     bool write = io->op != SBIO_READWHOLE && io->op != SBIO_READ;
+    /* A mix's read of another file than the current one: a descriptor of its own, opened
+     * and closed inside the operation, so that the file a write left current stays so. */
+    int fd = -1;
+    if (!write && !f->mix->nflow && slot != f->cur_slot) {
+        const char *p = sbio_fsop_path(f, slot, f->path);
+        fd = openat(f->tree->rootfd, p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | f->oflags);
+        if (fd < 0)
+            return fsop_fail(f, "openat", p);
+    } else {
+        int rc = fsop_open(f, slot, io->op == SBIO_CREATE);
+        if (rc)
+            return rc;
+    }
     switch (io->op) {
     case SBIO_CREATE:
         total = sbio_tree_size(t, slot);
@@ -361,7 +379,9 @@ static int64_t fsop_data(struct sbio_fsop *f, struct sbio_io *io)
         break;
     default: total = t->cur_size[slot]; break;
     }
-    int64_t got = fsop_transfer(f, write, io->buf, req, off, total);
+    int64_t got = fsop_transfer(f, fd >= 0 ? fd : f->cur_fd, slot, write, io->buf, req, off, total);
+    if (fd >= 0 && close(fd) && got >= 0)
+        got = fsop_fail(f, "close", sbio_fsop_path(f, slot, f->path));
     if (got > 0 && write && off + (uint64_t)got > t->cur_size[slot])
         t->cur_size[slot] = off + (uint64_t)got;
     /* The bytes the op was to move, in io->len: a short transfer returns fewer. */

@@ -19,9 +19,12 @@
  * fsync) is skipped: no system call, not an event.
  *
  * The current file. A thread has at most one file open, as filebench's flowops keep an fd:
- * create and open make it; append, readwhole, writewhole, read and write act on it (with
- * none they choose a file and open it first, inside the operation); close, fsync and
- * fdatasync need it; unlink and rename close it first when it is their file.
+ * create and open make it; close, fsync and fdatasync need it; unlink and rename close it
+ * first when it is their file. In a flow, append, readwhole, writewhole, read and write act
+ * on it (with none they choose a file and open it first, inside the operation, and it
+ * becomes current). In a mix each of them chooses its file: append, writewhole and write
+ * make theirs current (what a later fsync syncs); readwhole and read of another file than
+ * the current one open and close a descriptor of their own inside the operation.
  *
  * The operations, each one event whose latency runs from its first system call to its
  * last (the tree's folder is open: paths are relative to it):
@@ -99,6 +102,11 @@ static inline uint64_t sbio_fsop_slot(const struct sbio_fsop *f, uint64_t r)
  * request size). 1: io is ready for the tree engine; 0: it cannot be served now (skipped).
  * rng: the thread's generator. */
 int sbio_fsop_pick(struct sbio_fsop *f, enum sbio_mix_op mop, uint64_t *rng, struct sbio_io *io);
+
+/* Whether mop can be served now (sbio_fsop_pick would return 1). A thread's slots change
+ * only by its own operations: when none of its job's operations can be served, none ever
+ * will be. */
+bool sbio_fsop_can(const struct sbio_fsop *f, enum sbio_mix_op mop);
 
 /* Slot s's path relative to the tree's folder, as sbio_tree_path writes it, into buf of
  * PATH_MAX bytes. Returns buf. */

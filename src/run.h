@@ -87,7 +87,7 @@ struct run {
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
     int lost_write;          /* a queued worker stopped holding a write it had drawn */
-    bool own_budgets;        /* --seq-stream=per-thread: each thread its share of --events */
+    bool own_budgets; /* --seq-stream=per-thread, a tree job: each thread its share of --events */
 };
 
 static inline int run_stopped(const struct run *r)

@@ -358,8 +358,11 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
         r->rate_interval_ns = (uint64_t)(1e9 * (double)r->nthreads / (double)job->rate);
     r->budget = job->events > 0;
     r->budget_left = job->events;
+    /* A tree job's threads each own their slots (fsop.h): each does its share of the
+     * events on them, as fs_mark's -n is per thread. */
     r->own_budgets =
-        r->budget && sbio_job_sequential(job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD;
+        r->budget &&
+        (job->tree || (sbio_job_sequential(job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD));
     r->warmup = job->warmup_s > 0 || job->warmup_auto;
 }
 

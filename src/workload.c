@@ -286,13 +286,38 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
     return 1;
 }
 
+/* The first operation of the tree job that can be served now, or SBIO_MIX_NR when none. */
+static enum sbio_mix_op wl_tree_servable(const struct sbio_wl *w)
+{
+    const struct sbio_mix *m = w->sh->mix;
+    for (unsigned i = 0; i < m->nflow; i++)
+        if (sbio_fsop_can(w->fsop, (enum sbio_mix_op)m->flow[i]))
+            return (enum sbio_mix_op)m->flow[i];
+    for (int op = 0; !m->nflow && op < SBIO_MIX_NR; op++)
+        if (m->op_cum[op] > (op ? m->op_cum[op - 1] : 0) && sbio_fsop_can(w->fsop, op))
+            return (enum sbio_mix_op)op;
+    return SBIO_MIX_NR;
+}
+
 /* A tree job's next operation (fsop.h): by weight or in the flow's order; draws that
- * cannot be served are skipped, up to SBIO_FSOP_MAX_SKIP in a row. */
+ * cannot be served are skipped, up to SBIO_FSOP_MAX_SKIP in a row. When none of the job's
+ * operations can be served, none ever will be (the thread's slots change by its own
+ * operations only): a thread that served some ends its stream (a delete-all phase); one
+ * that served none fails, saying why. */
 static int wl_tree_next(struct sbio_wl *w, struct sbio_io *io)
 {
     const struct sbio_mix *m = w->sh->mix;
     enum sbio_mix_op mop = SBIO_MIX_READ;
     for (unsigned skips = 0; skips < SBIO_FSOP_MAX_SKIP; skips++) {
+        if (skips && wl_tree_servable(w) == SBIO_MIX_NR) {
+            if (w->requests)
+                return 0;
+            char why[160];
+            snprintf(w->hook_err, sizeof(w->hook_err),
+                     "thread %u: none of its job's operations can be served (the last drawn: %s)",
+                     w->thread, sbio_fsop_skip_why(w->fsop, mop, why, sizeof(why)));
+            return -1;
+        }
         if (m->nflow) {
             mop = (enum sbio_mix_op)m->flow[w->flow_pos];
             w->flow_pos = w->flow_pos + 1 < m->nflow ? w->flow_pos + 1 : 0;

@@ -238,6 +238,8 @@ static void test_ops_on_disk(void **state)
     struct fixture *x = *state;
     fx_job(x, SBIO_PAT_UNIFORM, 0);
     fx_tree(x, 0.5, true);
+    x->mix.nflow = 1; /* a flow: the ops on a file act on the current one */
+    x->mix.flow[0] = SBIO_MIX_STAT;
     assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, 1, 3, 0), 0);
     /* create: a free slot's file of its size, left open as the current file. */
     assert_int_equal(run_op(x, SBIO_MIX_CREATE), FSIZE);
@@ -296,6 +298,25 @@ static void test_ops_on_disk(void **state)
     assert_true(S_ISDIR(st.st_mode));
     assert_int_equal(x->tree.mkdirs, 1);
     assert_int_equal(run_op(x, SBIO_MIX_READDIR), 0);
+    /* In a mix each op chooses its file: a write makes its file current, a readwhole of
+     * another file reads it through a descriptor of its own and leaves the current one. */
+    x->mix.nflow = 0;
+    assert_int_equal(run_op(x, SBIO_MIX_OPEN), 0);
+    uint64_t cur = x->f.cur_slot;
+    int fd = x->f.cur_fd;
+    for (int i = 0; i < 50; i++) {
+        assert_true(run_op(x, SBIO_MIX_READWHOLE) >= 0);
+        assert_int_equal(x->f.cur_slot, cur);
+        assert_int_equal(x->f.cur_fd, fd);
+    }
+    int tries = 0;
+    do
+        assert_int_equal(run_op(x, SBIO_MIX_APPEND), 1000);
+    while (x->io.file == cur && ++tries < 50);
+    assert_int_not_equal(x->io.file, cur);
+    assert_int_equal(x->f.cur_slot, x->io.file);
+    assert_int_equal(run_op(x, SBIO_MIX_FSYNC), 0);
+    check_lists(x);
 }
 
 /* Many random operations: the lists and cur_size match the disk all along. */
@@ -354,7 +375,8 @@ static void test_paths(void **state)
 }
 
 /* The generator of a tree job (workload.c): a flow's order, its skipped entries counted and
- * passed over, and a thread that can serve nothing stops after SBIO_FSOP_MAX_SKIP draws. */
+ * passed over; a thread that can serve nothing more ends its stream, or fails when it
+ * served nothing. */
 static void test_generator(void **state)
 {
     struct fixture *x = *state;
@@ -382,9 +404,18 @@ static void test_generator(void **state)
     assert_int_equal(skipped, 5); /* a close before each stat */
     x->mix.nflow = 1;             /* close alone: never served */
     w.flow_pos = 0;
+    /* The thread served some: its stream ends at the first draw that finds nothing to do. */
+    assert_int_equal(sbio_wl_next(&w, &x->io), 0);
+    assert_int_equal(skipped, 6);
+    sbio_wl_fini(&w);
+    /* A thread that served none fails, saying why. */
+    assert_int_equal(sbio_wl_init(&w, &sh, 0), 0);
+    w.fsop = &x->f;
+    w.skipped = &skipped;
     assert_int_equal(sbio_wl_next(&w, &x->io), -1);
-    assert_int_equal(skipped, 5 + SBIO_FSOP_MAX_SKIP);
-    assert_has(w.hook_err, "10000 operations in a row could not be served, the last close");
+    assert_int_equal(skipped, 7);
+    assert_has(w.hook_err,
+               "thread 0: none of its job's operations can be served (the last drawn: close");
     sbio_wl_fini(&w);
 }
 
