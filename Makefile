@@ -163,10 +163,11 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@./bench/run.sh
 
-# make experiments: the five experiment workloads beside the tools they reproduce (sysbench,
-# fio, bonnie++, dd), about 10-15 minutes, never part of make test (see doc/experiments.md).
+# make experiments: the seven experiment workloads beside the tools they reproduce (sysbench,
+# fio, bonnie++, dd, fs_mark, PostMark), about 15-20 minutes, never part of make test (see
+# doc/experiments.md).
 experiments:
-	@./scripts/install-deps.sh fio sysbench bonnie++ python3
+	@./scripts/install-deps.sh fio sysbench bonnie++ fsmark postmark python3
 	@$(MAKE) --no-print-directory all
 	@./bench/experiments.sh
 

@@ -9,8 +9,10 @@
 #   3  workloads/fio-matrix.lua      vs  fio, one job per cell, fio's defaults
 #   4  workloads/bonnie-direct.lua   vs  bonnie++ -D (block write, rewrite, read)
 #   5  workloads/blockdev-sweep.lua  vs  blockdev-perftest's dd loop (buffered and direct)
+#   6  workloads/fsmark.lua          vs  fs_mark (files/s: create, write, fsync, close)
+#   7  workloads/postmark.lua        vs  PostMark (transactions/s)
 # Settings (environment):
-#   ROUNDS (3), EXPS (the experiments to run: "1 2 3 4 5"), SBIO (./sbio),
+#   ROUNDS (3), EXPS (the experiments to run: "1 2 3 4 5 6 7"), SBIO (./sbio),
 #   DIR (a folder on the disk to measure, /var/tmp by default ($TMPDIR when set); the runs
 #   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
 #   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
@@ -21,9 +23,12 @@
 #   E4_CELLS (4k:96 16k:256 64k:512: chunk size and file size in MiB, as bonnie's -s SIZE:CHUNK;
 #   files on which the O_DIRECT phases take seconds; bonnie prints +++++ for a test under 0.5 s)
 #   E5_SIZE (256M), E5_RUNS (2), E5_SIZES (64M,16M,4M,1M,256K,64K,16K)
+#   E6_FILES (1000, per thread), E6_SIZE (51200, bytes), E6_THREADS (1): fs_mark -n, -s, -t
+#   E7_NUMBER (500), E7_TRANSACTIONS (500): PostMark's set number, set transactions
 # A workload's options are read from its --help: options it does not have yet (sysbench-
 # rndrw's events) are left out, and the table says what that run measured instead.
-# Needs fio, sysbench, bonnie++, dd and python3: `make experiments` installs what is missing.
+# Needs fio, sysbench, bonnie++, dd, fs_mark (fsmark), postmark and python3: `make
+# experiments` installs what is missing.
 # The defaults take about 12 minutes on a 2-CPU VM with a virtio disk (exp 3 half of it).
 set -eu
 export LC_ALL=C
@@ -42,14 +47,17 @@ usage_error() {
 if [ "$QUICK" = 1 ]; then
 	: "${ROUNDS:=1}" "${E1_EVENTS:=500}" "${E1_SIZE:=64M}" "${E2_SIZE:=16M}" "${E3_SIZE:=40M}"
 	: "${E3_TIME:=1}" "${E4_CELLS:=4k:16 64k:16}" "${E5_SIZE:=16M}" "${E5_RUNS:=1}" "${E5_SIZES:=4M,64K}"
+	: "${E6_FILES:=50}" "${E7_NUMBER:=100}" "${E7_TRANSACTIONS:=100}"
 fi
 ROUNDS=${ROUNDS:-3}
-EXPS=${EXPS:-1 2 3 4 5}
+EXPS=${EXPS:-1 2 3 4 5 6 7}
 E1_EVENTS=${E1_EVENTS:-10000} E1_SIZE=${E1_SIZE:-1G} E1_THREADS=${E1_THREADS:-16}
 E2_SIZE=${E2_SIZE:-512M} E2_THREADS=${E2_THREADS:-2} E2_RECORD=${E2_RECORD:-128k}
 E3_SIZE=${E3_SIZE:-2G} E3_TIME=${E3_TIME:-2} E3_BLOCK=${E3_BLOCK:-32k} E3_DEPTH=${E3_DEPTH:-16}
 E4_CELLS=${E4_CELLS:-4k:96 16k:256 64k:512}
 E5_SIZE=${E5_SIZE:-256M} E5_RUNS=${E5_RUNS:-2} E5_SIZES=${E5_SIZES:-64M,16M,4M,1M,256K,64K,16K}
+E6_FILES=${E6_FILES:-1000} E6_SIZE=${E6_SIZE:-51200} E6_THREADS=${E6_THREADS:-1}
+E7_NUMBER=${E7_NUMBER:-500} E7_TRANSACTIONS=${E7_TRANSACTIONS:-500}
 
 # SIZE (a number with an optional K, M or G, powers of 1024) in bytes; empty when malformed.
 to_bytes() {
@@ -73,7 +81,8 @@ sized() { # NAME VALUE: a size above 0
 	fi
 }
 
-for v in ROUNDS E1_EVENTS E1_THREADS E2_THREADS E3_TIME E3_DEPTH E5_RUNS; do
+for v in ROUNDS E1_EVENTS E1_THREADS E2_THREADS E3_TIME E3_DEPTH E5_RUNS E6_FILES E6_SIZE E6_THREADS \
+	E7_NUMBER E7_TRANSACTIONS; do
 	positive "$v" "${!v}"
 done
 for v in E1_SIZE E2_SIZE E2_RECORD E3_SIZE E3_BLOCK E5_SIZE; do sized "$v" "${!v}"; done
@@ -87,7 +96,7 @@ for c in ${E5_SIZES//,/ }; do
 		usage_error "E5_SIZES=$E5_SIZES: $c is larger than E5_SIZE=$E5_SIZE"
 done
 for e in $EXPS; do
-	case $e in [1-5]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 5" ;; esac
+	case $e in [1-7]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 7" ;; esac
 done
 BASE=${DIR:-${TMPDIR:-/var/tmp}}
 [ -d "$BASE" ] || usage_error "DIR=$BASE: not a folder (the runs need a folder on a file system, never a raw device)"
@@ -169,6 +178,24 @@ def e5_sbio(path, mode):
             runs.setdefault(p["name"].split()[0], []).append(
                 r["op_types"]["read"]["bytes"] / MIB / r["elapsed_s"])
     for bs, v in runs.items(): out("%s %s" % (mode, bs), statistics.mean(v))
+def e6_sbio(path):
+    for p in js(path)["phases"]:
+        if p["name"].startswith("create"):
+            r = res(p)
+            out("files/s", r["op_types"]["create"]["ops"] / r["elapsed_s"])
+def e6_orig(path):
+    # fs_mark's table: FSUse% Count Size Files/sec App-Overhead, one line per loop.
+    rows = [l.split() for l in open(path) if re.match(r"^\s*\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s*$", l)]
+    out("files/s", float(rows[-1][3]))
+def e7_sbio(path):
+    for p in js(path)["phases"]:
+        if p["name"] == "transactions":
+            r = res(p); o = r["op_types"]
+            n = sum(o[k]["ops"] for k in ("readwhole", "append") if k in o)
+            out("transactions/s", n / r["elapsed_s"])
+def e7_orig(path):
+    m = re.search(r"seconds of transactions \(([0-9.]+) per second\)", open(path).read())
+    out("transactions/s", float(m.group(1)))
 def fmt(v):
     return "%.0f" % v if abs(v) >= 100 else "%.1f" % v if abs(v) >= 10 else "%.3g" % v
 def table(resfile, exp):
@@ -196,7 +223,8 @@ def splice(path, body, begin, end):
 kind = sys.argv[1]
 {"e1_sbio": e1_sbio, "e1_orig": e1_orig, "e2_sbio": e2_sbio, "e2_orig": e2_orig,
  "e3_sbio": e3_sbio, "e3_orig": e3_orig, "e4_sbio": e4_sbio, "e4_orig": e4_orig,
- "e5_sbio": e5_sbio, "table": table, "splice": splice}[kind](*sys.argv[2:])
+ "e5_sbio": e5_sbio, "e6_sbio": e6_sbio, "e6_orig": e6_orig, "e7_sbio": e7_sbio,
+ "e7_orig": e7_orig, "table": table, "splice": splice}[kind](*sys.argv[2:])
 EOF
 x() { python3 "$W/x.py" "$@"; }
 
@@ -414,11 +442,60 @@ exp5() {
 	rm -rf "$d"
 }
 
+# 6. fs_mark's default test: per thread E6_FILES files of E6_SIZE bytes, each written in
+# 16 KiB writes and fsynced before its close (-S 1); Files/sec of its one loop. fs_mark
+# removes its files after the loop (no -k), outside its figure.
+exp6() {
+	# fs_mark refuses a -d path of 40 bytes or more: short names.
+	local wl=workloads/fsmark.lua d=$W/6 r
+	local -a fm=(-n "$E6_FILES" -s "$E6_SIZE" -t "$E6_THREADS")
+	local -a opts=("--dir=$d/sbio" "--files=$E6_FILES" "--size=$E6_SIZE" "--threads=$E6_THREADS")
+	if [ ${#d} -ge 38 ]; then
+		note 6 "Not run: fs_mark needs a folder path under 40 bytes, and $d/o is longer (a shorter DIR)."
+		return 0
+	fi
+	mkdir -p "$d/o" "$d/sbio"
+	head_of 6 "fs_mark 3.3: \`fs_mark -d DIR ${fm[*]}\`; sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: files/s."
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	for r in $(seq "$ROUNDS"); do
+		say "exp 6 round $r"
+		cold
+		rm -f "$d/o/fs_log.txt"
+		(cd "$d" && fs_mark -d "$d/o" "${fm[@]}") >"$d/orig.txt" 2>&1
+		x e6_orig "$d/orig.txt" | record 6 "$r" orig
+		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
+		x e6_sbio "$d/sbio.json" | record 6 "$r" sbio
+	done
+	rm -rf "$d"
+}
+
+# 7. PostMark with its defaults but the pool and the transactions (E7_NUMBER,
+# E7_TRANSACTIONS), in a folder of its own; its "seconds of transactions (N per second)".
+exp7() {
+	local wl=workloads/postmark.lua d=$W/e7 r
+	local -a opts=("--dir=$d/sbio" "--number=$E7_NUMBER" "--transactions=$E7_TRANSACTIONS")
+	mkdir -p "$d/orig" "$d/sbio"
+	head_of 7 "PostMark 1.51: \`set location DIR\`, \`set number $E7_NUMBER\`, \`set transactions $E7_TRANSACTIONS\`, \`run\` (its other settings at their defaults); sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: transactions/s of the transaction phase."
+	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
+	for r in $(seq "$ROUNDS"); do
+		say "exp 7 round $r"
+		cold
+		printf 'set location %s\nset number %s\nset transactions %s\nrun\nquit\n' "$d/orig" \
+			"$E7_NUMBER" "$E7_TRANSACTIONS" | (cd "$d/orig" && postmark) >"$d/orig.txt" 2>&1
+		x e7_orig "$d/orig.txt" | record 7 "$r" orig
+		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
+		x e7_sbio "$d/sbio.json" | record 7 "$r" sbio
+	done
+	rm -rf "$d"
+}
+
 TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
 	[2]="Experiment 2: iozone write, rewrite, read, re-read"
 	[3]="Experiment 3: the fio matrix"
 	[4]="Experiment 4: bonnie++ -D"
-	[5]="Experiment 5: blockdev-perftest's dd loop")
+	[5]="Experiment 5: blockdev-perftest's dd loop"
+	[6]="Experiment 6: fs_mark"
+	[7]="Experiment 7: PostMark")
 START=$(date -u +%s)
 for e in $EXPS; do
 	case $e in
@@ -427,6 +504,8 @@ for e in $EXPS; do
 	3) exp3 ;;
 	4) exp4 ;;
 	5) exp5 ;;
+	6) exp6 ;;
+	7) exp7 ;;
 	esac
 done
 SECS=$(($(date -u +%s) - START))

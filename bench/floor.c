@@ -1,7 +1,12 @@
 /* The system-call floor: random block-sized preads of one file (meant to be in the page
  * cache), the clock read once per call as sbio does, N threads with their own descriptor.
- * Prints "ops/s" over all threads. Usage: floor FILE SECONDS [BLOCK] [THREADS] */
+ * Prints "ops/s" over all threads. Usage: floor FILE SECONDS [BLOCK] [THREADS]
+ * With --stat, the floor of a tree's stat: fstatat(AT_SYMLINK_NOFOLLOW) of files drawn
+ * uniformly among those under TREE (their paths listed once, beforehand), one thread.
+ * Usage: floor --stat TREE SECONDS */
+#include <dirent.h>
 #include <fcntl.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,10 +56,79 @@ static void *loop(void *arg)
     return NULL;
 }
 
+struct paths {
+    char **p;
+    size_t n, cap;
+};
+
+/* Every regular file under dirfd's folder rel, relative to the tree's root, into ps. */
+static void list_files(int rootfd, const char *rel, struct paths *ps)
+{
+    int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        perror(rel);
+        exit(1);
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = malloc(strlen(rel) + strlen(e->d_name) + 2);
+        sprintf(path, "%s/%s", rel, e->d_name);
+        if (e->d_type == DT_DIR) {
+            list_files(rootfd, path, ps);
+            free(path);
+            continue;
+        }
+        if (ps->n == ps->cap) {
+            ps->cap = ps->cap ? ps->cap * 2 : 1024;
+            ps->p = realloc(ps->p, ps->cap * sizeof(char *));
+        }
+        ps->p[ps->n++] = path;
+    }
+    closedir(d);
+}
+
+/* fstatat of uniformly drawn files of the tree, one thread, the clock read per call. */
+static int stat_floor(const char *tree, double secs)
+{
+    int rootfd = open(tree, O_RDONLY | O_DIRECTORY);
+    struct paths ps = {0};
+    if (rootfd < 0) {
+        perror(tree);
+        return 1;
+    }
+    list_files(rootfd, ".", &ps);
+    if (!ps.n) {
+        fprintf(stderr, "%s: no files\n", tree);
+        return 1;
+    }
+    uint64_t x = 0x9E3779B97F4A7C15ULL, start = now_ns(), t = start, ops = 0, sum = 0;
+    uint64_t deadline = start + (uint64_t)(secs * 1e9);
+    struct stat st;
+    while (t < deadline) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        uint64_t i = (uint64_t)(((unsigned __int128)(x * 0x2545F4914F6CDD1DULL) * ps.n) >> 64);
+        if (fstatat(rootfd, ps.p[i], &st, AT_SYMLINK_NOFOLLOW)) {
+            perror(ps.p[i]);
+            return 1;
+        }
+        uint64_t t2 = now_ns();
+        sum += t2 - t;
+        t = t2;
+        ops++;
+    }
+    printf("%.0f\n", (double)(ops + (sum == 0)) / ((double)(now_ns() - start) / 1e9));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--stat"))
+        return stat_floor(argv[2], atof(argv[3]));
     if (argc < 3) {
-        fprintf(stderr, "usage: %s FILE SECONDS [BLOCK] [THREADS]\n", argv[0]);
+        fprintf(stderr, "usage: %s FILE SECONDS [BLOCK] [THREADS], or %s --stat TREE SECONDS\n",
+                argv[0], argv[0]);
         return 2;
     }
     struct stat st;

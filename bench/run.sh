@@ -5,7 +5,7 @@
 # least disturbed by the load of others on a shared machine).
 #   ROUNDS (5), SECS per timed measurement (3), BENCH_DIR (a folder on a real disk, /var/tmp),
 #   TOOLS (the cells to run, in this order; default: all but rss60; a group's name runs its
-#   cells: reads, queued, writes, rss, zram — TOOLS=zram runs only the fast-device cells),
+#   cells: reads, queued, writes, rss, zram, stat — TOOLS=zram runs only the fast-device cells),
 #   LONG=1 adds rss60 (sbio's peak RSS over a 60 s run, measured in the first round only).
 #   SBIO (the binary to measure, ./sbio), RETRIES (3: runs again a page-cache run whose
 #   file was evicted during it).
@@ -278,15 +278,45 @@ for d in 1 8 32; do
 		m_z_fio_uringf$d() { zf io_uring $d --registerfiles --fixedbufs; }"
 done
 
+# (g) stat of a cached tree of 10000 files (20 per folder), 1 thread: the bare fstatat loop
+# (floor --stat, paths listed beforehand) against sbio's `mix = {stat = 1}` on the same tree.
+TREE=$DIR/t
+tree_prepare() {
+	mkdir -p "$TREE"
+	cat >"$DIR/stat.lua" <<EOF
+fileset { files = 10000, dirwidth = 20, size = "4k", prealloc = 1 }
+phase "stat" { time = $SECS, job "stat" { threads = 1, mix = { stat = 1 } } }
+EOF
+	"$SBIO" prepare --script "$DIR/stat.lua" --dir "$TREE" >/dev/null
+}
+tree_warm() { find "$TREE" -printf '%s\n' >/dev/null; }
+m_floor_stat() {
+	local v
+	tree_warm
+	v=$(ru "$DIR/floor" --stat "$TREE/sbio.tree" "$SECS")
+	echo "$v - $(cpu_op "$(awk -v v="$v" -v s="$SECS" 'BEGIN { print v * s }')")"
+}
+m_sbio_stat() { # stats/s: the events over sbio's total time
+	local t0 t1 out ev
+	tree_warm
+	t0=$(ns)
+	out=$(ru "$SBIO" run --script "$DIR/stat.lua" --dir "$TREE")
+	t1=$(ns)
+	ev=$(awk '/total number of events:/ {print $5}' <<<"$out")
+	echo "$(awk '/total number of events:/ {e = $5} /total time:/ {t = $3 + 0} END {printf "%.2f", e / t}' <<<"$out") $(per_s "$ev" "$t0" "$t1") $(cpu_op "$ev")"
+}
+
 READS="floor1 sbio1 sysbench1 fio1 floor2 sbio2 sysbench2 sbionull fionull"
 QUEUED="sbio_aio16 fio_aio16 fiob_aio16 sbio_uring16 fio_uring16 fiob_uring16 sbio_aio32 fio_aio32 fiob_aio32 sbio_uring32 fio_uring32 fiob_uring32 sbio_aio32d fio_aio32d fiob_aio32d sbio_uring32d fio_uring32d fiob_uring32d"
 WRITES="sbio_seqwr fio_seqwr dd_seqwr sbio_prep sbio_prepz dd_prep"
 RSS="rss1 rss64"
 [ "$LONG" = 1 ] && RSS="$RSS rss60"
+STAT="floor_stat sbio_stat"
 ZRAM="z_sbio_sync1 z_fio_sync1 $(for q in $ZQ; do echo "z_sbio_$q z_fio_$q"; done)"
-TOOLS=${TOOLS:-"$READS $QUEUED $WRITES $RSS $ZRAM"}
+TOOLS=${TOOLS:-"$READS $QUEUED $WRITES $RSS $ZRAM $STAT"}
 TOOLS=$(for t in $TOOLS; do case $t in reads) echo $READS ;; queued) echo $QUEUED ;;
-	writes) echo $WRITES ;; rss) echo $RSS ;; zram) echo $ZRAM ;; *) echo "$t" ;; esac; done)
+	writes) echo $WRITES ;; rss) echo $RSS ;; zram) echo $ZRAM ;; stat) echo $STAT ;; *) echo "$t" ;; esac; done)
+[[ " $TOOLS " == *"_stat "* ]] && tree_prepare
 if [[ " $TOOLS " == *" z_"* ]] && ! zram_setup; then
 	TOOLS=$(for t in $TOOLS; do [[ $t == z_* ]] || echo "$t"; done)
 fi
@@ -382,6 +412,16 @@ if have rss1; then
 		have "${c%%:*}" && printf '| %s | %.0f | %s |\n' "${c#*:}" "$(med ${c%%:*})" "$(minmax ${R[${c%%:*}]})"
 	done
 fi
+if [ -n "$(for c in $STAT; do have $c && echo y; done)" ]; then
+	TABLE=reads
+	echo
+	echo "stat (fstatat) of files drawn uniformly from a cached tree of 10000 files, 20 per folder, 1 thread (ops/s; CPU: user + system per stat)"
+	echo
+	echo "| measurement | own rate, median | min–max | sbio wall-clock | CPU ns/op | ratio of medians |"
+	echo "|---|---:|---:|---:|---:|---|"
+	row "floor --stat, 1 thread" floor_stat "1.000× floor"
+	row "sbio mix = {stat = 1}, 1 thread" sbio_stat "$(rmed sbio_stat floor_stat)× floor"
+fi
 zlabel() { # q: the engine and depth of a fast-device cell
 	local d=${1//[a-z]/} e=${1%%[0-9]*}
 	case $e in
@@ -435,6 +475,7 @@ target "sbio 2 threads / sbio 1 thread" sbio2 sbio1 1.8 nocpu
 target "(the machine: floor 2 threads / floor 1 thread)" floor2 floor1 1.8 nocpu
 target "sbio 2 threads / sysbench 2 threads" sbio2 sysbench2 1.1
 target "sbio null / fio null" sbionull fionull 1.5
+target "sbio stat / floor --stat" sbio_stat floor_stat 0.9
 for q in aio16 uring16 aio32 uring32; do
 	target "sbio $q buffered / fio" "sbio_$q" "fio_$q" 1.0
 	target "sbio $q buffered / fio batched" "sbio_$q" "fiob_$q" 1.0

@@ -55,6 +55,36 @@ function sbio.new_ctx() return ffi.new("sbio_ctx") end
 -- a scripted run can be repeated: sbio.rand(n) is a whole number in [0, n).
 function sbio.rand(n) return math.floor(math.random() * n) end
 
+-- The operation types of a run document's op_types, in sbio's order (io.h).
+sbio.OP_TYPES = {"read", "write", "fsync", "rmw", "create", "append", "readwhole",
+                 "writewhole", "open", "close", "stat", "unlink", "rename", "mkdir", "readdir"}
+
+-- filebench's end of run, from a run document r (a job's or a phase total's result.result):
+-- a line per operation type counted (ops, ops/s, MiB/s, mean latency in ms and its range),
+-- then its "IO Summary" line (all operations; reads and writes per second, the reads
+-- counting readwhole's and the writes create's, append's and writewhole's).
+function sbio.filebench_summary(r)
+    local all, rd, wr, bytes = 0, 0, 0, 0
+    local reads = {read = true, readwhole = true, rmw = true}
+    local writes = {write = true, create = true, append = true, writewhole = true, rmw = true}
+    for _, k in ipairs(sbio.OP_TYPES) do
+        local o = r.op_types[k]
+        if o and o.ops > 0 then
+            local l = o.latency
+            print(string.format("%-12s %12dops %10.0fops/s %8.1fmb/s %10.3fms/op [%.3fms - %.3fms]",
+                k, o.ops, o.ops_per_s, o.mib_per_s, l.mean_ns / 1e6, l.min_ns / 1e6, l.max_ns / 1e6))
+            all = all + o.ops
+            bytes = bytes + o.bytes
+            if reads[k] then rd = rd + o.ops end
+            if writes[k] then wr = wr + o.ops end
+        end
+    end
+    local s = r.elapsed_s > 0 and r.elapsed_s or 1
+    local lat = r.latency_all
+    print(string.format("IO Summary: %d ops %.3f ops/s %.0f/%.0f rd/wr %.1fmb/s %.3fms/op", all,
+        all / s, rd / s, wr / s, bytes / 1048576 / s, lat and lat.mean_ns / 1e6 or 0))
+end
+
 local function fail(msg, level)
     error(msg, (level or 2) + 1)
 end
@@ -111,9 +141,76 @@ function option(name, default, help)
     return v
 end
 
+-- A tree's size: a size (every file that size) or a law table; {law, a, b, p} as C reads it
+-- (decl.h, struct sbio_size_dist), or nil, why.
+local LAW_FIELDS = {uniform = {"min", "max"}, lognormal = {"mean", "sigma"},
+                    gamma = {"mean", "cvar"}}
+local function size_law(v)
+    if type(v) ~= "table" then
+        local n, why = size(v)
+        if not n then return nil, why end
+        return {law = "fixed", a = n, b = n, p = 0}
+    end
+    local names = LAW_FIELDS[v.law]
+    if not names then
+        return nil, "law '" .. tostring(v.law) .. "': accepted: uniform (min, max), " ..
+                    "lognormal (mean, sigma), gamma (mean, cvar), or a size for a fixed one"
+    end
+    for k in pairs(v) do
+        if k ~= "law" and k ~= names[1] and k ~= names[2] then
+            return nil, v.law .. ": unknown field '" .. tostring(k) .. "'; accepted: law, " ..
+                        names[1] .. ", " .. names[2]
+        end
+    end
+    local a, why = size(v[names[1]])
+    if not a then return nil, v.law .. ": " .. names[1] .. ": " .. why end
+    if v.law == "uniform" then
+        local b, bwhy = size(v.max)
+        if not b then return nil, "uniform: max: " .. bwhy end
+        if a > b then return nil, "uniform: min is above max" end
+        return {law = "uniform", a = a, b = b, p = 0}
+    end
+    local p = v[names[2]]
+    if type(p) ~= "number" or not (p > 0) or p == math.huge then
+        return nil, v.law .. ": " .. names[2] .. " must be a finite number > 0"
+    end
+    return {law = v.law, a = a, b = a, p = p}
+end
+
+local MAX_TREE_FILES = 100000000
+
+-- fileset { files = N, dirwidth = W, size = …, prealloc = F }: a tree of N slots (tree.h).
+-- level: fail's, pointing at the script's line (as the line recorded for C's messages).
+local function fileset_tree(t, level)
+    local n, w, f = t.files or 1, t.dirwidth, t.prealloc
+    if t.sizes then fail("fileset: a tree (dirwidth) takes size, not sizes", level) end
+    if type(n) ~= "number" or n < 1 or n > MAX_TREE_FILES or n ~= math.floor(n) then
+        fail("fileset: files must be a whole number from 1 to " .. MAX_TREE_FILES, level)
+    end
+    if type(w) ~= "number" or w < 2 or w > MAX_TREE_FILES or w ~= math.floor(w) then
+        fail("fileset: dirwidth (files per folder) must be a whole number from 2 to " ..
+             MAX_TREE_FILES, level)
+    end
+    if f == nil then f = 1 end
+    if type(f) ~= "number" or not (f >= 0 and f <= 1) then
+        fail("fileset: prealloc (the share of files prepare makes) must be a number from 0 to 1",
+             level)
+    end
+    local law, why = size_law(t.size or "16k")
+    if not law then fail("fileset: size: " .. why, level) end
+    return {tree = true, files = n, dirwidth = w, prealloc = f, size = law,
+            line = debug.getinfo(level, "l").currentline}
+end
+
 function fileset(t)
-    check_fields("fileset", t, {files = true, size = true, sizes = true}, 1)
+    check_fields("fileset", t, {files = true, size = true, sizes = true, dirwidth = true,
+                                prealloc = true}, 1)
     if S.fileset then fail("fileset is declared twice") end
+    if t.dirwidth ~= nil then
+        S.fileset = fileset_tree(t, 3)
+        return
+    end
+    if t.prealloc ~= nil then fail("fileset: prealloc goes with a tree (dirwidth = ...)") end
     local fs = {}
     if t.sizes then
         if type(t.sizes) ~= "table" or #t.sizes == 0 then
@@ -136,7 +233,12 @@ function fileset(t)
     S.fileset = fs
 end
 
-local OPS = {read = true, write = true, fsync = true, fdatasync = true, rmw = true}
+-- A mix's operations, in C's order (src/decl.h): sbio's own, then the file-system operations
+-- of a tree job (a fileset with dirwidth). A flow lists the same names, rmw aside.
+local OP_NAMES = {"read", "write", "fsync", "fdatasync", "rmw", "create", "append", "readwhole",
+                  "writewhole", "open", "close", "stat", "unlink", "rename", "mkdir", "readdir"}
+local OPS = set_of(OP_NAMES)
+local FLOW_MAX = 64
 local ENGINES = set_of(C.engines)
 local FLAGS = {direct = true, sync = true, dsync = true}
 
@@ -162,7 +264,8 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
-                    random_order = true, ioprio = true, group = true}
+                    random_order = true, ioprio = true, group = true, flow = true,
+                    append = true}
 local GROUP_FIELDS = {weight = true, bfq_weight = true, max = true, latency = true}
 local MAX_FIELDS = {rbps = true, wbps = true, riops = true, wiops = true, device = true}
 local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
@@ -173,12 +276,61 @@ local MODES = set_of(C.modes)
 -- The tables job() made: phase() takes no other, so C finds every field job() sets.
 local made = setmetatable({}, {__mode = "k"})
 
+-- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50} (append alike): a list of
+-- {size, weight}, smallest first.
+local function size_list(name, field, v)
+    local list = {}
+    if type(v) == "table" then
+        for s, w in pairs(v) do
+            local n, why = size(s)
+            if not n then fail("job " .. name .. ": " .. field .. ": " .. why, 3) end
+            if type(w) ~= "number" or w <= 0 then
+                fail("job " .. name .. ": " .. field .. " " .. s ..
+                     ": the share must be a number > 0", 3)
+            end
+            list[#list + 1] = {size = n, weight = w}
+        end
+        table.sort(list, function(x, y) return x.size < y.size end)
+    else
+        local n, why = size(v)
+        if not n then fail("job " .. name .. ": " .. field .. ": " .. why, 3) end
+        list[1] = {size = n, weight = 1}
+    end
+    if #list == 0 then fail("job " .. name .. ": " .. field .. ": no sizes", 3) end
+    return list
+end
+
+-- flow = {"create", "append", "fsync", "close", ...}: operations in order, over and over.
+local function flow_list(name, f)
+    local accepted = table.concat(OP_NAMES, ", "):gsub("rmw, ", "")
+    if type(f) ~= "table" or #f == 0 then
+        fail("job " .. name .. ": flow is a list of operations, e.g. flow = {\"open\", " ..
+             "\"readwhole\", \"close\"}; accepted: " .. accepted, 3)
+    end
+    if #f > FLOW_MAX then
+        fail("job " .. name .. ": flow has " .. #f .. " operations; at most " .. FLOW_MAX, 3)
+    end
+    for k in pairs(f) do
+        if type(k) ~= "number" or k < 1 or k > #f or k ~= math.floor(k) then
+            fail("job " .. name .. ": flow is a list, not a table with keys", 3)
+        end
+    end
+    for i, op in ipairs(f) do
+        if not OPS[op] or op == "rmw" then
+            fail("job " .. name .. ": flow[" .. i .. "]: unknown operation '" .. tostring(op) ..
+                 "'; accepted: " .. accepted, 3)
+        end
+    end
+    return f
+end
+
 function job(name)
     if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
     return function(t)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
         local j = {name = name, threads = t.threads or D.threads, engine = t.engine or D.engine,
-                   iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0}
+                   iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0,
+                   line = debug.getinfo(2, "l").currentline}
         if type(j.threads) ~= "number" or j.threads < 1 or j.threads ~= math.floor(j.threads) then
             fail("job " .. name .. ": threads must be a whole number >= 1")
         end
@@ -207,8 +359,9 @@ function job(name)
                 fail("job " .. name .. ": mode '" .. tostring(t.mode) .. "': accepted: " ..
                      table.concat(C.modes, ", "))
             end
-            if t.mix or t.pattern then
-                fail("job " .. name .. ": a job has a mode or a mix and pattern, not both")
+            if t.mix or t.pattern or t.flow then
+                fail("job " .. name .. ": a job has a mode or a mix (or flow) and pattern, " ..
+                     "not both")
             end
             j.mode = t.mode
         elseif t.fsync_freq or t.rw_ratio then
@@ -279,7 +432,7 @@ function job(name)
         end
         if t.event ~= nil then
             if t.event ~= true then fail("job " .. name .. ": event = true, or leave it out") end
-            if t.mode or t.mix or t.pattern then
+            if t.mode or t.mix or t.pattern or t.flow then
                 fail("job " .. name .. ": an event job takes its operations from event(ctx), " ..
                      "not from mode, mix or pattern")
             end
@@ -288,15 +441,19 @@ function job(name)
             end
             j.event = true
         end
-        local mix = t.mix or {read = 1}
+        if t.mix and t.flow then
+            fail("job " .. name .. ": a job has a mix (weights) or a flow (an order), not both")
+        end
+        if t.flow then j.flow = flow_list(name, t.flow) end
+        local mix = t.mix or (t.flow and {}) or {read = 1}
         if type(mix) ~= "table" then
             fail("job " .. name .. ": mix is a table of weights, e.g. mix = {read = 3, write = 1}")
         end
-        j.mix, j.weight = {}, 0
+        j.mix, j.weight = {}, t.flow and 1 or 0
         for op, w in pairs(mix) do
             if not OPS[op] then
                 fail("job " .. name .. ": mix: unknown operation '" .. tostring(op) ..
-                     "'; accepted: read, write, fsync, fdatasync, rmw")
+                     "'; accepted: " .. table.concat(OP_NAMES, ", "))
             end
             if type(w) ~= "number" or w < 0 then
                 fail("job " .. name .. ": mix: the weight of " .. op .. " must be a number >= 0")
@@ -305,25 +462,9 @@ function job(name)
             j.weight = j.weight + w
         end
         if j.weight <= 0 then fail("job " .. name .. ": mix: all weights are zero") end
-        -- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50}
-        local blk = t.block or D.block
-        j.blocks = {}
-        if type(blk) == "table" then
-            for s, w in pairs(blk) do
-                local n, why = size(s)
-                if not n then fail("job " .. name .. ": block: " .. why) end
-                if type(w) ~= "number" or w <= 0 then
-                    fail("job " .. name .. ": block " .. s .. ": the share must be a number > 0")
-                end
-                j.blocks[#j.blocks + 1] = {size = n, weight = w}
-            end
-            table.sort(j.blocks, function(x, y) return x.size < y.size end)
-        else
-            local n, why = size(blk)
-            if not n then fail("job " .. name .. ": block: " .. why) end
-            j.blocks[1] = {size = n, weight = 1}
-        end
-        if #j.blocks == 0 then fail("job " .. name .. ": block: no sizes") end
+        j.blocks = size_list(name, "block", t.block or D.block)
+        -- A tree job's append size: a size or a distribution, the block's by default.
+        if t.append ~= nil then j.appends = size_list(name, "append", t.append) end
         local pat, why = pattern(t.pattern or "uniform")
         if not pat then fail("job " .. name .. ": " .. why) end
         j.pattern = pat

@@ -5,7 +5,7 @@
 #   install-deps.sh --test     that and the test toolchain (make test, test-asan, test-tsan,
 #                              fuzz, format-check)
 #   install-deps.sh PKG…       that and the packages named (make bench: fio sysbench; make
-#                              experiments: fio sysbench bonnie++ python3)
+#                              experiments: fio sysbench bonnie++ fsmark postmark python3)
 set -eu
 
 # Building: the compiler, pkg-config, LuaJIT (headers, and luajit -b for the prelude),

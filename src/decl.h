@@ -16,6 +16,7 @@
 #define SBIO_SCRIPT_MAX_JOBS   8
 #define SBIO_SCRIPT_MAX_PHASES 64
 #define SBIO_SCRIPT_MAX_BLOCKS 16
+#define SBIO_SCRIPT_MAX_FLOW   64
 
 enum sbio_pattern {
     SBIO_PAT_UNIFORM,
@@ -26,14 +27,56 @@ enum sbio_pattern {
     SBIO_PAT_HOT       /* a = fraction of blocks, b = share of accesses */
 };
 
-/* A mix's operations. SBIO_MIX_RMW is last so that a mix without it draws as before. */
+/* A mix's (and a flow's) operations. Each new one comes last, so that a mix without it draws
+ * as before. From SBIO_MIX_CREATE on they are file-system operations, for a tree job only
+ * (the script's fileset is a tree), named as the op types (io.h). */
 enum sbio_mix_op {
     SBIO_MIX_READ,
     SBIO_MIX_WRITE,
     SBIO_MIX_FSYNC,
     SBIO_MIX_FDATASYNC,
     SBIO_MIX_RMW,
+    SBIO_MIX_CREATE,
+    SBIO_MIX_APPEND,
+    SBIO_MIX_READWHOLE,
+    SBIO_MIX_WRITEWHOLE,
+    SBIO_MIX_OPEN,
+    SBIO_MIX_CLOSE,
+    SBIO_MIX_STAT,
+    SBIO_MIX_UNLINK,
+    SBIO_MIX_RENAME,
+    SBIO_MIX_MKDIR,
+    SBIO_MIX_READDIR,
     SBIO_MIX_NR
+};
+#define SBIO_MIX_FS_FIRST SBIO_MIX_CREATE
+
+/* A tree's file sizes: each file's size is drawn once, from the set's seed and the file's
+ * slot, so that prepare, a run's repair and cleanup agree on it. */
+enum sbio_size_law {
+    SBIO_SIZE_FIXED,     /* a */
+    SBIO_SIZE_UNIFORM,   /* uniform in [a, b] */
+    SBIO_SIZE_LOGNORMAL, /* mean a bytes, sigma p of the underlying normal */
+    SBIO_SIZE_GAMMA      /* mean a bytes, coefficient of variation p (shape 1 / p^2), as
+                            filebench's gamma file sizes */
+};
+
+struct sbio_size_dist {
+    int law; /* enum sbio_size_law */
+    uint64_t a, b;
+    double p;
+};
+
+/* A file set as a directory tree (fileset { files = N, dirwidth = W, size = …, prealloc = F }):
+ * N slots, each a file that exists or not; prepare makes the first round(F × N). tree.h says
+ * where each slot lives. */
+struct sbio_tree_decl {
+    bool set;       /* the script's fileset is a tree */
+    uint64_t files; /* slots */
+    uint64_t dirwidth;
+    struct sbio_size_dist size;
+    double prealloc; /* 0 .. 1 */
+    int line;        /* the script's line that declared it, for messages */
 };
 
 struct sbio_script_opt {
@@ -69,6 +112,15 @@ struct sbio_script_job {
     int random_order;              /* enum sbio_random_order (--random-order) */
     int ioprio;                    /* I/O priority (ioprio.h); 0: the command line's --ioprio */
     struct sbio_cgroup_spec group; /* the job's I/O group (cgroup.h); group.set false: none */
+    /* A tree job: instead of weights, the operations in this order, over and over (each an
+     * event); nflow 0: the mix's weights. */
+    unsigned nflow;
+    unsigned char flow[SBIO_SCRIPT_MAX_FLOW]; /* enum sbio_mix_op */
+    /* A tree job's append request size (nappend 0: the job's block sizes). */
+    unsigned nappend;
+    uint64_t append[SBIO_SCRIPT_MAX_BLOCKS];
+    double append_weight[SBIO_SCRIPT_MAX_BLOCKS];
+    int line; /* the script's line that declared the job, for messages */
 };
 
 struct sbio_script_phase {
@@ -83,8 +135,9 @@ struct sbio_script {
     char path[PATH_MAX];
     unsigned nopts;
     struct sbio_script_opt opts[SBIO_SCRIPT_MAX_OPTS];
-    unsigned nfiles; /* 0: the script declares no file set */
+    unsigned nfiles; /* 0: the script declares no file set, or a tree */
     uint64_t *file_size;
+    struct sbio_tree_decl tree;
     unsigned nphases;
     struct sbio_script_phase phases[SBIO_SCRIPT_MAX_PHASES];
     bool has_event, has_report; /* per-event and report hooks defined */

@@ -438,7 +438,8 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
         {"lat max", "result.op_types.%s.latency.max_ns"},
     };
     diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, diff_total_ops(a), diff_total_ops(b), NULL, "ops/s");
-    for (int op = 0; op < 3; op++) {
+    /* read, write, fsync, then the file-system op types (a tree job's). */
+    for (int op = 0; op < SBIO_OP_NR; op = op == SBIO_FSYNC ? SBIO_OP_FS_FIRST : op + 1) {
         const char *o = sbio_op_name(op);
         /* An operation type one run did not do is missing there, not zero. */
         bool ha = diff_op_present(a, "result.op_types", o);
@@ -448,7 +449,7 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
 #define SIDE(doc, has, fmt) ((has) ? diff_numf((doc), (fmt), o) : NAN)
         diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, SIDE(a, ha, "result.op_types.%s.ops_per_s"),
                  SIDE(b, hb, "result.op_types.%s.ops_per_s"), o, "ops/s");
-        if (op != 2)
+        if (sbio_report_op_bytes(op))
             diff_add(t, DIFF_THROUGHPUT, DIFF_RATE, SIDE(a, ha, "result.op_types.%s.mib_per_s"),
                      SIDE(b, hb, "result.op_types.%s.mib_per_s"), o, "MiB/s");
         for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
@@ -714,15 +715,6 @@ static int diff_same_shape(json_t *ref, const char *refname, json_t *doc, const 
     return -SBIO_EUSAGE;
 }
 
-/* Metric name as an index into the table's catalogue, or -1. */
-static int diff_metric_index(const char *name)
-{
-    for (size_t i = 0; sbio_table_metric_name(i); i++)
-        if (!strcmp(sbio_table_metric_name(i), name))
-            return (int)i;
-    return -1;
-}
-
 /* The metrics of a compare (its "metrics") not yet in col[0..*n), added; false when there are
  * more than the table holds. Names this sbio does not know are left out. */
 static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
@@ -731,7 +723,7 @@ static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
     size_t i;
     json_array_foreach(json_object_get(cmp, "metrics"), i, v)
     {
-        int m = json_is_string(v) ? diff_metric_index(json_string_value(v)) : -1;
+        int m = json_is_string(v) ? sbio_table_metric_index(json_string_value(v)) : -1;
         bool seen = m < 0;
         for (size_t k = 0; !seen && k < *n; k++)
             seen = col[k] == (size_t)m;
@@ -756,7 +748,7 @@ static int diff_columns(const struct sbio_config *cfg, const struct diff_input *
         !(diff_columns_of(in->doc[0], col, n) && diff_columns_of(in->doc[1], col, n))) {
         sbio_err("diff: %s and %s have more than %d metrics together; accepted: --metrics=LIST "
                  "of at most %d to compare",
-                 in->path[0], in->path[1], SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_COLS);
+                 in->path[0], in->path[1], SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_METRICS);
         return -SBIO_EUSAGE;
     }
     if (!*n)
@@ -773,10 +765,10 @@ static int diff_metric_dir(const char *name)
     for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
         if (!strcmp(name, rates[i]))
             return 1;
-    if (l > 4 && !strcmp(name + l - 4, ".mib"))
+    if ((l > 4 && !strcmp(name + l - 4, ".mib")) || (l > 4 && !strcmp(name + l - 4, ".ops")))
         return 1;
     if (!strcmp(name, "time") || (name[0] == 'p' && isdigit((unsigned char)name[1])) ||
-        strstr(name, ".p"))
+        strstr(name, ".p") || (l > 5 && !strcmp(name + l - 5, ".mean")))
         return -1;
     return 0;
 }

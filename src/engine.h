@@ -31,12 +31,13 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 
 /* What init() is told of the run; the runner fills it from the configuration. */
 struct sbio_engine_params {
-    unsigned iodepth;  /* at most this many ios are ever queued and not yet reaped */
-    bool datasync;     /* sync with fdatasync, not fsync (--file-fsync-mode) */
-    bool uring_fixed;  /* io_uring: register the files and buffers (--uring-fixed) */
-    bool uring_sqpoll; /* io_uring: a kernel thread polls the submission queue */
-    bool direct;       /* the files are opened with O_DIRECT */
-    int madvise;       /* mmap: posix_madvise advice for every mapping, -1: none */
+    unsigned iodepth;   /* at most this many ios are ever queued and not yet reaped */
+    bool datasync;      /* sync with fdatasync, not fsync (--file-fsync-mode) */
+    bool uring_fixed;   /* io_uring: register the files and buffers (--uring-fixed) */
+    bool uring_sqpoll;  /* io_uring: a kernel thread polls the submission queue */
+    bool direct;        /* the files are opened with O_DIRECT */
+    int madvise;        /* mmap: posix_madvise advice for every mapping, -1: none */
+    void *thread_state; /* the tree engine (fsop.h): the thread's struct sbio_fsop */
 };
 
 /* The contract, for synchronous and queued engines alike:

@@ -223,6 +223,12 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
         sbio_err("no file set in %s (no %s); run sbio prepare first", cfg->dir, SBIO_MANIFEST);
         return -SBIO_EUSAGE;
     }
+    if (rc == -EMEDIUMTYPE) {
+        sbio_err("%s holds a file tree, for the script that declares it; run that script, or "
+                 "sbio cleanup first",
+                 cfg->dir);
+        return -SBIO_EUSAGE;
+    }
     if (rc == -EBADMSG) {
         sbio_err("%s/%s is damaged; run sbio cleanup and prepare again", cfg->dir, SBIO_MANIFEST);
         return -SBIO_EUSAGE;

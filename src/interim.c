@@ -20,7 +20,7 @@ static bool ticker_due(const struct sbio_ticker *tk, uint64_t now)
 
 static void ticker_advance(struct sbio_ticker *tk, uint64_t now, const struct sbio_stats *cur)
 {
-    *tk->prev = *cur;
+    sbio_stats_copy(tk->prev, cur); /* not *prev = *cur: unused op types stay unwritten */
     tk->last_ns = now;
     while (tk->next_ns <= now)
         tk->next_ns += tk->interval_ns;

@@ -9,13 +9,45 @@
 /* SBIO_RMW, a read-modify-write: read a block, change it, write it back at the same offset;
  * one event whose latency spans both. A generator makes it; engines never see it: the worker
  * carries it out as a read and then a write of the same io (flagged SBIO_IO_RMW). */
-enum sbio_op { SBIO_READ, SBIO_WRITE, SBIO_FSYNC, SBIO_RMW, SBIO_OP_NR };
+/* The file-system operations of a tree job (a script's fileset with dirwidth, tree.h),
+ * each a type of its own, come after them; an engine sees them only in a tree job, where
+ * the tree engine (fsop.h) carries them out with system calls:
+ *  - CREATE: open a free slot's file with O_CREAT|O_EXCL, write its whole size; it becomes
+ *    the thread's current file (left open);
+ *  - APPEND: write a request at the end of the current file (or of a chosen one);
+ *  - READWHOLE, WRITEWHOLE: read or write a file from 0 to its size, in requests;
+ *  - OPEN, CLOSE: the thread's current file;
+ *  - STAT, UNLINK, RENAME (to a free slot), MKDIR, READDIR (list one directory).
+ * A tree job's READ, WRITE and FSYNC act on its current file. SBIO_OP_FS_FIRST is the first
+ * of them: reports give rows to these only when they were counted. */
+enum sbio_op {
+    SBIO_READ,
+    SBIO_WRITE,
+    SBIO_FSYNC,
+    SBIO_RMW,
+    SBIO_CREATE,
+    SBIO_APPEND,
+    SBIO_READWHOLE,
+    SBIO_WRITEWHOLE,
+    SBIO_OPEN,
+    SBIO_CLOSE,
+    SBIO_STAT,
+    SBIO_UNLINK,
+    SBIO_RENAME,
+    SBIO_MKDIR,
+    SBIO_READDIR,
+    SBIO_OP_NR
+};
+#define SBIO_OP_FS_FIRST SBIO_CREATE
 
 /* How results and charts name an operation type: "read", "write", "fsync", "rmw" (the text
- * report's rows say "read-modify-write"). */
+ * report's rows say "read-modify-write"), "create", "append", … as in the enum, lower case;
+ * the same names are a script's mix and flow keys. */
 static inline const char *sbio_op_name(int op)
 {
-    static const char *const names[SBIO_OP_NR] = {"read", "write", "fsync", "rmw"};
+    static const char *const names[SBIO_OP_NR] = {
+        "read", "write", "fsync", "rmw",    "create", "append", "readwhole", "writewhole",
+        "open", "close", "stat",  "unlink", "rename", "mkdir",  "readdir"};
     return op >= 0 && op < SBIO_OP_NR ? names[op] : "?";
 }
 

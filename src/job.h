@@ -13,6 +13,7 @@
 
 struct sbio_mix;
 struct sbio_hook_ops;
+struct sbio_tree;
 
 struct sbio_job {
     const char *name; /* a script job's name, NULL for the command line's job */
@@ -29,6 +30,11 @@ struct sbio_job {
     int mode;
     const struct sbio_mix *mix;
     const struct sbio_hook_ops *hook;
+    /* A tree job (a script whose fileset is a tree): its mix's operations act on the
+     * session's tree (fsop.h), its flow and append sizes in the mix; no flat set, no layout,
+     * no per-file descriptors. phase: the script's phase, for mkdir's names. NULL: the set. */
+    struct sbio_tree *tree;
+    unsigned phase;
     uint64_t block_size;           /* random requests; a mix's offsets are in these units */
     const char *block_what;        /* how messages name the block size */
     uint64_t merged_requests;      /* sequential modes: blocks per request */

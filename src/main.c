@@ -21,6 +21,7 @@
 #include "report.h"
 #include "runner.h"
 #include "script.h"
+#include "tree.h"
 #include "session.h"
 #include "topology.h"
 #include "sysblock.h"
@@ -86,7 +87,7 @@ static int check_csv_header(const struct sbio_config *cfg, bool script)
     if (cfg->output_format != SBIO_OUT_CSV || !cfg->output || stat(cfg->output, &st) ||
         !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0;
-    char want[2048], other[2048], line[2048] = "";
+    char want[SBIO_CSV_HEADER_MAX], other[SBIO_CSV_HEADER_MAX], line[SBIO_CSV_HEADER_MAX] = "";
     FILE *f = fopen(cfg->output, "r");
     if (f) {
         if (!fgets(line, sizeof(line), f))
@@ -206,8 +207,10 @@ static int rank_dir(struct sbio_config *cfg, unsigned rank, char *buf, size_t le
 
 /* prepare and cleanup under MPI: with --file-per-rank every rank its own set, else rank 0
  * alone the shared one; the ranks meet before and after. */
-static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *out)
+static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                   const struct sbio_script *script, FILE *out)
 {
+    const struct sbio_tree_decl *tree = script && script->tree.set ? &script->tree : NULL;
     bool mine = cfg->file_per_rank || topo->rank == 0;
     int rc = 0;
     if (mine && cfg->file_per_rank && cfg->cmd == SBIO_CMD_PREPARE && mkdir(cfg->dir, 0755) &&
@@ -224,8 +227,11 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
         sync.agree(sync.ctx, 0);
     if (!rc && mine) {
         struct sbio_fileset_poll poll = {.stopped = sync.stopped, .ctx = sync.ctx};
-        rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, watch ? &poll : NULL, out)
-                                          : sbio_fileset_cleanup(cfg, out);
+        if (cfg->cmd == SBIO_CMD_PREPARE)
+            rc = tree ? sbio_tree_prepare(cfg, tree, out)
+                      : sbio_fileset_prepare(cfg, watch ? &poll : NULL, out);
+        else /* a tree's manifest sends cleanup to sbio_tree_cleanup */
+            rc = sbio_fileset_cleanup(cfg, out);
         /* Stopped by another rank: that rank's status is the job's. */
         if (rc == -ECANCELED)
             rc = -EINTR;
@@ -467,7 +473,7 @@ static int run_command(const struct command *c, FILE *out)
     case SBIO_CMD_RESTORE: return topo->host_leader ? cmd_restore(out) : 0;
     case SBIO_CMD_PLOT: return topo->rank ? 0 : sbio_plot(cfg);
     case SBIO_CMD_PREPARE:
-    case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, out);
+    case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, script, out);
     case SBIO_CMD_RUN: return cmd_run(cfg, topo, script, out);
     case SBIO_CMD_COMPARE: return sbio_compare(cfg, topo, script, out);
     case SBIO_CMD_DIFF: return topo->rank ? 0 : sbio_diff(cfg, out);

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "tree.h"
 #include "util.h"
 
 /* name in dirfd as a stream (never through a symlink), or NULL with errno set. */
@@ -26,10 +28,11 @@ static FILE *manifest_open(int dirfd, const char *name, int flags, const char *h
     return f;
 }
 
+static int manifest_commit(int dirfd, FILE *f);
+
 int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
 {
-    static const char tmp[] = SBIO_MANIFEST ".tmp";
-    FILE *f = manifest_open(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, "w");
+    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
     if (!f)
         return -errno;
     fprintf(f, "# sbio file set; written by sbio, read by sbio run and sbio cleanup\n");
@@ -49,6 +52,14 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
         fprintf(f, "adopted=1\n");
     for (unsigned i = 0; i < fs->nfiles; i++)
         fprintf(f, "file.%u=%s %" PRIu64 "\n", i, fs->files[i].name, fs->files[i].size);
+    return manifest_commit(dirfd, f);
+}
+
+/* f, written as the temporary manifest of dirfd, made the manifest: flushed, fsynced,
+ * renamed over the old one, the folder fsynced. 0 or -errno (the temporary file removed). */
+static int manifest_commit(int dirfd, FILE *f)
+{
+    static const char tmp[] = SBIO_MANIFEST ".tmp";
     int rc = 0;
     if (fflush(f) || fsync(fileno(f)))
         rc = -errno;
@@ -132,7 +143,8 @@ static int manifest_fill(struct sbio_fileset *fs, int n, const char *v)
     return 0;
 }
 
-/* Take the value v of key k (line n) into fs. 0, -EBADMSG after a message, or -ENOMEM. */
+/* Take the value v of key k (line n) into fs. 0, -EBADMSG after a message, -EMEDIUMTYPE (a
+ * tree's manifest) or -ENOMEM. */
 static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int n, const char *k,
                         const char *v)
 {
@@ -167,13 +179,18 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         fs->adopted = !strcmp(v, "1");
     } else if (!strncmp(k, "file.", 5)) {
         return manifest_file(fs, seen, n, k, v);
+    } else if (!strcmp(k, "set") && !strcmp(v, "tree")) {
+        return -EMEDIUMTYPE; /* a file tree's: the caller says what that means to it */
     }
     /* Unknown keys are skipped: a newer sbio may add some. */
     return 0;
 }
 
-/* Read the lines of f into fs; *n counts them. */
-static int manifest_lines(FILE *f, struct sbio_fileset *fs, struct manifest_seen *seen, int *n)
+/* The reader of one key=value line (n): 0 or a negative errno that stops the read. */
+typedef int (*manifest_key_fn)(void *ctx, int n, const char *k, const char *v);
+
+/* Read the lines of f, each key to key(ctx, …); *n counts them. */
+static int manifest_lines(FILE *f, manifest_key_fn key, void *ctx, int *n)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -197,10 +214,21 @@ static int manifest_lines(FILE *f, struct sbio_fileset *fs, struct manifest_seen
             break;
         }
         *eq = 0;
-        rc = manifest_key(fs, seen, *n, line, eq + 1);
+        rc = key(ctx, *n, line, eq + 1);
     }
     free(line);
     return rc;
+}
+
+struct manifest_flat {
+    struct sbio_fileset *fs;
+    struct manifest_seen seen;
+};
+
+static int manifest_flat_key(void *ctx, int n, const char *k, const char *v)
+{
+    struct manifest_flat *c = ctx;
+    return manifest_key(c->fs, &c->seen, n, k, v);
 }
 
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
@@ -209,9 +237,10 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
     FILE *f = manifest_open(dirfd, SBIO_MANIFEST, O_RDONLY, "r");
     if (!f)
         return -errno;
-    struct manifest_seen seen = {0};
+    struct manifest_flat ctx = {.fs = fs};
     int n = 0;
-    int rc = manifest_lines(f, fs, &seen, &n);
+    int rc = manifest_lines(f, manifest_flat_key, &ctx, &n);
+    const struct manifest_seen seen = ctx.seen;
     fclose(f);
     if (!rc && (!seen.format || !seen.num || seen.files != fs->nfiles))
         rc = manifest_bad(n, "missing format, file_num or a file entry");
@@ -219,5 +248,122 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         free(fs->files);
         fs->files = NULL;
     }
+    return rc;
+}
+
+/* ---- a file tree's manifest ---- */
+
+static const char *const manifest_laws[] = {"fixed", "uniform", "lognormal", "gamma"};
+
+int sbio_manifest_write_tree(int dirfd, const struct sbio_manifest_tree *m)
+{
+    const struct sbio_tree_decl *d = &m->decl;
+    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
+    if (!f)
+        return -errno;
+    fprintf(f, "# sbio file tree; written by sbio, read by sbio run and sbio cleanup\n");
+    fprintf(f, "format=%d\n", SBIO_MANIFEST_FORMAT);
+    fprintf(f, "set=tree\n");
+    fprintf(f, "state=%s\n", m->complete ? "complete" : "incomplete");
+    fprintf(f, "seed=%" PRIu64 "\n", m->seed);
+    fprintf(f, "tree.files=%" PRIu64 "\n", d->files);
+    fprintf(f, "tree.dirwidth=%" PRIu64 "\n", d->dirwidth);
+    /* %a: the law's parameter and the share back to the bit (the sizes depend on them). */
+    fprintf(f, "tree.size=%s %" PRIu64 " %" PRIu64 " %a\n", manifest_laws[d->size.law], d->size.a,
+            d->size.b, d->size.p);
+    fprintf(f, "tree.prealloc=%a\n", d->prealloc);
+    return manifest_commit(dirfd, f);
+}
+
+/* What a tree's read has met: a bit per key that must be there. */
+enum { MT_FORMAT = 1, MT_SET = 2, MT_FILES = 4, MT_WIDTH = 8, MT_SIZE = 16, MT_PREALLOC = 32 };
+#define MT_ALL 63
+
+struct manifest_tree_read {
+    struct sbio_manifest_tree *m;
+    unsigned seen;
+};
+
+/* A finite number, the whole of s. */
+static int manifest_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end == s || *end || errno || !isfinite(*out) ? -EINVAL : 0;
+}
+
+/* tree.size=LAW A B P, in the ranges the prelude accepts. */
+static int manifest_tree_size(struct sbio_size_dist *z, const char *v)
+{
+    char law[16], a[32], b[32], p[64], extra[2];
+    if (sscanf(v, "%15s %31s %31s %63s %1s", law, a, b, p, extra) != 4 ||
+        sbio_parse_u64(a, &z->a) || sbio_parse_u64(b, &z->b) || manifest_double(p, &z->p) ||
+        !z->a || z->a > z->b)
+        return -EINVAL;
+    for (int i = SBIO_SIZE_FIXED; i <= SBIO_SIZE_GAMMA; i++)
+        if (!strcmp(law, manifest_laws[i])) {
+            z->law = i;
+            return i >= SBIO_SIZE_LOGNORMAL && !(z->p > 0) ? -EINVAL : 0;
+        }
+    return -EINVAL;
+}
+
+static int manifest_tree_key(void *ctx, int n, const char *k, const char *v)
+{
+    struct manifest_tree_read *r = ctx;
+    struct sbio_tree_decl *d = &r->m->decl;
+    uint64_t u;
+    int bad = 0, bit = 0;
+    if (!strcmp(k, "format")) {
+        bad = sbio_parse_u64(v, &u) || u != SBIO_MANIFEST_FORMAT;
+        bit = MT_FORMAT;
+    } else if (!strcmp(k, "set")) {
+        if (strcmp(v, "tree"))
+            return -EMEDIUMTYPE;
+        bit = MT_SET;
+    } else if (!strcmp(k, "file_num")) {
+        return -EMEDIUMTYPE; /* a flat set's */
+    } else if (!strcmp(k, "state")) {
+        bad = strcmp(v, "complete") && strcmp(v, "incomplete");
+        r->m->complete = !strcmp(v, "complete");
+    } else if (!strcmp(k, "seed")) {
+        bad = sbio_parse_u64(v, &r->m->seed);
+    } else if (!strcmp(k, "tree.files") || !strcmp(k, "tree.dirwidth")) {
+        bool files = k[5] == 'f';
+        bad = sbio_parse_u64(v, &u) || u < (files ? 1 : 2) || u > SBIO_TREE_MAX_FILES;
+        *(files ? &d->files : &d->dirwidth) = u;
+        bit = files ? MT_FILES : MT_WIDTH;
+    } else if (!strcmp(k, "tree.size")) {
+        bad = manifest_tree_size(&d->size, v);
+        bit = MT_SIZE;
+    } else if (!strcmp(k, "tree.prealloc")) {
+        bad = manifest_double(v, &d->prealloc) || d->prealloc < 0 || d->prealloc > 1;
+        bit = MT_PREALLOC;
+    }
+    if (bad) {
+        char why[80];
+        snprintf(why, sizeof(why), "bad %.40s", k);
+        return manifest_bad(n, why);
+    }
+    r->seen |= (unsigned)bit;
+    return 0;
+}
+
+int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m)
+{
+    memset(m, 0, sizeof(*m));
+    FILE *f = manifest_open(dirfd, SBIO_MANIFEST, O_RDONLY, "r");
+    if (!f)
+        return -errno;
+    struct manifest_tree_read r = {.m = m};
+    int n = 0;
+    int rc = manifest_lines(f, manifest_tree_key, &r, &n);
+    fclose(f);
+    if (!rc && !(r.seen & MT_SET))
+        rc = -EMEDIUMTYPE;
+    if (!rc && r.seen != MT_ALL)
+        rc = manifest_bad(n, "missing format or a tree.* key");
+    m->decl.set = !rc;
     return rc;
 }

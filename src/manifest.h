@@ -5,10 +5,16 @@
  * interrupted prepare is known. Only the files a manifest names are ever written or removed.
  * Keys: format, state, file_num, total_size, block_size, fill, prealloc, seed, verify,
  * adopted=1 for files prepare --adopt took over (their content is not sbio's fill), and
- * file.N=NAME SIZE for each file; unknown keys are skipped (a newer sbio may add some). */
+ * file.N=NAME SIZE for each file; unknown keys are skipped (a newer sbio may add some).
+ *
+ * A file tree's manifest (tree.h) has format, set=tree, state, seed and its rule instead of
+ * the files: tree.files=N, tree.dirwidth=W, tree.size=LAW A B P (fixed, uniform, lognormal or
+ * gamma, decl.h's struct sbio_size_dist, P exact to the bit), tree.prealloc=F. The rule names
+ * every entry the tree may hold, so no list of files is kept. */
 #ifndef SBIO_MANIFEST_H
 #define SBIO_MANIFEST_H
 
+#include "decl.h"
 #include "fileset.h"
 
 #define SBIO_MANIFEST        "sbio.manifest"
@@ -19,9 +25,26 @@
 int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs);
 
 /* Read dirfd's manifest into fs (allocates fs->files). Returns 0, -ENOENT when there is
- * none, -EBADMSG when it is malformed (a message names the line), or -errno. Lines are at
- * most 511 bytes of text; every file.N of file_num is there once, its name without '/'. Keys
- * a manifest lacks get their defaults (state: incomplete), and on an error fs->files is NULL. */
+ * none, -EMEDIUMTYPE when it is a file tree's (nothing said), -EBADMSG when it is malformed (a
+ * message names the line), or -errno. Lines are at most 511 bytes of text; every file.N of file_num
+ * is there once, its name without '/'. Keys a manifest lacks get their defaults (state:
+ * incomplete), and on an error fs->files is NULL. */
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs);
+
+/* A file tree's manifest: its rule (decl: files, dirwidth, size, prealloc; set and line are
+ * not kept), seed and state. */
+struct sbio_manifest_tree {
+    bool complete;
+    struct sbio_tree_decl decl;
+    uint64_t seed;
+};
+
+/* Write m as the manifest of dirfd, atomically as sbio_manifest_write. 0 or -errno. */
+int sbio_manifest_write_tree(int dirfd, const struct sbio_manifest_tree *m);
+
+/* Read dirfd's manifest as a tree's into m. Returns 0, -ENOENT when there is none,
+ * -EMEDIUMTYPE when it is a flat set's (nothing said), -EBADMSG when it is malformed or its
+ * rule is out of range (a message names the line), or -errno. */
+int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m);
 
 #endif

@@ -3,7 +3,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "io.h"
 #include "util.h"
+
+const char *sbio_mix_op_name(int op)
+{
+    static const char *const own[SBIO_MIX_FS_FIRST] = {"read", "write", "fsync", "fdatasync",
+                                                       "rmw"};
+    if (op >= 0 && op < SBIO_MIX_FS_FIRST)
+        return own[op];
+    return op < SBIO_MIX_NR ? sbio_op_name(op - SBIO_MIX_FS_FIRST + SBIO_OP_FS_FIRST) : "?";
+}
 
 double sbio_mix_rand01(uint64_t *rng)
 {
@@ -30,6 +40,23 @@ static double zipf_Hinv(double s, double y)
     return exp(log1p(t) / (1 - s));
 }
 
+/* A size distribution: sizes and their cumulative shares, normalised to 1. Returns n. */
+static unsigned mix_sizes(uint64_t *size, double *cum, const uint64_t *sizes, const double *weight,
+                          unsigned n)
+{
+    double total = 0, acc = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += weight[i];
+    for (unsigned i = 0; i < n; i++) {
+        size[i] = sizes[i];
+        acc += weight[i];
+        cum[i] = acc / total;
+    }
+    if (n)
+        cum[n - 1] = 1;
+    return n;
+}
+
 void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t n)
 {
     memset(m, 0, sizeof(*m));
@@ -41,17 +68,17 @@ void sbio_mix_init(struct sbio_mix *m, const struct sbio_script_job *j, uint64_t
         m->op_cum[i] = total > 0 ? acc / total : (i == SBIO_MIX_READ);
     }
     m->op_cum[SBIO_MIX_NR - 1] = 1; /* rounding must not leave a gap */
-    double btotal = 0, bacc = 0;
-    m->nblocks = j->nblocks;
-    for (unsigned i = 0; i < j->nblocks; i++)
-        btotal += j->block_weight[i];
-    for (unsigned i = 0; i < j->nblocks; i++) {
-        m->block[i] = j->block[i];
-        bacc += j->block_weight[i];
-        m->block_cum[i] = bacc / btotal;
-    }
-    if (m->nblocks)
-        m->block_cum[m->nblocks - 1] = 1;
+    m->single = -1;
+    for (int i = 0; i < SBIO_MIX_NR && m->single < 0; i++)
+        if (m->op_cum[i] >= 1 && (i == 0 || m->op_cum[i - 1] <= 0))
+            m->single = i;
+    m->nblocks = mix_sizes(m->block, m->block_cum, j->block, j->block_weight, j->nblocks);
+    if (j->nappend)
+        m->nappend = mix_sizes(m->append, m->append_cum, j->append, j->append_weight, j->nappend);
+    else
+        m->nappend = mix_sizes(m->append, m->append_cum, j->block, j->block_weight, j->nblocks);
+    m->nflow = j->nflow;
+    memcpy(m->flow, j->flow, sizeof(m->flow));
     m->pattern = j->pattern;
     m->pa = j->pa;
     m->pb = j->pb;
@@ -74,9 +101,8 @@ void sbio_mix_set_blocks(struct sbio_mix *m, uint64_t n)
 enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng)
 {
     /* One operation only: no draw, so the block is the thread's first draw per op. */
-    for (int i = 0; i < SBIO_MIX_NR; i++)
-        if (m->op_cum[i] >= 1 && (i == 0 || m->op_cum[i - 1] <= 0))
-            return (enum sbio_mix_op)i;
+    if (m->single >= 0)
+        return (enum sbio_mix_op)m->single;
     double u = sbio_mix_rand01(rng);
     for (int i = 0; i < SBIO_MIX_NR - 1; i++)
         if (u < m->op_cum[i])
@@ -84,15 +110,36 @@ enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng)
     return SBIO_MIX_NR - 1;
 }
 
+/* A draw from n sizes with cumulative shares cum. */
+static uint64_t mix_draw_size(const uint64_t *size, const double *cum, unsigned n, uint64_t *rng)
+{
+    if (n <= 1)
+        return size[0];
+    double u = sbio_mix_rand01(rng);
+    for (unsigned i = 0; i + 1 < n; i++)
+        if (u < cum[i])
+            return size[i];
+    return size[n - 1];
+}
+
 uint64_t sbio_mix_size(const struct sbio_mix *m, uint64_t *rng)
 {
-    if (m->nblocks <= 1)
-        return m->block[0];
-    double u = sbio_mix_rand01(rng);
-    for (unsigned i = 0; i + 1 < m->nblocks; i++)
-        if (u < m->block_cum[i])
-            return m->block[i];
-    return m->block[m->nblocks - 1];
+    return mix_draw_size(m->block, m->block_cum, m->nblocks, rng);
+}
+
+uint64_t sbio_mix_append_size(const struct sbio_mix *m, uint64_t *rng)
+{
+    return mix_draw_size(m->append, m->append_cum, m->nappend, rng);
+}
+
+uint64_t sbio_mix_max_len(const struct sbio_mix *m)
+{
+    uint64_t big = 0;
+    for (unsigned i = 0; i < m->nblocks; i++)
+        big = m->block[i] > big ? m->block[i] : big;
+    for (unsigned i = 0; i < m->nappend; i++)
+        big = m->append[i] > big ? m->append[i] : big;
+    return big;
 }
 
 static uint64_t zipf_sample(const struct sbio_mix *m, uint64_t *rng)

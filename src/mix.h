@@ -21,6 +21,7 @@
 
 struct sbio_mix {
     double op_cum[SBIO_MIX_NR]; /* cumulative weights, normalised to 1 */
+    int single;                 /* the only operation with a weight, or -1 */
     unsigned nblocks;
     uint64_t block[SBIO_SCRIPT_MAX_BLOCKS];
     double block_cum[SBIO_SCRIPT_MAX_BLOCKS];
@@ -31,6 +32,13 @@ struct sbio_mix {
     double z_hx1, z_hn, z_s;
     /* pareto: the exponent giving P(index < H n) = 1 - H */
     double pareto_k;
+    /* A tree job (fsop.h): the append sizes (the block sizes when the job declares none),
+     * and the flow, its operations in order (nflow 0: drawn by weight). */
+    unsigned nappend;
+    uint64_t append[SBIO_SCRIPT_MAX_BLOCKS];
+    double append_cum[SBIO_SCRIPT_MAX_BLOCKS];
+    unsigned nflow;
+    unsigned char flow[SBIO_SCRIPT_MAX_FLOW]; /* enum sbio_mix_op */
 };
 
 /* Compile job j for a set of n blocks (of the job's smallest block size). */
@@ -45,7 +53,15 @@ void sbio_mix_set_blocks(struct sbio_mix *m, uint64_t n);
  * for). rng: the thread's PRNG state; seq: the thread's position for the seq pattern. */
 enum sbio_mix_op sbio_mix_op(const struct sbio_mix *m, uint64_t *rng);
 uint64_t sbio_mix_size(const struct sbio_mix *m, uint64_t *rng);
+uint64_t sbio_mix_append_size(const struct sbio_mix *m, uint64_t *rng);
+
+/* The largest request the mix makes: its largest block, or append size. */
+uint64_t sbio_mix_max_len(const struct sbio_mix *m);
 uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uint64_t *seq);
+
+/* How a script names mix operation op (enum sbio_mix_op): "read", "write", "fsync",
+ * "fdatasync", "rmw", then the file-system operations as sbio_op_name says them. */
+const char *sbio_mix_op_name(int op);
 
 /* A uniform double in [0, 1) from the thread's PRNG. */
 double sbio_mix_rand01(uint64_t *rng);

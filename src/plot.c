@@ -42,10 +42,11 @@
 #define PLOT_NO_SAMPLES  "no time series: run with --report-interval or --log-interval"
 #define PLOT_MAX_PIXELS  20000
 
-enum { PLOT_READ, PLOT_WRITE, PLOT_FSYNC, PLOT_OP_NR };
-
-/* One colour per op type in every chart, so a reader learns them once. */
-static const char *const plot_op_color[PLOT_OP_NR] = {"#1f77b4", "#ff7f0e", "#2ca02c"};
+/* One colour per op type in every chart, so a reader learns them once (a read-modify-write
+ * has no line in these charts: its entry is unused). */
+static const char *const plot_op_color[SBIO_OP_NR] = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#000000", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"};
 static const char *const plot_pct_key[] = {"50", "90", "99", "99.9"};
 #define PLOT_NPCT (sizeof(plot_pct_key) / sizeof(plot_pct_key[0]))
 /* A compare chart's ops/s bars: the baseline (the first setting, which every difference is
@@ -66,8 +67,16 @@ struct plot_run {
     json_t *settings; /* a compare result's settings[] (non-empty), else NULL */
 };
 
+/* The op types a chart of runs has a data column for, op[k] column k's: read, write and
+ * fsync always, then each file-system operation some run did (a tree job's). */
+struct plot_ops {
+    int n;
+    int op[SBIO_OP_NR];
+};
+
 struct plot_ctx {
     const struct sbio_config *cfg;
+    struct plot_ops ops;
     unsigned width, height;
     bool svg;
     bool temp; /* dir is ours to remove */
@@ -315,22 +324,24 @@ static FILE *plot_create(const struct plot_ctx *c, const char *name, int *rc)
     return f;
 }
 
-/* The time series: t_s then ops/s of each op type (all three, NaN where absent). */
+/* The time series: t_s then ops/s of each op type of the chart (NaN where absent). */
 static int plot_write_throughput(const struct plot_ctx *c, const struct plot_run *r)
 {
     int rc = 0;
     FILE *f = plot_create(c, PLOT_THROUGHPUT, &rc);
     if (!f)
         return rc;
-    fprintf(f, "# %s: result.samples[].t_s and [].TYPE.ops_per_s\n", r->path);
-    fprintf(f, "# t_s read_ops_per_s write_ops_per_s fsync_ops_per_s\n");
+    fprintf(f, "# %s: result.samples[].t_s and [].TYPE.ops_per_s\n# t_s", r->path);
+    for (int k = 0; k < c->ops.n; k++)
+        fprintf(f, " %s_ops_per_s", sbio_op_name(c->ops.op[k]));
+    fputc('\n', f);
     size_t i;
     json_t *s;
     json_array_foreach(r->samples, i, s)
     {
         fprintf(f, "%.10g", plot_num(s, "t_s", NULL));
-        for (int op = 0; op < PLOT_OP_NR; op++)
-            plot_put(f, plot_num(s, sbio_op_name(op), "ops_per_s", NULL));
+        for (int k = 0; k < c->ops.n; k++)
+            plot_put(f, plot_num(s, sbio_op_name(c->ops.op[k]), "ops_per_s", NULL));
         fputc('\n', f);
     }
     return plot_close(f, PLOT_THROUGHPUT);
@@ -343,13 +354,15 @@ static int plot_write_percentiles(const struct plot_ctx *c, const struct plot_ru
     FILE *f = plot_create(c, PLOT_PERCENTILES, &rc);
     if (!f)
         return rc;
-    fprintf(f, "# %s: result.op_types.TYPE.latency.percentiles_ns\n", r->path);
-    fprintf(f, "# percentile read_ns write_ns fsync_ns\n");
+    fprintf(f, "# %s: result.op_types.TYPE.latency.percentiles_ns\n# percentile", r->path);
+    for (int k = 0; k < c->ops.n; k++)
+        fprintf(f, " %s_ns", sbio_op_name(c->ops.op[k]));
+    fputc('\n', f);
     for (size_t p = 0; p < PLOT_NPCT; p++) {
         fprintf(f, "p%s", plot_pct_key[p]);
-        for (int op = 0; op < PLOT_OP_NR; op++) {
-            double v = plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns",
-                                plot_pct_key[p], NULL);
+        for (int k = 0; k < c->ops.n; k++) {
+            double v = plot_num(r->op_types, sbio_op_name(c->ops.op[k]), "latency",
+                                "percentiles_ns", plot_pct_key[p], NULL);
             /* A log axis has no place for 0 (an op type never timed). */
             plot_put(f, v > 0 ? v : NAN);
         }
@@ -366,9 +379,12 @@ static int plot_write_compare(const struct plot_ctx *c)
     if (!f)
         return rc;
     fprintf(f, "# result.op_types.TYPE.ops_per_s and .latency.percentiles_ns.99, one run a "
-               "line\n");
-    fprintf(f, "# name description read_ops_per_s write_ops_per_s fsync_ops_per_s read_p99_ns "
-               "write_p99_ns fsync_p99_ns\n");
+               "line\n# name description");
+    for (int k = 0; k < c->ops.n; k++)
+        fprintf(f, " %s_ops_per_s", sbio_op_name(c->ops.op[k]));
+    for (int k = 0; k < c->ops.n; k++)
+        fprintf(f, " %s_p99_ns", sbio_op_name(c->ops.op[k]));
+    fputc('\n', f);
     for (int i = 0; i < c->nruns; i++) {
         const struct plot_run *r = &c->runs[i];
         char desc[256];
@@ -377,9 +393,10 @@ static int plot_write_compare(const struct plot_ctx *c)
             if (*p == '"')
                 *p = '\'';
         fprintf(f, "\"%s\" \"%s\"", r->label, desc);
-        for (int op = 0; op < PLOT_OP_NR; op++)
-            plot_put(f, plot_num(r->op_types, sbio_op_name(op), "ops_per_s", NULL));
-        for (int op = 0; op < PLOT_OP_NR; op++) {
+        for (int k = 0; k < c->ops.n; k++)
+            plot_put(f, plot_num(r->op_types, sbio_op_name(c->ops.op[k]), "ops_per_s", NULL));
+        for (int k = 0; k < c->ops.n; k++) {
+            int op = c->ops.op[k];
             double v =
                 plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns", "99", NULL);
             plot_put(f, v > 0 && plot_op_timed(r, op) ? v : NAN);
@@ -425,16 +442,16 @@ static void plot_write_terminal(FILE *f, const struct plot_ctx *c)
 }
 
 /* The top panel of a one-run chart: ops/s of each op type over time, from throughput.dat. */
-static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
+static void plot_run_throughput_panel(FILE *f, const struct plot_ops *o, const struct plot_run *r)
 {
     size_t nsamples = r->samples ? json_array_size(r->samples) : 0;
     double max = 0;
     size_t i;
     json_t *smp;
     if (nsamples)
-        json_array_foreach(r->samples, i, smp) for (int op = 0; op < PLOT_OP_NR; op++)
+        json_array_foreach(r->samples, i, smp) for (int k = 0; k < o->n; k++)
         {
-            double v = plot_num(smp, sbio_op_name(op), "ops_per_s", NULL);
+            double v = plot_num(smp, sbio_op_name(o->op[k]), "ops_per_s", NULL);
             if (v > max)
                 max = v;
         }
@@ -450,11 +467,12 @@ static void plot_run_throughput_panel(FILE *f, const struct plot_run *r)
     if (nsamples) {
         /* Points mark each interval while they stay readable; a long log is a line. */
         const char *style = nsamples <= 60 ? "linespoints pt 7 ps 0.6" : "lines";
-        for (int op = 0; op < PLOT_OP_NR; op++) {
+        for (int k = 0; k < o->n; k++) {
+            int op = o->op[k];
             if (!plot_op_done(r, op))
                 continue;
             fprintf(f, "%s '%s' using 1:($%d/%g) with %s lw 2 lc rgb '%s' title '%s'",
-                    any ? ", \\\n    " : "plot", PLOT_THROUGHPUT, op + 2, scale, style,
+                    any ? ", \\\n    " : "plot", PLOT_THROUGHPUT, k + 2, scale, style,
                     plot_op_color[op], sbio_op_name(op));
             any = true;
         }
@@ -489,7 +507,7 @@ struct plot_box {
 struct plot_tags {
     double lo, hi;        /* the y range, µs, whole decades */
     double px_x, area_px; /* pixels per percentile step; height of the plot area */
-    struct plot_box used[PLOT_NPCT * PLOT_OP_NR * (PLOT_SEG_BOXES + 1)]; /* points, lines, labels */
+    struct plot_box used[PLOT_NPCT * SBIO_OP_NR * (PLOT_SEG_BOXES + 1)]; /* points, lines, labels */
     int nused;
 };
 
@@ -522,10 +540,10 @@ static bool plot_tags_layout(const struct plot_ctx *c, json_t *ops, bool *timed,
                              struct plot_tags *t)
 {
     double min = INFINITY, max = 0;
-    for (int op = 0; op < PLOT_OP_NR; op++)
-        for (size_t p = 0; timed[op] && p < PLOT_NPCT; p++) {
-            double v =
-                plot_num(ops, sbio_op_name(op), "latency", "percentiles_ns", plot_pct_key[p], NULL);
+    for (int k = 0; k < c->ops.n; k++)
+        for (size_t p = 0; timed[k] && p < PLOT_NPCT; p++) {
+            double v = plot_num(ops, sbio_op_name(c->ops.op[k]), "latency", "percentiles_ns",
+                                plot_pct_key[p], NULL);
             min = v > 0 && v < min ? v : min;
             max = v > max ? v : max;
         }
@@ -537,8 +555,9 @@ static bool plot_tags_layout(const struct plot_ctx *c, json_t *ops, bool *timed,
     t->px_x = ((double)c->width - 26 * PLOT_CHAR_PX) / ((double)PLOT_NPCT - 0.4);
     t->area_px = (double)c->height / 2 - 100;
     t->nused = 0;
-    for (int op = 0; op < PLOT_OP_NR; op++)
-        for (size_t p = 0; timed[op] && p < PLOT_NPCT; p++) {
+    for (int col = 0; col < c->ops.n; col++) {
+        int op = c->ops.op[col];
+        for (size_t p = 0; timed[col] && p < PLOT_NPCT; p++) {
             double v = plot_num(ops, sbio_op_name(op), "latency", "percentiles_ns", plot_pct_key[p],
                                 NULL),
                    w = p + 1 < PLOT_NPCT ? plot_num(ops, sbio_op_name(op), "latency",
@@ -559,6 +578,7 @@ static bool plot_tags_layout(const struct plot_ctx *c, json_t *ops, bool *timed,
                 t->used[t->nused++] = (struct plot_box){bx - 2, bx + 2, by - 2, by + 2};
             }
         }
+    }
     return true;
 }
 
@@ -603,9 +623,9 @@ static void plot_tag(FILE *f, struct plot_tags *t, size_t p, double v, const cha
  * percentiles.dat, each point with its value; it ends the chart. */
 static void plot_run_latency_panel(FILE *f, const struct plot_ctx *c, const struct plot_run *r)
 {
-    bool timed[PLOT_OP_NR];
-    for (int op = 0; op < PLOT_OP_NR; op++)
-        timed[op] = plot_op_timed(r, op);
+    bool timed[SBIO_OP_NR];
+    for (int k = 0; k < c->ops.n; k++)
+        timed[k] = plot_op_timed(r, c->ops.op[k]);
     struct plot_tags *t = calloc(1, sizeof(*t));
     bool any = t && plot_tags_layout(c, r->op_types, timed, t);
     fprintf(f,
@@ -618,20 +638,22 @@ static void plot_run_latency_panel(FILE *f, const struct plot_ctx *c, const stru
     if (any)
         fprintf(f, "set yrange [%g:%g]\n", t->lo, t->hi);
     for (size_t p = 0; any && p < PLOT_NPCT; p++)
-        for (int op = 0; op < PLOT_OP_NR; op++) {
+        for (int k = 0; k < c->ops.n; k++) {
+            int op = c->ops.op[k];
             double v = plot_num(r->op_types, sbio_op_name(op), "latency", "percentiles_ns",
                                 plot_pct_key[p], NULL);
-            if (timed[op] && v > 0)
+            if (timed[k] && v > 0)
                 plot_tag(f, t, p, v, plot_op_color[op]);
         }
-    for (int op = 0, k = 0; any && op < PLOT_OP_NR; op++) {
-        if (!timed[op])
+    for (int col = 0, k = 0; any && col < c->ops.n; col++) {
+        int op = c->ops.op[col];
+        if (!timed[col])
             continue;
         /* Data in ns as in the JSON; the axis is in µs. */
         fprintf(f,
                 "%s '%s' using 0:($%d/1000.0):xtic(1) with linespoints lw 2 pt 7 ps 1 "
                 "lc rgb '%s' title '%s'",
-                k++ ? ", \\\n    " : "plot", PLOT_PERCENTILES, op + 2, plot_op_color[op],
+                k++ ? ", \\\n    " : "plot", PLOT_PERCENTILES, col + 2, plot_op_color[op],
                 sbio_op_name(op));
     }
     if (!any)
@@ -654,13 +676,14 @@ static void plot_write_run_script(FILE *f, const struct plot_ctx *c, const struc
     fprintf(f, "set multiplot layout 2,1 title ");
     plot_quote(f, title);
     fprintf(f, " font ',13'\n");
-    plot_run_throughput_panel(f, r);
+    plot_run_throughput_panel(f, &c->ops, r);
     plot_run_latency_panel(f, c, r);
 }
 
 /* A chart of several runs: what its bars show and what fits around them. */
 struct plot_bars {
-    bool done[PLOT_OP_NR], timed[PLOT_OP_NR]; /* op types any run did, and timed */
+    const struct plot_ops *ops;               /* the data file's columns */
+    bool done[SBIO_OP_NR], timed[SBIO_OP_NR]; /* column k's op type any run did, and timed */
     int ndone, ntimed;
     bool values;      /* value labels on the bars */
     const char *xtic; /* the tick labels' using-expression */
@@ -669,13 +692,14 @@ struct plot_bars {
 static void plot_bars_ops(const struct plot_ctx *c, struct plot_bars *b)
 {
     memset(b, 0, sizeof(*b));
-    for (int op = 0; op < PLOT_OP_NR; op++) {
+    b->ops = &c->ops;
+    for (int k = 0; k < c->ops.n; k++) {
         for (int i = 0; i < c->nruns; i++) {
-            b->done[op] |= plot_op_done(&c->runs[i], op);
-            b->timed[op] |= plot_op_timed(&c->runs[i], op);
+            b->done[k] |= plot_op_done(&c->runs[i], c->ops.op[k]);
+            b->timed[k] |= plot_op_timed(&c->runs[i], c->ops.op[k]);
         }
-        b->ndone += b->done[op];
-        b->ntimed += b->timed[op];
+        b->ndone += b->done[k];
+        b->ntimed += b->timed[k];
     }
 }
 
@@ -712,8 +736,8 @@ static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct 
 {
     double max = 0;
     for (int i = 0; i < c->nruns; i++)
-        for (int op = 0; op < PLOT_OP_NR; op++) {
-            double v = plot_num(c->runs[i].op_types, sbio_op_name(op), "ops_per_s", NULL);
+        for (int k = 0; k < c->ops.n; k++) {
+            double v = plot_num(c->runs[i].op_types, sbio_op_name(c->ops.op[k]), "ops_per_s", NULL);
             if (v > max)
                 max = v;
         }
@@ -721,21 +745,22 @@ static void plot_bars_ops_panel(FILE *f, const struct plot_ctx *c, const struct 
     double scale = plot_ops_scale(max, &ylabel);
     fprintf(f, "set title 'Throughput per run'\nset ylabel '%s'\nset yrange [0:*]\n", ylabel);
     int k = 0;
-    for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!b->done[op])
+    for (int col = 0; col < b->ops->n; col++) {
+        int op = b->ops->op[col];
+        if (!b->done[col])
             continue;
         fprintf(f, "%s '%s' using ($%d/%g):%s lc rgb '%s' title '%s'", k ? ", \\\n    " : "plot",
-                PLOT_COMPARE, op + 3, scale, b->xtic, plot_op_color[op], sbio_op_name(op));
+                PLOT_COMPARE, col + 3, scale, b->xtic, plot_op_color[op], sbio_op_name(op));
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
-        if (!b->done[op])
+    for (int col = 0; col < b->ops->n && b->values; col++) {
+        if (!b->done[col])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/%g):($%d > 0 ? "
                 "plot_fmt_ops($%d) : '') with labels offset 0,0.7 font ',9' notitle",
-                k, (b->ndone - 1) / 2.0, b->ndone + 1, op + 3, scale, op + 3, op + 3);
+                k, (b->ndone - 1) / 2.0, b->ndone + 1, col + 3, scale, col + 3, col + 3);
         k++;
     }
     if (!b->ndone)
@@ -749,23 +774,25 @@ static void plot_bars_p99_panel(FILE *f, const struct plot_bars *b)
 {
     fprintf(f, "set title 'p99 latency per run (log scale)'\nset ylabel 'p99 latency (µs)'\n"
                "set logscale y\nset yrange [*:*]\nset autoscale y\n");
-    int k = 0;
-    for (int op = 0; op < PLOT_OP_NR; op++) {
-        if (!b->timed[op])
+    /* The p99 columns follow the ops/s ones. */
+    int k = 0, p99 = 3 + b->ops->n;
+    for (int col = 0; col < b->ops->n; col++) {
+        int op = b->ops->op[col];
+        if (!b->timed[col])
             continue;
         fprintf(f, "%s '%s' using ($%d/1000.0):%s lc rgb '%s' title '%s'",
-                k ? ", \\\n    " : "plot", PLOT_COMPARE, op + 6, b->xtic, plot_op_color[op],
+                k ? ", \\\n    " : "plot", PLOT_COMPARE, p99 + col, b->xtic, plot_op_color[op],
                 sbio_op_name(op));
         k++;
     }
     k = 0;
-    for (int op = 0; op < PLOT_OP_NR && b->values; op++) {
-        if (!b->timed[op])
+    for (int col = 0; col < b->ops->n && b->values; col++) {
+        if (!b->timed[col])
             continue;
         fprintf(f,
                 ", \\\n    '' using ($0 + (%d - %g) / %d.0):($%d/1000.0):(plot_fmt_ns("
                 "$%d)) with labels offset 0,0.7 font ',9' notitle",
-                k, (b->ntimed - 1) / 2.0, b->ntimed + 1, op + 6, op + 6);
+                k, (b->ntimed - 1) / 2.0, b->ntimed + 1, p99 + col, p99 + col);
         k++;
     }
     if (!b->ntimed)
@@ -813,7 +840,7 @@ struct plot_setting {
 static const char *const plot_lat_q[] = {"50", "95", "99", "99.9"};
 #define PLOT_NLAT (sizeof(plot_lat_q) / sizeof(plot_lat_q[0]))
 /* Op types in a latency panel: a point and dash type each, the colour being the setting's. */
-static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13};
+static const int plot_op_pt[SBIO_OP_NR] = {7, 5, 9, 13, 11, 3, 1, 2, 4, 6, 8, 10, 12, 14, 15};
 /* The settings' colours in the latency panels: the baseline grey as its bar, the others in
  * turn from a palette without it. */
 static const char *const plot_set_color[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -918,15 +945,16 @@ static const char *plot_cmp_metric(json_t *doc)
 }
 
 /* The table's columns: each op type's percentiles, c = op * PLOT_NLAT + q. */
-static int plot_cmp_columns(size_t *col, size_t *ncol)
+_Static_assert(SBIO_OP_NR *PLOT_NLAT <= SBIO_TABLE_MAX_COLS, "a table holds every percentile");
+static void plot_cmp_columns(size_t *col, size_t *ncol)
 {
-    char list[256];
-    size_t l = 0;
+    char name[64];
+    *ncol = 0;
     for (int op = 0; op < SBIO_OP_NR; op++)
-        for (size_t q = 0; q < PLOT_NLAT; q++)
-            l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s.p%s", l ? "," : "",
-                                  sbio_op_name(op), plot_lat_q[q]);
-    return sbio_table_metrics_parse(list, col, ncol);
+        for (size_t q = 0; q < PLOT_NLAT; q++) {
+            snprintf(name, sizeof(name), "%s.p%s", sbio_op_name(op), plot_lat_q[q]);
+            col[(*ncol)++] = (size_t)sbio_table_metric_index(name);
+        }
 }
 
 /* A run's document when it ended ok (compare's statistics are over those only), else NULL. */
@@ -952,8 +980,8 @@ static int plot_cmp_table(struct plot_cmp *m)
     struct sbio_table_phase *ph = calloc(m->np ? m->np : 1, sizeof(*ph));
     if (!ph)
         return -ENOMEM;
-    bool fits = first && plot_cmp_columns(col, &ncol) == 0 &&
-                sbio_table_shape(first, ph, m->np, &np) == 0 && np == m->np;
+    plot_cmp_columns(col, &ncol);
+    bool fits = first && sbio_table_shape(first, ph, m->np, &np) == 0 && np == m->np;
     for (size_t p = 0; fits && p < np; p++)
         fits = ph[p].nb == plot_cmp_nblocks(m, p);
     int rc = fits ? sbio_table_init(&m->tab, m->ns, maxrun, ph, np, col, ncol) : 0;
@@ -2065,6 +2093,19 @@ static void plot_label_runs(struct plot_ctx *c)
         json_decref(sets[i]);
 }
 
+/* The op types the runs' charts have columns for (struct plot_ops). */
+static void plot_ops_of(struct plot_ctx *c)
+{
+    c->ops.n = 0;
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        bool has = op <= SBIO_FSYNC;
+        for (int i = 0; !has && op >= SBIO_OP_FS_FIRST && i < c->nruns; i++)
+            has = plot_op_done(&c->runs[i], op);
+        if (has)
+            c->ops.op[c->ops.n++] = op;
+    }
+}
+
 /* Every input read and checked, before anything is created. 0 or -SBIO_EUSAGE (message
  * printed); c->nruns counts the documents to free either way. */
 static int plot_load_all(struct plot_ctx *c)
@@ -2089,6 +2130,7 @@ static int plot_load_all(struct plot_ctx *c)
     }
     if (c->nruns > 1)
         plot_label_runs(c);
+    plot_ops_of(c);
     if (c->nruns == 1 && !c->runs[0].settings &&
         (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
         sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);

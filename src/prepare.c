@@ -18,6 +18,7 @@
 #include "fill.h"
 #include "manifest.h"
 #include "sysblock.h"
+#include "tree.h"
 #include "util.h"
 #include "verify.h"
 
@@ -379,6 +380,12 @@ static int prep_load(struct prep *pr)
     const struct sbio_config *cfg = pr->cfg;
     int rc = sbio_manifest_read(pr->fs.dirfd, &pr->fs);
     pr->had_manifest = rc == 0;
+    if (rc == -EMEDIUMTYPE) {
+        sbio_err("%s holds a file tree (prepared by a script with fileset { dirwidth = ... }), "
+                 "not a flat set; run sbio cleanup --dir %s first, or use another --dir",
+                 cfg->dir, cfg->dir);
+        return -SBIO_EUSAGE;
+    }
     if (rc == -EBADMSG) {
         sbio_err("%s/%s is damaged; remove the set by hand or use another --dir", cfg->dir,
                  SBIO_MANIFEST);
@@ -612,6 +619,10 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
         return dfd;
     fs.dirfd = dfd;
     int rc = sbio_manifest_read(dfd, &fs);
+    if (rc == -EMEDIUMTYPE) { /* a file tree's manifest: its own cleanup */
+        sbio_fileset_close(&fs);
+        return sbio_tree_cleanup(cfg, out);
+    }
     if (rc == -ENOENT) {
         /* Idempotent: scripts run cleanup twice; no manifest means nothing of ours. */
         unsigned left = 0;

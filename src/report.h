@@ -125,6 +125,18 @@ int sbio_report_json(FILE *out, json_t *doc);
  * "phase refused", a job that failed to start its error alone. 0 or -EIO. */
 int sbio_report_csv(FILE *out, json_t *doc, bool header);
 
+/* Room for the longest CSV header line, its line break and NUL included. */
+#define SBIO_CSV_HEADER_MAX 4096
+
+/* Whether op type op moves data, so that its MiB/s means something: reads and writes of
+ * blocks and of whole files, read-modify-writes, creates and appends (not syncs, not the
+ * other metadata operations). */
+static inline bool sbio_report_op_bytes(int op)
+{
+    return op == SBIO_READ || op == SBIO_WRITE || op == SBIO_RMW || op == SBIO_CREATE ||
+           op == SBIO_APPEND || op == SBIO_READWHOLE || op == SBIO_WRITEWHOLE;
+}
+
 /* The header line (without its line break) sbio_report_csv writes for a script's document
  * (script true) or a run's, into buf: what a CSV file appended to must start with. 0, or
  * -ENOSPC when it does not fit in len. */

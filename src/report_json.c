@@ -238,6 +238,13 @@ static json_t *optype_json(const struct sbio_stats *t, int op, double secs)
     return o;
 }
 
+/* Whether the document has op type op: the four of a run always, a file-system operation
+ * when the run counted some (a run without any has a document as before they existed). */
+static bool op_shown(const struct sbio_stats *total, int op)
+{
+    return op < SBIO_OP_FS_FIRST || total->lat[op].count;
+}
+
 static json_t *threads_json(const struct sbio_run_result *res)
 {
     json_t *a = json_array();
@@ -257,6 +264,8 @@ static json_t *threads_json(const struct sbio_run_result *res)
         json_object_set_new(o, "events", json_integer((json_int_t)s->events));
         json_object_set_new(o, "ops", json_integer((json_int_t)sbio_stats_ops(s)));
         for (int op = 0; op < SBIO_OP_NR; op++) {
+            if (!op_shown(&res->total, op))
+                continue;
             char k[32];
             snprintf(k, sizeof(k), "%s_ops", sbio_op_name(op));
             json_object_set_new(
@@ -264,6 +273,8 @@ static json_t *threads_json(const struct sbio_run_result *res)
                 json_integer(
                     (json_int_t)(s->lat[op].count + (op == SBIO_FSYNC ? s->write_fsyncs : 0))));
         }
+        if (sbio_stats_has_fs(&res->total))
+            json_object_set_new(o, "skipped", json_integer((json_int_t)s->skipped));
         json_object_set_new(o, "bytes_read", json_integer((json_int_t)sbio_stats_bytes_read(s)));
         json_object_set_new(o, "bytes_written",
                             json_integer((json_int_t)sbio_stats_bytes_written(s)));
@@ -289,6 +300,8 @@ static json_t *samples_json(const struct sbio_run_result *res)
         json_object_set_new(o, "t_s", json_real(sm->t_s));
         json_object_set_new(o, "duration_s", json_real(sm->dur_s));
         for (int op = 0; op < SBIO_OP_NR; op++) {
+            if (!op_shown(&res->total, op))
+                continue;
             json_t *x = json_object();
             json_object_set_new(x, "ops", json_integer((json_int_t)sm->ops[op]));
             json_object_set_new(x, "bytes", json_integer((json_int_t)sm->bytes[op]));
@@ -486,8 +499,11 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
     json_object_set_new(r, "ops", json_integer((json_int_t)sbio_stats_ops(t)));
     json_t *ops = json_object();
     for (int op = 0; op < SBIO_OP_NR; op++)
-        json_object_set_new(ops, sbio_op_name(op), optype_json(t, op, secs));
+        if (op_shown(t, op))
+            json_object_set_new(ops, sbio_op_name(op), optype_json(t, op, secs));
     json_object_set_new(r, "op_types", ops);
+    if (sbio_stats_has_fs(t))
+        json_object_set_new(r, "skipped", json_integer((json_int_t)t->skipped));
     struct sbio_hist all;
     sbio_stats_all_lat(t, &all);
     json_object_set_new(r, "latency_all", latency_json(&all, false));
@@ -623,8 +639,11 @@ int sbio_report_json(FILE *out, json_t *doc)
     return rc ? -EIO : 0;
 }
 
-/* CSV columns: a name and a JSON path into the result document. */
-static const char *const csv_cols[][2] = {
+/* CSV columns: a name and a JSON path into the result document. The head's, then for each
+ * file-system op type the fs columns (csv_fs: "create_ops" from "…op_types.create.ops"; the
+ * MiB/s of those that move data only), then the tail's: every run's line has them all, empty
+ * where its document has no such op type. */
+static const char *const csv_head[][2] = {
     {"sbio_version", "sbio_version"},
     {"finished_utc", "finished_utc"},
     {"file_test_mode", "config.file_test_mode"},
@@ -659,10 +678,50 @@ static const char *const csv_cols[][2] = {
     {"write_lat_max_ns", "result.op_types.write.latency.max_ns"},
     {"fsync_lat_mean_ns", "result.op_types.fsync.latency.mean_ns"},
     {"fsync_lat_p99_ns", "result.op_types.fsync.latency.percentiles_ns.99"},
+};
+static const char *const csv_fs[][2] = {
+    {"ops", "ops"},
+    {"ops_per_s", "ops_per_s"},
+    {"mib_per_s", "mib_per_s"},
+    {"lat_mean_ns", "latency.mean_ns"},
+    {"lat_p99_ns", "latency.percentiles_ns.99"},
+};
+#define CSV_FS_MIB 2 /* csv_fs's MiB/s: for the op types that move data only */
+static const char *const csv_tail[][2] = {
+    {"skipped", "result.skipped"},
     {"cpu_user_pct", "result.cpu.user_pct"},
     {"cpu_system_pct", "result.cpu.system_pct"},
     {"error", "result.errors.0.message"},
 };
+#define CSV_NHEAD (sizeof(csv_head) / sizeof(csv_head[0]))
+#define CSV_NFS   (sizeof(csv_fs) / sizeof(csv_fs[0]))
+#define CSV_NTAIL (sizeof(csv_tail) / sizeof(csv_tail[0]))
+
+/* Column i's name and JSON path into name and path (each 64 bytes); false past the last. */
+static bool csv_col(size_t i, char *name, char *path)
+{
+    if (i < CSV_NHEAD) {
+        snprintf(name, 64, "%s", csv_head[i][0]);
+        snprintf(path, 64, "%s", csv_head[i][1]);
+        return true;
+    }
+    i -= CSV_NHEAD;
+    for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
+        for (size_t k = 0; k < CSV_NFS; k++) {
+            if (k == CSV_FS_MIB && !sbio_report_op_bytes(op))
+                continue;
+            if (i--)
+                continue;
+            snprintf(name, 64, "%s_%s", sbio_op_name(op), csv_fs[k][0]);
+            snprintf(path, 64, "result.op_types.%s.%s", sbio_op_name(op), csv_fs[k][1]);
+            return true;
+        }
+    if (i >= CSV_NTAIL)
+        return false;
+    snprintf(name, 64, "%s", csv_tail[i][0]);
+    snprintf(path, 64, "%s", csv_tail[i][1]);
+    return true;
+}
 
 json_t *sbio_json_get(json_t *doc, const char *path)
 {
@@ -726,13 +785,12 @@ static void csv_value(FILE *out, const char *col, json_t *v)
         fputs(json_is_true(v) ? "true" : "false", out);
 }
 
-#define CSV_NCOLS (sizeof(csv_cols) / sizeof(csv_cols[0]))
-
 int sbio_report_csv_header(char *buf, size_t len, bool script)
 {
+    char name[64], path[64];
     size_t at = (size_t)snprintf(buf, len, "%s", script ? "phase,job" : "");
-    for (size_t i = 0; i < CSV_NCOLS && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", csv_cols[i][0]);
+    for (size_t i = 0; csv_col(i, name, path) && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", name);
     return at < len ? 0 : -ENOSPC;
 }
 
@@ -741,19 +799,22 @@ int sbio_report_csv_header(char *buf, size_t len, bool script)
  * a job that failed to start) every column is empty but the error, which says why. */
 static void csv_line(FILE *out, const char *phase, const char *job, json_t *res, const char *error)
 {
+    char name[64], path[64];
     if (phase) {
         csv_str(out, phase);
         fputc(',', out);
         csv_str(out, job);
         fputc(',', out);
     }
-    for (size_t i = 0; i < CSV_NCOLS; i++) {
+    for (size_t i = 0; csv_col(i, name, path); i++) {
+        if (i)
+            fputc(',', out);
         if (res)
-            csv_value(out, csv_cols[i][0], sbio_json_get(res, csv_cols[i][1]));
-        else if (!strcmp(csv_cols[i][0], "error"))
+            csv_value(out, name, sbio_json_get(res, path));
+        else if (!strcmp(name, "error"))
             csv_str(out, error);
-        fputc(i + 1 < CSV_NCOLS ? ',' : '\n', out);
     }
+    fputc('\n', out);
 }
 
 /* A script's lines: per phase each job's, then the total's (job "total") when the phase has
@@ -784,7 +845,7 @@ int sbio_report_csv(FILE *out, json_t *doc, bool header)
 {
     const char *schema = json_string_value(json_object_get(doc, "schema"));
     bool script = schema && !strcmp(schema, SBIO_SCRIPT_SCHEMA);
-    char head[2048];
+    char head[SBIO_CSV_HEADER_MAX];
     if (header) {
         if (sbio_report_csv_header(head, sizeof(head), script))
             return -ENOSPC;

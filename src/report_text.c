@@ -142,9 +142,12 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
     fflush(out);
 }
 
-/* Which op types a mode produces, for interim lines. */
-static bool mode_has(const struct sbio_config *cfg, int op)
+/* Which op types an interim line shows: a mode's, and a tree job's file-system operations
+ * once it has done some. */
+static bool mode_has(const struct sbio_config *cfg, const struct sbio_stats *cur, int op)
 {
+    if (op >= SBIO_OP_FS_FIRST)
+        return cur->lat[op].count > 0;
     if (op == SBIO_READ)
         return sbio_mode_reads(cfg->mode);
     if (op == SBIO_WRITE)
@@ -160,7 +163,7 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
     char l[32];
     fprintf(out, "[ %.0fs ]", t_s);
     for (int op = 0; op < SBIO_OP_NR; op++) {
-        if (!mode_has(cfg, op))
+        if (!mode_has(cfg, cur, op))
             continue;
         struct sbio_hist d;
         sbio_hist_sub(&d, &cur->lat[op], &prev->lat[op]);
@@ -169,7 +172,7 @@ void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, 
             ops += cur->write_fsyncs - prev->write_fsyncs;
         fprintf(out, " %s: %.2f/s", sbio_op_name(op),
                 interval_s > 0 ? (double)ops / interval_s : 0);
-        if (op != SBIO_FSYNC)
+        if (sbio_report_op_bytes(op))
             fprintf(out, " %.2f MiB/s",
                     interval_s > 0
                         ? (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB / interval_s
@@ -397,6 +400,9 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
         extra = 0;
     /* The op column widens for a read-modify-write row only: other reports keep their layout. */
     int w = t->lat[SBIO_RMW].count ? (int)strlen(TEXT_RMW) : 9;
+    for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
+        if (t->lat[op].count && (int)strlen(sbio_op_name(op)) > w)
+            w = (int)strlen(sbio_op_name(op));
     fprintf(out, "\nPer operation type:\n  %-*s %10s %11s %9s %10s %10s %10s %10s %10s %10s %10s",
             w, "op", "ops", "ops/s", "MiB/s", "min", "avg", "p50", "p95", "p99", "p99.9", "max");
     if (extra)
@@ -424,6 +430,16 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
                 "  (--file-fsync-all: %" PRIu64 " of them after writes, inside the writes' "
                 "latency)\n",
                 t->write_fsyncs);
+    for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
+        if (t->lat[op].count)
+            print_lat_row(out, w, sbio_op_name(op), &t->lat[op], t->lat[op].count, t->bytes[op],
+                          secs, extra);
+    if (t->skipped)
+        fprintf(out,
+                "  %" PRIu64 " operation%s skipped: drawn when %s could not be served (no free "
+                "slot for a create or rename, no file, no current file to close or sync); no "
+                "system call, in no count above\n",
+                t->skipped, t->skipped == 1 ? "" : "s", t->skipped == 1 ? "it" : "they");
 }
 
 /* Fairness, as sysbench: events and busy time per thread. */
@@ -623,6 +639,8 @@ static void text_histograms(FILE *out, const struct sbio_config *cfg, const stru
     print_histogram(out, TEXT_RMW, &t->lat[SBIO_RMW]);
     for (unsigned i = 0, n = sync_rows(cfg, t, &rest, name, h); i < n; i++)
         print_histogram(out, name[i], h[i]);
+    for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
+        print_histogram(out, sbio_op_name(op), &t->lat[op]);
 }
 
 /* A read run the device did not serve: what it measured is the page cache, and how to

@@ -165,9 +165,10 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
         per_thread = aligned_alloc(64, sizeof(struct sbio_stats) * (all ? all : 1));
         if (!per_thread)
             return -ENOMEM;
+        /* Copied op type by op type: the pages of the types nobody did stay unwritten. */
         for (unsigned i = 0, t = 0; i < n; t += parts[i].threads, i++)
-            memcpy(per_thread + t, parts[i].per_thread,
-                   sizeof(struct sbio_stats) * parts[i].threads);
+            for (unsigned k = 0; k < parts[i].threads; k++)
+                sbio_stats_copy(per_thread + t + k, parts[i].per_thread + k);
     }
     out->per_thread = per_thread;
     sbio_stats_init(&out->total);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "engine.h"
+#include "fsop.h"
 #include "mix.h"
 #include "runner.h"
 #include "verify.h"
@@ -44,6 +45,7 @@ struct worker {
     bool *busy;           /* [nios] --verify, queued engines: the io is in flight */
     char verify_msg[320]; /* the first mismatch this thread found */
     struct sbio_wl wl;
+    struct sbio_fsop fsop; /* a tree job: the thread's slots and current file (wl.fsop) */
     struct sbio_stats *stats;
     int cpu;    /* -1: not pinned */
     int ioprio; /* the I/O priority the kernel keeps for the thread, read back once set */
@@ -60,7 +62,8 @@ struct run {
     struct sbio_fileset *fs;
     struct sbio_layout lay;
     struct sbio_wl_shared sh;
-    struct sbio_mix mix; /* --verify's partition: the job's mix set up for a thread's blocks */
+    struct sbio_mix mix; /* --verify's partition, a tree job: the job's mix set up for a
+                            thread's blocks or slots */
     struct worker *w;
     struct sbio_file *shared; /* [lay.nfiles] descriptors all threads use; NULL: their own */
     unsigned nthreads;
@@ -84,7 +87,7 @@ struct run {
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
     int lost_write;          /* a queued worker stopped holding a write it had drawn */
-    bool own_budgets;        /* --seq-stream=per-thread: each thread its share of --events */
+    bool own_budgets; /* --seq-stream=per-thread, a tree job: each thread its share of --events */
 };
 
 static inline int run_stopped(const struct run *r)

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "run.h"
 #include "fill.h"
+#include "fsop.h"
 #include "ioprio.h"
 #include "options.h"
 #include "seqwr.h"
@@ -357,8 +358,11 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
         r->rate_interval_ns = (uint64_t)(1e9 * (double)r->nthreads / (double)job->rate);
     r->budget = job->events > 0;
     r->budget_left = job->events;
+    /* A tree job's threads each own their slots (fsop.h): each does its share of the
+     * events on them, as fs_mark's -n is per thread. */
     r->own_budgets =
-        r->budget && sbio_job_sequential(job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD;
+        r->budget &&
+        (job->tree || (sbio_job_sequential(job) && r->sh.seq_stream == SBIO_SEQ_PER_THREAD));
     r->warmup = job->warmup_s > 0 || job->warmup_auto;
 }
 
@@ -373,10 +377,12 @@ static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
                                        .madvise = sbio_cache_madv(sbio_job_fadvise(job))};
 }
 
-/* The engine's state for thread i. 0 or -SBIO_EUSAGE (message printed). */
-static int run_engine_init(const struct run *r, void **priv, unsigned i)
+/* The engine's state for thread i (the tree engine's: state, the thread's). 0 or -SBIO_EUSAGE
+ * (message printed). */
+static int run_engine_init(const struct run *r, void **priv, unsigned i, void *state)
 {
-    const struct sbio_engine_params params = run_engine_params(r->job);
+    struct sbio_engine_params params = run_engine_params(r->job);
+    params.thread_state = state;
     int rc = r->eng->init(priv, &params);
     if (!rc)
         return 0;
@@ -394,6 +400,20 @@ static int run_engine_init(const struct run *r, void **priv, unsigned i)
     return -SBIO_EUSAGE;
 }
 
+/* A tree job's thread: its slots among the phase's tree-job threads (numbered as the
+ * generators' threads are). 0 or -ENOMEM. */
+static int run_worker_tree(struct run *r, struct worker *w)
+{
+    const struct sbio_job *job = r->job;
+    int rc = sbio_fsop_init(&w->fsop, job->tree, &r->mix, w->wl.thread, r->sh.threads, job->phase,
+                            r->oflags);
+    if (rc)
+        return rc;
+    w->wl.fsop = &w->fsop;
+    w->wl.skipped = &w->stats->skipped;
+    return 0;
+}
+
 /* Thread i's files, buffers, generator and engine. 0, -ENOMEM or -SBIO_EUSAGE (message
  * printed). */
 static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *res)
@@ -408,7 +428,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
         w->local_budget = r->job->events / r->nthreads + (i < r->job->events % r->nthreads);
     w->stats = &res->per_thread[i];
     sbio_stats_init(w->stats);
-    w->files = calloc(r->fs->nfiles, sizeof(*w->files));
+    w->files = calloc(r->lay.nfiles ? r->lay.nfiles : 1, sizeof(*w->files));
     w->nios = r->eng->flags & SBIO_ENG_SYNC ? 1 : (unsigned)r->job->iodepth;
     w->ios = calloc(w->nios, sizeof(*w->ios));
     if (r->verify && w->nios > 1 && !(w->busy = calloc(w->nios, sizeof(bool))))
@@ -426,17 +446,18 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
         /* Writes carry the set's fill pattern, varied per thread and slot. */
         sbio_fill_range(r->fs, i * w->nios + k, 0, w->ios[k].buf, r->req);
     }
-    for (unsigned f = 0; f < r->fs->nfiles; f++)
+    for (unsigned f = 0; f < r->lay.nfiles; f++)
         w->files[f].fd = -1;
     int rc = sbio_wl_init(&w->wl, &r->sh, r->first_thread + i);
     if (rc == -EINVAL && w->wl.hook_err[0]) {
         sbio_err("%s", w->wl.hook_err);
         return -SBIO_EUSAGE;
     }
+    if (!rc && r->job->tree)
+        rc = run_worker_tree(r, w);
     if (rc)
         return rc;
-    return run_engine_init(r, &w->eng_priv, i);
-    return 0;
+    return run_engine_init(r, &w->eng_priv, i, w->wl.fsop);
 }
 
 /* Start the threads, which open the set and wait at the gate. A thread that cannot be
@@ -722,6 +743,8 @@ static void run_free(struct run *r, unsigned nworkers)
         struct worker *w = &r->w[i];
         if (w->eng_priv)
             r->eng->cleanup(w->eng_priv);
+        if (w->wl.fsop)
+            sbio_fsop_fini(w->wl.fsop);
         sbio_wl_fini(&w->wl);
         free(w->files);
         free(w->buf);
@@ -738,11 +761,36 @@ static void run_free(struct run *r, unsigned nworkers)
     free(r->cpus);
 }
 
+/* A tree job's checks and limits: the tree engine (fsop.h), the job's sync flags, no set and
+ * no layout; its pattern set up for a thread's slots. 0 or -SBIO_EUSAGE (message printed). */
+static int run_checks_tree(struct run *r, struct sbio_run_result *res)
+{
+    const struct sbio_job *job = r->job;
+    r->eng = &sbio_engine_tree;
+    int rc = run_check_cpus(r);
+    if (!rc)
+        rc = sbio_ioprio_check(job->ioprio);
+    if (rc)
+        return rc;
+    res->ncpus = (unsigned)r->ncpus;
+    r->oflags = (job->extra_flags & SBIO_XF_SYNC ? O_SYNC : 0) |
+                (job->extra_flags & SBIO_XF_DSYNC ? O_DSYNC : 0);
+    r->fadv = -1;
+    r->req = sbio_mix_max_len(job->mix);
+    run_limits(r, res);
+    r->mix = *job->mix;
+    sbio_mix_set_blocks(&r->mix, (job->tree->files + r->sh.threads - 1) / r->sh.threads);
+    r->sh.mix = &r->mix;
+    return 0;
+}
+
 /* Every check that needs no thread and no I/O (run_limits included). 0, -SBIO_EUSAGE
  * (message printed) or -ENOMEM. */
 static int run_checks(struct run *r, struct sbio_run_result *res)
 {
     uint64_t direct_align;
+    if (r->job->tree)
+        return run_checks_tree(r, res);
     r->eng = sbio_engine_find(r->job->engine);
     if (!r->eng) {
         sbio_err("--ioengine=%s: not available in this build", sbio_engine_name(r->job->engine));
@@ -880,6 +928,11 @@ void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own,
 {
     const struct sbio_engine_ops *eng = sbio_engine_find(job->engine);
     unsigned files = eng && (eng->flags & SBIO_ENG_NO_IO) ? 0 : nfiles;
+    if (job->tree) { /* a tree job's thread: its current file and a folder it lists */
+        *own = (uint64_t)job->threads * 2;
+        *shared = 0;
+        return;
+    }
     uint64_t per_thread = eng ? eng->thread_fds : 0;
     *own = (uint64_t)job->threads * (files + per_thread);
     *shared = eng && (eng->flags & SBIO_ENG_SHARED_FD) ? files + job->threads * per_thread : 0;
@@ -927,7 +980,7 @@ int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *
     int rc = run_checks(&r, &res);
     void *priv = NULL;
     /* The engine as each thread will set it up: what the kernel refuses is said now. */
-    if (!rc && !(rc = run_engine_init(&r, &priv, 0)))
+    if (!rc && !(rc = run_engine_init(&r, &priv, 0, NULL)))
         r.eng->cleanup(priv);
     if (!rc && !(r.eng->flags & SBIO_ENG_NO_IO))
         rc = run_probe_files(&r);

@@ -86,7 +86,8 @@ struct sbio_runner_env {
 
 /* The descriptors job needs on a set of nfiles files while it runs: each thread its own
  * files (*own), or one per file shared by its threads (*shared; 0 when its engine cannot
- * share them). Both count what the engine holds per thread (an io_uring ring). */
+ * share them). Both count what the engine holds per thread (an io_uring ring). A tree job's
+ * threads hold two each (the current file, a folder being listed), never shared. */
 void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own, uint64_t *shared);
 
 /* Every check of job on env that needs no I/O: the engine (set up once and dropped), --cpus,

@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "ioprio.h"
+#include "mix.h"
 #include "options.h"
 #include "util.h"
 #include "workload.h"
@@ -342,6 +343,46 @@ static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *
     return rc;
 }
 
+/* A job's list of sizes and weights (blocks, appends; the prelude has checked them): none
+ * when the job has no such field. 0 or -EINVAL (err said). */
+static int read_job_sizes(lua_State *L, int t, const char *k, const char *job, uint64_t *size,
+                          double *weight, unsigned *n, char *err, size_t errlen)
+{
+    lua_getfield(L, t, k);
+    size_t nb = lua_istable(L, -1) ? lua_objlen(L, -1) : 0;
+    if (nb > SBIO_SCRIPT_MAX_BLOCKS) {
+        snprintf(err, errlen, "job %s: at most %d %s sizes", job, SBIO_SCRIPT_MAX_BLOCKS,
+                 !strcmp(k, "blocks") ? "block" : "append");
+        lua_pop(L, 1);
+        return -EINVAL;
+    }
+    for (size_t i = 1; i <= nb; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        size[*n] = (uint64_t)field_num(L, lua_gettop(L), "size");
+        weight[(*n)++] = field_num(L, lua_gettop(L), "weight");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* A job's flow: its operations' names (checked by the prelude, at most
+ * SBIO_SCRIPT_MAX_FLOW) as enum sbio_mix_op. */
+static void read_job_flow(lua_State *L, int t, struct sbio_script_job *j)
+{
+    lua_getfield(L, t, "flow");
+    size_t n = lua_istable(L, -1) ? lua_objlen(L, -1) : 0;
+    for (size_t i = 1; i <= n && j->nflow < SBIO_SCRIPT_MAX_FLOW; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        const char *name = lua_tostring(L, -1);
+        for (int op = 0; name && op < SBIO_MIX_NR; op++)
+            if (!strcmp(name, sbio_mix_op_name(op)))
+                j->flow[j->nflow++] = (unsigned char)op;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
 {
     int t = lua_gettop(L);
@@ -380,23 +421,16 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     }
     lua_pop(L, 1);
     lua_getfield(L, t, "mix");
-    static const char *const ops[SBIO_MIX_NR] = {"read", "write", "fsync", "fdatasync", "rmw"};
     for (int i = 0; i < SBIO_MIX_NR; i++)
-        j->weight[i] = field_num(L, lua_gettop(L), ops[i]);
+        j->weight[i] = field_num(L, lua_gettop(L), sbio_mix_op_name(i));
     lua_pop(L, 1);
-    lua_getfield(L, t, "blocks");
-    size_t nb = lua_objlen(L, -1);
-    if (nb > SBIO_SCRIPT_MAX_BLOCKS) {
-        snprintf(err, errlen, "job %s: at most %d block sizes", j->name, SBIO_SCRIPT_MAX_BLOCKS);
+    j->line = (int)field_num(L, t, "line");
+    if (read_job_sizes(L, t, "blocks", j->name, j->block, j->block_weight, &j->nblocks, err,
+                       errlen) ||
+        read_job_sizes(L, t, "appends", j->name, j->append, j->append_weight, &j->nappend, err,
+                       errlen))
         return -EINVAL;
-    }
-    for (size_t i = 1; i <= nb; i++) {
-        lua_rawgeti(L, -1, (int)i);
-        j->block[j->nblocks] = (uint64_t)field_num(L, lua_gettop(L), "size");
-        j->block_weight[j->nblocks++] = field_num(L, lua_gettop(L), "weight");
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
+    read_job_flow(L, t, j);
     lua_getfield(L, t, "pattern");
     field_str(L, lua_gettop(L), "kind", buf, sizeof(buf));
     for (int i = 0; i <= SBIO_PAT_HOT; i++)
@@ -439,12 +473,37 @@ static int read_options(lua_State *L, int S, struct sbio_script *s, char *err, s
     return 0;
 }
 
-/* The file set's sizes, from the prelude's table at S, when the script declares one. 0 or
- * -ENOMEM. */
+/* A tree's declaration, from the prelude's table at the top of the stack (checked there). */
+static void read_tree(lua_State *L, struct sbio_tree_decl *d)
+{
+    static const char *const laws[] = {"fixed", "uniform", "lognormal", "gamma"};
+    int t = lua_gettop(L);
+    char law[16];
+    d->set = true;
+    d->files = (uint64_t)field_num(L, t, "files");
+    d->dirwidth = (uint64_t)field_num(L, t, "dirwidth");
+    d->prealloc = field_num(L, t, "prealloc");
+    d->line = (int)field_num(L, t, "line");
+    lua_getfield(L, t, "size");
+    int z = lua_gettop(L);
+    field_str(L, z, "law", law, sizeof(law));
+    for (int i = SBIO_SIZE_FIXED; i <= SBIO_SIZE_GAMMA; i++)
+        if (!strcmp(law, laws[i]))
+            d->size.law = i;
+    d->size.a = (uint64_t)field_num(L, z, "a");
+    d->size.b = (uint64_t)field_num(L, z, "b");
+    d->size.p = field_num(L, z, "p");
+    lua_pop(L, 1);
+}
+
+/* The file set's sizes, or its tree, from the prelude's table at S, when the script declares
+ * one. 0 or -ENOMEM. */
 static int read_fileset(lua_State *L, int S, struct sbio_script *s)
 {
     lua_getfield(L, S, "fileset");
-    if (lua_istable(L, -1)) {
+    if (lua_istable(L, -1) && field_bool(L, lua_gettop(L), "tree")) {
+        read_tree(L, &s->tree);
+    } else if (lua_istable(L, -1)) {
         s->nfiles = (unsigned)lua_objlen(L, -1);
         s->file_size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         if (!s->file_size)

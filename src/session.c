@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "runner.h"
 #include "script.h"
 #include "sysblock.h"
+#include "tree.h"
 #include "util.h"
 #include "version.h"
 
@@ -134,6 +136,7 @@ struct session {
     const struct sbio_topology *topo;
     FILE *text;
     struct sbio_fileset fs;
+    struct sbio_tree tree; /* a tree script's file set (rootfd -1 otherwise; fs is then empty) */
     struct sbio_target target;
     struct sbio_tune tune;
     struct sbio_cgroups cg;          /* the run's control groups (job groups, memory limit) */
@@ -164,20 +167,44 @@ static int session_check_declared(const struct session *s, const char *script)
     return -SBIO_EUSAGE;
 }
 
-/* Check and open the set (script: the one it declares; seqwr may create one). 0,
- * -SBIO_EUSAGE (message printed, nothing changed) or -errno. */
+/* Whether this process opens (and so repairs) its tree in session_open: alone, on a tree of
+ * its own (--file-per-rank), or as rank 0 of ranks that share one; the others open it once
+ * rank 0 has (session_tree_shared), so that no two put it back at once. */
+static bool session_tree_mine(const struct session *s)
+{
+    return s->topo->nranks == 1 || s->cfg->file_per_rank || s->topo->rank == 0;
+}
+
+/* The ranks sharing a tree, but rank 0, open it after rank 0 (which repaired it), every rank
+ * then agreeing. 0 or the worst rank's failure. */
+static int session_tree_shared(struct session *s, const struct sbio_script *script)
+{
+    int rc = 0;
+    if (!session_tree_mine(s))
+        rc = sbio_tree_open(&s->tree, s->cfg, &script->tree, script->path, s->text);
+    return sbio_session_agree(s->topo, rc, "could not open the file tree");
+}
+
+/* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
+ * script's, when tree is not NULL) is checked against its manifest and put back as prepared
+ * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
+ * printed, nothing changed) or -errno. */
 static int session_open(struct session *s, const struct sbio_config *cfg,
-                        const struct sbio_topology *topo, FILE *text, const char *script)
+                        const struct sbio_topology *topo, FILE *text, const char *script,
+                        const struct sbio_tree_decl *tree)
 {
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
     s->topo = topo;
     s->text = text;
     s->fs.dirfd = -1;
+    s->tree.rootfd = -1;
     sbio_cgroups_init(&s->cg);
     int rc = sbio_session_check(cfg);
     if (!rc)
         rc = session_target(cfg, &s->target);
+    if (!rc && tree)
+        return session_tree_mine(s) ? sbio_tree_open(&s->tree, cfg, tree, script, text) : 0;
     if (!rc && cfg->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, cfg);
     else if (!rc)
@@ -259,6 +286,7 @@ static void session_close(struct session *s)
     json_decref(s->env);
     s->env = NULL;
     sbio_fileset_close(&s->fs);
+    sbio_tree_close(&s->tree);
 }
 
 /* sync, then drop the page cache. 0 or -errno (message printed). */
@@ -532,6 +560,29 @@ static json_t *group_declared(const struct sbio_cgroup_spec *g)
                      (json_int_t)g->latency_us);
 }
 
+/* A tree job's declaration beyond a flat mix's: the weights of its file-system operations
+ * (those above 0) in "mix", its "flow" and "appends" when it has them. */
+static void job_declared_tree(json_t *d, const struct sbio_script_job *sj)
+{
+    json_t *mix = json_object_get(d, "mix"), *flow = json_array(), *app = json_array();
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR; op++)
+        if (sj->weight[op] > 0)
+            json_object_set_new(mix, sbio_mix_op_name(op), json_real(sj->weight[op]));
+    for (unsigned i = 0; i < sj->nflow; i++)
+        json_array_append_new(flow, json_string(sbio_mix_op_name(sj->flow[i])));
+    for (unsigned k = 0; k < sj->nappend; k++)
+        json_array_append_new(app, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->append[k],
+                                             "weight", sj->append_weight[k]));
+    if (sj->nflow)
+        json_object_set_new(d, "flow", flow);
+    else
+        json_decref(flow);
+    if (sj->nappend)
+        json_object_set_new(d, "appends", app);
+    else
+        json_decref(app);
+}
+
 /* A job as the script declared it, for the JSON beside its result (the result's config
  * describes the run, and a mix is no sysbench mode). */
 static json_t *job_declared(const struct sbio_script_job *sj)
@@ -572,6 +623,7 @@ static json_t *job_declared(const struct sbio_script_job *sj)
             json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
                       sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
                       sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
+        job_declared_tree(d, sj);
         json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
         json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
         json_object_set_new(d, "pattern_a", json_real(sj->pa));
@@ -589,10 +641,13 @@ static void session_place(struct session_job *j, const struct session *s, unsign
 {
     bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
     unsigned ranks = shared ? s->topo->nranks : 1;
-    unsigned width = s->cfg->verify ? phase : j->job.threads;
+    /* A tree's slots are owned by all the phase's threads (a tree script's jobs are all
+     * tree jobs, fsop.h), as --verify's blocks are. */
+    bool all = s->cfg->verify || j->job.tree;
+    unsigned width = all ? phase : j->job.threads;
     if (ranks * width == j->job.threads)
         return; /* its threads alone */
-    j->env.first_thread = (shared ? s->topo->rank : 0) * width + (s->cfg->verify ? before : 0);
+    j->env.first_thread = (shared ? s->topo->rank : 0) * width + (all ? before : 0);
     j->env.all_threads = ranks * width;
 }
 
@@ -671,7 +726,7 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
     bool ran = false;
     if (doc)
         *doc = NULL;
-    int rc = session_open(&s, cfg, topo, text, NULL);
+    int rc = session_open(&s, cfg, topo, text, NULL, NULL);
     /* What the reports show: a shared set under several ranks is walked in per-thread
      * slices (the runner numbers threads across ranks). */
     struct sbio_config v = *cfg;
@@ -750,6 +805,21 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
     j->hook_ops = sbio_script_hook_ops(&j->hook);
     job->hook = j->hook_ops;
     return j->hook_ops ? 0 : -ENOMEM;
+}
+
+/* A tree job (fsop.h): its mix's operations on the session's tree, phase pi's, by the tree
+ * engine's system calls; its buffers as large as its largest block or append; none of the
+ * flat set's end fsyncs or page dropping. */
+static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tree *tree)
+{
+    struct sbio_job *job = &j->job;
+    job->tree = tree;
+    job->phase = pi;
+    job->max_len = sbio_mix_max_len(&j->mix);
+    job->fsync_end = false;
+    job->invalidate = false;
+    j->view.fsync_end = false;
+    j->view.invalidate = false;
 }
 
 /* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
@@ -867,6 +937,24 @@ static const char *session_threads(char *buf, size_t len, unsigned n, const stru
 
 /* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
  * when there is none); their JSON into pj. The worst job's status into *status. */
+/* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
+ * readwhole, close", cut short with "…" if it is too long. */
+static void session_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj)
+{
+    size_t n = (size_t)snprintf(buf, len, ", on the tree: %s", sj->nflow ? "flow " : "");
+    for (unsigned i = 0; i < (sj->nflow ? sj->nflow : SBIO_MIX_NR) && n < len; i++) {
+        int op = sj->nflow ? sj->flow[i] : (int)i;
+        if (!sj->nflow && !(sj->weight[op] > 0))
+            continue;
+        int w = sj->nflow ? snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sbio_mix_op_name(op))
+                          : snprintf(buf + n, len - n, "%s%s %g", buf[n - 1] == ' ' ? "" : ", ",
+                                     sbio_mix_op_name(op), sj->weight[op]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    if (n >= len)
+        snprintf(buf + len - 5, 5, "\u2026");
+}
+
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
                                  struct session_job *jobs, struct sbio_run_result *tot, json_t *pj,
                                  bool want_doc, int *status)
@@ -893,10 +981,12 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (jobs[k].view.ioprio != SBIO_IOPRIO_NONE)
             snprintf(with, sizeof(with), ", I/O priority %s",
                      sbio_ioprio_name(prio, sizeof(prio), jobs[k].view.ioprio));
-        char thr[64];
-        fprintf(ses->text, "\n--- Job %s (%s, %s%s%s) ---\n", p->jobs[k].name,
+        char thr[64], ops[320] = "";
+        if (jobs[k].job.tree)
+            session_tree_ops(ops, sizeof(ops), &p->jobs[k]);
+        fprintf(ses->text, "\n--- Job %s (%s, %s%s%s%s) ---\n", p->jobs[k].name,
                 session_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
-                sbio_engine_name(p->jobs[k].engine),
+                sbio_engine_name(p->jobs[k].engine), ops,
                 !wr                    ? ""
                 : p->jobs[k].fsync_end ? ", fsync at end"
                                        : ", no fsync at end",
@@ -963,6 +1053,8 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         struct session_job *j = &jobs[k];
         rc = session_job_declared(j, ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
+        if (s->tree.set)
+            session_job_tree(j, pi, &ses->tree);
         /* Under MPI each rank runs its share of the job's events and rate; ranks with sets
          * of their own draw from seeds of their own. */
         j->job.events = session_rank_share(j->view.events, ses->topo);
@@ -1073,7 +1165,10 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         fprintf(ses->text, "Page cache not dropped: that needs root\n");
     fflush(ses->text);
     unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
-    int rc = session_phase_run(ses, p, jobs, session_phase_ready(ses, s, pi, seed, jobs));
+    /* A tree as the phase finds it (earlier phases, other ranks changed it). */
+    int ready = ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
+    ready = ready ? ready : session_phase_ready(ses, s, pi, seed, jobs);
+    int rc = session_phase_run(ses, p, jobs, ready);
     if (sbio_cgroups_remove_to(&ses->cg, mark))
         sbio_err("some control groups could not be removed; run sbio restore as root");
     struct sbio_run_result tot;
@@ -1268,9 +1363,126 @@ static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_
     return 0;
 }
 
+/* Whether job j does op (enum sbio_mix_op): a weight above 0, or a place in its flow. */
+static bool job_does(const struct sbio_script_job *j, int op)
+{
+    for (unsigned i = 0; i < j->nflow; i++)
+        if (j->flow[i] == op)
+            return true;
+    return !j->nflow && j->weight[op] > 0;
+}
+
+/* Whether a job of phases 0 .. pi does op: what they did is on disk when phase pi runs. */
+static bool phases_do(const struct sbio_script *s, unsigned pi, int op)
+{
+    for (unsigned p = 0; p <= pi; p++)
+        for (unsigned k = 0; k < s->phases[p].njobs; k++)
+            if (job_does(&s->phases[p].jobs[k], op))
+                return true;
+    return false;
+}
+
+/* Job j of a script without a tree: none of a tree's operations, flow or append. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_flat_job(const struct sbio_script *s, const struct sbio_script_job *j)
+{
+    const char *what = j->nflow ? "flow" : j->nappend ? "append" : NULL;
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR && !what; op++)
+        what = job_does(j, op) ? sbio_mix_op_name(op) : NULL;
+    if (!what)
+        return 0;
+    sbio_err("%s:%d: job %s: %s needs a file tree; declare one with fileset { files = N, "
+             "dirwidth = W, size = ... }",
+             s->path, j->line, j->name, what);
+    return -SBIO_EUSAGE;
+}
+
+/* Job j of a tree script: a mix or flow of operations on the tree, by system calls. 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int session_check_tree_job(const struct sbio_script *s, const struct sbio_script_job *j)
+{
+    char what[96] = "";
+    if (j->mode != SBIO_MODE_NONE || j->event)
+        snprintf(what, sizeof(what), "%s%s%s: a tree's jobs take a mix or a flow",
+                 j->event ? "event = true" : "mode = \"", j->event ? "" : sbio_mode_name(j->mode),
+                 j->event ? "" : "\"");
+    else if (job_does(j, SBIO_MIX_RMW))
+        snprintf(what, sizeof(what),
+                 "rmw works on a flat fileset; accepted in a tree job: read, "
+                 "write and the file-system operations");
+    else if (j->engine != sbio_engine_id("sync"))
+        snprintf(what, sizeof(what),
+                 "engine '%s': a tree's operations are system calls; "
+                 "accepted: sync",
+                 sbio_engine_name(j->engine));
+    else if (j->flags & SBIO_XF_DIRECT)
+        snprintf(what, sizeof(what),
+                 "flags \"direct\": O_DIRECT fails at the tails of files "
+                 "of any size; accepted: sync, dsync");
+    if (!what[0])
+        return 0;
+    sbio_err("%s:%d: job %s: %s", s->path, j->line, j->name, what);
+    return -SBIO_EUSAGE;
+}
+
+/* Job j of phase pi asks for an operation its phase can never serve: a free slot when
+ * prepare fills every one and no job so far unlinks, a file when prepare makes none and no
+ * job so far creates. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_serve(const struct sbio_script *s, unsigned pi,
+                               const struct sbio_script_job *j)
+{
+    static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,      SBIO_MIX_APPEND,
+                                    SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
+                                    SBIO_MIX_STAT,      SBIO_MIX_UNLINK,     SBIO_MIX_RENAME};
+    const struct sbio_tree_decl *t = &s->tree;
+    uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
+    const char *p = s->phases[pi].name;
+    int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
+    if (made >= t->files && job_does(j, op) && !phases_do(s, pi, SBIO_MIX_UNLINK)) {
+        sbio_err("%s:%d: job %s: %s needs a free slot, but the fileset (line %d) has prealloc "
+                 "= 1 and no job of phase \"%s\" or before it unlinks; lower prealloc or add "
+                 "unlink",
+                 s->path, j->line, j->name, sbio_mix_op_name(op), t->line, p);
+        return -SBIO_EUSAGE;
+    }
+    for (size_t i = 0; i < sizeof(need_file) / sizeof(need_file[0]) && !made; i++)
+        if (job_does(j, need_file[i]) && !phases_do(s, pi, SBIO_MIX_CREATE)) {
+            sbio_err("%s:%d: job %s: %s needs a file, but the fileset (line %d) has prealloc "
+                     "= 0 and no job of phase \"%s\" or before it creates; raise prealloc or "
+                     "add create",
+                     s->path, j->line, j->name, sbio_mix_op_name(need_file[i]), t->line, p);
+            return -SBIO_EUSAGE;
+        }
+    return 0;
+}
+
+/* Every job's operations against the script's file set (a tree, or a flat set); --verify
+ * (cfg) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_ops(const struct sbio_config *cfg, const struct sbio_script *s)
+{
+    int rc = 0;
+    if (cfg->verify && s->tree.set) {
+        sbio_err("--verify: %s declares a file tree (line %d), whose files carry no "
+                 "verification stamps; run it without --verify",
+                 s->path, s->tree.line);
+        return -SBIO_EUSAGE;
+    }
+    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
+            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
+            if (!s->tree.set)
+                rc = session_check_flat_job(s, j);
+            else if (!(rc = session_check_tree_job(s, j)))
+                rc = session_check_serve(s, pi, j);
+        }
+    return rc;
+}
+
 int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
                             unsigned nranks)
 {
+    if (session_check_ops(cfg, s))
+        return -SBIO_EUSAGE;
     /* The ranks sharing the set (1 alone) number their threads as one phase's. */
     unsigned sharing = cfg->file_per_rank ? 1 : nranks;
     if ((cfg->verify && session_check_verify(s, sharing)) || session_check_ranks(cfg, s, nranks))
@@ -1287,16 +1499,35 @@ int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_s
     return 0;
 }
 
+/* "a tree of 2000 slots (1000 files, 15.3 MiB)" */
+static void session_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
+{
+    uint64_t files = 0, bytes = 0;
+    for (uint64_t i = 0; i < t->files; i++)
+        if (t->cur_size[i] != SBIO_TREE_NONE) {
+            files++;
+            bytes += t->cur_size[i];
+        }
+    char b[32];
+    snprintf(buf, len, "a tree of %" PRIu64 " slot%s (%" PRIu64 " file%s, %s)", t->files,
+             t->files == 1 ? "" : "s", files, files == 1 ? "" : "s",
+             sbio_fmt_bytes(b, sizeof(b), bytes));
+}
+
 /* The script's header: what runs where, and the seed (rank 0's, on every rank). */
 static void session_script_header(struct session *ses, const struct sbio_script *s, uint64_t seed)
 {
     const struct sbio_topology *t = ses->topo;
-    char b[32];
+    char b[32], on[160];
+    if (ses->tree.rootfd >= 0)
+        session_tree_desc(&ses->tree, on, sizeof(on));
+    else
+        snprintf(on, sizeof(on), "%u files (%s)", ses->fs.nfiles,
+                 sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes));
     fprintf(ses->text,
-            "sbio %s: script %s, %u phase%s on %u files (%s)\nRandom seed: %" PRIu64
+            "sbio %s: script %s, %u phase%s on %s\nRandom seed: %" PRIu64
             " (repeat with --rand-seed=%" PRIu64 ")\n",
-            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", ses->fs.nfiles,
-            sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes), seed, seed);
+            SBIO_VERSION, s->path, s->nphases, s->nphases == 1 ? "" : "s", on, seed, seed);
     if (t->nranks > 1)
         fprintf(ses->text,
                 "MPI: %u ranks on %u host%s, each running every job's threads; %s; a phase's "
@@ -1337,10 +1568,13 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     int rc = sbio_session_check_script(cfg, s);
     bool opened = !rc;
     if (opened)
-        rc = session_open(&ses, cfg, topo, text, s->path);
+        rc = session_open(&ses, cfg, topo, text, s->path, s->tree.set ? &s->tree : NULL);
     if (!rc)
         rc = session_apply(&ses);
-    if ((rc = sbio_session_agree(topo, rc, "refused the script"))) {
+    rc = sbio_session_agree(topo, rc, "refused the script");
+    if (!rc && s->tree.set && (rc = session_tree_shared(&ses, s)))
+        session_restore(&ses);
+    if (rc) {
         if (opened)
             session_close(&ses);
         return rc;

@@ -1,27 +1,76 @@
 #include "stats.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* Whether n bytes at p are all zero: reading fresh pages maps the zero page, which costs no
+ * memory, where writing them would give each a page of its own. */
+static bool stats_zero(const void *p, size_t n)
+{
+    const uint64_t *w = p;
+    for (size_t i = 0; i < n / sizeof(*w); i++)
+        if (w[i])
+            return false;
+    return true;
+}
+
+/* Make h empty without writing it when it is empty already (count 0: its buckets are 0). */
+static void stats_hist_clear(struct sbio_hist *h)
+{
+    if (h->count)
+        sbio_hist_init(h);
+}
+
+/* Make h empty; memory that is zero already is left unwritten (stats.h, Memory). */
+static void stats_hist_init(struct sbio_hist *h)
+{
+    if (!stats_zero(h, sizeof(*h)))
+        sbio_hist_init(h);
+}
+
+/* dst += src, src quiescent: nothing written when src is empty; an empty dst (perhaps all
+ * zero, min_ns 0) becomes a proper empty histogram first. */
+static void stats_hist_merge(struct sbio_hist *dst, const struct sbio_hist *src)
+{
+    if (!src->count)
+        return;
+    if (!dst->count)
+        sbio_hist_init(dst);
+    sbio_hist_merge(dst, src);
+}
 
 void sbio_stats_init(struct sbio_stats *s)
 {
-    memset(s, 0, sizeof(*s));
     for (int i = 0; i < SBIO_OP_NR; i++)
-        sbio_hist_init(&s->lat[i]);
-    sbio_hist_init(&s->datasync);
+        stats_hist_init(&s->lat[i]);
+    stats_hist_init(&s->datasync);
+    size_t head = offsetof(struct sbio_stats, bytes);
+    memset((char *)s + head, 0, sizeof(*s) - head);
     s->start_ns = UINT64_MAX;
+}
+
+/* A concurrent snapshot of one histogram: its count first, so that one that recorded
+ * nothing is not read further (and dst, empty too, not written). */
+static void stats_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *src)
+{
+    if (__atomic_load_n(&src->count, __ATOMIC_RELAXED))
+        sbio_hist_snapshot(dst, src);
+    else
+        stats_hist_clear(dst);
 }
 
 void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
 {
     for (int i = 0; i < SBIO_OP_NR; i++) {
-        sbio_hist_snapshot(&dst->lat[i], &src->lat[i]);
+        stats_hist_snapshot(&dst->lat[i], &src->lat[i]);
         dst->bytes[i] = __atomic_load_n(&src->bytes[i], __ATOMIC_RELAXED);
     }
-    sbio_hist_snapshot(&dst->datasync, &src->datasync);
+    stats_hist_snapshot(&dst->datasync, &src->datasync);
     dst->events = __atomic_load_n(&src->events, __ATOMIC_RELAXED);
     dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
     dst->errors = __atomic_load_n(&src->errors, __ATOMIC_RELAXED);
+    dst->skipped = __atomic_load_n(&src->skipped, __ATOMIC_RELAXED);
     dst->verify_checked = __atomic_load_n(&src->verify_checked, __ATOMIC_RELAXED);
     dst->verify_failed = __atomic_load_n(&src->verify_failed, __ATOMIC_RELAXED);
     dst->start_ns = __atomic_load_n(&src->start_ns, __ATOMIC_RELAXED);
@@ -31,14 +80,15 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
 void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
 {
     for (int i = 0; i < SBIO_OP_NR; i++) {
-        sbio_hist_merge(&dst->lat[i], &src->lat[i]);
+        stats_hist_merge(&dst->lat[i], &src->lat[i]);
         dst->bytes[i] += src->bytes[i];
     }
-    sbio_hist_merge(&dst->datasync, &src->datasync);
+    stats_hist_merge(&dst->datasync, &src->datasync);
     dst->events += src->events;
     dst->end_fsyncs += src->end_fsyncs;
     dst->write_fsyncs += src->write_fsyncs;
     dst->errors += src->errors;
+    dst->skipped += src->skipped;
     dst->verify_checked += src->verify_checked;
     dst->verify_failed += src->verify_failed;
     if (src->start_ns < dst->start_ns)
@@ -47,23 +97,42 @@ void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
         dst->end_ns = src->end_ns;
 }
 
+void sbio_stats_copy(struct sbio_stats *dst, const struct sbio_stats *src)
+{
+    /* Empty merged with src is src: start_ns from UINT64_MAX and end_ns from 0 take src's. */
+    sbio_stats_init(dst);
+    sbio_stats_merge(dst, src);
+}
+
+bool sbio_stats_has_fs(const struct sbio_stats *s)
+{
+    for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
+        if (s->lat[op].count)
+            return true;
+    return s->skipped > 0;
+}
+
 uint64_t sbio_stats_ops(const struct sbio_stats *s)
 {
-    return s->lat[SBIO_READ].count + s->lat[SBIO_WRITE].count + s->lat[SBIO_FSYNC].count +
-           s->lat[SBIO_RMW].count + s->write_fsyncs;
+    uint64_t n = s->write_fsyncs;
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        n += s->lat[op].count;
+    return n;
 }
 
 uint64_t sbio_stats_busy_ns(const struct sbio_stats *s)
 {
-    return s->lat[SBIO_READ].sum_ns + s->lat[SBIO_WRITE].sum_ns + s->lat[SBIO_FSYNC].sum_ns +
-           s->lat[SBIO_RMW].sum_ns;
+    uint64_t ns = 0;
+    for (int op = 0; op < SBIO_OP_NR; op++)
+        ns += s->lat[op].sum_ns;
+    return ns;
 }
 
 void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)
 {
     sbio_hist_init(h);
     for (int op = 0; op < SBIO_OP_NR; op++)
-        sbio_hist_merge(h, &s->lat[op]);
+        stats_hist_merge(h, &s->lat[op]);
 }
 
 double sbio_stats_secs(const struct sbio_stats *s)

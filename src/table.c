@@ -65,6 +65,18 @@ static const struct metric {
     {                                                                                              \
         op ".mib", "result.op_types." op ".mib_per_s", NULL, op " MiB/s", "MiB/s", "%.2f", op      \
     }
+#define OPS(op)                                                                                    \
+    {                                                                                              \
+        op ".ops", "result.op_types." op ".ops_per_s", NULL, op "/s", "ops/s", "%.1f", op          \
+    }
+#define MEAN(op)                                                                                   \
+    {                                                                                              \
+        op ".mean", "result.op_types." op ".latency.mean_ns", NULL, op " mean", "ns", NULL, op     \
+    }
+/* A file-system op type's metrics (a tree job's, doc/scripting.md); FS_DATA: one that moves
+ * data, with its MiB/s. */
+#define FS(op)      OPS(op), MEAN(op), PER_OP(op)
+#define FS_DATA(op) FS(op), MIB(op)
     {"ops", NULL, metric_ops, "ops/s", "ops/s", "%.0f", NULL},
     {"mib", NULL, metric_mib, "MiB/s", "MiB/s", "%.2f", NULL},
     {"time", "result.elapsed_s", NULL, "time, s", "s", "%.3f", NULL},
@@ -86,9 +98,32 @@ static const struct metric {
     PER_OP("write"),
     PER_OP("fsync"),
     PER_OP("rmw"),
+    OPS("read"),
+    OPS("write"),
+    OPS("fsync"),
+    OPS("rmw"),
+    MEAN("read"),
+    MEAN("write"),
+    MEAN("fsync"),
+    MEAN("rmw"),
+    FS_DATA("create"),
+    FS_DATA("append"),
+    FS_DATA("readwhole"),
+    FS_DATA("writewhole"),
+    FS("open"),
+    FS("close"),
+    FS("stat"),
+    FS("unlink"),
+    FS("rename"),
+    FS("mkdir"),
+    FS("readdir"),
 #undef LAT
 #undef PER_OP
 #undef MIB
+#undef OPS
+#undef MEAN
+#undef FS
+#undef FS_DATA
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -114,13 +149,47 @@ double sbio_table_metric_value(size_t i, json_t *doc, json_t *share)
     return m->get ? m->get(doc, share) : sbio_json_num(doc, m->path);
 }
 
-/* The accepted names, for the message of a bad list. */
+/* The op types metric suffix what (".p99") exists for, as " read, write, …" into buf. */
+static void metric_ops_of(const char *what, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (size_t k = 0; k < NMETRICS && l < len; k++)
+        if (metrics[k].op && !strcmp(metrics[k].name + strlen(metrics[k].op), what))
+            l += (size_t)snprintf(buf + l, len - l, "%s %s", l ? "," : "", metrics[k].op);
+}
+
+/* The accepted names, for the message of a bad list: the whole-run ones, then the per-op
+ * ones grouped by the op types they exist for ("OP.p50, OP.p99 for OP one of read, …"). */
 static void metric_names(char *buf, size_t len)
 {
-    buf[0] = 0;
-    for (size_t i = 0; i < NMETRICS; i++) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", metrics[i].name);
+    const char *what[16];
+    char ops[16][256];
+    size_t nw = 0, l = 0;
+    for (size_t i = 0; i < NMETRICS && l < len; i++) {
+        const struct metric *m = &metrics[i];
+        if (!m->op)
+            l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? ", " : "", m->name);
+        const char *w = m->op ? m->name + strlen(m->op) : NULL;
+        bool seen = !w;
+        for (size_t k = 0; k < nw && !seen; k++)
+            seen = !strcmp(what[k], w);
+        if (!seen && nw < 16) {
+            what[nw] = w;
+            metric_ops_of(w, ops[nw], sizeof(ops[nw]));
+            nw++;
+        }
+    }
+    for (size_t k = 0; k < nw && l < len; k++) {
+        bool first = true;
+        for (size_t j = 0; j < k && first; j++)
+            first = strcmp(ops[j], ops[k]) != 0;
+        if (!first)
+            continue;
+        for (size_t j = k; j < nw && l < len; j++)
+            if (!strcmp(ops[j], ops[k]))
+                l += (size_t)snprintf(buf + l, len - l, "%sOP%s", j == k ? "; " : ", ", what[j]);
+        l += (size_t)snprintf(buf + l, len - l, " for OP one of%s", ops[k]);
     }
 }
 
@@ -133,9 +202,14 @@ static int metric_find(const char *name, size_t len)
     return -1;
 }
 
+int sbio_table_metric_index(const char *name)
+{
+    return metric_find(name, strlen(name));
+}
+
 int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n)
 {
-    char names[512];
+    char names[2048];
     metric_names(names, sizeof(names));
     *n = 0;
     for (const char *p = list;; p++) {
@@ -144,11 +218,11 @@ int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n)
         bool twice = false;
         for (size_t k = 0; m >= 0 && k < *n; k++)
             twice |= idx[k] == (size_t)m;
-        if (m < 0 || twice || *n == SBIO_TABLE_MAX_COLS) {
-            if (*n == SBIO_TABLE_MAX_COLS)
+        if (m < 0 || twice || *n == SBIO_TABLE_MAX_METRICS) {
+            if (*n == SBIO_TABLE_MAX_METRICS)
                 sbio_err("--metrics=%s: more than %d metrics; accepted: a comma-separated list "
                          "of at most %d of %s",
-                         list, SBIO_TABLE_MAX_COLS, SBIO_TABLE_MAX_COLS, names);
+                         list, SBIO_TABLE_MAX_METRICS, SBIO_TABLE_MAX_METRICS, names);
             else if (twice)
                 sbio_err("--metrics=%s: '%.*s' given twice; accepted: a comma-separated list of %s",
                          list, (int)len, p, names);
@@ -167,7 +241,10 @@ int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n)
 
 void sbio_table_metrics_default(size_t *idx, size_t *n)
 {
-    static const char *const def[] = {"ops", "read.p99", "write.p99", "fsync.p99", "rmw.p99"};
+    static const char *const def[] = {
+        "ops",        "read.p99",      "write.p99",      "fsync.p99",  "rmw.p99",   "create.p99",
+        "append.p99", "readwhole.p99", "writewhole.p99", "open.p99",   "close.p99", "stat.p99",
+        "unlink.p99", "rename.p99",    "mkdir.p99",      "readdir.p99"};
     *n = 0;
     for (size_t k = 0; k < sizeof(def) / sizeof(def[0]); k++)
         idx[(*n)++] = (size_t)metric_find(def[k], strlen(def[k]));

@@ -20,8 +20,10 @@ struct json_t;
 
 /* ---- metrics ---- */
 
-/* How many columns a table can have (--metrics=LIST). */
-#define SBIO_TABLE_MAX_COLS 16
+/* How many metrics --metrics=LIST can name, and how many columns a table can have (sbio
+ * plot's tables of a compare's runs: four percentiles of every op type). */
+#define SBIO_TABLE_MAX_METRICS 16
+#define SBIO_TABLE_MAX_COLS    64
 
 /* Metric i's name as --metrics spells it ("ops", "read.p99", ...), or NULL past the end of
  * the catalogue. */
@@ -32,9 +34,13 @@ const char *sbio_table_metric_name(size_t i);
  * not have it, and for a per-op-type metric (read.p99, ...) when the block did none of it. */
 double sbio_table_metric_value(size_t i, struct json_t *doc, struct json_t *share);
 
+/* Metric name's index in the catalogue, or -1 when there is no such metric. */
+int sbio_table_metric_index(const char *name);
+
 /* The metrics of LIST ("ops,read.p99,...") into idx[0..*n), as indexes into the catalogue, in
  * the order given. 0, or -EINVAL with one line on stderr naming what was wrong and the
- * accepted names (an unknown or repeated name, an empty list or item, too many). */
+ * accepted names (an unknown or repeated name, an empty list or item, more than
+ * SBIO_TABLE_MAX_METRICS). */
 int sbio_table_metrics_parse(const char *list, size_t *idx, size_t *n);
 
 /* The columns without --metrics: ops/s and the p99 of each op type (a block shows those it

@@ -65,6 +65,12 @@ static const char *io_call(const struct run *r, const struct sbio_io *io, bool s
 static void worker_fail(struct worker *w, const struct sbio_io *io)
 {
     char lbl[PATH_MAX + 300];
+    if (w->wl.fsop) { /* a tree job: the call and the path that failed */
+        w->err = io->res < 0 ? (int)io->res : -EIO;
+        sbio_fsop_error(w->wl.fsop, io, w->err_msg, sizeof(w->err_msg));
+        worker_stop_failed(w);
+        return;
+    }
     const char *name = run_file_label(w->run, io->file, lbl, sizeof(lbl));
     if (io->res < 0 && (io->flags & SBIO_IO_SYNC_FAILED)) {
         /* --file-fsync-all: the write went through; the sync after it failed. */
@@ -681,6 +687,8 @@ void *sbio_worker_main(void *arg)
             worker_end_fsyncs(w);
         __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
     }
+    if (w->wl.fsop) /* a tree job's current file: closed, not an operation */
+        sbio_fsop_end(w->wl.fsop);
     for (unsigned i = 0; i < r->lay.nfiles && !r->shared; i++)
         if (w->files[i].fd >= 0 || (r->eng->flags & SBIO_ENG_NO_IO))
             r->eng->close_file(w->eng_priv, &w->files[i]);

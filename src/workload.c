@@ -1,9 +1,11 @@
 #include "workload.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsop.h"
 #include "job.h"
 #include "mix.h"
 #include "perm.h"
@@ -128,7 +130,7 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
     w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
     w->fsync_next = -1;
     w->once_pass = UINT64_MAX;
-    if (sh->fsync_scope == SBIO_SCOPE_DIRTY) {
+    if (sh->fsync_scope == SBIO_SCOPE_DIRTY && sh->lay) {
         w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
         if (!w->dirty_map)
             return -ENOMEM;
@@ -284,6 +286,57 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
     return 1;
 }
 
+/* The first operation of the tree job that can be served now, or SBIO_MIX_NR when none. */
+static enum sbio_mix_op wl_tree_servable(const struct sbio_wl *w)
+{
+    const struct sbio_mix *m = w->sh->mix;
+    for (unsigned i = 0; i < m->nflow; i++)
+        if (sbio_fsop_can(w->fsop, (enum sbio_mix_op)m->flow[i]))
+            return (enum sbio_mix_op)m->flow[i];
+    for (int op = 0; !m->nflow && op < SBIO_MIX_NR; op++)
+        if (m->op_cum[op] > (op ? m->op_cum[op - 1] : 0) && sbio_fsop_can(w->fsop, op))
+            return (enum sbio_mix_op)op;
+    return SBIO_MIX_NR;
+}
+
+/* A tree job's next operation (fsop.h): by weight or in the flow's order; draws that
+ * cannot be served are skipped, up to SBIO_FSOP_MAX_SKIP in a row. When none of the job's
+ * operations can be served, none ever will be (the thread's slots change by its own
+ * operations only): a thread that served some ends its stream (a delete-all phase); one
+ * that served none fails, saying why. */
+static int wl_tree_next(struct sbio_wl *w, struct sbio_io *io)
+{
+    const struct sbio_mix *m = w->sh->mix;
+    enum sbio_mix_op mop = SBIO_MIX_READ;
+    for (unsigned skips = 0; skips < SBIO_FSOP_MAX_SKIP; skips++) {
+        if (skips && wl_tree_servable(w) == SBIO_MIX_NR) {
+            if (w->requests)
+                return 0;
+            char why[160];
+            snprintf(w->hook_err, sizeof(w->hook_err),
+                     "thread %u: none of its job's operations can be served (the last drawn: %s)",
+                     w->thread, sbio_fsop_skip_why(w->fsop, mop, why, sizeof(why)));
+            return -1;
+        }
+        if (m->nflow) {
+            mop = (enum sbio_mix_op)m->flow[w->flow_pos];
+            w->flow_pos = w->flow_pos + 1 < m->nflow ? w->flow_pos + 1 : 0;
+        } else {
+            mop = sbio_mix_op(m, &w->rng);
+        }
+        if (sbio_fsop_pick(w->fsop, mop, &w->rng, io)) {
+            w->requests++;
+            return 1;
+        }
+        __atomic_store_n(w->skipped, *w->skipped + 1, __ATOMIC_RELAXED);
+    }
+    char why[160];
+    snprintf(w->hook_err, sizeof(w->hook_err),
+             "thread %u: %d operations in a row could not be served, the last %s", w->thread,
+             SBIO_FSOP_MAX_SKIP, sbio_fsop_skip_why(w->fsop, mop, why, sizeof(why)));
+    return -1;
+}
+
 int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
 {
     const struct sbio_wl_shared *sh = w->sh;
@@ -297,6 +350,8 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         w->requests++;
         return sh->hook->next(w->hook, io, w->hook_err, sizeof(w->hook_err));
     }
+    if (w->fsop)
+        return wl_tree_next(w, io);
     if (sh->mix)
         return wl_mix_next(w, io);
     enum sbio_op op;

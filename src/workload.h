@@ -88,6 +88,7 @@ struct sbio_wl_shared {
 };
 
 struct sbio_job;
+struct sbio_fsop;
 /* What the threads of job share, on layout lay, drawing from seed. */
 void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                          const struct sbio_layout *lay, uint64_t seed);
@@ -110,7 +111,12 @@ struct sbio_wl {
     struct sbio_perm once_perm;
     unsigned last_file; /* a mix's fsync goes to the file the thread last wrote */
     void *hook;         /* the thread's event() state */
-    char hook_err[512]; /* why the hook failed */
+    char hook_err[512]; /* why the hook failed, or why a tree job's thread stopped */
+    /* A tree job: the thread's slots and current file (set by the runner after
+     * sbio_wl_init), its count of skipped draws (the thread's stats), its place in a flow. */
+    struct sbio_fsop *fsop;
+    uint64_t *skipped;
+    unsigned flow_pos;
 };
 
 /* 0, -ENOMEM, or -ERANGE when per-thread slices would be empty (more threads than
@@ -125,7 +131,11 @@ void sbio_wl_fini(struct sbio_wl *w);
 /* Fill io (op, file, offset, len, flags) with the thread's next operation. Returns 1, or 0
  * when there is nothing more (after sbio_wl_begin_end, or when a script's event() ends the
  * stream), or -1 when the script's event() failed (w->hook_err says why). Built-in modes
- * and mixes never allocate or lock. */
+ * and mixes never allocate or lock.
+ * A tree job (w->fsop set): the next operation from the mix's weights, or the flow's next
+ * entry, acting on the file(s) fsop.h chooses; a draw that cannot be served now is skipped
+ * (counted in *w->skipped) and the next drawn; after SBIO_FSOP_MAX_SKIP in a row, -1 with
+ * w->hook_err naming why. */
 int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io);
 
 /* Account a completed operation (the rndrw ratio counts completions, as sysbench). */

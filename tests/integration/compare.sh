@@ -246,7 +246,7 @@ refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*-
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
 
-refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9, read.mib, .*, rmw.p99.9$" \
+refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9; OP.mib for OP one of read, .*; OP.p50, .*, OP.mean for OP one of read, .*, readdir$" \
 	--schedulers=none --metrics=time,bogus
 refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
 

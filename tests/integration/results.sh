@@ -213,6 +213,16 @@ printf 'when,what\n' >"$TMP/other.csv"
 expect_exit 2 "-o a CSV file of another header: exit 2" "${RUN[@]}" --events=$N -o "$TMP/other.csv"
 check "-o a CSV file of another header: the line quotes its first line" \
 	grep -q "^sbio: --output $TMP/other.csv: its first line (when,what) is not the header of a run's CSV lines; give the run another file$" "$TMP/err"
+# A file written before the file-system operations' columns existed: its header lacks them
+# (and skipped), so this run's lines would not fit under it.
+head -n 1 "$TMP/r.csv" | tr ',' '\n' |
+	grep -vE '^(create|append|readwhole|writewhole|open|close|stat|unlink|rename|mkdir|readdir)_|^skipped$' |
+	paste -sd, >"$TMP/old.csv"
+sum=$(md5sum <"$TMP/old.csv")
+expect_exit 2 "-o a CSV file of the header without fs op columns: exit 2" "${RUN[@]}" --events=$N -o "$TMP/old.csv"
+check "-o a CSV file of the header without fs op columns: the existing line" \
+	grep -q "^sbio: --output $TMP/old.csv: its first line (sbio_version,finished_ut…) is not the header of a run's CSV lines; give the run another file$" "$TMP/err"
+eq "-o a CSV file of the header without fs op columns: the file is unchanged" "$(md5sum <"$TMP/old.csv")" "$sum"
 expect_exit 0 "--script -o s.csv again: exit 0" "${SRUN[@]}" -o "$TMP/s.csv"
 eq "--script -o s.csv twice: one header, 12 lines" \
 	"$(grep -c '^phase,job,' "$TMP/s.csv") $(wc -l <"$TMP/s.csv" | tr -d ' ')" "1 13"

@@ -488,6 +488,35 @@ static void test_op_type_one_side(void **state)
     assert_true(strstr(line, "missing") < strstr(line, "ms")); /* A missing, B in ms */
 }
 
+/* A tree job's results: each file-system op type either side did has its rows (ops/s, MiB/s
+ * for those that move data, latencies), like read's; one only A did is missing in B. */
+static void test_fs_op_rows(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *a = run_doc(), *b = run_doc();
+    json_t *oa = json_object_get(json_object_get(a, "result"), "op_types");
+    json_t *ob = json_object_get(json_object_get(b, "result"), "op_types");
+    json_object_set_new(oa, "create", op_json(1000, 100, 1.5, 50000));
+    json_object_set_new(ob, "create", op_json(800, 80, 1.2, 60000));
+    json_object_set_new(oa, "stat", op_json(5000, 500, 0, 2000));
+    json_object_set_new(ob, "stat", op_json(5000, 500, 0, 2000));
+    json_object_set_new(oa, "unlink", op_json(10, 1, 0, 9000));
+    const char *pa = write_doc("fa.json", a), *pb = write_doc("fb.json", b);
+    run_diff(&r, pa, pb, NULL);
+    ASSERT_ROW(r.out, "create ops/s", "-20.0%", "worse");
+    ASSERT_ROW(r.out, "create MiB/s", "-20.0%", "worse");
+    ASSERT_ROW(r.out, "create lat mean", "+20.0%", "worse");
+    ASSERT_ROW(r.out, "stat ops/s", "0.0%", "");
+    ASSERT_ROW(r.out, "stat lat p99", "0.0%", "");
+    char d[64], m[64], line[512];
+    assert_false(row(r.out, "stat MiB/s", d, m, NULL)); /* a stat moves no bytes */
+    assert_false(row(r.out, "rename ops/s", d, m, NULL));
+    assert_true(row(r.out, "unlink ops/s", d, m, line));
+    assert_has(line, "missing");
+    ASSERT_ROW(r.out, "read ops/s", "0.0%", "");
+}
+
 static void test_threshold(void **state)
 {
     (void)state;
@@ -677,6 +706,36 @@ static json_t *run_p99(double ops, double p99)
     jnum(d, "result/op_types/read/latency/percentiles_ns/99", p99);
     jnum(d, "result/op_types/read/latency/count", ops);
     return d;
+}
+
+/* A run result with creates at rate ops/s and mean latency mean. */
+static json_t *run_create(double rate, double mean)
+{
+    json_t *d = run_ops(1000);
+    json_object_set_new(json_object_get(json_object_get(d, "result"), "op_types"), "create",
+                        op_json(rate * 10, rate, rate / 64, mean));
+    return d;
+}
+
+/* --threshold on a file-system op type's metrics: its ops/s a throughput, its mean a latency. */
+static void test_sides_threshold_fs(void **state)
+{
+    (void)state;
+    static struct result r;
+    const char *a[] = {write_doc("ca1.json", run_create(100, 50000)),
+                       write_doc("ca2.json", run_create(101, 50500)),
+                       write_doc("ca3.json", run_create(99, 49500))};
+    const char *b[] = {write_doc("cb1.json", run_create(70, 75000)),
+                       write_doc("cb2.json", run_create(71, 75750)),
+                       write_doc("cb3.json", run_create(69, 74250))};
+    DIFF(&r, a[0], a[1], a[2], "--", b[0], b[1], b[2], "--metrics=create.ops,create.mean",
+         "--threshold=5");
+    assert_int_equal(r.rc, -SBIO_EFAILED);
+    assert_int_equal(lines(r.err), 2);
+    assert_has(r.err, "create/s: -30.0% [");
+    assert_has(r.err, "the whole 95% CI below -5%");
+    assert_has(r.err, "create mean: +50.0% [");
+    assert_has(r.err, "the whole 95% CI above +5%");
 }
 
 static void test_sides_threshold(void **state)
@@ -981,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_identical),        cmocka_unit_test(test_signs),
         cmocka_unit_test(test_zero_baseline),    cmocka_unit_test(test_missing_metrics),
         cmocka_unit_test(test_op_type_one_side), cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_fs_op_rows),       cmocka_unit_test(test_sides_threshold_fs),
         cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_settings_first),   cmocka_unit_test(test_sides_shape),
         cmocka_unit_test(test_sides_jobs),       cmocka_unit_test(test_sides_threshold),

@@ -249,6 +249,73 @@ static void test_several_runs(void **state)
     free(gp);
 }
 
+/* A tree job's run: creates and stats besides reads, a create in one sample only. */
+static const char run_fs[] =
+    "{\"schema\": \"sbio-result/1\",\n"
+    " \"config\": {\"file_test_mode\": \"rndrd\", \"threads\": 1, \"block_size_bytes\": 4096,\n"
+    "            \"ioengine\": \"sync\", \"file_extra_flags\": \"(none)\"},\n"
+    " \"result\": {\"elapsed_s\": 2, \"op_types\": {\n"
+    "   \"read\": {\"ops\": 100, \"ops_per_s\": 50, \"latency\": {\"count\": 100,\n"
+    "            \"percentiles_ns\": {\"50\": 300, \"90\": 500, \"99\": 800, \"99.9\": 900}}},\n"
+    "   \"create\": {\"ops\": 40, \"ops_per_s\": 20, \"latency\": {\"count\": 40,\n"
+    "            \"percentiles_ns\": {\"50\": 40000, \"90\": 50000, \"99\": 70000, \"99.9\": "
+    "90000}}},\n"
+    "   \"stat\": {\"ops\": 600, \"ops_per_s\": 300, \"latency\": {\"count\": 600,\n"
+    "            \"percentiles_ns\": {\"50\": 2000, \"90\": 2500, \"99\": 4000, \"99.9\": "
+    "6000}}}},\n"
+    "  \"samples\": [{\"t_s\": 1, \"read\": {\"ops_per_s\": 60}, \"create\": {\"ops_per_s\": 40}, "
+    "\"stat\": {\"ops_per_s\": 280}},\n"
+    "              {\"t_s\": 2, \"read\": {\"ops_per_s\": 40}, \"stat\": {\"ops_per_s\": "
+    "320}}]}}\n";
+
+/* File-system op types have their series where the runs have them: a column and a line each
+ * after read, write and fsync, in every data file and panel; a run without them keeps its
+ * columns (the other tests). */
+static void test_fs_ops(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_file(at("fs.json"), run_fs);
+    assert_int_equal(PLOT(err, at("fs.json"), "-o", at("fs.png"), "--keep-data", at("kf")), 0);
+    assert_string_equal(err, "");
+    char *text = read_all(at("kf/throughput.dat"));
+    assert_non_null(text);
+    assert_has(text, "# t_s read_ops_per_s write_ops_per_s fsync_ops_per_s create_ops_per_s "
+                     "stat_ops_per_s\n");
+    free(text);
+    char *rows = data_rows(at("kf/throughput.dat"));
+    assert_string_equal(rows, "1 60 NaN NaN 40 280\n2 40 NaN NaN NaN 320\n");
+    free(rows);
+    rows = data_rows(at("kf/percentiles.dat"));
+    assert_string_equal(rows, "p50 300 NaN NaN 40000 2000\np90 500 NaN NaN 50000 2500\n"
+                              "p99 800 NaN NaN 70000 4000\np99.9 900 NaN NaN 90000 6000\n");
+    free(rows);
+    char *gp = read_all(at("kf/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "'throughput.dat' using 1:($5/1) with linespoints");
+    assert_has(gp, "title 'create'");
+    assert_has(gp, "'percentiles.dat' using 0:($6/1000.0):xtic(1) with linespoints");
+    assert_has(gp, "title 'stat'");
+    assert_lacks(gp, "title 'rename'");
+    free(gp);
+
+    /* Beside a run without them: their bars, the p99 columns after every ops/s one. */
+    write_file(at("rd.json"), run_rd);
+    assert_int_equal(
+        PLOT(err, at("fs.json"), at("rd.json"), "-o", at("fs2.png"), "--keep-data", at("kf2")), 0);
+    rows = data_rows(at("kf2/compare.dat"));
+    assert_has(rows, "\" 50 NaN NaN 20 300 800 NaN NaN 70000 4000\n");
+    assert_has(rows, "\" 30000 NaN NaN NaN NaN 800 NaN NaN NaN NaN\n");
+    free(rows);
+    gp = read_all(at("kf2/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "'compare.dat' using ($7/1000):xtic(strcol(1).\"\\n\".strcol(2)) lc rgb "
+                   "'#aec7e8' title 'stat'");
+    assert_has(gp, "'compare.dat' using ($12/1000.0):xtic(strcol(1).\"\\n\".strcol(2)) lc rgb "
+                   "'#aec7e8' title 'stat'");
+    free(gp);
+}
+
 /* Read, write and fsync alike at every percentile: each point's value label at its own
  * place, so no two labels of one percentile sit on each other; the y range in whole decades
  * with room under the lowest point. */
@@ -808,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_labels_by_settings),
         cmocka_unit_test(test_labels_apart),
+        cmocka_unit_test(test_fs_ops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

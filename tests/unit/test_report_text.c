@@ -456,6 +456,14 @@ static void test_fdatasync_row(void **state)
     free(t);
 }
 
+/* The per-operation table's header: its op column w wide. */
+static void assert_op_width(const char *text, int w)
+{
+    char head[64];
+    snprintf(head, sizeof(head), "\n  %-*s %10s %11s", w, "op", "ops", "ops/s");
+    assert_has(text, head);
+}
+
 /* Read-modify-writes: 40 of 16 KiB and 4 ms added to the run. Their own row, named in full
  * (the op column widens to hold it), MiB/s of their blocks once; their lines among sysbench's;
  * their bytes in the bytes read and in the bytes written; their histogram. A run without them
@@ -467,18 +475,14 @@ static void test_rmw_row(void **state)
     CFG(&cfg, BASE_ARGS, "--histogram=on");
     char *t = report(&cfg, two_threads());
     assert_lacks(t, "read-modify-write");
-    assert_has(t, "\n  op"
-                  "               "
-                  "ops       ops/s"); /* 9 + 1 + 10 wide */
+    assert_op_width(t, 9);
     free(t);
     struct sbio_run_result *r = two_threads();
     struct sbio_io rmw = {.op = SBIO_RMW, .len = BLK};
     for (int i = 0; i < 40; i++)
         sbio_stats_record_io(&r->total, &rmw, 4000000);
     t = report(&cfg, r);
-    assert_has(t, "\n  op"
-                  "                       "
-                  "ops       ops/s"); /* 17 + 1 + 10 */
+    assert_op_width(t, 17);
     assert_string_equal(row(t, "read-modify-write"),
                         "40|20.00|0.31|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms|4.00 ms");
     assert_string_equal(row(t, "read"),
@@ -647,6 +651,71 @@ static void test_interval(void **state)
     free(text);
 }
 
+/* Records n ops of type op, bytes and latency each, into s. */
+static void rec_fs(struct sbio_stats *s, enum sbio_op op, unsigned n, uint64_t lat, uint64_t bytes)
+{
+    for (unsigned i = 0; i < n; i++)
+        sbio_stats_record(s, op, lat, bytes, 1);
+}
+
+/* A tree job's operations: a row each for those counted, after the syncs, the op column as
+ * wide as "writewhole"; their bytes in sysbench's totals; skipped draws said; a histogram
+ * each; an interim line shows them once counted. Without them none of it is there. */
+static void test_fs_rows(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    CFG(&cfg, BASE_ARGS, "--histogram=on");
+    struct sbio_run_result *r = two_threads();
+    char *t = report(&cfg, r);
+    assert_lacks(t, "skipped:");
+    assert_lacks(t, "create");
+    assert_lacks(t, "\n  stat ");
+    free(t);
+    rec_fs(&r->total, SBIO_CREATE, 20, 5000000, BLK);
+    rec_fs(&r->total, SBIO_STAT, 100, 2000, 0);
+    rec_fs(&r->total, SBIO_READWHOLE, 10, 1000000, 4 * BLK);
+    rec_fs(&r->total, SBIO_WRITEWHOLE, 8, 3000000, 4 * BLK);
+    r->total.skipped = 7;
+    t = report(&cfg, r);
+    assert_op_width(t, 10); /* "writewhole" */
+    assert_string_equal(row(t, "create"),
+                        "20|10.00|0.16|5.00 ms|5.00 ms|5.00 ms|5.00 ms|5.00 ms|5.00 ms|5.00 ms");
+    assert_string_equal(row(t, "stat"),
+                        "100|50.00|0.00|2.00 us|2.00 us|2.00 us|2.00 us|2.00 us|2.00 us|2.00 us");
+    assert_string_equal(row(t, "readwhole"),
+                        "10|5.00|0.31|1.00 ms|1.00 ms|1.00 ms|1.00 ms|1.00 ms|1.00 ms|1.00 ms");
+    assert_string_equal(row(t, "writewhole"),
+                        "8|4.00|0.25|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms");
+    assert_lacks(t, "\n  rename ");
+    assert_lacks(t, "\n  unlink ");
+    assert_true(strstr(t, "\n  fsync ") < strstr(t, "\n  create "));
+    assert_has(t, "\n  7 operations skipped: drawn when they could not be served");
+    /* sysbench's lines keep their four types; the bytes are everyone's. */
+    assert_string_equal(value(t, "reads, writes, fsyncs:"), "512, 128, 6");
+    assert_string_equal(value(t, "bytes read, written:"), "8.62 MiB, 2.81 MiB");
+    assert_has(t, "\nLatency histogram of stat (bucket midpoint, count; 100 ops):\n");
+    free(t);
+    r->total.skipped = 1;
+    t = report(&cfg, r);
+    assert_has(t, "\n  1 operation skipped: drawn when it could not be served");
+    free(t);
+
+    static struct sbio_stats zero;
+    sbio_stats_init(&zero);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_interval(m, &cfg, 2.0, 2.0, &r->total, &zero);
+    assert_int_equal(fclose(m), 0);
+    assert_has(text, "; create: 10.00/s 0.16 MiB/s p99 5.00 ms; readwhole: 5.00/s 0.31 MiB/s p99 "
+                     "1.00 ms; writewhole: 4.00/s 0.25 MiB/s p99 3.00 ms; stat: 50.00/s p99 "
+                     "2.00 us;\n");
+    assert_lacks(text, "rename");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_cached_reads),    cmocka_unit_test(test_rate),
         cmocka_unit_test(test_job_share),       cmocka_unit_test(test_phase_table),
         cmocka_unit_test(test_singular),        cmocka_unit_test(test_rmw_row),
+        cmocka_unit_test(test_fs_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

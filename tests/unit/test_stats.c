@@ -1,6 +1,9 @@
 /* Unit tests for the per-thread statistics (src/stats.c): what one record counts, and that
  * merging per-thread stats (in any order) equals recording everything into one. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "stats.h"
@@ -96,6 +99,107 @@ static void test_stats_rmw(void **state)
     free(s);
 }
 
+/* A tree job's operations: each its own count and latency; the bytes of creates, appends and
+ * whole-file writes are bytes written, of whole-file reads bytes read; every type is an op. */
+static void test_stats_fs_ops(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = aligned_alloc(64, sizeof(*s));
+    assert_non_null(s);
+    sbio_stats_init(s);
+    sbio_stats_record(s, SBIO_READ, 1000, BLK, 1);
+    assert_false(sbio_stats_has_fs(s));
+    sbio_stats_record(s, SBIO_CREATE, 50000, 4 * BLK, 1);
+    sbio_stats_record(s, SBIO_CREATE, 70000, 2 * BLK, 1);
+    sbio_stats_record(s, SBIO_APPEND, 9000, BLK, 1);
+    sbio_stats_record(s, SBIO_READWHOLE, 30000, 8 * BLK, 1);
+    sbio_stats_record(s, SBIO_WRITEWHOLE, 40000, 3 * BLK, 1);
+    sbio_stats_record(s, SBIO_STAT, 800, 0, 1);
+    sbio_stats_record(s, SBIO_STAT, 600, 0, 1);
+    sbio_stats_record(s, SBIO_UNLINK, 12000, 0, 1);
+    sbio_stats_record(s, SBIO_READDIR, 5000, 0, 1);
+    assert_true(sbio_stats_has_fs(s));
+    assert_int_equal(s->lat[SBIO_CREATE].count, 2);
+    assert_int_equal(s->lat[SBIO_CREATE].min_ns, 50000);
+    assert_int_equal(s->lat[SBIO_STAT].min_ns, 600);
+    assert_int_equal(s->lat[SBIO_STAT].max_ns, 800);
+    assert_int_equal(s->lat[SBIO_RENAME].count, 0);
+    assert_int_equal(sbio_stats_bytes_read(s), BLK + 8 * BLK);
+    assert_int_equal(sbio_stats_bytes_written(s), 6 * BLK + BLK + 3 * BLK);
+    assert_int_equal(sbio_stats_ops(s), 10);
+    assert_int_equal(sbio_stats_busy_ns(s),
+                     1000 + 50000 + 70000 + 9000 + 30000 + 40000 + 800 + 600 + 12000 + 5000);
+    struct sbio_hist all;
+    sbio_stats_all_lat(s, &all);
+    assert_int_equal(all.count, 10);
+    assert_int_equal(all.min_ns, 600);
+    assert_int_equal(all.max_ns, 70000);
+    assert_string_equal(sbio_op_name(SBIO_READWHOLE), "readwhole");
+
+    /* Skipped draws alone make a tree job's stats too. */
+    sbio_stats_init(s);
+    assert_false(sbio_stats_has_fs(s));
+    s->skipped = 3;
+    assert_true(sbio_stats_has_fs(s));
+    free(s);
+}
+
+/* The resident memory of the process, in bytes (/proc/self/statm: the zero page that reads
+ * of fresh memory map is not in it). */
+static size_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, res = 0;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu %lu", &size, &res), 2);
+    fclose(f);
+    return res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Stats of threads that only read and write, on fresh (zero) pages: init, record, snapshot,
+ * merge and copy leave the histograms of the op types nobody did unwritten, so the threads
+ * cost their five histograms' pages, not sixteen; and a histogram first written then (min_ns
+ * 0 before) gets its true min. */
+static void test_stats_untouched(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    size_t len = N * sizeof(struct sbio_stats);
+    struct sbio_stats *s =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(s != MAP_FAILED);
+    size_t before = rss_bytes();
+    for (int i = 0; i < N; i++)
+        sbio_stats_init(&s[i]);
+    for (int i = 0; i < N - 2; i++)
+        for (uint64_t k = 0; k < 1000; k++) {
+            sbio_stats_record(&s[i], SBIO_READ, 1000 + k * 997 % 500000, BLK, 1);
+            sbio_stats_record(&s[i], SBIO_WRITE, 2000 + k * 991 % 900000, BLK, 1);
+        }
+    for (int i = 0; i < N - 2; i++) {
+        sbio_stats_snapshot(&s[N - 1], &s[i]);
+        sbio_stats_merge(&s[N - 2], &s[N - 1]);
+    }
+    sbio_stats_copy(&s[N - 1], &s[N - 2]);
+    size_t grown = rss_bytes() - before;
+    /* Two histograms (40 KiB) per thread written, of 16 (328 KiB): allow four. */
+    assert_true(grown < N * 4 * sizeof(struct sbio_hist));
+    assert_int_equal(s[N - 1].lat[SBIO_READ].count, (N - 2) * 1000);
+    assert_int_equal(s[N - 1].lat[SBIO_READ].min_ns, 1000);
+    assert_int_equal(s[N - 1].lat[SBIO_CREATE].count, 0);
+    assert_int_equal(sbio_stats_ops(&s[N - 1]), (N - 2) * 2000);
+
+    /* A histogram still all zero records its first value as its min. */
+    assert_int_equal(s[0].lat[SBIO_STAT].min_ns, 0);
+    sbio_stats_record(&s[0], SBIO_STAT, 4000, 0, 1);
+    sbio_stats_record(&s[0], SBIO_STAT, 9000, 0, 1);
+    assert_int_equal(s[0].lat[SBIO_STAT].min_ns, 4000);
+    sbio_stats_merge(&s[N - 2], &s[0]);
+    assert_int_equal(s[N - 2].lat[SBIO_STAT].min_ns, 4000);
+    assert_int_equal(s[N - 2].lat[SBIO_STAT].max_ns, 9000);
+    munmap(s, len);
+}
+
 static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
 {
     assert_hist_equal(&a->datasync, &b->datasync);
@@ -107,6 +211,7 @@ static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stat
     assert_int_equal(a->end_fsyncs, b->end_fsyncs);
     assert_int_equal(a->write_fsyncs, b->write_fsyncs);
     assert_int_equal(a->errors, b->errors);
+    assert_int_equal(a->skipped, b->skipped);
     assert_int_equal(a->verify_checked, b->verify_checked);
     assert_int_equal(a->verify_failed, b->verify_failed);
     assert_int_equal(a->start_ns, b->start_ns);
@@ -144,6 +249,8 @@ static void test_stats_merge(void **state)
     }
     part[2].errors = 3;
     one->errors = 3;
+    part[1].skipped = 4, part[2].skipped = 1;
+    one->skipped = 5;
     part[0].verify_checked = 40, part[1].verify_checked = 2;
     part[1].verify_failed = 1;
     one->verify_checked = 42, one->verify_failed = 1;
@@ -187,10 +294,9 @@ static void test_stats_merge(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_record),
-        cmocka_unit_test(test_stats_record_io),
-        cmocka_unit_test(test_stats_rmw),
-        cmocka_unit_test(test_stats_merge),
+        cmocka_unit_test(test_stats_record), cmocka_unit_test(test_stats_record_io),
+        cmocka_unit_test(test_stats_rmw),    cmocka_unit_test(test_stats_merge),
+        cmocka_unit_test(test_stats_fs_ops), cmocka_unit_test(test_stats_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

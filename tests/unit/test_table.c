@@ -1,5 +1,5 @@
 /* Unit tests for the comparison table (src/table.c): --metrics parsed (order kept, bad names
- * refused, at most SBIO_TABLE_MAX_COLS), each metric read from a block's document (per op
+ * refused, at most SBIO_TABLE_MAX_METRICS), each metric read from a block's document (per op
  * type only where the block did that op), and a table filled from script results: a block
  * per job and their total, each cell's mean ± sd, the difference to the first setting with
  * its CI, Holm's correction over the phase's tests, the marked runs, the widest CI, the
@@ -37,21 +37,21 @@ static int metric_index(const char *name)
 static void test_metrics_parse(void **state)
 {
     (void)state;
-    size_t idx[SBIO_TABLE_MAX_COLS], n = 99;
+    size_t idx[SBIO_TABLE_MAX_METRICS], n = 99;
     /* The order given is kept. */
     assert_int_equal(sbio_table_metrics_parse("time,reads,read.p99.9,share", idx, &n), 0);
     assert_int_equal(n, 4);
     const char *want[] = {"time", "reads", "read.p99.9", "share"};
     for (size_t k = 0; k < n; k++)
         assert_string_equal(sbio_table_metric_name(idx[k]), want[k]);
-    /* Every name of the catalogue is accepted, SBIO_TABLE_MAX_COLS at a time. */
+    /* Every name of the catalogue is accepted, SBIO_TABLE_MAX_METRICS at a time. */
     size_t total = 0;
     while (sbio_table_metric_name(total))
         total++;
-    for (size_t from = 0; from < total; from += SBIO_TABLE_MAX_COLS) {
+    for (size_t from = 0; from < total; from += SBIO_TABLE_MAX_METRICS) {
         char list[512] = "";
         size_t k = from;
-        for (; k < total && k < from + SBIO_TABLE_MAX_COLS; k++)
+        for (; k < total && k < from + SBIO_TABLE_MAX_METRICS; k++)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k > from ? "," : "",
                      sbio_table_metric_name(k));
         assert_int_equal(sbio_table_metrics_parse(list, idx, &n), 0);
@@ -68,7 +68,7 @@ static void test_metrics_parse(void **state)
     /* Refused: an unknown name, a prefix of one, a name twice, an empty list or item, a name
      * in another case, more columns than a table has. */
     char many[512] = "";
-    for (size_t k = 0; k <= SBIO_TABLE_MAX_COLS; k++)
+    for (size_t k = 0; k <= SBIO_TABLE_MAX_METRICS; k++)
         snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%s", k ? "," : "",
                  sbio_table_metric_name(k));
     const char *bad[] = {"time,bogus",  "tim",  "time,time",     "",         "time,", ",time",
@@ -164,6 +164,67 @@ static void test_metrics_values(void **state)
     json_decref(doc);
 }
 
+/* A tree job's document: its file-system op types' metrics work like read's (ops/s, mean,
+ * percentiles, MiB/s of those that move data); a type it did not do has none, nor has a run
+ * without them; the default columns include their p99. */
+static void test_metrics_fs(void **state)
+{
+    (void)state;
+    json_error_t e;
+    json_t *doc = json_loads(
+        "{\"result\": {\"elapsed_s\": 2, \"ops\": 700, \"op_types\": {"
+        " \"create\": {\"ops\": 100, \"ops_per_s\": 50, \"mib_per_s\": 0.78125,"
+        "              \"latency\": {\"count\": 100, \"mean_ns\": 41000.5,"
+        "                            \"percentiles_ns\": {\"50\": 40000, \"99\": 90000}}},"
+        " \"stat\": {\"ops\": 500, \"ops_per_s\": 250, \"mib_per_s\": 0,"
+        "            \"latency\": {\"count\": 500, \"mean_ns\": 2100,"
+        "                          \"percentiles_ns\": {\"99\": 3500}}},"
+        " \"readwhole\": {\"ops\": 100, \"ops_per_s\": 50, \"mib_per_s\": 3.125,"
+        "                 \"latency\": {\"count\": 100, \"mean_ns\": 120000.25,"
+        "                               \"percentiles_ns\": {\"99.9\": 400000}}}}}}",
+        0, &e);
+    assert_non_null(doc);
+    const struct {
+        const char *name;
+        double want;
+    } cases[] = {
+        {"create.ops", 50},          {"create.p50", 40000},    {"create.p99", 90000},
+        {"create.mean", 41000.5},    {"create.mib", 0.78125},  {"stat.ops", 250},
+        {"stat.p99", 3500},          {"stat.mean", 2100},      {"readwhole.mean", 120000.25},
+        {"readwhole.p99.9", 400000}, {"readwhole.mib", 3.125}, {"ops", 350},
+    };
+    for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+        int i = metric_index(cases[k].name);
+        if (i < 0)
+            fail_msg("metric %s missing", cases[k].name);
+        double got = sbio_table_metric_value((size_t)i, doc, NULL);
+        if (!(fabs(got - cases[k].want) <= 1e-9))
+            fail_msg("%s = %.15g, want %.15g", cases[k].name, got, cases[k].want);
+    }
+    const char *absent[] = {"rename.p99", "unlink.ops", "append.mib", "read.ops", "read.mean"};
+    for (size_t k = 0; k < ARRAY_LEN(absent); k++)
+        if (!isnan(sbio_table_metric_value((size_t)metric_index(absent[k]), doc, NULL)))
+            fail_msg("%s has a value", absent[k]);
+    /* No MiB/s metric for the op types that move no data. */
+    assert_true(metric_index("stat.mib") < 0);
+    assert_true(metric_index("open.mib") < 0);
+    json_t *run = json_loads(run_doc, 0, &e);
+    assert_non_null(run);
+    assert_true(isnan(sbio_table_metric_value((size_t)metric_index("create.ops"), run, NULL)));
+    assert_true(fabs(sbio_table_metric_value((size_t)metric_index("read.ops"), run, NULL) - 240.5) <
+                1e-9);
+    json_decref(run);
+    size_t idx[SBIO_TABLE_MAX_METRICS], n;
+    assert_int_equal(sbio_table_metrics_parse("create.ops,stat.p99,readwhole.mean", idx, &n), 0);
+    assert_int_equal(n, 3);
+    sbio_table_metrics_default(idx, &n);
+    bool stat = false;
+    for (size_t k = 0; k < n; k++)
+        stat |= !strcmp(sbio_table_metric_name(idx[k]), "stat.p99");
+    assert_true(stat);
+    json_decref(doc);
+}
+
 /* ---- a table of script results ---- */
 
 /* A job's result: ops/s (elapsed 1 s), all of op type op, and their p99. */
@@ -213,7 +274,7 @@ static void table_make(struct sbio_table *t, const char *list)
 {
     json_t *d = script_doc(1, 1);
     struct sbio_table_phase ph[2];
-    size_t np, col[SBIO_TABLE_MAX_COLS], ncol;
+    size_t np, col[SBIO_TABLE_MAX_METRICS], ncol;
     assert_int_equal(sbio_table_shape(d, ph, 2, &np), 0);
     json_decref(d);
     assert_int_equal(np, 1);
@@ -415,6 +476,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_parse),
         cmocka_unit_test(test_metrics_values),
+        cmocka_unit_test(test_metrics_fs),
         cmocka_unit_test(test_table_cells),
         cmocka_unit_test(test_table_text_json),
         cmocka_unit_test(test_table_total_columns),
