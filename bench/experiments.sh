@@ -513,9 +513,10 @@ SECS=$(($(date -u +%s) - START))
 # The section: the machine, the command, then per experiment its commands, table and notes.
 {
 	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+	# The disk of the file system's device (vda for vda1; loop0 and nvme0n1 are disks).
 	dev=$(basename "$(readlink -f "$src")")
-	dev=${dev%%[0-9]*}
-	sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$dev/queue/scheduler" 2>/dev/null)
+	[ -e "/sys/block/$dev" ] || dev=$(basename "$(readlink -f "/sys/class/block/$dev/..")")
+	sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$dev/queue/scheduler" 2>/dev/null || true)
 	echo "### Run on $(date -u +%Y-%m-%d) ($(date -u +%H:%M) UTC)"
 	echo
 	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
