@@ -1456,9 +1456,37 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
     return 0;
 }
 
+/* Phase pi's threads on the tree: thread t of T (every job's, on every rank sharing the
+ * tree) owns the slots s with s % T == t (fsop.h), so with T above the tree's slots threads
+ * T - files and up own none, and a job of theirs with an operation on a file (anything but
+ * mkdir and readdir) could never do it. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigned sharing)
+{
+    const struct sbio_script_phase *p = &s->phases[pi];
+    uint64_t threads = 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        threads += (uint64_t)p->jobs[k].threads * sharing;
+    if (threads <= s->tree.files)
+        return 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        for (int op = 0; op < SBIO_MIX_NR; op++)
+            if (op != SBIO_MIX_MKDIR && op != SBIO_MIX_READDIR && job_does(&p->jobs[k], op)) {
+                sbio_err("%s:%d: job %s: %s needs a file of the thread's own slots, but phase "
+                         "\"%s\" has %" PRIu64 " threads%s for the %" PRIu64 " slots of the "
+                         "fileset (line %d), so some threads own none; use at most %" PRIu64
+                         " threads or declare more files",
+                         s->path, p->jobs[k].line, p->jobs[k].name, sbio_mix_op_name(op),
+                         p->name, threads, sharing > 1 ? " over its ranks" : "", s->tree.files,
+                         s->tree.line, s->tree.files);
+                return -SBIO_EUSAGE;
+            }
+    return 0;
+}
+
 /* Every job's operations against the script's file set (a tree, or a flat set); --verify
  * (cfg) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_ops(const struct sbio_config *cfg, const struct sbio_script *s)
+static int session_check_ops(const struct sbio_config *cfg, const struct sbio_script *s,
+                             unsigned sharing)
 {
     int rc = 0;
     if (cfg->verify && s->tree.set) {
@@ -1475,16 +1503,18 @@ static int session_check_ops(const struct sbio_config *cfg, const struct sbio_sc
             else if (!(rc = session_check_tree_job(s, j)))
                 rc = session_check_serve(s, pi, j);
         }
+    for (unsigned pi = 0; pi < s->nphases && !rc && s->tree.set; pi++)
+        rc = session_check_slots(s, pi, sharing);
     return rc;
 }
 
 int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
                             unsigned nranks)
 {
-    if (session_check_ops(cfg, s))
-        return -SBIO_EUSAGE;
     /* The ranks sharing the set (1 alone) number their threads as one phase's. */
     unsigned sharing = cfg->file_per_rank ? 1 : nranks;
+    if (session_check_ops(cfg, s, sharing))
+        return -SBIO_EUSAGE;
     if ((cfg->verify && session_check_verify(s, sharing)) || session_check_ranks(cfg, s, nranks))
         return -SBIO_EUSAGE;
     return 0;

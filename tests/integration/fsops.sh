@@ -237,6 +237,12 @@ bad nofile "stat with no file ever" 3 "stat needs a file.*prealloc = 0" \
 	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0 }
 phase \"p\" { time = 1,
   job \"j\" { mix = { mkdir = 1, stat = 1 } } }"
+bad slots "more threads in a phase than the tree has slots" 4 \
+	"stat needs a file of the thread's own slots, but phase \"p\" has 6 threads for the 4 slots" \
+	"fileset { files = 4, dirwidth = 2, size = \"1k\" }
+phase \"p\" { time = 1,
+  job \"m\" { threads = 4, mix = { mkdir = 1 } },
+  job \"s\" { threads = 2, mix = { stat = 1 } } }"
 bad append "a bad append size" 2 "append: '3q' is not a size" \
 	"$TREE
 phase \"p\" { time = 1, job \"j\" { append = \"3q\", flow = { \"open\" } } }"
