@@ -1475,9 +1475,9 @@ static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigne
                          "\"%s\" has %" PRIu64 " threads%s for the %" PRIu64 " slots of the "
                          "fileset (line %d), so some threads own none; use at most %" PRIu64
                          " threads or declare more files",
-                         s->path, p->jobs[k].line, p->jobs[k].name, sbio_mix_op_name(op),
-                         p->name, threads, sharing > 1 ? " over its ranks" : "", s->tree.files,
-                         s->tree.line, s->tree.files);
+                         s->path, p->jobs[k].line, p->jobs[k].name, sbio_mix_op_name(op), p->name,
+                         threads, sharing > 1 ? " over its ranks" : "", s->tree.files, s->tree.line,
+                         s->tree.files);
                 return -SBIO_EUSAGE;
             }
     return 0;
