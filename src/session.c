@@ -1425,9 +1425,18 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
     return -SBIO_EUSAGE;
 }
 
-/* Job j of phase pi asks for an operation its phase can never serve: a free slot when
- * prepare fills every one and no job so far unlinks, a file when prepare makes none and no
- * job so far creates. 0 or -SBIO_EUSAGE (message printed). */
+/* Whether job j of phase pi, or a job of an earlier phase, does op: a job's threads own
+ * their own slots (fsop.h), so another job of the same phase never frees or fills them;
+ * an earlier phase's jobs, numbered otherwise, may have. */
+static bool job_served(const struct sbio_script *s, unsigned pi, const struct sbio_script_job *j,
+                       int op)
+{
+    return job_does(j, op) || (pi > 0 && phases_do(s, pi - 1, op));
+}
+
+/* Job j of phase pi asks for an operation it can never be served: a free slot when prepare
+ * fills every one and neither the job nor an earlier phase unlinks, a file when prepare
+ * makes none and neither creates. 0 or -SBIO_EUSAGE (message printed). */
 static int session_check_serve(const struct sbio_script *s, unsigned pi,
                                const struct sbio_script_job *j)
 {
@@ -1438,18 +1447,18 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
     uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
     const char *p = s->phases[pi].name;
     int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
-    if (made >= t->files && job_does(j, op) && !phases_do(s, pi, SBIO_MIX_UNLINK)) {
+    if (made >= t->files && job_does(j, op) && !job_served(s, pi, j, SBIO_MIX_UNLINK)) {
         sbio_err("%s:%d: job %s: %s needs a free slot, but the fileset (line %d) has prealloc "
-                 "= 1 and no job of phase \"%s\" or before it unlinks; lower prealloc or add "
-                 "unlink",
+                 "= 1 and neither the job nor one of a phase before \"%s\" unlinks (the "
+                 "phase's other jobs own other slots); lower prealloc or add unlink",
                  s->path, j->line, j->name, sbio_mix_op_name(op), t->line, p);
         return -SBIO_EUSAGE;
     }
     for (size_t i = 0; i < sizeof(need_file) / sizeof(need_file[0]) && !made; i++)
-        if (job_does(j, need_file[i]) && !phases_do(s, pi, SBIO_MIX_CREATE)) {
+        if (job_does(j, need_file[i]) && !job_served(s, pi, j, SBIO_MIX_CREATE)) {
             sbio_err("%s:%d: job %s: %s needs a file, but the fileset (line %d) has prealloc "
-                     "= 0 and no job of phase \"%s\" or before it creates; raise prealloc or "
-                     "add create",
+                     "= 0 and neither the job nor one of a phase before \"%s\" creates (the "
+                     "phase's other jobs own other slots); raise prealloc or add create",
                      s->path, j->line, j->name, sbio_mix_op_name(need_file[i]), t->line, p);
             return -SBIO_EUSAGE;
         }

@@ -237,6 +237,12 @@ bad nofile "stat with no file ever" 3 "stat needs a file.*prealloc = 0" \
 	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0 }
 phase \"p\" { time = 1,
   job \"j\" { mix = { mkdir = 1, stat = 1 } } }"
+bad otherjob "stat with no file but another job's creates" 4 \
+	"stat needs a file.*neither the job nor one of a phase before" \
+	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0 }
+phase \"p\" { time = 1,
+  job \"c\" { mix = { create = 1, unlink = 1 } },
+  job \"s\" { mix = { stat = 1 } } }"
 bad slots "more threads in a phase than the tree has slots" 4 \
 	"stat needs a file of the thread's own slots, but phase \"p\" has 6 threads for the 4 slots" \
 	"fileset { files = 4, dirwidth = 2, size = \"1k\" }
