@@ -152,7 +152,7 @@ eq "compare: the loop device's scheduler put back" "$(cur_sched)" "$SCHED0"
 changed() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		[ "$(listing "$1")" != "$2" ] && break
+		[ "$(listing "$1" 2>/dev/null)" != "$2" ] && break
 		sleep 0.1
 	done
 	sleep 1
