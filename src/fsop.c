@@ -458,7 +458,10 @@ static int64_t fsop_run(struct sbio_fsop *f, struct sbio_io *io)
     case SBIO_WRITEWHOLE:
     case SBIO_READ:
     case SBIO_WRITE: return fsop_data(f, io);
-    case SBIO_OPEN: return fsop_open(f, io->file, false);
+    case SBIO_OPEN: { /* the current file too: closed and opened again, one openat per open */
+        int rc = fsop_close_current(f);
+        return rc ? rc : fsop_open(f, io->file, false);
+    }
     case SBIO_CLOSE: return fsop_close_current(f);
     case SBIO_FSYNC: {
         int rc = sbio_engine_sync_file(f->cur_fd, io->flags & SBIO_IO_DATASYNC);

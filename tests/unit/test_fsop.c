@@ -319,6 +319,26 @@ static void test_ops_on_disk(void **state)
     check_lists(x);
 }
 
+/* open of the file that is current already opens it again (closing it first): one openat
+ * per open, as the kernel counts them. Shown by removing the file behind the thread's back:
+ * the second open must fail where a kept descriptor would have served it. */
+static void test_open_current(void **state)
+{
+    struct fixture *x = *state;
+    fx_job(x, SBIO_PAT_UNIFORM, 0);
+    fx_tree(x, 1, true);
+    /* Thread 0 of FILES: its one slot, 0. */
+    assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, FILES, 0, 0), 0);
+    assert_int_equal(run_op(x, SBIO_MIX_OPEN), 0);
+    assert_int_equal(x->f.cur_slot, 0);
+    char p[PATH_MAX];
+    sbio_tree_path(&x->tree, 0, p, sizeof(p));
+    assert_int_equal(unlinkat(x->tree.rootfd, p, 0), 0);
+    assert_int_equal(run_op(x, SBIO_MIX_OPEN), -ENOENT);
+    assert_int_equal(x->f.cur_slot, UINT64_MAX);
+    assert_int_equal(x->f.cur_fd, -1);
+}
+
 /* Many random operations: the lists and cur_size match the disk all along. */
 static void test_random_ops(void **state)
 {
@@ -448,6 +468,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_seq_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ops_on_disk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_current, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
