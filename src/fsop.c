@@ -391,15 +391,20 @@ static int64_t fsop_data(struct sbio_fsop *f, struct sbio_io *io)
     return (uint64_t)got < io->len ? got : (int64_t)io->len - 1;
 }
 
-static int fsop_readdir(struct sbio_fsop *f, uint64_t leaf, void *buf, size_t len)
+/* A readdir's getdents64 buffer: glibc's readdir's size, whatever the job's block (a block
+ * smaller than one entry would make getdents64 fail with EINVAL). */
+#define FSOP_DENTS (32u << 10)
+
+static int fsop_readdir(struct sbio_fsop *f, uint64_t leaf)
 {
+    char buf[FSOP_DENTS];
     sbio_tree_leaf_path(f->tree, leaf, f->path, sizeof(f->path));
     const char *p = f->path[0] ? f->path : ".";
     int fd = openat(f->tree->rootfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return fsop_fail(f, "openat (O_DIRECTORY)", p);
     long n;
-    while ((n = syscall(SYS_getdents64, fd, buf, len)) > 0)
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
         ;
     int rc = n < 0 ? fsop_fail(f, "getdents64", p) : 0;
     close(fd);
@@ -480,7 +485,7 @@ static int64_t fsop_run(struct sbio_fsop *f, struct sbio_io *io)
     case SBIO_UNLINK: return fsop_unlink(f, io->file);
     case SBIO_RENAME: return fsop_rename(f, io->file, io->offset);
     case SBIO_MKDIR: return fsop_mkdir(f, io->offset);
-    case SBIO_READDIR: return fsop_readdir(f, io->offset, io->buf, io->len);
+    case SBIO_READDIR: return fsop_readdir(f, io->offset);
     default: errno = EINVAL; return fsop_fail(f, sbio_op_name(io->op), "");
     }
 }

@@ -339,6 +339,20 @@ static void test_open_current(void **state)
     assert_int_equal(x->f.cur_fd, -1);
 }
 
+/* readdir lists a leaf whatever the job's block: one of 16 bytes is smaller than a folder
+ * entry, which getdents64 refuses. */
+static void test_readdir_small_block(void **state)
+{
+    struct fixture *x = *state;
+    fx_job(x, SBIO_PAT_UNIFORM, 0);
+    x->job.block[0] = 16;
+    sbio_mix_init(&x->mix, &x->job, FILES);
+    fx_tree(x, 1, true);
+    assert_int_equal(sbio_fsop_init(&x->f, &x->tree, &x->mix, 0, 1, 0, 0), 0);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(run_op(x, SBIO_MIX_READDIR), 0);
+}
+
 /* Many random operations: the lists and cur_size match the disk all along. */
 static void test_random_ops(void **state)
 {
@@ -469,6 +483,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ops_on_disk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_current, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_readdir_small_block, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
