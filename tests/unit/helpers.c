@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,4 +113,27 @@ void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b)
     assert_int_equal(a->min_ns, b->min_ns);
     assert_int_equal(a->max_ns, b->max_ns);
     assert_true(fabs(a->sumsq - b->sumsq) <= 1e-12 * fabs(b->sumsq));
+}
+
+int tdir_setup(void **state, const char *name)
+{
+    struct tdir *t = calloc(1, sizeof(*t));
+    if (!t || tmpdir_make(t->path, sizeof(t->path), "/tmp", name)) {
+        free(t);
+        return -1;
+    }
+    snprintf(t->dirarg, sizeof(t->dirarg), "--dir=%s", t->path);
+    t->dfd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    *state = t;
+    return t->dfd < 0 ? -1 : 0;
+}
+
+int tdir_teardown(void **state)
+{
+    struct tdir *t = *state;
+    cap_abandoned();
+    close(t->dfd);
+    int rc = tmpdir_remove(t->path);
+    free(t);
+    return rc;
 }

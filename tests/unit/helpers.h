@@ -75,6 +75,20 @@ int tmpdir_make(char *path, size_t len, const char *parent, const char *name);
  * made) or a missing folder is fine. Returns 0 or -errno. */
 int tmpdir_remove(const char *path);
 
+/* A test's own folder for a group of tests on a file set: its path, "--dir=PATH" (a parsed
+ * cfg->dir points into it) and the folder opened. */
+struct tdir {
+    char path[64];
+    char dirarg[80];
+    int dfd;
+};
+/* A cmocka setup: a fresh struct tdir in *state, its folder /tmp/sbio-test-NAME.XXXXXX
+ * made and opened. 0 or -1. */
+int tdir_setup(void **state, const char *name);
+/* Its teardown: captures a failed test left open ended (cap_abandoned), the folder removed
+ * with everything below it. 0 or -errno. */
+int tdir_teardown(void **state);
+
 /* Create or replace the file at path with text; fails the test when it cannot. */
 void write_file(const char *path, const char *text);
 

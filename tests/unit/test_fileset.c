@@ -25,34 +25,14 @@
 #include "util.h"
 
 /* One temporary folder per test, removed by the teardown whatever the test left. */
-struct tdir {
-    char path[64];
-    char dirarg[80]; /* "--dir=PATH": cfg->dir points into it */
-    int dfd;
-};
-
 static int setup_dir(void **state)
 {
-    struct tdir *t = calloc(1, sizeof(*t));
-    if (!t)
-        return -1;
-    if (tmpdir_make(t->path, sizeof(t->path), "/tmp", "fileset")) {
-        free(t);
-        return -1;
-    }
-    snprintf(t->dirarg, sizeof(t->dirarg), "--dir=%s", t->path);
-    t->dfd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    *state = t;
-    return t->dfd < 0 ? -1 : 0;
+    return tdir_setup(state, "fileset");
 }
 
 static int teardown_dir(void **state)
 {
-    struct tdir *t = *state;
-    close(t->dfd);
-    int rc = tmpdir_remove(t->path);
-    free(t);
-    return rc;
+    return tdir_teardown(state);
 }
 
 /* A configuration as the command line gives it, so "given" is real: cmd, --dir, then the

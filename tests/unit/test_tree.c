@@ -243,33 +243,14 @@ static void test_declaration(void **state)
 
 /* ---- on disk ---- */
 
-struct tdir {
-    char path[64];
-    char dirarg[80];
-    int dfd;
-};
-
 static int setup_dir(void **state)
 {
-    struct tdir *t = calloc(1, sizeof(*t));
-    if (!t || tmpdir_make(t->path, sizeof(t->path), "/tmp", "tree")) {
-        free(t);
-        return -1;
-    }
-    snprintf(t->dirarg, sizeof(t->dirarg), "--dir=%s", t->path);
-    t->dfd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    *state = t;
-    return t->dfd < 0 ? -1 : 0;
+    return tdir_setup(state, "tree");
 }
 
 static int teardown_dir(void **state)
 {
-    struct tdir *t = *state;
-    cap_abandoned();
-    close(t->dfd);
-    int rc = tmpdir_remove(t->path);
-    free(t);
-    return rc;
+    return tdir_teardown(state);
 }
 
 static void make_cfg(struct sbio_config *cfg, struct tdir *t, const char *cmd)
