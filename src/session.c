@@ -1425,6 +1425,12 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
     return -SBIO_EUSAGE;
 }
 
+/* The operations that act on an existing file of the thread's own. */
+static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,      SBIO_MIX_APPEND,
+                                SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
+                                SBIO_MIX_STAT,      SBIO_MIX_UNLINK,     SBIO_MIX_RENAME};
+#define NEED_FILE (sizeof(need_file) / sizeof(need_file[0]))
+
 /* Whether job j of phase pi, or a job of an earlier phase, does op: a job's threads own
  * their own slots (fsop.h), so another job of the same phase never frees or fills them;
  * an earlier phase's jobs, numbered otherwise, may have. */
@@ -1440,9 +1446,6 @@ static bool job_served(const struct sbio_script *s, unsigned pi, const struct sb
 static int session_check_serve(const struct sbio_script *s, unsigned pi,
                                const struct sbio_script_job *j)
 {
-    static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,      SBIO_MIX_APPEND,
-                                    SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
-                                    SBIO_MIX_STAT,      SBIO_MIX_UNLINK,     SBIO_MIX_RENAME};
     const struct sbio_tree_decl *t = &s->tree;
     uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
     const char *p = s->phases[pi].name;
@@ -1454,7 +1457,7 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
                  s->path, j->line, j->name, sbio_mix_op_name(op), t->line, p);
         return -SBIO_EUSAGE;
     }
-    for (size_t i = 0; i < sizeof(need_file) / sizeof(need_file[0]) && !made; i++)
+    for (size_t i = 0; i < NEED_FILE && !made; i++)
         if (job_does(j, need_file[i]) && !job_served(s, pi, j, SBIO_MIX_CREATE)) {
             sbio_err("%s:%d: job %s: %s needs a file, but the fileset (line %d) has prealloc "
                      "= 0 and neither the job nor one of a phase before \"%s\" creates (the "
@@ -1465,30 +1468,51 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
     return 0;
 }
 
-/* Phase pi's threads on the tree: thread t of T (every job's, on every rank sharing the
- * tree) owns the slots s with s % T == t (fsop.h), so with T above the tree's slots threads
- * T - files and up own none, and a job of theirs with an operation on a file (anything but
- * mkdir and readdir) could never do it. 0 or -SBIO_EUSAGE (message printed). */
+/* The first operation of job j that needs a slot of the thread's own (any but mkdir and
+ * readdir), and of those the first that needs a file (*file; -1 when none), or -1. */
+static int job_slot_op(const struct sbio_script_job *j, int *file)
+{
+    *file = -1;
+    for (size_t i = 0; i < NEED_FILE && *file < 0; i++)
+        *file = job_does(j, need_file[i]) ? need_file[i] : -1;
+    for (int op = 0; op < SBIO_MIX_NR; op++)
+        if (op != SBIO_MIX_MKDIR && op != SBIO_MIX_READDIR && job_does(j, op))
+            return op;
+    return -1;
+}
+
+/* Phase pi's threads on the tree: thread t of T (every job's, numbered job after job, rank
+ * after rank sharing the tree) owns the slots s with s % T == t (fsop.h). A job whose last
+ * thread's number is the tree's slots or more has threads that own none; one whose last
+ * thread's number is prepare's files or more, threads that own none of them, and so never a
+ * file unless the job or an earlier phase creates. 0 or -SBIO_EUSAGE (message printed). */
 static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigned sharing)
 {
     const struct sbio_script_phase *p = &s->phases[pi];
-    uint64_t threads = 0;
+    uint64_t width = 0, before = 0, files = s->tree.files;
+    uint64_t made = (uint64_t)llround(s->tree.prealloc * (double)files);
     for (unsigned k = 0; k < p->njobs; k++)
-        threads += (uint64_t)p->jobs[k].threads * sharing;
-    if (threads <= s->tree.files)
-        return 0;
-    for (unsigned k = 0; k < p->njobs; k++)
-        for (int op = 0; op < SBIO_MIX_NR; op++)
-            if (op != SBIO_MIX_MKDIR && op != SBIO_MIX_READDIR && job_does(&p->jobs[k], op)) {
-                sbio_err("%s:%d: job %s: %s needs a file of the thread's own slots, but phase "
-                         "\"%s\" has %" PRIu64 " threads%s for the %" PRIu64 " slots of the "
-                         "fileset (line %d), so some threads own none; use at most %" PRIu64
-                         " threads or declare more files",
-                         s->path, p->jobs[k].line, p->jobs[k].name, sbio_mix_op_name(op), p->name,
-                         threads, sharing > 1 ? " over its ranks" : "", s->tree.files, s->tree.line,
-                         s->tree.files);
-                return -SBIO_EUSAGE;
-            }
+        width += p->jobs[k].threads;
+    for (unsigned k = 0; k < p->njobs; k++) {
+        const struct sbio_script_job *j = &p->jobs[k];
+        uint64_t last = (sharing - 1) * width + before + j->threads - 1;
+        before += j->threads;
+        int file, op = job_slot_op(j, &file);
+        bool unmade = file >= 0 && last >= made && !job_served(s, pi, j, SBIO_MIX_CREATE);
+        if (op < 0 || (last < files && !unmade))
+            continue;
+        char why[96];
+        snprintf(why, sizeof(why),
+                 last < files ? "files prepare makes (%" PRIu64 ")" : "slots (%" PRIu64 ")",
+                 last < files ? made : files);
+        sbio_err("%s:%d: job %s: %s: thread %" PRIu64 " of the %" PRIu64 " of phase \"%s\"%s "
+                 "owns none of the tree's %s (thread t owns the slots s with s mod %" PRIu64
+                 " = t); use fewer threads, or more files or prealloc (fileset, line %d)",
+                 s->path, j->line, j->name, sbio_mix_op_name(last < files ? file : op), last,
+                 width * sharing, p->name, sharing > 1 ? " over its ranks" : "", why,
+                 width * sharing, s->tree.line);
+        return -SBIO_EUSAGE;
+    }
     return 0;
 }
 

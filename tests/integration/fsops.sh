@@ -243,12 +243,18 @@ bad otherjob "stat with no file but another job's creates" 4 \
 phase \"p\" { time = 1,
   job \"c\" { mix = { create = 1, unlink = 1 } },
   job \"s\" { mix = { stat = 1 } } }"
-bad slots "more threads in a phase than the tree has slots" 4 \
-	"stat needs a file of the thread's own slots, but phase \"p\" has 6 threads for the 4 slots" \
+bad slots "a thread past the tree's slots" 5 \
+	"job t: stat: thread 7 of the 8 of phase \"p\" owns none of the tree's slots (4)" \
 	"fileset { files = 4, dirwidth = 2, size = \"1k\" }
 phase \"p\" { time = 1,
+  job \"s\" { threads = 2, mix = { stat = 1 } },
   job \"m\" { threads = 4, mix = { mkdir = 1 } },
-  job \"s\" { threads = 2, mix = { stat = 1 } } }"
+  job \"t\" { threads = 2, mix = { stat = 1 } } }"
+bad unmade "a thread past prepare's files" 3 \
+	"job s: stat: thread 3 of the 4 of phase \"p\" owns none of the tree's files prepare makes (2)" \
+	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0.05 }
+phase \"p\" { time = 1,
+  job \"s\" { threads = 4, mix = { stat = 1 } } }"
 bad append "a bad append size" 2 "append: '3q' is not a size" \
 	"$TREE
 phase \"p\" { time = 1, job \"j\" { append = \"3q\", flow = { \"open\" } } }"
