@@ -294,7 +294,7 @@ static enum sbio_mix_op wl_tree_servable(const struct sbio_wl *w)
         if (sbio_fsop_can(w->fsop, (enum sbio_mix_op)m->flow[i]))
             return (enum sbio_mix_op)m->flow[i];
     for (int op = 0; !m->nflow && op < SBIO_MIX_NR; op++)
-        if (m->op_cum[op] > (op ? m->op_cum[op - 1] : 0) && sbio_fsop_can(w->fsop, op))
+        if (m->op_cum[op] - (op ? m->op_cum[op - 1] : 0) > 1e-12 && sbio_fsop_can(w->fsop, op))
             return (enum sbio_mix_op)op;
     return SBIO_MIX_NR;
 }
