@@ -70,12 +70,15 @@ static inline void sbio_hist_record(struct sbio_hist *h, uint64_t ns)
     unsigned i = sbio_hist_bucket_index(ns);
     /* Plain reads are fine: this thread is the only writer. */
     double sumsq = h->sumsq + (double)ns * (double)ns;
+    uint64_t count = h->count;
 
     __atomic_store_n(&h->buckets[i], h->buckets[i] + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->count, h->count + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->count, count + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&h->sum_ns, h->sum_ns + ns, __ATOMIC_RELAXED);
     __atomic_store(&h->sumsq, &sumsq, __ATOMIC_RELAXED);
-    if (ns < h->min_ns)
+    /* The first value sets min whatever it held: an empty histogram's min_ns means nothing
+     * (one left all zero bytes, unwritten, has 0 there: stats.h). */
+    if (ns < h->min_ns || !count)
         __atomic_store_n(&h->min_ns, ns, __ATOMIC_RELAXED);
     if (ns > h->max_ns)
         __atomic_store_n(&h->max_ns, ns, __ATOMIC_RELAXED);

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,11 @@ int sbio_extra_flag(const char *name)
         if (!strcmp(name, sbio_extra_flag_names[i]))
             return (int)(1u << i);
     return 0;
+}
+
+int sbio_extra_sync_oflags(unsigned flags)
+{
+    return (flags & SBIO_XF_SYNC ? O_SYNC : 0) | (flags & SBIO_XF_DSYNC ? O_DSYNC : 0);
 }
 
 char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)

@@ -45,6 +45,9 @@ enum sbio_extra_flag { SBIO_XF_SYNC = 1, SBIO_XF_DSYNC = 2, SBIO_XF_DIRECT = 4 }
 extern const char *const sbio_extra_flag_names[SBIO_XF_NR];
 /* The flag's bit, or 0 for a name that is none. */
 int sbio_extra_flag(const char *name);
+/* The open(2) flags of the flags' sync and dsync bits (O_SYNC, O_DSYNC); direct is the
+ * caller's, which checks it first. */
+int sbio_extra_sync_oflags(unsigned flags);
 enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
 enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
 enum sbio_seq_stream { SBIO_SEQ_SHARED, SBIO_SEQ_PER_THREAD };

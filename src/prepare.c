@@ -430,8 +430,7 @@ static int prep_open(const struct prep *pr, unsigned i, uint64_t *align)
     const struct sbio_fileset *fs = &pr->fs;
     unsigned xf = pr->cfg->extra_flags;
     int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
-    fl |= (xf & SBIO_XF_SYNC ? O_SYNC : 0) | (xf & SBIO_XF_DSYNC ? O_DSYNC : 0) |
-          (xf & SBIO_XF_DIRECT ? O_DIRECT : 0);
+    fl |= sbio_extra_sync_oflags(xf) | (xf & SBIO_XF_DIRECT ? O_DIRECT : 0);
     int fd = openat(fs->dirfd, fs->files[i].name, fl, 0644);
     if (fd < 0) {
         int e = errno;

@@ -240,11 +240,8 @@ static int run_check_flags(struct run *r, uint64_t *direct_align)
 {
     const struct sbio_job *job = r->job;
     *direct_align = 0;
-    r->oflags = sbio_job_writes(job) ? O_RDWR : O_RDONLY;
-    if (job->extra_flags & SBIO_XF_SYNC)
-        r->oflags |= O_SYNC;
-    if (job->extra_flags & SBIO_XF_DSYNC)
-        r->oflags |= O_DSYNC;
+    r->oflags =
+        (sbio_job_writes(job) ? O_RDWR : O_RDONLY) | sbio_extra_sync_oflags(job->extra_flags);
     if (!(job->extra_flags & SBIO_XF_DIRECT))
         return 0;
     if (r->eng->flags & SBIO_ENG_NO_DIRECT) {
@@ -773,8 +770,7 @@ static int run_checks_tree(struct run *r, struct sbio_run_result *res)
     if (rc)
         return rc;
     res->ncpus = (unsigned)r->ncpus;
-    r->oflags = (job->extra_flags & SBIO_XF_SYNC ? O_SYNC : 0) |
-                (job->extra_flags & SBIO_XF_DSYNC ? O_DSYNC : 0);
+    r->oflags = sbio_extra_sync_oflags(job->extra_flags);
     r->fadv = -1;
     r->req = sbio_mix_max_len(job->mix);
     run_limits(r, res);

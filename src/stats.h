@@ -49,9 +49,6 @@ void sbio_stats_init(struct sbio_stats *s);
 static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint64_t lat_ns,
                                      uint64_t bytes, int is_event)
 {
-    /* A histogram left all zero by sbio_stats_init has min_ns 0: its first value sets it. */
-    if (!s->lat[op].count)
-        __atomic_store_n(&s->lat[op].min_ns, UINT64_MAX, __ATOMIC_RELAXED);
     sbio_hist_record(&s->lat[op], lat_ns);
     if (bytes)
         __atomic_store_n(&s->bytes[op], s->bytes[op] + bytes, __ATOMIC_RELAXED);
@@ -67,11 +64,8 @@ static inline void sbio_stats_record_io(struct sbio_stats *s, const struct sbio_
                                         uint64_t lat_ns)
 {
     sbio_stats_record(s, io->op, lat_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
-    if (io->op == SBIO_FSYNC && (io->flags & SBIO_IO_DATASYNC)) {
-        if (!s->datasync.count)
-            __atomic_store_n(&s->datasync.min_ns, UINT64_MAX, __ATOMIC_RELAXED);
+    if (io->op == SBIO_FSYNC && (io->flags & SBIO_IO_DATASYNC))
         sbio_hist_record(&s->datasync, lat_ns);
-    }
 }
 
 /* Concurrent reader: copy with relaxed loads. dst must have been made by sbio_stats_init,

@@ -309,7 +309,9 @@ static int wl_tree_next(struct sbio_wl *w, struct sbio_io *io)
     const struct sbio_mix *m = w->sh->mix;
     enum sbio_mix_op mop = SBIO_MIX_READ;
     for (unsigned skips = 0; skips < SBIO_FSOP_MAX_SKIP; skips++) {
-        if (skips && wl_tree_servable(w) == SBIO_MIX_NR) {
+        /* Nothing changes the thread's slots between two draws: asked once, at the first
+         * skip. */
+        if (skips == 1 && wl_tree_servable(w) == SBIO_MIX_NR) {
             if (w->requests)
                 return 0;
             char why[160];
