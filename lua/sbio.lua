@@ -2,6 +2,10 @@
 -- A script declares; C executes. Declarations are checked here, where the error can name
 -- the script's file and line (error(msg, level) points at the caller).
 
+-- Calls a prelude helper makes on its caller's behalf (sbio.filebench_set): each adds a
+-- level, so that messages and recorded lines name the script's line, not the prelude's.
+local behalf = 0
+
 local S = {options = {}, option_order = {}, fileset = nil, phases = {}, hooks = {}}
 __sbio = S
 
@@ -55,6 +59,28 @@ function sbio.new_ctx() return ffi.new("sbio_ctx") end
 -- a scripted run can be repeated: sbio.rand(n) is a whole number in [0, n).
 function sbio.rand(n) return math.floor(math.random() * n) end
 
+-- filebench's personalities (workloads/varmail.lua, fileserver, webserver, webproxy): the
+-- options they share, with a personality's defaults d (files, dirwidth, filesize, threads),
+-- and their file set: files of gamma sizes of shape 1.5 (filebench's cvar-gamma, written as
+-- cvar 1/sqrt(1.5)) around --filesize, d.prealloc of them made by prepare.
+function sbio.filebench_set(d)
+    behalf = behalf + 1
+    option("files", d.files, "files (filebench's nfiles)")
+    option("dirwidth", d.dirwidth, "entries per folder (meandirwidth)")
+    option("filesize", d.filesize, "mean file size (gamma, shape 1.5: filebench's cvar-gamma)")
+    option("threads", d.threads, "threads (nthreads)")
+    option("iosize", "1m", "request size of whole-file reads and writes (iosize)")
+    option("append", "16k", "bytes per append (meanappendsize)")
+    option("time", 10, "seconds (filebench's run: 60)")
+    fileset {
+        files = options.files,
+        dirwidth = options.dirwidth,
+        size = { law = "gamma", mean = options.filesize, cvar = 1 / math.sqrt(1.5) },
+        prealloc = d.prealloc,
+    }
+    behalf = behalf - 1
+end
+
 -- The operation types of a run document's op_types, in sbio's order (io.h).
 sbio.OP_TYPES = {"read", "write", "fsync", "rmw", "create", "append", "readwhole",
                  "writewhole", "open", "close", "stat", "unlink", "rename", "mkdir", "readdir"}
@@ -86,7 +112,7 @@ function sbio.filebench_summary(r)
 end
 
 local function fail(msg, level)
-    error(msg, (level or 2) + 1)
+    error(msg, (level or 2) + 1 + behalf)
 end
 
 -- Only the fields a declaration knows: a typo is an error, never silently ignored.
@@ -199,7 +225,7 @@ local function fileset_tree(t, level)
     local law, why = size_law(t.size or "16k")
     if not law then fail("fileset: size: " .. why, level) end
     return {tree = true, files = n, dirwidth = w, prealloc = f, size = law,
-            line = debug.getinfo(level, "l").currentline}
+            line = debug.getinfo(level + behalf, "l").currentline}
 end
 
 function fileset(t)

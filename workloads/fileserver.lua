@@ -16,20 +16,7 @@
 --
 -- Output: after sbio's reports, report() prints filebench's per-operation breakdown and its
 -- "IO Summary" line.
-option("files", 10000, "files (nfiles)")
-option("dirwidth", 20, "entries per folder (meandirwidth)")
-option("filesize", "128k", "mean file size (gamma, shape 1.5)")
-option("threads", 50, "threads (nthreads)")
-option("iosize", "1m", "request size of whole-file reads and writes (iosize)")
-option("append", "16k", "bytes per append (meanappendsize)")
-option("time", 10, "seconds")
-
-fileset {
-    files = options.files,
-    dirwidth = options.dirwidth,
-    size = { law = "gamma", mean = options.filesize, cvar = 1 / math.sqrt(1.5) },
-    prealloc = 0.8,
-}
+sbio.filebench_set { files = 10000, dirwidth = 20, filesize = "128k", threads = 50, prealloc = 0.8 }
 
 phase "fileserver" {
     time = options.time,

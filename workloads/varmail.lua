@@ -16,20 +16,7 @@
 --
 -- Output: after sbio's reports, report() prints filebench's per-operation breakdown (each
 -- operation: count, ops/s, MiB/s, mean latency in ms, its range) and its "IO Summary" line.
-option("files", 1000, "files in the spool (filebench's nfiles)")
-option("dirwidth", 1000000, "files per folder (meandirwidth)")
-option("filesize", "16k", "mean file size (gamma, shape 1.5)")
-option("threads", 16, "threads (nthreads)")
-option("iosize", "1m", "read request size (iosize)")
-option("append", "16k", "bytes per append (meanappendsize)")
-option("time", 10, "seconds")
-
-fileset {
-    files = options.files,
-    dirwidth = options.dirwidth,
-    size = { law = "gamma", mean = options.filesize, cvar = 1 / math.sqrt(1.5) },
-    prealloc = 0.8,
-}
+sbio.filebench_set { files = 1000, dirwidth = 1000000, filesize = "16k", threads = 16, prealloc = 0.8 }
 
 phase "varmail" {
     time = options.time,

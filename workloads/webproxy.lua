@@ -12,20 +12,7 @@
 --
 -- Output: after sbio's reports, report() prints filebench's per-operation breakdown and its
 -- "IO Summary" line.
-option("files", 10000, "files (nfiles)")
-option("dirwidth", 1000000, "files per folder (meandirwidth)")
-option("filesize", "16k", "mean file size (gamma, shape 1.5)")
-option("threads", 100, "threads (nthreads)")
-option("iosize", "1m", "read request size (iosize)")
-option("append", "16k", "bytes per append (meanappendsize)")
-option("time", 10, "seconds")
-
-fileset {
-    files = options.files,
-    dirwidth = options.dirwidth,
-    size = { law = "gamma", mean = options.filesize, cvar = 1 / math.sqrt(1.5) },
-    prealloc = 0.8,
-}
+sbio.filebench_set { files = 10000, dirwidth = 1000000, filesize = "16k", threads = 100, prealloc = 0.8 }
 
 local flow = { "unlink", "create", "append", "close" }
 for _ = 1, 5 do

@@ -13,20 +13,7 @@
 --
 -- Output: after sbio's reports, report() prints filebench's per-operation breakdown and its
 -- "IO Summary" line.
-option("files", 1000, "files (nfiles)")
-option("dirwidth", 20, "entries per folder (meandirwidth)")
-option("filesize", "16k", "mean file size (gamma, shape 1.5)")
-option("threads", 100, "threads (nthreads)")
-option("iosize", "1m", "read request size (iosize)")
-option("append", "16k", "bytes per log append (meanappendsize)")
-option("time", 10, "seconds")
-
-fileset {
-    files = options.files,
-    dirwidth = options.dirwidth,
-    size = { law = "gamma", mean = options.filesize, cvar = 1 / math.sqrt(1.5) },
-    prealloc = 1,
-}
+sbio.filebench_set { files = 1000, dirwidth = 20, filesize = "16k", threads = 100, prealloc = 1 }
 
 local flow = {}
 for _ = 1, 10 do

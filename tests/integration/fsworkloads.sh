@@ -41,6 +41,15 @@ print(' '.join('%s=%d' % (k, v['ops']) for k, v in sorted(r['op_types'].items())
 print('skipped=%d' % r.get('skipped', 0))"
 }
 
+# --- The personalities' shared declarations (sbio.filebench_set) name the script's line ---
+line=$(grep -n '^sbio.filebench_set' workloads/varmail.lua | cut -d: -f1)
+expect_exit 2 "varmail --files=abc: exit 2" "$SBIO" run --script varmail --dir="$MNT" --files=abc
+check "varmail --files=abc: the message names varmail.lua's line $line" \
+	grep -q "varmail.lua:$line: --files: 'abc' is not a number" "$TMP/err"
+expect_exit 2 "varmail --files=0: exit 2" "$SBIO" prepare --script varmail --dir="$MNT" --files=0
+check "varmail --files=0: the message names varmail.lua's line $line" \
+	grep -q "varmail.lua:$line: fileset: files must be" "$TMP/err"
+
 # --- Each workload: prepare, run small, cleanup ---
 # name, its options for a run of a second or two, the op types its jobs must count
 declare -A OPTS=(
