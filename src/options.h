@@ -135,6 +135,7 @@ struct sbio_config {
     uint64_t max_compare_time_s; /* compare: --max-compare-time, 0: none */
     int seq_stream;              /* enum sbio_seq_stream */
     bool invalidate;             /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
+    bool tree_job;               /* a script's job on a file tree (fsop.h): never O_DIRECT */
     int fadvise;                 /* enum sbio_fadvise */
     int random_order;            /* enum sbio_random_order */
     int ioprio;                  /* --ioprio: the kernel's value (ioprio.h), 0: none */

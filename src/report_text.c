@@ -653,14 +653,16 @@ static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
     char a[32], b[32], c[32];
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     /* A script says it per job and phase; caches dropped before a run were filled again
-     * during it. */
-    const char *direct = cfg->script ? "flags = \"direct\"" : "--file-extra-flags=direct";
-    const char *drop = cfg->script        ? ", drop_caches = true in the phase"
+     * during it. A tree job cannot use O_DIRECT (the tails of its files). */
+    const char *direct = cfg->tree_job ? ""
+                         : cfg->script ? "flags = \"direct\", "
+                                       : "--file-extra-flags=direct, ";
+    const char *drop = cfg->script        ? "drop_caches = true in the phase, "
                        : cfg->drop_caches ? ""
-                                          : ", --drop-caches";
+                                          : "--drop-caches, ";
     fprintf(out,
             "Note: the reads came from the page cache: the run read %s, device %s read %s. "
-            "To measure the device: %s%s, or a set larger than the RAM (%s)\n",
+            "To measure the device: %s%sor a set larger than the RAM (%s)\n",
             sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(&res->total)), res->disk_name[0],
             sbio_fmt_bytes(b, sizeof(b), (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512), direct,
             drop, sbio_fmt_bytes(c, sizeof(c), ram));

@@ -820,6 +820,7 @@ static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tre
     job->invalidate = false;
     j->view.fsync_end = false;
     j->view.invalidate = false;
+    j->view.tree_job = true;
 }
 
 /* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
@@ -1397,11 +1398,37 @@ static int session_check_flat_job(const struct sbio_script *s, const struct sbio
     return -SBIO_EUSAGE;
 }
 
+/* The operations that make a file the thread's current one (fsop.h): create and open; in
+ * a mix the writes, in a flow every operation on a file's content. */
+static const int make_current[] = {SBIO_MIX_CREATE,     SBIO_MIX_OPEN,  SBIO_MIX_APPEND,
+                                   SBIO_MIX_WRITEWHOLE, SBIO_MIX_WRITE, SBIO_MIX_READWHOLE,
+                                   SBIO_MIX_READ};
+#define MAKE_CURRENT_MIX 5 /* the first five make it in a mix too */
+
+/* close, fsync and fdatasync act on the thread's current file: a job without an operation
+ * that makes one can never serve them. what is set to why ("" when it can). */
+static void job_check_current(const struct sbio_script_job *j, char *what, size_t len)
+{
+    int needs = job_does(j, SBIO_MIX_CLOSE)       ? SBIO_MIX_CLOSE
+                : job_does(j, SBIO_MIX_FSYNC)     ? SBIO_MIX_FSYNC
+                : job_does(j, SBIO_MIX_FDATASYNC) ? SBIO_MIX_FDATASYNC
+                                                  : -1;
+    size_t n = j->nflow ? sizeof(make_current) / sizeof(make_current[0]) : MAKE_CURRENT_MIX;
+    for (size_t i = 0; i < n && needs >= 0; i++)
+        if (job_does(j, make_current[i]))
+            return;
+    if (needs >= 0)
+        snprintf(what, len,
+                 "%s needs the thread's current file, which only create, open, append, "
+                 "write and writewhole make (in a flow read and readwhole too); add one",
+                 sbio_mix_op_name(needs));
+}
+
 /* Job j of a tree script: a mix or flow of operations on the tree, by system calls. 0 or
  * -SBIO_EUSAGE (message printed). */
 static int session_check_tree_job(const struct sbio_script *s, const struct sbio_script_job *j)
 {
-    char what[96] = "";
+    char what[192] = "";
     if (j->mode != SBIO_MODE_NONE || j->event)
         snprintf(what, sizeof(what), "%s%s%s: a tree's jobs take a mix or a flow",
                  j->event ? "event = true" : "mode = \"", j->event ? "" : sbio_mode_name(j->mode),
@@ -1419,6 +1446,8 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
         snprintf(what, sizeof(what),
                  "flags \"direct\": O_DIRECT fails at the tails of files "
                  "of any size; accepted: sync, dsync");
+    else
+        job_check_current(j, what, sizeof(what));
     if (!what[0])
         return 0;
     sbio_err("%s:%d: job %s: %s", s->path, j->line, j->name, what);
@@ -1481,6 +1510,42 @@ static int job_slot_op(const struct sbio_script_job *j, int *file)
     return -1;
 }
 
+/* Phase pi's jobs that create or rename, when neither they nor an earlier phase unlinks:
+ * the free slots then are at most those prepare leaves, [made, files), and a thread that owns
+ * none of them (more threads than free slots) never creates. width: the phase's threads per
+ * rank, sharing: the ranks sharing the tree. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned sharing,
+                              uint64_t width)
+{
+    const struct sbio_script_phase *p = &s->phases[pi];
+    uint64_t files = s->tree.files, all = width * sharing;
+    uint64_t made = (uint64_t)llround(s->tree.prealloc * (double)files);
+    uint64_t free = files > made ? files - made : 0;
+    for (unsigned k = 0, before = 0; k < p->njobs; before += p->jobs[k++].threads) {
+        const struct sbio_script_job *j = &p->jobs[k];
+        int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
+        if (free >= all || !job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK))
+            continue;
+        /* Thread t owns a free slot when some s in [made, files) has s mod all = t. */
+        for (uint64_t r = 0; r < sharing; r++)
+            for (uint64_t t = r * width + before; t < r * width + before + j->threads; t++) {
+                if ((t + all - made % all) % all < free)
+                    continue;
+                sbio_err("%s:%d: job %s: %s: thread %" PRIu64 " of the %" PRIu64
+                         " of phase \"%s\"%s owns none of the tree's %" PRIu64
+                         " free slots (%" PRIu64 " to %" PRIu64 "; thread t owns the slots s "
+                         "with s mod %" PRIu64 " = t), and neither the job nor a phase before "
+                         "unlinks; use fewer threads, lower prealloc or add unlink (fileset, "
+                         "line %d)",
+                         s->path, j->line, j->name, sbio_mix_op_name(op), t, all, p->name,
+                         sharing > 1 ? " over its ranks" : "", free, made, files - 1, all,
+                         s->tree.line);
+                return -SBIO_EUSAGE;
+            }
+    }
+    return 0;
+}
+
 /* Phase pi's threads on the tree: thread t of T (every job's, numbered job after job, rank
  * after rank sharing the tree) owns the slots s with s % T == t (fsop.h). A job whose last
  * thread's number is the tree's slots or more has threads that own none; one whose last
@@ -1513,7 +1578,7 @@ static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigne
                  width * sharing, s->tree.line);
         return -SBIO_EUSAGE;
     }
-    return 0;
+    return session_check_free(s, pi, sharing, width);
 }
 
 /* Every job's operations against the script's file set (a tree, or a flat set); --verify

@@ -145,22 +145,26 @@ if bad:
 	"$SBIO" cleanup --dir "$where" >/dev/null 2>&1
 done
 
-# --- skipping: close with no current file is skipped, counted, and no call is made ---
+# --- skipping: create with no free slot is skipped, counted, and no call is made ---
 cat >"$TMP/skip.lua" <<EOF
 $TREE
-phase "s" { events = 1000, job "s" { threads = 1, mix = { close = 1, stat = 1 } } }
+phase "s" { events = 3000, job "s" { threads = 1, mix = { create = 1, stat = 1 } } }
 EOF
 if traced "$TMP/skip.lua" "$TMP/skip"; then
-	json_expect "skipped draws counted apart (stats 1000 events, about as many closes skipped)" \
+	# The 200 free slots fill in about 400 draws; each of the 2600 or so stats after that
+	# follows as many skipped creates on average as there are stats.
+	json_expect "skipped draws counted apart (200 creates fill the free slots, 2800 stats, about 2600 creates skipped)" \
 		"$RESULT" '
 r = d["phases"][0]["jobs"][0]["result"]["result"]
 s, st = r.get("skipped", 0), r["op_types"].get("stat", {}).get("ops", 0)
-if st != 1000 or not 800 < s < 1250 or r["op_types"].get("close", {}).get("ops", 0):
-    print("stat", st, "skipped", s)'
-	compare "the skipping run's stats equal the kernel's"
+cr = r["op_types"].get("create", {}).get("ops", 0)
+if cr != 200 or st != 2800 or not 2200 < s < 3000:
+    print("create", cr, "stat", st, "skipped", s)'
+	compare "the skipping run's creates and stats equal the kernel's"
 else
 	notok "the skipping run ran (stderr: $(head -c 300 "$TMP/err" | tr '\n' ' '))"
 fi
+"$SBIO" cleanup --dir "$TMP/skip" >/dev/null 2>&1
 
 # --- a zipf choice keeps its skew: the first tenth of the slots take most stats ---
 # share PATTERN: the share of the run's stats on slots 0 .. 39, from strace's paths.
@@ -255,6 +259,17 @@ bad unmade "a thread past prepare's files" 3 \
 	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0.05 }
 phase \"p\" { time = 1,
   job \"s\" { threads = 4, mix = { stat = 1 } } }"
+bad nocurrent "close and fdatasync with nothing that makes a current file" 3 \
+	"job j: close needs the thread's current file, which only create, open, append, write and writewhole make" \
+	"$TREE
+phase \"p\" { time = 1,
+  job \"j\" { mix = { close = 1, fdatasync = 1, stat = 1 } } }"
+bad nofreeslot "a creating thread past the free slots" 4 \
+	"job c: create: thread 1 of the 3 of phase \"p\" owns none of the tree's 2 free slots (38 to 39;" \
+	"fileset { files = 40, dirwidth = 10, size = \"1k\", prealloc = 0.95 }
+phase \"p\" { time = 1,
+  job \"s\" { mix = { stat = 1 } },
+  job \"c\" { threads = 2, mix = { create = 1, stat = 1 } } }"
 bad append "a bad append size" 2 "append: '3q' is not a size" \
 	"$TREE
 phase \"p\" { time = 1, job \"j\" { append = \"3q\", flow = { \"open\" } } }"
@@ -265,14 +280,16 @@ stderr_one_line "--verify with a tree: one line"
 check "--verify with a tree: names the tree's line, nothing made" \
 	bash -c "grep -q 'verify.lua declares a file tree (line 1)' '$TMP/err' && [ -z \"\$(ls -A '$TMP/bad.verify')\" ]"
 
-# --- a thread that can serve nothing at all fails, saying why ---
+# --- a thread that can serve nothing at all fails, saying why: an earlier phase removed
+# every file ---
 cat >"$TMP/never.lua" <<EOF2
 $TREE
-phase "p" { time = 5, job "j" { mix = { close = 1, fdatasync = 1 } } }
+phase "gone" { events = 100000, job "u" { mix = { unlink = 1 } } }
+phase "p" { time = 5, job "j" { mix = { stat = 1, readwhole = 1 } } }
 EOF2
 mkdir -p "$TMP/never"
 "$SBIO" prepare --script "$TMP/never.lua" --dir "$TMP/never" >/dev/null 2>&1
-expect_exit 1 "close and fdatasync with no current file ever: the run fails" \
+expect_exit 1 "stat and readwhole after a phase that unlinked every file: the run fails" \
 	"$SBIO" run --script "$TMP/never.lua" --dir "$TMP/never"
 check "it names the thread and why" \
-	grep -q "thread 0: none of its job's operations can be served (the last drawn: .*no current file" "$TMP/err"
+	grep -q "thread 0: none of its job's operations can be served (the last drawn: .*no file" "$TMP/err"

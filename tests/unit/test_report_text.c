@@ -533,6 +533,19 @@ static void test_cached_reads(void **state)
     assert_has(t, "device vda read 81.50 KiB. To measure the device: --file-extra-flags=direct, "
                   "or a set larger than the RAM (");
     free(t);
+    /* A script's tree job cannot take O_DIRECT: the note does not offer it. */
+    CFG(&cfg, BASE_ARGS);
+    cfg.script = "varmail.lua";
+    cfg.tree_job = true;
+    t = report(&cfg, r);
+    assert_has(t, "device vda read 81.50 KiB. To measure the device: drop_caches = true in the "
+                  "phase, or a set larger than the RAM (");
+    cfg.tree_job = false;
+    free(t);
+    t = report(&cfg, r);
+    assert_has(t, "To measure the device: flags = \"direct\", drop_caches = true in the phase, "
+                  "or a set larger than the RAM (");
+    free(t);
     disk_read(r, 164); /* 83 968 bytes: 1% */
     assert_false(sbio_report_cached_reads(r));
     t = report(&cfg, r);
