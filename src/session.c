@@ -1510,10 +1510,11 @@ static int job_slot_op(const struct sbio_script_job *j, int *file)
     return -1;
 }
 
-/* Phase pi's jobs that create or rename, when neither they nor an earlier phase unlinks:
- * the free slots then are at most those prepare leaves, [made, files), and a thread that owns
- * none of them (more threads than free slots) never creates. width: the phase's threads per
- * rank, sharing: the ranks sharing the tree. 0 or -SBIO_EUSAGE (message printed). */
+/* Phase pi's jobs that create or rename, when neither they nor an earlier phase unlinks (nor
+ * renames: an earlier phase's threads own other slots): the free slots then are at most
+ * those prepare leaves, [made, files), and a thread that owns none of them (more threads than
+ * free slots) never creates. width: the phase's threads per rank, sharing: the ranks sharing
+ * the tree. 0 or -SBIO_EUSAGE (message printed). */
 static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned sharing,
                               uint64_t width)
 {
@@ -1524,7 +1525,8 @@ static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned
     for (unsigned k = 0, before = 0; k < p->njobs; before += p->jobs[k++].threads) {
         const struct sbio_script_job *j = &p->jobs[k];
         int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
-        if (free >= all || !job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK))
+        if (free >= all || !job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK) ||
+            (pi > 0 && phases_do(s, pi - 1, SBIO_MIX_RENAME)))
             continue;
         /* Thread t owns a free slot when some s in [made, files) has s mod all = t. */
         for (uint64_t r = 0; r < sharing; r++)
@@ -1535,7 +1537,7 @@ static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned
                          " of phase \"%s\"%s owns none of the tree's %" PRIu64
                          " free slots (%" PRIu64 " to %" PRIu64 "; thread t owns the slots s "
                          "with s mod %" PRIu64 " = t), and neither the job nor a phase before "
-                         "unlinks; use fewer threads, lower prealloc or add unlink (fileset, "
+                         "frees one; use fewer threads, lower prealloc or add unlink (fileset, "
                          "line %d)",
                          s->path, j->line, j->name, sbio_mix_op_name(op), t, all, p->name,
                          sharing > 1 ? " over its ranks" : "", free, made, files - 1, all,
