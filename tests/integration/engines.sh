@@ -419,18 +419,24 @@ done
 # --- --file-fsync-all on queued engines, on the loop device's ext4 (a real fsync): each
 # write's latency ends with its own fsync (the matrix above counts the fsyncs with strace).
 # A batch's writes are fsynced one after another, so their latencies spread from about one
-# fsync to about 16: the 5th percentile is well below the median. (Charging every write of a
-# batch the batch's last fsync, as sbio once did, put p5 at 0.85-0.9 of the median.) ---
+# fsync to as many as the batch holds: the 5th percentile is well below the median. Over 64
+# files a batch's writes are to different files, so each fsync writes back its own (over 4,
+# most of a batch's fsyncs find their file clean). Measured on a 2-CPU VM, p5/p50: 0.27-0.36
+# with libaio, 0.36-0.55 with io_uring; charging every write of a batch the batch's last
+# fsync, as sbio once did: 0.82-0.92 (over 4 files, io_uring's went down to 0.77). ---
+FSET=(--dir="$MNT/fsync" --file-num=64 --file-total-size=32M)
+mkdir -p "$MNT/fsync"
+expect_exit 0 "prepare 64 files for --file-fsync-all" "$SBIO" prepare "${FSET[@]}"
 for eng in libaio io_uring; do
 	have "$eng" || continue
-	sbio_json run "${LSET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndwr --file-fsync-all \
+	sbio_json run "${FSET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndwr --file-fsync-all \
 		--events=1000
 	eq "$eng --file-fsync-all on ext4: exit status" "$?" 0
 	spread=$(json_get "$RESULT" result.op_types.write.latency.percentiles_ns.{5,50} |
 		awk 'NR == 1 { p5 = $1 } NR == 2 { printf "%.2f", $1 ? p5 / $1 : 0 }')
-	awk -v s="$spread" 'BEGIN { exit !(s < 0.6) }' &&
-		ok "$eng --file-fsync-all: each write ends with its own fsync (write latency p5/p50 $spread < 0.6)" ||
-		notok "$eng --file-fsync-all: write latency p5/p50 is $spread, want < 0.6 (each write charged the batch's last fsync?)"
+	awk -v s="$spread" 'BEGIN { exit !(s < 0.7) }' &&
+		ok "$eng --file-fsync-all: each write ends with its own fsync (write latency p5/p50 $spread < 0.7)" ||
+		notok "$eng --file-fsync-all: write latency p5/p50 is $spread, want < 0.7 (each write charged the batch's last fsync?)"
 done
 
 # a block size that is not a multiple of the 4 KiB sector: refused with direct (before any I/O,
