@@ -336,27 +336,33 @@ for j in json.load(open(sys.argv[1]))["phases"][0]["jobs"]:
 print("|".join(rows))
 EOF
 }
-# rw_report FILE: report()'s lines of the two workloads, rebuilt from the JSON FILE.
+# rw_report FILE: report()'s lines of the two workloads, rebuilt from the JSON FILE. LuaJIT's
+# string.format rounds a tie away from zero ("%.0f" of 152.5 is 153), Python's and C's to
+# even (152): a percentile clamped to a latency's max can be such a tie in microseconds, so
+# the figures are rounded as LuaJIT does.
 rw_report() {
 	python3 - "$1" <<'EOF' 2>&1
 import json, sys
+from decimal import Decimal, ROUND_HALF_UP
+def f(x, w, nd):
+    return "%*s" % (w, Decimal(x).quantize(Decimal(1).scaleb(-nd), rounding=ROUND_HALF_UP))
 p = json.load(open(sys.argv[1]))["phases"][0]
 res = [j["result"]["result"] for j in p["jobs"]]
 if len(res) == 2:
     rd, wr = res
     pc = rd["op_types"]["read"]["latency"]["percentiles_ns"]
-    print("readers: %d x 4 KiB random (ioprio %s): %.0f IOPS, p50 %.0f us, p95 %.0f us, "
-          "p99 %.0f us | writer: 1 MiB sequential (ioprio %s): %.1f MiB/s"
-          % (len(rd["threads"]), rd["ioprio"], rd["op_types"]["read"]["ops_per_s"],
-             pc["50"] / 1000, pc["95"] / 1000, pc["99"] / 1000, wr["ioprio"],
-             wr["op_types"]["write"]["mib_per_s"]))
+    print("readers: %d x 4 KiB random (ioprio %s): %s IOPS, p50 %s us, p95 %s us, "
+          "p99 %s us | writer: 1 MiB sequential (ioprio %s): %s MiB/s"
+          % (len(rd["threads"]), rd["ioprio"], f(rd["op_types"]["read"]["ops_per_s"], 0, 0),
+             f(pc["50"] / 1000, 0, 0), f(pc["95"] / 1000, 0, 0), f(pc["99"] / 1000, 0, 0),
+             wr["ioprio"], f(wr["op_types"]["write"]["mib_per_s"], 0, 1)))
 else:
     print("%-8s %-8s %10s %10s %10s %10s" % ("job", "ioprio", "IOPS", "p50 us", "p99 us", "MiB/s"))
     for j, r in zip(p["jobs"], res):
         o = r["op_types"]["write" if j["name"] == "writer" else "read"]
         pc = o["latency"]["percentiles_ns"]
-        print("%-8s %-8s %10.0f %10.0f %10.0f %10.1f" % (j["name"], r["ioprio"], o["ops_per_s"],
-              pc["50"] / 1000, pc["99"] / 1000, o["mib_per_s"]))
+        print("%-8s %-8s %s %s %s %s" % (j["name"], r["ioprio"], f(o["ops_per_s"], 10, 0),
+              f(pc["50"] / 1000, 10, 0), f(pc["99"] / 1000, 10, 0), f(o["mib_per_s"], 10, 1)))
 EOF
 }
 RVW=$(newdir rvw)
