@@ -1476,7 +1476,7 @@ static int session_check_serve(const struct sbio_script *s, unsigned pi,
                                const struct sbio_script_job *j)
 {
     const struct sbio_tree_decl *t = &s->tree;
-    uint64_t made = (uint64_t)llround(t->prealloc * (double)t->files);
+    uint64_t made = sbio_tree_decl_made(t);
     const char *p = s->phases[pi].name;
     int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
     if (made >= t->files && job_does(j, op) && !job_served(s, pi, j, SBIO_MIX_UNLINK)) {
@@ -1520,13 +1520,14 @@ static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned
 {
     const struct sbio_script_phase *p = &s->phases[pi];
     uint64_t files = s->tree.files, all = width * sharing;
-    uint64_t made = (uint64_t)llround(s->tree.prealloc * (double)files);
-    uint64_t free = files > made ? files - made : 0;
+    uint64_t made = sbio_tree_decl_made(&s->tree);
+    uint64_t free = files - made;
+    if (free >= all || (pi > 0 && phases_do(s, pi - 1, SBIO_MIX_RENAME)))
+        return 0; /* every thread owns a free slot, or one may be freed */
     for (unsigned k = 0, before = 0; k < p->njobs; before += p->jobs[k++].threads) {
         const struct sbio_script_job *j = &p->jobs[k];
         int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
-        if (free >= all || !job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK) ||
-            (pi > 0 && phases_do(s, pi - 1, SBIO_MIX_RENAME)))
+        if (!job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK))
             continue;
         /* Thread t owns a free slot when some s in [made, files) has s mod all = t. */
         for (uint64_t r = 0; r < sharing; r++)
@@ -1557,7 +1558,7 @@ static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigne
 {
     const struct sbio_script_phase *p = &s->phases[pi];
     uint64_t width = 0, before = 0, files = s->tree.files;
-    uint64_t made = (uint64_t)llround(s->tree.prealloc * (double)files);
+    uint64_t made = sbio_tree_decl_made(&s->tree);
     for (unsigned k = 0; k < p->njobs; k++)
         width += p->jobs[k].threads;
     for (unsigned k = 0; k < p->njobs; k++) {

@@ -10,6 +10,12 @@
 #include "tree.h"
 #include "util.h"
 
+uint64_t sbio_tree_decl_made(const struct sbio_tree_decl *d)
+{
+    uint64_t made = (uint64_t)llround(d->prealloc * (double)d->files);
+    return made < d->files ? made : d->files;
+}
+
 int sbio_tree_shape(struct sbio_tree *t, const struct sbio_tree_decl *d, const char *dir,
                     uint64_t seed, const char *script)
 {
@@ -22,9 +28,7 @@ int sbio_tree_shape(struct sbio_tree *t, const struct sbio_tree_decl *d, const c
     t->prealloc = d->prealloc;
     t->seed = seed;
     t->leaves = (d->files + d->dirwidth - 1) / d->dirwidth;
-    t->prealloc_files = (uint64_t)llround(d->prealloc * (double)d->files);
-    if (t->prealloc_files > t->files)
-        t->prealloc_files = t->files;
+    t->prealloc_files = sbio_tree_decl_made(d);
     /* The fewest base-W digits that number every leaf: none for one leaf. */
     for (uint64_t reach = 1; reach < t->leaves; t->depth++)
         reach = reach > UINT64_MAX / d->dirwidth ? UINT64_MAX : reach * d->dirwidth;

@@ -50,6 +50,9 @@ struct sbio_tree {
     uint64_t mkdirs;    /* m… folders made since the last scan */
 };
 
+/* The files prepare makes of declaration d: round(prealloc × files), at most files. */
+uint64_t sbio_tree_decl_made(const struct sbio_tree_decl *d);
+
 /* Shape t from the declaration and seed (no I/O): depth, leaves, prealloc_files. Refuses
  * (-SBIO_EUSAGE, one line naming the script's line) a path deeper than PATH_MAX under dir.
  * t->cur_size is not allocated yet (sbio_tree_scan does). */
