@@ -18,11 +18,13 @@
  *
  * Concurrency: one writer per histogram (the thread that owns it) calls
  * sbio_hist_record(); any other thread may call sbio_hist_snapshot() at any time. Every
- * store in record() is a relaxed atomic store and snapshot() uses relaxed atomic loads, so
- * there is no data race (TSan-clean) and no locked instruction on the hot path. The price is
- * that a snapshot is not a consistent cut: count, sum and buckets may disagree by the few
- * values recorded while it was being copied. Every other function reads plainly and must
- * be given a snapshot or a histogram nobody is recording into.
+ * store in record() is an atomic store (release for the scalar fields, so that a reader
+ * that retries on a sequence count, as stats.c does, sees them in order; relaxed for the
+ * bucket) and snapshot() uses relaxed atomic loads, so there is no data race (TSan-clean)
+ * and no locked instruction or fence on the hot path. The price is that a snapshot is not a
+ * consistent cut: count, sum and buckets may disagree by the few values recorded while it
+ * was being copied. Every other function reads plainly and must be given a snapshot or a
+ * histogram nobody is recording into.
  */
 #ifndef SBIO_HIST_H
 #define SBIO_HIST_H
@@ -73,15 +75,15 @@ static inline void sbio_hist_record(struct sbio_hist *h, uint64_t ns)
     uint64_t count = h->count;
 
     __atomic_store_n(&h->buckets[i], h->buckets[i] + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->count, count + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->sum_ns, h->sum_ns + ns, __ATOMIC_RELAXED);
-    __atomic_store(&h->sumsq, &sumsq, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->count, count + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&h->sum_ns, h->sum_ns + ns, __ATOMIC_RELEASE);
+    __atomic_store(&h->sumsq, &sumsq, __ATOMIC_RELEASE);
     /* The first value sets min whatever it held: an empty histogram's min_ns means nothing
      * (one left all zero bytes, unwritten, has 0 there: stats.h). */
     if (ns < h->min_ns || !count)
-        __atomic_store_n(&h->min_ns, ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->min_ns, ns, __ATOMIC_RELEASE);
     if (ns > h->max_ns)
-        __atomic_store_n(&h->max_ns, ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->max_ns, ns, __ATOMIC_RELEASE);
 }
 
 /* Copy src into dst while src's owner may be recording into it (relaxed atomic loads of

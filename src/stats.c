@@ -1,7 +1,11 @@
 #include "stats.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
+
+/* Reads of a snapshot's moment that met a record before it asks the owner for it. */
+#define STATS_MOMENT_TRIES 8
 
 /* Whether n bytes at p are all zero: reading fresh pages maps the zero page, which costs no
  * memory, where writing them would give each a page of its own. */
@@ -49,25 +53,95 @@ void sbio_stats_init(struct sbio_stats *s)
     s->start_ns = UINT64_MAX;
 }
 
-/* A concurrent snapshot of one histogram: its count first, so that one that recorded
- * nothing is not read further (and dst, empty too, not written). */
-static void stats_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *src)
+static const struct sbio_hist *stats_hist_at(const struct sbio_stats *s, int i)
 {
-    if (__atomic_load_n(&src->count, __ATOMIC_RELAXED))
-        sbio_hist_snapshot(dst, src);
-    else
+    return i < SBIO_OP_NR ? &s->lat[i] : &s->datasync;
+}
+
+/* One pass over the moment's fields, acquire loads: a later read of the sequence count comes
+ * after them. */
+static void stats_moment_load(struct sbio_stats_moment *m, const struct sbio_stats *src)
+{
+    for (int i = 0; i <= SBIO_OP_NR; i++) {
+        const struct sbio_hist *h = stats_hist_at(src, i);
+        m->h[i].count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+        if (!m->h[i].count)
+            continue;
+        m->h[i].sum_ns = __atomic_load_n(&h->sum_ns, __ATOMIC_ACQUIRE);
+        m->h[i].min_ns = __atomic_load_n(&h->min_ns, __ATOMIC_ACQUIRE);
+        m->h[i].max_ns = __atomic_load_n(&h->max_ns, __ATOMIC_ACQUIRE);
+        __atomic_load(&h->sumsq, &m->h[i].sumsq, __ATOMIC_ACQUIRE);
+    }
+    for (int i = 0; i < SBIO_OP_NR; i++)
+        m->bytes[i] = __atomic_load_n(&src->bytes[i], __ATOMIC_ACQUIRE);
+    m->events = __atomic_load_n(&src->events, __ATOMIC_ACQUIRE);
+    m->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_ACQUIRE);
+}
+
+void sbio_stats_publish(struct sbio_stats *s, uint64_t req)
+{
+    stats_moment_load(&s->published, s);
+    __atomic_store_n(&s->ans, req, __ATOMIC_RELEASE);
+}
+
+/* src's moment into m: read between two equal even values of its sequence count (no record
+ * under way), or, when a few reads in a row met a record, the moment the owner publishes at
+ * its next record; whichever comes first (an owner blocked in a long I/O records nothing,
+ * and the next read succeeds). Both are moments after the call began. */
+static void stats_read_moment(struct sbio_stats_moment *m, const struct sbio_stats *src)
+{
+    uint64_t req = 0;
+    for (unsigned tries = 0;; tries++) {
+        if (req && __atomic_load_n(&src->ans, __ATOMIC_ACQUIRE) == req) {
+            *m = src->published;
+            return;
+        }
+        uint64_t seq = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+        if (!(seq & 1)) {
+            stats_moment_load(m, src);
+            if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == seq)
+                return;
+        }
+        if (tries == STATS_MOMENT_TRIES) {
+            /* The only writer of req: a plain read of it is this thread's own. */
+            req = src->req + 1;
+            __atomic_store_n((uint64_t *)&src->req, req, __ATOMIC_RELEASE);
+        } else if (tries > STATS_MOMENT_TRIES) {
+            /* Waiting for an owner preempted within a record, or for its next record. */
+            sched_yield();
+        }
+    }
+}
+
+/* A histogram of a snapshot: the moment's fields, then the buckets; one that recorded
+ * nothing is not read further (and dst, empty too, not written). */
+static void stats_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *src,
+                                const struct sbio_stats_moment *m, int i)
+{
+    if (!m->h[i].count) {
         stats_hist_clear(dst);
+        return;
+    }
+    for (unsigned b = 0; b < SBIO_HIST_NBUCKETS; b++)
+        dst->buckets[b] = __atomic_load_n(&src->buckets[b], __ATOMIC_RELAXED);
+    dst->count = m->h[i].count;
+    dst->sum_ns = m->h[i].sum_ns;
+    dst->min_ns = m->h[i].min_ns;
+    dst->max_ns = m->h[i].max_ns;
+    dst->sumsq = m->h[i].sumsq;
 }
 
 void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
 {
+    struct sbio_stats_moment m;
+    stats_read_moment(&m, src);
     for (int i = 0; i < SBIO_OP_NR; i++) {
-        stats_hist_snapshot(&dst->lat[i], &src->lat[i]);
-        dst->bytes[i] = __atomic_load_n(&src->bytes[i], __ATOMIC_RELAXED);
+        stats_hist_snapshot(&dst->lat[i], &src->lat[i], &m, i);
+        dst->bytes[i] = m.bytes[i];
     }
-    stats_hist_snapshot(&dst->datasync, &src->datasync);
-    dst->events = __atomic_load_n(&src->events, __ATOMIC_RELAXED);
-    dst->end_fsyncs = __atomic_load_n(&src->end_fsyncs, __ATOMIC_RELAXED);
+    stats_hist_snapshot(&dst->datasync, &src->datasync, &m, SBIO_OP_NR);
+    dst->events = m.events;
+    dst->end_fsyncs = m.end_fsyncs;
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
     dst->errors = __atomic_load_n(&src->errors, __ATOMIC_RELAXED);
     dst->skipped = __atomic_load_n(&src->skipped, __ATOMIC_RELAXED);

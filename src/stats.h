@@ -3,9 +3,14 @@
  * bytes once); the bytes read and written it caused are its block's twice, once each way
  * (sbio_stats_bytes_read, sbio_stats_bytes_written).
  *
- * Each worker owns its struct sbio_stats and is its only writer; updates are relaxed
- * atomic stores so the interim reporter can read them concurrently (relaxed loads) without
- * a lock or a locked instruction. The parent merges them after join.
+ * Each worker owns its struct sbio_stats and is its only writer; updates are atomic stores
+ * so the interim reporter can read them concurrently without a lock or a locked
+ * instruction. A record is framed by a sequence count (odd while it writes, a seqlock with a
+ * single writer), so that a snapshot's counts, sums and bytes are those of one moment: an
+ * interval's bytes are exactly its ops' bytes. An owner that records faster than a reader
+ * can read (the null engine: tens of millions a second) is asked instead to publish its
+ * moment: a request count the reader raises, which every record compares with its answer.
+ * The parent merges them after join.
  *
  * Memory: the struct holds a 20 KiB histogram per op type, most of which a job never uses
  * (a job without file-system operations uses at most five). A histogram that recorded
@@ -23,6 +28,15 @@
 #include "io.h"
 #include "hist.h"
 
+/* The fields a record writes but the buckets: what a snapshot reads as one moment. */
+struct sbio_stats_moment {
+    struct {
+        uint64_t count, sum_ns, min_ns, max_ns;
+        double sumsq;
+    } h[SBIO_OP_NR + 1]; /* lat[], then datasync */
+    uint64_t bytes[SBIO_OP_NR], events, end_fsyncs;
+};
+
 /* Aligned to a cache line, so that threads' stats side by side in an array never share
  * one (every field is written per op by its own thread). */
 struct __attribute__((aligned(64))) sbio_stats {
@@ -39,23 +53,50 @@ struct __attribute__((aligned(64))) sbio_stats {
                          system call, not an event, in no other count */
     uint64_t verify_checked, verify_failed; /* --verify: blocks read and checked, bad ones */
     uint64_t start_ns, end_ns;              /* the thread's measured phase */
+    uint64_t seq; /* records begun + records ended: odd while the owner records */
+    /* A reader's requests (raised by the reader only) and the last one answered (by the
+     * owner, after it wrote published). */
+    uint64_t req, ans;
+    struct sbio_stats_moment published;
 };
+
+/* The owner's answer to a reader's request req: its moment into published, then ans. */
+void sbio_stats_publish(struct sbio_stats *s, uint64_t req);
 
 /* Make s empty: every counter 0, start_ns UINT64_MAX. A histogram whose bytes are zero
  * already is only read, not written (see Memory above). */
 void sbio_stats_init(struct sbio_stats *s);
 
+/* One record's stores, between the sequence count's odd and even values. The odd store
+ * is relaxed: the record's own stores are release stores, so none is seen before it; the
+ * even store is a release, so all of them are seen before it. On x86 these are plain
+ * moves. */
+static inline void stats_record_fields(struct sbio_stats *s, enum sbio_op op, uint64_t lat_ns,
+                                       uint64_t bytes, int is_event, int datasync)
+{
+    uint64_t seq = s->seq;
+
+    __atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
+    sbio_hist_record(&s->lat[op], lat_ns);
+    if (datasync)
+        sbio_hist_record(&s->datasync, lat_ns);
+    if (bytes)
+        __atomic_store_n(&s->bytes[op], s->bytes[op] + bytes, __ATOMIC_RELEASE);
+    if (is_event)
+        __atomic_store_n(&s->events, s->events + 1, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&s->end_fsyncs, s->end_fsyncs + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
+    uint64_t req = __atomic_load_n(&s->req, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(req != s->ans, 0))
+        sbio_stats_publish(s, req);
+}
+
 /* Hot path: record one completed operation. Single writer. */
 static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint64_t lat_ns,
                                      uint64_t bytes, int is_event)
 {
-    sbio_hist_record(&s->lat[op], lat_ns);
-    if (bytes)
-        __atomic_store_n(&s->bytes[op], s->bytes[op] + bytes, __ATOMIC_RELAXED);
-    if (is_event)
-        __atomic_store_n(&s->events, s->events + 1, __ATOMIC_RELAXED);
-    else
-        __atomic_store_n(&s->end_fsyncs, s->end_fsyncs + 1, __ATOMIC_RELAXED);
+    stats_record_fields(s, op, lat_ns, bytes, is_event, 0);
 }
 
 /* Hot path: a completed io of the measured phase, an event: as sbio_stats_record, and an
@@ -63,12 +104,15 @@ static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint
 static inline void sbio_stats_record_io(struct sbio_stats *s, const struct sbio_io *io,
                                         uint64_t lat_ns)
 {
-    sbio_stats_record(s, io->op, lat_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1);
-    if (io->op == SBIO_FSYNC && (io->flags & SBIO_IO_DATASYNC))
-        sbio_hist_record(&s->datasync, lat_ns);
+    stats_record_fields(s, io->op, lat_ns, io->op == SBIO_FSYNC ? 0 : io->len, 1,
+                        io->op == SBIO_FSYNC && (io->flags & SBIO_IO_DATASYNC));
 }
 
-/* Concurrent reader: copy with relaxed loads. dst must have been made by sbio_stats_init,
+/* Concurrent reader (one at a time per src): copy while the owner records. Every
+ * histogram's count, sum, sumsq, min and max, the bytes, events and end_fsyncs are one
+ * moment's (read again while a record was under way, or published by the owner when asked);
+ * the buckets are read after them, so they may hold a few values more, and the other
+ * counters (errors, skipped…) are read once. dst must have been made by sbio_stats_init,
  * snapshot, merge or copy; its histograms that are empty and stay empty are not written. */
 void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src);
 

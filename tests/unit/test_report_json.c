@@ -749,12 +749,8 @@ static void check_samples(struct ran *r)
             check_fields(ctx, x, w2, sample_op_spec, N(sample_op_spec), true);
             int64_t ops = jint(ctx, x, "ops"), bytes = jint(ctx, x, "bytes");
             CHECK(ctx, ops >= 0 && bytes >= 0, "%s: negative", w2);
-            /* One block per op, but for ops recorded between the snapshot's copies of the
-             * histogram and of the byte counter: at most one per thread. */
-            CHECK(ctx,
-                  op == SBIO_FSYNC
-                      ? bytes == 0
-                      : llabs(bytes - ops * (int64_t)BLOCK) <= (int64_t)(r->cfg.threads * BLOCK),
+            /* One block per op exactly: a snapshot's counts and bytes are one moment's. */
+            CHECK(ctx, bytes == (op == SBIO_FSYNC ? 0 : ops * (int64_t)BLOCK),
                   "%s: bytes %" PRId64 " != ops %" PRId64 " x block", w2, bytes, ops);
             CHECK(ctx, near_rel(jnum(ctx, x, "ops_per_s"), (double)ops / dur, 1e-9),
                   "%s.ops_per_s %g, ops / duration_s %g", w2, jnum(ctx, x, "ops_per_s"),
@@ -799,11 +795,7 @@ static void check_samples(struct ran *r)
               "%s: the samples hold %" PRId64 " ops / %" PRId64
               " bytes, more than the totals %" PRId64 " / %" PRId64,
               opk[op], sum_ops[op], sum_bytes[op], total, tbytes);
-        /* Bytes and ops of a sample may be one op per thread apart (a snapshot is not a
-         * consistent cut), but that evens out over the series. */
-        CHECK(ctx,
-              llabs(sum_bytes[op] - (op == SBIO_FSYNC ? 0 : sum_ops[op] * (int64_t)BLOCK)) <=
-                  (int64_t)(r->cfg.threads * BLOCK),
+        CHECK(ctx, sum_bytes[op] == (op == SBIO_FSYNC ? 0 : sum_ops[op] * (int64_t)BLOCK),
               "%s: the samples' bytes %" PRId64 " != their ops %" PRId64 " x block", opk[op],
               sum_bytes[op], sum_ops[op]);
         total_all += total;

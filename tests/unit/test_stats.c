@@ -1,5 +1,6 @@
 /* Unit tests for the per-thread statistics (src/stats.c): what one record counts, and that
  * merging per-thread stats (in any order) equals recording everything into one. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -217,6 +218,87 @@ static void test_stats_untouched(void **state)
     munmap(map, len + 2 * page);
 }
 
+/* A snapshot is one moment of its thread's records: an owner recording back to back
+ * (faster than a snapshot can read, so both ways are taken: a read between two records and
+ * the owner's published moment) alternates a read of BLK and a write of 2 BLK, every fourth
+ * record an fdatasync; every snapshot's counts, sums, bytes and events agree exactly. Mostly
+ * there to be run under -fsanitize=thread too. */
+struct moment_writer {
+    struct sbio_stats *s;
+    uint64_t n;
+};
+
+static const struct sbio_io moment_io[4] = {
+    {.op = SBIO_READ, .len = BLK},
+    {.op = SBIO_WRITE, .len = 2 * BLK},
+    {.op = SBIO_READ, .len = BLK},
+    {.op = SBIO_FSYNC, .flags = SBIO_IO_DATASYNC},
+};
+
+static void *moment_writer(void *p)
+{
+    struct moment_writer *w = p;
+    for (uint64_t k = 0; k < w->n; k++)
+        sbio_stats_record_io(w->s, &moment_io[k % 4], 1000 + k % 4);
+    return NULL;
+}
+
+static void test_stats_snapshot_moment(void **state)
+{
+    (void)state;
+    /* malloc, not test_malloc: cmocka's allocation tracking is not thread-safe. */
+    struct sbio_stats *s = aligned_alloc(64, sizeof(*s)), *d = aligned_alloc(64, sizeof(*d));
+    assert_non_null(s);
+    assert_non_null(d);
+    sbio_stats_init(s);
+    sbio_stats_init(d);
+
+    /* The owner answers a request at its next record, with the moment after it. */
+    sbio_stats_record_io(s, &moment_io[0], 1000);
+    assert_int_equal(s->ans, 0);
+    s->req = 7;
+    sbio_stats_record_io(s, &moment_io[1], 1001);
+    assert_int_equal(s->ans, 7);
+    assert_int_equal(s->published.h[SBIO_READ].count, 1);
+    assert_int_equal(s->published.h[SBIO_WRITE].count, 1);
+    assert_int_equal(s->published.h[SBIO_WRITE].sum_ns, 1001);
+    assert_int_equal(s->published.bytes[SBIO_WRITE], 2 * BLK);
+    assert_int_equal(s->published.events, 2);
+    sbio_stats_record_io(s, &moment_io[2], 1002);
+    assert_int_equal(s->published.events, 2); /* answered once */
+    sbio_stats_init(s);
+
+    struct moment_writer w = {s, 4000000};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, moment_writer, &w), 0);
+    uint64_t prev = 0, n = 0;
+    do {
+        sbio_stats_snapshot(d, s);
+        uint64_t r = d->lat[SBIO_READ].count, wr = d->lat[SBIO_WRITE].count;
+        uint64_t f = d->lat[SBIO_FSYNC].count, all = r + wr + f;
+        assert_true(all >= prev);
+        prev = all;
+        /* k = 0 .. all - 1 recorded: reads at k % 4 = 0 and 2, writes at 1, fsyncs at 3 */
+        assert_int_equal(r, (all + 1) / 2);
+        assert_int_equal(wr, (all + 2) / 4);
+        assert_int_equal(f, all / 4);
+        assert_int_equal(d->datasync.count, f);
+        assert_int_equal(d->bytes[SBIO_READ], r * BLK);
+        assert_int_equal(d->bytes[SBIO_WRITE], wr * 2 * BLK);
+        assert_int_equal(d->bytes[SBIO_FSYNC], 0);
+        assert_int_equal(d->events, all);
+        /* latencies 1000, 1001, 1002, 1003 by k % 4 */
+        assert_int_equal(d->lat[SBIO_READ].sum_ns, 1000 * r + 2 * ((all + 1) / 4));
+        assert_int_equal(d->lat[SBIO_WRITE].sum_ns, 1001 * wr);
+        assert_int_equal(d->lat[SBIO_FSYNC].sum_ns, 1003 * f);
+        n++;
+    } while (prev < w.n);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(n > 1);
+    free(d);
+    free(s);
+}
+
 static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
 {
     assert_hist_equal(&a->datasync, &b->datasync);
@@ -311,9 +393,13 @@ static void test_stats_merge(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_record), cmocka_unit_test(test_stats_record_io),
-        cmocka_unit_test(test_stats_rmw),    cmocka_unit_test(test_stats_merge),
-        cmocka_unit_test(test_stats_fs_ops), cmocka_unit_test(test_stats_untouched),
+        cmocka_unit_test(test_stats_record),
+        cmocka_unit_test(test_stats_record_io),
+        cmocka_unit_test(test_stats_rmw),
+        cmocka_unit_test(test_stats_merge),
+        cmocka_unit_test(test_stats_fs_ops),
+        cmocka_unit_test(test_stats_untouched),
+        cmocka_unit_test(test_stats_snapshot_moment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
