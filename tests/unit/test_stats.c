@@ -219,10 +219,11 @@ static void test_stats_untouched(void **state)
 }
 
 /* A snapshot is one moment of its thread's records: an owner recording back to back
- * (faster than a snapshot can read, so both ways are taken: a read between two records and
- * the owner's published moment) alternates a read of BLK and a write of 2 BLK, every fourth
- * record an fdatasync; every snapshot's counts, sums, bytes and events agree exactly. Mostly
- * there to be run under -fsanitize=thread too. */
+ * (about as fast as a snapshot reads, so that both ways are usually taken, a read between
+ * two records and the owner's published moment; which, varies from run to run) alternates a
+ * read of BLK and a write of 2 BLK, every fourth record an fdatasync; every snapshot's
+ * counts, sums, bytes and events agree exactly. Mostly there to be run under
+ * -fsanitize=thread too. */
 struct moment_writer {
     struct sbio_stats *s;
     uint64_t n;
