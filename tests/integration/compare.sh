@@ -111,7 +111,9 @@ for x in s:
     ph = x["phases"][0]; c = ph["jobs"][0]["metrics"]["ops"]
     if ph["runs_ok"] != 2 or ph["runs"] != 2 or c["n"] != 2: print(x["name"], "runs", ph["runs_ok"], ph["runs"], c["n"])
     if abs(c["mean"] - m) > 1e-6 * m or abs(c["stddev"] - sd) > 1e-6 * m + 1e-6: print(x["name"], c["mean"], c["stddev"], "want", m, sd)
-    if [round(a, 3) for a in c["values"]] != [round(a, 3) for a in v]: print(x["name"], "values", c["values"], v)
+    # JSON reals carry 10 significant digits: equal to 1e-9, not rounded to 3 decimals (a
+    # value of 10 digits on a tie, 33778.7345, would round either way)
+    if len(c["values"]) != len(v) or any(abs(a - b) > 1e-9 * abs(b) for a, b in zip(c["values"], v)): print(x["name"], "values", c["values"], v)
 if s[0]["phases"][0]["jobs"][0]["metrics"]["ops"]["verdict"] != "baseline": print("baseline", s[0]["phases"][0]["jobs"][0]["metrics"]["ops"])
 for i in (1, 2):
     c = s[i]["phases"][0]["jobs"][0]["metrics"]["ops"]; want = (means[i] - means[0]) / means[0] * 100
