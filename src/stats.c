@@ -113,8 +113,9 @@ static void stats_read_moment(struct sbio_stats_moment *m, const struct sbio_sta
     }
 }
 
-/* A histogram of a snapshot: the moment's fields, then the buckets; one that recorded
- * nothing is not read further (and dst, empty too, not written). */
+/* A histogram of a snapshot: the buckets (and fields sbio_hist_snapshot reads again, which
+ * the moment's then replace); one that recorded nothing is not read further (and dst, empty
+ * too, not written). */
 static void stats_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *src,
                                 const struct sbio_stats_moment *m, int i)
 {
@@ -122,8 +123,7 @@ static void stats_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *s
         stats_hist_clear(dst);
         return;
     }
-    for (unsigned b = 0; b < SBIO_HIST_NBUCKETS; b++)
-        dst->buckets[b] = __atomic_load_n(&src->buckets[b], __ATOMIC_RELAXED);
+    sbio_hist_snapshot(dst, src);
     dst->count = m->h[i].count;
     dst->sum_ns = m->h[i].sum_ns;
     dst->min_ns = m->h[i].min_ns;
