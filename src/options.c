@@ -156,7 +156,8 @@ static const struct optdef opts[] = {
     {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
      "PCT",
      "compare --repeat=auto: the widest 95% CI half-width a setting stops at, % of the mean"},
-    {"max-repeat", NULL, T_UINT, OFF(max_repeat), "10", NULL, 2, 10000, SBIO_C(SBIO_CMD_COMPARE), 0,
+    /* At least the 3 runs --repeat=auto always makes (SBIO_COMPARE_MIN_AUTO). */
+    {"max-repeat", NULL, T_UINT, OFF(max_repeat), "10", NULL, 3, 10000, SBIO_C(SBIO_CMD_COMPARE), 0,
      "N", "compare --repeat=auto: the most runs per setting"},
     {"max-compare-time", NULL, T_UINT, OFF(max_compare_time_s), "0", NULL, 0, UINT32_MAX,
      SBIO_C(SBIO_CMD_COMPARE), 0, "N",
@@ -503,6 +504,8 @@ static int opt_set_flags(struct sbio_config *cfg, const struct optdef *d, const 
     snprintf(tmp, sizeof(tmp), "%s", value);
     if (strlen(value) >= sizeof(tmp))
         return opt_bad(d, value, "is too long");
+    if (sbio_list_has_empty(value))
+        return opt_bad(d, value, "has an empty item");
     char *save = NULL;
     for (char *w = strtok_r(tmp, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         int bit = sbio_extra_flag(w);
@@ -1046,7 +1049,8 @@ static void opt_note_test(const struct sbio_config *cfg)
 }
 
 /* argv[*i], which starts with a dash. 0 or -EINVAL. */
-static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bool *want_help)
+static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bool *want_help,
+                      bool *want_version)
 {
     const char *a = argv[*i];
     if (!strcmp(a, "-o")) {
@@ -1083,7 +1087,7 @@ static int parse_dash(struct sbio_config *cfg, int argc, char **argv, int *i, bo
         if (on && is_help)
             *want_help = true;
         else if (on)
-            cfg->cmd = SBIO_CMD_VERSION;
+            *want_version = true;
         return 0;
     }
     int rc = parse_script_opt(cfg, name, nlen, value, argc, argv, i);
@@ -1110,7 +1114,7 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
     int crc = conf_read_all(cfg, argc, argv);
     if (crc)
         return crc;
-    bool want_help = false, only_args = false;
+    bool want_help = false, want_version = false, only_args = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc;
@@ -1121,9 +1125,14 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
         else if (!strcmp(a, "--"))
             rc = 0, only_args = true;
         else
-            rc = parse_dash(cfg, argc, argv, &i, &want_help);
+            rc = parse_dash(cfg, argc, argv, &i, &want_help, &want_version);
         if (rc)
             return rc;
+    }
+    if (want_version && !want_help) {
+        /* --version is a flag, as sysbench's: whatever else the line says, the version. */
+        cfg->cmd = SBIO_CMD_VERSION;
+        cfg->nargs = 0;
     }
     if (want_help) {
         /* "sbio run --help" is "sbio help run". */
@@ -1486,7 +1495,19 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
     case SBIO_CMD_DIFF: return opt_check_diff(cfg);
     case SBIO_CMD_PLOT: return opt_check_plot(cfg);
     case SBIO_CMD_HELP:
-    case SBIO_CMD_VERSION: return 0;
+        if (cfg->nargs > 1) {
+            sbio_err("help takes at most one command, found '%s' after '%s'; accepted: sbio help "
+                     "[COMMAND]",
+                     cfg->args[1], cfg->args[0]);
+            return -EINVAL;
+        }
+        return 0;
+    case SBIO_CMD_VERSION:
+        if (cfg->nargs) {
+            sbio_err("version takes no arguments, found '%s'", cfg->args[0]);
+            return -EINVAL;
+        }
+        return 0;
     default: break;
     }
     int rc;

@@ -225,8 +225,9 @@ int sbio_sched_check_list(const struct sbio_target *t, const char *opt, const ch
 {
     char names[SCHED_LIST][32];
     int n = sched_split(list, names, SCHED_LIST);
-    if (!n) {
-        sbio_err("%s=%s: no scheduler named; accepted: NAME[,NAME…] (e.g. none,bfq)", opt, list);
+    if (!n || sbio_list_has_empty(list)) {
+        sbio_err("%s=%s: %s; accepted: NAME[,NAME…] (e.g. none,bfq)", opt, list,
+                 n ? "an empty name" : "no scheduler named");
         return -SBIO_EUSAGE;
     }
     int rc = sched_check_twice(opt, list, names, n);
@@ -733,6 +734,15 @@ int sbio_tune_check(const struct sbio_target *t, const char *scheduler, const ch
                      queue[q]);
             return -SBIO_EUSAGE;
         }
+        /* Two values for one knob: the second's saved value would be the first's, and the
+         * restore would find neither. */
+        for (int p = 0; p < q; p++)
+            if (!strncmp(queue[p], queue[q], (size_t)(eq - queue[q]) + 1)) {
+                sbio_err("--queue %s: %s is already set by --queue %s; accepted: one value per "
+                         "knob",
+                         queue[q], key, queue[p]);
+                return -SBIO_EUSAGE;
+            }
         const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
         unsigned nd = knob_devs(t, key, devs);
         for (unsigned i = 0; i < nd; i++) {

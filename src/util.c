@@ -109,6 +109,12 @@ int sbio_parse_bool(const char *s, bool *out)
     return -EINVAL;
 }
 
+bool sbio_list_has_empty(const char *list)
+{
+    size_t n = strlen(list);
+    return n && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"));
+}
+
 static void util_vmsg(const char *prefix, const char *fmt, va_list ap)
 {
     char buf[1024];

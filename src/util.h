@@ -33,6 +33,10 @@ int sbio_parse_double(const char *s, double *out);
 /* Parse on/off, true/false, yes/no, 1/0 (case-insensitive). 0 or -EINVAL. */
 int sbio_parse_bool(const char *s, bool *out);
 
+/* Whether a comma-separated list has an empty item (",a", "a,,b", "a,"). Lists with one are
+ * refused, as --cpus always did, rather than read as if the item were not there. */
+bool sbio_list_has_empty(const char *list);
+
 /* "sbio: " + message + newline on stderr. The one way modules talk to the user about
  * errors; they still return -errno and let main.c decide the exit code. */
 void sbio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
