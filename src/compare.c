@@ -136,6 +136,10 @@ static int axis_value(struct axis *ax, const char *v)
 /* The values of LIST ("V1,V2,…") into ax. 0, -EINVAL (message printed) or -ENOMEM. */
 static int axis_values(struct axis *ax, const char *list)
 {
+    if (sbio_list_has_empty(list)) {
+        sbio_err("--vary %s=%s: an empty value; accepted: KEY=V1,V2,…", ax->key, list);
+        return -EINVAL;
+    }
     char *copy = strdup(list);
     if (!copy)
         return -ENOMEM;
@@ -281,11 +285,22 @@ struct compare {
     enum compare_stop *stop; /* ns */
     double *widest;          /* ns: the widest CI when the setting stopped, % of its mean */
     char (*widest_at)[256];  /* ns: where it was */
-    json_t **runs;           /* ns: each setting's runs[] for the JSON */
-    char (*qbuf)[160];       /* queue strings of the setting being run */
-    FILE *devnull;           /* the runs' own text reports go there */
-    uint64_t seed, t0;       /* the order's seed; when the first run started */
-    size_t made, done;       /* runs made; runs measured */
+    json_t **runs;           /* ns: each setting's runs[] for the JSON (with --output) */
+    /* With --output, each run's result as the JSON will print it, kept in a temporary file
+     * rather than in memory, so that a compare's memory does not grow with its runs; the
+     * runs[] entries hold a placeholder string ("\001sbio-run-NONCE-K") that compare_write
+     * replaces by stored result K. */
+    FILE *store;
+    struct compare_stored {
+        long off;
+        size_t len;
+    } * stored;
+    size_t nstored, capstored;
+    uint64_t nonce;
+    char (*qbuf)[160];                     /* queue strings of the setting being run */
+    FILE *devnull;                         /* the runs' own text reports go there */
+    uint64_t seed, t0;                     /* the order's seed; when the first run started */
+    size_t made, done;                     /* runs made; runs measured */
     size_t met[SBIO_TABLE_MAX_COLS], nmet; /* --metrics, or the default columns */
     bool interrupted, failed;
 };
@@ -449,6 +464,9 @@ static void compare_free(struct compare *c)
     free(c->widest);
     free(c->widest_at);
     free(c->runs);
+    free(c->stored);
+    if (c->store)
+        fclose(c->store);
     free(c->qbuf);
     sbio_table_free(&c->tab);
     if (c->cur)
@@ -655,6 +673,43 @@ static int compare_run_script(struct compare *c, const struct sbio_config *conf,
     return rc;
 }
 
+/* The placeholder of stored result k, as a JSON string's text (what json_dumps writes). */
+static void compare_placeholder(const struct compare *c, size_t k, char *buf, size_t len)
+{
+    snprintf(buf, len, "\001sbio-run-%016" PRIx64 "-%zu", c->nonce, k);
+}
+
+/* With --output, setting s's run of round `round` in its runs[]: its result (the caller keeps
+ * its reference) written to the store, or kept in memory when there is no store. */
+static void compare_keep(struct compare *c, size_t s, unsigned round, const char *st, json_t *doc)
+{
+    if (!c->cfg->output || c->topo->rank != 0)
+        return;
+    json_t *res = doc ? json_incref(doc) : json_null();
+    if (doc && c->store && c->nstored == c->capstored) {
+        size_t cap = c->capstored ? 2 * c->capstored : 64;
+        struct compare_stored *n = realloc(c->stored, cap * sizeof(*n));
+        if (n) {
+            c->stored = n;
+            c->capstored = cap;
+        }
+    }
+    if (doc && c->store && c->nstored < c->capstored && !fseek(c->store, 0, SEEK_END)) {
+        long off = ftell(c->store);
+        if (off >= 0 && !json_dumpf(doc, c->store, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
+            char ph[64];
+            compare_placeholder(c, c->nstored, ph, sizeof(ph));
+            c->stored[c->nstored].off = off;
+            c->stored[c->nstored].len = (size_t)(ftell(c->store) - off);
+            c->nstored++;
+            json_decref(res);
+            res = json_string(ph);
+        }
+    }
+    json_array_append_new(c->runs[s],
+                          json_pack("{s:i,s:s,s:o}", "repeat", round, "status", st, "result", res));
+}
+
 /* Setting s's run of round `round`: run it, keep its document and figures, end its progress
  * line. 0 or -SBIO_EUSAGE (message printed); c->interrupted when every rank is to stop. */
 static int compare_run(struct compare *c, size_t s, unsigned round)
@@ -675,9 +730,7 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
     int rc = c->script ? compare_run_script(c, &conf, &doc)
                        : sbio_session_run(&conf, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
-    json_t *entry = json_pack("{s:i,s:s,s:o}", "repeat", round, "status", st, "result",
-                              doc ? doc : json_null());
-    json_array_append_new(c->runs[s], entry);
+    compare_keep(c, s, round, st, doc);
     sbio_table_tried(&c->tab, s);
     if (strcmp(st, "ok")) {
         /* Marked and left out of the statistics. */
@@ -686,6 +739,7 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
     } else if (doc) {
         compare_record(c, s, round, doc);
     }
+    json_decref(doc);
     /* The ranks stop together: one rank's signal stops them all. */
     if (sbio_mpi_agree(rc == -EINTR || sbio_stop_requested() ? -EINTR : 0, NULL))
         c->interrupted = true;
@@ -862,17 +916,78 @@ static json_t *compare_json(const struct compare *c)
     return docs;
 }
 
+/* Stored result k into f, each of its lines after the first indented by indent bytes (the
+ * depth of the placeholder it replaces), as json_dumpf would have written it in place.
+ * 0 or -errno. */
+static int compare_put_stored(const struct compare *c, size_t k, size_t indent, FILE *f)
+{
+    char buf[65536];
+    const struct compare_stored *st = &c->stored[k];
+    if (fseek(c->store, st->off, SEEK_SET))
+        return -errno;
+    for (size_t left = st->len; left;) {
+        size_t n = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), c->store);
+        if (!n)
+            return ferror(c->store) ? -EIO : -ENODATA;
+        for (size_t i = 0, from = 0; i <= n; i++) {
+            if (i < n && buf[i] != '\n')
+                continue;
+            if (fwrite(buf + from, 1, i - from, f) != i - from)
+                return -errno;
+            if (i < n && (fputc('\n', f) == EOF || fprintf(f, "%*s", (int)indent, "") < 0))
+                return -errno;
+            from = i + 1;
+        }
+        left -= n;
+    }
+    return 0;
+}
+
+/* The document into f, each placeholder replaced by its stored result. 0 or -errno. */
+static int compare_dump(const struct compare *c, json_t *docs, FILE *f)
+{
+    char *text = json_dumps(docs, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    if (!text)
+        return -ENOMEM;
+    char mark[64];
+    int rc = 0;
+    size_t ml = (size_t)snprintf(mark, sizeof(mark), "\"\\u0001sbio-run-%016" PRIx64 "-", c->nonce);
+    const char *p = text;
+    for (const char *m; !rc && (m = strstr(p, mark));) {
+        char *end;
+        unsigned long long k = strtoull(m + ml, &end, 10);
+        const char *line = m;
+        while (line > text && line[-1] != '\n')
+            line--;
+        size_t indent = strspn(line, " ");
+        if (*end != '"' || k >= c->nstored) {
+            rc = -EINVAL;
+            break;
+        }
+        if (fwrite(p, 1, (size_t)(m - p), f) != (size_t)(m - p))
+            rc = -errno;
+        if (!rc)
+            rc = compare_put_stored(c, (size_t)k, indent, f);
+        p = end + 1;
+    }
+    if (!rc && fputs(p, f) == EOF)
+        rc = -errno;
+    free(text);
+    return rc;
+}
+
 /* --output: the document, and where it went; a failed write fails the compare. */
 static void compare_write(struct compare *c)
 {
     json_t *docs = compare_json(c);
     FILE *f = fopen(c->cfg->output, "w");
-    if (!f || json_dumpf(docs, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10))) {
-        sbio_err("--output %s: %s", c->cfg->output, strerror(errno));
+    int rc = f ? compare_dump(c, docs, f) : -errno;
+    if (f && fclose(f) && !rc)
+        rc = -errno;
+    if (rc) {
+        sbio_err("--output %s: %s", c->cfg->output, strerror(-rc));
         c->failed = true;
     }
-    if (f)
-        fclose(f);
     json_decref(docs);
     if (!c->failed)
         fprintf(c->out, "\nEvery run's result and the table's figures: %s\n", c->cfg->output);
@@ -904,6 +1019,11 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
         if (!sbio_options_given(cfg, "drop-caches"))
             c.base.drop_caches = true;
         rc = compare_alloc(&c);
+    }
+    if (!rc && cfg->output && topo->rank == 0) {
+        /* Without a temporary file the results stay in memory, as they always could. */
+        c.store = tmpfile();
+        c.nonce = sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     }
     if (!rc)
         rc = compare_check(&c);

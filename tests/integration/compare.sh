@@ -475,6 +475,53 @@ eq "--order=random: the same seed, the same order" "$(progress "$TMP/out" | tr '
 expect_exit 0 "--order=random --rand-seed=8: exit 0" "$SBIO" "${RND[@]}" --rand-seed=8
 check "--order=random: another seed, another order" test "$(progress "$TMP/out" | tr '\n' '|')" != "$(tr '\n' '|' <"$TMP/rnd7a")"
 
+# A long compare's memory stays flat: with -o, each run's result waits in a temporary file,
+# not in memory (it grew ~100 KB a run: 9 MB at run 27, 69 MB at run 600 of null-engine runs).
+# 400 null-engine runs; the resident size once 50 are made and at the last. ASan's quarantine
+# keeps freed memory, so it is off for this run.
+MEM=("$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --ioengine=null --events=2000
+	--repeat=200 --vary threads=1,2 --drop-caches=off -o "$TMP/mem.json")
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0" "${MEM[@]}" >"$TMP/mem.out" 2>"$TMP/mem.err" &
+mem_pid=$!
+PIDS+=("$mem_pid")
+rss_at50= rss_last=
+while kill -0 "$mem_pid" 2>/dev/null; do
+	r=$(awk '/^VmRSS:/ { print $2 }' /proc/"$mem_pid"/status 2>/dev/null)
+	n=$(grep -c '^\[' "$TMP/mem.out")
+	[ -n "$r" ] || continue
+	[ -z "$rss_at50" ] && [ "$n" -ge 50 ] && rss_at50=$r
+	[ "$n" -ge 390 ] && rss_last=$r
+	sleep 0.1
+done
+wait "$mem_pid"
+eq "400 runs with -o: exit 0, 400 progress lines" "$?/$(grep -c '^\[' "$TMP/mem.out")" "0/400"
+if [ -n "$rss_at50" ] && [ -n "$rss_last" ] && [ "$rss_last" -le $((rss_at50 + 6144)) ]; then
+	ok "400 runs with -o: resident size flat (run 50: $rss_at50 KiB, run 390+: $rss_last KiB)"
+else
+	notok "400 runs with -o: resident size grew (run 50: ${rss_at50:-?} KiB, run 390+: ${rss_last:-?} KiB; at most 6 MiB more)"
+fi
+json_expect "400 runs with -o: the JSON holds each run's whole result, indented as one document" "$TMP/mem.json" '
+runs = [r for x in d["settings"] for r in x["runs"]]
+if len(runs) != 400: print("runs", len(runs))
+bad = [r["repeat"] for r in runs if not isinstance(r["result"], dict) or r["result"].get("schema") != "sbio-result/1" or r["result"]["result"]["events"] != 2000]
+if bad: print("results", bad[:5])
+depth = 0
+for n, line in enumerate(open(sys.argv[1]).read().split("\n")):
+    s = line.lstrip(" ")
+    want = 2 * (depth - (s[:1] in "]}"))
+    if len(line) - len(s) != want:
+        print("line", n + 1, "indent", len(line) - len(s), "want", want)
+        break
+    ins = esc = False
+    for ch in s:
+        if ins:
+            if esc: esc = False
+            elif ch == "\\": esc = True
+            elif ch == "\"": ins = False
+        elif ch == "\"": ins = True
+        elif ch in "[{": depth += 1
+        elif ch in "]}": depth -= 1'
+
 same_state "at the end: every queue setting of $LOOP as at the start" "$BASE"
 no_state_file "at the end: no state file left"
 exit 0
