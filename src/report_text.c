@@ -489,11 +489,12 @@ static void text_threads(FILE *out, const struct sbio_run_result *res)
     }
 }
 
-/* CPU time of the process (of every rank under MPI). */
+/* CPU time of the worker threads over their measured phase (of every rank under MPI). */
 static void text_cpu(FILE *out, const struct sbio_run_result *res, double secs)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* getrusage has tick granularity: percentages of a run this short mean nothing. */
+    /* The split between user and system time comes from the kernel's tick samples:
+     * percentages of a run this short mean nothing. */
     if (res->nranks)
         fprintf(out, "\nCPU of all %u ranks: %.2f s user, %.2f s system (per rank above)\n",
                 res->nranks, res->user_s, res->sys_s);

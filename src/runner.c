@@ -659,7 +659,6 @@ static void run_group_io(struct sbio_run_result *res, const struct sbio_cgroup_j
 static void run_measured(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_interim *interim = r->env->interim;
-    struct rusage ru0, ru1;
     res->have_cache = sbio_result_snap_cache(r->fs, &res->cache0);
     if (r->env->memgroup && r->env->memgroup->version) {
         res->memgroup = *r->env->memgroup;
@@ -672,7 +671,6 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     const struct sbio_cgroup_job *grp = r->env->group;
     bool gio = grp && !sbio_cgroup_io_read(grp, &g0);
     sbio_result_snap_sched(res, r->env->target);
-    getrusage(RUSAGE_SELF, &ru0);
     /* Every process starts its clock as it leaves this meeting; durations are measured on
      * each process's own clock, never compared across hosts. */
     run_agree(r);
@@ -686,7 +684,6 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     for (unsigned i = 0; i < r->nthreads; i++)
         pthread_join(r->w[i].tid, NULL);
     run_agree(r); /* every process is out of the measured phase */
-    getrusage(RUSAGE_SELF, &ru1);
     run_group_io(res, grp, gio, &g0, &g1);
     /* A counter read that failed (no descriptor left, a device gone) would turn the
      * other snapshot into figures since boot: no device figures then. */
@@ -699,11 +696,23 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
         res->have_cache = sbio_result_snap_cache(r->fs, &res->cache1);
     if (res->have_memstat)
         res->have_memstat = !sbio_cgroup_memstat(res->memgroup.dir, &res->mem1);
-    res->user_s = tv_s(ru0.ru_utime, ru1.ru_utime);
-    res->sys_s = tv_s(ru0.ru_stime, ru1.ru_stime);
+    for (unsigned i = 0; i < r->nthreads; i++) {
+        const struct worker *w = &r->w[i];
+        if (!w->ru_taken)
+            continue;
+        double cpu = (double)(w->cpu1_ns - w->cpu0_ns) / 1e9;
+        double u = tv_s(w->ru0.ru_utime, w->ru1.ru_utime), s = tv_s(w->ru0.ru_stime, w->ru1.ru_stime);
+        if (!(u + s > 0)) { /* no tick in the phase: the thread's split so far */
+            u = tv_s((struct timeval){0}, w->ru1.ru_utime);
+            s = tv_s((struct timeval){0}, w->ru1.ru_stime);
+        }
+        double ufrac = u + s > 0 ? u / (u + s) : 0;
+        res->user_s += cpu * ufrac;
+        res->sys_s += cpu * (1 - ufrac);
+        res->minor_faults += (uint64_t)(w->ru1.ru_minflt - w->ru0.ru_minflt);
+        res->major_faults += (uint64_t)(w->ru1.ru_majflt - w->ru0.ru_majflt);
+    }
     res->stop_signal = sbio_stop_requested();
-    res->minor_faults = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
-    res->major_faults = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
     res->elapsed_ns = sbio_now_ns() - start_ns; /* unless the threads' stamps say better */
 }
 

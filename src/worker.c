@@ -663,6 +663,15 @@ static void worker_open(struct worker *w)
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
 }
 
+/* The calling thread's CPU time, exactly (the scheduler's own count). */
+static uint64_t worker_cpu_ns(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+        return 0;
+    return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
 /* A worker meets the main thread at the gate between phases: open, (warm-up,) measured. */
 void *sbio_worker_main(void *arg)
 {
@@ -682,9 +691,14 @@ void *sbio_worker_main(void *arg)
     sbio_gate_wait(&r->barrier); /* measured phase starts */
     if (!run_failed(r)) {
         __atomic_store_n(&w->stats->start_ns, sbio_now_ns(), __ATOMIC_RELAXED);
+        getrusage(RUSAGE_THREAD, &w->ru0);
+        w->cpu0_ns = worker_cpu_ns();
         worker_loop_any(w, true);
         if (!run_failed(r))
             worker_end_fsyncs(w);
+        w->cpu1_ns = worker_cpu_ns();
+        getrusage(RUSAGE_THREAD, &w->ru1);
+        w->ru_taken = true;
         __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
     }
     if (w->wl.fsop) /* a tree job's current file: closed, not an operation */
