@@ -701,7 +701,8 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
         if (!w->ru_taken)
             continue;
         double cpu = (double)(w->cpu1_ns - w->cpu0_ns) / 1e9;
-        double u = tv_s(w->ru0.ru_utime, w->ru1.ru_utime), s = tv_s(w->ru0.ru_stime, w->ru1.ru_stime);
+        double u = tv_s(w->ru0.ru_utime, w->ru1.ru_utime),
+               s = tv_s(w->ru0.ru_stime, w->ru1.ru_stime);
         if (!(u + s > 0)) { /* no tick in the phase: the thread's split so far */
             u = tv_s((struct timeval){0}, w->ru1.ru_utime);
             s = tv_s((struct timeval){0}, w->ru1.ru_stime);
