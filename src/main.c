@@ -414,6 +414,20 @@ struct command {
     char dir[PATH_MAX];
 };
 
+/* A fingerprint of the words of argv after the program's name (FNV-1a, each word ended by a
+ * zero byte). */
+static uint64_t argv_hash(int argc, char **argv)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 1; i < argc; i++)
+        for (const char *p = argv[i];; p++) {
+            h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+            if (!*p)
+                break;
+        }
+    return h;
+}
+
 /* The command line into c: the script's declarations, the options, the script with their
  * values (when --script is given), the whole configuration. 0 or -SBIO_EUSAGE (message
  * printed, by rank 0 alone under MPI). */
@@ -426,6 +440,16 @@ static int parse_command_line(int argc, char **argv, struct command *c)
     char host[SBIO_MPI_HOST_LEN];
     c->topo.nranks = sbio_mpi_size();
     int hrc = sbio_mpi_hosts(host, &c->topo.host_leader, &c->topo.nhosts);
+    /* Every rank runs rank 0's command: an MPMD launch (mpirun … : …) that gives ranks other
+     * options would be merged as if they had been the same. */
+    uint64_t mine = argv_hash(argc, argv), first = mine;
+    sbio_mpi_bcast_u64(&first);
+    if (!hrc && mine != first) {
+        sbio_err("rank %u's command line differs from rank 0's; accepted: the same command line "
+                 "on every rank (one mpirun program, no per-rank options)",
+                 c->topo.rank);
+        hrc = -SBIO_EUSAGE;
+    }
     const char *spath = script_arg(argc, argv);
     char path[PATH_MAX];
     sbio_options_defaults(&c->cfg);

@@ -167,6 +167,14 @@ check "seqwr on a shared set: the message says what to use instead" grep -q 'seq
 eq "seqwr on a shared set: said once, by rank 0" "$(grep -c 'seqwr on a set shared' "$TMP/err")" 1
 expect_exit 2 "--warmup=auto under 2 ranks: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --warmup=auto --time=1
 eq "--warmup=auto under 2 ranks: said once, by rank 0" "$(grep -c 'warmup=auto under mpirun (2 ranks)' "$TMP/err")" 1
+# An MPMD launch with other options per rank ran and was merged as one workload ("2 threads
+# in all" for 1 + 2): refused.
+expect_exit 2 "MPMD launch, --threads=1 : --threads=2: refused (exit 2)" "${MPI[@]}" \
+	-np 1 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --events=100 --threads=1 : \
+	-np 1 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --events=100 --threads=2
+check "MPMD launch: rank 1 says its command line differs from rank 0's" \
+	grep -q "^sbio: rank 1's command line differs from rank 0's; accepted: the same command line on every rank" "$TMP/err"
+check "MPMD launch: no run began" test "$(grep -c 'Threads started' "$TMP/out")" = 0
 
 "${MPI[@]}" -np 2 "$SBIO" cleanup "${SET[@]}" >"$TMP/out" 2>"$TMP/err"
 eq "2 ranks, shared cleanup: exit status, the set gone" "$?/$(ls "$D" | wc -l)" "0/0"
