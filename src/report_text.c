@@ -306,6 +306,16 @@ static void text_stopped(FILE *out, const struct sbio_run_result *res, double se
                 secs);
     if (res->error)
         fprintf(out, "\n*** Stopped by an I/O error: %s ***\n", res->error_msg);
+    /* Every thread stops at its first completion past the limit: one operation's latency
+     * late, unless the device or the CPU kept a thread (a loaded machine). Past 1% (at least
+     * 10 ms), the time measured is said to be more than the limit. */
+    double limit = (double)res->limit_ns / 1e9, over = secs - limit;
+    if (res->limit_ns && !res->stop_signal && !res->error && over > 0.01 && over > 0.01 * limit)
+        fprintf(out,
+                "\nNote: the measured phase lasted %.4f s, %.4f s past its limit of %.0f s: a "
+                "thread's last operation ended late (it waited for the device, or for a CPU on "
+                "a busy machine); the figures cover the %.4f s\n",
+                secs, over, limit, secs);
 }
 
 /* sysbench's lines: operations and throughput per second, the general statistics. */
@@ -740,11 +750,12 @@ void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const stru
     text_per_op(out, cfg, res, secs);
     text_fairness(out, res);
     text_threads(out, res);
-    if (scope == SBIO_REPORT_WHOLE)
-        text_cpu(out, res, secs);
-    else
-        fprintf(out, "\nCPU time, page faults, device and page-cache figures: the process's, in "
-                     "the phase's total below\n");
+    text_cpu(out, res, secs);
+    if (scope != SBIO_REPORT_WHOLE)
+        fprintf(out,
+                "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n"
+                "Device and page-cache figures: the process's, in the phase's total below\n",
+                res->minor_faults, res->major_faults);
     text_extras(out, cfg, res);
     text_rate(out, cfg, res, secs);
     if (scope == SBIO_REPORT_WHOLE)

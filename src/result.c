@@ -38,7 +38,7 @@ unsigned sbio_result_hosts(const struct sbio_run_result *res)
     return n;
 }
 
-static double max_d(double a, double b)
+static inline double max_d(double a, double b)
 {
     return a > b ? a : b;
 }
@@ -66,12 +66,12 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->threads += r->threads;
     sbio_stats_merge(&out->total, &r->total);
     out->elapsed_ns = max_u(out->elapsed_ns, r->elapsed_ns);
-    out->user_s = sum ? out->user_s + r->user_s : max_d(out->user_s, r->user_s);
-    out->sys_s = sum ? out->sys_s + r->sys_s : max_d(out->sys_s, r->sys_s);
-    out->minor_faults =
-        sum ? out->minor_faults + r->minor_faults : max_u(out->minor_faults, r->minor_faults);
-    out->major_faults =
-        sum ? out->major_faults + r->major_faults : max_u(out->major_faults, r->major_faults);
+    out->limit_ns = max_u(out->limit_ns, r->limit_ns);
+    /* CPU time and faults are each job's own threads' (runner.c): they add up. */
+    out->user_s += r->user_s;
+    out->sys_s += r->sys_s;
+    out->minor_faults += r->minor_faults;
+    out->major_faults += r->major_faults;
     out->completed_bytes += r->completed_bytes;
     /* Jobs of a phase share the set: its tails are skipped once. */
     out->skipped_tails = sum ? out->skipped_tails + r->skipped_tails

@@ -41,6 +41,7 @@ struct sbio_run_result {
     struct sbio_stats total;
     uint64_t seed;        /* the seed used: printed so any run can be repeated */
     uint64_t elapsed_ns;  /* measured phase: first start to last end, end fsyncs included */
+    uint64_t limit_ns;    /* its time limit (--time, a phase's time), 0: none */
     double user_s, sys_s; /* CPU of the process over the measured phase */
     int stop_signal;      /* SIGINT/SIGTERM that interrupted the run, or 0 */
     int error;            /* first I/O error (-errno), or 0 */

@@ -93,6 +93,11 @@ struct run {
     bool sync_over;                      /* an agree failed: no further agree */
     bool peer_stopped;                   /* another process stopped the run */
     _Alignas(64) int stop;               /* ends the current phase */
+    /* The measured phase's time limit as a moment (monotonic; UINT64_MAX: none): the earliest
+     * thread's start plus --time. Each worker stops the phase itself when one of its ops
+     * completes past it, so a main thread that wakes late (a loaded machine) does not
+     * lengthen the run. On stop's cache line: read with it at every op. */
+    uint64_t end_ns;
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
     int lost_write;          /* a queued worker stopped holding a write it had drawn */
@@ -102,6 +107,13 @@ struct run {
 static inline int run_stopped(const struct run *r)
 {
     return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+/* After an op that completed at now_ns: past the time limit, the phase stops. */
+static inline void run_check_end(struct run *r, uint64_t now_ns)
+{
+    if (now_ns >= __atomic_load_n(&r->end_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 }
 
 static inline int run_failed(const struct run *r)

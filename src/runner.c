@@ -715,6 +715,7 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     }
     res->stop_signal = sbio_stop_requested();
     res->elapsed_ns = sbio_now_ns() - start_ns; /* unless the threads' stamps say better */
+    res->limit_ns = r->job->time_s * 1000000000ULL;
 }
 
 /* The threads' figures into the result, after join. */
@@ -888,8 +889,12 @@ static int run_setup(struct run *r, struct sbio_run_result *res)
 static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *env,
                       struct sbio_run_result *res)
 {
-    struct run r = {
-        .job = job, .env = env, .fs = env->fs, .nthreads = job->threads, .sync = env->sync};
+    struct run r = {.job = job,
+                    .env = env,
+                    .fs = env->fs,
+                    .nthreads = job->threads,
+                    .sync = env->sync,
+                    .end_ns = UINT64_MAX};
     memset(res, 0, sizeof(*res));
     res->threads = r.nthreads;
     int rc = run_setup(&r, res);
@@ -979,8 +984,12 @@ static void run_note_physical(const struct run *r)
 
 int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env)
 {
-    struct run r = {
-        .job = job, .env = env, .fs = env->fs, .nthreads = job->threads, .sync = env->sync};
+    struct run r = {.job = job,
+                    .env = env,
+                    .fs = env->fs,
+                    .nthreads = job->threads,
+                    .sync = env->sync,
+                    .end_ns = UINT64_MAX};
     struct sbio_run_result res;
     memset(&res, 0, sizeof(res));
     int rc = run_checks(&r, &res);

@@ -153,12 +153,15 @@ static bool verify_overlaps(const struct worker *w, const struct sbio_io *io)
 
 /* Sleep until deadline_ns (monotonic) in slices, so that a stop (time limit, signal) is
  * seen within POLL_NS even in a long --rate interval or think time. false: stopped. */
-static bool sleep_until(const struct run *r, uint64_t deadline_ns)
+static bool sleep_until(struct run *r, uint64_t deadline_ns)
 {
     for (;;) {
         if (run_stopped(r))
             return false;
         uint64_t now = sbio_now_ns();
+        run_check_end(r, now);
+        if (run_stopped(r))
+            return false;
         if (now >= deadline_ns)
             return true;
         uint64_t until = deadline_ns - now > POLL_NS ? now + POLL_NS : deadline_ns;
@@ -302,6 +305,7 @@ static void worker_loop(struct worker *w, bool measure)
         uint64_t t2 = sbio_now_ns();
         if (!worker_finish(w, &io, t2, measure))
             break;
+        run_check_end(r, t2);
         t = t2;
         if (r->job->think_us) {
             if (!worker_think(w, t2))
@@ -450,6 +454,7 @@ static bool q_reap(struct qloop *q)
         worker_fail_engine(w, n, "waiting for completions");
         return false;
     }
+    run_check_end(r, t);
     for (int i = 0; i < n; i++) {
         struct sbio_io *io = q->done[i];
         uint64_t end = t;
@@ -663,6 +668,20 @@ static void worker_open(struct worker *w)
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
 }
 
+/* With a time limit, the phase's end: the earliest start among the threads' plus the limit
+ * (each thread lowers it to its own start's, once). */
+static void worker_set_end(struct run *r, uint64_t start_ns)
+{
+    uint64_t limit = r->job->time_s * 1000000000ULL;
+    if (!limit)
+        return;
+    uint64_t cur = __atomic_load_n(&r->end_ns, __ATOMIC_RELAXED);
+    while (start_ns + limit < cur &&
+           !__atomic_compare_exchange_n(&r->end_ns, &cur, start_ns + limit, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
 /* The calling thread's CPU time, exactly (the scheduler's own count). */
 static uint64_t worker_cpu_ns(void)
 {
@@ -690,7 +709,9 @@ void *sbio_worker_main(void *arg)
     }
     sbio_gate_wait(&r->barrier); /* measured phase starts */
     if (!run_failed(r)) {
-        __atomic_store_n(&w->stats->start_ns, sbio_now_ns(), __ATOMIC_RELAXED);
+        uint64_t start = sbio_now_ns();
+        __atomic_store_n(&w->stats->start_ns, start, __ATOMIC_RELAXED);
+        worker_set_end(r, start);
         getrusage(RUSAGE_THREAD, &w->ru0);
         w->cpu0_ns = worker_cpu_ns();
         worker_loop_any(w, true);

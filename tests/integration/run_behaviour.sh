@@ -46,7 +46,9 @@ sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=2 --rate=2000 --time=
 rate=$(json_get "$RESULT" result.op_types.read.ops_per_s)
 near "--rate=2000 --time=3, 2 threads: reads/s $rate" "$rate" 2000 2
 ev=$(events_of)
-near "--rate=2000 --time=3: events $ev over the 3 s asked" "$(awk -v e="$ev" 'BEGIN { print e / 3 }')" 2000 2
+el=$(json_get "$RESULT" result.elapsed_s)
+lasted "--rate=2000 --time=3: the run lasted the 3 s asked" "$el" 3 2 "$TMP/out"
+near "--rate=2000 --time=3: events $ev over the $el s measured" "$(awk -v e="$ev" -v t="$el" 'BEGIN { print e / t }')" 2000 2
 
 # --- --rate=1000 with a 200 ms stall: latency from the intended start (no coordinated omission) ---
 # One thread, 2 s at 1000 ops/s: ~2000 reads of a few µs each. SIGSTOP freezes the process for
@@ -78,9 +80,12 @@ awk -v p="${max:-0}" 'BEGIN { exit !(p >= 150 && p < 1000) }' &&
 # --- --warmup-time is not counted ---
 sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=1 --rate=1000 --warmup-time=1 --time=1
 ev=$(events_of)
-near "--warmup-time=1 --time=1 --rate=1000: events $ev ~ 1000 (warm-up's ~1000 not counted)" "${ev:-0}" 1000 5
+el=$(json_get "$RESULT" result.elapsed_s)
+lasted "--warmup-time=1 --time=1 --rate=1000: the measured phase lasted 1 s" "$el" 1 5 "$TMP/out"
+near "--warmup-time=1 --time=1 --rate=1000: events $ev ~ 1000 a second over $el s (warm-up's ~1000 not counted)" \
+	"$(awk -v e="${ev:-0}" -v t="$el" 'BEGIN { print e / t }')" 1000 5
 read -r r w f < <(rwf_of)
-near "--warmup-time=1 --time=1 --rate=1000: reads $r ~ 1000" "${r:-0}" 1000 5
+near "--warmup-time=1 --time=1 --rate=1000: reads $r ~ 1000 a second" "$(awk -v e="${r:-0}" -v t="$el" 'BEGIN { print e / t }')" 1000 5
 
 # --- seqwr under --rate, stopped while a thread waits for its slot with a write drawn: the
 # set is completed once, not rewritten past its end (the drawn write is not skipped) ---
@@ -213,7 +218,7 @@ eq "--config-file: exit status" "$?" 0
 check "--config-file threads = 3: the header says 3 threads" grep -qx 'Number of threads: 3' "$TMP/out"
 eq "--config-file: 3 threads in the result" "$(json_get "$RESULT" result.threads.#)" 3
 el=$(json_get "$RESULT" result.elapsed_s)
-near "--config-file time=\"1\": the run lasted $el s" "$el" 1 10
+lasted "--config-file time=\"1\": the run lasted 1 s" "$el" 1 10 "$TMP/out"
 sbio_json run "${SET[@]}" --threads=2 --config-file "$TMP/sb.cfg" --file-test-mode=rndrd --events=500
 check "--config-file with --threads=2 on the command line: 2 threads" \
 	grep -qx 'Number of threads: 2' "$TMP/out"

@@ -680,16 +680,27 @@ o=$TMP/phases.out
 process_lines() {
 	grep -oE '^(CPU:|Page faults:|Device [^ ]+ over the run|Page cache of the set)' | cut -c1-6 | paste -sd ' '
 }
-share="CPU time, page faults, device and page-cache figures: the process's, in the phase's total below"
+share="Device and page-cache figures: the process's, in the phase's total below"
 for jb in readers syncer; do
-	eq "two phases: job $jb has no process-wide lines of its own" "$(section "$o" "--- Job $jb" | process_lines)" ""
-	eq "two phases: job $jb says where they are" "$(section "$o" "--- Job $jb" | grep -cxF "$share")" 1
+	eq "two phases: job $jb has its threads' CPU and page faults, no process-wide lines" "$(section "$o" "--- Job $jb" | process_lines)" "CPU: Page f"
+	eq "two phases: job $jb says where the process-wide ones are" "$(section "$o" "--- Job $jb" | grep -cxF "$share")" 1
 done
 eq "two phases: the first phase's total has them, once each" \
 	"$(section "$o" '--- Phase mixed, all jobs' | process_lines)" "CPU: Page f Device Page c"
 eq "two phases: a phase of one job has them in its job's report" \
 	"$(section "$o" '--- Job r ' | process_lines)" "CPU: Page f Device Page c"
-eq "two phases: one CPU line per phase in the whole report" "$(grep -c '^CPU:' "$o")" 2
+eq "two phases: a CPU line per job and per phase total in the whole report" "$(grep -c '^CPU:' "$o")" 4
+json_expect "two phases: the first phase's CPU and faults are the sum of its jobs'" "$TMP/phases.json" '
+p = d["phases"][0]
+tot = p["total"]["result"]["cpu"] if "total" in p else None
+jobs = [j["result"]["result"]["cpu"] for j in p["jobs"]]
+if tot is None: print("no phase total", list(p.keys()))
+else:
+    for k in ("user_s", "system_s"):
+        if abs(tot[k] - sum(j[k] for j in jobs)) > 1e-5: print(k, tot[k], [j[k] for j in jobs])
+    for k in ("minor_faults", "major_faults"):
+        if tot[k] != sum(j[k] for j in jobs): print(k, tot[k], [j[k] for j in jobs])'
+
 # op_ops OP: the ops column of stdin's per-operation row OP.
 op_ops() { awk -v op="$1" '$1 == op { print $2; exit }'; }
 syn=$(section "$o" '--- Job syncer')
