@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "decl.h"
 #include "options.h"
 
 struct sbio_fileset_file {
@@ -108,6 +110,23 @@ int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
 
 void sbio_fileset_close(struct sbio_fileset *fs);
 
+/* Whether the command of cfg (with script, NULL without) may write the set's files: prepare
+ * and cleanup, a write mode, a script with a job that writes (a mode that writes, a mix with
+ * a weight other than a read's, an event job). */
+bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_script *script);
+
+/* Lock the set of cfg against other sbio processes for as long as *fd stays open: an
+ * flock (LOCK_NB) on the --dir folder itself (no lock file another user could plant), or
+ * on the --filename device. Exclusive for prepare, cleanup, compare and a run that writes
+ * (sbio_fileset_cmd_writes): those never overlap another command on the set. Shared for a
+ * run that only reads, so readers may run side by side, and for the ranks of one MPI job
+ * that share a set (ranks_share), which never exclude each other. *fd is -1 when there is
+ * nothing to lock (a missing folder: the command says so itself). Returns 0, or
+ * -SBIO_EFAILED after one line naming the process that holds the lock (pid and command
+ * line, from /proc/locks), nothing touched. */
+int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script,
+                      bool ranks_share, int *fd);
+
 /* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
 
 /* Open cfg->dir as a folder (for_write: refused on a read-only file system). Returns the
@@ -118,6 +137,16 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write);
  * file is never written through, and an existing file is foreign unless manifest_names_them.
  * Returns 0 or -SBIO_EUSAGE after a message naming the file. */
 int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them);
+
+/* Whether sbio may trust the entry name of dir, whose fstat is st: a regular file owned by the
+ * user running sbio or by root (as ssh's StrictModes trusts a key file). A file another user
+ * planted in a shared folder must not make sbio write or remove what it names. 0, or
+ * -SBIO_EUSAGE after one line naming the file and its owner. */
+int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st);
+
+/* Say that dir's manifest is damaged and what to do (the same advice from every command:
+ * no command can tell which files a damaged manifest named). */
+void sbio_fileset_damaged(const char *dir);
 
 /* Where the written content of file `file` (open as fd, have bytes long, capped at its size)
  * ends: at its first hole (an interrupted run can leave one), rounded down to a whole block

@@ -167,6 +167,12 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
     return 0;
 }
 
+/* The ranks of one job work on one set (no --file-per-rank): they lock it shared. */
+static bool ranks_share(const struct sbio_config *cfg, const struct sbio_topology *topo)
+{
+    return topo->nranks > 1 && !cfg->file_per_rank;
+}
+
 static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *topo,
                    const struct sbio_script *script, FILE *out)
 {
@@ -176,6 +182,9 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
         rc = check_csv_header(cfg, script != NULL);
     if (!rc)
         rc = sbio_session_check(cfg);
+    int lock = -1;
+    if (!rc)
+        rc = sbio_fileset_lock(cfg, script, ranks_share(cfg, topo), &lock);
     if (!rc)
         rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
@@ -191,6 +200,8 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
         json_decref(doc);
     }
     close_outputs(&o, out);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 
@@ -218,6 +229,9 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
         sbio_err("--dir %s: mkdir: %s", cfg->dir, strerror(errno));
         rc = -SBIO_EUSAGE;
     }
+    int lock = -1;
+    if (!rc && mine)
+        rc = sbio_fileset_lock(cfg, script, false, &lock);
     rc = sbio_session_agree(topo, rc, "could not start");
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
@@ -253,6 +267,22 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
                                                          : "failed to clean up its set");
     if (!rc && topo->nranks > 1 && topo->rank == 0)
         fprintf(out, "All %u ranks done\n", topo->nranks);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+/* compare holds the set's lock over all its runs. */
+static int cmd_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                       const struct sbio_script *script, FILE *out)
+{
+    int lock = -1;
+    int rc = sbio_fileset_lock(cfg, script, ranks_share(cfg, topo), &lock);
+    rc = sbio_session_agree(topo, rc, "found its set in use");
+    if (!rc)
+        rc = sbio_compare(cfg, topo, script, out);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 
@@ -475,7 +505,7 @@ static int run_command(const struct command *c, FILE *out)
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, script, out);
     case SBIO_CMD_RUN: return cmd_run(cfg, topo, script, out);
-    case SBIO_CMD_COMPARE: return sbio_compare(cfg, topo, script, out);
+    case SBIO_CMD_COMPARE: return cmd_compare(cfg, topo, script, out);
     case SBIO_CMD_DIFF: return topo->rank ? 0 : sbio_diff(cfg, out);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }

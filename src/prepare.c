@@ -387,10 +387,11 @@ static int prep_load(struct prep *pr)
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_err("%s/%s is damaged; remove the set by hand or use another --dir", cfg->dir,
-                 SBIO_MANIFEST);
+        sbio_fileset_damaged(cfg->dir);
         return -SBIO_EUSAGE;
     }
+    if (rc == -EPERM)
+        return -SBIO_EUSAGE; /* said */
     if (rc && rc != -ENOENT) {
         sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
@@ -457,7 +458,11 @@ static int prep_one(struct prep *pr, unsigned i)
         return fd;
     int rc = 0;
     struct stat st;
-    fstat(fd, &st);
+    /* Checked on the descriptor opened (O_NOFOLLOW): the file written is the file checked. */
+    if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+        close(fd);
+        return -SBIO_EUSAGE;
+    }
     uint64_t have = (uint64_t)st.st_size;
     if (have > f->size) {
         if (ftruncate(fd, (off_t)f->size)) {
@@ -638,12 +643,21 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
         goto out;
     }
     if (rc) {
-        if (rc != -EBADMSG)
+        if (rc == -EBADMSG)
+            sbio_fileset_damaged(cfg->dir);
+        else if (rc != -EPERM)
             sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
-        else
-            sbio_err("%s/%s is damaged; nothing removed", cfg->dir, SBIO_MANIFEST);
         rc = -SBIO_EUSAGE;
         goto out;
+    }
+    /* Every file checked before any is removed: a refusal removes nothing. */
+    for (unsigned i = 0; i < fs.nfiles; i++) {
+        struct stat st;
+        if (!fstatat(dfd, fs.files[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
+            sbio_fileset_trusted(cfg->dir, fs.files[i].name, &st)) {
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
     }
     cleanup_announce(&fs, cfg, out);
     for (unsigned i = 0; i < fs.nfiles; i++) {

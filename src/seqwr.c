@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -11,6 +12,12 @@ int sbio_seqwr_truncate(const struct sbio_fileset *fs, bool keep_size)
 {
     for (unsigned i = 0; i < fs->nfiles; i++) {
         int fd = openat(fs->dirfd, fs->files[i].name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        /* Checked on the descriptor: the file emptied is the file checked. */
+        if (fd >= 0 && (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, fs->files[i].name, &st))) {
+            close(fd);
+            return -SBIO_EUSAGE;
+        }
         if (fd < 0 || ftruncate(fd, 0) || (keep_size && ftruncate(fd, (off_t)fs->files[i].size))) {
             int e = errno;
             sbio_err("%s/%s: truncate: %s", fs->dir, fs->files[i].name, strerror(e));

@@ -265,6 +265,50 @@ for c in 'evpair p ev event(ctx) chooses its offsets itself' \
 done
 eq "the refused runs left the set as it was" "$(cat "$JD"/test_file.* | md5sum)" "$sum0"
 
+# --- a write without stamps withdraws the set's promise ---
+# A run that writes without --verify leaves blocks that carry no header: the manifest says
+# verify=0 from before its first write, so a later --verify run checks only what it writes
+# itself and finds nothing wrong on a set nothing corrupted.
+P=$TMP/promise
+mkdir -p "$P"
+PSET="--dir=$P --file-num=2 --file-total-size=8M --file-block-size=4K"
+"$SBIO" prepare $PSET --verify >/dev/null
+expect_exit 0 "prepare --verify, then a plain rndwr run" "$SBIO" run $PSET --file-test-mode=rndwr \
+	--events=3000
+check "the plain rndwr run left verify=0 in the manifest" grep -qx 'verify=0' "$P/sbio.manifest"
+for m in rndrw seqrd; do
+	rm -f "$RESULT"
+	expect_exit 0 "then $m --verify finds no bad block" "$SBIO" run $PSET --file-test-mode=$m \
+		--events=3000 --verify -o "$RESULT"
+	eq "then $m --verify: 0 mismatches" "$(bad)" "0"
+done
+expect_exit 0 "cleanup" "$SBIO" cleanup --dir="$P"
+# A seqwr run without --verify killed in the middle: the promise was gone before it emptied
+# the files, so prepare --verify cannot take its unstamped blocks for stamped ones.
+"$SBIO" prepare $PSET --verify >/dev/null
+"$SBIO" run $PSET --file-test-mode=seqwr --time=60 --rate=100 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -qx 'state=incomplete' "$P/sbio.manifest" && break
+	sleep 0.1
+done
+sleep 0.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+check "the killed seqwr run's manifest: incomplete, verify=0" \
+	grep -qx 'verify=0' "$P/sbio.manifest"
+expect_exit 2 "prepare --verify on the set the killed seqwr left: refused" \
+	"$SBIO" prepare $PSET --verify
+stderr_one_line "prepare --verify there: one line"
+check "its line says the set was prepared without --verify and to clean up" \
+	grep -q 'prepared without it; run sbio cleanup first' "$TMP/err"
+expect_exit 0 "prepare completes it (without stamps)" "$SBIO" prepare $PSET
+rm -f "$RESULT"
+expect_exit 0 "then rndrw --verify finds no bad block" "$SBIO" run $PSET --file-test-mode=rndrw \
+	--events=3000 --verify -o "$RESULT"
+eq "then rndrw --verify: 0 mismatches" "$(bad)" "0"
+"$SBIO" cleanup --dir="$P" >/dev/null
+
 # --- under mpirun: the ranks sharing the set number their threads as one phase's ---
 # Two ranks of rw.lua: 4 threads, the readers (threads 1 and 3) own the blocks b % 4 == 1 and
 # 3 and read each of them once; block 1049, the flipped one, is rank 0's reader's.
