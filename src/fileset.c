@@ -351,7 +351,8 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
         if (have < f->size) {
             /* Completing goes on through a signal: the set must end up valid. */
             rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
-            *written_bytes += f->size - have;
+            if (!rc)
+                *written_bytes += f->size - have;
         }
         close(fd);
     }

@@ -148,6 +148,11 @@ int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *s
  * no command can tell which files a damaged manifest named). */
 void sbio_fileset_damaged(const char *dir);
 
+/* Whether the file system of fs has the room its files still need to reach their sizes
+ * (allocated blocks count as written; a hole needs room), plus the manifest's: 0 when it
+ * has (or cannot tell), -ENOSPC when not; *need and *avail in bytes. */
+int sbio_fileset_room(const struct sbio_fileset *fs, uint64_t *need, uint64_t *avail);
+
 /* Where the written content of file `file` (open as fd, have bytes long, capped at its size)
  * ends: at its first hole (an interrupted run can leave one), rounded down to a whole block
  * in a verified set. A fallocate set's files are trusted to their size. */

@@ -508,26 +508,32 @@ static int prep_finish(struct prep *pr)
     return 0;
 }
 
-/* Refuse before anything is written when the file system lacks the room for what is still
- * to write (a full file system is no state to leave behind). 0 or -SBIO_EUSAGE (message). */
-static int prep_room(const struct prep *pr)
+int sbio_fileset_room(const struct sbio_fileset *fs, uint64_t *need, uint64_t *avail)
 {
-    const struct sbio_fileset *fs = &pr->fs;
     struct statvfs sv;
+    *need = *avail = 0;
     if (fstatvfs(fs->dirfd, &sv))
         return 0; /* unknown: the writes will say */
     uint64_t unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
-    uint64_t need = unit; /* the manifest */
+    *need = unit; /* the manifest */
     for (unsigned i = 0; i < fs->nfiles; i++) {
         struct stat st;
         uint64_t have = 0, size = fs->files[i].size;
         if (!fstatat(fs->dirfd, fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW))
             have = (uint64_t)st.st_blocks * 512; /* allocated: a hole needs room */
         if (have < size)
-            need += (size - have + unit - 1) / unit * unit;
+            *need += (size - have + unit - 1) / unit * unit;
     }
-    uint64_t avail = (uint64_t)sv.f_bavail * unit;
-    if (need <= avail)
+    *avail = (uint64_t)sv.f_bavail * unit;
+    return *need <= *avail ? 0 : -ENOSPC;
+}
+
+/* Refuse before anything is written when the file system lacks the room for what is still
+ * to write (a full file system is no state to leave behind). 0 or -SBIO_EUSAGE (message). */
+static int prep_room(const struct prep *pr)
+{
+    uint64_t need, avail;
+    if (!sbio_fileset_room(&pr->fs, &need, &avail))
         return 0;
     char n[32], a[32];
     sbio_err("not enough free space in %s: prepare needs %s, the file system has %s available; "
