@@ -75,6 +75,14 @@ struct sbio_fileset_poll {
 int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
                          FILE *out);
 
+/* prepare for script (NULL: sbio_fileset_prepare): with --verify the set is stamped at the
+ * block size its jobs use (each job's smallest block, as a run takes it), for the runs of
+ * the script to verify it. Refused (-SBIO_EUSAGE, one line, nothing written) when its jobs
+ * use several, when --file-block-size says another, or when a verified set in the folder
+ * was stamped at another. */
+int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+                                const struct sbio_fileset_poll *poll, FILE *out);
+
 /* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
  * how many were there (or that there is no set: not an error, and which test_file.N it left
  * because no manifest names them). */

@@ -243,7 +243,7 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
         struct sbio_fileset_poll poll = {.stopped = sync.stopped, .ctx = sync.ctx};
         if (cfg->cmd == SBIO_CMD_PREPARE)
             rc = tree ? sbio_tree_prepare(cfg, tree, out)
-                      : sbio_fileset_prepare(cfg, watch ? &poll : NULL, out);
+                      : sbio_fileset_prepare_script(cfg, script, watch ? &poll : NULL, out);
         else /* a tree's manifest sends cleanup to sbio_tree_cleanup */
             rc = sbio_fileset_cleanup(cfg, out);
         /* Stopped by another rank: that rank's status is the job's. */

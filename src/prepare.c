@@ -299,11 +299,14 @@ static int prep_reuse(const struct sbio_config *cfg, struct sbio_fileset *fs)
                  cfg->verify ? "on" : "off", cfg->dir, fs->verify ? "with" : "without");
         return -SBIO_EUSAGE;
     }
-    if (fs->verify && sbio_options_given(cfg, "file-block-size") &&
+    bool by_script = cfg->script && cfg->verify; /* the jobs' block size (prep_script_block) */
+    if (fs->verify && (sbio_options_given(cfg, "file-block-size") || by_script) &&
         cfg->block_size != fs->block_size) {
-        sbio_err("--file-block-size=%" PRIu64 " but the verified set in %s has %" PRIu64
-                 "-byte blocks; run sbio cleanup first",
-                 cfg->block_size, cfg->dir, fs->block_size);
+        char a[32];
+        sbio_err("%s %s but the verified set in %s has %" PRIu64 "-byte blocks; run sbio "
+                 "cleanup first",
+                 by_script ? "the jobs of the script use blocks of" : "--file-block-size is",
+                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), cfg->dir, fs->block_size);
         return -SBIO_EUSAGE;
     }
     if (!fs->verify)
@@ -579,9 +582,74 @@ static int prep_files(struct prep *pr)
     return prep_finish(pr);
 }
 
+/* A job's block size as its runs take it: the smallest of its blocks. */
+static uint64_t prep_job_block(const struct sbio_script_job *j)
+{
+    uint64_t small = j->block[0];
+    for (unsigned b = 1; b < j->nblocks; b++)
+        small = j->block[b] < small ? j->block[b] : small;
+    return small;
+}
+
+/* The one block size the jobs of script use, into *block (left alone without jobs). 0 or
+ * -SBIO_EUSAGE after one line naming two jobs that differ, or the option that does. */
+static int prep_script_block(const struct sbio_config *cfg, const struct sbio_script *script,
+                             uint64_t *block)
+{
+    const struct sbio_script_job *first = NULL;
+    char a[32], b[32];
+    for (unsigned p = 0; p < script->nphases; p++)
+        for (unsigned k = 0; k < script->phases[p].njobs; k++) {
+            const struct sbio_script_job *j = &script->phases[p].jobs[k];
+            if (!j->nblocks)
+                continue;
+            if (!first) {
+                first = j;
+                continue;
+            }
+            if (prep_job_block(j) != prep_job_block(first)) {
+                sbio_err("--verify: %s stamps every block of a set at one size, but job \"%s\" "
+                         "uses blocks of %s and job \"%s\" of %s: give its jobs one block size, "
+                         "or prepare without --verify",
+                         script->path, first->name,
+                         sbio_fmt_bytes(a, sizeof(a), prep_job_block(first)), j->name,
+                         sbio_fmt_bytes(b, sizeof(b), prep_job_block(j)));
+                return -SBIO_EUSAGE;
+            }
+        }
+    if (!first)
+        return 0;
+    uint64_t want = prep_job_block(first);
+    if (sbio_options_given(cfg, "file-block-size") && cfg->block_size != want) {
+        sbio_err("--verify: --file-block-size=%s but the jobs of %s use blocks of %s, the size "
+                 "the set's stamps must have: leave --file-block-size out",
+                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), script->path,
+                 sbio_fmt_bytes(b, sizeof(b), want));
+        return -SBIO_EUSAGE;
+    }
+    *block = want;
+    return 0;
+}
+
 int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
                          FILE *out)
 {
+    return sbio_fileset_prepare_script(cfg, NULL, poll, out);
+}
+
+int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+                                const struct sbio_fileset_poll *poll, FILE *out)
+{
+    /* A script's verified set is stamped at its jobs' block size: a copy of the options
+     * carries it through prepare. */
+    struct sbio_config scfg;
+    if (script && cfg->verify) {
+        scfg = *cfg;
+        int rc = prep_script_block(cfg, script, &scfg.block_size);
+        if (rc)
+            return rc;
+        cfg = &scfg;
+    }
     struct prep pr = {.cfg = cfg, .out = out, .fs = {.dirfd = -1, .dir = cfg->dir}};
     pr.p = (struct progress){.out = out, .tty = isatty(fileno(out)), .poll = poll};
     int rc = sbio_fileset_open_dir(cfg, true);

@@ -309,6 +309,40 @@ expect_exit 0 "then rndrw --verify finds no bad block" "$SBIO" run $PSET --file-
 eq "then rndrw --verify: 0 mismatches" "$(bad)" "0"
 "$SBIO" cleanup --dir="$P" >/dev/null
 
+# --- prepare --script --verify stamps at the block size of the script's jobs ---
+S4=$TMP/s4k.lua
+cat >"$S4" <<'LUA'
+fileset { files = 2, size = "4M" }
+phase "p" { time = 0, events = 2000,
+  job "w" { mode = "rndrw", block = "4k", threads = 2 } }
+LUA
+SD=$TMP/s4k
+mkdir -p "$SD"
+expect_exit 0 "prepare --script (4 KiB jobs) --verify, no --file-block-size" "$SBIO" prepare \
+	--script "$S4" --dir="$SD" --verify
+check "the set is stamped at the jobs' 4 KiB" grep -qx 'block_size=4096' "$SD/sbio.manifest"
+rm -f "$RESULT"
+expect_exit 0 "the script's 4 KiB job runs --verify on it" "$SBIO" run --script "$S4" --dir="$SD" \
+	--verify -o "$RESULT"
+eq "the 4 KiB job: no bad block" "$(json_get "$RESULT" phases.0.jobs.0.result.result.verify.mismatches)" "0"
+expect_exit 2 "prepare --script --verify --file-block-size=16K against 4 KiB jobs: refused" \
+	"$SBIO" prepare --script "$S4" --dir="$TMP/s4k-b" --verify --file-block-size=16K
+stderr_one_line "--file-block-size against the jobs: one line"
+check "its line names both sizes" grep -q 'file-block-size=16 KiB but the jobs of .* use blocks of 4 KiB' "$TMP/err"
+cat >"$TMP/s2.lua" <<'LUA'
+fileset { files = 2, size = "4M" }
+phase "p" { time = 0, events = 100,
+  job "small" { mode = "rndrd", block = "4k" },
+  job "large" { mode = "rndrd", block = "64k" } }
+LUA
+mkdir -p "$TMP/s2"
+expect_exit 2 "prepare --script --verify with jobs of 4 and 64 KiB blocks: refused" \
+	"$SBIO" prepare --script "$TMP/s2.lua" --dir="$TMP/s2" --verify
+stderr_one_line "jobs of two block sizes: one line"
+check "its line names both jobs and sizes" \
+	grep -q 'job "small" uses blocks of 4 KiB and job "large" of 64 KiB' "$TMP/err"
+check "nothing was written" test -z "$(ls "$TMP/s2")"
+
 # --- under mpirun: the ranks sharing the set number their threads as one phase's ---
 # Two ranks of rw.lua: 4 threads, the readers (threads 1 and 3) own the blocks b % 4 == 1 and
 # 3 and read each of them once; block 1049, the flipped one, is rank 0's reader's.
