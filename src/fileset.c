@@ -21,6 +21,16 @@
 
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed)
 {
+    /* As sysbench, each file gets total/num bytes: fewer bytes than files would make empty
+     * files, a set nothing can be read from or written to. */
+    if (!cfg->nfile_sizes && cfg->total_size / cfg->file_num == 0) {
+        sbio_err("--file-total-size=%" PRIu64 " over --file-num=%" PRIu64 " files gives empty "
+                 "files; give --file-total-size at least %" PRIu64 " bytes (one per file, which "
+                 "makes each a whole --file-block-size block), or fewer --file-num",
+                 cfg->total_size, cfg->file_num, cfg->file_num);
+        fs->files = NULL;
+        return -SBIO_EUSAGE;
+    }
     fs->nfiles = cfg->nfile_sizes ? cfg->nfile_sizes : (unsigned)cfg->file_num;
     fs->files = calloc(fs->nfiles, sizeof(*fs->files));
     if (!fs->files)
@@ -202,8 +212,24 @@ static int fileset_create(struct sbio_fileset *fs, const struct sbio_config *cfg
     return 0;
 }
 
+/* A file of the set a writing run cannot open for writing (EACCES: its mode; root passes):
+ * said before the run, with what to do, instead of an open error once threads start. */
+static int fileset_check_writable(const struct sbio_fileset *fs, const char *name,
+                                  const struct stat *st, const struct sbio_config *cfg)
+{
+    if (!faccessat(fs->dirfd, name, W_OK, AT_EACCESS) || (errno != EACCES && errno != EROFS))
+        return 0;
+    char owner[96];
+    sbio_err("%s/%s is not writable by you (mode %04o, owner %s), and --file-test-mode=%s "
+             "writes to the set: give its files write permission (chmod u+w %s/test_file.*) "
+             "or run as their owner",
+             fs->dir, name, (unsigned)(st->st_mode & 07777),
+             fileset_user(st->st_uid, owner, sizeof(owner)), sbio_mode_name(cfg->mode), fs->dir);
+    return -SBIO_EUSAGE;
+}
+
 /* Every file of the set is a regular file of the size its manifest gives. */
-static int fileset_check_files(const struct sbio_fileset *fs)
+static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_config *cfg)
 {
     for (unsigned i = 0; i < fs->nfiles; i++) {
         struct stat st;
@@ -218,6 +244,8 @@ static int fileset_check_files(const struct sbio_fileset *fs)
             return -SBIO_EUSAGE;
         }
         if (sbio_fileset_trusted(fs->dir, f->name, &st))
+            return -SBIO_EUSAGE;
+        if (!cfg->script && mode_writes(cfg) && fileset_check_writable(fs, f->name, &st, cfg))
             return -SBIO_EUSAGE;
         if ((uint64_t)st.st_size != f->size) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
@@ -285,7 +313,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
     }
     if ((rc = sbio_fileset_check_shape(fs, cfg)))
         return rc;
-    return fileset_check_files(fs);
+    return fileset_check_files(fs, cfg);
 }
 
 void sbio_fileset_discard(struct sbio_fileset *fs)

@@ -40,7 +40,8 @@ struct sbio_fileset {
                      * unknown, so a verified run checks only the blocks it writes */
 };
 
-/* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
+/* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
+ * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed);
 
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.

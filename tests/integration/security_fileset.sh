@@ -95,6 +95,17 @@ mkdir -m 0755 "$N"
 chown nobody:nogroup "$N"
 expect_exit 0 "nobody prepares a set of its own" as_nobody prepare --dir="$N" --file-num=2 --file-total-size=128K
 expect_exit 0 "nobody runs rndwr on it" as_nobody run --dir="$N" --file-test-mode=rndwr --events=100
+# A file of nobody's set it cannot write: rndwr says which and what to do, before starting.
+chmod 0444 "$N/test_file.1"
+RO=$(sha256sum <"$N/test_file.1")
+expect_exit 2 "nobody's rndwr on a read-only file of its set: refused" as_nobody run --dir="$N" \
+	--file-test-mode=rndwr --events=100
+stderr_one_line "the read-only file: one line"
+check "its line names the file, its mode and what to do" \
+	grep -q "test_file.1 is not writable by you (mode 0444, owner nobody (uid [0-9]*)), and --file-test-mode=rndwr writes to the set: give its files write permission (chmod u+w" "$TMP/err"
+eq "the read-only file untouched" "$(sha256sum <"$N/test_file.1")" "$RO"
+expect_exit 0 "nobody's rndrd on it still runs" as_nobody run --dir="$N" --file-test-mode=rndrd --events=100
+chmod 0644 "$N/test_file.1"
 SUMS=$(cd "$N" && sha256sum sbio.manifest test_file.*)
 expect_exit 2 "root's cleanup refuses nobody's set" "$SBIO" cleanup --dir="$N"
 eq "nobody's set untouched" "$(cd "$N" && sha256sum sbio.manifest test_file.*)" "$SUMS"

@@ -293,8 +293,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 sleep 0.5
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
+{
+	kill -KILL "$pid"
+	wait "$pid"
+} 2>/dev/null # bash's "Killed" notice is the point
 check "the killed seqwr run's manifest: incomplete, verify=0" \
 	grep -qx 'verify=0' "$P/sbio.manifest"
 expect_exit 2 "prepare --verify on the set the killed seqwr left: refused" \
