@@ -15,13 +15,16 @@
 #include "tree.h"
 #include "util.h"
 
-/* name in dirfd as a stream (never through a symlink), or NULL with errno set. */
-static FILE *manifest_open(int dirfd, const char *name, int flags, const char *how)
+/* The temporary manifest of dirfd, created afresh (never through a symlink, never another's
+ * file: a stale or planted one is removed first, and O_EXCL fails if one comes back), as a
+ * stream for writing; NULL with errno set. */
+static FILE *manifest_create_tmp(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    unlinkat(dirfd, name, 0);
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return NULL;
-    FILE *f = fdopen(fd, how);
+    FILE *f = fdopen(fd, "w");
     if (!f) {
         int e = errno;
         close(fd);
@@ -65,7 +68,7 @@ static int manifest_open_read(int dirfd, const char *dir, FILE **out)
 
 int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
 {
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
+    FILE *f = manifest_create_tmp(dirfd, SBIO_MANIFEST ".tmp");
     if (!f)
         return -errno;
     fprintf(f, "# sbio file set; written by sbio, read by sbio run and sbio cleanup\n");
@@ -317,7 +320,7 @@ static const char *const manifest_laws[] = {"fixed", "uniform", "lognormal", "ga
 int sbio_manifest_write_tree(int dirfd, const struct sbio_manifest_tree *m)
 {
     const struct sbio_tree_decl *d = &m->decl;
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
+    FILE *f = manifest_create_tmp(dirfd, SBIO_MANIFEST ".tmp");
     if (!f)
         return -errno;
     fprintf(f, "# sbio file tree; written by sbio, read by sbio run and sbio cleanup\n");

@@ -44,6 +44,10 @@ static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
                      rc == -ENOENT ? "; create the folder first" : "");
         return -SBIO_EUSAGE;
     }
+    if (t->set_dev[0] && !cfg->filename)
+        sbio_note("--queue-device=%s tunes %s, but the set in %s is on %s: the settings do not "
+                  "apply to the set's I/O",
+                  cfg->queue_device, t->top.name, cfg->dir, t->set_dev);
     if (cfg->filename) {
         snprintf(t->fstype, sizeof(t->fstype), "(raw device)");
         snprintf(t->source, sizeof(t->source), "%.200s", cfg->filename);

@@ -123,4 +123,19 @@ ln -s /etc/passwd "$W/sbio.manifest"
 expect_exit 2 "a manifest that is a link is never read through" "$SBIO" cleanup --dir="$W"
 check "its line says it is a link" grep -q "sbio.manifest: open: Too many levels of symbolic links" "$TMP/err"
 rm -f "$W/sbio.manifest" "$W/test_file.0"
+
+# A temporary manifest planted by nobody (a file of its own, then a link to root's file) is
+# never written through: prepare makes its own, and the manifest it leaves is root's.
+for kind in file link; do
+	if [ $kind = file ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "echo planted >'$W/sbio.manifest.tmp'"
+	else
+		ln -s "$W/victim.db" "$W/sbio.manifest.tmp"
+	fi
+	expect_exit 0 "a planted sbio.manifest.tmp ($kind): prepare works" "$SBIO" prepare --dir="$W" \
+		--file-num=2 --file-total-size=128K
+	eq "planted sbio.manifest.tmp ($kind): the manifest is root's" "$(stat -c %U "$W/sbio.manifest")" root
+	check "planted sbio.manifest.tmp ($kind): none left" test ! -e "$W/sbio.manifest.tmp"
+	expect_exit 0 "planted sbio.manifest.tmp ($kind): cleanup" "$SBIO" cleanup --dir="$W"
+done
 eq "root's files untouched after everything" "$(state)" "$BEFORE"
