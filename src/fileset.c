@@ -506,7 +506,7 @@ void sbio_fileset_close(struct sbio_fileset *fs)
 }
 
 /* The pid holding a lock on the inode of st, from /proc/locks ("1: FLOCK ADVISORY WRITE PID
- * MAJ:MIN:INODE 0 EOF", the device numbers in hex), other than ours; 0 when not found
+ * MAJ:MIN:INODE 0 EOF", the device numbers in hex); 0 when not found
  * (a lock of another mount namespace, or a file system whose inode the kernel names by
  * another device number). */
 static pid_t lock_holder(const struct stat *st)
@@ -524,7 +524,7 @@ static pid_t lock_holder(const struct stat *st)
         /* Waiters' lines start with "->" after the number: the sscanf fails on them. */
         if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", kind, &pid, &maj, &min, &ino) == 5 &&
             maj == major(st->st_dev) && min == minor(st->st_dev) &&
-            ino == (unsigned long long)st->st_ino && pid > 0 && pid != getpid())
+            ino == (unsigned long long)st->st_ino && pid > 0)
             found = pid;
     }
     fclose(f);
