@@ -585,12 +585,10 @@ bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_sc
     return false;
 }
 
-int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script,
-                      bool ranks_share, int *fd)
+int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd)
 {
     *fd = -1;
-    bool exclusive =
-        !ranks_share && (cfg->cmd == SBIO_CMD_COMPARE || sbio_fileset_cmd_writes(cfg, script));
+    bool exclusive = cfg->cmd == SBIO_CMD_COMPARE || sbio_fileset_cmd_writes(cfg, script);
     const char *what = cfg->filename ? cfg->filename : cfg->dir;
     /* A device node opened read-only (no O_EXCL: a mounted device stays a refusal of its
      * own); the folder itself, so that no file is created for the lock. */
@@ -598,13 +596,20 @@ int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *s
                             : open(cfg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lfd < 0)
         return 0;
-    if (!flock(lfd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
-        *fd = lfd;
-        return 0;
+    int e = 0;
+    pid_t pid = 0;
+    /* A holder gone from /proc/locks by the time it is looked up has let go: try again. */
+    for (int tries = 0; tries < 3; tries++) {
+        if (!flock(lfd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
+            *fd = lfd;
+            return 0;
+        }
+        e = errno;
+        struct stat st;
+        pid = e == EWOULDBLOCK && !fstat(lfd, &st) ? lock_holder(&st) : 0;
+        if (pid || e != EWOULDBLOCK)
+            break;
     }
-    int e = errno;
-    struct stat st;
-    pid_t pid = e == EWOULDBLOCK && !fstat(lfd, &st) ? lock_holder(&st) : 0;
     close(lfd);
     if (e != EWOULDBLOCK) {
         /* A file system without flock: nothing to coordinate with. */

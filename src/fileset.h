@@ -128,13 +128,12 @@ bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_sc
  * flock (LOCK_NB) on the --dir folder itself (no lock file another user could plant), or
  * on the --filename device. Exclusive for prepare, cleanup, compare and a run that writes
  * (sbio_fileset_cmd_writes): those never overlap another command on the set. Shared for a
- * run that only reads, so readers may run side by side, and for the ranks of one MPI job
- * that share a set (ranks_share), which never exclude each other. *fd is -1 when there is
- * nothing to lock (a missing folder: the command says so itself). Returns 0, or
- * -SBIO_EFAILED after one line naming the process that holds the lock (pid and command
- * line, from /proc/locks), nothing touched. */
-int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script,
-                      bool ranks_share, int *fd);
+ * run that only reads, so readers may run side by side. (Under mpirun the ranks sharing a
+ * set leave the lock to rank 0, which takes it for the job.) *fd is -1 when there is nothing
+ * to lock (a missing folder: the command says so itself). Returns 0, or -SBIO_EFAILED after
+ * one line naming the process that holds the lock (pid and command line, from /proc/locks),
+ * nothing touched. */
+int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd);
 
 /* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
 

@@ -167,7 +167,8 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
     return 0;
 }
 
-/* The ranks of one job work on one set (no --file-per-rank): they lock it shared. */
+/* The ranks of one job work on one set (no --file-per-rank): rank 0 locks it for the job,
+ * so that they never exclude each other. */
 static bool ranks_share(const struct sbio_config *cfg, const struct sbio_topology *topo)
 {
     return topo->nranks > 1 && !cfg->file_per_rank;
@@ -183,8 +184,8 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
     if (!rc)
         rc = sbio_session_check(cfg);
     int lock = -1;
-    if (!rc)
-        rc = sbio_fileset_lock(cfg, script, ranks_share(cfg, topo), &lock);
+    if (!rc && (!ranks_share(cfg, topo) || topo->rank == 0))
+        rc = sbio_fileset_lock(cfg, script, &lock);
     if (!rc)
         rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
@@ -231,7 +232,7 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
     }
     int lock = -1;
     if (!rc && mine)
-        rc = sbio_fileset_lock(cfg, script, false, &lock);
+        rc = sbio_fileset_lock(cfg, script, &lock);
     rc = sbio_session_agree(topo, rc, "could not start");
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
@@ -277,7 +278,7 @@ static int cmd_compare(const struct sbio_config *cfg, const struct sbio_topology
                        const struct sbio_script *script, FILE *out)
 {
     int lock = -1;
-    int rc = sbio_fileset_lock(cfg, script, ranks_share(cfg, topo), &lock);
+    int rc = !ranks_share(cfg, topo) || topo->rank == 0 ? sbio_fileset_lock(cfg, script, &lock) : 0;
     rc = sbio_session_agree(topo, rc, "found its set in use");
     if (!rc)
         rc = sbio_compare(cfg, topo, script, out);

@@ -73,7 +73,7 @@ for try in 1 2 3; do
 	check "try $try: prepare & cleanup: each exit 0 or 1 (got $prc, $crc)" \
 		test "$prc" -le 1 -a "$crc" -le 1
 	check "try $try: a refusal says the folder is in use" \
-		sh -c "[ $prc = 0 ] || grep -q 'is in use (pid' '$TMP/p.err'; [ $crc = 0 ] || grep -q 'is in use (pid' '$TMP/c.err'"
+		sh -c "[ $prc = 0 ] || grep -q 'is in use (' '$TMP/p.err'; [ $crc = 0 ] || grep -q 'is in use (' '$TMP/c.err'"
 	check "try $try: a whole set or none (manifest: $(grep state= "$D/sbio.manifest" 2>/dev/null); files: $(ls "$D" | tr '\n' ' '))" whole_or_none
 	"$SBIO" prepare $SET >/dev/null 2>&1
 done
@@ -89,3 +89,39 @@ check "two prepares: each exit 0 or 1 (got $rc1, $rc2)" test "$rc1" -le 1 -a "$r
 check "two prepares: no manifest error" sh -c "! grep -q manifest '$TMP/p1.err' '$TMP/p2.err'"
 check "two prepares: the set is whole" whole_or_none
 check "two prepares: the set is there" test -e "$D/sbio.manifest"
+
+# --- under mpirun: the ranks of one job never lock each other out ---
+if ! "$SBIO" version | grep -q '(MPI: ' || ! command -v mpirun >/dev/null; then
+	skip "no MPI build or no mpirun: the ranks' lock (tests/integration/mpi.sh says why)"
+	exit 0
+fi
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+MPI=(timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe)
+expect_exit 0 "mpirun -np 2 rndwr on the set both ranks share" "${MPI[@]}" -np 2 "$SBIO" run \
+	$SET --file-test-mode=rndwr --events=400
+expect_exit 0 "mpirun -np 2 compare on the shared set" "${MPI[@]}" -np 2 "$SBIO" compare \
+	$SET --file-test-mode=rndrd --events=200 --vary=threads=1,2 --drop-caches=off
+R=$TMP/ranks
+mkdir -p "$R"
+expect_exit 0 "mpirun -np 2 prepare --file-per-rank" "${MPI[@]}" -np 2 "$SBIO" prepare \
+	--dir="$R" --file-per-rank --file-num=2 --file-total-size=4M
+expect_exit 0 "mpirun -np 2 seqwr --file-per-rank (each rank its own folder, locked alone)" \
+	"${MPI[@]}" -np 2 "$SBIO" run --dir="$R" --file-per-rank --file-num=2 --file-total-size=4M \
+	--file-test-mode=seqwr --events=200
+expect_exit 0 "mpirun -np 2 cleanup --file-per-rank" "${MPI[@]}" -np 2 "$SBIO" cleanup \
+	--dir="$R" --file-per-rank
+# A shared set in use by another command: every rank stops, none goes on alone.
+"$SBIO" run $SET --file-test-mode=rndrd --time=60 >"$TMP/reader" 2>&1 &
+reader=$!
+PIDS+=("$reader")
+for _ in $(seq 300); do
+	grep -q 'Threads started' "$TMP/reader" && break
+	sleep 0.1
+done
+expect_exit 1 "mpirun -np 2 rndwr while a reader holds the set: refused" "${MPI[@]}" -np 2 \
+	"$SBIO" run $SET --file-test-mode=rndwr --events=400
+check "the refusal names the reader" grep -q "is in use (pid $reader: " "$TMP/err"
+expect_exit 0 "mpirun -np 2 rndrd beside the reader" "${MPI[@]}" -np 2 "$SBIO" run $SET \
+	--file-test-mode=rndrd --events=400
+kill -INT "$reader"
+wait "$reader"

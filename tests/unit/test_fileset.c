@@ -1216,7 +1216,7 @@ static void test_lock(void **state)
     assert_int_equal(flock(other, LOCK_EX), 0);
     int fd = -1;
     cap_begin(&c);
-    int rc = sbio_fileset_lock(&rd, NULL, false, &fd);
+    int rc = sbio_fileset_lock(&rd, NULL, &fd);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EFAILED);
     assert_int_equal(fd, -1);
@@ -1224,23 +1224,20 @@ static void test_lock(void **state)
     assert_has(err, want);
     close(other);
     int fd2 = -1;
-    assert_int_equal(sbio_fileset_lock(&rd, NULL, false, &fd), 0);
-    assert_int_equal(sbio_fileset_lock(&rd, NULL, false, &fd2), 0);
+    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd2), 0);
     assert_true(fd >= 0 && fd2 >= 0);
     cap_begin(&c);
-    rc = sbio_fileset_lock(&wr, NULL, false, &other);
+    rc = sbio_fileset_lock(&wr, NULL, &other);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EFAILED);
-    /* Ranks sharing a set lock it shared, whatever they do. */
-    assert_int_equal(sbio_fileset_lock(&wr, NULL, true, &other), 0);
-    close(other);
     close(fd);
     close(fd2);
-    assert_int_equal(sbio_fileset_lock(&wr, NULL, false, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
     close(fd);
     /* No folder: nothing to lock, the command says so itself. */
     wr.dir = "/nonexistent/sbio";
-    assert_int_equal(sbio_fileset_lock(&wr, NULL, false, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
     assert_int_equal(fd, -1);
 }
 
