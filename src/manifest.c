@@ -34,12 +34,13 @@ static FILE *manifest_create_tmp(int dirfd, const char *name)
 }
 
 static int manifest_commit(int dirfd, FILE *f);
-/* The manifest of dirfd (in dir: for messages, NULL to ask the kernel) opened for reading:
- * a regular file that its owner may trust (sbio_fileset_trusted), checked on the descriptor
- * opened, so the file checked is the file read. 0 with *out, -EPERM (message printed) or
- * -errno. */
-static int manifest_open_read(int dirfd, const char *dir, FILE **out)
+/* The manifest of dirfd opened for reading: a regular file that its owner may trust
+ * (sbio_fileset_trusted), checked on the descriptor opened, so the file checked is the file
+ * read. Its folder's path, for the message, comes from the kernel: the reader relies on none
+ * of its caller's fields. 0 with *out, -EPERM (message printed) or -errno. */
+static int manifest_open_read(int dirfd, FILE **out)
 {
+    const char *dir = NULL;
     *out = NULL;
     int fd = openat(dirfd, SBIO_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -294,7 +295,7 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
 {
     manifest_defaults(fs);
     FILE *f;
-    int orc = manifest_open_read(dirfd, fs->dir, &f);
+    int orc = manifest_open_read(dirfd, &f);
     if (orc)
         return orc;
     struct manifest_flat ctx = {.fs = fs};
@@ -416,7 +417,7 @@ int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m)
 {
     memset(m, 0, sizeof(*m));
     FILE *f;
-    int orc = manifest_open_read(dirfd, NULL, &f);
+    int orc = manifest_open_read(dirfd, &f);
     if (orc)
         return orc;
     struct manifest_tree_read r = {.m = m};
