@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -19,6 +21,16 @@
 
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed)
 {
+    /* As sysbench, each file gets total/num bytes: fewer bytes than files would make empty
+     * files, a set nothing can be read from or written to. */
+    if (!cfg->nfile_sizes && cfg->total_size / cfg->file_num == 0) {
+        sbio_err("--file-total-size=%" PRIu64 " over --file-num=%" PRIu64 " files gives empty "
+                 "files; give --file-total-size at least %" PRIu64 " bytes (one per file, which "
+                 "makes each a whole --file-block-size block), or fewer --file-num",
+                 cfg->total_size, cfg->file_num, cfg->file_num);
+        fs->files = NULL;
+        return -SBIO_EUSAGE;
+    }
     fs->nfiles = cfg->nfile_sizes ? cfg->nfile_sizes : (unsigned)cfg->file_num;
     fs->files = calloc(fs->nfiles, sizeof(*fs->files));
     if (!fs->files)
@@ -82,6 +94,38 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write)
     return dfd;
 }
 
+/* "NAME (uid N)" for uid, or "uid N" when it has no name. */
+static const char *fileset_user(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+        snprintf(buf, len, "%.64s (uid %u)", res->pw_name, (unsigned)uid);
+    else
+        snprintf(buf, len, "uid %u", (unsigned)uid);
+    return buf;
+}
+
+int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st)
+{
+    uid_t me = geteuid();
+    if (st->st_uid == me || st->st_uid == 0)
+        return 0;
+    char owner[96], self[96];
+    sbio_err("%s/%s belongs to %s, not to you (%s) or root: sbio works only on a set of its own "
+             "user's files, so nothing was done; remove it as its owner, or use another --dir",
+             dir, name, fileset_user(st->st_uid, owner, sizeof(owner)),
+             fileset_user(me, self, sizeof(self)));
+    return -SBIO_EUSAGE;
+}
+
+void sbio_fileset_damaged(const char *dir)
+{
+    sbio_err("%s/%s is damaged, so sbio cannot tell which files are the set's and touches "
+             "none: remove the set by hand (rm %s/%s %s/test_file.*) or use another --dir",
+             dir, SBIO_MANIFEST, dir, SBIO_MANIFEST, dir);
+}
+
 int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them)
 {
     for (unsigned i = 0; i < fs->nfiles; i++) {
@@ -102,6 +146,8 @@ int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_
             sbio_err("%s/%s is not a regular file: remove it or use another --dir", fs->dir, name);
             return -SBIO_EUSAGE;
         }
+        if (manifest_names_them && sbio_fileset_trusted(fs->dir, name, &st))
+            return -SBIO_EUSAGE;
         if (!manifest_names_them) {
             sbio_err("%s/%s exists and belongs to no sbio file set (no %s): if sysbench made "
                      "it, sbio prepare --adopt takes the set over; else remove it or use "
@@ -166,8 +212,24 @@ static int fileset_create(struct sbio_fileset *fs, const struct sbio_config *cfg
     return 0;
 }
 
+/* A file of the set a writing run cannot open for writing (EACCES: its mode; root passes):
+ * said before the run, with what to do, instead of an open error once threads start. */
+static int fileset_check_writable(const struct sbio_fileset *fs, const char *name,
+                                  const struct stat *st, const struct sbio_config *cfg)
+{
+    if (!faccessat(fs->dirfd, name, W_OK, AT_EACCESS) || (errno != EACCES && errno != EROFS))
+        return 0;
+    char owner[96];
+    sbio_err("%s/%s is not writable by you (mode %04o, owner %s), and --file-test-mode=%s "
+             "writes to the set: give its files write permission (chmod u+w %s/test_file.*) "
+             "or run as their owner",
+             fs->dir, name, (unsigned)(st->st_mode & 07777),
+             fileset_user(st->st_uid, owner, sizeof(owner)), sbio_mode_name(cfg->mode), fs->dir);
+    return -SBIO_EUSAGE;
+}
+
 /* Every file of the set is a regular file of the size its manifest gives. */
-static int fileset_check_files(const struct sbio_fileset *fs)
+static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_config *cfg)
 {
     for (unsigned i = 0; i < fs->nfiles; i++) {
         struct stat st;
@@ -181,6 +243,10 @@ static int fileset_check_files(const struct sbio_fileset *fs)
                      f->name);
             return -SBIO_EUSAGE;
         }
+        if (sbio_fileset_trusted(fs->dir, f->name, &st))
+            return -SBIO_EUSAGE;
+        if (!cfg->script && mode_writes(cfg) && fileset_check_writable(fs, f->name, &st, cfg))
+            return -SBIO_EUSAGE;
         if ((uint64_t)st.st_size != f->size) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
                      "; run sbio prepare again",
@@ -230,9 +296,11 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_err("%s/%s is damaged; run sbio cleanup and prepare again", cfg->dir, SBIO_MANIFEST);
+        sbio_fileset_damaged(cfg->dir);
         return -SBIO_EUSAGE;
     }
+    if (rc == -EPERM)
+        return -SBIO_EUSAGE; /* said */
     if (rc) {
         sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
@@ -245,7 +313,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
     }
     if ((rc = sbio_fileset_check_shape(fs, cfg)))
         return rc;
-    return fileset_check_files(fs);
+    return fileset_check_files(fs, cfg);
 }
 
 void sbio_fileset_discard(struct sbio_fileset *fs)
@@ -262,6 +330,10 @@ int sbio_fileset_ready(const struct sbio_config *cfg)
     if (dfd < 0)
         return dfd;
     int rc = sbio_manifest_read(dfd, &fs);
+    if (rc == -EPERM) { /* said */
+        close(dfd);
+        return -SBIO_EUSAGE;
+    }
     unsigned strays = 0;
     bool fresh = rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && !strays;
     free(fs.files);
@@ -297,13 +369,18 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
             break;
         }
         struct stat st;
-        fstat(fd, &st);
+        if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+            rc = -SBIO_EUSAGE;
+            close(fd);
+            break;
+        }
         uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
         have = sbio_fileset_written_end(fs, i, fd, have);
         if (have < f->size) {
             /* Completing goes on through a signal: the set must end up valid. */
             rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
-            *written_bytes += f->size - have;
+            if (!rc)
+                *written_bytes += f->size - have;
         }
         close(fd);
     }
@@ -321,7 +398,10 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
         sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
         return rc;
     }
-    int rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
+    struct stat st;
+    int rc = fstat(fd, &st) || sbio_fileset_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
+    if (!rc)
+        rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
     close(fd);
     return rc;
 }
@@ -423,4 +503,125 @@ void sbio_fileset_close(struct sbio_fileset *fs)
     fs->dirfd = -1;
     free(fs->files);
     fs->files = NULL;
+}
+
+/* The pid holding a lock on the inode of st, from /proc/locks ("1: FLOCK ADVISORY WRITE PID
+ * MAJ:MIN:INODE 0 EOF", the device numbers in hex); 0 when not found
+ * (a lock of another mount namespace, or a file system whose inode the kernel names by
+ * another device number). */
+static pid_t lock_holder(const struct stat *st)
+{
+    FILE *f = fopen("/proc/locks", "re");
+    if (!f)
+        return 0;
+    char line[256];
+    pid_t found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char kind[16];
+        int pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        /* Waiters' lines start with "->" after the number: the sscanf fails on them. */
+        if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%llu", kind, &pid, &maj, &min, &ino) == 5 &&
+            maj == major(st->st_dev) && min == minor(st->st_dev) &&
+            ino == (unsigned long long)st->st_ino && pid > 0)
+            found = pid;
+    }
+    fclose(f);
+    return found;
+}
+
+/* "pid N: ARGV" for pid, its command line cut to fit and made printable (it is another
+ * user's text), or "pid N" when it is gone or unreadable. */
+static void lock_describe(pid_t pid, char *buf, size_t len)
+{
+    char path[64], cmd[160];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, cmd, sizeof(cmd) - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        snprintf(buf, len, "pid %d", (int)pid);
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++)
+        if (cmd[i] == 0)
+            cmd[i] = ' ';
+        else if ((unsigned char)cmd[i] < 0x20 || (unsigned char)cmd[i] >= 0x7f)
+            cmd[i] = '?';
+    while (n > 0 && cmd[n - 1] == ' ')
+        n--;
+    cmd[n] = 0;
+    snprintf(buf, len, "pid %d: %s%s", (int)pid, cmd, n == (ssize_t)sizeof(cmd) - 1 ? "..." : "");
+}
+
+bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_script *script)
+{
+    if (cfg->cmd == SBIO_CMD_PREPARE || cfg->cmd == SBIO_CMD_CLEANUP)
+        return true;
+    if (!script)
+        return sbio_mode_writes(cfg->mode);
+    static const int reads[] = {SBIO_MIX_READ,  SBIO_MIX_READWHOLE, SBIO_MIX_OPEN,
+                                SBIO_MIX_CLOSE, SBIO_MIX_STAT,      SBIO_MIX_READDIR};
+    for (unsigned p = 0; p < script->nphases; p++)
+        for (unsigned k = 0; k < script->phases[p].njobs; k++) {
+            const struct sbio_script_job *j = &script->phases[p].jobs[k];
+            if (j->mode != SBIO_MODE_NONE) {
+                if (sbio_mode_writes(j->mode))
+                    return true;
+                continue;
+            }
+            if (j->event)
+                return true;
+            double rd = 0, all = 0;
+            for (int o = 0; o < SBIO_MIX_NR; o++)
+                all += j->weight[o];
+            for (size_t o = 0; o < sizeof(reads) / sizeof(reads[0]); o++)
+                rd += j->weight[reads[o]];
+            if (all > rd)
+                return true;
+        }
+    return false;
+}
+
+int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd)
+{
+    *fd = -1;
+    bool exclusive = cfg->cmd == SBIO_CMD_COMPARE || sbio_fileset_cmd_writes(cfg, script);
+    const char *what = cfg->filename ? cfg->filename : cfg->dir;
+    /* A device node opened read-only (no O_EXCL: a mounted device stays a refusal of its
+     * own); the folder itself, so that no file is created for the lock. */
+    int lfd = cfg->filename ? open(cfg->filename, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                            : open(cfg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lfd < 0)
+        return 0;
+    int e = 0;
+    pid_t pid = 0;
+    /* A holder gone from /proc/locks by the time it is looked up has let go: try again. */
+    for (int tries = 0; tries < 3; tries++) {
+        if (!flock(lfd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB)) {
+            *fd = lfd;
+            return 0;
+        }
+        e = errno;
+        struct stat st;
+        pid = e == EWOULDBLOCK && !fstat(lfd, &st) ? lock_holder(&st) : 0;
+        if (pid || e != EWOULDBLOCK)
+            break;
+    }
+    close(lfd);
+    if (e != EWOULDBLOCK) {
+        /* A file system without flock: nothing to coordinate with. */
+        return 0;
+    }
+    char who[200];
+    if (pid)
+        lock_describe(pid, who, sizeof(who));
+    else
+        snprintf(who, sizeof(who), "a process this one cannot see");
+    sbio_err("%s %s is in use (%s): prepare, cleanup, compare and runs that write take a set "
+             "alone; wait for that one to end, or use another %s",
+             cfg->filename ? "--filename" : "--dir", what, who, cfg->filename ? "device" : "--dir");
+    return -SBIO_EFAILED;
 }

@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
+#include "decl.h"
 #include "options.h"
 
 struct sbio_fileset_file {
@@ -38,7 +40,8 @@ struct sbio_fileset {
                      * unknown, so a verified run checks only the blocks it writes */
 };
 
-/* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. */
+/* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
+ * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed);
 
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.
@@ -72,6 +75,14 @@ struct sbio_fileset_poll {
  * way), other -errno on I/O errors (message printed with file, offset and call). */
 int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
                          FILE *out);
+
+/* prepare for script (NULL: sbio_fileset_prepare): with --verify the set is stamped at the
+ * block size its jobs use (each job's smallest block, as a run takes it), for the runs of
+ * the script to verify it. Refused (-SBIO_EUSAGE, one line, nothing written) when its jobs
+ * use several, when --file-block-size says another, or when a verified set in the folder
+ * was stamped at another. */
+int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+                                const struct sbio_fileset_poll *poll, FILE *out);
 
 /* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
  * how many were there (or that there is no set: not an error, and which test_file.N it left
@@ -108,6 +119,22 @@ int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
 
 void sbio_fileset_close(struct sbio_fileset *fs);
 
+/* Whether the command of cfg (with script, NULL without) may write the set's files: prepare
+ * and cleanup, a write mode, a script with a job that writes (a mode that writes, a mix with
+ * a weight other than a read's, an event job). */
+bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_script *script);
+
+/* Lock the set of cfg against other sbio processes for as long as *fd stays open: an
+ * flock (LOCK_NB) on the --dir folder itself (no lock file another user could plant), or
+ * on the --filename device. Exclusive for prepare, cleanup, compare and a run that writes
+ * (sbio_fileset_cmd_writes): those never overlap another command on the set. Shared for a
+ * run that only reads, so readers may run side by side. (Under mpirun the ranks sharing a
+ * set leave the lock to rank 0, which takes it for the job.) *fd is -1 when there is nothing
+ * to lock (a missing folder: the command says so itself). Returns 0, or -SBIO_EFAILED after
+ * one line naming the process that holds the lock (pid and command line, from /proc/locks),
+ * nothing touched. */
+int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd);
+
 /* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
 
 /* Open cfg->dir as a folder (for_write: refused on a read-only file system). Returns the
@@ -118,6 +145,21 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write);
  * file is never written through, and an existing file is foreign unless manifest_names_them.
  * Returns 0 or -SBIO_EUSAGE after a message naming the file. */
 int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them);
+
+/* Whether sbio may trust the entry name of dir, whose fstat is st: a regular file owned by the
+ * user running sbio or by root (as ssh's StrictModes trusts a key file). A file another user
+ * planted in a shared folder must not make sbio write or remove what it names. 0, or
+ * -SBIO_EUSAGE after one line naming the file and its owner. */
+int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st);
+
+/* Say that dir's manifest is damaged and what to do (the same advice from every command:
+ * no command can tell which files a damaged manifest named). */
+void sbio_fileset_damaged(const char *dir);
+
+/* Whether the file system of fs has the room its files still need to reach their sizes
+ * (allocated blocks count as written; a hole needs room), plus the manifest's: 0 when it
+ * has (or cannot tell), -ENOSPC when not; *need and *avail in bytes. */
+int sbio_fileset_room(const struct sbio_fileset *fs, uint64_t *need, uint64_t *avail);
 
 /* Where the written content of file `file` (open as fd, have bytes long, capped at its size)
  * ends: at its first hole (an interrupted run can leave one), rounded down to a whole block

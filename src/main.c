@@ -167,6 +167,13 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
     return 0;
 }
 
+/* The ranks of one job work on one set (no --file-per-rank): rank 0 locks it for the job,
+ * so that they never exclude each other. */
+static bool ranks_share(const struct sbio_config *cfg, const struct sbio_topology *topo)
+{
+    return topo->nranks > 1 && !cfg->file_per_rank;
+}
+
 static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *topo,
                    const struct sbio_script *script, FILE *out)
 {
@@ -176,6 +183,9 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
         rc = check_csv_header(cfg, script != NULL);
     if (!rc)
         rc = sbio_session_check(cfg);
+    int lock = -1;
+    if (!rc && (!ranks_share(cfg, topo) || topo->rank == 0))
+        rc = sbio_fileset_lock(cfg, script, &lock);
     if (!rc)
         rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
@@ -191,6 +201,8 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
         json_decref(doc);
     }
     close_outputs(&o, out);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 
@@ -218,6 +230,9 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
         sbio_err("--dir %s: mkdir: %s", cfg->dir, strerror(errno));
         rc = -SBIO_EUSAGE;
     }
+    int lock = -1;
+    if (!rc && mine)
+        rc = sbio_fileset_lock(cfg, script, &lock);
     rc = sbio_session_agree(topo, rc, "could not start");
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
@@ -229,7 +244,7 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
         struct sbio_fileset_poll poll = {.stopped = sync.stopped, .ctx = sync.ctx};
         if (cfg->cmd == SBIO_CMD_PREPARE)
             rc = tree ? sbio_tree_prepare(cfg, tree, out)
-                      : sbio_fileset_prepare(cfg, watch ? &poll : NULL, out);
+                      : sbio_fileset_prepare_script(cfg, script, watch ? &poll : NULL, out);
         else /* a tree's manifest sends cleanup to sbio_tree_cleanup */
             rc = sbio_fileset_cleanup(cfg, out);
         /* Stopped by another rank: that rank's status is the job's. */
@@ -253,6 +268,22 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
                                                          : "failed to clean up its set");
     if (!rc && topo->nranks > 1 && topo->rank == 0)
         fprintf(out, "All %u ranks done\n", topo->nranks);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+/* compare holds the set's lock over all its runs. */
+static int cmd_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
+                       const struct sbio_script *script, FILE *out)
+{
+    int lock = -1;
+    int rc = !ranks_share(cfg, topo) || topo->rank == 0 ? sbio_fileset_lock(cfg, script, &lock) : 0;
+    rc = sbio_session_agree(topo, rc, "found its set in use");
+    if (!rc)
+        rc = sbio_compare(cfg, topo, script, out);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 
@@ -499,7 +530,7 @@ static int run_command(const struct command *c, FILE *out)
     case SBIO_CMD_PREPARE:
     case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, script, out);
     case SBIO_CMD_RUN: return cmd_run(cfg, topo, script, out);
-    case SBIO_CMD_COMPARE: return sbio_compare(cfg, topo, script, out);
+    case SBIO_CMD_COMPARE: return cmd_compare(cfg, topo, script, out);
     case SBIO_CMD_DIFF: return topo->rank ? 0 : sbio_diff(cfg, out);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }

@@ -4,22 +4,27 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tree.h"
 #include "util.h"
 
-/* name in dirfd as a stream (never through a symlink), or NULL with errno set. */
-static FILE *manifest_open(int dirfd, const char *name, int flags, const char *how)
+/* The temporary manifest of dirfd, created afresh (never through a symlink, never another's
+ * file: a stale or planted one is removed first, and O_EXCL fails if one comes back), as a
+ * stream for writing; NULL with errno set. */
+static FILE *manifest_create_tmp(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+    unlinkat(dirfd, name, 0);
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return NULL;
-    FILE *f = fdopen(fd, how);
+    FILE *f = fdopen(fd, "w");
     if (!f) {
         int e = errno;
         close(fd);
@@ -29,10 +34,42 @@ static FILE *manifest_open(int dirfd, const char *name, int flags, const char *h
 }
 
 static int manifest_commit(int dirfd, FILE *f);
+/* The manifest of dirfd opened for reading: a regular file that its owner may trust
+ * (sbio_fileset_trusted), checked on the descriptor opened, so the file checked is the file
+ * read. Its folder's path, for the message, comes from the kernel: the reader relies on none
+ * of its caller's fields. 0 with *out, -EPERM (message printed) or -errno. */
+static int manifest_open_read(int dirfd, FILE **out)
+{
+    const char *dir = NULL;
+    *out = NULL;
+    int fd = openat(dirfd, SBIO_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    char path[PATH_MAX], link[64];
+    int rc = 0;
+    if (fstat(fd, &st))
+        rc = -errno;
+    else if (!S_ISREG(st.st_mode))
+        rc = -EBADMSG;
+    if (!rc && !dir) {
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+        ssize_t n = readlink(link, path, sizeof(path) - 1);
+        path[n > 0 ? n : 0] = 0;
+        dir = n > 0 ? path : ".";
+    }
+    if (!rc && sbio_fileset_trusted(dir, SBIO_MANIFEST, &st))
+        rc = -EPERM;
+    if (!rc && !(*out = fdopen(fd, "r")))
+        rc = -errno;
+    if (rc)
+        close(fd);
+    return rc;
+}
 
 int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
 {
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
+    FILE *f = manifest_create_tmp(dirfd, SBIO_MANIFEST ".tmp");
     if (!f)
         return -errno;
     fprintf(f, "# sbio file set; written by sbio, read by sbio run and sbio cleanup\n");
@@ -231,12 +268,36 @@ static int manifest_flat_key(void *ctx, int n, const char *k, const char *v)
     return manifest_key(c->fs, &c->seen, n, k, v);
 }
 
+static int manifest_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Each name once: a set naming a file twice counts it as two files, and cleanup, having
+ * removed it, would stop at the second (a damaged manifest). 0, -EBADMSG (said) or -ENOMEM. */
+static int manifest_unique(const struct sbio_fileset *fs, int n)
+{
+    const char **names = malloc(fs->nfiles * sizeof(*names));
+    if (!names)
+        return -ENOMEM;
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        names[i] = fs->files[i].name;
+    qsort(names, fs->nfiles, sizeof(*names), manifest_name_cmp);
+    int rc = 0;
+    for (unsigned i = 1; i < fs->nfiles && !rc; i++)
+        if (!strcmp(names[i - 1], names[i]))
+            rc = manifest_bad(n, "a file is named twice");
+    free(names);
+    return rc;
+}
+
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
 {
     manifest_defaults(fs);
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST, O_RDONLY, "r");
-    if (!f)
-        return -errno;
+    FILE *f;
+    int orc = manifest_open_read(dirfd, &f);
+    if (orc)
+        return orc;
     struct manifest_flat ctx = {.fs = fs};
     int n = 0;
     int rc = manifest_lines(f, manifest_flat_key, &ctx, &n);
@@ -244,6 +305,8 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
     fclose(f);
     if (!rc && (!seen.format || !seen.num || seen.files != fs->nfiles))
         rc = manifest_bad(n, "missing format, file_num or a file entry");
+    if (!rc)
+        rc = manifest_unique(fs, n);
     if (rc) {
         free(fs->files);
         fs->files = NULL;
@@ -258,7 +321,7 @@ static const char *const manifest_laws[] = {"fixed", "uniform", "lognormal", "ga
 int sbio_manifest_write_tree(int dirfd, const struct sbio_manifest_tree *m)
 {
     const struct sbio_tree_decl *d = &m->decl;
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST ".tmp", O_WRONLY | O_CREAT | O_TRUNC, "w");
+    FILE *f = manifest_create_tmp(dirfd, SBIO_MANIFEST ".tmp");
     if (!f)
         return -errno;
     fprintf(f, "# sbio file tree; written by sbio, read by sbio run and sbio cleanup\n");
@@ -353,9 +416,10 @@ static int manifest_tree_key(void *ctx, int n, const char *k, const char *v)
 int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m)
 {
     memset(m, 0, sizeof(*m));
-    FILE *f = manifest_open(dirfd, SBIO_MANIFEST, O_RDONLY, "r");
-    if (!f)
-        return -errno;
+    FILE *f;
+    int orc = manifest_open_read(dirfd, &f);
+    if (orc)
+        return orc;
     struct manifest_tree_read r = {.m = m};
     int n = 0;
     int rc = manifest_lines(f, manifest_tree_key, &r, &n);

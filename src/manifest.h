@@ -26,8 +26,10 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs);
 
 /* Read dirfd's manifest into fs (allocates fs->files). Returns 0, -ENOENT when there is
  * none, -EMEDIUMTYPE when it is a file tree's (nothing said), -EBADMSG when it is malformed (a
- * message names the line), or -errno. Lines are at most 511 bytes of text; every file.N of file_num
- * is there once, its name without '/'. Keys a manifest lacks get their defaults (state:
+ * message names the line) or not a regular file, -EPERM when it belongs to another user than
+ * the one running sbio and root (a message names its owner: such a manifest is never
+ * trusted), or -errno. Lines are at most 511 bytes of text; every file.N of file_num is there
+ * once, each name once, without '/'. Keys a manifest lacks get their defaults (state:
  * incomplete), and on an error fs->files is NULL. */
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs);
 
@@ -44,7 +46,8 @@ int sbio_manifest_write_tree(int dirfd, const struct sbio_manifest_tree *m);
 
 /* Read dirfd's manifest as a tree's into m. Returns 0, -ENOENT when there is none,
  * -EMEDIUMTYPE when it is a flat set's (nothing said), -EBADMSG when it is malformed or its
- * rule is out of range (a message names the line), or -errno. */
+ * rule is out of range (a message names the line), -EPERM when another user owns it (said, as
+ * sbio_manifest_read), or -errno. */
 int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m);
 
 #endif

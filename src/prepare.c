@@ -299,11 +299,14 @@ static int prep_reuse(const struct sbio_config *cfg, struct sbio_fileset *fs)
                  cfg->verify ? "on" : "off", cfg->dir, fs->verify ? "with" : "without");
         return -SBIO_EUSAGE;
     }
-    if (fs->verify && sbio_options_given(cfg, "file-block-size") &&
+    bool by_script = cfg->script && cfg->verify; /* the jobs' block size (prep_script_block) */
+    if (fs->verify && (sbio_options_given(cfg, "file-block-size") || by_script) &&
         cfg->block_size != fs->block_size) {
-        sbio_err("--file-block-size=%" PRIu64 " but the verified set in %s has %" PRIu64
-                 "-byte blocks; run sbio cleanup first",
-                 cfg->block_size, cfg->dir, fs->block_size);
+        char a[32];
+        sbio_err("%s %s but the verified set in %s has %" PRIu64 "-byte blocks; run sbio "
+                 "cleanup first",
+                 by_script ? "the jobs of the script use blocks of" : "--file-block-size is",
+                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), cfg->dir, fs->block_size);
         return -SBIO_EUSAGE;
     }
     if (!fs->verify)
@@ -387,10 +390,11 @@ static int prep_load(struct prep *pr)
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_err("%s/%s is damaged; remove the set by hand or use another --dir", cfg->dir,
-                 SBIO_MANIFEST);
+        sbio_fileset_damaged(cfg->dir);
         return -SBIO_EUSAGE;
     }
+    if (rc == -EPERM)
+        return -SBIO_EUSAGE; /* said */
     if (rc && rc != -ENOENT) {
         sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
@@ -457,7 +461,11 @@ static int prep_one(struct prep *pr, unsigned i)
         return fd;
     int rc = 0;
     struct stat st;
-    fstat(fd, &st);
+    /* Checked on the descriptor opened (O_NOFOLLOW): the file written is the file checked. */
+    if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+        close(fd);
+        return -SBIO_EUSAGE;
+    }
     uint64_t have = (uint64_t)st.st_size;
     if (have > f->size) {
         if (ftruncate(fd, (off_t)f->size)) {
@@ -503,26 +511,32 @@ static int prep_finish(struct prep *pr)
     return 0;
 }
 
-/* Refuse before anything is written when the file system lacks the room for what is still
- * to write (a full file system is no state to leave behind). 0 or -SBIO_EUSAGE (message). */
-static int prep_room(const struct prep *pr)
+int sbio_fileset_room(const struct sbio_fileset *fs, uint64_t *need, uint64_t *avail)
 {
-    const struct sbio_fileset *fs = &pr->fs;
     struct statvfs sv;
+    *need = *avail = 0;
     if (fstatvfs(fs->dirfd, &sv))
         return 0; /* unknown: the writes will say */
     uint64_t unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
-    uint64_t need = unit; /* the manifest */
+    *need = unit; /* the manifest */
     for (unsigned i = 0; i < fs->nfiles; i++) {
         struct stat st;
         uint64_t have = 0, size = fs->files[i].size;
         if (!fstatat(fs->dirfd, fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW))
             have = (uint64_t)st.st_blocks * 512; /* allocated: a hole needs room */
         if (have < size)
-            need += (size - have + unit - 1) / unit * unit;
+            *need += (size - have + unit - 1) / unit * unit;
     }
-    uint64_t avail = (uint64_t)sv.f_bavail * unit;
-    if (need <= avail)
+    *avail = (uint64_t)sv.f_bavail * unit;
+    return *need <= *avail ? 0 : -ENOSPC;
+}
+
+/* Refuse before anything is written when the file system lacks the room for what is still
+ * to write (a full file system is no state to leave behind). 0 or -SBIO_EUSAGE (message). */
+static int prep_room(const struct prep *pr)
+{
+    uint64_t need, avail;
+    if (!sbio_fileset_room(&pr->fs, &need, &avail))
         return 0;
     char n[32], a[32];
     sbio_err("not enough free space in %s: prepare needs %s, the file system has %s available; "
@@ -568,9 +582,74 @@ static int prep_files(struct prep *pr)
     return prep_finish(pr);
 }
 
+/* A job's block size as its runs take it: the smallest of its blocks. */
+static uint64_t prep_job_block(const struct sbio_script_job *j)
+{
+    uint64_t small = j->block[0];
+    for (unsigned b = 1; b < j->nblocks; b++)
+        small = j->block[b] < small ? j->block[b] : small;
+    return small;
+}
+
+/* The one block size the jobs of script use, into *block (left alone without jobs). 0 or
+ * -SBIO_EUSAGE after one line naming two jobs that differ, or the option that does. */
+static int prep_script_block(const struct sbio_config *cfg, const struct sbio_script *script,
+                             uint64_t *block)
+{
+    const struct sbio_script_job *first = NULL;
+    char a[32], b[32];
+    for (unsigned p = 0; p < script->nphases; p++)
+        for (unsigned k = 0; k < script->phases[p].njobs; k++) {
+            const struct sbio_script_job *j = &script->phases[p].jobs[k];
+            if (!j->nblocks)
+                continue;
+            if (!first) {
+                first = j;
+                continue;
+            }
+            if (prep_job_block(j) != prep_job_block(first)) {
+                sbio_err("--verify: %s stamps every block of a set at one size, but job \"%s\" "
+                         "uses blocks of %s and job \"%s\" of %s: give its jobs one block size, "
+                         "or prepare without --verify",
+                         script->path, first->name,
+                         sbio_fmt_bytes(a, sizeof(a), prep_job_block(first)), j->name,
+                         sbio_fmt_bytes(b, sizeof(b), prep_job_block(j)));
+                return -SBIO_EUSAGE;
+            }
+        }
+    if (!first)
+        return 0;
+    uint64_t want = prep_job_block(first);
+    if (sbio_options_given(cfg, "file-block-size") && cfg->block_size != want) {
+        sbio_err("--verify: --file-block-size=%s but the jobs of %s use blocks of %s, the size "
+                 "the set's stamps must have: leave --file-block-size out",
+                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), script->path,
+                 sbio_fmt_bytes(b, sizeof(b), want));
+        return -SBIO_EUSAGE;
+    }
+    *block = want;
+    return 0;
+}
+
 int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
                          FILE *out)
 {
+    return sbio_fileset_prepare_script(cfg, NULL, poll, out);
+}
+
+int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+                                const struct sbio_fileset_poll *poll, FILE *out)
+{
+    /* A script's verified set is stamped at its jobs' block size: a copy of the options
+     * carries it through prepare. */
+    struct sbio_config scfg;
+    if (script && cfg->verify) {
+        scfg = *cfg;
+        int rc = prep_script_block(cfg, script, &scfg.block_size);
+        if (rc)
+            return rc;
+        cfg = &scfg;
+    }
     struct prep pr = {.cfg = cfg, .out = out, .fs = {.dirfd = -1, .dir = cfg->dir}};
     pr.p = (struct progress){.out = out, .tty = isatty(fileno(out)), .poll = poll};
     int rc = sbio_fileset_open_dir(cfg, true);
@@ -638,12 +717,21 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
         goto out;
     }
     if (rc) {
-        if (rc != -EBADMSG)
+        if (rc == -EBADMSG)
+            sbio_fileset_damaged(cfg->dir);
+        else if (rc != -EPERM)
             sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
-        else
-            sbio_err("%s/%s is damaged; nothing removed", cfg->dir, SBIO_MANIFEST);
         rc = -SBIO_EUSAGE;
         goto out;
+    }
+    /* Every file checked before any is removed: a refusal removes nothing. */
+    for (unsigned i = 0; i < fs.nfiles; i++) {
+        struct stat st;
+        if (!fstatat(dfd, fs.files[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
+            sbio_fileset_trusted(cfg->dir, fs.files[i].name, &st)) {
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
     }
     cleanup_announce(&fs, cfg, out);
     for (unsigned i = 0; i < fs.nfiles; i++) {

@@ -44,6 +44,10 @@ static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
                      rc == -ENOENT ? "; create the folder first" : "");
         return -SBIO_EUSAGE;
     }
+    if (t->set_dev[0] && !cfg->filename)
+        sbio_note("--queue-device=%s tunes %s, but the set in %s is on %s: the settings do not "
+                  "apply to the set's I/O",
+                  cfg->queue_device, t->top.name, cfg->dir, t->set_dev);
     if (cfg->filename) {
         snprintf(t->fstype, sizeof(t->fstype), "(raw device)");
         snprintf(t->source, sizeof(t->source), "%.200s", cfg->filename);
@@ -248,6 +252,21 @@ static int session_apply(struct session *s)
         sbio_tune_restore(&s->tune);
     s->applied = !rc;
     return rc;
+}
+
+/* A run that may write without --verify leaves blocks without stamps: the set's promise that
+ * every block carries one (verify=1 in its manifest) is withdrawn before the first write, so
+ * that no later --verify run, nor a kill in the middle, finds a false one. --verify then
+ * checks the blocks its run writes, as on a set prepared without it. Under MPI the ranks
+ * sharing a set drop it alike, rank 0 alone writing the manifest. 0 or -errno (said). */
+static int session_scope_verify(struct session *s, const struct sbio_script *script)
+{
+    if (s->cfg->verify || !s->fs.verify || s->fs.raw || s->fs.dirfd < 0 ||
+        !sbio_fileset_cmd_writes(s->cfg, script))
+        return 0;
+    s->fs.verify = false;
+    bool writer = s->cfg->file_per_rank || s->topo->rank == 0;
+    return writer ? sbio_fileset_mark(&s->fs, s->fs.complete) : 0;
 }
 
 /* The environment, read once while sbio's settings are in effect: described in the text and
@@ -748,6 +767,8 @@ int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *
     /* A set seqwr made for a run refused here is taken back: bad input leaves no trace. */
     if (rc == -SBIO_EUSAGE && s.created)
         sbio_fileset_discard(&s.fs);
+    if (!rc)
+        rc = session_scope_verify(&s, NULL);
     if (!rc)
         rc = session_apply(&s);
     j.lines.note = note;
@@ -1700,6 +1721,8 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     bool opened = !rc;
     if (opened)
         rc = session_open(&ses, cfg, topo, text, s->path, s->tree.set ? &s->tree : NULL);
+    if (!rc)
+        rc = session_scope_verify(&ses, s);
     if (!rc)
         rc = session_apply(&ses);
     rc = sbio_session_agree(topo, rc, "refused the script");

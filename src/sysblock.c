@@ -427,6 +427,38 @@ static void add_sched_devs(struct sbio_target *t, const struct sbio_blockdev *d,
     t->dev[t->ndev++] = *d;
 }
 
+/* The block device under a path of stat st (t: its mount, found): its device number, or for
+ * an anonymous one (btrfs, or no device at all) the mount's source. false when there is none. */
+static bool path_dev(const struct stat *st, const struct sbio_target *t, struct sbio_blockdev *d)
+{
+    dev_t dev = st->st_dev;
+    if (major(dev) == 0) {
+        struct stat ss;
+        if (strncmp(t->source, "/dev/", 5) || stat(t->source, &ss) || !S_ISBLK(ss.st_mode))
+            return false;
+        dev = ss.st_rdev;
+    }
+    return !dev_from_majmin(major(dev), minor(dev), d);
+}
+
+/* Whether the devices t tunes (--queue-device's, and its slaves) carry the I/O of a file system
+ * on own: own itself, or a device own stacks on (a dm or md device's slaves). */
+static bool queue_reaches(const struct sbio_target *t, const struct sbio_blockdev *own)
+{
+    if (!strcmp(t->top.name, own->name))
+        return true;
+    struct sbio_target *under = calloc(1, sizeof(*under));
+    if (!under)
+        return true; /* unknown: say nothing */
+    add_sched_devs(under, own, 0);
+    bool hit = false;
+    for (unsigned i = 0; i < under->ndev && !hit; i++)
+        for (unsigned k = 0; k < t->ndev && !hit; k++)
+            hit = !strcmp(under->dev[i].name, t->dev[k].name);
+    free(under);
+    return hit;
+}
+
 int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbio_target *t)
 {
     memset(t, 0, sizeof(*t));
@@ -438,6 +470,8 @@ int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbi
     if (!t->fstype[0])
         snprintf(t->fstype, sizeof(t->fstype), "unknown");
     int rc;
+    struct sbio_blockdev own; /* the folder's own device */
+    bool has_own = path_dev(&st, t, &own);
     if (queue_device) {
         unsigned maj, min;
         char p[PATH_MAX + 64];
@@ -459,20 +493,15 @@ int sbio_sysblock_resolve(const char *path, const char *queue_device, struct sbi
         }
         if (rc)
             return -ENODEV;
+    } else if (has_own) {
+        t->top = own;
     } else {
-        dev_t dev = st.st_dev;
-        if (major(dev) == 0) {
-            /* Anonymous device (btrfs, or no device at all): the mount's source says. */
-            struct stat ss;
-            if (strncmp(t->source, "/dev/", 5) || stat(t->source, &ss) || !S_ISBLK(ss.st_mode))
-                return 0;
-            dev = ss.st_rdev;
-        }
-        if (dev_from_majmin(major(dev), minor(dev), &t->top))
-            return 0;
+        return 0;
     }
     t->has_top = true;
     add_sched_devs(t, &t->top, 0);
+    if (queue_device && has_own && !queue_reaches(t, &own))
+        snprintf(t->set_dev, sizeof(t->set_dev), "%s", own.name);
     return 0;
 }
 

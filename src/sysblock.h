@@ -40,6 +40,8 @@ struct sbio_target {
     unsigned ndev;            /* devices that carry a scheduler: the top device itself, or the
                                  slaves of a dm/md device */
     struct sbio_blockdev dev[SBIO_MAX_DEVS];
+    char set_dev[64]; /* --queue-device names a device the path's I/O does not reach: the
+                         path's own device (its name); "" otherwise */
 };
 
 /* Map path (or, when queue_device is given, that device: "sda", "sda1", "/dev/sda" or "8:0")

@@ -322,9 +322,9 @@ static int tree_read_manifest(int dirfd, const char *dir, struct sbio_manifest_t
     else if (rc == -EBADMSG)
         sbio_err("%s/%s is damaged; remove the tree by hand or use another --dir", dir,
                  SBIO_MANIFEST);
-    else if (rc && rc != -ENOENT)
+    else if (rc && rc != -ENOENT && rc != -EPERM)
         sbio_err("%s/%s: open: %s", dir, SBIO_MANIFEST, strerror(-rc));
-    return rc == -EMEDIUMTYPE || rc == -EBADMSG ? -SBIO_EUSAGE : rc;
+    return rc == -EMEDIUMTYPE || rc == -EBADMSG || rc == -EPERM ? -SBIO_EUSAGE : rc;
 }
 
 /* The manifest's rule and seed for t, with its state. */

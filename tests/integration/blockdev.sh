@@ -10,8 +10,10 @@ source "$(dirname "$0")/lib.sh"
 export SBIO_STATE_DIR=$TMP/state
 MNT=$TMP/mnt
 SHM=
+LOOP2= # a second loop device, for --queue-device
 bd_cleanup() {
 	kill_pids
+	[ -n "$LOOP2" ] && losetup -d "/dev/$LOOP2" 2>/dev/null
 	loop_cleanup "$MNT"
 	[ -n "$SHM" ] && rm -rf "$SHM"
 	t_cleanup
@@ -486,6 +488,23 @@ eq "seqrd over half the set with --drop-caches: exit 0" "$RC" 0
 near "the result's page cache at end ($rep B) matches fincore right after ($fc B)" "${rep:--1}" "$fc" 3
 [ "$fc" -lt "$SETSZ" ] && [ "$fc" -ge $((SETSZ / 2)) ] && ok "half the set read cold leaves part of it cached ($fc B of $SETSZ)" ||
 	notok "half the set read cold leaves part of it cached ($fc B of $SETSZ)"
+
+# --- --queue-device naming another device than the set's: a note names both ---
+truncate -s 16M "$TMP/img2"
+if dev2=$(losetup -f --show "$TMP/img2" 2>"$TMP/err"); then
+	LOOP2=${dev2#/dev/}
+	expect_exit 0 "--queue-device=$LOOP2 with the set on $LOOP: runs" "$SBIO" run "${SET[@]}" \
+		--file-test-mode=rndrd --events=100 --queue-device="$LOOP2" --queue read_ahead_kb=64
+	check "a note names both devices" grep -q \
+		"note: --queue-device=$LOOP2 tunes $LOOP2, but the set in $D is on $LOOP: the settings do not apply to the set's I/O" "$TMP/err"
+	expect_exit 0 "--queue-device=$LOOP, the set's own: runs" "$SBIO" run "${SET[@]}" \
+		--file-test-mode=rndrd --events=100 --queue-device="$LOOP" --queue read_ahead_kb=64
+	check "no such note for the set's own device" sh -c "! grep -q 'do not apply to the set' '$TMP/err'"
+	losetup -d "/dev/$LOOP2"
+	LOOP2=
+else
+	notok "a second loop device: $(head -c 200 "$TMP/err")"
+fi
 
 same_state "at the end: every queue setting of $LOOP as at the start" "$BASE"
 exit 0

@@ -248,6 +248,37 @@ else
 	skip "ENOSPC in run: needs root (tmpfs mount)"
 fi
 
+# === seqwr making its own set on a file system too small for it ===========================
+# The run meets ENOSPC; completing the set afterwards cannot succeed: sbio says so once (not
+# the run's ENOSPC again at another offset) and claims no bytes it did not write.
+if [ $ROOT = 1 ]; then
+	M=$TMP/tmpfs-small
+	if mount_tmpfs "$M" 2M; then
+		mkdir "$M/set"
+		for bs in 4K 16K; do
+			rm -f "$M"/set/*
+			J=$TMP/small-$bs.json
+			expect_exit 1 "seqwr on a 2 MiB tmpfs, 30 MiB set, $bs blocks: exit 1" "$SBIO" run \
+				--dir="$M/set" --file-test-mode=seqwr --file-num=3 --file-total-size=30M \
+				--file-block-size=$bs --time=5 -o "$J"
+			eq "$bs: one ENOSPC line (the run's)" "$(grep -c 'No space left on device' "$TMP/err")" \
+				"$([ $bs = 4K ] && echo 1 || echo 0)"
+			check "$bs: one line says the set cannot be completed and what to do" \
+				grep -q "the set cannot be completed after seqwr: .*free some space and run sbio prepare to finish it, or sbio cleanup" "$TMP/err"
+			check "$bs: no claim of bytes written to complete it" \
+				sh -c "! grep -q 'were written outside the measured time' '$TMP/out'"
+			have=$(stat -c %s "$M"/set/test_file.* | paste -sd+ | bc)
+			check "$bs: the JSON's completed bytes are not more than the files hold ($have)" \
+				test "$(json_get "$J" result.seqwr_completed_bytes)" -le "$have"
+			check "$bs: the manifest stays incomplete" grep -qx 'state=incomplete' "$M/set/sbio.manifest"
+		done
+	else
+		notok "mount a 2 MiB tmpfs at $M"
+	fi
+else
+	skip "seqwr on a small tmpfs: needs root (tmpfs mount)"
+fi
+
 # === EIO from pread, pwrite, fsync through libfiu (sync engine) =============================
 # fiu-run preloads wrappers of libc functions: the sync engine's pread/pwrite/fsync/fdatasync
 # and mmap's msync (posix/mm/msync) can be made to fail. libaio and io_uring cannot be reached

@@ -382,6 +382,34 @@ rm -f "$d/test_file.1" "$d/test_file.3"
 expect_exit 0 "cleanup with 2 of 4 files gone" "$SBIO" --dir="$d" cleanup
 out_has "cleanup counts the 2 files there" "Removing 2 test files from $d (2 of the set's 4 were already gone)"
 
+# --- fewer bytes than files: refused, nothing made ------------------------------------------
+d=$(newdir empty)
+expect_exit 2 "--file-total-size=1 --file-num=4: prepare refused" \
+	"$SBIO" --dir="$d" --file-total-size=1 --file-num=4 prepare
+stderr_one_line "--file-total-size=1 --file-num=4: one line"
+err_has "--file-total-size=1 --file-num=4: says why and what is accepted" "gives empty files" \
+	"at least 4 bytes"
+expect_exit 2 "--file-total-size=3 --file-num=4: seqwr refused too" \
+	"$SBIO" --dir="$d" --file-total-size=3 --file-num=4 --file-test-mode=seqwr --events=10 run
+eq "fewer bytes than files: nothing made" "$(listing "$d")" ""
+expect_exit 0 "--file-total-size=4 --file-num=4: one block each" \
+	"$SBIO" --dir="$d" --file-total-size=4 --file-num=4 prepare
+eq "one block each: 4 files of 16 KiB" "$(stat -c %s "$d"/test_file.* | sort -u)" 16384
+
+# --- a damaged manifest: every command says the same, and it works -------------------------
+d=$(newdir damaged)
+"$SBIO" --dir="$d" --file-num=2 --file-total-size=1M prepare >/dev/null 2>&1
+sed -i 's/^file\.1=test_file\.1 /file.1=test_file.0 /' "$d/sbio.manifest"
+before=$(stamps "$d")
+for c in "cleanup" "run --file-test-mode=rndrd --events=10" "prepare"; do
+	expect_exit 2 "a manifest naming test_file.0 twice: $c refused" "$SBIO" --dir="$d" $c
+	err_has "$c: says which line" "sbio.manifest: line" "a file is named twice"
+	err_has "$c: the same advice" "is damaged, so sbio cannot tell which files are the set's and touches none: remove the set by hand (rm $d/sbio.manifest $d/test_file.*)"
+done
+eq "the damaged set untouched" "$(stamps "$d")" "$before"
+rm "$d/sbio.manifest" "$d"/test_file.*
+expect_exit 0 "the advice works: prepare again" "$SBIO" --dir="$d" --file-num=2 --file-total-size=1M prepare
+
 # --- prepare with --file-extra-flags -------------------------------------------------------
 d=$(newdir direct)
 strace -f -e trace=openat -o "$TMP/strace" \

@@ -265,6 +265,86 @@ for c in 'evpair p ev event(ctx) chooses its offsets itself' \
 done
 eq "the refused runs left the set as it was" "$(cat "$JD"/test_file.* | md5sum)" "$sum0"
 
+# --- a write without stamps withdraws the set's promise ---
+# A run that writes without --verify leaves blocks that carry no header: the manifest says
+# verify=0 from before its first write, so a later --verify run checks only what it writes
+# itself and finds nothing wrong on a set nothing corrupted.
+P=$TMP/promise
+mkdir -p "$P"
+PSET="--dir=$P --file-num=2 --file-total-size=8M --file-block-size=4K"
+"$SBIO" prepare $PSET --verify >/dev/null
+expect_exit 0 "prepare --verify, then a plain rndwr run" "$SBIO" run $PSET --file-test-mode=rndwr \
+	--events=3000
+check "the plain rndwr run left verify=0 in the manifest" grep -qx 'verify=0' "$P/sbio.manifest"
+for m in rndrw seqrd; do
+	rm -f "$RESULT"
+	expect_exit 0 "then $m --verify finds no bad block" "$SBIO" run $PSET --file-test-mode=$m \
+		--events=3000 --verify -o "$RESULT"
+	eq "then $m --verify: 0 mismatches" "$(bad)" "0"
+done
+expect_exit 0 "cleanup" "$SBIO" cleanup --dir="$P"
+# A seqwr run without --verify killed in the middle: the promise was gone before it emptied
+# the files, so prepare --verify cannot take its unstamped blocks for stamped ones.
+"$SBIO" prepare $PSET --verify >/dev/null
+"$SBIO" run $PSET --file-test-mode=seqwr --time=60 --rate=100 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -qx 'state=incomplete' "$P/sbio.manifest" && break
+	sleep 0.1
+done
+sleep 0.5
+{
+	kill -KILL "$pid"
+	wait "$pid"
+} 2>/dev/null # bash's "Killed" notice is the point
+check "the killed seqwr run's manifest: incomplete, verify=0" \
+	grep -qx 'verify=0' "$P/sbio.manifest"
+expect_exit 2 "prepare --verify on the set the killed seqwr left: refused" \
+	"$SBIO" prepare $PSET --verify
+stderr_one_line "prepare --verify there: one line"
+check "its line says the set was prepared without --verify and to clean up" \
+	grep -q 'prepared without it; run sbio cleanup first' "$TMP/err"
+expect_exit 0 "prepare completes it (without stamps)" "$SBIO" prepare $PSET
+rm -f "$RESULT"
+expect_exit 0 "then rndrw --verify finds no bad block" "$SBIO" run $PSET --file-test-mode=rndrw \
+	--events=3000 --verify -o "$RESULT"
+eq "then rndrw --verify: 0 mismatches" "$(bad)" "0"
+"$SBIO" cleanup --dir="$P" >/dev/null
+
+# --- prepare --script --verify stamps at the block size of the script's jobs ---
+S4=$TMP/s4k.lua
+cat >"$S4" <<'LUA'
+fileset { files = 2, size = "4M" }
+phase "p" { time = 0, events = 2000,
+  job "w" { mode = "rndrw", block = "4k", threads = 2 } }
+LUA
+SD=$TMP/s4k
+mkdir -p "$SD"
+expect_exit 0 "prepare --script (4 KiB jobs) --verify, no --file-block-size" "$SBIO" prepare \
+	--script "$S4" --dir="$SD" --verify
+check "the set is stamped at the jobs' 4 KiB" grep -qx 'block_size=4096' "$SD/sbio.manifest"
+rm -f "$RESULT"
+expect_exit 0 "the script's 4 KiB job runs --verify on it" "$SBIO" run --script "$S4" --dir="$SD" \
+	--verify -o "$RESULT"
+eq "the 4 KiB job: no bad block" "$(json_get "$RESULT" phases.0.jobs.0.result.result.verify.mismatches)" "0"
+expect_exit 2 "prepare --script --verify --file-block-size=16K against 4 KiB jobs: refused" \
+	"$SBIO" prepare --script "$S4" --dir="$TMP/s4k-b" --verify --file-block-size=16K
+stderr_one_line "--file-block-size against the jobs: one line"
+check "its line names both sizes" grep -q 'file-block-size=16 KiB but the jobs of .* use blocks of 4 KiB' "$TMP/err"
+cat >"$TMP/s2.lua" <<'LUA'
+fileset { files = 2, size = "4M" }
+phase "p" { time = 0, events = 100,
+  job "small" { mode = "rndrd", block = "4k" },
+  job "large" { mode = "rndrd", block = "64k" } }
+LUA
+mkdir -p "$TMP/s2"
+expect_exit 2 "prepare --script --verify with jobs of 4 and 64 KiB blocks: refused" \
+	"$SBIO" prepare --script "$TMP/s2.lua" --dir="$TMP/s2" --verify
+stderr_one_line "jobs of two block sizes: one line"
+check "its line names both jobs and sizes" \
+	grep -q 'job "small" uses blocks of 4 KiB and job "large" of 64 KiB' "$TMP/err"
+check "nothing was written" test -z "$(ls "$TMP/s2")"
+
 # --- under mpirun: the ranks sharing the set number their threads as one phase's ---
 # Two ranks of rw.lua: 4 threads, the readers (threads 1 and 3) own the blocks b % 4 == 1 and
 # 3 and read each of them once; block 1049, the flipped one, is rank 0's reader's.

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -140,6 +141,7 @@ static int read_manifest(int dfd, struct sbio_fileset *fs, char *err, size_t err
     struct capture c;
     memset(fs, 0x5a, sizeof(*fs)); /* stale values must not survive a read */
     fs->dirfd = -1;
+    fs->dir = NULL; /* the manifest's messages find the folder themselves */
     cap_begin(&c);
     int rc = sbio_manifest_read(dfd, fs);
     cap_end(&c, err, errlen);
@@ -189,12 +191,20 @@ static void test_shape(void **state)
     assert_false(fs.complete);
     sbio_fileset_close(&fs);
 
-    /* Fewer bytes than files: empty files, as sysbench. */
+    /* Fewer bytes than files would make empty files: refused, nothing allocated. */
     make_cfg(&cfg, *state, "prepare", "--file-num=8", "--file-total-size=7");
+    struct capture c;
+    char err[MSG_MAX];
+    cap_begin(&c);
+    int rc = sbio_fileset_shape(&fs, &cfg, 1);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EUSAGE);
+    assert_null(fs.files);
+    assert_has(err, "--file-total-size=7 over --file-num=8 files gives empty files");
+    /* One byte a file is enough: prepare makes each a whole block. */
+    make_cfg(&cfg, *state, "prepare", "--file-num=8", "--file-total-size=8");
     assert_int_equal(sbio_fileset_shape(&fs, &cfg, 1), 0);
-    assert_int_equal(fs.nfiles, 8);
-    assert_int_equal(fs.files[7].size, 0);
-    assert_int_equal(fs.bytes, 0);
+    assert_int_equal(fs.files[7].size, 1);
     sbio_fileset_close(&fs);
 }
 
@@ -326,6 +336,7 @@ static void test_manifest_damaged(void **state)
         {"entry before file_num", "format=1\nfile.0=a 1\nfile_num=1\n", 2},
         {"missing file entry", "format=1\nfile_num=3\nfile.0=a 1\nfile.2=c 1\n", 4},
         {"repeated file entry", "format=1\nfile_num=2\nfile.0=a 1\nfile.0=b 1\n", 4},
+        {"a name twice", "format=1\nfile_num=2\nfile.0=a 1\nfile.1=a 1\n", 4},
         {"missing file_num", "format=1\nstate=complete\n", 2},
         {"unknown fill", "format=1\nfill=ones\nfile_num=1\nfile.0=a 1\n", 2},
         {"empty", "", 0},
@@ -832,7 +843,7 @@ static void test_prepare_damaged_manifest(void **state)
     int rc = sbio_fileset_cleanup(&cfg, stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
-    assert_has(err, "damaged; nothing removed");
+    assert_has(err, "damaged, so sbio cannot tell which files are the set's and touches none");
     struct sbio_fileset fs;
     bool created;
     make_cfg(&cfg, t, "run", "--file-test-mode=seqwr");
@@ -1163,6 +1174,73 @@ static void test_prepare_whole_blocks(void **state)
     }
 }
 
+/* A manifest or a file another user owns is never trusted; root's and one's own are. */
+static void test_trusted(void **state)
+{
+    struct tdir *t = *state;
+    struct stat st = {.st_uid = geteuid(), .st_mode = S_IFREG | 0644};
+    char err[MSG_MAX];
+    struct capture c;
+    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    st.st_uid = 0;
+    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    st.st_uid = 54321;
+    cap_begin(&c);
+    int rc = sbio_fileset_trusted(t->path, "x", &st);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EUSAGE);
+    assert_has(err, "/x belongs to uid 54321, not to you");
+    if (geteuid() != 0)
+        skip(); /* giving a manifest to another user needs root */
+    write_text(t->dfd, SBIO_MANIFEST, "format=1\nfile_num=1\nfile.0=a 1\n");
+    assert_int_equal(fchownat(t->dfd, SBIO_MANIFEST, 54321, 54321, 0), 0);
+    struct sbio_fileset r;
+    assert_int_equal(read_manifest(t->dfd, &r, err, sizeof(err)), -EPERM);
+    assert_null(r.files);
+    assert_has(err, "sbio.manifest belongs to uid 54321, not to you");
+    assert_has(err, t->path); /* the folder, found from the descriptor */
+}
+
+/* The set's lock: held exclusively by another descriptor, refused naming the holder; shared
+ * locks (readers) go side by side, an exclusive one (a writer) not beside them. */
+static void test_lock(void **state)
+{
+    struct tdir *t = *state;
+    struct sbio_config rd, wr;
+    char err[MSG_MAX], want[64];
+    struct capture c;
+    make_cfg(&rd, t, "run", "--file-test-mode=rndrd");
+    make_cfg(&wr, t, "run", "--file-test-mode=rndwr");
+    int other = open(t->path, O_RDONLY | O_DIRECTORY);
+    assert_true(other >= 0);
+    assert_int_equal(flock(other, LOCK_EX), 0);
+    int fd = -1;
+    cap_begin(&c);
+    int rc = sbio_fileset_lock(&rd, NULL, &fd);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EFAILED);
+    assert_int_equal(fd, -1);
+    snprintf(want, sizeof(want), "is in use (pid %d: ", (int)getpid());
+    assert_has(err, want);
+    close(other);
+    int fd2 = -1;
+    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd2), 0);
+    assert_true(fd >= 0 && fd2 >= 0);
+    cap_begin(&c);
+    rc = sbio_fileset_lock(&wr, NULL, &other);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EFAILED);
+    close(fd);
+    close(fd2);
+    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
+    close(fd);
+    /* No folder: nothing to lock, the command says so itself. */
+    wr.dir = "/nonexistent/sbio";
+    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
+    assert_int_equal(fd, -1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
@@ -1193,6 +1271,8 @@ int main(void)
         T(test_complete_from_hole),
         T(test_adopt),
         T(test_prepare_whole_blocks),
+        T(test_trusted),
+        T(test_lock),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
