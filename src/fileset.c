@@ -119,11 +119,12 @@ int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *s
     return -SBIO_EUSAGE;
 }
 
-void sbio_fileset_damaged(const char *dir)
+void sbio_fileset_damaged(const char *dir, const char *why)
 {
-    sbio_err("%s/%s is damaged, so sbio cannot tell which files are the set's and touches "
-             "none: remove the set by hand (rm %s/%s %s/test_file.*) or use another --dir",
-             dir, SBIO_MANIFEST, dir, SBIO_MANIFEST, dir);
+    sbio_err("%s/%s is damaged (%s), so sbio cannot tell which files are the set's and "
+             "touches none: remove the set by hand (rm %s/%s %s/test_file.*) or use another "
+             "--dir",
+             dir, SBIO_MANIFEST, why, dir, SBIO_MANIFEST, dir);
 }
 
 int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them)
@@ -296,7 +297,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_fileset_damaged(cfg->dir);
+        sbio_fileset_damaged(cfg->dir, fs->damage);
         return -SBIO_EUSAGE;
     }
     if (rc == -EPERM)

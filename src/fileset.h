@@ -21,6 +21,9 @@ struct sbio_fileset_file {
     uint64_t size;
 };
 
+/* Room for what a damaged manifest's reader found ("line N: why"). */
+#define SBIO_MANIFEST_DAMAGE_LEN 128
+
 struct sbio_fileset {
     int dirfd; /* -1 when not open */
     const char *dir;
@@ -38,6 +41,8 @@ struct sbio_fileset {
     bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
     bool adopted;   /* files made by another program (prepare --adopt): their content is
                      * unknown, so a verified run checks only the blocks it writes */
+    char damage[SBIO_MANIFEST_DAMAGE_LEN]; /* what sbio_manifest_read found damaged: "line N:
+                                            * why" (with -EBADMSG) */
 };
 
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
@@ -152,9 +157,10 @@ int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_
  * -SBIO_EUSAGE after one line naming the file and its owner. */
 int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st);
 
-/* Say that dir's manifest is damaged and what to do (the same advice from every command:
- * no command can tell which files a damaged manifest named). */
-void sbio_fileset_damaged(const char *dir);
+/* Say in one line that dir's manifest is damaged, where and why (why: the reader's
+ * fs->damage, sbio's own words, never the file's), and what to do (the same advice from
+ * every command: no command can tell which files a damaged manifest named). */
+void sbio_fileset_damaged(const char *dir, const char *why);
 
 /* Whether the file system of fs has the room its files still need to reach their sizes
  * (allocated blocks count as written; a hole needs room), plus the manifest's: 0 when it

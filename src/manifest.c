@@ -111,15 +111,19 @@ static int manifest_commit(int dirfd, FILE *f)
     return rc;
 }
 
-static int manifest_bad(int line, const char *why)
+/* The largest block --file-block-size takes. */
+#define MANIFEST_MAX_BLOCK (1ULL << 30)
+
+/* Damage found at line `line`: why, kept in damage for the caller's one message. */
+static int manifest_bad(char *damage, int line, const char *why)
 {
-    sbio_err("%s: line %d: %s", SBIO_MANIFEST, line, why);
+    snprintf(damage, SBIO_MANIFEST_DAMAGE_LEN, "line %d: %s", line, why);
     return -EBADMSG;
 }
 
 /* What a read has met so far, for the checks at the end. */
 struct manifest_seen {
-    bool format, num;
+    bool format, num, total;
     unsigned files;
 };
 
@@ -139,6 +143,7 @@ static void manifest_defaults(struct sbio_fileset *fs)
     fs->verify = false;
     fs->adopted = false;
     fs->prealloc = SBIO_PREALLOC_WRITE;
+    fs->damage[0] = 0;
 }
 
 /* file.N=NAME SIZE (line n). */
@@ -155,7 +160,13 @@ static int manifest_file(struct sbio_fileset *fs, struct manifest_seen *seen, in
         sscanf(v, "%63s%n %31s %1s", name, &name_end, num, extra) != 2 ||
         !isspace((unsigned char)v[name_end]) || sbio_parse_u64(num, &size) || strchr(name, '/') ||
         strlen(name) >= sizeof(fs->files[0].name))
-        return manifest_bad(n, "bad file entry");
+        return manifest_bad(fs->damage, n, "bad file entry");
+    /* sbio names file N test_file.N and nothing else: a manifest that names another file
+     * (the manifest itself, "..", a victim's file) is no set of sbio's. */
+    char want[32];
+    snprintf(want, sizeof(want), "test_file.%" PRIu64, idx);
+    if (strcmp(name, want))
+        return manifest_bad(fs->damage, n, "bad file entry (file.N names test_file.N)");
     snprintf(fs->files[idx].name, sizeof(fs->files[idx].name), "%s", name);
     fs->files[idx].size = size;
     fs->bytes += size;
@@ -175,7 +186,7 @@ static int manifest_fill(struct sbio_fileset *fs, int n, const char *v)
         fs->fill = SBIO_FILL_COMPRESSIBLE;
         fs->fill_pct = u;
     } else {
-        return manifest_bad(n, "unknown fill");
+        return manifest_bad(fs->damage, n, "unknown fill");
     }
     return 0;
 }
@@ -188,15 +199,15 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
     uint64_t u = 0;
     if (!strcmp(k, "format")) {
         if (sbio_parse_u64(v, &u) || u != SBIO_MANIFEST_FORMAT)
-            return manifest_bad(n, "unknown format version");
+            return manifest_bad(fs->damage, n, "unknown format version");
         seen->format = true;
     } else if (!strcmp(k, "state")) {
         if (strcmp(v, "complete") && strcmp(v, "incomplete"))
-            return manifest_bad(n, "state is neither complete nor incomplete");
+            return manifest_bad(fs->damage, n, "state is neither complete nor incomplete");
         fs->complete = !strcmp(v, "complete");
     } else if (!strcmp(k, "file_num")) {
         if (sbio_parse_u64(v, &u) || u == 0 || u > 1000000 || fs->files)
-            return manifest_bad(n, "bad file_num");
+            return manifest_bad(fs->damage, n, "bad file_num");
         fs->nfiles = (unsigned)u;
         fs->files = calloc(fs->nfiles, sizeof(*fs->files));
         if (!fs->files)
@@ -204,16 +215,23 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         seen->num = true;
     } else if (!strcmp(k, "total_size") || !strcmp(k, "block_size") || !strcmp(k, "seed")) {
         if (sbio_parse_u64(v, &u))
-            return manifest_bad(n, "not a number");
+            return manifest_bad(fs->damage, n, "not a number");
+        if (k[0] == 'b' && (u == 0 || u > MANIFEST_MAX_BLOCK))
+            return manifest_bad(fs->damage, n, "block_size out of range");
         *(k[0] == 't' ? &fs->total_size : k[0] == 'b' ? &fs->block_size : &fs->seed) = u;
+        seen->total |= k[0] == 't';
     } else if (!strcmp(k, "fill")) {
         return manifest_fill(fs, n, v);
     } else if (!strcmp(k, "prealloc")) {
+        if (strcmp(v, "write") && strcmp(v, "fallocate"))
+            return manifest_bad(fs->damage, n, "prealloc is neither write nor fallocate");
         fs->prealloc = strcmp(v, "fallocate") ? SBIO_PREALLOC_WRITE : SBIO_PREALLOC_FALLOCATE;
-    } else if (!strcmp(k, "verify")) {
-        fs->verify = !strcmp(v, "1");
-    } else if (!strcmp(k, "adopted")) {
-        fs->adopted = !strcmp(v, "1");
+    } else if (!strcmp(k, "verify") || !strcmp(k, "adopted")) {
+        if (strcmp(v, "0") && strcmp(v, "1"))
+            return manifest_bad(fs->damage, n,
+                                k[0] == 'v' ? "verify is neither 0 nor 1"
+                                            : "adopted is neither 0 nor 1");
+        *(k[0] == 'v' ? &fs->verify : &fs->adopted) = !strcmp(v, "1");
     } else if (!strncmp(k, "file.", 5)) {
         return manifest_file(fs, seen, n, k, v);
     } else if (!strcmp(k, "set") && !strcmp(v, "tree")) {
@@ -227,7 +245,7 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
 typedef int (*manifest_key_fn)(void *ctx, int n, const char *k, const char *v);
 
 /* Read the lines of f, each key to key(ctx, …); *n counts them. */
-static int manifest_lines(FILE *f, manifest_key_fn key, void *ctx, int *n)
+static int manifest_lines(FILE *f, manifest_key_fn key, void *ctx, int *n, char *damage)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -239,7 +257,7 @@ static int manifest_lines(FILE *f, manifest_key_fn key, void *ctx, int *n)
          * of its own; a NUL byte would hide the rest of it. sbio writes short lines. */
         size_t len = (size_t)got - (line[got - 1] == '\n');
         if (len > 511 || memchr(line, 0, len)) {
-            rc = manifest_bad(*n, len > 511 ? "line too long" : "NUL byte in the line");
+            rc = manifest_bad(damage, *n, len > 511 ? "line too long" : "NUL byte in the line");
             break;
         }
         line[strcspn(line, "\n")] = 0;
@@ -247,7 +265,7 @@ static int manifest_lines(FILE *f, manifest_key_fn key, void *ctx, int *n)
             continue;
         char *eq = strchr(line, '=');
         if (!eq) {
-            rc = manifest_bad(*n, "not key=value");
+            rc = manifest_bad(damage, *n, "not key=value");
             break;
         }
         *eq = 0;
@@ -275,7 +293,7 @@ static int manifest_name_cmp(const void *a, const void *b)
 
 /* Each name once: a set naming a file twice counts it as two files, and cleanup, having
  * removed it, would stop at the second (a damaged manifest). 0, -EBADMSG (said) or -ENOMEM. */
-static int manifest_unique(const struct sbio_fileset *fs, int n)
+static int manifest_unique(struct sbio_fileset *fs, int n)
 {
     const char **names = malloc(fs->nfiles * sizeof(*names));
     if (!names)
@@ -286,7 +304,7 @@ static int manifest_unique(const struct sbio_fileset *fs, int n)
     int rc = 0;
     for (unsigned i = 1; i < fs->nfiles && !rc; i++)
         if (!strcmp(names[i - 1], names[i]))
-            rc = manifest_bad(n, "a file is named twice");
+            rc = manifest_bad(fs->damage, n, "a file is named twice");
     free(names);
     return rc;
 }
@@ -300,13 +318,18 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         return orc;
     struct manifest_flat ctx = {.fs = fs};
     int n = 0;
-    int rc = manifest_lines(f, manifest_flat_key, &ctx, &n);
+    int rc = manifest_lines(f, manifest_flat_key, &ctx, &n, fs->damage);
     const struct manifest_seen seen = ctx.seen;
     fclose(f);
     if (!rc && (!seen.format || !seen.num || seen.files != fs->nfiles))
-        rc = manifest_bad(n, "missing format, file_num or a file entry");
+        rc = manifest_bad(fs->damage, n, "missing format, file_num or a file entry");
     if (!rc)
         rc = manifest_unique(fs, n);
+    /* Every file total_size / file_num bytes (the remainder dropped, as sysbench), or the
+     * sizes a script listed, which add up to total_size. */
+    if (!rc && seen.total &&
+        (fs->bytes > fs->total_size || fs->total_size - fs->bytes >= fs->nfiles))
+        rc = manifest_bad(fs->damage, n, "total_size does not match the files' sizes");
     if (rc) {
         free(fs->files);
         fs->files = NULL;
@@ -407,7 +430,7 @@ static int manifest_tree_key(void *ctx, int n, const char *k, const char *v)
     if (bad) {
         char why[80];
         snprintf(why, sizeof(why), "bad %.40s", k);
-        return manifest_bad(n, why);
+        return manifest_bad(r->m->damage, n, why);
     }
     r->seen |= (unsigned)bit;
     return 0;
@@ -422,12 +445,12 @@ int sbio_manifest_read_tree(int dirfd, struct sbio_manifest_tree *m)
         return orc;
     struct manifest_tree_read r = {.m = m};
     int n = 0;
-    int rc = manifest_lines(f, manifest_tree_key, &r, &n);
+    int rc = manifest_lines(f, manifest_tree_key, &r, &n, m->damage);
     fclose(f);
     if (!rc && !(r.seen & MT_SET))
         rc = -EMEDIUMTYPE;
     if (!rc && r.seen != MT_ALL)
-        rc = manifest_bad(n, "missing format or a tree.* key");
+        rc = manifest_bad(m->damage, n, "missing format or a tree.* key");
     m->decl.set = !rc;
     return rc;
 }

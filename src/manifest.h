@@ -39,6 +39,7 @@ struct sbio_manifest_tree {
     bool complete;
     struct sbio_tree_decl decl;
     uint64_t seed;
+    char damage[SBIO_MANIFEST_DAMAGE_LEN]; /* with -EBADMSG: "line N: why" */
 };
 
 /* Write m as the manifest of dirfd, atomically as sbio_manifest_write. 0 or -errno. */

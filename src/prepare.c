@@ -390,7 +390,7 @@ static int prep_load(struct prep *pr)
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_fileset_damaged(cfg->dir);
+        sbio_fileset_damaged(cfg->dir, pr->fs.damage);
         return -SBIO_EUSAGE;
     }
     if (rc == -EPERM)
@@ -718,7 +718,7 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
     }
     if (rc) {
         if (rc == -EBADMSG)
-            sbio_fileset_damaged(cfg->dir);
+            sbio_fileset_damaged(cfg->dir, fs.damage);
         else if (rc != -EPERM)
             sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
         rc = -SBIO_EUSAGE;

@@ -320,8 +320,8 @@ static int tree_read_manifest(int dirfd, const char *dir, struct sbio_manifest_t
                  "--dir %s first, or use another --dir",
                  dir, dir);
     else if (rc == -EBADMSG)
-        sbio_err("%s/%s is damaged; remove the tree by hand or use another --dir", dir,
-                 SBIO_MANIFEST);
+        sbio_err("%s/%s is damaged (%s); remove the tree by hand or use another --dir", dir,
+                 SBIO_MANIFEST, m->damage);
     else if (rc && rc != -ENOENT && rc != -EPERM)
         sbio_err("%s/%s: open: %s", dir, SBIO_MANIFEST, strerror(-rc));
     return rc == -EMEDIUMTYPE || rc == -EBADMSG || rc == -EPERM ? -SBIO_EUSAGE : rc;

@@ -403,8 +403,9 @@ sed -i 's/^file\.1=test_file\.1 /file.1=test_file.0 /' "$d/sbio.manifest"
 before=$(stamps "$d")
 for c in "cleanup" "run --file-test-mode=rndrd --events=10" "prepare"; do
 	expect_exit 2 "a manifest naming test_file.0 twice: $c refused" "$SBIO" --dir="$d" $c
-	err_has "$c: says which line" "sbio.manifest: line" "a file is named twice"
-	err_has "$c: the same advice" "is damaged, so sbio cannot tell which files are the set's and touches none: remove the set by hand (rm $d/sbio.manifest $d/test_file.*)"
+	err_has "$c: says which line and why" "sbio.manifest is damaged (line " "bad file entry (file.N names test_file.N))"
+	err_has "$c: the same advice" ", so sbio cannot tell which files are the set's and touches none: remove the set by hand (rm $d/sbio.manifest $d/test_file.*)"
+	eq "$c: all of it in one line" "$(grep -vc '^sbio: note:' "$TMP/err")" 1
 done
 eq "the damaged set untouched" "$(stamps "$d")" "$before"
 rm "$d/sbio.manifest" "$d"/test_file.*
