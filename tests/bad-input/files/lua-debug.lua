@@ -1,0 +1,2 @@
+debug.getregistry()
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

@@ -1,0 +1,2 @@
+dofile('/etc/passwd')
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

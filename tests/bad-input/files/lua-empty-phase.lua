@@ -1,0 +1,1 @@
+phase "p" { events = 8 }

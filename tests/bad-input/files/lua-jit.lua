@@ -1,0 +1,2 @@
+jit.off()
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

@@ -1,0 +1,1 @@
+local x = 0 for i = 1, 1e15 do x = x + i end

@@ -1,0 +1,1 @@
+fileset { files = 2, size = "1M" }

@@ -1,0 +1,1 @@
+option("Bad Name", 1, "x")

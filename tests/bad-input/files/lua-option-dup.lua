@@ -1,0 +1,2 @@
+option("bs", "4k", "a")
+option("bs", "8k", "b")

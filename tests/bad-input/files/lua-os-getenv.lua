@@ -1,0 +1,2 @@
+print(os.getenv('HOME'))
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

@@ -1,0 +1,2 @@
+local os2 = require('os'); os2.execute('touch /tmp/sbio-pwned')
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

@@ -1,0 +1,2 @@
+setfenv(1, {})
+phase "p" { events = 8, job "j" { mix = { read = 1 } } }

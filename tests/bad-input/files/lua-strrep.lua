@@ -1,0 +1,1 @@
+local s = string.rep('x', 2^31)
