@@ -123,7 +123,7 @@ static int manifest_bad(char *damage, int line, const char *why)
 
 /* What a read has met so far, for the checks at the end. */
 struct manifest_seen {
-    bool format, num, total;
+    bool format, num;
     unsigned files;
 };
 
@@ -219,7 +219,6 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         if (k[0] == 'b' && (u == 0 || u > MANIFEST_MAX_BLOCK))
             return manifest_bad(fs->damage, n, "block_size out of range");
         *(k[0] == 't' ? &fs->total_size : k[0] == 'b' ? &fs->block_size : &fs->seed) = u;
-        seen->total |= k[0] == 't';
     } else if (!strcmp(k, "fill")) {
         return manifest_fill(fs, n, v);
     } else if (!strcmp(k, "prealloc")) {
@@ -325,11 +324,6 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         rc = manifest_bad(fs->damage, n, "missing format, file_num or a file entry");
     if (!rc)
         rc = manifest_unique(fs, n);
-    /* Every file total_size / file_num bytes (the remainder dropped, as sysbench), or the
-     * sizes a script listed, which add up to total_size. */
-    if (!rc && seen.total &&
-        (fs->bytes > fs->total_size || fs->total_size - fs->bytes >= fs->nfiles))
-        rc = manifest_bad(fs->damage, n, "total_size does not match the files' sizes");
     if (rc) {
         free(fs->files);
         fs->files = NULL;

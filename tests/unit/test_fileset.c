@@ -352,10 +352,6 @@ static void test_manifest_damaged(void **state)
         {"verify 7", "format=1\nverify=7\nfile_num=1\nfile.0=test_file.0 1\n", 2},
         {"adopted yes", "format=1\nadopted=yes\nfile_num=1\nfile.0=test_file.0 1\n", 2},
         {"unknown prealloc", "format=1\nprealloc=magic\nfile_num=1\nfile.0=test_file.0 1\n", 2},
-        {"total_size below the files'",
-         "format=1\ntotal_size=1\nfile_num=2\nfile.0=test_file.0 5\nfile.1=test_file.1 5\n", 5},
-        {"total_size far above the files'",
-         "format=1\ntotal_size=999\nfile_num=2\nfile.0=test_file.0 5\nfile.1=test_file.1 5\n", 5},
         {"empty", "", 0},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
