@@ -307,15 +307,35 @@ static int plot_load(struct plot_run *r)
     return 0;
 }
 
-/* gnuplot's single-quoted strings have one escape: '' for '. */
+/* Text as a gnuplot string, every one of them written by these two. Control characters never
+ * reach here (a result holding one is refused) but sbio's own line breaks. gnuplot runs what
+ * is between backquotes inside double quotes, and gnuplot 5.4 misreads two escaped quotes in
+ * a row (four quotes end the string after one): so text with no single quote goes in single
+ * quotes, where nothing is read as anything but text, and any other text in double quotes
+ * with each quote, backslash and backquote as its octal escape, which the string gives back
+ * as text. */
+static void plot_dquote(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", f);
+        else if (strchr("\"'\\`", *s))
+            fprintf(f, "\\%03o", (unsigned)(unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void plot_quote(FILE *f, const char *s)
 {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
+    if (strpbrk(s, "'\n")) {
+        plot_dquote(f, s);
+        return;
     }
+    fputc('\'', f);
+    fputs(s, f);
     fputc('\'', f);
 }
 
@@ -1219,24 +1239,6 @@ static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
     return plot_close(f, name);
 }
 
-/* gnuplot's double-quoted strings, for line breaks: \ and " escaped, a newline as \n. gnuplot
- * runs what is between backquotes even inside double quotes: a backquote is written as its
- * octal escape, which the string gives back as text. */
-static void plot_dquote(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '\n' || *s == '`') {
-            fputs(*s == '\n' ? "\\n" : "\\140", f);
-            continue;
-        }
-        if (*s == '\\' || *s == '"')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* buf (len bytes) cut at max bytes, on a character boundary, ending in "…". */
 static void plot_cut(char *buf, size_t len, size_t max)
 {
@@ -1863,11 +1865,15 @@ static int plot_keep_dir(struct plot_ctx *c, const char *keep, bool *made)
         *made = true;
         fd = open(keep, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
-    if (fd < 0 && errno == ELOOP && !lstat(keep, &st) && (st.st_uid == 0 || st.st_uid == geteuid()))
-        fd = open(keep, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    else if (fd < 0 && errno == ELOOP)
-        why = "a symbolic link of another user's: sbio follows a link only when it is root's or "
-              "the user's";
+    /* A link is ENOTDIR or ELOOP under O_NOFOLLOW. */
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && !lstat(keep, &st) &&
+        S_ISLNK(st.st_mode)) {
+        if (st.st_uid == 0 || st.st_uid == geteuid())
+            fd = open(keep, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        else
+            why = "a symbolic link of another user's: sbio follows a link only when it is "
+                  "root's or the user's";
+    }
     if (fd < 0 && !why)
         why = errno == ENOENT ? "its parent folder does not exist (sbio makes the last folder "
                                 "only)"

@@ -400,7 +400,10 @@ int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mod
         else
             errno = EEXIST;
     }
-    if (fd < 0 && errno == ELOOP && mode != SBIO_OUTPUT_NEW) {
+    /* A link is ELOOP, or EACCES in a sticky folder when it is someone else's. */
+    struct stat ls;
+    if (fd < 0 && (errno == ELOOP || errno == EACCES) && mode != SBIO_OUTPUT_NEW &&
+        !fstatat(pfd, base, &ls, AT_SYMLINK_NOFOLLOW) && S_ISLNK(ls.st_mode)) {
         lfd = openat(pfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (lfd < 0) {
             e = errno;
@@ -469,4 +472,51 @@ out:
     if (pfd >= 0)
         close(pfd);
     return e ? -e : fd;
+}
+
+struct util_stream {
+    int fd;
+    int *err;
+};
+
+static ssize_t util_stream_write(void *cookie, const char *buf, size_t len)
+{
+    struct util_stream *u = cookie;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(u->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!*u->err)
+                *u->err = n < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)len;
+}
+
+static int util_stream_close(void *cookie)
+{
+    struct util_stream *u = cookie;
+    int rc = close(u->fd);
+    if (rc && errno != EINTR && !*u->err)
+        *u->err = errno;
+    free(u);
+    return rc && errno != EINTR ? -1 : 0;
+}
+
+FILE *sbio_util_stream(int fd, const char *mode, int *err)
+{
+    struct util_stream *u = malloc(sizeof(*u));
+    if (!u)
+        return NULL;
+    *u = (struct util_stream){.fd = fd, .err = err};
+    *err = 0;
+    FILE *f = fopencookie(
+        u, mode, (cookie_io_functions_t){.write = util_stream_write, .close = util_stream_close});
+    if (!f)
+        free(u);
+    return f;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define SBIO_KIB 1024ULL
@@ -155,5 +156,11 @@ enum sbio_output_mode {
  * words that follow "PATH: " in a message. */
 int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mode, char *why,
                           size_t len);
+
+/* A stdio stream over fd (mode as fdopen's) that keeps the errno of its first failed
+ * write in *err (which must outlive the stream; 0 until then): a report written in many
+ * calls can name what went wrong when it is closed, where ferror() says only that something
+ * did and errno has long moved on. Closing the stream closes fd. NULL with errno set. */
+FILE *sbio_util_stream(int fd, const char *mode, int *err);
 
 #endif
