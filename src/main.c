@@ -176,8 +176,11 @@ static int close_output(FILE *f, const int *err, const char *path)
 static int close_outputs(const struct sbio_config *cfg, struct run_outputs *o, FILE *out)
 {
     int rc = 0;
-    if (o->machine && o->machine != out)
-        fclose(o->machine);
+    /* A machine format's failed write was told by write_machine; a failed close is told here. */
+    if (o->machine && o->machine != out && fclose(o->machine) && !o->err) {
+        sbio_err("%s: write: %s", cfg->output, strerror(errno));
+        rc = -SBIO_EFAILED;
+    }
     if (o->text == o->devnull && o->devnull)
         fclose(o->devnull);
     else if (o->text != out && o->text != stderr)
@@ -191,8 +194,9 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
 {
     int rc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(o->machine, doc)
                                                  : sbio_report_csv(o->machine, doc, o->csv_header);
-    if (rc || fflush(o->machine)) {
-        sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)", strerror(errno));
+    if (rc || fflush(o->machine) || o->err) {
+        int e = o->err && o->machine != stdout ? o->err : errno;
+        sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)", strerror(e));
         return -SBIO_EFAILED;
     }
     return 0;
