@@ -872,8 +872,8 @@ static int compare_open_output(struct compare *c)
     char why[512];
     int rc = 0;
     if (c->cfg->output && c->topo->rank == 0) {
-        c->outfd = sbio_util_open_output(AT_FDCWD, c->cfg->output, SBIO_OUTPUT_TRUNCATE, why,
-                                         sizeof(why));
+        c->outfd =
+            sbio_util_open_output(AT_FDCWD, c->cfg->output, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
         if (c->outfd < 0) {
             sbio_err("--output %s: %s", c->cfg->output, why);
             rc = -SBIO_EUSAGE;
