@@ -298,7 +298,7 @@ static bool diff_field_ok(json_t *v, const char *path, int types, char *where, s
 
 /* Every field of fields in doc (whose place is prefix) of its type: 0, or -SBIO_EUSAGE after
  * one line naming the file and the field. */
-static int diff_fields_check(const char *path, json_t *doc, const char *prefix,
+static int diff_fields_check(const char *cmd, const char *path, json_t *doc, const char *prefix,
                              const struct diff_field *fields)
 {
     char where[512];
@@ -306,19 +306,18 @@ static int diff_fields_check(const char *path, json_t *doc, const char *prefix,
         size_t l = (size_t)snprintf(where, sizeof(where), "%s", prefix);
         if (diff_field_ok(doc, f->path, f->types, where, sizeof(where), l))
             continue;
-        sbio_err("diff: %s: %s is not %s (as sbio writes it): the file was edited or damaged", path,
-                 where, diff_type_name(f->types));
+        sbio_err("%s: %s: %s is not %s (as sbio writes it): the file was edited or damaged", cmd,
+                 path, where, diff_type_name(f->types));
         return -SBIO_EUSAGE;
     }
     return 0;
 }
 
-/* A document's fields, by its kind; a compare's runs as run results. */
-static int diff_check_types(const char *path, json_t *doc, enum diff_doc kind)
+int sbio_diff_check_types(const char *cmd, const char *path, json_t *doc, bool compare)
 {
-    if (kind != DIFF_COMPARE)
-        return diff_fields_check(path, doc, "", diff_run_fields);
-    int rc = diff_fields_check(path, doc, "", diff_compare_fields);
+    if (!compare)
+        return diff_fields_check(cmd, path, doc, "", diff_run_fields);
+    int rc = diff_fields_check(cmd, path, doc, "", diff_compare_fields);
     json_t *set, *run;
     size_t i, j;
     json_array_foreach(json_object_get(doc, "settings"), i, set)
@@ -329,7 +328,7 @@ static int diff_check_types(const char *path, json_t *doc, enum diff_doc kind)
             json_t *res = json_object_get(run, "result");
             snprintf(prefix, sizeof(prefix), "settings[%zu].runs[%zu].result", i, j);
             if (!rc && res)
-                rc = diff_fields_check(path, res, prefix, diff_run_fields);
+                rc = diff_fields_check(cmd, path, res, prefix, diff_run_fields);
         }
     }
     return rc;
@@ -381,7 +380,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         sbio_err("diff: %s: schema %s but no %s; " DIFF_ACCEPTED, path, schema, need);
         goto bad;
     }
-    if (diff_check_types(path, d, *kind))
+    if (sbio_diff_check_types("diff", path, d, *kind == DIFF_COMPARE))
         goto bad;
     if (*kind == DIFF_COMPARE && diff_check_names(path, d))
         goto bad;

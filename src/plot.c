@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "io.h"
 #include "report.h"
 #include "table.h"
@@ -280,7 +281,9 @@ static int plot_load(struct plot_run *r)
     }
     json_t *schema = json_object_get(r->doc, "schema");
     if (json_is_string(schema) && !strcmp(json_string_value(schema), PLOT_CMP_SCHEMA))
-        return plot_check_text(r) ? -SBIO_EUSAGE : plot_load_compare(r);
+        return plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, true)
+                   ? -SBIO_EUSAGE
+                   : plot_load_compare(r);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), PLOT_SCHEMA)) {
         sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\" or \"%s\")",
                  r->path, json_is_string(schema) ? "\"" : "",
@@ -290,7 +293,7 @@ static int plot_load(struct plot_run *r)
                  json_is_string(schema) ? "\"" : "", PLOT_SCHEMA, PLOT_CMP_SCHEMA);
         return -SBIO_EUSAGE;
     }
-    if (plot_check_text(r))
+    if (plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, false))
         return -SBIO_EUSAGE;
     r->result = json_object_get(r->doc, "result");
     r->op_types = json_object_get(r->result, "op_types");

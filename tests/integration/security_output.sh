@@ -101,6 +101,13 @@ if need_root && mkdir "$TMP/small" && mount -t tmpfs -o size=64k tmpfs "$TMP/sma
 	expect_exit 1 "run -o on a full file system: exit 1" "$SBIO" "${RUN[@]}" -o "$TMP/small/report.txt"
 	contains "run -o on a full file system: the path and the cause" "$TMP/small/report.txt: write: No space left on device" "$TMP/err"
 	expect_exit 1 "diff -o on a full file system: exit 1" "$SBIO" diff "$TMP/r.json" "$TMP/r.json" -o "$TMP/small/d.json"
+	if command -v gnuplot >/dev/null; then
+		rm -f "$TMP/small/fill"
+		mkdir "$TMP/small/k"
+		dd if=/dev/zero of="$TMP/small/fill" bs=4k 2>/dev/null
+		expect_exit 1 "plot --keep-data on a full file system: exit 1" "$SBIO" plot "$TMP/r.json" -o "$TMP/c.png" --keep-data "$TMP/small/k"
+		contains "plot --keep-data on a full file system: the file and the cause" ": write: No space left on device" "$TMP/err"
+	fi
 	umount "$TMP/small"
 else
 	skip "a full file system needs root to mount a small tmpfs"
@@ -120,6 +127,10 @@ python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); d["result"]["elapsed_s"] = "10"; json.dump(d, open(sys.argv[2], "w"))' "$TMP/r.json" "$TMP/str.json"
 expect_exit 2 "diff of a result whose elapsed_s is a string: exit 2" "$SBIO" diff "$TMP/r.json" "$TMP/str.json"
 contains "elapsed_s as a string: names the field" "result.elapsed_s is not a number" "$TMP/err"
+if command -v gnuplot >/dev/null; then
+	expect_exit 2 "plot of a result whose config is an array: exit 2" "$SBIO" plot "$TMP/arr.json" -o "$TMP/c.png"
+	contains "plot, config as an array: names the file and the field" "plot: $TMP/arr.json: config is not an object" "$TMP/err"
+fi
 
 # --- what files hold reaches the terminal escaped ---
 python3 -c 'import json, sys
