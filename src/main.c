@@ -525,15 +525,13 @@ static int sbio_main(int argc, char **argv)
     /* What goes to standard output (a report, a table) must get there: a full disk or a
      * device error behind a redirection is a failure, not a silent success. Standard output
      * is written through a stream that keeps the cause of its first failed write, line
-     * buffered on a terminal as before, and put back once the command is done. */
+     * buffered on a terminal as before, and put back once the command is done. Its
+     * descriptor stays 1, which compare points elsewhere while a script's run prints. */
     FILE *std = stdout, *mine = NULL;
-    int out_err = 0, fd = -1;
-    if (!rc && !fflush(stdout) && (fd = dup(STDOUT_FILENO)) >= 0 &&
-        (mine = sbio_util_stream(fd, "w", &out_err))) {
-        setvbuf(mine, NULL, isatty(fd) ? _IOLBF : _IOFBF, BUFSIZ);
+    int out_err = 0;
+    if (!rc && !fflush(stdout) && (mine = sbio_util_stream(STDOUT_FILENO, "w", &out_err))) {
+        setvbuf(mine, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
         stdout = mine;
-    } else if (fd >= 0) {
-        close(fd);
     }
     if (!rc)
         rc = run_command(&c, stdout);

@@ -500,7 +500,7 @@ static ssize_t util_stream_write(void *cookie, const char *buf, size_t len)
 static int util_stream_close(void *cookie)
 {
     struct util_stream *u = cookie;
-    int rc = close(u->fd);
+    int rc = u->fd > STDERR_FILENO ? close(u->fd) : 0;
     if (rc && errno != EINTR && !*u->err)
         *u->err = errno;
     free(u);

@@ -160,7 +160,8 @@ int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mod
 /* A stdio stream over fd (mode as fdopen's) that keeps the errno of its first failed
  * write in *err (which must outlive the stream; 0 until then): a report written in many
  * calls can name what went wrong when it is closed, where ferror() says only that something
- * did and errno has long moved on. Closing the stream closes fd. NULL with errno set. */
+ * did and errno has long moved on. Closing the stream closes fd, unless it is one of the
+ * standard descriptors (0, 1, 2), which stay open. NULL with errno set. */
 FILE *sbio_util_stream(int fd, const char *mode, int *err);
 
 #endif
