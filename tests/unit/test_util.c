@@ -395,6 +395,32 @@ static void test_open_output(void **state)
     rmdir(dir);
 }
 
+/* A stream that keeps the cause of its first failed write: /dev/full says ENOSPC at the
+ * flush, long after errno could have told it. */
+static void test_stream(void **state)
+{
+    (void)state;
+    int err = -1, fd = open("/dev/full", O_WRONLY);
+    assert_true(fd >= 0);
+    FILE *f = sbio_util_stream(fd, "w", &err);
+    assert_non_null(f);
+    assert_int_equal(err, 0);
+    fprintf(f, "a report line\n");
+    errno = 0;
+    assert_int_not_equal(fflush(f), 0);
+    errno = 0; /* whatever errno says later, the stream kept the cause */
+    assert_int_equal(err, ENOSPC);
+    assert_true(ferror(f));
+    fclose(f);
+    assert_int_equal(fcntl(fd, F_GETFD), -1); /* closed with the stream */
+    fd = open("/dev/null", O_WRONLY);
+    f = sbio_util_stream(fd, "w", &err);
+    assert_non_null(f);
+    fprintf(f, "fine\n");
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(err, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_open_output),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
