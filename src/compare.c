@@ -1,6 +1,7 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -303,6 +304,7 @@ struct compare {
     size_t made, done;                     /* runs made; runs measured */
     size_t met[SBIO_TABLE_MAX_COLS], nmet; /* --metrics, or the default columns */
     bool interrupted, failed;
+    int outfd; /* --output, opened before the first run (rank 0), or -1 */
 };
 
 /* The list of schedulers as typed (--schedulers=LIST or --vary scheduler=LIST, unless the
@@ -976,16 +978,41 @@ static int compare_dump(const struct compare *c, json_t *docs, FILE *f)
     return rc;
 }
 
+/* --output, opened before any run (sbio_util_open_output: no planted link, no file of
+ * another user's in a sticky folder), so that a path that cannot be written is told before
+ * hours of runs, not after. 0 or -SBIO_EUSAGE (message printed, by the rank that writes). */
+static int compare_open_output(struct compare *c)
+{
+    char why[512];
+    int rc = 0;
+    if (c->cfg->output && c->topo->rank == 0) {
+        c->outfd =
+            sbio_util_open_output(AT_FDCWD, c->cfg->output, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+        if (c->outfd < 0) {
+            sbio_err("--output %s: %s", c->cfg->output, why);
+            rc = -SBIO_EUSAGE;
+        }
+    }
+    return sbio_mpi_agree(rc, NULL) ? -SBIO_EUSAGE : 0;
+}
+
 /* --output: the document, and where it went; a failed write fails the compare. */
 static void compare_write(struct compare *c)
 {
     json_t *docs = compare_json(c);
-    FILE *f = fopen(c->cfg->output, "w");
-    int rc = f ? compare_dump(c, docs, f) : -errno;
-    if (f && fclose(f) && !rc)
-        rc = -errno;
-    if (rc) {
-        sbio_err("--output %s: %s", c->cfg->output, strerror(-rc));
+    int err = 0;
+    FILE *f = sbio_util_stream(c->outfd, "w", &err);
+    if (!f)
+        err = errno;
+    else
+        c->outfd = -1; /* the stream closes it */
+    int rc = f ? compare_dump(c, docs, f) : 0;
+    if (rc && !err)
+        err = rc == -ENOMEM || rc == -EINVAL ? -rc : EIO;
+    if (f && (fclose(f) || err) && !err)
+        err = EIO;
+    if (err) {
+        sbio_err("%s: write: %s", c->cfg->output, strerror(err));
         c->failed = true;
     }
     json_decref(docs);
@@ -1002,6 +1029,7 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
                         .out = out,
                         .np = script ? script->nphases : 1,
                         .automatic = cfg->repeat == 0,
+                        .outfd = -1,
                         .repeat = (unsigned)(cfg->repeat ? cfg->repeat : cfg->max_repeat)};
     int rc = compare_repeat_options(&c);
     if (!rc)
@@ -1027,6 +1055,8 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
     }
     if (!rc)
         rc = compare_check(&c);
+    if (!rc)
+        rc = compare_open_output(&c);
     if (!rc) {
         compare_start(&c);
         rc = compare_rounds(&c);
@@ -1034,10 +1064,12 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
     if (!rc) {
         compare_summarize(&c);
         compare_print(&c);
-        if (cfg->output && topo->rank == 0)
+        if (c.outfd >= 0)
             compare_write(&c);
         rc = c.interrupted ? -EINTR : c.failed ? -SBIO_EFAILED : 0;
     }
+    if (c.outfd >= 0)
+        close(c.outfd);
     compare_free(&c);
     return rc;
 }

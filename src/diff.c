@@ -38,11 +38,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "table.h"
@@ -125,6 +128,212 @@ static const char *diff_script_lacks(json_t *d)
     return NULL;
 }
 
+/* ---- what a file may hold ----
+ *
+ * The files are anyone's: what diff prints from them (names, modes, settings) is escaped
+ * (sbio_util_escape) as soon as they are loaded, so that no escape sequence or line break of a
+ * file reaches the terminal, and every field diff reads must have the type sbio writes (null
+ * and absent are "missing"): a "config" that is an array would otherwise be read as numbers
+ * by position. */
+
+/* Every string of v, and every key, with control characters escaped, in place. */
+static void diff_escape_all(json_t *v)
+{
+    char buf[4096];
+    const char *k;
+    json_t *e;
+    size_t i;
+    void *tmp;
+    if (json_is_string(v) && sbio_util_control(json_string_value(v))) {
+        json_string_set(v, sbio_util_escape(buf, sizeof(buf), json_string_value(v), 1000));
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, e) diff_escape_all(e);
+    } else if (json_is_object(v)) {
+        json_object_foreach_safe(v, tmp, k, e)
+        {
+            diff_escape_all(e);
+            if (!sbio_util_control(k))
+                continue;
+            json_incref(e);
+            sbio_util_escape(buf, sizeof(buf), k, 1000);
+            json_object_del(v, k);
+            json_object_set_new(v, buf, e);
+        }
+    }
+}
+
+enum { DIFF_T_OBJ = 1, DIFF_T_ARR = 2, DIFF_T_STR = 4, DIFF_T_NUM = 8, DIFF_T_BOOL = 16 };
+
+/* The fields diff reads, by path ("*": every element of an array or member of an object),
+ * and the types each may have. A run result's; a script's adds its phases; a compare's
+ * settings hold run results. */
+static const struct diff_field {
+    const char *path;
+    int types;
+} diff_run_fields[] =
+    {
+        {"config", DIFF_T_OBJ},
+        {"config.file_test_mode", DIFF_T_STR},
+        {"config.ioengine", DIFF_T_STR},
+        {"config.threads", DIFF_T_NUM},
+        {"config.block_size_bytes", DIFF_T_NUM},
+        {"config.rate_ops_per_s", DIFF_T_NUM},
+        {"result", DIFF_T_OBJ},
+        {"result.ops", DIFF_T_NUM},
+        {"result.elapsed_s", DIFF_T_NUM},
+        {"result.interrupted", DIFF_T_BOOL},
+        {"result.op_types", DIFF_T_OBJ},
+        {"result.op_types.*", DIFF_T_OBJ},
+        {"result.op_types.*.ops", DIFF_T_NUM},
+        {"result.op_types.*.ops_per_s", DIFF_T_NUM},
+        {"result.op_types.*.mib_per_s", DIFF_T_NUM},
+        {"result.op_types.*.latency", DIFF_T_OBJ},
+        {"result.op_types.*.latency.mean_ns", DIFF_T_NUM},
+        {"result.op_types.*.latency.max_ns", DIFF_T_NUM},
+        {"result.op_types.*.latency.percentiles_ns", DIFF_T_OBJ},
+        {"result.op_types.*.latency.percentiles_ns.*", DIFF_T_NUM},
+        {"result.cpu", DIFF_T_OBJ},
+        {"result.cpu.user_pct", DIFF_T_NUM},
+        {"result.cpu.system_pct", DIFF_T_NUM},
+        {"result.devices", DIFF_T_ARR},
+        {"result.devices.*", DIFF_T_OBJ},
+        {"result.devices.*.name", DIFF_T_STR},
+        {"result.devices.*.util_pct", DIFF_T_NUM},
+        {"environment", DIFF_T_OBJ},
+        {"environment.devices", DIFF_T_ARR},
+        {"environment.devices.*", DIFF_T_OBJ},
+        {"environment.devices.*.name", DIFF_T_STR},
+        {"environment.devices.*.queue", DIFF_T_OBJ},
+        {"environment.devices.*.iosched", DIFF_T_OBJ},
+        {"script", DIFF_T_STR},
+        {"phases", DIFF_T_ARR},
+        {"phases.*", DIFF_T_OBJ},
+        {"phases.*.name", DIFF_T_STR},
+        {"phases.*.jobs", DIFF_T_ARR},
+        {"phases.*.jobs.*", DIFF_T_OBJ},
+        {"phases.*.jobs.*.name", DIFF_T_STR},
+        {NULL, 0},
+},
+  diff_compare_fields[] = {
+      {"settings", DIFF_T_ARR},
+      {"settings.*", DIFF_T_OBJ},
+      {"settings.*.name", DIFF_T_STR},
+      {"settings.*.runs", DIFF_T_ARR},
+      {"settings.*.runs.*", DIFF_T_OBJ},
+      {"settings.*.runs.*.status", DIFF_T_STR},
+      {"settings.*.runs.*.repeat", DIFF_T_NUM},
+      {"settings.*.runs.*.result", DIFF_T_OBJ},
+      {"axes", DIFF_T_ARR},
+      {"axes.*", DIFF_T_OBJ},
+      {"axes.*.key", DIFF_T_STR},
+      {"axes.*.values", DIFF_T_ARR},
+      {"axes.*.values.*", DIFF_T_STR},
+      {"repeat", DIFF_T_NUM | DIFF_T_STR},
+      {"interrupted", DIFF_T_BOOL},
+      {"metrics", DIFF_T_ARR},
+      {"metrics.*", DIFF_T_STR},
+      {NULL, 0},
+};
+
+static int diff_type_of(json_t *v)
+{
+    return json_is_object(v)    ? DIFF_T_OBJ
+           : json_is_array(v)   ? DIFF_T_ARR
+           : json_is_string(v)  ? DIFF_T_STR
+           : json_is_number(v)  ? DIFF_T_NUM
+           : json_is_boolean(v) ? DIFF_T_BOOL
+                                : 0;
+}
+
+static const char *diff_type_name(int types)
+{
+    return types == (DIFF_T_NUM | DIFF_T_STR) ? "a number or a string"
+           : types == DIFF_T_OBJ              ? "an object"
+           : types == DIFF_T_ARR              ? "an array"
+           : types == DIFF_T_STR              ? "a string"
+           : types == DIFF_T_NUM              ? "a number"
+                                              : "true or false";
+}
+
+/* Whether what lies at path (from v, whose place is where[0..l)) has one of types; when not,
+ * where names the first that does not. */
+static bool diff_field_ok(json_t *v, const char *path, int types, char *where, size_t len, size_t l)
+{
+    l = l < len ? l : len - 1;
+    where[l] = 0;
+    if (!*path)
+        return json_is_null(v) || (diff_type_of(v) & types);
+    const char *dot = strchr(path, '.');
+    size_t n = dot ? (size_t)(dot - path) : strlen(path);
+    const char *rest = dot ? dot + 1 : "";
+    if (n == 1 && *path == '*') {
+        json_t *e;
+        const char *k;
+        size_t i;
+        if (json_is_array(v)) {
+            json_array_foreach(v, i, e)
+            {
+                int m = snprintf(where + l, len - l, "[%zu]", i);
+                if (!diff_field_ok(e, rest, types, where, len, l + (size_t)m))
+                    return false;
+            }
+        } else if (json_is_object(v)) {
+            json_object_foreach(v, k, e)
+            {
+                int m = snprintf(where + l, len - l, "%s%s", l ? "." : "", k);
+                if (!diff_field_ok(e, rest, types, where, len, l + (size_t)m))
+                    return false;
+            }
+        }
+        return true;
+    }
+    char key[64];
+    snprintf(key, sizeof(key), "%.*s", (int)n, path);
+    json_t *e = json_is_object(v) ? json_object_get(v, key) : NULL;
+    if (!e)
+        return true; /* absent: missing, or a parent of the wrong type, told on its own */
+    int m = snprintf(where + l, len - l, "%s%s", l ? "." : "", key);
+    return diff_field_ok(e, rest, types, where, len, l + (size_t)m);
+}
+
+/* Every field of fields in doc (whose place is prefix) of its type: 0, or -SBIO_EUSAGE after
+ * one line naming the file and the field. */
+static int diff_fields_check(const char *cmd, const char *path, json_t *doc, const char *prefix,
+                             const struct diff_field *fields)
+{
+    char where[512];
+    for (const struct diff_field *f = fields; f->path; f++) {
+        size_t l = (size_t)snprintf(where, sizeof(where), "%s", prefix);
+        if (diff_field_ok(doc, f->path, f->types, where, sizeof(where), l))
+            continue;
+        sbio_err("%s: %s: %s is not %s (as sbio writes it): the file was edited or damaged", cmd,
+                 path, where, diff_type_name(f->types));
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+int sbio_diff_check_types(const char *cmd, const char *path, json_t *doc, bool compare)
+{
+    if (!compare)
+        return diff_fields_check(cmd, path, doc, "", diff_run_fields);
+    int rc = diff_fields_check(cmd, path, doc, "", diff_compare_fields);
+    json_t *set, *run;
+    size_t i, j;
+    json_array_foreach(json_object_get(doc, "settings"), i, set)
+    {
+        json_array_foreach(json_object_get(set, "runs"), j, run)
+        {
+            char prefix[96];
+            json_t *res = json_object_get(run, "result");
+            snprintf(prefix, sizeof(prefix), "settings[%zu].runs[%zu].result", i, j);
+            if (!rc && res)
+                rc = diff_fields_check(cmd, path, res, prefix, diff_run_fields);
+        }
+    }
+    return rc;
+}
+
 /* Load path as an sbio result. 0 with *doc and *kind set, or -SBIO_EUSAGE after one line on
  * stderr naming the file and what is accepted. */
 static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
@@ -139,13 +348,13 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
     json_t *d = json_loadf(f, 0, &jerr);
     fclose(f);
     if (!d) {
-        /* jansson may quote the file's own text, newlines included: keep one line. */
-        for (char *c = jerr.text; *c; c++)
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
-        sbio_err("diff: %s: not JSON (line %d: %s); " DIFF_ACCEPTED, path, jerr.line, jerr.text);
+        /* jansson may quote the file's own text, newlines included: one line, escaped. */
+        char shown[200];
+        sbio_err("diff: %s: not JSON (line %d: %s); " DIFF_ACCEPTED, path, jerr.line,
+                 sbio_util_escape(shown, sizeof(shown), jerr.text, 120));
         return -SBIO_EUSAGE;
     }
+    diff_escape_all(d);
     const char *schema = json_string_value(json_object_get(d, "schema"));
     const char *need = NULL;
     if (!schema) {
@@ -171,6 +380,8 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         sbio_err("diff: %s: schema %s but no %s; " DIFF_ACCEPTED, path, schema, need);
         goto bad;
     }
+    if (sbio_diff_check_types("diff", path, d, *kind == DIFF_COMPARE))
+        goto bad;
     if (*kind == DIFF_COMPARE && diff_check_names(path, d))
         goto bad;
     *doc = d;
@@ -1007,7 +1218,7 @@ static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
 /* -o FILE: the sbio-diff/1 document of the tables d[0..n) over the columns col[0..ncol) (and,
  * of two compares, the settings not compared: skipped, else NULL). 0, or -SBIO_EFAILED after
  * one line on stderr. */
-static int diff_write(const struct sbio_config *cfg, const struct diff_cmp *d, size_t n,
+static int diff_write(const struct sbio_config *cfg, int fd, const struct diff_cmp *d, size_t n,
                       const size_t *col, size_t ncol, json_t *skipped, bool gated)
 {
     json_t *doc = json_object(), *argv = json_array(), *mets = json_array(), *cmps = json_array();
@@ -1028,21 +1239,30 @@ static int diff_write(const struct sbio_config *cfg, const struct diff_cmp *d, s
                             : json_null());
     json_object_set_new(doc, "comparisons", cmps);
     json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
-    FILE *f = fopen(cfg->output, "w");
-    int rc = !f || json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ? -SBIO_EFAILED : 0;
-    if (rc)
-        sbio_err("diff: --output %s: %s", cfg->output, strerror(errno));
-    if (f && fclose(f) && !rc) {
-        sbio_err("diff: --output %s: %s", cfg->output, strerror(errno));
-        rc = -SBIO_EFAILED;
-    }
+    /* The file was opened (not truncated) before anything was computed: emptied now. */
+    struct stat st;
+    int err = 0;
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0))
+        err = errno;
+    int dfd = err ? -1 : dup(fd);
+    FILE *f = dfd >= 0 ? sbio_util_stream(dfd, "a", &err) : NULL;
+    if (!f && !err)
+        err = errno;
+    if (!f && dfd >= 0)
+        close(dfd);
+    if (f && json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) && !err)
+        err = EIO;
+    if (f && fclose(f) && !err)
+        err = EIO;
+    if (err)
+        sbio_err("diff: %s: write: %s", cfg->output, strerror(err));
     json_decref(doc);
-    return rc;
+    return err ? -SBIO_EFAILED : 0;
 }
 
 /* Runs on both sides (several, or scripts', or with --metrics): the table of A's runs against
  * B's; -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_sides(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
+static int diff_sides(const struct sbio_config *cfg, int fd, FILE *out, const struct diff_input *in,
                       bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol;
@@ -1056,7 +1276,7 @@ static int diff_sides(const struct sbio_config *cfg, FILE *out, const struct dif
         fprintf(out, "           B = ");
         diff_side_line(out, in, in->na, in->n - in->na);
         int fired = diff_cmp_print(&d, out, "", check, thr);
-        rc = cfg->output ? diff_write(cfg, &d, 1, col, ncol, NULL, check) : 0;
+        rc = fd >= 0 ? diff_write(cfg, fd, &d, 1, col, ncol, NULL, check) : 0;
         rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
     }
     diff_cmp_free(&d);
@@ -1114,8 +1334,8 @@ static void diff_print_skipped(FILE *out, json_t *skipped)
 
 /* Two compares: per setting of both, the table of A's runs of it against B's (from the runs'
  * documents); -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
-                         bool check, double thr)
+static int diff_compares(const struct sbio_config *cfg, int fd, FILE *out,
+                         const struct diff_input *in, bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol, nd = 0;
     struct diff_cmp *d =
@@ -1138,7 +1358,7 @@ static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct 
         }
         diff_print_skipped(out, skipped);
         fflush(out);
-        rc = cfg->output ? diff_write(cfg, d, nd, col, ncol, skipped, check) : 0;
+        rc = fd >= 0 ? diff_write(cfg, fd, d, nd, col, ncol, skipped, check) : 0;
         rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
     }
     for (size_t i = 0; d && i <= nd; i++)
@@ -1150,7 +1370,7 @@ static int diff_compares(const struct sbio_config *cfg, FILE *out, const struct 
 
 /* One run result a side: the rows of every metric, with the settings that differ; -o writes
  * the table of the default columns as well. */
-static int diff_pair(const struct sbio_config *cfg, FILE *out, const struct diff_input *in,
+static int diff_pair(const struct sbio_config *cfg, int fd, FILE *out, const struct diff_input *in,
                      bool check, double thr)
 {
     char ca[1024], cb[1024];
@@ -1163,28 +1383,55 @@ static int diff_pair(const struct sbio_config *cfg, FILE *out, const struct diff
         diff_run_config(cb, sizeof(cb), in->doc[1]);
         fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
         int worse = diff_runs(out, in->doc[0], in->doc[1], check, thr);
-        rc = cfg->output ? diff_write(cfg, &d, 1, col, ncol, NULL, false) : 0;
+        rc = fd >= 0 ? diff_write(cfg, fd, &d, 1, col, ncol, NULL, false) : 0;
         rc = rc ? rc : worse;
     }
     diff_cmp_free(&d);
     return rc == -ENOMEM ? -SBIO_EFAILED : rc;
 }
 
+/* -o FILE, opened before anything is computed or printed (sbio_util_open_output: no planted
+ * link, no file of another user's in a sticky folder) and emptied only when the document is
+ * written: a path that cannot be written is one line and nothing else. *made when the file
+ * was not there before (removed again if the input turns out bad). The descriptor, or
+ * -SBIO_EUSAGE after one line on stderr. */
+static int diff_open_output(const struct sbio_config *cfg, bool *made)
+{
+    struct stat st;
+    char why[512];
+    *made = lstat(cfg->output, &st) != 0;
+    int fd = sbio_util_open_output(AT_FDCWD, cfg->output, SBIO_OUTPUT_APPEND, why, sizeof(why));
+    if (fd >= 0)
+        return fd;
+    sbio_err("diff: --output %s: %s", cfg->output, why);
+    return -SBIO_EUSAGE;
+}
+
 int sbio_diff(const struct sbio_config *cfg, FILE *out)
 {
     struct diff_input in;
-    int rc = diff_load_all(cfg, &in);
+    bool made = false;
+    int fd = -1, rc = diff_load_all(cfg, &in);
     if (rc)
         return rc;
+    if (cfg->output && (fd = diff_open_output(cfg, &made)) < 0) {
+        diff_input_free(&in);
+        return fd;
+    }
     bool check = sbio_options_given(cfg, "threshold");
     double thr = (double)cfg->threshold;
     if (in.kind[0] == DIFF_COMPARE)
-        rc = diff_compares(cfg, out, &in, check, thr);
+        rc = diff_compares(cfg, fd, out, &in, check, thr);
     else if (in.n == 2 && in.na == 1 && in.kind[0] == DIFF_RUN && in.kind[1] == DIFF_RUN &&
              !cfg->metrics)
-        rc = diff_pair(cfg, out, &in, check, thr);
+        rc = diff_pair(cfg, fd, out, &in, check, thr);
     else
-        rc = diff_sides(cfg, out, &in, check, thr);
+        rc = diff_sides(cfg, fd, out, &in, check, thr);
     diff_input_free(&in);
+    if (fd >= 0) {
+        if (rc == -SBIO_EUSAGE && made)
+            unlink(cfg->output); /* bad input leaves nothing behind */
+        close(fd);
+    }
     return rc == -ENOMEM ? -SBIO_EFAILED : rc;
 }

@@ -2,6 +2,8 @@
 #ifndef SBIO_DIFF_H
 #define SBIO_DIFF_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "options.h"
@@ -23,5 +25,11 @@
  * on a side, files whose phases or jobs differ, a bad --metrics) with one line on stderr and
  * nothing written to out. */
 int sbio_diff(const struct sbio_config *cfg, FILE *out);
+
+/* Whether each field diff and plot read from a result (doc, loaded from path; a compare's
+ * when compare is true, its runs' results too) has the type sbio writes there; null and
+ * absent are "missing". 0, or -SBIO_EUSAGE after one line on stderr, "CMD: PATH: FIELD is not
+ * …" (cmd: "diff", "plot"). */
+int sbio_diff_check_types(const char *cmd, const char *path, json_t *doc, bool compare);
 
 #endif

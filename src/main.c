@@ -80,15 +80,20 @@ static int check_output_dir(const char *output)
 /* A CSV file is appended to under its one header: a file that has lines already must start
  * with the header this run's lines go under (a script's have phase and job first), else
  * they would land under the wrong columns. Only a regular file is read (-o /dev/stdout is
- * not). 0 or -SBIO_EUSAGE (message printed). */
+ * not), and not through a link (which open_outputs judges): its first line is quoted in the
+ * message, short and escaped. 0 or -SBIO_EUSAGE (message printed). */
 static int check_csv_header(const struct sbio_config *cfg, bool script)
 {
     struct stat st;
-    if (cfg->output_format != SBIO_OUT_CSV || !cfg->output || stat(cfg->output, &st) ||
+    if (cfg->output_format != SBIO_OUT_CSV || !cfg->output || lstat(cfg->output, &st) ||
         !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0;
     char want[SBIO_CSV_HEADER_MAX], other[SBIO_CSV_HEADER_MAX], line[SBIO_CSV_HEADER_MAX] = "";
-    FILE *f = fopen(cfg->output, "r");
+    char shown[128];
+    int fd = open(cfg->output, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (f) {
         if (!fgets(line, sizeof(line), f))
             line[0] = 0;
@@ -106,9 +111,9 @@ static int check_csv_header(const struct sbio_config *cfg, bool script)
                  script ? "sbio_version,…" : "phase,job,…", who,
                  script ? "phase and job first" : "no phase and job", who);
     else
-        sbio_err("--output %s: its first line (%.*s%s) is not the header of a %s's CSV lines; "
+        sbio_err("--output %s: its first line (%s) is not the header of a %s's CSV lines; "
                  "give the %s another file",
-                 cfg->output, 24, line, strlen(line) > 24 ? "…" : "", who, who);
+                 cfg->output, sbio_util_escape(shown, sizeof(shown), line, 24), who, who);
     return -SBIO_EUSAGE;
 }
 
@@ -117,6 +122,7 @@ static int check_csv_header(const struct sbio_config *cfg, bool script)
  * only rank 0 writes: the others' stdout is /dev/null. */
 struct run_outputs {
     FILE *text, *machine, *devnull;
+    int err;         /* the first write error of --output's stream (sbio_util_stream) */
     bool csv_header; /* CSV appends one line per run under a single header */
 };
 
@@ -128,12 +134,19 @@ static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
         return 0;
     if (cfg->output) {
         bool csv = cfg->output_format == SBIO_OUT_CSV;
-        FILE *f = fopen(cfg->output, csv ? "a" : "w");
+        char why[512];
+        int fd = sbio_util_open_output(AT_FDCWD, cfg->output,
+                                       csv ? SBIO_OUTPUT_APPEND : SBIO_OUTPUT_TRUNCATE, why,
+                                       sizeof(why));
+        FILE *f = fd >= 0 ? sbio_util_stream(fd, csv ? "a" : "w", &o->err) : NULL;
         if (!f) {
-            sbio_err("--output %s: %s", cfg->output, strerror(errno));
+            sbio_err("--output %s: %s", cfg->output, fd < 0 ? why : strerror(errno));
+            if (fd >= 0)
+                close(fd);
             return -SBIO_EUSAGE;
         }
-        o->csv_header = !csv || ftell(f) == 0;
+        /* Lines go under a header already there; a pipe (no offset) gets none, as before. */
+        o->csv_header = !csv || lseek(fd, 0, SEEK_END) == 0;
         if (cfg->output_format == SBIO_OUT_TEXT)
             o->text = f;
         else
@@ -146,12 +159,33 @@ static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
     return 0;
 }
 
-static void close_outputs(struct run_outputs *o, FILE *out)
+/* Closes f (a sbio_util_stream keeping its first write error in *err), written as path: a
+ * write that failed on the way or at the last flush is one line. 0 or -SBIO_EFAILED. */
+static int close_output(FILE *f, const int *err, const char *path)
 {
-    if (o->machine && o->machine != out)
-        fclose(o->machine);
-    if (o->text != out && o->text != stderr)
-        fclose(o->text);
+    int bad = fflush(f) || ferror(f);
+    bad |= fclose(f) != 0;
+    if (!bad && !*err)
+        return 0;
+    sbio_err("%s: write: %s", path, strerror(*err ? *err : EIO));
+    return -SBIO_EFAILED;
+}
+
+/* The files open_outputs opened, closed: -SBIO_EFAILED when the text report could not be
+ * written whole (the machine format's writes are checked by write_machine). */
+static int close_outputs(const struct sbio_config *cfg, struct run_outputs *o, FILE *out)
+{
+    int rc = 0;
+    /* A machine format's failed write was told by write_machine; a failed close is told here. */
+    if (o->machine && o->machine != out && fclose(o->machine) && !o->err) {
+        sbio_err("%s: write: %s", cfg->output, strerror(errno));
+        rc = -SBIO_EFAILED;
+    }
+    if (o->text == o->devnull && o->devnull)
+        fclose(o->devnull);
+    else if (o->text != out && o->text != stderr)
+        rc = close_output(o->text, &o->err, cfg->output);
+    return rc;
 }
 
 /* The machine format of the run's document; -SBIO_EFAILED (message printed) when it could
@@ -160,8 +194,9 @@ static int write_machine(const struct sbio_config *cfg, const struct run_outputs
 {
     int rc = cfg->output_format == SBIO_OUT_JSON ? sbio_report_json(o->machine, doc)
                                                  : sbio_report_csv(o->machine, doc, o->csv_header);
-    if (rc || fflush(o->machine)) {
-        sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)", strerror(errno));
+    if (rc || fflush(o->machine) || o->err) {
+        int e = o->err && o->machine != stdout ? o->err : errno;
+        sbio_err("--output %s: write: %s", cfg->output ? cfg->output : "(stdout)", strerror(e));
         return -SBIO_EFAILED;
     }
     return 0;
@@ -200,10 +235,10 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
             rc = -SBIO_EFAILED;
         json_decref(doc);
     }
-    close_outputs(&o, out);
+    int crc = close_outputs(cfg, &o, out);
     if (lock >= 0)
         close(lock);
-    return rc;
+    return rc ? rc : crc;
 }
 
 /* --file-per-rank: this rank's folder, DIR/rank.N, made by prepare when missing. */
@@ -542,8 +577,28 @@ static int sbio_main(int argc, char **argv)
 {
     struct command c = {0};
     int rc = parse_command_line(argc, argv, &c);
+    /* What goes to standard output (a report, a table) must get there: a full disk or a
+     * device error behind a redirection is a failure, not a silent success. Standard output
+     * is written through a stream that keeps the cause of its first failed write, line
+     * buffered on a terminal as before, and put back once the command is done. Its
+     * descriptor stays 1, which compare points elsewhere while a script's run prints. */
+    FILE *std = stdout, *mine = NULL;
+    int out_err = 0;
+    if (!rc && !fflush(stdout) && (mine = sbio_util_stream(STDOUT_FILENO, "w", &out_err))) {
+        setvbuf(mine, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+        stdout = mine;
+    }
     if (!rc)
         rc = run_command(&c, stdout);
+    if (mine) {
+        int bad = fflush(mine) || ferror(mine);
+        bad |= fclose(mine) != 0;
+        stdout = std;
+        if (bad || out_err) {
+            sbio_err("standard output: write: %s", strerror(out_err ? out_err : EIO));
+            rc = rc ? rc : -SBIO_EFAILED;
+        }
+    }
     sbio_script_free(&c.script);
     sbio_script_free(&c.decl);
     return rc;

@@ -461,6 +461,8 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
 /* Where the option being set was written: "" on the command line, "FILE:LINE: " in a
  * --config-file, for the messages. */
 static char opt_where[320];
+/* The bytes of a config file's line quoted in a message at most. */
+#define CONF_EXCERPT 16
 
 static int opt_bad(const struct optdef *d, const char *value, const char *why)
 {
@@ -839,8 +841,16 @@ static int opt_unknown(const char *name, size_t nlen)
         }
     }
     const char *near = opt_suggest(name, nlen);
-    sbio_err("%sunknown option '--%.*s'%s%s%s; see sbio help for the options", opt_where, (int)nlen,
-             name, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
+    /* A config file's line may be any file's (--config-file=/etc/shadow): a short excerpt. */
+    char shown[128], cut[64];
+    if (*opt_where) {
+        snprintf(cut, sizeof(cut), "%.*s", (int)(nlen < 63 ? nlen : 63), name);
+        sbio_util_escape(shown, sizeof(shown), cut, CONF_EXCERPT);
+    } else {
+        snprintf(shown, sizeof(shown), "%.*s", (int)(nlen < 127 ? nlen : 127), name);
+    }
+    sbio_err("%sunknown option '--%s'%s%s%s; see sbio help for the options", opt_where, shown,
+             near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
     return -EINVAL;
 }
 
@@ -900,7 +910,10 @@ static int conf_split(char *s, char **name, char **value)
         return 0;
     char *eq = strchr(s, '=');
     if (!eq || eq == s) {
-        sbio_err("%s'%s': expected name=value (one option a line, # for comments)", opt_where, s);
+        /* Whatever file was named: a short excerpt of it, not its first line. */
+        char shown[64];
+        sbio_err("%s'%s': expected name=value (one option a line, # for comments)", opt_where,
+                 sbio_util_escape(shown, sizeof(shown), s, CONF_EXCERPT));
         return -EINVAL;
     }
     char *e = eq;
@@ -977,6 +990,17 @@ static int conf_getline(FILE *f, char *buf, size_t len)
     return n || c != EOF ? (int)n : EOF;
 }
 
+/* Whether a line holds a control character other than a tab and its line break (\n or
+ * \r\n): an escape sequence is no text of a config file, and is not echoed. */
+static bool conf_control(const char *line)
+{
+    size_t n;
+    for (const char *p = line; *p; p += n)
+        if (sbio_util_control_at(p, &n) && *p != '\t' && strcmp(p, "\n") && strcmp(p, "\r\n"))
+            return true;
+    return false;
+}
+
 /* Apply one --config-file: every line, in order, with "FILE:LINE: " before its messages. */
 static int conf_read(struct sbio_config *cfg, const char *path)
 {
@@ -990,9 +1014,9 @@ static int conf_read(struct sbio_config *cfg, const char *path)
     int rc = 0, n;
     while (!rc && (n = conf_getline(f, line, sizeof(line))) != EOF) {
         snprintf(opt_where, sizeof(opt_where), "%s:%u: ", path, ++lineno);
-        if (n < 0) {
-            sbio_err("%snot a line of text (a NUL byte, or longer than 4 KiB); lines are "
-                     "name=value",
+        if (n < 0 || conf_control(line)) {
+            sbio_err("%snot a line of text (a NUL byte, a control character, or longer than 4 "
+                     "KiB); lines are name=value",
                      opt_where);
             rc = -EINVAL;
         } else {

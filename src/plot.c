@@ -24,10 +24,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "io.h"
 #include "report.h"
 #include "table.h"
@@ -81,7 +90,10 @@ struct plot_ctx {
     bool svg;
     bool temp; /* dir is ours to remove */
     char dir[PATH_MAX];
-    char output[PATH_MAX]; /* absolute: gnuplot runs in dir */
+    int dirfd;              /* dir, opened: every file is made and gnuplot runs through it */
+    int outfd;              /* the chart, opened by sbio: gnuplot's standard output */
+    char output[PATH_MAX];  /* absolute: the kept script names it (gnuplot runs in dir) */
+    char gnuplot[PATH_MAX]; /* gnuplot's path, found on PATH before anything is written */
     int nruns;
     struct plot_run runs[SBIO_MAX_ARGS];
 };
@@ -199,9 +211,60 @@ static int plot_load_compare(struct plot_run *r)
     return 0;
 }
 
+/* Whether a string of v, or a key, holds a control character (sbio_util_control): where it
+ * is ("config.file_test_mode", "settings[1].name") into where (len bytes, l used). */
+static bool plot_find_control(json_t *v, char *where, size_t len, size_t l)
+{
+    const char *k;
+    json_t *e;
+    size_t i;
+    l = l < len ? l : len - 1;
+    if (json_is_string(v))
+        return sbio_util_control(json_string_value(v)) != NULL;
+    if (json_is_object(v)) {
+        json_object_foreach(v, k, e)
+        {
+            int n = snprintf(where + l, len - l, "%s%s", l ? "." : "", k);
+            if (sbio_util_control(k) || plot_find_control(e, where, len, l + (size_t)n))
+                return true;
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, e)
+        {
+            int n = snprintf(where + l, len - l, "[%zu]", i);
+            if (plot_find_control(e, where, len, l + (size_t)n))
+                return true;
+        }
+    }
+    where[l] = 0;
+    return false;
+}
+
+/* Text of a result reaches the gnuplot script (titles, labels, names, units) and the
+ * terminal: a line break there would end a quoted string and start a command of the file's
+ * choosing, an escape sequence would act on the terminal. sbio writes none: a file with one
+ * was made to do that, or damaged. 0 or -SBIO_EUSAGE (message printed). */
+static int plot_check_text(const struct plot_run *r)
+{
+    char where[512] = "", shown[160];
+    if (!plot_find_control(r->doc, where, sizeof(where), 0))
+        return 0;
+    sbio_err("plot: %s: %s holds a control character (a line break, an escape…): refused, as "
+             "the text would reach the gnuplot script; sbio writes none",
+             r->path, sbio_util_escape(shown, sizeof(shown), where, 100));
+    return -SBIO_EUSAGE;
+}
+
 /* Reads and checks one result; the message names the file and what is wrong with it. */
 static int plot_load(struct plot_run *r)
 {
+    char shown[160];
+    if (sbio_util_control(r->path)) {
+        sbio_err("plot: %s: a file name with a control character: refused, as it would reach "
+                 "the gnuplot script",
+                 sbio_util_escape(shown, sizeof(shown), r->path, 100));
+        return -SBIO_EUSAGE;
+    }
     FILE *f = fopen(r->path, "re");
     if (!f) {
         sbio_err("plot: %s: %s", r->path, strerror(errno));
@@ -211,23 +274,27 @@ static int plot_load(struct plot_run *r)
     r->doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
     fclose(f);
     if (!r->doc) {
-        for (char *c = jerr.text; *c; c++) /* one line, even when jansson quotes a newline */
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
+        /* jansson may quote the file's own text: one line, nothing a terminal acts on. */
         sbio_err("plot: %s: not JSON (line %d column %d: %s)", r->path, jerr.line, jerr.column,
-                 jerr.text);
+                 sbio_util_escape(shown, sizeof(shown), jerr.text, 100));
         return -SBIO_EUSAGE;
     }
     json_t *schema = json_object_get(r->doc, "schema");
     if (json_is_string(schema) && !strcmp(json_string_value(schema), PLOT_CMP_SCHEMA))
-        return plot_load_compare(r);
+        return plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, true)
+                   ? -SBIO_EUSAGE
+                   : plot_load_compare(r);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), PLOT_SCHEMA)) {
         sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\" or \"%s\")",
                  r->path, json_is_string(schema) ? "\"" : "",
-                 json_is_string(schema) ? json_string_value(schema) : "absent",
+                 json_is_string(schema)
+                     ? sbio_util_escape(shown, sizeof(shown), json_string_value(schema), 60)
+                     : "absent",
                  json_is_string(schema) ? "\"" : "", PLOT_SCHEMA, PLOT_CMP_SCHEMA);
         return -SBIO_EUSAGE;
     }
+    if (plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, false))
+        return -SBIO_EUSAGE;
     r->result = json_object_get(r->doc, "result");
     r->op_types = json_object_get(r->result, "op_types");
     if (!json_is_object(r->op_types)) {
@@ -243,15 +310,35 @@ static int plot_load(struct plot_run *r)
     return 0;
 }
 
-/* gnuplot's single-quoted strings have one escape: '' for '. */
+/* Text as a gnuplot string, every one of them written by these two. Control characters never
+ * reach here (a result holding one is refused) but sbio's own line breaks. gnuplot runs what
+ * is between backquotes inside double quotes, and gnuplot 5.4 misreads two escaped quotes in
+ * a row (four quotes end the string after one): so text with no single quote goes in single
+ * quotes, where nothing is read as anything but text, and any other text in double quotes
+ * with each quote, backslash and backquote as its octal escape, which the string gives back
+ * as text. */
+static void plot_dquote(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", f);
+        else if (strchr("\"'\\`", *s))
+            fprintf(f, "\\%03o", (unsigned)(unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void plot_quote(FILE *f, const char *s)
 {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
+    if (strpbrk(s, "'\n")) {
+        plot_dquote(f, s);
+        return;
     }
+    fputc('\'', f);
+    fputs(s, f);
     fputc('\'', f);
 }
 
@@ -312,14 +399,18 @@ static int plot_close(FILE *f, const char *path)
     return 0;
 }
 
+/* A data file or the script, new in the data folder (never written through a link or into a
+ * file that was there: sbio_util_open_output's SBIO_OUTPUT_NEW). */
 static FILE *plot_create(const struct plot_ctx *c, const char *name, int *rc)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-    FILE *f = fopen(path, "we");
+    char why[512];
+    int fd = sbio_util_open_output(c->dirfd, name, SBIO_OUTPUT_NEW, why, sizeof(why));
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        *rc = -errno;
-        sbio_err("plot: %s: %s", path, strerror(errno));
+        *rc = fd < 0 ? fd : -errno;
+        sbio_err("plot: %s/%s: %s", c->dir, name, fd < 0 ? why : strerror(errno));
+        if (fd >= 0)
+            close(fd);
     }
     return f;
 }
@@ -427,9 +518,10 @@ static void plot_write_terminal(FILE *f, const struct plot_ctx *c)
                 "}\n",
                 c->width, c->height, c->width, c->height);
     }
-    fprintf(f, "set output ");
+    /* sbio gives gnuplot the chart as its standard output; run by hand, the script names it. */
+    fprintf(f, "if (!exists('sbio_chart_on_stdout')) {\n    set output ");
     plot_quote(f, c->output);
-    fputc('\n', f);
+    fprintf(f, "\n}\n");
     /* Value labels in the unit that fits, as the text report prints them. */
     fprintf(f, "plot_fmt_ns(ns) = ns < 1e3 ? sprintf('%%.0f ns', ns) : ns < 1e6 ? "
                "sprintf('%%.3g µs', ns / 1e3) : ns < 1e9 ? sprintf('%%.3g ms', ns / 1e6) : "
@@ -1150,22 +1242,6 @@ static int plot_cmp_write_lat(const struct plot_cmp *m, size_t ph, size_t b)
     return plot_close(f, name);
 }
 
-/* gnuplot's double-quoted strings, for line breaks: \ and " escaped, a newline as \n. */
-static void plot_dquote(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '\n') {
-            fputs("\\n", f);
-            continue;
-        }
-        if (*s == '\\' || *s == '"')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* buf (len bytes) cut at max bytes, on a character boundary, ending in "…". */
 static void plot_cut(char *buf, size_t len, size_t max)
 {
@@ -1506,7 +1582,9 @@ static int plot_cmp_bars_panel(FILE *f, const struct plot_cmp *m, const struct p
     /* Black error bars on the bars; a latency panel's are in their line's colour. */
     fprintf(f, "unset logscale y\nunset key\nset errorbars lw 1.5 lc rgb '#202020'\nset title ");
     plot_dquote(f, title);
-    fprintf(f, " font ',10'\nset ylabel '%s'\nset yrange [0:%.6g]\n", ylabel, ymax > 0 ? ymax : 1);
+    fprintf(f, " font ',10'\nset ylabel ");
+    plot_quote(f, ylabel);
+    fprintf(f, "\nset yrange [0:%.6g]\n", ymax > 0 ? ymax : 1);
     plot_cmp_xtics(f, m, l);
     plot_cmp_bars_labels(f, l, bars, m->ns, scale);
     plot_cmp_bars_plot(f, file, bars, m->ns, scale);
@@ -1774,42 +1852,97 @@ static int plot_write_files(const struct plot_ctx *c)
     return plot_close(f, PLOT_SCRIPT);
 }
 
-/* mkdir -p: --keep-data may name a folder several levels deep. */
-static int plot_mkdir_p(const char *dir)
+/* The last folder of --keep-data, made when missing (its parent must exist, as --dir's
+ * must), then opened: the folder to write in must be the user's or root's, and when others
+ * may write in it, sticky (so that none of them can swap a file sbio wrote for another
+ * before gnuplot reads it). A link there is followed only when it is root's or the user's.
+ * 0 or -SBIO_EUSAGE (message printed); *made when the folder was made here. */
+static int plot_keep_dir(struct plot_ctx *c, const char *keep, bool *made)
 {
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-        return -ENAMETOOLONG;
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = 0;
-        if (mkdir(p, 0777) && errno != EEXIST)
-            return -errno;
-        *s = '/';
-    }
-    if (mkdir(p, 0777) && errno != EEXIST)
-        return -errno;
+    char shown[160];
+    const char *why = NULL;
     struct stat st;
-    if (stat(p, &st))
-        return -errno;
-    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+    *made = false;
+    int fd = open(keep, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && !mkdir(keep, 0777)) {
+        *made = true;
+        fd = open(keep, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    /* A link is ENOTDIR or ELOOP under O_NOFOLLOW. */
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && !lstat(keep, &st) &&
+        S_ISLNK(st.st_mode)) {
+        if (st.st_uid == 0 || st.st_uid == geteuid())
+            fd = open(keep, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        else
+            why = "a symbolic link of another user's: sbio follows a link only when it is "
+                  "root's or the user's";
+    }
+    if (fd < 0 && !why)
+        why = errno == ENOENT ? "its parent folder does not exist (sbio makes the last folder "
+                                "only)"
+                              : strerror(errno);
+    if (!why && (fstat(fd, &st) || (st.st_uid != 0 && st.st_uid != geteuid())))
+        why = "a folder of another user's: sbio keeps its files only in the user's own or root's";
+    else if (!why && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        why = "a folder others may write in (and not sticky): they could swap the files sbio "
+              "writes before gnuplot reads them";
+    if (why) {
+        sbio_err("plot: --keep-data %s: %s", sbio_util_escape(shown, sizeof(shown), keep, 100),
+                 why);
+        if (fd >= 0)
+            close(fd);
+        return -SBIO_EUSAGE;
+    }
+    c->dirfd = fd;
+    snprintf(c->dir, sizeof(c->dir), "%s", keep);
+    return 0;
 }
 
-static int plot_make_dir(struct plot_ctx *c)
+/* The names plot writes in a kept folder (plot.gp, *.dat): each must be free, or a regular
+ * file of the user's with one name, which is replaced by a new file. Checked before anything
+ * is written; each file is created with O_EXCL all the same (sbio_util_open_output). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int plot_keep_free(const struct plot_ctx *c)
+{
+    int dfd = dup(c->dirfd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct dirent *e;
+    int rc = 0;
+    if (!d) {
+        int err = errno;
+        if (dfd >= 0)
+            close(dfd);
+        sbio_err("plot: --keep-data %s: %s", c->dir, strerror(err));
+        return -err;
+    }
+    while (!rc && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        struct stat st;
+        if (strcmp(e->d_name, PLOT_SCRIPT) && (n < 4 || strcmp(e->d_name + n - 4, ".dat")))
+            continue;
+        if (fstatat(c->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            (S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1))
+            continue;
+        char shown[160];
+        sbio_err("plot: --keep-data %s: %s is %s: sbio replaces only its own files there", c->dir,
+                 sbio_util_escape(shown, sizeof(shown), e->d_name, 100),
+                 S_ISLNK(st.st_mode)      ? "a symbolic link"
+                 : !S_ISREG(st.st_mode)   ? "not a regular file"
+                 : st.st_uid != geteuid() ? "another user's file"
+                                          : "a file with other names (hard links)");
+        rc = -SBIO_EUSAGE;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int plot_make_dir(struct plot_ctx *c, bool *made)
 {
     const char *keep = c->cfg->keep_data;
+    *made = false;
     if (keep && *keep) {
-        int rc = plot_mkdir_p(keep);
-        if (rc) {
-            sbio_err("plot: --keep-data %s: %s", keep, strerror(-rc));
-            return rc == -ENOTDIR || rc == -ENAMETOOLONG ? -SBIO_EUSAGE : rc;
-        }
-        if (!realpath(keep, c->dir)) {
-            sbio_err("plot: --keep-data %s: %s", keep, strerror(errno));
-            return -errno;
-        }
-        return 0;
+        int rc = plot_keep_dir(c, keep, made);
+        return rc ? rc : plot_keep_free(c);
     }
     const char *tmp = getenv("TMPDIR");
     snprintf(c->dir, sizeof(c->dir), "%s/sbio-plot.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -1819,6 +1952,12 @@ static int plot_make_dir(struct plot_ctx *c)
         return -e;
     }
     c->temp = true;
+    c->dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (c->dirfd < 0) {
+        int e = errno;
+        sbio_err("plot: %s: %s", c->dir, strerror(e));
+        return -e;
+    }
     return 0;
 }
 
@@ -1828,16 +1967,16 @@ static void plot_remove_dir(const struct plot_ctx *c)
 {
     if (!c->temp)
         return;
-    DIR *d = opendir(c->dir);
+    int dfd = c->dirfd >= 0 ? dup(c->dirfd) : -1;
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
     struct dirent *e;
-    char path[PATH_MAX + 300];
     while (d && (e = readdir(d)))
-        if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) {
-            snprintf(path, sizeof(path), "%s/%s", c->dir, e->d_name);
-            unlink(path);
-        }
+        if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN)
+            unlinkat(c->dirfd, e->d_name, 0);
     if (d)
         closedir(d);
+    else if (dfd >= 0)
+        close(dfd);
     rmdir(c->dir);
 }
 
@@ -1846,7 +1985,14 @@ static void plot_remove_dir(const struct plot_ctx *c)
 static int plot_output_path(struct plot_ctx *c)
 {
     const char *out = c->cfg->output;
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], shown[160];
+    /* The kept script names the chart (to redraw it), inside quotes. */
+    if (sbio_util_control(out)) {
+        sbio_err("plot: -o %s: a file name with a control character: refused, as it would reach "
+                 "the gnuplot script",
+                 sbio_util_escape(shown, sizeof(shown), out, 100));
+        return -SBIO_EUSAGE;
+    }
     if (out[0] == '/') {
         snprintf(c->output, sizeof(c->output), "%s", out);
     } else {
@@ -1871,25 +2017,174 @@ static int plot_output_path(struct plot_ctx *c)
     return 0;
 }
 
-/* The child: gnuplot in c->dir, its stdin and stdout on /dev/null, its stderr into errfd.
- * When it cannot start, the errno of chdir or execvp goes back through execfd. */
-static _Noreturn void plot_gnuplot_exec(const struct plot_ctx *c, int errfd, int execfd)
+/* The chart, opened by sbio (sbio_util_open_output: never through a link or into a file
+ * another user planted) and handed to gnuplot as its standard output: gnuplot itself opens
+ * nothing to write. 0 or -SBIO_EUSAGE (message printed). */
+static int plot_open_output(struct plot_ctx *c)
 {
-    int e;
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
+    char why[512];
+    c->outfd =
+        sbio_util_open_output(AT_FDCWD, c->cfg->output, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+    if (c->outfd >= 0)
+        return 0;
+    sbio_err("plot: -o %s: %s", c->cfg->output, why);
+    return -SBIO_EUSAGE;
+}
+
+/* gnuplot on PATH, as execvp would find it, into c->gnuplot: found before anything is
+ * written, and executed by that path (the sandbox lets the child run that one file). 0 or
+ * -SBIO_EUSAGE (message printed). */
+static int plot_find_gnuplot(struct plot_ctx *c)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        struct stat st;
+        int l = snprintf(c->gnuplot, sizeof(c->gnuplot), "%.*s/gnuplot", (int)n, n ? p : ".");
+        if (l < (int)sizeof(c->gnuplot) && !stat(c->gnuplot, &st) && S_ISREG(st.st_mode) &&
+            !access(c->gnuplot, X_OK))
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
+    return -SBIO_EUSAGE;
+}
+
+/* ---- gnuplot in a sandbox ----
+ *
+ * gnuplot runs shell commands (`!cmd`, system(), backquotes, a pipe as output) and writes
+ * any file it is told to (set output, set print, save). sbio quotes every text of a result
+ * it puts in the script, and refuses control characters; in case that ever fails, gnuplot
+ * runs where neither can act:
+ * - seccomp: after the one execve of gnuplot itself (the filename pointer the child passes,
+ *   which no longer means anything once gnuplot's image replaces the child's), execve and
+ *   execveat fail with EPERM, and so do fork, vfork and clone without CLONE_THREAD (threads
+ *   stay possible); clone3 fails with ENOSYS, so that the C library falls back to clone.
+ *   No process can be started: system() and popen() fail.
+ * - Landlock, where the kernel has it: no file can be written, created, removed or renamed
+ *   anywhere; gnuplot reads what it needs (the script, fonts) and draws the chart on its
+ *   standard output, which sbio opened.
+ * no_new_privs is set first, as both require. */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#if defined(__x86_64__)
+#define PLOT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define PLOT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* No writing anywhere, on a kernel with Landlock; 0 without it (seccomp still holds), or
+ * -errno. */
+static int plot_landlock(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 1)
+        return 0;
+    struct landlock_ruleset_attr attr = {
+        .handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                             LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                             LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                             LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                             LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM};
+    if (abi >= 2)
+        attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+    if (abi >= 3)
+        attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+    int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+    if (fd < 0)
+        return -errno;
+    int rc = syscall(SYS_landlock_restrict_self, fd, 0) ? -errno : 0;
+    close(fd);
+    return rc;
+}
+
+/* The seccomp filter above; exe is the pointer the child passes to execve. 0 or -errno. */
+static int plot_seccomp(const char *exe)
+{
+#ifdef PLOT_AUDIT_ARCH
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "argument words: low one first");
+    const uint64_t p = (uint64_t)(uintptr_t)exe;
+    const uint32_t arg0 = offsetof(struct seccomp_data, args[0]);
+#define PLOT_DENY(nr, err)                                                                         \
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                               \
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err))
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PLOT_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __x86_64__
+        /* The x32 numbers of the same calls. */
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+#endif
+        /* execve: only with the filename the child passes. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 6),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)p, 0, 2),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0 + 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(p >> 32), 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        PLOT_DENY(__NR_execveat, EPERM),
+#ifdef __NR_fork
+        PLOT_DENY(__NR_fork, EPERM),
+#endif
+#ifdef __NR_vfork
+        PLOT_DENY(__NR_vfork, EPERM),
+#endif
+        PLOT_DENY(__NR_clone3, ENOSYS),
+        /* clone: a thread only. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+#undef PLOT_DENY
+    struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -errno : 0;
+#else
+    (void)exe;
+    return -ENOSYS; /* no filter written for this architecture: gnuplot is not run */
+#endif
+}
+
+/* What failed in the child, sent back through the exec pipe. */
+enum plot_stage { PLOT_AT_CHDIR, PLOT_AT_NNP, PLOT_AT_LANDLOCK, PLOT_AT_SECCOMP, PLOT_AT_EXEC };
+static const char *const plot_stage_name[] = {"chdir", "prctl(PR_SET_NO_NEW_PRIVS)", "landlock",
+                                              "seccomp", "exec"};
+
+/* The child: gnuplot in c->dir, its stdin on /dev/null, its stdout the chart, its stderr
+ * into errfd, in the sandbox. When it cannot start, the stage and errno go back through
+ * execfd. */
+static _Noreturn void plot_gnuplot_exec(const struct plot_ctx *c, char *const *argv, int errfd,
+                                        int execfd)
+{
+    int e[2] = {PLOT_AT_CHDIR, 0};
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
         dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-    }
+    dup2(c->outfd, STDOUT_FILENO);
     dup2(errfd, STDERR_FILENO);
-    if (chdir(c->dir)) {
-        e = errno;
-    } else {
-        char *argv[] = {"gnuplot", PLOT_SCRIPT, NULL};
-        execvp(argv[0], argv);
-        e = errno;
+    if (fchdir(c->dirfd))
+        e[1] = errno;
+    else if ((e[0] = PLOT_AT_NNP), prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+        e[1] = errno;
+    else if ((e[0] = PLOT_AT_LANDLOCK), (e[1] = -plot_landlock()))
+        ;
+    else if ((e[0] = PLOT_AT_SECCOMP), (e[1] = -plot_seccomp(argv[0])))
+        ;
+    else {
+        e[0] = PLOT_AT_EXEC;
+        execve(argv[0], argv, environ);
+        e[1] = errno;
     }
-    if (write(execfd, &e, sizeof(e)) < 0)
+    if (write(execfd, e, sizeof(e)) < 0)
         _exit(127);
     _exit(127);
 }
@@ -1914,19 +2209,32 @@ static size_t plot_read_all(int fd, char *msg, size_t len)
     return n;
 }
 
+/* A failed gnuplot may leave a half-drawn chart: worse than none. The chart's name is
+ * removed when it still names the file sbio opened and that is a regular file (not
+ * /dev/null, not a link the user named). */
+static void plot_drop_chart(const struct plot_ctx *c)
+{
+    struct stat fs, ns;
+    if (fstat(c->outfd, &fs) || !S_ISREG(fs.st_mode))
+        return;
+    if (ftruncate(c->outfd, 0))
+        return;
+    if (!lstat(c->cfg->output, &ns) && ns.st_dev == fs.st_dev && ns.st_ino == fs.st_ino)
+        unlink(c->cfg->output);
+}
+
 /* gnuplot ran and failed (status from waitpid): its messages (msg, len bytes) are shown. */
 static int plot_gnuplot_failed(const struct plot_ctx *c, int status, char *msg, size_t len)
 {
-    /* A failed gnuplot may leave a half-drawn chart: worse than none. */
-    unlink(c->output);
+    plot_drop_chart(c);
     /* gnuplot's own message is the useful part; its last non-empty line names the error. */
     while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
         msg[--len] = 0;
-    char *last = strrchr(msg, '\n');
+    char *last = strrchr(msg, '\n'), shown[600];
     last = last ? last + 1 : msg;
     if (WIFEXITED(status))
         sbio_err("plot: gnuplot exited with status %d: %s", WEXITSTATUS(status),
-                 *last ? last : "(no message)");
+                 *last ? sbio_util_escape(shown, sizeof(shown), last, 400) : "(no message)");
     else
         sbio_err("plot: gnuplot killed by signal %d", WTERMSIG(status));
     return -EIO;
@@ -1940,9 +2248,12 @@ static void plot_close_pipe(int p[2])
 
 /* Runs gnuplot in c->dir. Its messages are collected through a pipe and shown only when
  * it fails: on success they are warnings the chart already makes plain. A close-on-exec
- * pipe carries execvp's errno back, so a missing gnuplot is told apart from a failing one. */
+ * pipe carries the child's failure back, so that a sandbox that cannot be made is told
+ * apart from a failing gnuplot. gnuplot is told (-e) that its output is its standard output,
+ * so the script's own "set output" (for redrawing it by hand) is skipped. */
 static int plot_gnuplot(const struct plot_ctx *c)
 {
+    char *argv[] = {(char *)c->gnuplot, "-e", "sbio_chart_on_stdout = 1", PLOT_SCRIPT, NULL};
     int errp[2], execp[2];
     if (pipe2(errp, O_CLOEXEC))
         return -errno;
@@ -1960,29 +2271,28 @@ static int plot_gnuplot(const struct plot_ctx *c)
         return -e;
     }
     if (pid == 0)
-        plot_gnuplot_exec(c, errp[1], execp[1]);
+        plot_gnuplot_exec(c, argv, errp[1], execp[1]);
     close(errp[1]);
     close(execp[1]);
     char msg[4096];
     size_t len = plot_read_all(errp[0], msg, sizeof(msg));
     close(errp[0]);
-    int exec_errno = 0;
+    int failed[2] = {0, 0};
     ssize_t got;
     do
-        got = read(execp[0], &exec_errno, sizeof(exec_errno));
+        got = read(execp[0], failed, sizeof(failed));
     while (got < 0 && errno == EINTR);
     close(execp[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -errno;
-    if (got == (ssize_t)sizeof(exec_errno)) {
-        if (exec_errno == ENOENT) {
-            sbio_err("gnuplot not found: install the Debian package gnuplot-nox");
-            return -SBIO_EUSAGE;
-        }
-        sbio_err("plot: exec gnuplot in %s: %s", c->dir, strerror(exec_errno));
-        return -exec_errno;
+    if (got == (ssize_t)sizeof(failed)) {
+        plot_drop_chart(c);
+        sbio_err("plot: gnuplot %s in %s: %s%s", plot_stage_name[failed[0]], c->dir,
+                 strerror(failed[1]),
+                 failed[0] == PLOT_AT_EXEC ? "" : " (gnuplot is run only in its sandbox)");
+        return -failed[1];
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
@@ -2143,7 +2453,9 @@ int sbio_plot(const struct sbio_config *cfg)
     if (!c)
         return -ENOMEM;
     c->cfg = cfg;
+    c->dirfd = c->outfd = -1;
     int rc;
+    bool made = false;
     if (!cfg->output || !*cfg->output) {
         sbio_err("plot needs -o FILE (a .png, or .svg)");
         rc = -SBIO_EUSAGE;
@@ -2158,12 +2470,28 @@ int sbio_plot(const struct sbio_config *cfg)
     if ((rc = plot_parse_size(cfg->plot_size && *cfg->plot_size ? cfg->plot_size : "1200x800",
                               &c->width, &c->height)))
         goto out;
-    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_make_dir(c)))
+    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_find_gnuplot(c)) ||
+        (rc = plot_make_dir(c, &made)))
         goto out;
+    /* A chart that cannot be opened leaves no folder of this command's behind. */
+    if ((rc = plot_open_output(c))) {
+        if (made)
+            rmdir(c->dir);
+        plot_remove_dir(c);
+        goto out;
+    }
     if (!(rc = plot_write_files(c)))
         rc = plot_gnuplot(c);
+    else
+        plot_drop_chart(c);
     plot_remove_dir(c);
 out:
+    if (c->outfd >= 0 && close(c->outfd) && !rc) {
+        sbio_err("plot: %s: write: %s", cfg->output, strerror(errno));
+        rc = -errno;
+    }
+    if (c->dirfd >= 0)
+        close(c->dirfd);
     for (int i = 0; i < c->nruns; i++)
         json_decref(c->runs[i].doc);
     free(c);

@@ -2,13 +2,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The leading decimal digits of s into *v, *end after them. 0, -EINVAL (no digit first) or
@@ -250,4 +254,275 @@ int sbio_parse_cpus(const char *s, int *cpus, int max)
         p = end;
     }
     return n;
+}
+
+bool sbio_util_control_at(const char *s, size_t *n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned c = p[0];
+    size_t need = c >= 0xF0 && c <= 0xF4   ? 4
+                  : c >= 0xE0 && c <= 0xEF ? 3
+                  : c >= 0xC2 && c <= 0xDF ? 2
+                                           : 1;
+    *n = c ? 1 : 0;
+    if (c < 0x80)
+        return c && (c < 0x20 || c == 0x7F);
+    if (need == 1)
+        return true; /* a continuation byte alone, or a byte UTF-8 never uses */
+    for (size_t i = 1; i < need; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return true;
+    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8. */
+    if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) || (c == 0xF0 && p[1] < 0x90) ||
+        (c == 0xF4 && p[1] >= 0x90))
+        return true;
+    *n = need;
+    return c == 0xC2 && p[1] < 0xA0; /* C1 controls */
+}
+
+const char *sbio_util_control(const char *s)
+{
+    size_t n;
+    for (; *s; s += n)
+        if (sbio_util_control_at(s, &n))
+            return s;
+    return NULL;
+}
+
+char *sbio_util_escape(char *buf, size_t len, const char *s, size_t max)
+{
+    static const char cut[] = "…";
+    size_t o = 0, i = 0, n;
+    if (!len)
+        return buf;
+    while (s[i]) {
+        char e[8 * 4 + 1] = "";
+        bool ctl = sbio_util_control_at(s + i, &n);
+        if (!ctl) {
+            memcpy(e, s + i, n);
+            e[n] = 0;
+        } else if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
+            snprintf(e, sizeof(e), "\\%c", s[i] == '\n' ? 'n' : s[i] == '\r' ? 'r' : 't');
+        } else {
+            for (size_t k = 0, l = 0; k < n; k++)
+                l += (size_t)snprintf(e + l, sizeof(e) - l, "\\x%02X", (unsigned char)s[i + k]);
+        }
+        size_t el = strlen(e);
+        bool last = !s[i + n];
+        /* Room for the character and, unless it is the last, for the "…" that may follow. */
+        if (i + n > max || o + el + (last ? 0 : sizeof(cut) - 1) >= len) {
+            if (o + sizeof(cut) - 1 < len) {
+                memcpy(buf + o, cut, sizeof(cut) - 1);
+                o += sizeof(cut) - 1;
+            }
+            break;
+        }
+        memcpy(buf + o, e, el);
+        o += el;
+        i += n;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* "user nobody (uid 65534)", or "uid 1234" for a uid without a name. */
+static void util_owner(char *buf, size_t len, uid_t uid)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[1024];
+    if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+        snprintf(buf, len, "user %s (uid %u)", res->pw_name, (unsigned)uid);
+    else
+        snprintf(buf, len, "uid %u", (unsigned)uid);
+}
+
+/* A symbolic link the user may write through (lfd: the link itself, opened O_PATH): one of
+ * root's or the user's. fd is what opening through it gave: it must be where the link leads
+ * now, or the link was swapped while it was opened. 0 or -ELOOP with why. */
+static int util_link_check(int pfd, int lfd, int fd, char *why, size_t len)
+{
+    struct stat ls, ts, fs;
+    char target[PATH_MAX], who[160];
+    if (fstat(lfd, &ls) || !S_ISLNK(ls.st_mode))
+        goto swapped;
+    if (ls.st_uid != 0 && ls.st_uid != geteuid()) {
+        util_owner(who, sizeof(who), ls.st_uid);
+        snprintf(why, len,
+                 "a symbolic link of %s: sbio writes through a link only when it belongs to "
+                 "root or to the user running sbio",
+                 who);
+        return -ELOOP;
+    }
+    if (fd < 0)
+        return 0;
+    ssize_t n = readlinkat(lfd, "", target, sizeof(target) - 1);
+    if (n <= 0)
+        goto swapped;
+    target[n] = 0;
+    if (!fstatat(pfd, target, &ts, 0) && !fstat(fd, &fs) && ts.st_dev == fs.st_dev &&
+        ts.st_ino == fs.st_ino)
+        return 0;
+swapped:
+    snprintf(why, len, "a symbolic link that changed while it was opened");
+    return -ELOOP;
+}
+
+int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mode, char *why,
+                          size_t len)
+{
+    char parent[PATH_MAX];
+    const char *base = strrchr(path, '/');
+    if (snprintf(parent, sizeof(parent), "%s", path) >= (int)sizeof(parent)) {
+        snprintf(why, len, "%s", strerror(ENAMETOOLONG));
+        return -ENAMETOOLONG;
+    }
+    if (base) {
+        parent[base == path ? 1 : base - path] = 0;
+        base++;
+    } else {
+        snprintf(parent, sizeof(parent), ".");
+        base = path;
+    }
+    if (!*base) {
+        snprintf(why, len, "%s", strerror(EISDIR));
+        return -EISDIR;
+    }
+    int pfd = openat(dirfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, lfd = -1, e = 0;
+    struct stat ds, st;
+    if (pfd < 0 || fstat(pfd, &ds)) {
+        e = errno;
+        snprintf(why, len, "folder %s: %s", parent, strerror(e));
+        goto out;
+    }
+    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    flags |= mode == SBIO_OUTPUT_APPEND ? O_APPEND : mode == SBIO_OUTPUT_NEW ? O_EXCL : 0;
+    fd = openat(pfd, base, flags, 0666);
+    if (fd < 0 && errno == EEXIST && mode == SBIO_OUTPUT_NEW) {
+        /* A file of an earlier run of the user's is replaced by a new one, never written
+         * into: whatever else is there (a link, a file of another's) stays as it is. */
+        if (!fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && st.st_nlink == 1 && !unlinkat(pfd, base, 0))
+            fd = openat(pfd, base, flags, 0666);
+        else
+            errno = EEXIST;
+    }
+    /* A link is ELOOP, or EACCES in a sticky folder when it is someone else's. */
+    struct stat ls;
+    if (fd < 0 && (errno == ELOOP || errno == EACCES) && mode != SBIO_OUTPUT_NEW &&
+        !fstatat(pfd, base, &ls, AT_SYMLINK_NOFOLLOW) && S_ISLNK(ls.st_mode)) {
+        lfd = openat(pfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (lfd < 0) {
+            e = errno;
+            snprintf(why, len, "%s", strerror(e));
+            goto out;
+        }
+        if ((e = -util_link_check(pfd, lfd, -1, why, len)))
+            goto out;
+        fd = openat(pfd, base, flags & ~O_NOFOLLOW, 0666);
+        if (fd >= 0 && (e = -util_link_check(pfd, lfd, fd, why, len)))
+            goto out;
+    }
+    if (fd < 0) {
+        e = errno;
+        if (e == EEXIST && mode == SBIO_OUTPUT_NEW)
+            snprintf(why, len,
+                     "there already, and not a file of this user's to replace (a link, "
+                     "a folder, another user's file or one with other names)");
+        else if (e == ELOOP)
+            snprintf(why, len, "a symbolic link: sbio creates this file itself");
+        else if (e == ENXIO)
+            snprintf(why, len, "a FIFO that nothing reads");
+        else
+            snprintf(why, len, "%s", strerror(e));
+        goto out;
+    }
+    if (fstat(fd, &st)) {
+        e = errno;
+        snprintf(why, len, "%s", strerror(e));
+        goto out;
+    }
+    /* A sticky world-writable folder: anyone may have made the file, or a hard link to
+     * someone's file under this name, before sbio came. */
+    if (lfd < 0 && S_ISREG(st.st_mode) && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH) &&
+        (st.st_uid != geteuid() || st.st_nlink > 1)) {
+        char who[160];
+        util_owner(who, sizeof(who), st.st_uid);
+        e = EPERM;
+        if (st.st_uid != geteuid())
+            snprintf(why, len,
+                     "a file of %s in a folder everyone may write (sticky): sbio does not write "
+                     "another user's file there; remove it or give another path",
+                     who);
+        else
+            snprintf(why, len,
+                     "a file with %lu names (hard links) in a folder everyone may write (sticky): "
+                     "sbio does not write a file others may have linked there",
+                     (unsigned long)st.st_nlink);
+        goto out;
+    }
+    if (mode == SBIO_OUTPUT_TRUNCATE && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+        e = errno;
+        snprintf(why, len, "truncate: %s", strerror(e));
+        goto out;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+        e = errno;
+        snprintf(why, len, "%s", strerror(e));
+    }
+out:
+    if (e && fd >= 0)
+        close(fd);
+    if (lfd >= 0)
+        close(lfd);
+    if (pfd >= 0)
+        close(pfd);
+    return e ? -e : fd;
+}
+
+struct util_stream {
+    int fd;
+    int *err;
+};
+
+static ssize_t util_stream_write(void *cookie, const char *buf, size_t len)
+{
+    struct util_stream *u = cookie;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(u->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!*u->err)
+                *u->err = n < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)len;
+}
+
+static int util_stream_close(void *cookie)
+{
+    struct util_stream *u = cookie;
+    int rc = u->fd > STDERR_FILENO ? close(u->fd) : 0;
+    if (rc && errno != EINTR && !*u->err)
+        *u->err = errno;
+    free(u);
+    return rc && errno != EINTR ? -1 : 0;
+}
+
+FILE *sbio_util_stream(int fd, const char *mode, int *err)
+{
+    struct util_stream *u = malloc(sizeof(*u));
+    if (!u)
+        return NULL;
+    *u = (struct util_stream){.fd = fd, .err = err};
+    *err = 0;
+    FILE *f = fopencookie(
+        u, mode, (cookie_io_functions_t){.write = util_stream_write, .close = util_stream_close});
+    if (!f)
+        free(u);
+    return f;
 }

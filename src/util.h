@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define SBIO_KIB 1024ULL
@@ -121,5 +122,50 @@ static inline int sbio_stop_requested(void)
 /* Parse a CPU list ("0-3,6") into cpus (at most max entries). Returns the count, or -EINVAL
  * when malformed. */
 int sbio_parse_cpus(const char *s, int *cpus, int max);
+
+/* The length of the character at s (1 to 4 bytes; 0 at the end) into *n, and whether a
+ * terminal could act on it: a C0 control (newline and tab included), DEL, a C1 control
+ * (U+0080..U+009F, which some terminals read as ESC [) or a byte that is not UTF-8. */
+bool sbio_util_control_at(const char *s, size_t *n);
+
+/* The first character of s that sbio_util_control_at calls a control, or NULL: text from a
+ * file that is refused when it would end up in a script or on a terminal. */
+const char *sbio_util_control(const char *s);
+
+/* At most max bytes of s (cut on a character, then "…") into buf (len bytes), each control
+ * character written as \n, \r, \t or \xNN: text read from a file another user may have
+ * written, made safe to print on a terminal and one line long. Returns buf. */
+char *sbio_util_escape(char *buf, size_t len, const char *s, size_t max);
+
+/* What sbio_util_open_output does with a file already at the path. */
+enum sbio_output_mode {
+    SBIO_OUTPUT_TRUNCATE, /* written from its start: a report, a JSON document */
+    SBIO_OUTPUT_APPEND,   /* appended to: CSV lines under one header */
+    SBIO_OUTPUT_NEW,      /* a new file: one there already is removed first when it is a
+                           * regular file of this user's with no other name, else refused */
+};
+
+/* Opens path (relative to dirfd, or AT_FDCWD) for writing an output sbio makes, so that
+ * nobody else's link or file turns the write against a file of theirs choosing:
+ * - a symbolic link as the last component is followed only when it belongs to root or to
+ *   the user running sbio (-o /dev/stdout, a link of one's own), never one another user
+ *   planted; a path through it is checked to lead to the file opened;
+ * - in a sticky world-writable folder (/tmp), an existing file is written only when it
+ *   belongs to the user running sbio and has no other name (a hard link), as the kernel's
+ *   fs.protected_regular would have it;
+ * - a FIFO without a reader is refused (ENXIO) rather than waited on;
+ * - SBIO_OUTPUT_NEW writes only a file it creates (O_EXCL).
+ * A device (/dev/null) is opened as it is; a regular file is truncated only after these
+ * checks. Returns a close-on-exec descriptor, or -errno with why (len bytes) saying why in
+ * words that follow "PATH: " in a message. */
+int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mode, char *why,
+                          size_t len);
+
+/* A stdio stream over fd (mode as fdopen's) that keeps the errno of its first failed
+ * write in *err (which must outlive the stream; 0 until then): a report written in many
+ * calls can name what went wrong when it is closed, where ferror() says only that something
+ * did and errno has long moved on. Closing the stream closes fd, unless it is one of the
+ * standard descriptors (0, 1, 2), which stay open. NULL with errno set. */
+FILE *sbio_util_stream(int fd, const char *mode, int *err);
 
 #endif

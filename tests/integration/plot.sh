@@ -107,7 +107,15 @@ eq "plot one result: the private data folder is removed" "$(ls -A "$TMP/tmpdir")
 eq "one.png is 1200x800 by default" "$(png_size "$TMP/one.png")" "1200 800"
 not_blank "one.png is not blank" "$TMP/one.png"
 
-K=$TMP/keep/one # two levels: --keep-data creates what is missing
+K=$TMP/keep/one
+# --keep-data makes its last folder only, as --dir needs an existing one: a missing parent is
+# one line, exit 2, nothing made (neither the folder nor the chart).
+expect_exit 2 "--keep-data under a missing folder: exit 2" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one-k.png" --keep-data "$K"
+stderr_one_line "--keep-data under a missing folder: one line"
+contains "--keep-data under a missing folder: the message says the parent is missing" \
+	"plot: --keep-data $K: its parent folder does not exist" "$TMP/err"
+check "--keep-data under a missing folder: nothing made" test ! -e "$TMP/keep" -a ! -e "$TMP/one-k.png"
+mkdir "$TMP/keep"
 expect_exit 0 "plot one result --keep-data" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one-k.png" --keep-data "$K"
 eq "--keep-data keeps the script and the data files" "$(cd "$K" && printf '%s ' *)" \
 	"percentiles.dat plot.gp throughput.dat "

@@ -3,7 +3,10 @@
  * PRNG helpers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -286,6 +289,138 @@ static void test_rand(void **state)
     assert_int_equal(sbio_rand_below(&s, 1), 0);
 }
 
+/* ---- text from files, and the files sbio writes ---- */
+
+static void test_control(void **state)
+{
+    (void)state;
+    size_t n;
+    assert_null(sbio_util_control("rndrw, 2 threads µs ±"));
+    assert_non_null(sbio_util_control("a\nb"));
+    assert_non_null(sbio_util_control("a\tb"));
+    assert_non_null(sbio_util_control("\x1b[31m"));
+    assert_non_null(sbio_util_control("del\x7f"));
+    assert_non_null(sbio_util_control("csi \xc2\x9b")); /* U+009B, a C1 control */
+    assert_null(sbio_util_control("nbsp \xc2\xa0"));    /* U+00A0 is text */
+    assert_non_null(sbio_util_control("lone \x9b"));    /* not UTF-8 */
+    assert_non_null(sbio_util_control("overlong \xc0\xaf"));
+    assert_non_null(sbio_util_control("cut \xe2\x80"));
+    assert_false(sbio_util_control_at("\xe2\x80\xa6", &n));
+    assert_int_equal(n, 3);
+    assert_true(sbio_util_control_at("\x1b", &n));
+    assert_int_equal(n, 1);
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "plain µs", 100), "plain µs");
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "a\nb\tc\r", 100), "a\\nb\\tc\\r");
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "\x1b[2J", 100), "\\x1B[2J");
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf),
+                                         "\xc2\x9b"
+                                         "1m",
+                                         100),
+                        "\\xC2\\x9B1m");
+    /* Cut at max bytes of the input, on a character, with "…". */
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "root:$6$salt$hash", 5), "root:…");
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "ab±cd", 3), "ab…");
+    assert_string_equal(sbio_util_escape(buf, sizeof(buf), "abc", 3), "abc");
+    /* A small buffer still ends in "…" and a NUL. */
+    char small[8];
+    sbio_util_escape(small, sizeof(small), "0123456789", 100);
+    assert_string_equal(small, "0123…");
+}
+
+static void test_open_output(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sbio-test-util.XXXXXX", path[128], link[128], why[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/out", dir);
+    snprintf(link, sizeof(link), "%s/link", dir);
+    /* A new file; then truncated when written again. */
+    int fd = sbio_util_open_output(AT_FDCWD, path, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "hello", 5), 5);
+    close(fd);
+    fd = sbio_util_open_output(AT_FDCWD, path, SBIO_OUTPUT_APPEND, why, sizeof(why));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "!", 1), 1);
+    close(fd);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 6);
+    /* A link of the user's own is followed, to its file. */
+    assert_int_equal(symlink("out", link), 0);
+    fd = sbio_util_open_output(AT_FDCWD, link, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    /* A new file is never written through a link, and replaces only a plain file. */
+    assert_int_equal(sbio_util_open_output(AT_FDCWD, link, SBIO_OUTPUT_NEW, why, sizeof(why)),
+                     -EEXIST);
+    assert_non_null(strstr(why, "not a file of this user's"));
+    int dfd = open(dir, O_PATH | O_DIRECTORY), old = open(path, O_RDONLY);
+    assert_true(dfd >= 0 && old >= 0);
+    assert_int_equal(fstat(old, &st), 0); /* held open: its inode number is not reused */
+    fd = sbio_util_open_output(dfd, "out", SBIO_OUTPUT_NEW, why, sizeof(why));
+    assert_true(fd >= 0);
+    struct stat nst;
+    assert_int_equal(fstat(fd, &nst), 0);
+    close(fd);
+    assert_int_not_equal(nst.st_ino, st.st_ino); /* a new file, not the old one written */
+    close(old);
+    /* A FIFO nothing reads is refused, not waited on. */
+    char fifo[128];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(sbio_util_open_output(AT_FDCWD, fifo, SBIO_OUTPUT_TRUNCATE, why, sizeof(why)),
+                     -ENXIO);
+    /* A missing folder is named. */
+    assert_int_equal(
+        sbio_util_open_output(AT_FDCWD, "/nonexistent/x", SBIO_OUTPUT_TRUNCATE, why, sizeof(why)),
+        -ENOENT);
+    assert_non_null(strstr(why, "folder /nonexistent"));
+    /* /dev/null stays usable. */
+    fd = sbio_util_open_output(AT_FDCWD, "/dev/null", SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+    assert_true(fd >= 0);
+    close(fd);
+    close(dfd);
+    unlink(fifo);
+    unlink(link);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A stream that keeps the cause of its first failed write: /dev/full says ENOSPC at the
+ * flush, long after errno could have told it. */
+static void test_stream(void **state)
+{
+    (void)state;
+    int err = -1, fd = open("/dev/full", O_WRONLY);
+    assert_true(fd >= 0);
+    FILE *f = sbio_util_stream(fd, "w", &err);
+    assert_non_null(f);
+    assert_int_equal(err, 0);
+    fprintf(f, "a report line\n");
+    errno = 0;
+    assert_int_not_equal(fflush(f), 0);
+    errno = 0; /* whatever errno says later, the stream kept the cause */
+    assert_int_equal(err, ENOSPC);
+    assert_true(ferror(f));
+    fclose(f);
+    assert_int_equal(fcntl(fd, F_GETFD), -1); /* closed with the stream */
+    fd = open("/dev/null", O_WRONLY);
+    f = sbio_util_stream(fd, "w", &err);
+    assert_non_null(f);
+    fprintf(f, "fine\n");
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(err, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +435,10 @@ int main(void)
         cmocka_unit_test(test_fmt_bytes),
         cmocka_unit_test(test_pwrite_all),
         cmocka_unit_test(test_rand),
+        cmocka_unit_test(test_control),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_open_output),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
