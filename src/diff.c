@@ -162,7 +162,18 @@ static void diff_escape_all(json_t *v)
     }
 }
 
-enum { DIFF_T_OBJ = 1, DIFF_T_ARR = 2, DIFF_T_STR = 4, DIFF_T_NUM = 8, DIFF_T_BOOL = 16 };
+/* NUM: a number of at least 0, as every figure sbio writes; INT: a whole one (a count); STR:
+ * text of at most DIFF_STR_MAX bytes (a name, a mode, a path), so that a crafted file cannot
+ * make a title or a header line megabytes long. */
+enum {
+    DIFF_T_OBJ = 1,
+    DIFF_T_ARR = 2,
+    DIFF_T_STR = 4,
+    DIFF_T_NUM = 8,
+    DIFF_T_BOOL = 16,
+    DIFF_T_INT = 32,
+};
+#define DIFF_STR_MAX 4096
 
 /* The fields diff reads, by path ("*": every element of an array or member of an object),
  * and the types each may have. A run result's; a script's adds its phases; a compare's
@@ -179,12 +190,13 @@ static const struct diff_field {
         {"config.block_size_bytes", DIFF_T_NUM},
         {"config.rate_ops_per_s", DIFF_T_NUM},
         {"result", DIFF_T_OBJ},
-        {"result.ops", DIFF_T_NUM},
+        {"result.ops", DIFF_T_INT},
+        {"result.events", DIFF_T_INT},
         {"result.elapsed_s", DIFF_T_NUM},
         {"result.interrupted", DIFF_T_BOOL},
         {"result.op_types", DIFF_T_OBJ},
         {"result.op_types.*", DIFF_T_OBJ},
-        {"result.op_types.*.ops", DIFF_T_NUM},
+        {"result.op_types.*.ops", DIFF_T_INT},
         {"result.op_types.*.ops_per_s", DIFF_T_NUM},
         {"result.op_types.*.mib_per_s", DIFF_T_NUM},
         {"result.op_types.*.latency", DIFF_T_OBJ},
@@ -195,6 +207,12 @@ static const struct diff_field {
         {"result.cpu", DIFF_T_OBJ},
         {"result.cpu.user_pct", DIFF_T_NUM},
         {"result.cpu.system_pct", DIFF_T_NUM},
+        {"result.samples", DIFF_T_ARR},
+        {"result.samples.*", DIFF_T_OBJ},
+        {"result.samples.*.t_s", DIFF_T_NUM},
+        {"result.samples.*.duration_s", DIFF_T_NUM},
+        {"result.samples.*.*", DIFF_T_OBJ | DIFF_T_NUM},
+        {"result.samples.*.*.*", DIFF_T_NUM},
         {"result.devices", DIFF_T_ARR},
         {"result.devices.*", DIFF_T_OBJ},
         {"result.devices.*.name", DIFF_T_STR},
@@ -221,7 +239,7 @@ static const struct diff_field {
       {"settings.*.runs", DIFF_T_ARR},
       {"settings.*.runs.*", DIFF_T_OBJ},
       {"settings.*.runs.*.status", DIFF_T_STR},
-      {"settings.*.runs.*.repeat", DIFF_T_NUM},
+      {"settings.*.runs.*.repeat", DIFF_T_INT},
       {"settings.*.runs.*.result", DIFF_T_OBJ},
       {"axes", DIFF_T_ARR},
       {"axes.*", DIFF_T_OBJ},
@@ -237,22 +255,30 @@ static const struct diff_field {
 
 static int diff_type_of(json_t *v)
 {
+    if (json_is_integer(v))
+        return json_integer_value(v) >= 0 ? DIFF_T_INT | DIFF_T_NUM : 0;
+    /* A count written as a real (10000.0) is still a count; 1.5e300 is none sbio wrote. */
+    double r = json_is_real(v) ? json_real_value(v) : -1;
+    if (r >= 0 && r < 0x1p63 && r == floor(r))
+        return DIFF_T_INT | DIFF_T_NUM;
     return json_is_object(v)    ? DIFF_T_OBJ
            : json_is_array(v)   ? DIFF_T_ARR
-           : json_is_string(v)  ? DIFF_T_STR
-           : json_is_number(v)  ? DIFF_T_NUM
+           : json_is_string(v)  ? (json_string_length(v) <= DIFF_STR_MAX ? DIFF_T_STR : 0)
+           : json_is_real(v)    ? (json_real_value(v) >= 0 ? DIFF_T_NUM : 0)
            : json_is_boolean(v) ? DIFF_T_BOOL
                                 : 0;
 }
 
 static const char *diff_type_name(int types)
 {
-    return types == (DIFF_T_NUM | DIFF_T_STR) ? "a number or a string"
-           : types == DIFF_T_OBJ              ? "an object"
-           : types == DIFF_T_ARR              ? "an array"
-           : types == DIFF_T_STR              ? "a string"
-           : types == DIFF_T_NUM              ? "a number"
-                                              : "true or false";
+    return types == (DIFF_T_NUM | DIFF_T_STR)   ? "a number of at least 0 or a string"
+           : types == (DIFF_T_OBJ | DIFF_T_NUM) ? "an object or a number of at least 0"
+           : types == DIFF_T_OBJ                ? "an object"
+           : types == DIFF_T_ARR                ? "an array"
+           : types == DIFF_T_STR                ? "a string of at most 4096 bytes"
+           : types == DIFF_T_NUM                ? "a number of at least 0"
+           : types == DIFF_T_INT                ? "a whole number of at least 0"
+                                                : "true or false";
 }
 
 /* Whether what lies at path (from v, whose place is where[0..l)) has one of types; when not,
@@ -345,7 +371,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         return -SBIO_EUSAGE;
     }
     json_error_t jerr;
-    json_t *d = json_loadf(f, 0, &jerr);
+    json_t *d = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
     fclose(f);
     if (!d) {
         /* jansson may quote the file's own text, newlines included: one line, escaped. */

@@ -271,7 +271,7 @@ static int plot_load(struct plot_run *r)
         return -SBIO_EUSAGE;
     }
     json_error_t jerr;
-    r->doc = json_loadf(f, JSON_DECODE_ANY, &jerr);
+    r->doc = json_loadf(f, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
     fclose(f);
     if (!r->doc) {
         /* jansson may quote the file's own text: one line, nothing a terminal acts on. */
