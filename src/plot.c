@@ -2255,16 +2255,21 @@ static int plot_gnuplot(const struct plot_ctx *c)
 {
     char *argv[] = {(char *)c->gnuplot, "-e", "sbio_chart_on_stdout = 1", PLOT_SCRIPT, NULL};
     int errp[2], execp[2];
-    if (pipe2(errp, O_CLOEXEC))
-        return -errno;
+    if (pipe2(errp, O_CLOEXEC)) {
+        int e = errno;
+        plot_drop_chart(c);
+        return -e;
+    }
     if (pipe2(execp, O_CLOEXEC)) {
         int e = errno;
         plot_close_pipe(errp);
+        plot_drop_chart(c);
         return -e;
     }
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
+        plot_drop_chart(c);
         sbio_err("plot: fork: %s", strerror(e));
         plot_close_pipe(errp);
         plot_close_pipe(execp);
