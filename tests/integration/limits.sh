@@ -72,8 +72,9 @@ if need_root && command -v setpriv >/dev/null; then
 	chmod 755 "$TMP" "$SET"
 	as_nobody \
 		--file-total-size=64M --file-test-mode=rndrw --time=1 run >"$TMP/out" 2>"$TMP/err"
-	eq "files another user cannot open: exit 1" "$?" 1
-	check "one line on stderr, naming the file" grep -q 'test_file\.0: open: Permission denied' \
+	eq "files another user cannot write: refused before the run, exit 2" "$?" 2
+	check "one line on stderr, naming the file, its mode and owner" \
+		grep -q 'test_file\.0 is not writable by you (mode 0644, owner root (uid 0)), and --file-test-mode=rndrw writes to the set' \
 		"$TMP/err"
 	stderr_one_line "only one line"
 	check "nothing on stdout" test ! -s "$TMP/out"
