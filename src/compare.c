@@ -528,8 +528,8 @@ static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf
     if (rc || !c->cur)
         return rc;
     sbio_script_free(c->cur);
-    if (sbio_script_load(c->script->path, conf->xname, conf->xvalue, conf->nxopt, c->cur, err,
-                         sizeof(err))) {
+    if (sbio_script_load(c->script->path, conf->xname, conf->xvalue, conf->nxopt,
+                         c->script->trusted, c->cur, err, sizeof(err))) {
         sbio_err("--vary, setting %s: %s", c->names[s], err);
         return -EINVAL;
     }
