@@ -364,7 +364,14 @@ static lua_State *script_open(const char *path, const char *const *names, const 
     /* Text only: LuaJIT runs bytecode unverified. The chunk is named after its path, so
      * errors read "path:line: …". */
     if (luaL_loadfilex(L, path, "t")) {
-        script_err(L, err, errlen);
+        const char *m = lua_tostring(L, -1);
+        if (m && strstr(m, "wrong mode"))
+            snprintf(err, errlen,
+                     "%s: a precompiled (bytecode) script; sbio runs Lua source only (LuaJIT "
+                     "does not verify bytecode)",
+                     path);
+        else
+            script_err(L, err, errlen);
         goto fail;
     }
     lua_getfield(L, LUA_REGISTRYINDEX, "sbio.env");
