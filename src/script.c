@@ -938,11 +938,13 @@ void sbio_script_free(struct sbio_script *s)
 struct hook_state {
     uint64_t rng; /* the thread's generator, as the built-in modes and mixes draw from it */
     lua_State *L;
+    struct script_guard *g;
     struct sbio_ctx_c *ctx;
     const struct sbio_script_hook *h;
     uint64_t seq;
     unsigned thread;
-    int err; /* set up in protected mode: 0, or -EINVAL (message in the state's stack) */
+    bool said; /* the stop's line is printed once */
+    int err;   /* set up in protected mode: 0, or -EINVAL (message in the state's stack) */
 };
 
 /* sbio.rand(n): a whole number in [0, n) from the thread's generator (the upvalue) — the draw
@@ -1023,7 +1025,8 @@ static void *hook_create(const void *arg, unsigned thread, uint64_t seed, const 
         script_open(h->s->path, h->names, h->values, h->nover, h->s->trusted, err, len);
     if (!L)
         goto fail;
-    guard_of(L)->stop = stop;
+    st->g = guard_of(L);
+    st->g->stop = stop;
     int rc = lua_cpcall(L, hook_setup, st);
     if (rc || st->err) {
         if (!guard_said(guard_of(L), h->s->path, err, len)) {
@@ -1069,14 +1072,19 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     c->seq = st->seq++;
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
+    /* The grace after a stop is this call's: a stop the hook saw during an earlier one (the
+     * end of the warm-up) does not count against it. */
+    st->g->stop_seen_ns = 0;
     if (lua_pcall(L, 1, 1, 1)) {
-        const struct script_guard *g = guard_of(L);
+        const struct script_guard *g = st->g;
         /* Stopped by a signal: the run is interrupted, event() with it; stopped at the time
          * limit, or out of memory: the script's failure. */
         if (g->abort == SCRIPT_STOPPED && sbio_stop_requested()) {
             char why[PATH_MAX + 256];
             guard_said(g, st->h->s->path, why, sizeof(why));
-            fprintf(stderr, "sbio: event(): %s\n", why);
+            if (!st->said)
+                fprintf(stderr, "sbio: event(): %s\n", why);
+            st->said = true;
             lua_settop(L, 3);
             return 0;
         }

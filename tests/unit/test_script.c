@@ -474,6 +474,66 @@ static int teardown(void **state)
     return tmpdir_remove(dir);
 }
 
+/* A script runs sandboxed unless trusted: io, os.execute, ffi, require, debug, load, getfenv
+ * and string.dump are not there (the strings' metatable is hidden, so dump cannot be reached
+ * through it); trusted, they are, but os.exit raises an error. A precompiled file is refused
+ * either way. */
+static void test_sandbox(void **state)
+{
+    (void)state;
+    static const char *const absent[] = {"io",
+                                         "require('ffi').C",
+                                         "jit",
+                                         "debug",
+                                         "require",
+                                         "package",
+                                         "load",
+                                         "loadstring",
+                                         "dofile",
+                                         "loadfile",
+                                         "getfenv",
+                                         "setfenv",
+                                         "collectgarbage",
+                                         "newproxy",
+                                         "string.dump",
+                                         "os.execute",
+                                         "os.exit",
+                                         "os.remove",
+                                         "os.getenv",
+                                         "getmetatable('').__index"};
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+        char text[256], err[512] = "";
+        struct sbio_script s;
+        snprintf(text, sizeof(text),
+                 "local ok, v = pcall(function() return %s end)\n"
+                 "if ok and v then error('reachable') end\n"
+                 "phase \"p\" { job \"j\" {} }\n",
+                 absent[i]);
+        const char *p = write_script("sandbox.lua", text);
+        if (sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)))
+            fail_msg("%s reachable in the sandbox: %s", absent[i], err);
+        sbio_script_free(&s);
+        bool must = strcmp(absent[i], "getmetatable('').__index") != 0;
+        int rc = sbio_script_load(p, NULL, NULL, 0, true, &s, err, sizeof(err));
+        if (must && rc != -EINVAL)
+            fail_msg("%s not reachable when trusted", absent[i]);
+        if (!rc)
+            sbio_script_free(&s);
+    }
+    char err[512] = "";
+    struct sbio_script s;
+    const char *p = write_script("exit.lua", "os.exit(0)\nphase \"p\" { job \"j\" {} }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, true, &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "os.exit is not available to a script"));
+    /* LuaJIT bytecode: "\x1bLJ" and a version byte. */
+    p = write_script("bc.lua", "\x1bLJ\x02\x00");
+    for (int trusted = 0; trusted < 2; trusted++) {
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, trusted, &s, err, sizeof(err)),
+                         -EINVAL);
+        assert_non_null(strstr(err, "bc.lua: a precompiled (bytecode) script"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,7 +542,7 @@ int main(void)
         cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
         cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
         cmocka_unit_test(test_ioprio_field),     cmocka_unit_test(test_group_field),
-        cmocka_unit_test(test_event_out_of_set),
+        cmocka_unit_test(test_event_out_of_set), cmocka_unit_test(test_sandbox),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
