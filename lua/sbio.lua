@@ -612,6 +612,53 @@ local function no_exit()
 end
 os.exit = no_exit
 
+-- Lua's pattern matching runs in C, where no hook reaches: ("a?"):rep(28) .. ("a"):rep(28)
+-- against 28 a's backtracks for most of a minute. In the sandbox a match whose worst case
+-- exceeds about 1e8 steps is refused before it starts: each quantified item (*, +, -) may
+-- try every place of the subject, each ? two, an unanchored pattern every start.
+local MATCH_BUDGET = math.log(1e8)
+local function match_cost(s, p)
+    local n, len, i, cost = math.log(#s + 2), #p, 1, 0
+    if p:byte(1) == 94 then i = 2 else cost = n end -- "^"
+    while i <= len do
+        local c = p:byte(i)
+        if c == 37 then -- "%": an escape, %bxy, %f[set]
+            local e = p:byte(i + 1)
+            i = i + (e == 98 and 4 or 2)
+            if e == 102 then c = 91 end
+        end
+        if c == 91 then -- "[set]"
+            i = i + 1
+            if p:byte(i) == 94 then i = i + 1 end
+            if p:byte(i) == 93 then i = i + 1 end
+            while i <= len and p:byte(i) ~= 93 do
+                i = i + (p:byte(i) == 37 and 2 or 1)
+            end
+            i = i + 1
+        elseif c ~= 37 then
+            i = i + 1
+        end
+        local q = p:byte(i)
+        if q == 42 or q == 43 or q == 45 then -- * + -
+            cost, i = cost + n, i + 1
+        elseif q == 63 then -- ?
+            cost, i = cost + 0.6931, i + 1
+        end
+    end
+    return cost
+end
+local function bounded(name, f)
+    return function(s, p, ...)
+        if type(p) == "string" and (type(s) == "string" or type(s) == "number") and
+           match_cost(tostring(s), p) > MATCH_BUDGET then
+            error("string." .. name .. ": the pattern '" .. p:sub(1, 40) .. "' over " .. #tostring(s) ..
+                  " bytes could take too long (its backtracking runs where sbio cannot stop " ..
+                  "it); match a shorter string or a simpler pattern", 2)
+        end
+        return f(s, p, ...)
+    end
+end
+
 local function environment(trusted)
     -- Strings share one metatable whose __index is the string library: guard it, and take
     -- dump (bytecode out of any function) from the library itself.
@@ -620,6 +667,10 @@ local function environment(trusted)
         return setmetatable({}, {__index = _G})
     end
     string.dump = nil
+    -- The library itself: method calls ("s:find(p)") reach it through the strings' metatable.
+    for _, name in ipairs({"find", "match", "gmatch", "gsub"}) do
+        string[name] = bounded(name, string[name])
+    end
     local env = {}
     for _, k in ipairs(SAFE_BASE) do env[k] = _G[k] end
     for _, k in ipairs(API) do env[k] = _G[k] end

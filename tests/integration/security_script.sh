@@ -199,6 +199,15 @@ script "$TMP/loop.lua" "while true do pcall(function() while true do end end) en
 ends_within 60 "an endless loop inside pcall inside a loop ends" "$SBIO" --script "$TMP/loop.lua" --help
 eq "an endless loop inside pcall: exit 2" "$(cat "$TMP/rc")" 2
 
+# Pattern matching runs in C, where the hook cannot reach: a backtracking pattern that would
+# take minutes is refused before it starts, as a function and as a method.
+for call in "string.find(('a'):rep(28), ('a?'):rep(28) .. ('a'):rep(28))" "(('a'):rep(28)):match(('a?'):rep(28) .. ('a'):rep(28))" "local n = 0 for w in ('a'):rep(1e6):gmatch('.-.-b') do n = n + 1 end"; do
+	script "$TMP/pat.lua" "$call" load
+	ends_within 60 "a pattern that backtracks for minutes ($call) ends" "$SBIO" --script "$TMP/pat.lua" --help
+	eq "a pattern that backtracks for minutes: exit 2" "$(cat "$TMP/rc")" 2
+	check "a pattern that backtracks for minutes: one line saying why" grep -q "could take too long" "$TMP/err"
+done
+
 # event() stuck in a loop: the time limit, SIGINT and SIGTERM end the run.
 cat >"$TMP/stuck.lua" <<'LUA'
 fileset { files = 1, size = "1M" }
