@@ -949,10 +949,11 @@ static int conf_line(struct sbio_config *cfg, const char *line, size_t len)
     conf_texts = t;
     bool old;
     const struct optdef *d = opt_find(name, strlen(name), &old);
-    if (d && (d->type == T_CONFIG || d->off == OFF(script))) {
+    if (d && (d->type == T_CONFIG || d->off == OFF(script) || d->off == OFF(script_trusted))) {
         sbio_err("%s--%s is taken from the command line only (%s)", opt_where, d->name,
-                 d->type == T_CONFIG ? "give every file there"
-                                     : "the script's options are known before the file is read");
+                 d->type == T_CONFIG     ? "give every file there"
+                 : d->off == OFF(script) ? "the script's options are known before the file is read"
+                                         : "a script is trusted where it is run, not by a file");
         return -EINVAL;
     }
     int i = 0;

@@ -260,7 +260,8 @@ static void guard_hook(lua_State *L, lua_Debug *ar)
     lua_error(L);
 }
 
-/* Why the guard ended the script's Lua, into err ("" when it did not). */
+/* Why the guard ended the script's Lua: true with one line in err, false (err untouched) when
+ * it did not end it. */
 static bool guard_said(const struct script_guard *g, const char *path, char *err, size_t len)
 {
     const char *at = g->where[0] ? g->where : path;

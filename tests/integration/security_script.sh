@@ -159,6 +159,14 @@ expect_exit 1 "--script-trusted: os.exit in event() fails the run, not exit 0" \
 check "--script-trusted: os.exit: the report is printed" grep -q 'total number of events' "$TMP/out"
 check "--script-trusted: os.exit: the message says why" grep -q 'os.exit is not available to a script' "$TMP/err"
 
+# Trust is given on the command line where the script is run, never by a file.
+echo "script-trusted=on" >"$TMP/conf"
+expect_exit 2 "script-trusted in a --config-file is refused" \
+	"$SBIO" run --dir="$SET" --script "$TMP/trusted.lua" --config-file="$TMP/conf" --ioengine=null
+check "script-trusted in a --config-file: one line saying so" \
+	grep -q 'script-trusted is taken from the command line only' "$TMP/err"
+check "script-trusted in a --config-file: the command did not run" test ! -e "$MARK"
+
 # --- limits: endless loops and memory ---
 # ends_within SECS DESC CMD…: CMD ends by itself within SECS (a generous bound, never a
 # duration asserted); its status in $TMP/rc.
