@@ -6,8 +6,9 @@
 -- level, so that messages and recorded lines name the script's line, not the prelude's.
 local behalf = 0
 
+-- The declarations, read by C once the script has run (returned to C below, never handed to
+-- the script, so that only what the checks below built reaches C).
 local S = {options = {}, option_order = {}, fileset = nil, phases = {}, hooks = {}}
-__sbio = S
 
 -- What C hands over (src/script.c fills __sbio_c before this file runs): the names of the
 -- modes and of this build's engines, in C's order, and the defaults of the fields below that
@@ -15,6 +16,7 @@ __sbio = S
 -- invalidate, fadvise, random_order; phase: time), taken from sbio's option table.
 local C = __sbio_c
 local D = C.defaults
+local CAP = C.caps -- the command line's ranges of the options the fileset's fields stand for
 local function set_of(list)
     local set = {}
     for _, v in ipairs(list) do set[v] = true end
@@ -26,8 +28,9 @@ local SIZE_UNITS = {[""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3, t = 1024 ^ 4
 -- "16k", "4KiB", "1G", 4096 -> bytes; nil, why on error.
 local function size(v)
     if type(v) == "number" then
-        if v ~= math.floor(v) or v <= 0 then
-            return nil, "a size must be a positive whole number of bytes"
+        if v ~= math.floor(v) or v <= 0 or v > CAP.size then
+            return nil, "a size must be a positive whole number of bytes, at most " ..
+                        string.format("%.0f", CAP.size)
         end
         return v
     end
@@ -42,9 +45,21 @@ local function size(v)
     if n <= 0 then
         return nil, "a size must be positive"
     end
+    if n > CAP.size then
+        return nil, "'" .. v .. "' is above " .. string.format("%.0f", CAP.size) ..
+                    " bytes (8 EiB)"
+    end
     return n
 end
 sbio = {size = size}
+-- A table the script hands over, read raw (rawget, no metamethod runs): what is checked is
+-- what C reads.
+local function raw(t)
+    if type(t) ~= "table" then return t end
+    local c = {}
+    for k, v in next, t do c[k] = v end
+    return c
+end
 
 -- The per-event hook's context: C reads the operation event(ctx) fills in (FFI cdata, not a
 -- table, so a call builds nothing). op: 0 read, 1 write, 2 fsync, 3 fdatasync. Its fields
@@ -53,8 +68,10 @@ sbio = {size = size}
 local ffi = require("ffi")
 ffi.cdef("typedef struct sbio_ctx { " .. __sbio_ctx_fields .. " } sbio_ctx;")
 sbio.READ, sbio.WRITE, sbio.FSYNC, sbio.FDATASYNC = 0, 1, 2, 3
-sbio.files = {} -- sizes of the set's files, in bytes (filled for event hooks)
-function sbio.new_ctx() return ffi.new("sbio_ctx") end
+local files = {} -- sizes of the set's files, in bytes (C fills them for event hooks)
+sbio.files = files
+local function new_ctx() return ffi.new("sbio_ctx") end
+sbio.new_ctx = new_ctx
 -- Random numbers from the thread's generator, seeded from --rand-seed and the thread id, so
 -- a scripted run can be repeated: sbio.rand(n) is a whole number in [0, n).
 function sbio.rand(n) return math.floor(math.random() * n) end
@@ -146,6 +163,9 @@ function option(name, default, help)
     if S.options[name] then
         fail("option " .. name .. " is declared twice")
     end
+    if help ~= nil and type(help) ~= "string" then
+        fail("option " .. name .. ": the help is a string")
+    end
     S.options[name] = {default = default, help = help or "", type = ty}
     S.option_order[#S.option_order + 1] = name
     local v = default
@@ -172,6 +192,7 @@ end
 local LAW_FIELDS = {uniform = {"min", "max"}, lognormal = {"mean", "sigma"},
                     gamma = {"mean", "cvar"}}
 local function size_law(v)
+    v = raw(v)
     if type(v) ~= "table" then
         local n, why = size(v)
         if not n then return nil, why end
@@ -229,6 +250,7 @@ local function fileset_tree(t, level)
 end
 
 function fileset(t)
+    t = raw(t)
     check_fields("fileset", t, {files = true, size = true, sizes = true, dirwidth = true,
                                 prealloc = true}, 1)
     if S.fileset then fail("fileset is declared twice") end
@@ -239,18 +261,28 @@ function fileset(t)
     if t.prealloc ~= nil then fail("fileset: prealloc goes with a tree (dirwidth = ...)") end
     local fs = {}
     if t.sizes then
+        if t.files ~= nil or t.size ~= nil then
+            fail("fileset: sizes gives each file's size, files and size a number of files of " ..
+                 "one size: give sizes, or files and size, not both")
+        end
         if type(t.sizes) ~= "table" or #t.sizes == 0 then
             fail("fileset: sizes is a list of file sizes, e.g. sizes = {\"1G\", \"256M\"}")
         end
-        for i, s in ipairs(t.sizes) do
-            local n, why = size(s)
+        local list = raw(t.sizes)
+        if #list > CAP.files then
+            fail("fileset: sizes lists " .. #list .. " files; accepted: 1 to " .. CAP.files ..
+                 " (as --file-num)")
+        end
+        for i, v in ipairs(list) do
+            local n, why = size(v)
             if not n then fail("fileset: sizes[" .. i .. "]: " .. why) end
             fs[i] = n
         end
     else
         local n = t.files or 1
-        if type(n) ~= "number" or n < 1 or n ~= math.floor(n) then
-            fail("fileset: files must be a whole number >= 1")
+        if type(n) ~= "number" or n < 1 or n ~= math.floor(n) or n > CAP.files then
+            fail("fileset: files " .. tostring(n) .. ": accepted: a whole number from 1 to " ..
+                 CAP.files .. " (as --file-num)")
         end
         local total, why = size(t.size or "1G")
         if not total then fail("fileset: size: " .. why) end
@@ -301,6 +333,12 @@ local FADVISE = {none = true, auto = true, normal = true, random = true, sequent
 local MODES = set_of(C.modes)
 -- The tables job() made: phase() takes no other, so C finds every field job() sets.
 local made = setmetatable({}, {__mode = "k"})
+local JOB_HANDLE = {__metatable = "job",
+                    __index = function(h, k)
+                        local v = made[h][k]
+                        if type(v) ~= "table" then return v end
+                    end,
+                    __newindex = function() error("a job is read-only once declared", 2) end}
 
 -- block = "16k", or a distribution {["4k"] = 50, ["64k"] = 50} (append alike): a list of
 -- {size, weight}, smallest first.
@@ -353,6 +391,7 @@ end
 function job(name)
     if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
     return function(t)
+        t = raw(t)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
         local j = {name = name, threads = t.threads or D.threads, engine = t.engine or D.engine,
                    iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0,
@@ -436,11 +475,13 @@ function job(name)
         j.ioprio = t.ioprio
         -- The group's values are read in C (src/script.c), sizes as the command line's are.
         if t.group ~= nil then
-            check_fields("job " .. name .. ": group", t.group, GROUP_FIELDS, 1)
-            if t.group.max ~= nil then
-                check_fields("job " .. name .. ": group max", t.group.max, MAX_FIELDS, 1)
+            local g = raw(t.group)
+            check_fields("job " .. name .. ": group", g, GROUP_FIELDS, 1)
+            if g.max ~= nil then
+                g.max = raw(g.max)
+                check_fields("job " .. name .. ": group max", g.max, MAX_FIELDS, 1)
             end
-            j.group = t.group
+            j.group = g
         end
         j.fsync_freq = t.fsync_freq or D.fsync_freq
         -- The end fsync is the job's: the command line's --file-fsync-end does not reach it.
@@ -470,8 +511,8 @@ function job(name)
         if t.mix and t.flow then
             fail("job " .. name .. ": a job has a mix (weights) or a flow (an order), not both")
         end
-        if t.flow then j.flow = flow_list(name, t.flow) end
-        local mix = t.mix or (t.flow and {}) or {read = 1}
+        if t.flow then j.flow = flow_list(name, raw(t.flow)) end
+        local mix = raw(t.mix) or (t.flow and {}) or {read = 1}
         if type(mix) ~= "table" then
             fail("job " .. name .. ": mix is a table of weights, e.g. mix = {read = 3, write = 1}")
         end
@@ -488,14 +529,17 @@ function job(name)
             j.weight = j.weight + w
         end
         if j.weight <= 0 then fail("job " .. name .. ": mix: all weights are zero") end
-        j.blocks = size_list(name, "block", t.block or D.block)
+        j.blocks = size_list(name, "block", raw(t.block) or D.block)
         -- A tree job's append size: a size or a distribution, the block's by default.
-        if t.append ~= nil then j.appends = size_list(name, "append", t.append) end
+        if t.append ~= nil then j.appends = size_list(name, "append", raw(t.append)) end
         local pat, why = pattern(t.pattern or "uniform")
         if not pat then fail("job " .. name .. ": " .. why) end
         j.pattern = pat
-        made[j] = true
-        return j
+        -- The script gets a handle; phase() takes the job as checked here, whatever the
+        -- script does with the handle afterwards.
+        local handle = setmetatable({}, JOB_HANDLE)
+        made[handle] = j
+        return handle
     end
 end
 
@@ -505,14 +549,18 @@ function phase(name)
     if type(name) ~= "string" then fail("phase: give it a name: phase \"read\" { ... }") end
     return function(t)
         if type(t) ~= "table" then fail("phase " .. name .. " takes a table") end
+        t = raw(t)
         local p = {name = name, jobs = {}, time = t.time or D.time, events = t.events or 0,
-                   drop_caches = t.drop_caches or false}
+                   drop_caches = t.drop_caches or false,
+                   line = debug.getinfo(2, "l").currentline}
+        local seen = {}
         for k, v in pairs(t) do
             if type(k) == "number" then
-                if not made[v] then
+                local j = made[v]
+                if not j then
                     fail("phase " .. name .. ": list jobs made with job \"name\" { ... }")
                 end
-                p.jobs[#p.jobs + 1] = v
+                p.jobs[#p.jobs + 1] = j
             elseif not PHASE_FIELDS[k] then
                 fail("phase " .. name .. ": unknown field '" .. tostring(k) ..
                      "'; accepted: drop_caches, events, time, and the jobs")
@@ -520,6 +568,16 @@ function phase(name)
         end
         if #p.jobs == 0 then fail("phase " .. name .. ": no jobs") end
         for _, j in ipairs(p.jobs) do
+            local other = seen[j.name]
+            if other == j then
+                fail("phase " .. name .. ": job " .. j.name .. " (line " .. j.line ..
+                     ") is listed twice")
+            elseif other then
+                local a, b = math.min(other.line, j.line), math.max(other.line, j.line)
+                fail("phase " .. name .. ": two jobs named " .. j.name .. " (lines " .. a ..
+                     " and " .. b .. "); the jobs of a phase need names of their own")
+            end
+            seen[j.name] = j
             if j.mode == "seqwr" and #p.jobs > 1 then
                 fail("phase " .. name .. ": a seqwr job empties the files the other jobs " ..
                      "use: give it a phase of its own")
@@ -529,6 +587,101 @@ function phase(name)
         if type(p.events) ~= "number" or p.events < 0 then
             fail("phase " .. name .. ": events >= 0")
         end
+        if type(p.drop_caches) ~= "boolean" then
+            fail("phase " .. name .. ": drop_caches '" .. tostring(p.drop_caches) ..
+                 "': accepted: true, false")
+        end
         S.phases[#S.phases + 1] = p
     end
 end
+
+-- The script's environment. A script is a program handed around like data: by default it
+-- runs with what a workload needs and nothing else — the declarations above, sbio, options,
+-- math, string (without dump), table, bit, coroutine, the base functions that touch nothing
+-- outside the script, os.time, os.clock and os.date — and no file, process, FFI, debug,
+-- module or bytecode access. A trusted script (--script-trusted) sees all of Lua but
+-- os.exit, which would end sbio before it restores the settings it changed.
+local SAFE_BASE = {"assert", "error", "ipairs", "next", "pairs", "pcall", "print", "select",
+                   "tonumber", "tostring", "type", "unpack", "xpcall", "rawequal", "rawget",
+                   "rawset", "setmetatable", "getmetatable", "_VERSION"}
+local API = {"option", "fileset", "job", "phase", "sbio", "options"}
+
+local function no_exit()
+    error("os.exit is not available to a script: it would end sbio before it restores the " ..
+          "settings it changed; return false from event() to end a job, or call error()", 2)
+end
+os.exit = no_exit
+
+-- Lua's pattern matching runs in C, where no hook reaches: ("a?"):rep(28) .. ("a"):rep(28)
+-- against 28 a's backtracks for most of a minute. In the sandbox a match whose worst case
+-- exceeds about 1e8 steps is refused before it starts: each quantified item (*, +, -) may
+-- try every place of the subject, each ? two, an unanchored pattern every start.
+local MATCH_BUDGET = math.log(1e8)
+local function match_cost(s, p)
+    local n, len, i, cost = math.log(#s + 2), #p, 1, 0
+    if p:byte(1) == 94 then i = 2 else cost = n end -- "^"
+    while i <= len do
+        local c = p:byte(i)
+        if c == 37 then -- "%": an escape, %bxy, %f[set]
+            local e = p:byte(i + 1)
+            i = i + (e == 98 and 4 or 2)
+            if e == 102 then c = 91 end
+        end
+        if c == 91 then -- "[set]"
+            i = i + 1
+            if p:byte(i) == 94 then i = i + 1 end
+            if p:byte(i) == 93 then i = i + 1 end
+            while i <= len and p:byte(i) ~= 93 do
+                i = i + (p:byte(i) == 37 and 2 or 1)
+            end
+            i = i + 1
+        elseif c ~= 37 then
+            i = i + 1
+        end
+        local q = p:byte(i)
+        if q == 42 or q == 43 or q == 45 then -- * + -
+            cost, i = cost + n, i + 1
+        elseif q == 63 then -- ?
+            cost, i = cost + 0.6931, i + 1
+        end
+    end
+    return cost
+end
+local function bounded(name, f)
+    return function(s, p, ...)
+        if type(p) == "string" and (type(s) == "string" or type(s) == "number") and
+           match_cost(tostring(s), p) > MATCH_BUDGET then
+            error("string." .. name .. ": the pattern '" .. p:sub(1, 40) .. "' over " .. #tostring(s) ..
+                  " bytes could take too long (its backtracking runs where sbio cannot stop " ..
+                  "it); match a shorter string or a simpler pattern", 2)
+        end
+        return f(s, p, ...)
+    end
+end
+
+local function environment(trusted)
+    -- Strings share one metatable whose __index is the string library: guard it, and take
+    -- dump (bytecode out of any function) from the library itself.
+    getmetatable("").__metatable = false
+    if trusted then
+        return setmetatable({}, {__index = _G})
+    end
+    string.dump = nil
+    -- The library itself: method calls ("s:find(p)") reach it through the strings' metatable.
+    for _, name in ipairs({"find", "match", "gmatch", "gsub"}) do
+        string[name] = bounded(name, string[name])
+    end
+    local env = {}
+    for _, k in ipairs(SAFE_BASE) do env[k] = _G[k] end
+    for _, k in ipairs(API) do env[k] = _G[k] end
+    for _, lib in ipairs({"math", "string", "table", "bit", "coroutine"}) do
+        env[lib] = raw(_G[lib])
+    end
+    env.os = {time = os.time, clock = os.clock, date = os.date}
+    env._G = env
+    return env
+end
+
+-- What C keeps to itself: the declarations, the environment builder, and what the event hook
+-- needs whatever the script did to the sbio table.
+return {S = S, environment = environment, sbio = sbio, files = files, new_ctx = new_ctx}

@@ -141,6 +141,7 @@ struct sbio_script {
     unsigned nphases;
     struct sbio_script_phase phases[SBIO_SCRIPT_MAX_PHASES];
     bool has_event, has_report; /* per-event and report hooks defined */
+    bool trusted;               /* loaded outside the sandbox (--script-trusted) */
 };
 
 #endif

@@ -420,18 +420,36 @@ static const char *script_arg(int argc, char **argv)
     return NULL;
 }
 
+/* Whether the script is to run trusted (--script-trusted on the command line), needed before
+ * the options are parsed: never to show its help (help, --help, -h anywhere on the line),
+ * which must run nothing of the script's outside the sandbox. */
+static bool script_trusted_arg(int argc, char **argv)
+{
+    bool trusted = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "help") || !strcmp(a, "-h") || !strncmp(a, "--help", 6))
+            return false;
+        bool on = true;
+        if (!strcmp(a, "--script-trusted") ||
+            (!strncmp(a, "--script-trusted=", 17) && !sbio_parse_bool(a + 17, &on)))
+            trusted = on;
+    }
+    return trusted;
+}
+
 /* A script's own options parse like built-in ones: the script is read once first, for their
  * names and types (into decl and cfg), and again with their values once the line is parsed
  * (load_script). path gets the script's file. 0 or -SBIO_EUSAGE (message printed). */
-static int declare_script(const char *name, struct sbio_config *cfg, struct sbio_script *decl,
-                          char *path, size_t len)
+static int declare_script(const char *name, bool trusted, struct sbio_config *cfg,
+                          struct sbio_script *decl, char *path, size_t len)
 {
-    char serr[512];
+    char serr[PATH_MAX + 512];
     if (!sbio_script_find(name, path, len)) {
         sbio_err("--script %s: no such script; %s", name, path);
         return -SBIO_EUSAGE;
     }
-    if (sbio_script_load(path, NULL, NULL, 0, decl, serr, sizeof(serr))) {
+    if (sbio_script_load(path, NULL, NULL, 0, trusted, decl, serr, sizeof(serr))) {
         sbio_err("%s", serr);
         return -SBIO_EUSAGE;
     }
@@ -444,8 +462,11 @@ static int declare_script(const char *name, struct sbio_config *cfg, struct sbio
 
 static int load_script(struct sbio_config *cfg, const char *path, struct sbio_script *script)
 {
-    char serr[512];
-    if (sbio_script_load(path, cfg->xname, cfg->xvalue, cfg->nxopt, script, serr, sizeof(serr))) {
+    char serr[PATH_MAX + 512];
+    /* Its help shows what the sandbox's declarations say, whatever the trust. */
+    bool trusted = cfg->script_trusted && cfg->cmd != SBIO_CMD_HELP;
+    if (sbio_script_load(path, cfg->xname, cfg->xvalue, cfg->nxopt, trusted, script, serr,
+                         sizeof(serr))) {
         sbio_err("%s", serr);
         return -SBIO_EUSAGE;
     }
@@ -519,7 +540,10 @@ static int parse_command_line(int argc, char **argv, struct command *c)
     const char *spath = script_arg(argc, argv);
     char path[PATH_MAX];
     sbio_options_defaults(&c->cfg);
-    int rc = hrc ? hrc : spath ? declare_script(spath, &c->cfg, &c->decl, path, sizeof(path)) : 0;
+    int rc = hrc     ? hrc
+             : spath ? declare_script(spath, script_trusted_arg(argc, argv), &c->cfg, &c->decl,
+                                      path, sizeof(path))
+                     : 0;
     if (!rc)
         rc = sbio_options_parse(&c->cfg, argc, argv);
     if (!rc && spath)

@@ -132,6 +132,9 @@ static const struct optdef opts[] = {
      "O_DIRECT (keeps the device fed), --iodepth otherwise (fewest system calls)"},
     {"script", NULL, T_STR, OFF(script), "", NULL, 0, 0, SET_CMDS, 0, "FILE",
      "Lua workload script (path, or a name from the installed workloads)"},
+    {"script-trusted", NULL, T_BOOL, OFF(script_trusted), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
+     "run the script with all of Lua (files, processes, FFI), not in the sandbox; on the "
+     "command line only"},
     {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN, 0,
      "FMT", "report format: text, json or csv"},
     {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
@@ -962,10 +965,11 @@ static int conf_line(struct sbio_config *cfg, const char *line, size_t len)
     conf_texts = t;
     bool old;
     const struct optdef *d = opt_find(name, strlen(name), &old);
-    if (d && (d->type == T_CONFIG || d->off == OFF(script))) {
+    if (d && (d->type == T_CONFIG || d->off == OFF(script) || d->off == OFF(script_trusted))) {
         sbio_err("%s--%s is taken from the command line only (%s)", opt_where, d->name,
-                 d->type == T_CONFIG ? "give every file there"
-                                     : "the script's options are known before the file is read");
+                 d->type == T_CONFIG     ? "give every file there"
+                 : d->off == OFF(script) ? "the script's options are known before the file is read"
+                                         : "a script is trusted where it is run, not by a file");
         return -EINVAL;
     }
     int i = 0;
@@ -1167,6 +1171,17 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
         cfg->cmd = SBIO_CMD_HELP;
     }
     opt_note_test(cfg);
+    return 0;
+}
+
+int sbio_options_range(const char *name, uint64_t *min, uint64_t *max)
+{
+    bool old;
+    const struct optdef *d = opt_find(name, strlen(name), &old);
+    if (!d || (d->type != T_UINT && d->type != T_SIZE))
+        return -ENOENT;
+    *min = d->min;
+    *max = d->max;
     return 0;
 }
 

@@ -118,6 +118,7 @@ struct sbio_config {
     uint64_t iodepth;
     uint64_t iodepth_batch; /* requests queued per submit; 0: auto (sbio_iodepth_batch) */
     const char *script;
+    bool script_trusted; /* the script runs with all of Lua, not in the sandbox */
     int output_format;
     const char *output;
     uint64_t log_interval_ms;
@@ -186,6 +187,10 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv);
  * command needs), for a run of nranks processes (1 alone: see topology.h). Returns 0 or
  * -EINVAL after printing one line. */
 int sbio_options_validate(struct sbio_config *cfg, unsigned nranks);
+
+/* The range a number or size option accepts (the table's), for values given another way (a
+ * script's job fields): 0, or -ENOENT when name is no such option. */
+int sbio_options_range(const char *name, uint64_t *min, uint64_t *max);
 
 /* Set one option by its name (or sysbench's old name) from text, as the command line would,
  * and mark it given. cmds: the commands it must belong to (SBIO_C bits). 0, or -EINVAL after

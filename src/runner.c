@@ -336,6 +336,7 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     const struct sbio_job *job = r->job;
     res->seed = job->seed ? job->seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     sbio_wl_shared_init(&r->sh, job, &r->lay, res->seed);
+    r->sh.stop = &r->stop;
     if (r->env->all_threads) {
         /* One set, threads of others too: threads are numbered across them. */
         r->sh.threads = r->env->all_threads;

@@ -4,7 +4,9 @@
 #include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
+#include <luajit.h>
 #include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,20 +168,178 @@ static void script_push_c(lua_State *L)
         lua_setfield(L, -2, num[i].field);
     }
     lua_setfield(L, -2, "defaults");
+    /* The fileset's counterparts, checked before the prelude builds its list of files. */
+    uint64_t lo, files = 1000000, size = INT64_MAX;
+    sbio_options_range("file-num", &lo, &files);
+    lua_newtable(L);
+    lua_pushnumber(L, (double)files);
+    lua_setfield(L, -2, "files");
+    /* 2^63 - 1024: the largest double below 2^63, what a JSON integer holds. */
+    lua_pushnumber(L, (double)(size - 1023));
+    lua_setfield(L, -2, "size");
+    lua_setfield(L, -2, "caps");
     lua_setglobal(L, "__sbio_c");
 }
 
-/* A Lua state with the prelude and the script run in it, the command line's values of the
- * script's options given to option(). NULL on error, the first line of it in err. */
-static lua_State *script_open(const char *path, const char *const *names, const char *const *values,
-                              int nover, char *err, size_t errlen)
+/* What bounds one Lua state: its memory (the allocator's count), how long its declarations
+ * may take and when it must stop (the count hook). It is the allocator's user data, so the
+ * hook finds it with lua_getallocf. LuaJIT calls no hook from compiled traces: a script's
+ * state runs interpreted (JIT off), so that every loop reaches the hook. */
+#define SCRIPT_MEM_CAP    (256ULL << 20)
+#define SCRIPT_MEM_SLACK  (16ULL << 20) /* room to unwind once stopped */
+#define SCRIPT_HOOK_EVERY 10000         /* instructions between checks */
+#define SCRIPT_LOAD_S     10            /* the declarations, report() */
+#define SCRIPT_GRACE_NS   1000000000ULL /* a call still running this long after a stop */
+
+enum script_abort { SCRIPT_RUNS, SCRIPT_STOPPED, SCRIPT_TOO_LONG, SCRIPT_TOO_BIG };
+
+struct script_guard {
+    lua_Alloc base;
+    void *base_ud;
+    size_t used, cap;
+    const int *stop;      /* the run's stop flag, or NULL */
+    uint64_t deadline_ns; /* 0: none */
+    uint64_t stop_seen_ns;
+    int abort; /* enum script_abort: once set, every instruction raises an error */
+    bool raising;
+    char where[192]; /* FILE:LINE the hook stopped */
+};
+
+static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    lua_State *L = luaL_newstate();
+    struct script_guard *g = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize > old && g->used - old + nsize > g->cap + (g->abort ? SCRIPT_MEM_SLACK : 0)) {
+        if (!g->abort)
+            g->abort = SCRIPT_TOO_BIG;
+        return NULL;
+    }
+    void *p = g->base(g->base_ud, ptr, osize, nsize);
+    if (p || !nsize)
+        g->used = g->used - old + nsize;
+    return p;
+}
+
+static struct script_guard *guard_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+static int guard_check(struct script_guard *g)
+{
+    bool stop = sbio_stop_requested() || (g->stop && __atomic_load_n(g->stop, __ATOMIC_RELAXED));
+    uint64_t now = sbio_now_ns();
+    if (!stop)
+        g->stop_seen_ns = 0;
+    else if (!g->stop_seen_ns)
+        g->stop_seen_ns = now;
+    else if (now - g->stop_seen_ns > SCRIPT_GRACE_NS)
+        return SCRIPT_STOPPED;
+    return g->deadline_ns && now > g->deadline_ns ? SCRIPT_TOO_LONG : SCRIPT_RUNS;
+}
+
+/* Every SCRIPT_HOOK_EVERY instructions: a stop, the deadline, the memory cap end the script's
+ * Lua where it is. From then on every instruction raises the error again, so that no pcall in
+ * the script can catch it for good. */
+static void guard_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct script_guard *g = guard_of(L);
+    if (!g->abort && !(g->abort = guard_check(g)))
+        return;
+    if (!g->raising) {
+        g->raising = true;
+        lua_Debug d;
+        if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
+            snprintf(g->where, sizeof(g->where), "%s:%d", d.short_src, d.currentline);
+        lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
+    }
+    lua_pushliteral(L, "sbio: the script is stopped");
+    lua_error(L);
+}
+
+/* Why the guard ended the script's Lua: true with one line in err, false (err untouched) when
+ * it did not end it. */
+static bool guard_said(const struct script_guard *g, const char *path, char *err, size_t len)
+{
+    const char *at = g->where[0] ? g->where : path;
+    switch (g->abort) {
+    case SCRIPT_TOO_BIG:
+        snprintf(err, len, "%s: the script uses more than %llu MiB of memory, a script's limit", at,
+                 SCRIPT_MEM_CAP >> 20);
+        return true;
+    case SCRIPT_TOO_LONG:
+        snprintf(err, len,
+                 "%s: still running after %d s, a script's limit for its declarations "
+                 "and report() (an endless loop?)",
+                 at, SCRIPT_LOAD_S);
+        return true;
+    case SCRIPT_STOPPED:
+        snprintf(err, len,
+                 "%s: still running %.0f s after sbio was asked to stop (%s); stopped there", at,
+                 SCRIPT_GRACE_NS / 1e9, sbio_stop_requested() ? "a signal" : "the time limit");
+        return true;
+    default: return false;
+    }
+}
+
+/* A new state with the standard libraries, guarded by a fresh guard, JIT off. NULL when out
+ * of memory. */
+static lua_State *guard_new(void)
+{
+    struct script_guard *g = calloc(1, sizeof(*g));
+    lua_State *L = g ? luaL_newstate() : NULL;
+    if (!L) {
+        free(g);
+        return NULL;
+    }
+    g->base = lua_getallocf(L, &g->base_ud);
+    g->used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    g->cap = SCRIPT_MEM_CAP;
+    lua_setallocf(L, guard_alloc, g);
+    /* The jit library turns the compiler on as it opens: off after it. */
+    luaL_openlibs(L);
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT, SCRIPT_HOOK_EVERY);
+    return L;
+}
+
+static void script_close(lua_State *L)
+{
+    if (!L)
+        return;
+    struct script_guard *g = guard_of(L);
+    lua_sethook(L, NULL, 0, 0);
+    lua_close(L);
+    free(g);
+}
+
+/* A protected call that says what the guard did when it ended the call (pcall, below). */
+static int guarded_pcall(lua_State *L, const char *path, int nargs, int nres, char *err,
+                         size_t errlen)
+{
+    int rc = pcall(L, nargs, nres, err, errlen);
+    if (rc)
+        guard_said(guard_of(L), path, err, errlen);
+    return rc;
+}
+
+/* A Lua state with the prelude and the script run in it, the command line's values of the
+ * script's options given to option(); the script in its environment (the prelude's sandbox,
+ * or all of Lua but os.exit when trusted). The prelude's private table is the registry's
+ * "sbio.P", the environment "sbio.env". NULL on error, the first line of it in err. */
+static lua_State *script_open(const char *path, const char *const *names, const char *const *values,
+                              int nover, bool trusted, char *err, size_t errlen)
+{
+    lua_State *L = guard_new();
     if (!L) {
         snprintf(err, errlen, "%s: cannot create a Lua state (out of memory)", path);
         return NULL;
     }
-    luaL_openlibs(L);
+    struct script_guard *g = guard_of(L);
+    g->deadline_ns = sbio_now_ns() + SCRIPT_LOAD_S * 1000000000ULL;
     lua_newtable(L);
     for (int i = 0; i < nover; i++) {
         lua_pushstring(L, values[i]);
@@ -194,19 +354,45 @@ static lua_State *script_open(const char *path, const char *const *names, const 
         script_err(L, err, errlen);
         goto fail;
     }
-    if (pcall(L, 0, 0, err, errlen))
+    if (pcall(L, 0, 1, err, errlen))
         goto fail;
-    /* The script's chunk is named after its path, so errors read "path:line: …". */
-    if (luaL_loadfile(L, path)) {
-        script_err(L, err, errlen);
+    lua_getfield(L, -1, "environment");
+    lua_pushboolean(L, trusted);
+    if (pcall(L, 1, 1, err, errlen))
+        goto fail;
+    lua_setfield(L, LUA_REGISTRYINDEX, "sbio.env");
+    lua_setfield(L, LUA_REGISTRYINDEX, "sbio.P");
+    /* Text only: LuaJIT runs bytecode unverified. The chunk is named after its path, so
+     * errors read "path:line: …". */
+    if (luaL_loadfilex(L, path, "t")) {
+        const char *m = lua_tostring(L, -1);
+        if (m && strstr(m, "wrong mode"))
+            snprintf(err, errlen,
+                     "%s: a precompiled (bytecode) script; sbio runs Lua source only (LuaJIT "
+                     "does not verify bytecode)",
+                     path);
+        else
+            script_err(L, err, errlen);
         goto fail;
     }
-    if (pcall(L, 0, 0, err, errlen))
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.env");
+    lua_setfenv(L, -2);
+    if (guarded_pcall(L, path, 0, 0, err, errlen))
         goto fail;
+    g->deadline_ns = 0;
     return L;
 fail:
-    lua_close(L);
+    script_close(L);
     return NULL;
+}
+
+/* Value k of the script's environment, raw (no metamethod of the script's runs), pushed. */
+static void script_global(lua_State *L, const char *k)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.env");
+    lua_pushstring(L, k);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
 }
 
 /* Field k of the table at idx as a number; 0 when it has none (the prelude sets every field
@@ -234,6 +420,77 @@ static bool field_bool(lua_State *L, int idx, const char *k)
     bool v = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return v;
+}
+
+/* Field k of the table at t, a whole number within [min, max] (nil: 0, when 0 is within), into
+ * *out: the command line's caps hold for a script's values too. 0, or -EINVAL with one line
+ * in err: "FILE:LINE: WHO: FIELD VALUE is out of range; accepted: MIN to MAX (RANGE)". */
+static int field_whole(lua_State *L, int t, const char *k, double min, double max, uint64_t *out,
+                       const char *where, const char *range, char *err, size_t errlen)
+{
+    lua_getfield(L, t, k);
+    double v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+    bool bad = lua_type(L, -1) == LUA_TSTRING ||
+               (lua_type(L, -1) != LUA_TNUMBER && lua_type(L, -1) != LUA_TNIL);
+    lua_pop(L, 1);
+    if (bad || !(v >= min && v <= max) || v != floor(v)) {
+        snprintf(err, errlen,
+                 "%s: %s %.17g is out of range; accepted: a whole number from %.17g to %.17g%s%s%s",
+                 where, k, v, min, max, range[0] ? " (" : "", range, range[0] ? ")" : "");
+        return -EINVAL;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* The range of option name as doubles, what a script's numbers are: at most 2^53 (exact). */
+static void option_range(const char *name, double *min, double *max)
+{
+    uint64_t lo = 0, hi = 1ULL << 53;
+    sbio_options_range(name, &lo, &hi);
+    *min = (double)lo;
+    *max = hi > (1ULL << 53) ? 0x1p53 : (double)hi;
+}
+
+/* A job's numbers, within the caps of the options they stand for. 0 or -EINVAL (err said). */
+static int read_job_counts(lua_State *L, int t, const char *path, struct sbio_script_job *j,
+                           char *err, size_t errlen)
+{
+    static const struct {
+        const char *field, *option;
+    } f[] = {{"threads", "threads"},
+             {"iodepth", "iodepth"},
+             {"rate", "rate"},
+             {"fsync_freq", "file-fsync-freq"},
+             {"think", NULL}};
+    char where[PATH_MAX + 96], range[64];
+    snprintf(where, sizeof(where), "%s:%d: job %s", path, j->line, j->name);
+    uint64_t v[5];
+    for (size_t i = 0; i < 5; i++) {
+        double lo = 0, hi = UINT32_MAX; /* think: microseconds, about 71 minutes at most */
+        if (f[i].option)
+            option_range(f[i].option, &lo, &hi);
+        snprintf(range, sizeof(range), f[i].option ? "as --%s" : "microseconds", f[i].option);
+        if (field_whole(L, t, f[i].field, lo, hi, &v[i], where, range, err, errlen))
+            return -EINVAL;
+    }
+    j->threads = (unsigned)v[0];
+    j->iodepth = (unsigned)v[1];
+    j->rate = v[2];
+    j->fsync_freq = v[3];
+    j->think_us = v[4];
+    j->rw_ratio = field_num(L, t, "rw_ratio");
+    if (!isfinite(j->rw_ratio)) {
+        snprintf(err, errlen, "%s: rw_ratio %g is out of range; accepted: a finite number > 0",
+                 where, j->rw_ratio);
+        return -EINVAL;
+    }
+    for (int i = 0; i < SBIO_MIX_NR; i++)
+        if (!isfinite(j->weight[i]) || !isfinite(j->pa) || !isfinite(j->pb)) {
+            snprintf(err, errlen, "%s: mix and pattern take finite numbers", where);
+            return -EINVAL;
+        }
+    return 0;
 }
 
 /* A job's page-cache and priority fields: invalidate, fadvise, random_order, ioprio (the
@@ -344,23 +601,36 @@ static int read_job_group(lua_State *L, int t, struct sbio_script_job *j, char *
 }
 
 /* A job's list of sizes and weights (blocks, appends; the prelude has checked them): none
- * when the job has no such field. 0 or -EINVAL (err said). */
-static int read_job_sizes(lua_State *L, int t, const char *k, const char *job, uint64_t *size,
+ * when the job has no such field; each size within --file-block-size's range. where: "FILE:LINE:
+ * job NAME". 0 or -EINVAL (err said). */
+static int read_job_sizes(lua_State *L, int t, const char *k, const char *where, uint64_t *size,
                           double *weight, unsigned *n, char *err, size_t errlen)
 {
+    const char *what = !strcmp(k, "blocks") ? "block" : "append";
     lua_getfield(L, t, k);
     size_t nb = lua_istable(L, -1) ? lua_objlen(L, -1) : 0;
     if (nb > SBIO_SCRIPT_MAX_BLOCKS) {
-        snprintf(err, errlen, "job %s: at most %d %s sizes", job, SBIO_SCRIPT_MAX_BLOCKS,
-                 !strcmp(k, "blocks") ? "block" : "append");
+        snprintf(err, errlen, "%s: at most %d %s sizes", where, SBIO_SCRIPT_MAX_BLOCKS, what);
         lua_pop(L, 1);
         return -EINVAL;
     }
+    double lo, hi;
+    option_range("file-block-size", &lo, &hi);
     for (size_t i = 1; i <= nb; i++) {
         lua_rawgeti(L, -1, (int)i);
-        size[*n] = (uint64_t)field_num(L, lua_gettop(L), "size");
-        weight[(*n)++] = field_num(L, lua_gettop(L), "weight");
+        double sz = field_num(L, lua_gettop(L), "size");
+        weight[*n] = field_num(L, lua_gettop(L), "weight");
         lua_pop(L, 1);
+        if (!(sz >= lo && sz <= hi) || !isfinite(weight[*n])) {
+            char b[32];
+            snprintf(err, errlen,
+                     "%s: %s %.17g is out of range; accepted: %s sizes from %.0f B to %s (as "
+                     "--file-block-size) with finite shares",
+                     where, what, sz, what, lo, sbio_fmt_bytes(b, sizeof(b), (uint64_t)hi));
+            lua_pop(L, 1);
+            return -EINVAL;
+        }
+        size[(*n)++] = (uint64_t)sz;
     }
     lua_pop(L, 1);
     return 0;
@@ -383,12 +653,12 @@ static void read_job_flow(lua_State *L, int t, struct sbio_script_job *j)
     lua_pop(L, 1);
 }
 
-static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t errlen)
+static int read_job(lua_State *L, const char *path, struct sbio_script_job *j, char *err,
+                    size_t errlen)
 {
     int t = lua_gettop(L);
     char buf[64];
     field_str(L, t, "name", j->name, sizeof(j->name));
-    j->threads = (unsigned)field_num(L, t, "threads");
     field_str(L, t, "engine", buf, sizeof(buf));
     j->engine = sbio_engine_id(buf);
     if (j->engine < 0) {
@@ -396,17 +666,12 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
                  sbio_engine_list());
         return -EINVAL;
     }
-    j->iodepth = (unsigned)field_num(L, t, "iodepth");
-    j->rate = (uint64_t)field_num(L, t, "rate");
-    j->think_us = (uint64_t)field_num(L, t, "think");
-    j->fsync_freq = (uint64_t)field_num(L, t, "fsync_freq");
     j->event = field_bool(L, t, "event");
     j->fsync_end = field_bool(L, t, "fsync_end");
     if (read_job_cache(L, t, j, err, errlen) || read_job_group(L, t, j, err, errlen))
         return -EINVAL;
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
-    j->rw_ratio = field_num(L, t, "rw_ratio");
     field_str(L, t, "mode", buf, sizeof(buf));
     j->mode = SBIO_MODE_NONE;
     for (int i = 0; i < SBIO_MODE_NONE; i++)
@@ -425,9 +690,11 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
         j->weight[i] = field_num(L, lua_gettop(L), sbio_mix_op_name(i));
     lua_pop(L, 1);
     j->line = (int)field_num(L, t, "line");
-    if (read_job_sizes(L, t, "blocks", j->name, j->block, j->block_weight, &j->nblocks, err,
+    char where[PATH_MAX + 96];
+    snprintf(where, sizeof(where), "%s:%d: job %s", path, j->line, j->name);
+    if (read_job_sizes(L, t, "blocks", where, j->block, j->block_weight, &j->nblocks, err,
                        errlen) ||
-        read_job_sizes(L, t, "appends", j->name, j->append, j->append_weight, &j->nappend, err,
+        read_job_sizes(L, t, "appends", where, j->append, j->append_weight, &j->nappend, err,
                        errlen))
         return -EINVAL;
     read_job_flow(L, t, j);
@@ -439,7 +706,7 @@ static int read_job(lua_State *L, struct sbio_script_job *j, char *err, size_t e
     j->pa = field_num(L, lua_gettop(L), "a");
     j->pb = field_num(L, lua_gettop(L), "b");
     lua_pop(L, 1);
-    return 0;
+    return read_job_counts(L, t, path, j, err, errlen);
 }
 
 /* The script's options, in declaration order, from the prelude's table at S. */
@@ -497,7 +764,7 @@ static void read_tree(lua_State *L, struct sbio_tree_decl *d)
 }
 
 /* The file set's sizes, or its tree, from the prelude's table at S, when the script declares
- * one. 0 or -ENOMEM. */
+ * one (the prelude has checked them). 0, -ENOMEM or -ERANGE. */
 static int read_fileset(lua_State *L, int S, struct sbio_script *s)
 {
     lua_getfield(L, S, "fileset");
@@ -510,8 +777,11 @@ static int read_fileset(lua_State *L, int S, struct sbio_script *s)
             return -ENOMEM;
         for (unsigned i = 0; i < s->nfiles; i++) {
             lua_rawgeti(L, -1, (int)i + 1);
-            s->file_size[i] = (uint64_t)lua_tonumber(L, -1);
+            double v = lua_tonumber(L, -1);
             lua_pop(L, 1);
+            if (!(v >= 0 && v < 0x1p63))
+                return -ERANGE;
+            s->file_size[i] = (uint64_t)v;
         }
     }
     lua_pop(L, 1);
@@ -524,8 +794,16 @@ static int read_phase(lua_State *L, const struct sbio_script *s, struct sbio_scr
 {
     int pt = lua_gettop(L);
     field_str(L, pt, "name", p->name, sizeof(p->name));
-    p->time_s = (uint64_t)field_num(L, pt, "time");
-    p->events = (uint64_t)field_num(L, pt, "events");
+    char where[PATH_MAX + 96];
+    snprintf(where, sizeof(where), "%s:%d: phase %s", s->path, (int)field_num(L, pt, "line"),
+             p->name);
+    double lo, hi;
+    option_range("time", &lo, &hi);
+    if (field_whole(L, pt, "time", lo, hi, &p->time_s, where, "as --time", err, errlen))
+        return -EINVAL;
+    option_range("events", &lo, &hi);
+    if (field_whole(L, pt, "events", lo, hi, &p->events, where, "as --events", err, errlen))
+        return -EINVAL;
     lua_getfield(L, pt, "drop_caches");
     p->drop_caches = lua_toboolean(L, -1);
     lua_pop(L, 1);
@@ -538,7 +816,7 @@ static int read_phase(lua_State *L, const struct sbio_script *s, struct sbio_scr
     }
     for (size_t k = 1; k <= nj; k++) {
         lua_rawgeti(L, -1, (int)k);
-        int rc = read_job(L, &p->jobs[p->njobs++], err, errlen);
+        int rc = read_job(L, s->path, &p->jobs[p->njobs++], err, errlen);
         lua_pop(L, 1);
         if (rc)
             return rc;
@@ -547,13 +825,44 @@ static int read_phase(lua_State *L, const struct sbio_script *s, struct sbio_scr
     return 0;
 }
 
+/* event = true in a job of a script without an event(ctx) function: the first such job's
+ * line. 0 or -EINVAL (err said). */
+static int check_event_jobs(lua_State *L, const struct sbio_script *s, char *err, size_t errlen)
+{
+    if (s->has_event)
+        return 0;
+    for (unsigned pi = 0; pi < s->nphases; pi++)
+        for (unsigned k = 0; k < s->phases[pi].njobs; k++) {
+            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
+            if (!j->event)
+                continue;
+            script_global(L, "event");
+            int type = lua_type(L, -1);
+            lua_pop(L, 1);
+            snprintf(err, errlen,
+                     "%s:%d: job %s: event = true, but the script defines no event(ctx) "
+                     "function%s%s",
+                     s->path, j->line, j->name, type == LUA_TNIL ? "" : " (event is a ",
+                     type == LUA_TNIL ? "" : lua_typename(L, type));
+            if (type != LUA_TNIL)
+                snprintf(err + strlen(err), errlen - strlen(err), ")");
+            return -EINVAL;
+        }
+    return 0;
+}
+
 static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errlen)
 {
-    lua_getglobal(L, "__sbio");
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.P");
+    lua_getfield(L, -1, "S");
     int S = lua_gettop(L);
     int rc = read_options(L, S, s, err, errlen);
     if (!rc)
         rc = read_fileset(L, S, s);
+    if (rc == -ERANGE) {
+        snprintf(err, errlen, "%s: a file size above 2^63 - 1 bytes", s->path);
+        rc = -EINVAL;
+    }
     if (rc)
         return rc;
     /* Phases and their jobs. */
@@ -570,30 +879,50 @@ static int read_decl(lua_State *L, struct sbio_script *s, char *err, size_t errl
         if (rc)
             return rc;
     }
-    lua_pop(L, 2);
-    lua_getglobal(L, "event");
+    lua_pop(L, 3);
+    script_global(L, "event");
     s->has_event = lua_isfunction(L, -1);
-    lua_getglobal(L, "report");
+    script_global(L, "report");
     s->has_report = lua_isfunction(L, -1);
     lua_pop(L, 2);
+    return check_event_jobs(L, s, err, errlen);
+}
+
+/* A C function run by lua_cpcall: what C does in a state after the script ran is protected
+ * too (a memory error there is the script's, not a panic). */
+struct script_call {
+    struct sbio_script *s;
+    char *err;
+    size_t errlen;
+    int rc;
+};
+
+static int read_decl_call(lua_State *L)
+{
+    struct script_call *c = lua_touserdata(L, 1);
+    c->rc = read_decl(L, c->s, c->err, c->errlen);
     return 0;
 }
 
 int sbio_script_load(const char *path, const char *const *names, const char *const *values,
-                     int nover, struct sbio_script *out, char *err, size_t errlen)
+                     int nover, bool trusted, struct sbio_script *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->path, sizeof(out->path), "%s", path);
-    lua_State *L = script_open(path, names, values, nover, err, errlen);
+    out->trusted = trusted;
+    lua_State *L = script_open(path, names, values, nover, trusted, err, errlen);
     if (!L)
         return -EINVAL;
-    int rc = read_decl(L, out, err, errlen);
+    struct script_call c = {out, err, errlen, 0};
+    int rc = lua_cpcall(L, read_decl_call, &c) ? -EINVAL : c.rc;
+    if (rc && !c.rc && !guard_said(guard_of(L), path, err, errlen))
+        script_err(L, err, errlen);
     if (!rc && !out->nphases) {
         snprintf(err, errlen, "%s: declares no phase; add phase \"name\" { job \"name\" { … } }",
                  path);
         rc = -EINVAL;
     }
-    lua_close(L);
+    script_close(L);
     if (rc)
         sbio_script_free(out);
     return rc;
@@ -610,30 +939,78 @@ void sbio_script_free(struct sbio_script *s)
 struct hook_state {
     uint64_t rng; /* the thread's generator, as the built-in modes and mixes draw from it */
     lua_State *L;
-    int fn_ref, ctx_ref;
+    struct script_guard *g;
     struct sbio_ctx_c *ctx;
     const struct sbio_script_hook *h;
     uint64_t seq;
     unsigned thread;
+    bool said; /* the stop's line is printed once */
+    int err;   /* set up in protected mode: 0, or -EINVAL (message in the state's stack) */
 };
 
-/* sbio.rand(n): a whole number in [0, n) from the thread's generator — the draw a uniform
- * mix makes, so a script and its declarative twin issue the same operations. Called through
- * the FFI: a plain C function would end LuaJIT's compiled trace on every call. */
-static uint64_t ffi_rand_below(uint64_t *rng, uint64_t n)
+/* sbio.rand(n): a whole number in [0, n) from the thread's generator (the upvalue) — the draw
+ * a uniform mix makes, so a script and its declarative twin issue the same operations. */
+static int script_rand(lua_State *L)
 {
-    return sbio_rand_below(rng, n);
+    uint64_t *rng = lua_touserdata(L, lua_upvalueindex(1));
+    double n = lua_type(L, 1) == LUA_TNUMBER ? lua_tonumber(L, 1) : 0;
+    if (!(n >= 1 && n <= 9007199254740992.0))
+        return luaL_error(L, "sbio.rand(n): n must be a number from 1 to 2^53");
+    lua_pushnumber(L, (lua_Number)sbio_rand_below(rng, (uint64_t)n));
+    return 1;
 }
 
 static void hook_destroy(void *p)
 {
     struct hook_state *st = p;
-    if (st && st->L)
-        lua_close(st->L);
+    if (st)
+        script_close(st->L);
     free(st);
 }
 
-static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *err, size_t len)
+/* The hook's set-up in a state where the script has run, by lua_cpcall: sbio.rand, sbio.files,
+ * the ctx, and the stack every call uses: the traceback handler, event and ctx at 1, 2 and 3.
+ * Through the prelude's private table: the script may have changed sbio's fields. */
+static int hook_setup(lua_State *L)
+{
+    struct hook_state *st = lua_touserdata(L, 1);
+    const struct sbio_script_hook *h = st->h;
+    lua_settop(L, 0);
+    lua_getglobal(L, "math");
+    lua_getfield(L, -1, "randomseed");
+    lua_pushnumber(L, (double)(st->rng % 9007199254740991ULL));
+    lua_call(L, 1, 0);
+    lua_settop(L, 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.P");
+    lua_getfield(L, 1, "sbio");
+    lua_pushliteral(L, "rand");
+    lua_pushlightuserdata(L, &st->rng);
+    lua_pushcclosure(L, script_rand, 1);
+    lua_rawset(L, 2);
+    lua_getfield(L, 1, "files");
+    for (unsigned i = 0; i < h->nfiles; i++) {
+        lua_pushnumber(L, (double)h->file_sizes[i]);
+        lua_rawseti(L, 3, (int)i + 1);
+    }
+    lua_getfield(L, 1, "new_ctx");
+    lua_call(L, 0, 1);
+    st->ctx = (struct sbio_ctx_c *)lua_topointer(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sbio.ctx");
+    script_global(L, "event");
+    if (!lua_isfunction(L, -1)) {
+        lua_pushfstring(L, "%s: a job has event = true but the script defines no event(ctx)",
+                        h->s->path);
+        st->err = -EINVAL;
+        return 1;
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, "sbio.event");
+    lua_pushcfunction(L, traceback);
+    lua_setfield(L, LUA_REGISTRYINDEX, "sbio.traceback");
+    return 0;
+}
+
+static void *hook_create(const void *arg, unsigned thread, uint64_t seed, const int *stop,
+                         char *err, size_t len)
 {
     const struct sbio_script_hook *h = arg;
     struct hook_state *st = calloc(1, sizeof(*st));
@@ -643,57 +1020,26 @@ static void *hook_create(const void *arg, unsigned thread, uint64_t seed, char *
     }
     st->h = h;
     st->thread = thread;
-    lua_State *L = st->L = script_open(h->s->path, h->names, h->values, h->nover, err, len);
+    /* The thread's generator: --rand-seed and the thread id. */
+    st->rng = seed;
+    lua_State *L = st->L =
+        script_open(h->s->path, h->names, h->values, h->nover, h->s->trusted, err, len);
     if (!L)
         goto fail;
-    /* The thread's generator: --rand-seed and the thread id. */
-    lua_getglobal(L, "math");
-    lua_getfield(L, -1, "randomseed");
-    lua_pushnumber(L, (double)(seed % 9007199254740991ULL));
-    if (pcall(L, 1, 0, err, len))
-        goto fail;
-    lua_pop(L, 1);
-    st->rng = seed;
-    lua_getglobal(L, "sbio");
-    if (luaL_loadstring(L, "local ffi = require('ffi'); local f, st = ...\n"
-                           "f = ffi.cast('uint64_t (*)(uint64_t *, uint64_t)', f)\n"
-                           "st = ffi.cast('uint64_t *', st); local tonumber = tonumber\n"
-                           "return function(n) if not (n >= 1 and n <= 9007199254740992) then "
-                           "error('sbio.rand(n): n must be a number from 1 to 2^53', 2) end "
-                           "return tonumber(f(st, n)) end")) {
-        script_err(L, err, len);
+    st->g = guard_of(L);
+    st->g->stop = stop;
+    int rc = lua_cpcall(L, hook_setup, st);
+    if (rc || st->err) {
+        if (!guard_said(guard_of(L), h->s->path, err, len)) {
+            const char *m = lua_tostring(L, -1);
+            snprintf(err, len, "%s", m ? m : "cannot set up event()");
+        }
         goto fail;
     }
-    lua_pushlightuserdata(L, (void *)(uintptr_t)ffi_rand_below);
-    lua_pushlightuserdata(L, &st->rng);
-    if (pcall(L, 2, 1, err, len))
-        goto fail;
-    lua_setfield(L, -2, "rand");
-    lua_getfield(L, -1, "files");
-    for (unsigned i = 0; i < h->nfiles; i++) {
-        lua_pushnumber(L, (double)h->file_sizes[i]);
-        lua_rawseti(L, -2, (int)i + 1);
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, -1, "new_ctx");
-    if (pcall(L, 0, 1, err, len))
-        goto fail;
-    st->ctx = (struct sbio_ctx_c *)lua_topointer(L, -1);
-    st->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pop(L, 1);
-    lua_getglobal(L, "event");
-    if (!lua_isfunction(L, -1)) {
-        snprintf(err, len, "%s: a job has event = true but the script defines no event(ctx)",
-                 h->s->path);
-        goto fail;
-    }
-    /* Looked up once: the hot path does not search the globals. The stack keeps the
-     * traceback handler, event and ctx at 1, 2 and 3 for every call. */
-    st->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, 0);
-    lua_pushcfunction(L, traceback);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->fn_ref);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->ctx_ref);
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.traceback");
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.event");
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.ctx");
     return st;
 fail:
     hook_destroy(st);
@@ -727,10 +1073,27 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     c->seq = st->seq++;
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
+    /* The grace after a stop is this call's: a stop the hook saw during an earlier one (the
+     * end of the warm-up) does not count against it. */
+    st->g->stop_seen_ns = 0;
     if (lua_pcall(L, 1, 1, 1)) {
-        /* The whole traceback for the user; its first line ends the run. */
-        fprintf(stderr, "sbio: event(): %s\n", lua_tostring(L, -1));
-        script_err(L, err, len);
+        const struct script_guard *g = st->g;
+        /* Stopped by a signal: the run is interrupted, event() with it; stopped at the time
+         * limit, or out of memory: the script's failure. */
+        if (g->abort == SCRIPT_STOPPED && sbio_stop_requested()) {
+            char why[PATH_MAX + 256];
+            guard_said(g, st->h->s->path, why, sizeof(why));
+            if (!st->said)
+                fprintf(stderr, "sbio: event(): %s\n", why);
+            st->said = true;
+            lua_settop(L, 3);
+            return 0;
+        }
+        if (!guard_said(g, st->h->s->path, err, len)) {
+            /* The whole traceback for the user; its first line ends the run. */
+            fprintf(stderr, "sbio: event(): %s\n", lua_tostring(L, -1));
+            script_err(L, err, len);
+        }
         lua_settop(L, 3);
         return -1;
     }
@@ -855,27 +1218,51 @@ static int script_print(lua_State *L)
     return 0;
 }
 
+struct report_call {
+    const struct sbio_script *s;
+    json_t *doc;
+    FILE *out;
+    char *err;
+    size_t len;
+    int rc;
+};
+
+/* report(result) in protected mode: the result document pushed into the state is the
+ * script's memory too. */
+static int report_body(lua_State *L)
+{
+    struct report_call *c = lua_touserdata(L, 1);
+    script_global(L, "report");
+    if (!lua_isfunction(L, -1))
+        return 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, "sbio.env");
+    lua_pushliteral(L, "print");
+    lua_pushlightuserdata(L, c->out);
+    lua_pushcclosure(L, script_print, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    push_json(L, c->doc, 0);
+    fflush(c->out);
+    c->rc = guarded_pcall(L, c->s->path, 1, 0, c->err, c->len);
+    fflush(c->out);
+    return 0;
+}
+
 int sbio_script_report(const struct sbio_script *s, const char *const *names,
                        const char *const *values, int nover, json_t *doc, FILE *out, char *err,
                        size_t len)
 {
-    lua_State *L = script_open(s->path, names, values, nover, err, len);
+    lua_State *L = script_open(s->path, names, values, nover, s->trusted, err, len);
     if (!L)
         return -EINVAL;
-    int rc = -EINVAL;
-    lua_getglobal(L, "report");
-    if (!lua_isfunction(L, -1)) {
-        rc = 0;
-        goto out;
+    struct script_guard *g = guard_of(L);
+    g->deadline_ns = sbio_now_ns() + SCRIPT_LOAD_S * 1000000000ULL;
+    struct report_call c = {s, doc, out, err, len, 0};
+    if (lua_cpcall(L, report_body, &c)) {
+        c.rc = -EINVAL;
+        if (!guard_said(g, s->path, err, len))
+            script_err(L, err, len);
     }
-    lua_pushlightuserdata(L, out);
-    lua_pushcclosure(L, script_print, 1);
-    lua_setglobal(L, "print");
-    push_json(L, doc, 0);
-    fflush(out);
-    rc = pcall(L, 1, 0, err, len);
-    fflush(out);
-out:
-    lua_close(L);
-    return rc;
+    script_close(L);
+    return c.rc;
 }

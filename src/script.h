@@ -9,6 +9,7 @@
 #define SBIO_SCRIPT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -28,9 +29,18 @@ const char *sbio_script_find(const char *name, char *buf, size_t len);
 
 /* Load and run the script's declarations with the option overrides given (names without
  * dashes, values as typed on the command line). 0, or -EINVAL with one line in err:
- * "FILE:LINE: what is wrong" for errors in the script, what and why otherwise. */
+ * "FILE:LINE: what is wrong" for errors in the script, what and why otherwise.
+ *
+ * Every Lua state of a script (this one, each event() thread's, report()'s) is bounded: it
+ * runs interpreted, with a count hook that ends it 1 s after a stop (a signal, the run's stop
+ * flag) and after 10 s of declarations or report(), and an allocator that refuses more than
+ * 256 MiB. Its script runs in a sandbox (the prelude's: the declarations, sbio, options,
+ * math, string, table, bit, coroutine, the base functions that reach nothing outside, os.time,
+ * os.clock, os.date; no io, os.execute, ffi, debug, require, load of any chunk, string.dump,
+ * getfenv/setfenv) unless trusted: then all of Lua but os.exit. Files of bytecode are refused
+ * either way. out->trusted keeps the choice for the script's other states. */
 int sbio_script_load(const char *path, const char *const *names, const char *const *values,
-                     int nover, struct sbio_script *out, char *err, size_t errlen);
+                     int nover, bool trusted, struct sbio_script *out, char *err, size_t errlen);
 
 void sbio_script_free(struct sbio_script *s);
 

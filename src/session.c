@@ -1168,10 +1168,11 @@ static int session_phase_results(struct session *ses, const struct sbio_script_p
 
 /* Phase pi of script s: its jobs side by side, then their reports (rank 0's, under MPI). A
  * phase the system refuses (an O_DIRECT size the device cannot do, …) is reported as refused,
- * with the reason printed above, and the script goes on (0). Returns 0 or the first job's
- * failure to start. */
+ * with the reason printed above, counted in *refused, and the script goes on (0). Returns 0
+ * or the first job's failure to start. */
 static int session_script_phase(struct session *ses, const struct sbio_script *s, unsigned pi,
-                                uint64_t seed, json_t *phases, bool want_doc, int *status)
+                                uint64_t seed, json_t *phases, bool want_doc, int *status,
+                                unsigned *refused)
 {
     const struct sbio_script_phase *p = &s->phases[pi];
     struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
@@ -1203,6 +1204,7 @@ static int session_script_phase(struct session *ses, const struct sbio_script *s
         json_object_set_new(pj, "refused", json_true());
         sbio_report_phase_add(&ses->summary, p->name, p->njobs, NULL);
         json_object_set_new(pj, "jobs", json_array());
+        (*refused)++;
         rc = 0;
     } else if (!rc && ses->topo->rank == 0) {
         session_report_phase(ses, p, jobs, have_tot ? &tot : NULL, pj, want_doc, status);
@@ -1740,11 +1742,12 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     bool want_doc = topo->rank == 0 && (doc || s->has_report);
     session_describe(&ses, want_doc);
     json_t *phases = json_array();
+    unsigned refused = 0; /* the same on every rank: each phase's refusal is agreed */
     /* Every rank starts the next phase or none: a signal on one rank stops them all. */
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++) {
         if (sbio_mpi_agree(sbio_stop_requested() || st == 130 ? -EINTR : 0, NULL))
             break;
-        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st);
+        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st, &refused);
     }
     sbio_report_phases(text, &ses.summary);
     if (session_restore(&ses))
@@ -1756,5 +1759,12 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
     else
         json_decref(mine);
     session_close(&ses);
+    /* A refused phase is the script's input that cannot run here: exit 2 even when the other
+     * phases ran, unless a run failed (1) or was interrupted (130). */
+    if (!rc && !st && refused) {
+        sbio_err("%s: %u of %u phase%s refused (the reasons above)", s->path, refused, s->nphases,
+                 s->nphases == 1 ? "" : "s");
+        return -SBIO_EUSAGE;
+    }
     return rc ? rc : session_code(st);
 }

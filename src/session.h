@@ -55,7 +55,8 @@ int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_s
  * text report per job and, for phases of several jobs, one for the phase; *doc (when doc is
  * not NULL) gets a document of schema "sbio-script/1" (phases[], each with its jobs' result
  * documents and the total). Settings from the command line (--scheduler, --queue) hold for
- * the whole script. Returns as sbio_session_run does. */
+ * the whole script. Returns as sbio_session_run does, and -SBIO_EUSAGE when the system refused
+ * a phase (the others ran and *doc is set; a run's failure or a signal is returned first). */
 int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
                             const struct sbio_script *s, FILE *text, json_t **doc);
 

@@ -146,7 +146,8 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
         w->slice_units = thread + 1 == sh->threads ? sh->lay->seq_units - w->slice_first : per;
     }
     if (sh->hook) {
-        w->hook = sh->hook->create(sh->hook->arg, thread, w->rng, w->hook_err, sizeof(w->hook_err));
+        w->hook = sh->hook->create(sh->hook->arg, thread, w->rng, sh->stop, w->hook_err,
+                                   sizeof(w->hook_err));
         if (!w->hook) {
             free(w->dirty_map);
             w->dirty_map = NULL;

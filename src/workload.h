@@ -52,10 +52,12 @@ void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file,
 void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off);
 
 /* A per-event hook (a script's event(ctx)): C asks it for every operation. new() makes a
- * thread's state (NULL on error, message in err); next() fills io and returns 1, 0 at the
- * end of the stream, or -1 on error (message in err). */
+ * thread's state (NULL on error, message in err); stop is the run's stop flag (non-zero: the
+ * phase is ending), which a call that does not return must heed. next() fills io and returns
+ * 1, 0 at the end of the stream, or -1 on error (message in err). */
 struct sbio_hook_ops {
-    void *(*create)(const void *arg, unsigned thread, uint64_t seed, char *err, size_t len);
+    void *(*create)(const void *arg, unsigned thread, uint64_t seed, const int *stop, char *err,
+                    size_t len);
     int (*next)(void *state, struct sbio_io *io, char *err, size_t len);
     void (*destroy)(void *state);
     const void *arg;
@@ -79,6 +81,7 @@ struct sbio_wl_shared {
                        or when several processes share the set */
     const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
     const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
+    const int *stop;                  /* the run's stop flag, for the hook; may be NULL */
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];

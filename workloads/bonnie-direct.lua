@@ -1,7 +1,8 @@
 -- bonnie-direct.lua — experiment 4 (bonnie with O_DIRECT): write, rewrite and read at request
 -- sizes 4k, 6k, 16k, 18k, 64k and 66k (unaligned sizes on purpose), one phase per cell,
 -- then one table of bandwidth and %CPU per cell. A cell the device refuses (an O_DIRECT size
--- that is not a multiple of its alignment) says why and the others still run.
+-- that is not a multiple of its alignment) says why and the others still run; sbio then
+-- exits 2.
 -- About 10 s by default; --size=1G for the experiment.
 --
 -- What it reproduces, per request size SIZE that bonnie++ accepts (a power of two, 256 bytes

@@ -749,8 +749,10 @@ else
 	mkdir -p "$MNT/b"
 	BARGS=(--dir="$MNT/b" --script "$WL/bonnie-direct.lua" --size=2M --sizes=4k,6k)
 	"$SBIO" prepare "${BARGS[@]}" >/dev/null 2>&1
-	expect_exit 0 "bonnie-direct 4k,6k on 4 KiB sectors: exit 0 (a refused cell does not fail the run)" \
+	expect_exit 2 "bonnie-direct 4k,6k on 4 KiB sectors: exit 2 (a refused cell is the script's input that cannot run here)" \
 		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.json"
+	check "refused: the last line says how many phases were refused" \
+		grep -q "^sbio: .*bonnie-direct.lua: 3 of 6 phases refused (the reasons above)$" "$TMP/err"
 	eq "refused: the 3 cells at 6k are reported refused" \
 		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
 	check "refused: stderr says why (the 4 KiB alignment)" grep -q 'multiple of 4 KiB' "$TMP/err"
@@ -764,7 +766,7 @@ else
 	eq "refused, JSON: phases marked refused" \
 		"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
 		"False False False True True True"
-	expect_exit 0 "bonnie-direct 4k,6k on 4 KiB sectors, -o refused.csv: exit 0" \
+	expect_exit 2 "bonnie-direct 4k,6k on 4 KiB sectors, -o refused.csv: exit 2" \
 		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.csv"
 	eq "refused, CSV: a line per phase; a refused one without a job, its error 'phase refused'" \
 		"$(awk -F, 'NR > 1 { print $1 ":" $2 ":" $NF }' "$TMP/refused.csv" | paste -sd '|')" \

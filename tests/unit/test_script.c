@@ -52,7 +52,7 @@ static void test_good_script(void **state)
     struct sbio_script s;
     char err[512] = "";
     const char *p = write_script("good.lua", good);
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     assert_int_equal(s.nopts, 3);
     assert_string_equal(s.opts[0].name, "size");
     assert_int_equal(s.opts[0].type, 's');
@@ -100,7 +100,7 @@ static void test_overrides(void **state)
     const char *p = write_script("good.lua", good);
     const char *names[] = {"size", "hot", "direct"};
     const char *values[] = {"8M", "0.25", "on"};
-    assert_int_equal(sbio_script_load(p, names, values, 3, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, names, values, 3, false, &s, err, sizeof(err)), 0);
     assert_int_equal(s.file_size[0], 2 << 20);
     assert_true(s.phases[0].jobs[0].pa > 0.249 && s.phases[0].jobs[0].pa < 0.251);
     assert_int_equal(s.phases[0].jobs[0].flags, SBIO_XF_DIRECT);
@@ -108,7 +108,7 @@ static void test_overrides(void **state)
     assert_string_equal(s.opts[0].def, "64M");
     sbio_script_free(&s);
     const char *bad[] = {"abc"};
-    assert_int_equal(sbio_script_load(p, names + 1, bad, 1, &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(sbio_script_load(p, names + 1, bad, 1, false, &s, err, sizeof(err)), -EINVAL);
     assert_has(err, "--hot: 'abc' is not a number");
     assert_has(err, "good.lua:2:");
 }
@@ -167,6 +167,25 @@ static const struct {
     {"phase \"p\" { job \"j\" { group = { max = { bps = 1 } } } }\n", 1,
      "job j: group max: unknown field 'bps'; accepted: device, rbps, riops, wbps, wiops"},
     {"phase \"p\" { job \"j\" { group = 800 } }\n", 1, "job j: group takes a table"},
+    /* The command line's caps hold for a script's values, before anything is built. */
+    {"phase \"p\" { job \"j\" { threads = 1e9 } }\n", 1,
+     "job j: threads 1000000000 is out of range; accepted: a whole number from 1 to 100000 "
+     "(as --threads)"},
+    {"phase \"p\" {\n job \"j\" { iodepth = 1/0 } }\n", 2, "iodepth inf is out of range"},
+    {"phase \"p\" { events = 0/0, job \"j\" {} }\n", 1, "phase p: events"},
+    {"phase \"p\" { time = 2^40, job \"j\" {} }\n", 1, "phase p: time 1099511627776"},
+    {"fileset { files = 1e300 }\n", 1, "fileset: files 1e+300: accepted: a whole number from 1"},
+    {"fileset { size = \"99999999999T\" }\n", 1, "is above"},
+    {"phase \"p\" { job \"j\" { block = \"2G\" } }\n", 1, "block 2147483648 is out of range"},
+    {"fileset { files = 2, size = \"256K\", sizes = { \"1M\" } }\n", 1, "not both"},
+    {"local a = job \"j\" {}\nlocal b = job \"j\" {}\nphase \"p\" { a, b }\n", 3,
+     "two jobs named j (lines 1 and 2)"},
+    {"local a = job \"j\" {}\nphase \"p\" { a, a }\n", 2, "job j (line 1) is listed twice"},
+    {"local a = job \"j\" {}\na.threads = 1e9\n", 2, "read-only"},
+    {"phase \"p\" {\n job \"j\" { event = true } }\n", 2,
+     "job j: event = true, but the script defines no event(ctx) function"},
+    {"event = true\nphase \"p\" {\n job \"j\" { event = true } }\n", 3,
+     "no event(ctx) function (event is a boolean)"},
 };
 
 static void test_bad_scripts(void **state)
@@ -177,7 +196,7 @@ static void test_bad_scripts(void **state)
         char err[512] = "", name[32], want[600];
         snprintf(name, sizeof(name), "bad%zu.lua", i);
         const char *p = write_script(name, bad[i].text);
-        int rc = sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err));
+        int rc = sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err));
         if (rc != -EINVAL)
             fail_msg("bad script %zu loaded (rc %d)", i, rc);
         snprintf(want, sizeof(want), "%s:%d:", p, bad[i].line);
@@ -200,7 +219,7 @@ static void test_names_and_defaults_from_c(void **state)
     char err[512] = "", want[256];
     const char *p = write_script("bare.lua", "phase \"p\" { job \"j\" {} }\n"
                                              "phase \"q\" { job \"k\" { mode = \"seqrd\" } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     assert_int_equal(s.phases[0].time_s, def.time_s);
     const struct sbio_script_job *j = &s.phases[1].jobs[0];
     assert_int_equal(j->threads, def.threads);
@@ -215,12 +234,12 @@ static void test_names_and_defaults_from_c(void **state)
     sbio_script_free(&s);
 
     p = write_script("engine.lua", "phase \"p\" { job \"j\" { engine = \"aio\" } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
     snprintf(want, sizeof(want), "job j: engine 'aio': accepted: %s", sbio_engine_list());
     if (!strstr(err, want))
         fail_msg("got '%s', want '%s'", err, want);
     p = write_script("mode.lua", "phase \"p\" { job \"j\" { mode = \"rnd\" } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "job j: mode 'rnd': accepted: seqwr, seqrewr, seqrd, rndrd, "
                                 "rndwr, rndrw"));
 }
@@ -234,7 +253,7 @@ static void test_mix_rmw(void **state)
     const char *p = write_script(
         "rmw.lua", "phase \"a\" { job \"rw\" { mix = { rmw = 2, read = 1 }, pattern = \"seq\" } }\n"
                    "phase \"b\" { job \"close\" { mix = { rmw = 1 }, fsync_end = true } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     const struct sbio_script_job *j = &s.phases[0].jobs[0];
     assert_true(j->weight[SBIO_MIX_RMW] == 2 && j->weight[SBIO_MIX_READ] == 1);
     assert_true(j->weight[SBIO_MIX_WRITE] == 0 && j->weight[SBIO_MIX_FSYNC] == 0);
@@ -244,7 +263,7 @@ static void test_mix_rmw(void **state)
     assert_true(s.phases[1].jobs[0].fsync_end);
     sbio_script_free(&s);
     p = write_script("rmw_bad.lua", "phase \"a\" { job \"j\" { mix = { rmv = 1 } } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
     assert_has(err, "mix: unknown operation 'rmv'; accepted: read, write, fsync, fdatasync, rmw");
 }
 
@@ -259,7 +278,7 @@ static void test_fsync_end(void **state)
         "fsync_end.lua", "phase \"a\" { job \"on\" { mode = \"seqwr\", fsync_end = true } }\n"
                          "phase \"b\" { job \"off\" { mode = \"rndwr\", fsync_end = false } }\n"
                          "phase \"c\" { job \"silent\" { mode = \"rndrw\" } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     assert_true(s.phases[0].jobs[0].fsync_end);
     assert_false(s.phases[1].jobs[0].fsync_end);
     assert_true(s.phases[2].jobs[0].fsync_end);
@@ -279,7 +298,7 @@ static void test_access_fields(void **state)
         "  fadvise = \"auto\", random_order = \"once\" } }\n"
         "phase \"b\" { job \"mix\" { fadvise = \"sequential\", random_order = \"once\" } }\n"
         "phase \"c\" { job \"silent\" { mode = \"rndrd\" } }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     const struct sbio_script_job *a = &s.phases[0].jobs[0], *b = &s.phases[1].jobs[0];
     const struct sbio_script_job *c = &s.phases[2].jobs[0];
     assert_true(a->invalidate);
@@ -306,7 +325,7 @@ static void test_ioprio_field(void **state)
                                              "  job \"idle\" { ioprio = \"idle\" },\n"
                                              "  job \"be\" { ioprio = \"best-effort\" },\n"
                                              "  job \"silent\" {} }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     assert_int_equal(s.phases[0].jobs[0].ioprio, 1 << 13);
     assert_int_equal(s.phases[0].jobs[1].ioprio, 3 << 13);
     assert_int_equal(s.phases[0].jobs[2].ioprio, 2 << 13 | 4);
@@ -319,7 +338,7 @@ static void test_ioprio_field(void **state)
         char text[128];
         snprintf(text, sizeof(text), "phase \"p\" { job \"j\" { ioprio = \"%s\" } }\n", bad[i][0]);
         p = write_script("badprio.lua", text);
-        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
         assert_has(err, bad[i][1]);
         assert_has(err, "accepted: rt:0 to rt:7, be:0 to be:7");
         assert_null(strchr(err, '\n'));
@@ -338,7 +357,7 @@ static void test_group_field(void **state)
                      "  max = { rbps = \"20M\", wbps = 4096, riops = 300, wiops = 7,\n"
                      "  device = \"loop0\" }, latency = \"2.5ms\" } },\n"
                      "  job \"none\" {} }\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     const struct sbio_cgroup_spec *g = &s.phases[0].jobs[0].group;
     assert_true(g->set);
     assert_int_equal(g->weight, 5000);
@@ -369,7 +388,7 @@ static void test_group_field(void **state)
         char text[160];
         snprintf(text, sizeof(text), "phase \"p\" { job \"j\" { group = { %s } } }\n", bad[i][0]);
         p = write_script("badgroup.lua", text);
-        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
         assert_has(err, bad[i][1]);
         assert_null(strchr(err, '\n'));
     }
@@ -381,7 +400,7 @@ static void test_no_phase_and_missing(void **state)
     struct sbio_script s;
     char err[512], buf[512];
     const char *p = write_script("empty.lua", "option(\"x\", 1)\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
     assert_has(err, "declares no phase");
     assert_null(sbio_script_find("/nonexistent/x.lua", buf, sizeof(buf)));
     assert_string_equal(buf, "cannot read /nonexistent/x.lua: No such file or directory");
@@ -420,12 +439,12 @@ static void test_event_out_of_set(void **state)
                                     "    ctx.offset, ctx.len = 16777216, 4096\n"
                                     "    return true\n"
                                     "end\n");
-    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, &s, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
     uint64_t size = 16 << 20;
     struct sbio_script_hook hook = {.s = &s, .nfiles = 1, .file_sizes = &size, .max_len = 4096};
     const struct sbio_hook_ops *ops = sbio_script_hook_ops(&hook);
     assert_non_null(ops);
-    void *st = ops->create(ops->arg, 0, 1, err, sizeof(err));
+    void *st = ops->create(ops->arg, 0, 1, NULL, err, sizeof(err));
     assert_non_null(st);
     struct sbio_io io;
     char want[700]; /* the script path (up to 511 bytes) and the message */
@@ -455,6 +474,66 @@ static int teardown(void **state)
     return tmpdir_remove(dir);
 }
 
+/* A script runs sandboxed unless trusted: io, os.execute, ffi, require, debug, load, getfenv
+ * and string.dump are not there (the strings' metatable is hidden, so dump cannot be reached
+ * through it); trusted, they are, but os.exit raises an error. A precompiled file is refused
+ * either way. */
+static void test_sandbox(void **state)
+{
+    (void)state;
+    static const char *const absent[] = {"io",
+                                         "require('ffi').C",
+                                         "jit",
+                                         "debug",
+                                         "require",
+                                         "package",
+                                         "load",
+                                         "loadstring",
+                                         "dofile",
+                                         "loadfile",
+                                         "getfenv",
+                                         "setfenv",
+                                         "collectgarbage",
+                                         "newproxy",
+                                         "string.dump",
+                                         "os.execute",
+                                         "os.exit",
+                                         "os.remove",
+                                         "os.getenv",
+                                         "getmetatable('').__index"};
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+        char text[256], err[512] = "";
+        struct sbio_script s;
+        snprintf(text, sizeof(text),
+                 "local ok, v = pcall(function() return %s end)\n"
+                 "if ok and v then error('reachable') end\n"
+                 "phase \"p\" { job \"j\" {} }\n",
+                 absent[i]);
+        const char *p = write_script("sandbox.lua", text);
+        if (sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)))
+            fail_msg("%s reachable in the sandbox: %s", absent[i], err);
+        sbio_script_free(&s);
+        bool must = strcmp(absent[i], "getmetatable('').__index") != 0;
+        int rc = sbio_script_load(p, NULL, NULL, 0, true, &s, err, sizeof(err));
+        if (must && rc != -EINVAL)
+            fail_msg("%s not reachable when trusted", absent[i]);
+        if (!rc)
+            sbio_script_free(&s);
+    }
+    char err[512] = "";
+    struct sbio_script s;
+    const char *p = write_script("exit.lua", "os.exit(0)\nphase \"p\" { job \"j\" {} }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, true, &s, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "os.exit is not available to a script"));
+    /* LuaJIT bytecode: "\x1bLJ" and a version byte. */
+    p = write_script("bc.lua", "\x1bLJ\x02\x00");
+    for (int trusted = 0; trusted < 2; trusted++) {
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, trusted, &s, err, sizeof(err)),
+                         -EINVAL);
+        assert_non_null(strstr(err, "bc.lua: a precompiled (bytecode) script"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,7 +542,7 @@ int main(void)
         cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
         cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
         cmocka_unit_test(test_ioprio_field),     cmocka_unit_test(test_group_field),
-        cmocka_unit_test(test_event_out_of_set),
+        cmocka_unit_test(test_event_out_of_set), cmocka_unit_test(test_sandbox),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

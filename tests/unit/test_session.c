@@ -183,7 +183,8 @@ static void test_script_phases(void **state)
     int rc = sbio_session_run_script(&cfg, &alone, &s, out, &doc);
     cap_end(&c, err, sizeof(err));
     fclose(out);
-    assert_int_equal(rc, 0);
+    /* A refused phase makes the script's status a refusal, though the others ran. */
+    assert_int_equal(rc, -SBIO_EUSAGE);
     assert_non_null(doc);
     /* 1001 events over 3 threads: the 1-thread job floor(1001 / 3), the other the rest. */
     assert_int_equal(doc_int(doc, "phases.0.jobs.0.result.result.events"), 333);

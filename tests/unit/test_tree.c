@@ -214,7 +214,7 @@ static void test_declaration(void **state)
                      "          size = { law = \"gamma\", mean = \"16k\", cvar = 1.5 } }\n"
                      "phase \"p\" { time = 1, job \"j\" { block = \"4k\" } }\n");
     struct sbio_script sc;
-    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, false, &sc, err, sizeof(err)), 0);
     assert_true(sc.tree.set);
     assert_int_equal(sc.nfiles, 0); /* the flat set's paths are not taken */
     assert_int_equal(sc.tree.files, 2000);
@@ -227,14 +227,14 @@ static void test_declaration(void **state)
     sbio_script_free(&sc);
     write_file(path, "fileset { files = 9, dirwidth = 3, size = { law = \"uniform\", min = 1, "
                      "max = \"2k\" } }\nphase \"p\" { job \"j\" { } }\n");
-    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, false, &sc, err, sizeof(err)), 0);
     assert_int_equal(sc.tree.size.law, SBIO_SIZE_UNIFORM);
     assert_int_equal(sc.tree.size.a, 1);
     assert_int_equal(sc.tree.size.b, 2048);
     assert_true(sc.tree.prealloc == 1); /* the default */
     sbio_script_free(&sc);
     write_file(path, "fileset { files = 4, size = \"4M\" }\nphase \"p\" { job \"j\" { } }\n");
-    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, &sc, err, sizeof(err)), 0);
+    assert_int_equal(sbio_script_load(path, NULL, NULL, 0, false, &sc, err, sizeof(err)), 0);
     assert_false(sc.tree.set);
     assert_int_equal(sc.nfiles, 4);
     sbio_script_free(&sc);
