@@ -132,6 +132,14 @@ local function fail(msg, level)
     error(msg, (level or 2) + 1 + behalf)
 end
 
+-- A phase's or a job's name is printed in reports, tables and charts: a line of text, no
+-- control character (an escape sequence would act on the reader's terminal), at most 63 bytes
+local function check_name(kind, name)
+    if name == "" or #name > 63 or name:find("%c") then
+        fail(kind .. " names are 1 to 63 bytes of text without control characters", 3)
+    end
+end
+
 -- Only the fields a declaration knows: a typo is an error, never silently ignored.
 local function check_fields(kind, t, allowed, level)
     if type(t) ~= "table" then
@@ -305,7 +313,8 @@ local function pattern(p)
     if p == "uniform" or p == "seq" or p == "sequential" then
         return {kind = p == "uniform" and "uniform" or "seq"}
     end
-    local kind, a, b = p:match("^(%a+):([%d.]+):?([%d.]*)$")
+    local kind, a, b
+    if type(p) == "string" then kind, a, b = p:match("^(%a+):([%d.]+):?([%d.]*)$") end
     a, b = tonumber(a), tonumber(b)
     if kind == "zipf" and a and a > 0 and a ~= 1 then return {kind = kind, a = a} end
     if kind == "pareto" and a and a > 0 and a < 1 then return {kind = kind, a = a} end
@@ -313,7 +322,8 @@ local function pattern(p)
     if kind == "hot" and a and b and a > 0 and a < 1 and b > 0 and b < 1 then
         return {kind = kind, a = a, b = b}
     end
-    return nil, "pattern '" .. tostring(p) .. "': accepted: uniform, seq (or sequential), " ..
+    local what = type(p) == "string" and "'" .. p .. "'" or "(a " .. type(p) .. ")"
+    return nil, "pattern " .. what .. ": accepted: uniform, seq (or sequential), " ..
                 "zipf:THETA (> 0, not 1), pareto:H (0..1), gaussian:SIGMA (fraction of the set), " ..
                 "hot:FRACTION:SHARE (e.g. hot:0.1:0.9)"
 end
@@ -390,6 +400,7 @@ end
 
 function job(name)
     if type(name) ~= "string" then fail("job: give it a name: job \"readers\" { ... }") end
+    check_name("job", name)
     return function(t)
         t = raw(t)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
@@ -547,6 +558,7 @@ local PHASE_FIELDS = {time = true, events = true, drop_caches = true, jobs = tru
 
 function phase(name)
     if type(name) ~= "string" then fail("phase: give it a name: phase \"read\" { ... }") end
+    check_name("phase", name)
     return function(t)
         if type(t) ~= "table" then fail("phase " .. name .. " takes a table") end
         t = raw(t)

@@ -668,8 +668,13 @@ static int read_job(lua_State *L, const char *path, struct sbio_script_job *j, c
     }
     j->event = field_bool(L, t, "event");
     j->fsync_end = field_bool(L, t, "fsync_end");
-    if (read_job_cache(L, t, j, err, errlen) || read_job_group(L, t, j, err, errlen))
+    if (read_job_cache(L, t, j, err, errlen) || read_job_group(L, t, j, err, errlen)) {
+        /* Their messages start at the job ("job j: …"): the script's file and line first. */
+        char said[512];
+        snprintf(said, sizeof(said), "%s", err);
+        snprintf(err, errlen, "%s:%d: %s", path, (int)field_num(L, t, "line"), said);
         return -EINVAL;
+    }
     field_str(L, t, "stream", buf, sizeof(buf));
     j->stream = !strcmp(buf, "per-thread") ? SBIO_SEQ_PER_THREAD : SBIO_SEQ_SHARED;
     field_str(L, t, "mode", buf, sizeof(buf));

@@ -119,11 +119,15 @@ bool sbio_list_has_empty(const char *list)
     return n && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"));
 }
 
+/* Every message is one line of text whatever it quotes (a name from a script, a file's
+ * line): a control character that reached it is written escaped, never sent to the
+ * terminal. */
 static void util_vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-    char buf[1024];
+    char buf[1024], shown[4 * sizeof(buf)];
     vsnprintf(buf, sizeof(buf), fmt, ap);
-    fprintf(stderr, "sbio: %s%s\n", prefix, buf);
+    fprintf(stderr, "sbio: %s%s\n", prefix,
+            sbio_util_escape(shown, sizeof(shown), buf, sizeof(buf)));
 }
 
 void sbio_err(const char *fmt, ...)

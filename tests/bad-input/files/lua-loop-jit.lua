@@ -1,1 +1,0 @@
-local x = 0 for i = 1, 1e15 do x = x + i end
