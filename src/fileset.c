@@ -94,18 +94,6 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write)
     return dfd;
 }
 
-/* "NAME (uid N)" for uid, or "uid N" when it has no name. */
-static const char *fileset_user(uid_t uid, char *buf, size_t len)
-{
-    struct passwd pw, *res = NULL;
-    char tmp[1024];
-    if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
-        snprintf(buf, len, "%.64s (uid %u)", res->pw_name, (unsigned)uid);
-    else
-        snprintf(buf, len, "uid %u", (unsigned)uid);
-    return buf;
-}
-
 int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st)
 {
     uid_t me = geteuid();
@@ -114,8 +102,8 @@ int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *s
     char owner[96], self[96];
     sbio_err("%s/%s belongs to %s, not to you (%s) or root: sbio works only on a set of its own "
              "user's files, so nothing was done; remove it as its owner, or use another --dir",
-             dir, name, fileset_user(st->st_uid, owner, sizeof(owner)),
-             fileset_user(me, self, sizeof(self)));
+             dir, name, sbio_util_user(owner, sizeof(owner), st->st_uid),
+             sbio_util_user(self, sizeof(self), me));
     return -SBIO_EUSAGE;
 }
 
@@ -225,7 +213,7 @@ static int fileset_check_writable(const struct sbio_fileset *fs, const char *nam
              "writes to the set: give its files write permission (chmod u+w %s/test_file.*) "
              "or run as their owner",
              fs->dir, name, (unsigned)(st->st_mode & 07777),
-             fileset_user(st->st_uid, owner, sizeof(owner)), sbio_mode_name(cfg->mode), fs->dir);
+             sbio_util_user(owner, sizeof(owner), st->st_uid), sbio_mode_name(cfg->mode), fs->dir);
     return -SBIO_EUSAGE;
 }
 

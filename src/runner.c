@@ -887,15 +887,22 @@ static int run_setup(struct run *r, struct sbio_run_result *res)
     return 0;
 }
 
+/* A run of job on env, before its set-up: no time limit yet (each worker sets it as it
+ * starts measuring). */
+static struct run run_of(const struct sbio_job *job, const struct sbio_runner_env *env)
+{
+    return (struct run){.job = job,
+                        .env = env,
+                        .fs = env->fs,
+                        .nthreads = job->threads,
+                        .sync = env->sync,
+                        .end_ns = UINT64_MAX};
+}
+
 static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *env,
                       struct sbio_run_result *res)
 {
-    struct run r = {.job = job,
-                    .env = env,
-                    .fs = env->fs,
-                    .nthreads = job->threads,
-                    .sync = env->sync,
-                    .end_ns = UINT64_MAX};
+    struct run r = run_of(job, env);
     memset(res, 0, sizeof(*res));
     res->threads = r.nthreads;
     int rc = run_setup(&r, res);
@@ -985,12 +992,7 @@ static void run_note_physical(const struct run *r)
 
 int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env)
 {
-    struct run r = {.job = job,
-                    .env = env,
-                    .fs = env->fs,
-                    .nthreads = job->threads,
-                    .sync = env->sync,
-                    .end_ns = UINT64_MAX};
+    struct run r = run_of(job, env);
     struct sbio_run_result res;
     memset(&res, 0, sizeof(res));
     int rc = run_checks(&r, &res);

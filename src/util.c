@@ -329,15 +329,23 @@ char *sbio_util_escape(char *buf, size_t len, const char *s, size_t max)
     return buf;
 }
 
-/* "user nobody (uid 65534)", or "uid 1234" for a uid without a name. */
-static void util_owner(char *buf, size_t len, uid_t uid)
+char *sbio_util_user(char *buf, size_t len, uid_t uid)
 {
     struct passwd pw, *res = NULL;
     char tmp[1024];
     if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
-        snprintf(buf, len, "user %s (uid %u)", res->pw_name, (unsigned)uid);
+        snprintf(buf, len, "%.64s (uid %u)", res->pw_name, (unsigned)uid);
     else
         snprintf(buf, len, "uid %u", (unsigned)uid);
+    return buf;
+}
+
+/* "user nobody (uid 65534)", or "uid 1234" for a uid without a name. */
+static void util_owner(char *buf, size_t len, uid_t uid)
+{
+    char who[96];
+    sbio_util_user(who, sizeof(who), uid);
+    snprintf(buf, len, "%s%s", strncmp(who, "uid ", 4) ? "user " : "", who);
 }
 
 /* A symbolic link the user may write through (lfd: the link itself, opened O_PATH): one of

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define SBIO_KIB 1024ULL
@@ -131,6 +132,9 @@ bool sbio_util_control_at(const char *s, size_t *n);
 /* The first character of s that sbio_util_control_at calls a control, or NULL: text from a
  * file that is refused when it would end up in a script or on a terminal. */
 const char *sbio_util_control(const char *s);
+
+/* "NAME (uid N)" for uid, or "uid N" when it has no name, into buf (len bytes). Returns buf. */
+char *sbio_util_user(char *buf, size_t len, uid_t uid);
 
 /* At most max bytes of s (cut on a character, then "…") into buf (len bytes), each control
  * character written as \n, \r, \t or \xNN: text read from a file another user may have

@@ -67,8 +67,8 @@ check "the planted manifest stays (nothing removed)" test -f "$W/sbio.manifest"
 
 # A manifest of root's own naming a file another user owns: not trusted either.
 rm -f "$W/sbio.manifest"
-setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "head -c 65536 /dev/zero >'$W/theirs'"
-NB=$(sha256sum <"$W/theirs")
+setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "head -c 65536 /dev/zero >'$W/test_file.0'"
+NB=$(sha256sum <"$W/test_file.0")
 cat >"$W/sbio.manifest" <<EOF
 format=1
 state=complete
@@ -79,17 +79,17 @@ fill=random
 prealloc=write
 seed=1
 verify=0
-file.0=theirs 65536
+file.0=test_file.0 65536
 EOF
 for c in "cleanup" "run --file-test-mode=rndwr --events=100" "prepare --file-num=1 --file-total-size=64K"; do
 	expect_exit 2 "root's manifest naming nobody's file: $c refused" "$SBIO" $c --dir="$W"
-	check "$c: the line names the file and its owner" grep -q "theirs belongs to nobody" "$TMP/err"
-	eq "$c: nobody's file untouched" "$(sha256sum <"$W/theirs")" "$NB"
+	check "$c: the line names the file and its owner" grep -q "test_file.0 belongs to nobody" "$TMP/err"
+	eq "$c: nobody's file untouched" "$(sha256sum <"$W/test_file.0")" "$NB"
 done
 
 # nobody's own set in the shared folder works for nobody (its manifest and files are its own),
 # and root's sbio refuses it without touching it.
-rm -f "$W/sbio.manifest" "$W/theirs"
+rm -f "$W/sbio.manifest" "$W/test_file.0"
 N=$W/nb
 mkdir -m 0755 "$N"
 chown nobody:nogroup "$N"
