@@ -38,11 +38,6 @@ unsigned sbio_result_hosts(const struct sbio_run_result *res)
     return n;
 }
 
-static inline double max_d(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 static uint64_t max_u(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
