@@ -477,8 +477,9 @@ check "--order=random: another seed, another order" test "$(progress "$TMP/out" 
 
 # A long compare's memory stays flat: with -o, each run's result waits in a temporary file,
 # not in memory (it grew ~100 KB a run: 9 MB at run 27, 69 MB at run 600 of null-engine runs).
-# 400 null-engine runs; the resident size once 50 are made and at the last. ASan's quarantine
-# keeps freed memory, so it is off for this run.
+# 400 null-engine runs; the resident size once 50 are made and at the last: at most 12 MiB more
+# (the old way: 32 MiB; this way 0.2 MiB, 6.3 MiB under ASan, whose quarantine, which keeps
+# freed memory, is off for this run).
 MEM=("$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --ioengine=null --events=2000
 	--repeat=200 --vary threads=1,2 --drop-caches=off -o "$TMP/mem.json")
 ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0" "${MEM[@]}" >"$TMP/mem.out" 2>"$TMP/mem.err" &
@@ -495,10 +496,10 @@ while kill -0 "$mem_pid" 2>/dev/null; do
 done
 wait "$mem_pid"
 eq "400 runs with -o: exit 0, 400 progress lines" "$?/$(grep -c '^\[' "$TMP/mem.out")" "0/400"
-if [ -n "$rss_at50" ] && [ -n "$rss_last" ] && [ "$rss_last" -le $((rss_at50 + 6144)) ]; then
+if [ -n "$rss_at50" ] && [ -n "$rss_last" ] && [ "$rss_last" -le $((rss_at50 + 12288)) ]; then
 	ok "400 runs with -o: resident size flat (run 50: $rss_at50 KiB, run 390+: $rss_last KiB)"
 else
-	notok "400 runs with -o: resident size grew (run 50: ${rss_at50:-?} KiB, run 390+: ${rss_last:-?} KiB; at most 6 MiB more)"
+	notok "400 runs with -o: resident size grew (run 50: ${rss_at50:-?} KiB, run 390+: ${rss_last:-?} KiB; at most 12 MiB more)"
 fi
 json_expect "400 runs with -o: the JSON holds each run's whole result, indented as one document" "$TMP/mem.json" '
 runs = [r for x in d["settings"] for r in x["runs"]]

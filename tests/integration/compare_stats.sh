@@ -36,18 +36,18 @@ mkdir -p "$D"
 SET=(--dir="$D" --file-num=2 --file-total-size=8M)
 RUN=(compare "${SET[@]}" --file-test-mode=rndrd --time=1 --drop-caches=off)
 
-# cell(i, job, m): setting i's cell of metric m (ops/s) of its job (the first), as the JSON has it
+# cell(i, job, m): setting i's cell of metric m (ops/s) of its job (the first), as the JSON has it.
+# reached(): whether every run of the compare reached 95% of its --rate: a paced thread a loaded
+# machine keeps off its CPU near the end of a run cannot catch up, and no difference of rates is
+# known then. consistent(c0, c): the cell says what its runs hold: its mean and difference are
+# its values', its CI holds the difference, its verdict is its Holm p-value against 5%.
 CELL='def cell(i, job=0, m="ops"): return d["settings"][i]["phases"][0]["jobs"][job]["metrics"][m]
-# Whether every run of the compare reached 95% of its --rate: a paced thread a loaded machine
-# keeps off its CPU near a run's end cannot catch up, and no difference of rates is known then.
 def reached():
     for x in d["settings"]:
         for r in x["runs"]:
             res = r["result"]
             if res["result"]["events"] < 0.95 * float(res["config"]["rate_ops_per_s"]) * res["result"]["elapsed_s"]: return False
     return True
-# The cell says what its runs hold: its mean and difference are the runs values, its CI holds
-# the difference, its verdict is its Holm p-value against 5%.
 def consistent(c0, c):
     m0, m = sum(c0["values"]) / len(c0["values"]), sum(c["values"]) / len(c["values"])
     if abs(c["mean"] - m) > 1e-6 * m or abs(c["diff_pct"] - 100 * (m / m0 - 1)) > 1e-6 * max(1, abs(c["diff_pct"])): print("mean/diff", c["mean"], m, c["diff_pct"], m0)

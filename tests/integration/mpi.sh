@@ -285,7 +285,8 @@ eq "SIGINT to mpirun: the report covers both ranks" "$(sed -n '/^Per rank/,/^$/p
 # --- scripts under mpirun ---
 # A two-phase script, two jobs a phase: a mix of readers beside a sequential writer, then a
 # random-read mode beside a random-write mode (fsync at its end). Its block option comes from
-# the environment, so that one rank alone can be given a bad one; report() prints once.
+# the environment, so that one rank alone can be given a bad one (os.getenv: a trusted
+# script's); report() prints once.
 SC=$TMP/two.lua
 cat >"$SC" <<'LUA'
 option("events", 1200, "events of each phase")
@@ -312,7 +313,7 @@ end
 LUA
 SD=$TMP/sset
 mkdir -p "$SD"
-SS=(--script="$SC" --dir="$SD")
+SS=(--script="$SC" --script-trusted --dir="$SD")
 # script_sums FILE: reads writes fsyncs of every job of every phase, summed (the merged
 # figures); then "ok" when each job's and each total's per-rank ops add up to its ops and
 # the jobs' events to the phase's, else what does not.

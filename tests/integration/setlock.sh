@@ -125,3 +125,5 @@ expect_exit 0 "mpirun -np 2 rndrd beside the reader" "${MPI[@]}" -np 2 "$SBIO" r
 	--file-test-mode=rndrd --events=400
 kill -INT "$reader"
 wait "$reader"
+eq "the reader beside the ranks, stopped by SIGINT: exit 130" "$?" 130
+exit 0
