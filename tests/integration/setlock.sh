@@ -26,7 +26,7 @@ for c in "cleanup" "prepare --file-num=4 --file-total-size=16M" \
 	expect_exit 1 "$c during a run: refused" "$SBIO" $c --dir="$D"
 	stderr_one_line "$c during a run: one line"
 	check "$c during a run: the line names the run's pid and command" \
-		grep -q "is in use (pid $reader: .*sbio run --dir=$D .*--file-test-mode=rndrd" "$TMP/err"
+		grep -q "is in use (pid $reader: .*sbio[^ ]* run --dir=$D .*--file-test-mode=rndrd" "$TMP/err"
 	check "$c during a run: nothing on stdout" test ! -s "$TMP/out"
 	eq "$c during a run: the set untouched" "$(sums)" "$before"
 done
