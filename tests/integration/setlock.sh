@@ -10,15 +10,20 @@ mkdir -p "$D"
 SET="--dir=$D --file-num=4 --file-total-size=16M"
 expect_exit 0 "prepare" "$SBIO" prepare $SET
 sums() { (cd "$D" && sha256sum sbio.manifest test_file.* 2>&1); }
+# start_reader: a reader holding the set for 60 s in the background, its pid in $reader, once
+# its threads run (it is stopped by SIGINT when the checks are done).
+start_reader() {
+	"$SBIO" run $SET --file-test-mode=rndrd --time=60 >"$TMP/reader" 2>&1 &
+	reader=$!
+	PIDS+=("$reader")
+	for _ in $(seq 300); do
+		grep -q 'Threads started' "$TMP/reader" && break
+		sleep 0.1
+	done
+}
 
 # A reader holds the set for 60 s (stopped by SIGINT once the checks are done).
-"$SBIO" run $SET --file-test-mode=rndrd --time=60 >"$TMP/reader" 2>&1 &
-reader=$!
-PIDS+=("$reader")
-for _ in $(seq 300); do
-	grep -q 'Threads started' "$TMP/reader" && break
-	sleep 0.1
-done
+start_reader
 before=$(sums)
 for c in "cleanup" "prepare --file-num=4 --file-total-size=16M" \
 	"run --file-test-mode=rndwr --events=100" "run --file-test-mode=seqwr --events=100" \
@@ -111,13 +116,7 @@ expect_exit 0 "mpirun -np 2 seqwr --file-per-rank (each rank its own folder, loc
 expect_exit 0 "mpirun -np 2 cleanup --file-per-rank" "${MPI[@]}" -np 2 "$SBIO" cleanup \
 	--dir="$R" --file-per-rank
 # A shared set in use by another command: every rank stops, none goes on alone.
-"$SBIO" run $SET --file-test-mode=rndrd --time=60 >"$TMP/reader" 2>&1 &
-reader=$!
-PIDS+=("$reader")
-for _ in $(seq 300); do
-	grep -q 'Threads started' "$TMP/reader" && break
-	sleep 0.1
-done
+start_reader
 expect_exit 1 "mpirun -np 2 rndwr while a reader holds the set: refused" "${MPI[@]}" -np 2 \
 	"$SBIO" run $SET --file-test-mode=rndwr --events=400
 check "the refusal names the reader" grep -q "is in use (pid $reader: " "$TMP/err"
