@@ -379,25 +379,69 @@ swapped:
     return -ELOOP;
 }
 
+/* path's folder into parent (PATH_MAX bytes) and its last component into *base. 0, or
+ * -ENAMETOOLONG or -EISDIR (a path ending in '/'). */
+static int util_split_path(const char *path, char *parent, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (snprintf(parent, PATH_MAX, "%s", path) >= PATH_MAX)
+        return -ENAMETOOLONG;
+    if (slash) {
+        parent[slash == path ? 1 : slash - path] = 0;
+        *base = slash + 1;
+    } else {
+        snprintf(parent, PATH_MAX, ".");
+        *base = path;
+    }
+    return **base ? 0 : -EISDIR;
+}
+
+/* Why an output could not be opened (errno e, mode) into why. */
+static void util_open_why(int e, enum sbio_output_mode mode, char *why, size_t len)
+{
+    if (e == EEXIST && mode == SBIO_OUTPUT_NEW)
+        snprintf(why, len,
+                 "there already, and not a file of this user's to replace (a link, "
+                 "a folder, another user's file or one with other names)");
+    else if (e == ELOOP)
+        snprintf(why, len, "a symbolic link: sbio creates this file itself");
+    else if (e == ENXIO)
+        snprintf(why, len, "a FIFO that nothing reads");
+    else
+        snprintf(why, len, "%s", strerror(e));
+}
+
+/* A sticky world-writable folder (ds): anyone may have made the file (st), or a hard link to
+ * someone's file under this name, before sbio came. 0, or EPERM with why said. */
+static int util_sticky_refuse(const struct stat *ds, const struct stat *st, char *why, size_t len)
+{
+    if (!S_ISREG(st->st_mode) || !(ds->st_mode & S_ISVTX) || !(ds->st_mode & S_IWOTH) ||
+        (st->st_uid == geteuid() && st->st_nlink == 1))
+        return 0;
+    char who[160];
+    util_owner(who, sizeof(who), st->st_uid);
+    if (st->st_uid != geteuid())
+        snprintf(why, len,
+                 "a file of %s in a folder everyone may write (sticky): sbio does not write "
+                 "another user's file there; remove it or give another path",
+                 who);
+    else
+        snprintf(why, len,
+                 "a file with %lu names (hard links) in a folder everyone may write (sticky): "
+                 "sbio does not write a file others may have linked there",
+                 (unsigned long)st->st_nlink);
+    return EPERM;
+}
+
 int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mode, char *why,
                           size_t len)
 {
     char parent[PATH_MAX];
-    const char *base = strrchr(path, '/');
-    if (snprintf(parent, sizeof(parent), "%s", path) >= (int)sizeof(parent)) {
-        snprintf(why, len, "%s", strerror(ENAMETOOLONG));
-        return -ENAMETOOLONG;
-    }
-    if (base) {
-        parent[base == path ? 1 : base - path] = 0;
-        base++;
-    } else {
-        snprintf(parent, sizeof(parent), ".");
-        base = path;
-    }
-    if (!*base) {
-        snprintf(why, len, "%s", strerror(EISDIR));
-        return -EISDIR;
+    const char *base;
+    int src = util_split_path(path, parent, &base);
+    if (src) {
+        snprintf(why, len, "%s", strerror(-src));
+        return src;
     }
     int pfd = openat(dirfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, lfd = -1, e = 0;
     struct stat ds, st;
@@ -435,17 +479,7 @@ int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mod
             goto out;
     }
     if (fd < 0) {
-        e = errno;
-        if (e == EEXIST && mode == SBIO_OUTPUT_NEW)
-            snprintf(why, len,
-                     "there already, and not a file of this user's to replace (a link, "
-                     "a folder, another user's file or one with other names)");
-        else if (e == ELOOP)
-            snprintf(why, len, "a symbolic link: sbio creates this file itself");
-        else if (e == ENXIO)
-            snprintf(why, len, "a FIFO that nothing reads");
-        else
-            snprintf(why, len, "%s", strerror(e));
+        util_open_why(e = errno, mode, why, len);
         goto out;
     }
     if (fstat(fd, &st)) {
@@ -453,25 +487,8 @@ int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mod
         snprintf(why, len, "%s", strerror(e));
         goto out;
     }
-    /* A sticky world-writable folder: anyone may have made the file, or a hard link to
-     * someone's file under this name, before sbio came. */
-    if (lfd < 0 && S_ISREG(st.st_mode) && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH) &&
-        (st.st_uid != geteuid() || st.st_nlink > 1)) {
-        char who[160];
-        util_owner(who, sizeof(who), st.st_uid);
-        e = EPERM;
-        if (st.st_uid != geteuid())
-            snprintf(why, len,
-                     "a file of %s in a folder everyone may write (sticky): sbio does not write "
-                     "another user's file there; remove it or give another path",
-                     who);
-        else
-            snprintf(why, len,
-                     "a file with %lu names (hard links) in a folder everyone may write (sticky): "
-                     "sbio does not write a file others may have linked there",
-                     (unsigned long)st.st_nlink);
+    if (lfd < 0 && (e = util_sticky_refuse(&ds, &st, why, len)))
         goto out;
-    }
     if (mode == SBIO_OUTPUT_TRUNCATE && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
         e = errno;
         snprintf(why, len, "truncate: %s", strerror(e));

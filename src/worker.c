@@ -156,8 +156,6 @@ static bool verify_overlaps(const struct worker *w, const struct sbio_io *io)
 static bool sleep_until(struct run *r, uint64_t deadline_ns)
 {
     for (;;) {
-        if (run_stopped(r))
-            return false;
         uint64_t now = sbio_now_ns();
         run_check_end(r, now);
         if (run_stopped(r))
