@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "vocab.h"
 #include "sysblock.h"
 
 /* mincore's vector for 1 GiB of 4 KiB pages is 256 KiB: a set of any size costs that. */

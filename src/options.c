@@ -92,8 +92,7 @@ static const struct optdef opts[] = {
      "SIZE", "block size of every I/O operation"},
     {"file-total-size", NULL, T_SIZE, OFF(total_size), "2G", NULL, 1, UINT64_MAX >> 1, SET_CMDS, 0,
      "SIZE", "total size of the file set (each file gets an equal share)"},
-    {"file-test-mode", NULL, T_ENUM, OFF(mode), "", "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw", 0, 0,
-     ALL_RUN, 0, "MODE",
+    {"file-test-mode", NULL, T_ENUM, OFF(mode), "", SBIO_MODE_CHOICES, 0, 0, ALL_RUN, 0, "MODE",
      "test mode: seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw (required by run)"},
     {"file-io-mode", NULL, T_ENUM, OFF(io_mode), "sync", "sync|async|mmap", 0, 0, ALL_RUN, 0,
      "MODE", "sysbench's engine choice: sync, async (libaio) or mmap"},
@@ -190,11 +189,10 @@ static const struct optdef opts[] = {
      "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
     {"invalidate", NULL, T_BOOL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "drop the set's pages from the page cache before the run (no root needed)"},
-    {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", "none|auto|normal|random|sequential", 0, 0,
-     ALL_RUN, 0, "HINT",
+    {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", SBIO_FADVISE_CHOICES, 0, 0, ALL_RUN, 0, "HINT",
      "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
-    {"random-order", NULL, T_ENUM, OFF(random_order), "draw", "draw|once", 0, 0, ALL_RUN, 0,
-     "ORDER", "random modes: independent draws, or every block once per pass"},
+    {"random-order", NULL, T_ENUM, OFF(random_order), "draw", SBIO_RANDOM_ORDER_CHOICES, 0, 0,
+     ALL_RUN, 0, "ORDER", "random modes: independent draws, or every block once per pass"},
     {"ioprio", NULL, T_IOPRIO, OFF(ioprio), "none", NULL, 0, 0, ALL_RUN, 0, "CLASS[:LEVEL]",
      "I/O priority of every worker thread: rt:0-7, be:0-7 (level 4 by default) or idle; none: "
      "inherited"},
@@ -284,32 +282,13 @@ const char *sbio_cmd_name(enum sbio_cmd cmd)
     return cmd < SBIO_CMD_NR ? cmd_names[cmd] : "?";
 }
 
-/* The n-th '|'-separated word of choices into buf. */
-static const char *opt_choice(const char *choices, int n, char *buf, size_t len)
-{
-    const char *p = choices;
-    for (int i = 0; i < n && p; i++) {
-        p = strchr(p, '|');
-        if (p)
-            p++;
-    }
-    if (!p)
-        return NULL;
-    size_t l = strcspn(p, "|");
-    if (l >= len)
-        l = len - 1;
-    memcpy(buf, p, l);
-    buf[l] = 0;
-    return buf;
-}
-
 /* The '|'-separated choices as a list with sep between them, into buf. Returns buf. */
 static char *opt_choices(const char *choices, const char *sep, char *buf, size_t len)
 {
     char w[32];
     size_t l = 0;
     buf[0] = 0;
-    for (int i = 0; l < len && opt_choice(choices, i, w, sizeof(w)); i++) {
+    for (int i = 0; l < len && sbio_vocab_word(choices, i, w, sizeof(w)); i++) {
         int n = snprintf(buf + l, len - l, "%s%s", i ? sep : "", w);
         l += n > 0 ? (size_t)n : 0;
     }
@@ -332,44 +311,7 @@ static const char *table_choice(const char *optname, int v)
     static _Thread_local char bufs[4][32];
     static _Thread_local unsigned next;
     char *buf = bufs[next++ % 4];
-    return opt_choice(opt_named(optname)->choices, v, buf, sizeof(bufs[0])) ? buf : "?";
-}
-
-const char *sbio_mode_name(int mode)
-{
-    return mode == SBIO_MODE_NONE ? "(none)" : table_choice("file-test-mode", mode);
-}
-
-bool sbio_mode_writes(int mode)
-{
-    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_RNDWR ||
-           mode == SBIO_MODE_RNDRW;
-}
-
-bool sbio_mode_reads(int mode)
-{
-    return mode == SBIO_MODE_SEQRD || mode == SBIO_MODE_RNDRD || mode == SBIO_MODE_RNDRW;
-}
-
-bool sbio_mode_sequential(int mode)
-{
-    return mode == SBIO_MODE_SEQWR || mode == SBIO_MODE_SEQREWR || mode == SBIO_MODE_SEQRD;
-}
-
-const char *sbio_fill_name(int fill)
-{
-    static const char *const n[] = {"random", "zero", "compressible"};
-    return fill >= 0 && fill < 3 ? n[fill] : "?";
-}
-
-const char *sbio_fadvise_name(int hint)
-{
-    return table_choice("fadvise", hint);
-}
-
-const char *sbio_random_order_name(int order)
-{
-    return table_choice("random-order", order);
+    return sbio_vocab_word(opt_named(optname)->choices, v, buf, sizeof(bufs[0])) ? buf : "?";
 }
 
 /* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it
@@ -381,35 +323,6 @@ uint64_t sbio_iodepth_batch(const struct sbio_config *cfg)
 {
     return sbio_iodepth_batch_of(cfg->iodepth_batch, cfg->iodepth,
                                  cfg->extra_flags & SBIO_XF_DIRECT);
-}
-
-const char *const sbio_extra_flag_names[SBIO_XF_NR] = {"sync", "dsync", "direct"};
-
-int sbio_extra_flag(const char *name)
-{
-    for (unsigned i = 0; i < SBIO_XF_NR; i++)
-        if (!strcmp(name, sbio_extra_flag_names[i]))
-            return (int)(1u << i);
-    return 0;
-}
-
-int sbio_extra_sync_oflags(unsigned flags)
-{
-    return (flags & SBIO_XF_SYNC ? O_SYNC : 0) | (flags & SBIO_XF_DSYNC ? O_DSYNC : 0);
-}
-
-char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags)
-{
-    buf[0] = 0;
-    for (unsigned i = 0; i < SBIO_XF_NR; i++) {
-        if (!(flags & (1u << i)))
-            continue;
-        size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", l ? "," : "", sbio_extra_flag_names[i]);
-    }
-    if (!buf[0])
-        snprintf(buf, len, "(none)");
-    return buf;
 }
 
 /* What a type accepts, for error messages. */
@@ -481,7 +394,7 @@ static int opt_set_enum(struct sbio_config *cfg, const struct optdef *d, const c
 {
     char *base = (char *)cfg;
     char buf[32];
-    for (int i = 0; opt_choice(d->choices, i, buf, sizeof(buf)); i++) {
+    for (int i = 0; sbio_vocab_word(d->choices, i, buf, sizeof(buf)); i++) {
         if (!strcmp(buf, value)) {
             *(int *)(base + d->off) = i;
             return 0;

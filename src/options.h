@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vocab.h"
+
 enum sbio_cmd {
     SBIO_CMD_NONE,
     SBIO_CMD_PREPARE,
@@ -28,46 +30,7 @@ enum sbio_cmd {
 /* Bit per command, for the table's "used by" column. */
 #define SBIO_C(cmd) (1u << (cmd))
 
-enum sbio_mode {
-    SBIO_MODE_SEQWR,
-    SBIO_MODE_SEQREWR,
-    SBIO_MODE_SEQRD,
-    SBIO_MODE_RNDRD,
-    SBIO_MODE_RNDWR,
-    SBIO_MODE_RNDRW,
-    SBIO_MODE_NONE /* not given: run requires one */
-};
-
-enum sbio_io_mode { SBIO_IOMODE_SYNC, SBIO_IOMODE_ASYNC, SBIO_IOMODE_MMAP };
-enum sbio_extra_flag { SBIO_XF_SYNC = 1, SBIO_XF_DSYNC = 2, SBIO_XF_DIRECT = 4 };
-#define SBIO_XF_NR 3
-/* The flags' names, bit i named sbio_extra_flag_names[i]: sync, dsync, direct. */
-extern const char *const sbio_extra_flag_names[SBIO_XF_NR];
-/* The flag's bit, or 0 for a name that is none. */
-int sbio_extra_flag(const char *name);
-/* The open(2) flags of the flags' sync and dsync bits (O_SYNC, O_DSYNC); direct is the
- * caller's, which checks it first. */
-int sbio_extra_sync_oflags(unsigned flags);
-enum sbio_fsync_mode { SBIO_FSYNC_FSYNC, SBIO_FSYNC_FDATASYNC };
-enum sbio_fsync_scope { SBIO_SCOPE_ALL, SBIO_SCOPE_DIRTY };
-enum sbio_seq_stream { SBIO_SEQ_SHARED, SBIO_SEQ_PER_THREAD };
-/* --fadvise: the access hint given for every descriptor (and mmap mapping) of a run; auto is
- * random for random modes and patterns, sequential for sequential ones (fio's fadvise_hint). */
-enum sbio_fadvise {
-    SBIO_FADV_NONE,
-    SBIO_FADV_AUTO,
-    SBIO_FADV_NORMAL,
-    SBIO_FADV_RANDOM,
-    SBIO_FADV_SEQUENTIAL
-};
-/* --random-order: independent draws (sysbench), or every block once per pass (fio). */
-enum sbio_random_order { SBIO_ORDER_DRAW, SBIO_ORDER_ONCE };
-enum sbio_prealloc { SBIO_PREALLOC_WRITE, SBIO_PREALLOC_FALLOCATE };
-enum sbio_fill { SBIO_FILL_RANDOM, SBIO_FILL_ZERO, SBIO_FILL_COMPRESSIBLE };
 enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
-
-/* --warmup=auto: one throughput sample a second, settled over this many. */
-#define SBIO_WARMUP_WINDOW 5
 
 #define SBIO_MAX_ARGS 64
 #define SBIO_MAX_LIST 32
@@ -215,18 +178,7 @@ int sbio_options_help(FILE *out, const char *topic);
 
 /* Names for enums, for reports. */
 const char *sbio_cmd_name(enum sbio_cmd cmd);
-const char *sbio_mode_name(int mode);
 
-/* What a sysbench mode (enum sbio_mode) does: writes, reads, walks the set in order. */
-bool sbio_mode_writes(int mode);
-bool sbio_mode_reads(int mode);
-bool sbio_mode_sequential(int mode);
-
-const char *sbio_fill_name(int fill);
-const char *sbio_fadvise_name(int hint);       /* enum sbio_fadvise: "none", "auto", … */
-const char *sbio_random_order_name(int order); /* "draw", "once" */
-/* "direct,sync" or "(none)"; returns buf. */
-char *sbio_extra_flags_str(char *buf, size_t len, unsigned flags);
 /* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,
  * at most --iodepth; by default 1 with O_DIRECT, --iodepth otherwise. */
 uint64_t sbio_iodepth_batch(const struct sbio_config *cfg);

@@ -19,7 +19,7 @@
 #include "fill.h"
 #include "fsop.h"
 #include "ioprio.h"
-#include "options.h"
+#include "vocab.h"
 #include "seqwr.h"
 #include "steady.h"
 #include "util.h"

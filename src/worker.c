@@ -11,7 +11,7 @@
 
 #include "cache.h"
 #include "ioprio.h"
-#include "options.h"
+#include "vocab.h"
 #include "run.h"
 #include "util.h"
 

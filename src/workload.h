@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "io.h"
-#include "options.h"
+#include "vocab.h"
 #include "perm.h"
 
 /* The set as the generators see it; shared by all threads, read-only once built. */
