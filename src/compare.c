@@ -272,6 +272,7 @@ struct compare {
     const struct sbio_script *script; /* NULL: the workload of sbio run's options */
     /* With script options among the axes: the script as the setting last made loaded it */
     struct sbio_script *cur;
+    struct sbio_script *plain; /* without a script: the command line's declaration */
     FILE *out;
     struct axis axes[MAX_AXES];
     size_t naxes, alen[MAX_AXES];
@@ -437,6 +438,8 @@ static int compare_alloc(struct compare *c)
         script_axes |= c->axes[a].kind == SBIO_AXIS_SCRIPT;
     if (script_axes)
         c->cur = calloc(1, sizeof(*c->cur));
+    if (!c->script)
+        c->plain = malloc(sizeof(*c->plain));
     int rc = -ENOMEM;
     if (ph) {
         compare_phases(c, ph);
@@ -445,7 +448,8 @@ static int compare_alloc(struct compare *c)
         free(ph);
     }
     if (rc || !c->names || !c->namep || !c->order || !c->perm || !c->stop || !c->widest ||
-        !c->widest_at || !c->runs || !c->qbuf || !c->devnull || (script_axes && !c->cur)) {
+        !c->widest_at || !c->runs || !c->qbuf || !c->devnull || (script_axes && !c->cur) ||
+        (!c->script && !c->plain)) {
         sbio_err("compare: out of memory");
         return -ENOMEM;
     }
@@ -474,6 +478,7 @@ static void compare_free(struct compare *c)
     if (c->cur)
         sbio_script_free(c->cur);
     free(c->cur);
+    free(c->plain);
     if (c->devnull)
         fclose(c->devnull);
     axes_free(c->axes, c->naxes);
@@ -579,22 +584,29 @@ static int compare_check(struct compare *c)
     for (int pass = 0; pass < (c->script ? 1 : 2); pass++)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
-            int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE
-                     : pass == 1                  ? (conf.filename ? 0 : sbio_fileset_ready(&conf))
-                                                  : sbio_session_check(&conf);
+            struct sbio_settings set;
+            int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0;
+            sbio_options_settings(&conf, &set);
+            if (!rc)
+                rc = pass == 1 ? (conf.filename ? 0 : sbio_fileset_ready(&set))
+                               : sbio_session_check(&set);
             if (!rc && c->script) /* as this setting loaded it */
-                rc = sbio_session_check_script(&conf, c->cur ? c->cur : c->script);
+                rc = sbio_session_check_script(&set, c->cur ? c->cur : c->script);
             if (sbio_mpi_agree(rc, NULL))
                 return -SBIO_EUSAGE;
         }
     for (size_t s = 0; s < c->ns; s++) {
         struct sbio_config conf;
+        struct sbio_settings set;
         /* The message of the check names the value; the kernel's refusals are found by
          * trying each setting once (applied, read back, restored). Under MPI every rank
          * checks (each host's leader tries) and all stop when one refuses. */
-        int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : sbio_session_check(&conf);
+        int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0;
+        sbio_options_settings(&conf, &set);
         if (!rc)
-            rc = sbio_session_try_settings(&conf, c->topo);
+            rc = sbio_session_check(&set);
+        if (!rc)
+            rc = sbio_session_try_settings(&set, c->topo);
         if (sbio_mpi_agree(rc, NULL))
             return -SBIO_EUSAGE;
         c->runs[s] = json_array();
@@ -661,13 +673,14 @@ static void compare_record(struct compare *c, size_t s, unsigned round, json_t *
 /* A script's run under conf (as the setting made last loaded it). Its report() prints to the run's
  * text stream (nowhere here); its event() prints with Lua's own print, to standard output: that
  * goes nowhere too, so the progress lines and the tables stay readable. */
-static int compare_run_script(struct compare *c, const struct sbio_config *conf, json_t **doc)
+static int compare_run_script(struct compare *c, const struct sbio_settings *set, json_t **doc)
 {
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     if (saved >= 0)
         dup2(fileno(c->devnull), STDOUT_FILENO);
-    int rc = sbio_session_run_script(conf, c->topo, c->cur ? c->cur : c->script, c->devnull, doc);
+    int rc =
+        sbio_session_run(set, c->cur ? c->cur : c->script, c->topo, c->devnull, c->devnull, doc);
     fflush(stdout);
     if (saved >= 0) {
         dup2(saved, STDOUT_FILENO);
@@ -730,8 +743,12 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
     fflush(c->out);
     c->made++;
     json_t *doc = NULL;
-    int rc = c->script ? compare_run_script(c, &conf, &doc)
-                       : sbio_session_run(&conf, c->topo, c->devnull, c->devnull, &doc);
+    struct sbio_settings set;
+    sbio_options_settings(&conf, &set);
+    if (!c->script)
+        sbio_options_declare(&set, &conf, c->plain);
+    int rc = c->script ? compare_run_script(c, &set, &doc)
+                       : sbio_session_run(&set, c->plain, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
     compare_keep(c, s, round, st, doc);
     sbio_table_tried(&c->tab, s);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "vocab.h"
 
 #define SBIO_SCRIPT_MAX_OPTS   32
 #define SBIO_SCRIPT_MAX_JOBS   8
@@ -121,6 +122,20 @@ struct sbio_script_job {
     uint64_t append[SBIO_SCRIPT_MAX_BLOCKS];
     double append_weight[SBIO_SCRIPT_MAX_BLOCKS];
     int line; /* the script's line that declared the job, for messages */
+    /* What only the command line sets (struct sbio_settings' job): a script cannot declare
+     * these, its jobs take the command line's. */
+    uint64_t iodepth_batch; /* 0: auto */
+    bool uring_fixed, uring_sqpoll;
+    const char *cpus;
+    uint64_t merged_requests; /* a sysbench mode's blocks per request */
+    bool fsync_all;
+    int fsync_mode;  /* enum sbio_fsync_mode */
+    int fsync_scope; /* enum sbio_fsync_scope */
+    uint64_t warmup_s;
+    bool warmup_auto;
+    uint64_t warmup_max_s;
+    double warmup_tol_pct;
+    bool verify, verify_fatal;
 };
 
 struct sbio_script_phase {
@@ -142,6 +157,53 @@ struct sbio_script {
     struct sbio_script_phase phases[SBIO_SCRIPT_MAX_PHASES];
     bool has_event, has_report; /* per-event and report hooks defined */
     bool trusted;               /* loaded outside the sandbox (--script-trusted) */
+    /* The command line's declaration (no script): one phase of one job, reported as sysbench
+     * reports a run (a header, interim lines, one report; the JSON schema sbio-run/1) and
+     * drawing from the session's seed itself. */
+    bool plain;
+};
+
+/* What holds for a whole session, whatever it runs: where the set is and its shape (what
+ * prepare makes, what a plain seqwr run creates), the device settings applied for its
+ * duration, what the reports show. The command line's (or a compare run's) values. */
+struct sbio_settings {
+    int cmd;                  /* enum sbio_cmd */
+    const char *dir;          /* the set's folder */
+    const char *filename;     /* a raw device instead of a set, or NULL */
+    const char *queue_device; /* the device whose queue is tuned, or NULL: the set's */
+    bool file_per_rank;       /* MPI: each rank its own set in DIR/rank.N */
+    /* The set: */
+    int mode; /* the command line's sysbench mode (seqwr creates a set; cleanup's words) */
+    uint64_t file_num, total_size, block_size;
+    bool file_num_given, total_size_given, block_size_given, verify_given, fill_given;
+    unsigned nfile_sizes; /* a script's declared files (sizes), else 0 */
+    const uint64_t *file_sizes;
+    int fill; /* enum sbio_fill */
+    uint64_t fill_pct;
+    int prealloc; /* enum sbio_prealloc */
+    bool adopt;   /* prepare --adopt */
+    bool allow_destroy;
+    unsigned extra_flags; /* prepare's open flags (enum sbio_extra_flag bits) */
+    bool verify;          /* --verify */
+    uint64_t rand_seed;   /* 0: from the clock */
+    /* The device and the host, for the session's duration: */
+    const char *scheduler;
+    const char *const *queue;
+    int nqueue;
+    bool drop_caches;
+    uint64_t memory_limit; /* bytes, 0: none */
+    /* The reports: */
+    uint64_t report_interval_s, log_interval_ms, percentile;
+    bool histogram;
+    int argc;
+    char **argv;
+    /* A script's: its path and the option values given for it. */
+    const char *script;
+    const char *const *xname, *const *xvalue;
+    int nxopt;
+    /* The command line's job: a plain run's one job, and what a script's jobs take where
+     * they are silent (the fields below "line", and --ioprio). */
+    struct sbio_script_job job;
 };
 
 #endif

@@ -872,7 +872,7 @@ static int diff_check_kinds(const struct diff_input *in)
 
 /* Every file, loaded and checked before anything is printed. 0, or -SBIO_EUSAGE after one
  * line on stderr (nothing left loaded). */
-static int diff_load_all(const struct sbio_config *cfg, struct diff_input *in)
+static int diff_load_all(const struct sbio_diff_opts *cfg, struct diff_input *in)
 {
     in->n = 0;
     in->na = cfg->diff_split < 0 ? 1 : (size_t)cfg->diff_split;
@@ -975,7 +975,7 @@ static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
 
 /* The table's columns: --metrics; else of two compares the union of theirs (A's first); else
  * (or when they name none) the default. 0 or -SBIO_EUSAGE after one line on stderr. */
-static int diff_columns(const struct sbio_config *cfg, const struct diff_input *in, size_t *col,
+static int diff_columns(const struct sbio_diff_opts *cfg, const struct diff_input *in, size_t *col,
                         size_t *n)
 {
     *n = 0;
@@ -1244,7 +1244,7 @@ static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
 /* -o FILE: the sbio-diff/1 document of the tables d[0..n) over the columns col[0..ncol) (and,
  * of two compares, the settings not compared: skipped, else NULL). 0, or -SBIO_EFAILED after
  * one line on stderr. */
-static int diff_write(const struct sbio_config *cfg, int fd, const struct diff_cmp *d, size_t n,
+static int diff_write(const struct sbio_diff_opts *cfg, int fd, const struct diff_cmp *d, size_t n,
                       const size_t *col, size_t ncol, json_t *skipped, bool gated)
 {
     json_t *doc = json_object(), *argv = json_array(), *mets = json_array(), *cmps = json_array();
@@ -1260,9 +1260,8 @@ static int diff_write(const struct sbio_config *cfg, int fd, const struct diff_c
     json_object_set_new(doc, "kind", json_string(skipped ? "compares" : "runs"));
     json_object_set_new(doc, "metrics", mets);
     json_object_set_new(doc, "threshold_pct",
-                        sbio_options_given(cfg, "threshold")
-                            ? json_integer((json_int_t)cfg->threshold)
-                            : json_null());
+                        cfg->threshold_given ? json_integer((json_int_t)cfg->threshold)
+                                             : json_null());
     json_object_set_new(doc, "comparisons", cmps);
     json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
     /* The file was opened (not truncated) before anything was computed: emptied now. */
@@ -1288,8 +1287,8 @@ static int diff_write(const struct sbio_config *cfg, int fd, const struct diff_c
 
 /* Runs on both sides (several, or scripts', or with --metrics): the table of A's runs against
  * B's; -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_sides(const struct sbio_config *cfg, int fd, FILE *out, const struct diff_input *in,
-                      bool check, double thr)
+static int diff_sides(const struct sbio_diff_opts *cfg, int fd, FILE *out,
+                      const struct diff_input *in, bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol;
     struct diff_cmp d = {0};
@@ -1360,7 +1359,7 @@ static void diff_print_skipped(FILE *out, json_t *skipped)
 
 /* Two compares: per setting of both, the table of A's runs of it against B's (from the runs'
  * documents); -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_compares(const struct sbio_config *cfg, int fd, FILE *out,
+static int diff_compares(const struct sbio_diff_opts *cfg, int fd, FILE *out,
                          const struct diff_input *in, bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol, nd = 0;
@@ -1396,8 +1395,8 @@ static int diff_compares(const struct sbio_config *cfg, int fd, FILE *out,
 
 /* One run result a side: the rows of every metric, with the settings that differ; -o writes
  * the table of the default columns as well. */
-static int diff_pair(const struct sbio_config *cfg, int fd, FILE *out, const struct diff_input *in,
-                     bool check, double thr)
+static int diff_pair(const struct sbio_diff_opts *cfg, int fd, FILE *out,
+                     const struct diff_input *in, bool check, double thr)
 {
     char ca[1024], cb[1024];
     struct diff_cmp d = {0};
@@ -1421,7 +1420,7 @@ static int diff_pair(const struct sbio_config *cfg, int fd, FILE *out, const str
  * written: a path that cannot be written is one line and nothing else. *made when the file
  * was not there before (removed again if the input turns out bad). The descriptor, or
  * -SBIO_EUSAGE after one line on stderr. */
-static int diff_open_output(const struct sbio_config *cfg, bool *made)
+static int diff_open_output(const struct sbio_diff_opts *cfg, bool *made)
 {
     struct stat st;
     char why[512];
@@ -1433,7 +1432,7 @@ static int diff_open_output(const struct sbio_config *cfg, bool *made)
     return -SBIO_EUSAGE;
 }
 
-int sbio_diff(const struct sbio_config *cfg, FILE *out)
+int sbio_diff(const struct sbio_diff_opts *cfg, FILE *out)
 {
     struct diff_input in;
     bool made = false;
@@ -1444,7 +1443,7 @@ int sbio_diff(const struct sbio_config *cfg, FILE *out)
         diff_input_free(&in);
         return fd;
     }
-    bool check = sbio_options_given(cfg, "threshold");
+    bool check = cfg->threshold_given;
     double thr = (double)cfg->threshold;
     if (in.kind[0] == DIFF_COMPARE)
         rc = diff_compares(cfg, fd, out, &in, check, thr);

@@ -4,9 +4,21 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "options.h"
+/* What diff is given: its files, its options, and its command line (for the JSON it writes). */
+struct sbio_diff_opts {
+    int nargs;
+    const char *const *args;
+    int diff_split; /* the words before its "--" (side A's files); -1: no "--" */
+    const char *metrics;
+    const char *output;
+    uint64_t threshold;
+    bool threshold_given; /* --threshold was given (the JSON says null otherwise) */
+    int argc;
+    char **argv;
+};
 
 /* Compare side A's files with side B's: cfg->args before the "--" (cfg->diff_split) and after
  * it, or without "--" cfg->args[0] (A, the baseline) with cfg->args[1] (B). Each a JSON
@@ -24,7 +36,7 @@
  * -SBIO_EUSAGE for bad input (a file that is not an sbio result, a compare beside runs or two
  * on a side, files whose phases or jobs differ, a bad --metrics) with one line on stderr and
  * nothing written to out. */
-int sbio_diff(const struct sbio_config *cfg, FILE *out);
+int sbio_diff(const struct sbio_diff_opts *cfg, FILE *out);
 
 /* Whether each field diff and plot read from a result (doc, loaded from path; a compare's
  * when compare is true, its runs' results too) has the type sbio writes there; null and

@@ -82,7 +82,7 @@ struct sbio_engine_ops {
 };
 
 /* The registry: the engines this build has, those the table in engine.c lists. An engine's
- * id (struct sbio_config.ioengine, a script job's engine) is the index of its line there;
+ * id (a job's engine, from --ioengine or a script job's) is the index of its line there;
  * ids run from 0 to sbio_engine_count() - 1. */
 int sbio_engine_count(void);
 

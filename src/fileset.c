@@ -19,67 +19,67 @@
 #include "sysblock.h"
 #include "util.h"
 
-int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed)
+int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_settings *set, uint64_t seed)
 {
     /* As sysbench, each file gets total/num bytes: fewer bytes than files would make empty
      * files, a set nothing can be read from or written to. */
-    if (!cfg->nfile_sizes && cfg->total_size / cfg->file_num == 0) {
+    if (!set->nfile_sizes && set->total_size / set->file_num == 0) {
         sbio_err("--file-total-size=%" PRIu64 " over --file-num=%" PRIu64 " files gives empty "
                  "files; give --file-total-size at least %" PRIu64 " bytes (one per file, which "
                  "makes each a whole --file-block-size block), or fewer --file-num",
-                 cfg->total_size, cfg->file_num, cfg->file_num);
+                 set->total_size, set->file_num, set->file_num);
         fs->files = NULL;
         return -SBIO_EUSAGE;
     }
-    fs->nfiles = cfg->nfile_sizes ? cfg->nfile_sizes : (unsigned)cfg->file_num;
+    fs->nfiles = set->nfile_sizes ? set->nfile_sizes : (unsigned)set->file_num;
     fs->files = calloc(fs->nfiles, sizeof(*fs->files));
     if (!fs->files)
         return -ENOMEM;
     fs->complete = false;
-    fs->total_size = cfg->total_size;
-    fs->block_size = cfg->block_size;
-    fs->fill = cfg->fill;
-    fs->fill_pct = cfg->fill_pct;
+    fs->total_size = set->total_size;
+    fs->block_size = set->block_size;
+    fs->fill = set->fill;
+    fs->fill_pct = set->fill_pct;
     fs->seed = seed;
-    fs->verify = cfg->verify;
-    fs->prealloc = cfg->prealloc;
+    fs->verify = set->verify;
+    fs->prealloc = set->prealloc;
     fs->bytes = 0; /* As sysbench: every file gets total/num bytes, the remainder is dropped —
                     * unless a script lists its files' sizes. */
     for (unsigned i = 0; i < fs->nfiles; i++) {
         snprintf(fs->files[i].name, sizeof(fs->files[i].name), "test_file.%u", i);
-        fs->files[i].size = cfg->nfile_sizes ? cfg->file_sizes[i] : cfg->total_size / cfg->file_num;
+        fs->files[i].size = set->nfile_sizes ? set->file_sizes[i] : set->total_size / set->file_num;
         fs->bytes += fs->files[i].size;
     }
-    if (cfg->nfile_sizes)
+    if (set->nfile_sizes)
         fs->total_size = fs->bytes;
     return 0;
 }
 
-int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg)
+int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_settings *set)
 {
-    if (sbio_options_given(cfg, "file-num") && cfg->file_num != fs->nfiles) {
+    if (set->file_num_given && set->file_num != fs->nfiles) {
         sbio_err("--file-num=%" PRIu64 " but the set in %s has %u file%s; run sbio cleanup "
                  "and prepare again, or use another --dir",
-                 cfg->file_num, fs->dir, fs->nfiles, fs->nfiles == 1 ? "" : "s");
+                 set->file_num, fs->dir, fs->nfiles, fs->nfiles == 1 ? "" : "s");
         return -SBIO_EUSAGE;
     }
-    if (sbio_options_given(cfg, "file-total-size") && cfg->total_size != fs->total_size) {
+    if (set->total_size_given && set->total_size != fs->total_size) {
         char a[32], b[32];
         sbio_err("--file-total-size is %s but the set in %s was prepared with %s; run sbio "
                  "cleanup and prepare again, or use another --dir",
-                 sbio_fmt_bytes_beside(a, sizeof(a), cfg->total_size, fs->total_size), fs->dir,
-                 sbio_fmt_bytes_beside(b, sizeof(b), fs->total_size, cfg->total_size));
+                 sbio_fmt_bytes_beside(a, sizeof(a), set->total_size, fs->total_size), fs->dir,
+                 sbio_fmt_bytes_beside(b, sizeof(b), fs->total_size, set->total_size));
         return -SBIO_EUSAGE;
     }
     return 0;
 }
 
-int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write)
+int sbio_fileset_open_dir(const struct sbio_settings *set, bool for_write)
 {
-    int dfd = open(cfg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         int e = errno;
-        sbio_err("--dir %s: %s%s", cfg->dir, strerror(e),
+        sbio_err("--dir %s: %s%s", set->dir, strerror(e),
                  e == ENOENT ? "; create the folder first" : "");
         return -SBIO_EUSAGE;
     }
@@ -87,7 +87,7 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write)
     if (for_write && faccessat(dfd, ".", W_OK, AT_EACCESS) && errno == EROFS) {
         sbio_err("--dir %s is on a read-only file system: choose a writable --dir (or "
                  "remount it read-write)",
-                 cfg->dir);
+                 set->dir);
         close(dfd);
         return -SBIO_EUSAGE;
     }
@@ -170,19 +170,19 @@ int sbio_fileset_strays(int dirfd, unsigned *count)
     return 0;
 }
 
-static bool mode_writes(const struct sbio_config *cfg)
+static bool mode_writes(const struct sbio_settings *set)
 {
-    return cfg->mode == SBIO_MODE_SEQWR || cfg->mode == SBIO_MODE_SEQREWR ||
-           cfg->mode == SBIO_MODE_RNDWR || cfg->mode == SBIO_MODE_RNDRW;
+    return set->mode == SBIO_MODE_SEQWR || set->mode == SBIO_MODE_SEQREWR ||
+           set->mode == SBIO_MODE_RNDWR || set->mode == SBIO_MODE_RNDRW;
 }
 
 /* seqwr on a folder without a set makes the set itself, as sysbench does: an incomplete
  * manifest and empty files, which the run writes and completes. */
-static int fileset_create(struct sbio_fileset *fs, const struct sbio_config *cfg)
+static int fileset_create(struct sbio_fileset *fs, const struct sbio_settings *set)
 {
-    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    uint64_t seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
     int rc;
-    if ((rc = sbio_fileset_shape(fs, cfg, seed)))
+    if ((rc = sbio_fileset_shape(fs, set, seed)))
         return rc;
     if ((rc = sbio_fileset_check_names(fs, false)))
         return rc;
@@ -204,7 +204,7 @@ static int fileset_create(struct sbio_fileset *fs, const struct sbio_config *cfg
 /* A file of the set a writing run cannot open for writing (EACCES: its mode; root passes):
  * said before the run, with what to do, instead of an open error once threads start. */
 static int fileset_check_writable(const struct sbio_fileset *fs, const char *name,
-                                  const struct stat *st, const struct sbio_config *cfg)
+                                  const struct stat *st, const struct sbio_settings *set)
 {
     if (!faccessat(fs->dirfd, name, W_OK, AT_EACCESS) || (errno != EACCES && errno != EROFS))
         return 0;
@@ -213,12 +213,12 @@ static int fileset_check_writable(const struct sbio_fileset *fs, const char *nam
              "writes to the set: give its files write permission (chmod u+w %s/test_file.*) "
              "or run as their owner",
              fs->dir, name, (unsigned)(st->st_mode & 07777),
-             sbio_util_user(owner, sizeof(owner), st->st_uid), sbio_mode_name(cfg->mode), fs->dir);
+             sbio_util_user(owner, sizeof(owner), st->st_uid), sbio_mode_name(set->mode), fs->dir);
     return -SBIO_EUSAGE;
 }
 
 /* Every file of the set is a regular file of the size its manifest gives. */
-static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_config *cfg)
+static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_settings *set)
 {
     for (unsigned i = 0; i < fs->nfiles; i++) {
         struct stat st;
@@ -234,7 +234,7 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
         }
         if (sbio_fileset_trusted(fs->dir, f->name, &st))
             return -SBIO_EUSAGE;
-        if (!cfg->script && mode_writes(cfg) && fileset_check_writable(fs, f->name, &st, cfg))
+        if (!set->script && mode_writes(set) && fileset_check_writable(fs, f->name, &st, set))
             return -SBIO_EUSAGE;
         if ((uint64_t)st.st_size != f->size) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
@@ -246,16 +246,16 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
     return 0;
 }
 
-int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
+int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, bool allow_create,
                       bool *created)
 {
     *created = false;
     fs->dirfd = -1;
-    fs->dir = cfg->dir;
+    fs->dir = set->dir;
     fs->files = NULL;
     /* Write modes need a writable folder (seqwr empties and completes files; every write
      * mode marks the manifest or writes the files): say so before anything starts. */
-    int dfd = sbio_fileset_open_dir(cfg, mode_writes(cfg));
+    int dfd = sbio_fileset_open_dir(set, mode_writes(set));
     if (dfd < 0)
         return dfd;
     fs->dirfd = dfd;
@@ -265,44 +265,44 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bo
         sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
                  "sbio prepare --adopt with the --file-num, --file-total-size and "
                  "--file-block-size they were made with takes them over",
-                 cfg->dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s");
+                 set->dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s");
         return -SBIO_EUSAGE;
     }
     if (rc == -ENOENT && allow_create) {
-        if ((rc = fileset_create(fs, cfg)))
+        if ((rc = fileset_create(fs, set)))
             return rc;
         *created = true;
         return 0;
     }
     if (rc == -ENOENT) {
-        sbio_err("no file set in %s (no %s); run sbio prepare first", cfg->dir, SBIO_MANIFEST);
+        sbio_err("no file set in %s (no %s); run sbio prepare first", set->dir, SBIO_MANIFEST);
         return -SBIO_EUSAGE;
     }
     if (rc == -EMEDIUMTYPE) {
         sbio_err("%s holds a file tree, for the script that declares it; run that script, or "
                  "sbio cleanup first",
-                 cfg->dir);
+                 set->dir);
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_fileset_damaged(cfg->dir, fs->damage);
+        sbio_fileset_damaged(set->dir, fs->damage);
         return -SBIO_EUSAGE;
     }
     if (rc == -EPERM)
         return -SBIO_EUSAGE; /* said */
     if (rc) {
-        sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
+        sbio_err("%s/%s: open: %s", set->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
     }
     if (!fs->complete) {
         sbio_err("the file set in %s is incomplete (prepare was interrupted); run sbio "
                  "prepare again to finish it, or sbio cleanup",
-                 cfg->dir);
+                 set->dir);
         return -SBIO_EUSAGE;
     }
-    if ((rc = sbio_fileset_check_shape(fs, cfg)))
+    if ((rc = sbio_fileset_check_shape(fs, set)))
         return rc;
-    return fileset_check_files(fs, cfg);
+    return fileset_check_files(fs, set);
 }
 
 void sbio_fileset_discard(struct sbio_fileset *fs)
@@ -312,10 +312,10 @@ void sbio_fileset_discard(struct sbio_fileset *fs)
     unlinkat(fs->dirfd, SBIO_MANIFEST, 0);
 }
 
-int sbio_fileset_ready(const struct sbio_config *cfg)
+int sbio_fileset_ready(const struct sbio_settings *set)
 {
-    struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};
-    int dfd = sbio_fileset_open_dir(cfg, false);
+    struct sbio_fileset fs = {.dirfd = -1, .dir = set->dir};
+    int dfd = sbio_fileset_open_dir(set, false);
     if (dfd < 0)
         return dfd;
     int rc = sbio_manifest_read(dfd, &fs);
@@ -328,10 +328,10 @@ int sbio_fileset_ready(const struct sbio_config *cfg)
     free(fs.files);
     close(dfd);
     /* seqwr makes its own set in an empty folder. */
-    if (fresh && cfg->mode == SBIO_MODE_SEQWR)
+    if (fresh && set->mode == SBIO_MODE_SEQWR)
         return 0;
     bool created;
-    rc = sbio_fileset_open(&fs, cfg, false, &created);
+    rc = sbio_fileset_open(&fs, set, false, &created);
     sbio_fileset_close(&fs);
     return rc ? -SBIO_EUSAGE : 0;
 }
@@ -396,18 +396,18 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
 }
 
 /* A write mode may write to the device: --allow-destroy says so, and nothing holds it. */
-static int device_writable(const struct sbio_config *cfg, const char *real, dev_t rdev)
+static int device_writable(const struct sbio_settings *set, const char *real, dev_t rdev)
 {
-    if (!cfg->allow_destroy) {
+    if (!set->allow_destroy) {
         sbio_err("--filename=%s with --file-test-mode=%s overwrites the device; add "
                  "--allow-destroy if its data may be destroyed",
-                 cfg->filename, sbio_mode_name(cfg->mode));
+                 set->filename, sbio_mode_name(set->mode));
         return -SBIO_EUSAGE;
     }
     if (sbio_sysblock_mounted(major(rdev), minor(rdev))) {
         sbio_err("--filename=%s is mounted (or a partition of it is): sbio never writes "
                  "to a mounted device",
-                 cfg->filename);
+                 set->filename);
         return -SBIO_EUSAGE;
     }
     /* O_EXCL on a block device is an exclusive claim: it fails while anyone (a file system,
@@ -416,7 +416,7 @@ static int device_writable(const struct sbio_config *cfg, const char *real, dev_
     if (fd < 0) {
         sbio_err("--filename=%s is in use (%s): sbio never writes to a device something "
                  "else holds",
-                 cfg->filename, strerror(errno));
+                 set->filename, strerror(errno));
         return -SBIO_EUSAGE;
     }
     close(fd);
@@ -424,26 +424,26 @@ static int device_writable(const struct sbio_config *cfg, const char *real, dev_
 }
 
 /* The device real (--filename resolved), checked for the run: its size in *size. */
-static int device_check(const struct sbio_config *cfg, const char *real, uint64_t *size)
+static int device_check(const struct sbio_settings *set, const char *real, uint64_t *size)
 {
     struct stat st;
     if (stat(real, &st)) {
-        sbio_err("--filename=%s: %s", cfg->filename, strerror(errno));
+        sbio_err("--filename=%s: %s", set->filename, strerror(errno));
         return -SBIO_EUSAGE;
     }
     if (!S_ISBLK(st.st_mode)) {
         sbio_err("--filename=%s is not a block device; accepted: a device node such as "
                  "/dev/sdb (files go in --dir)",
-                 cfg->filename);
+                 set->filename);
         return -SBIO_EUSAGE;
     }
     int rc;
-    if (mode_writes(cfg) && (rc = device_writable(cfg, real, st.st_rdev)))
+    if (mode_writes(set) && (rc = device_writable(set, real, st.st_rdev)))
         return rc;
     int fd = open(real, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ioctl(fd, BLKGETSIZE64, size)) {
         int e = errno;
-        sbio_err("--filename=%s: size: %s", cfg->filename, strerror(e));
+        sbio_err("--filename=%s: size: %s", set->filename, strerror(e));
         if (fd >= 0)
             close(fd);
         return -SBIO_EUSAGE;
@@ -452,23 +452,23 @@ static int device_check(const struct sbio_config *cfg, const char *real, uint64_
     return 0;
 }
 
-int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg)
+int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_settings *set)
 {
     memset(fs, 0, sizeof(*fs));
     fs->dirfd = -1;
-    fs->dir = cfg->dir;
+    fs->dir = set->dir;
     fs->raw = true;
     char real[PATH_MAX];
     uint64_t size = 0;
-    if (!realpath(cfg->filename, real)) {
-        sbio_err("--filename=%s: %s", cfg->filename, strerror(errno));
+    if (!realpath(set->filename, real)) {
+        sbio_err("--filename=%s: %s", set->filename, strerror(errno));
         return -SBIO_EUSAGE;
     }
-    int rc = device_check(cfg, real, &size);
+    int rc = device_check(set, real, &size);
     if (rc)
         return rc;
     if (strlen(real) >= sizeof(fs->files[0].name)) {
-        sbio_err("--filename=%s: the path is too long", cfg->filename);
+        sbio_err("--filename=%s: the path is too long", set->filename);
         return -SBIO_EUSAGE;
     }
     fs->files = calloc(1, sizeof(*fs->files));
@@ -479,9 +479,9 @@ int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *
     fs->files[0].size = size;
     fs->bytes = size;
     fs->total_size = size;
-    fs->block_size = cfg->block_size;
+    fs->block_size = set->block_size;
     fs->complete = true;
-    fs->seed = cfg->rand_seed;
+    fs->seed = set->rand_seed;
     return 0;
 }
 
@@ -545,12 +545,12 @@ static void lock_describe(pid_t pid, char *buf, size_t len)
     snprintf(buf, len, "pid %d: %s%s", (int)pid, cmd, n == (ssize_t)sizeof(cmd) - 1 ? "..." : "");
 }
 
-bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_script *script)
+bool sbio_fileset_cmd_writes(const struct sbio_settings *set, const struct sbio_script *script)
 {
-    if (cfg->cmd == SBIO_CMD_PREPARE || cfg->cmd == SBIO_CMD_CLEANUP)
+    if (set->cmd == SBIO_CMD_PREPARE || set->cmd == SBIO_CMD_CLEANUP)
         return true;
     if (!script)
-        return sbio_mode_writes(cfg->mode);
+        return sbio_mode_writes(set->mode);
     static const int reads[] = {SBIO_MIX_READ,  SBIO_MIX_READWHOLE, SBIO_MIX_OPEN,
                                 SBIO_MIX_CLOSE, SBIO_MIX_STAT,      SBIO_MIX_READDIR};
     for (unsigned p = 0; p < script->nphases; p++)
@@ -574,15 +574,15 @@ bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_sc
     return false;
 }
 
-int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd)
+int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script *script, int *fd)
 {
     *fd = -1;
-    bool exclusive = cfg->cmd == SBIO_CMD_COMPARE || sbio_fileset_cmd_writes(cfg, script);
-    const char *what = cfg->filename ? cfg->filename : cfg->dir;
+    bool exclusive = set->cmd == SBIO_CMD_COMPARE || sbio_fileset_cmd_writes(set, script);
+    const char *what = set->filename ? set->filename : set->dir;
     /* A device node opened read-only (no O_EXCL: a mounted device stays a refusal of its
      * own); the folder itself, so that no file is created for the lock. */
-    int lfd = cfg->filename ? open(cfg->filename, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-                            : open(cfg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int lfd = set->filename ? open(set->filename, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                            : open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lfd < 0)
         return 0;
     int e = 0;
@@ -611,6 +611,6 @@ int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *s
         snprintf(who, sizeof(who), "a process this one cannot see");
     sbio_err("%s %s is in use (%s): prepare, cleanup, compare and runs that write take a set "
              "alone; wait for that one to end, or use another %s",
-             cfg->filename ? "--filename" : "--dir", what, who, cfg->filename ? "device" : "--dir");
+             set->filename ? "--filename" : "--dir", what, who, set->filename ? "device" : "--dir");
     return -SBIO_EFAILED;
 }

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "decl.h"
-#include "options.h"
 
 struct sbio_fileset_file {
     char name[256]; /* relative to the folder, or a raw device's absolute path */
@@ -45,22 +44,22 @@ struct sbio_fileset {
                                             * why" (with -EBADMSG) */
 };
 
-/* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
+/* Shape the set from set (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
  * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
-int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_config *cfg, uint64_t seed);
+int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_settings *set, uint64_t seed);
 
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.
  * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
-int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_config *cfg);
+int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_settings *set);
 
 /* How many entries named test_file.N (N decimal) dirfd holds, in *count: a set made by
  * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
 int sbio_fileset_strays(int dirfd, unsigned *count);
 
-/* compare, before any setting is applied: would a run of cfg find its set? (a complete set
+/* compare, before any setting is applied: would a run of set find its set? (a complete set
  * of the right shape; seqwr also an empty folder, which it fills). Opens, writes nothing.
  * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
-int sbio_fileset_ready(const struct sbio_config *cfg);
+int sbio_fileset_ready(const struct sbio_settings *set);
 
 /* Polled by prepare between its writes: true when another process of the job failed (under
  * mpirun), and this one should stop instead of finishing its set. */
@@ -69,16 +68,16 @@ struct sbio_fileset_poll {
     void *ctx;
 };
 
-/* prepare (src/prepare.c): create or complete the set in cfg->dir, reporting to out (the
+/* prepare (src/prepare.c): create or complete the set in set->dir, reporting to out (the
  * shape, a line per file written or, when out is a terminal, one updating progress line, and
  * the rate). A new set's files get total/num bytes rounded up to a whole --file-block-size,
- * as sysbench writes them. With cfg->adopt the test_file.N already there (a set sysbench made)
+ * as sysbench writes them. With set->adopt the test_file.N already there (a set sysbench made)
  * become the set when their count and sizes are those the options give, and nothing is
  * written but the manifest. Nothing is touched when a foreign file or a symlink is in the
  * way, the shape disagrees or the file system lacks the room (-SBIO_EUSAGE). -EINTR when stopped by
  * a signal, -ECANCELED when poll (may be NULL) said stop (the manifest stays incomplete either
  * way), other -errno on I/O errors (message printed with file, offset and call). */
-int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
+int sbio_fileset_prepare(const struct sbio_settings *set, const struct sbio_fileset_poll *poll,
                          FILE *out);
 
 /* prepare for script (NULL: sbio_fileset_prepare): with --verify the set is stamped at the
@@ -86,18 +85,18 @@ int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_filese
  * the script to verify it. Refused (-SBIO_EUSAGE, one line, nothing written) when its jobs
  * use several, when --file-block-size says another, or when a verified set in the folder
  * was stamped at another. */
-int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+int sbio_fileset_prepare_script(const struct sbio_settings *set, const struct sbio_script *script,
                                 const struct sbio_fileset_poll *poll, FILE *out);
 
 /* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
  * how many were there (or that there is no set: not an error, and which test_file.N it left
  * because no manifest names them). */
-int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out);
+int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out);
 
 /* run: open the folder and load a complete set whose files all have their sizes.
  * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
  * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
-int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_config *cfg, bool allow_create,
+int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, bool allow_create,
                       bool *created);
 
 /* Remove a set sbio_fileset_open has just created (its empty files, then its manifest),
@@ -109,7 +108,7 @@ void sbio_fileset_discard(struct sbio_fileset *fs);
  * (-SBIO_EUSAGE, message printed) when DEV is not a block device, or for a write mode when
  * --allow-destroy is off or the device (or a partition of it) is mounted or otherwise held
  * exclusively. */
-int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg);
+int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_settings *set);
 
 /* Complete files shorter than their size (after a seqwr run stopped early), fsync them and
  * mark the manifest complete. Returns 0 or -errno (message printed). */
@@ -124,12 +123,12 @@ int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
 
 void sbio_fileset_close(struct sbio_fileset *fs);
 
-/* Whether the command of cfg (with script, NULL without) may write the set's files: prepare
+/* Whether the command of set (with script, NULL without) may write the set's files: prepare
  * and cleanup, a write mode, a script with a job that writes (a mode that writes, a mix with
  * a weight other than a read's, an event job). */
-bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_script *script);
+bool sbio_fileset_cmd_writes(const struct sbio_settings *set, const struct sbio_script *script);
 
-/* Lock the set of cfg against other sbio processes for as long as *fd stays open: an
+/* Lock the set of set against other sbio processes for as long as *fd stays open: an
  * flock (LOCK_NB) on the --dir folder itself (no lock file another user could plant), or
  * on the --filename device. Exclusive for prepare, cleanup, compare and a run that writes
  * (sbio_fileset_cmd_writes): those never overlap another command on the set. Shared for a
@@ -138,13 +137,13 @@ bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_sc
  * to lock (a missing folder: the command says so itself). Returns 0, or -SBIO_EFAILED after
  * one line naming the process that holds the lock (pid and command line, from /proc/locks),
  * nothing touched. */
-int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd);
+int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script *script, int *fd);
 
 /* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
 
-/* Open cfg->dir as a folder (for_write: refused on a read-only file system). Returns the
+/* Open set->dir as a folder (for_write: refused on a read-only file system). Returns the
  * descriptor or -SBIO_EUSAGE after a message. */
-int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write);
+int sbio_fileset_open_dir(const struct sbio_settings *set, bool for_write);
 
 /* Check every name of fs in fs->dirfd before anything is written: a symlink or a non-regular
  * file is never written through, and an existing file is foreign unless manifest_names_them.

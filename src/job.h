@@ -1,8 +1,8 @@
-/* A job: what one group of worker threads does, built from the command line (a plain run is
- * one job) or from a script's declaration (a phase runs several side by side).
+/* A job: what one group of worker threads does, built from a declaration's job (decl.h: a
+ * script's, or the command line's one job of a plain run; a phase runs several side by side).
  *
- * The runner and the workload generators read only this; the command line's own options
- * (struct sbio_config) and the process's place among MPI ranks stay with the session. */
+ * The runner, the workload generators and the reports read only this; the session's settings
+ * and the process's place among MPI ranks stay with the session. */
 #ifndef SBIO_JOB_H
 #define SBIO_JOB_H
 
@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "decl.h"
+#include "vocab.h"
 
 struct sbio_mix;
 struct sbio_hook_ops;
@@ -92,8 +94,12 @@ uint64_t sbio_job_iodepth_batch(const struct sbio_job *job);
  * per-event hook). An enum sbio_fadvise other than SBIO_FADV_AUTO. */
 int sbio_job_fadvise(const struct sbio_job *job);
 
-struct sbio_config;
-/* The command line's job: a plain run (and each run of compare, and each MPI rank's run). */
-void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg);
+/* Job k of phase p as declared, over every rank (what the reports describe): its own
+ * settings, the command line's where it is silent (set: --ioprio), its share events of the
+ * phase's events. Its offsets are in units of its smallest block, its buffers as large as its
+ * largest (max_len); the session sets the rest (name, seed, what it runs, its share on this
+ * rank). */
+void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, unsigned k,
+                      uint64_t events, const struct sbio_settings *set);
 
 #endif

@@ -209,18 +209,19 @@ static bool ranks_share(const struct sbio_config *cfg, const struct sbio_topolog
     return topo->nranks > 1 && !cfg->file_per_rank;
 }
 
-static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *topo,
-                   const struct sbio_script *script, FILE *out)
+static int cmd_run(const struct sbio_config *cfg, const struct sbio_settings *set,
+                   const struct sbio_topology *topo, const struct sbio_script *script,
+                   const struct sbio_script *decl, FILE *out)
 {
     struct run_outputs o = {.text = out};
     int rc = cfg->output && topo->rank == 0 ? check_output_dir(cfg->output) : 0;
     if (!rc && topo->rank == 0)
         rc = check_csv_header(cfg, script != NULL);
     if (!rc)
-        rc = sbio_session_check(cfg);
+        rc = sbio_session_check(set);
     int lock = -1;
     if (!rc && (!ranks_share(cfg, topo) || topo->rank == 0))
-        rc = sbio_fileset_lock(cfg, script, &lock);
+        rc = sbio_fileset_lock(set, script, &lock);
     if (!rc)
         rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
@@ -228,8 +229,7 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_topology *to
     if (!rc) {
         FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
-        rc = script ? sbio_session_run_script(cfg, topo, script, o.text, docp)
-                    : sbio_session_run(cfg, topo, o.text, interim, docp);
+        rc = sbio_session_run(set, decl, topo, o.text, interim, docp);
         /* The document of a failed or interrupted run is written all the same. */
         if (doc && write_machine(cfg, &o, doc))
             rc = -SBIO_EFAILED;
@@ -254,7 +254,7 @@ static int rank_dir(struct sbio_config *cfg, unsigned rank, char *buf, size_t le
 
 /* prepare and cleanup under MPI: with --file-per-rank every rank its own set, else rank 0
  * alone the shared one; the ranks meet before and after. */
-static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *topo,
+static int cmd_set(const struct sbio_settings *cfg, const struct sbio_topology *topo,
                    const struct sbio_script *script, FILE *out)
 {
     const struct sbio_tree_decl *tree = script && script->tree.set ? &script->tree : NULL;
@@ -309,11 +309,12 @@ static int cmd_set(const struct sbio_config *cfg, const struct sbio_topology *to
 }
 
 /* compare holds the set's lock over all its runs. */
-static int cmd_compare(const struct sbio_config *cfg, const struct sbio_topology *topo,
-                       const struct sbio_script *script, FILE *out)
+static int cmd_compare(const struct sbio_config *cfg, const struct sbio_settings *set,
+                       const struct sbio_topology *topo, const struct sbio_script *script,
+                       FILE *out)
 {
     int lock = -1;
-    int rc = !ranks_share(cfg, topo) || topo->rank == 0 ? sbio_fileset_lock(cfg, script, &lock) : 0;
+    int rc = !ranks_share(cfg, topo) || topo->rank == 0 ? sbio_fileset_lock(set, script, &lock) : 0;
     rc = sbio_session_agree(topo, rc, "found its set in use");
     if (!rc)
         rc = sbio_compare(cfg, topo, script, out);
@@ -496,7 +497,10 @@ static int configure(struct sbio_config *cfg, struct sbio_topology *topo, char *
  * and its declarations (zeroed without --script), and --file-per-rank's folder. */
 struct command {
     struct sbio_config cfg;
+    struct sbio_settings set; /* the session's, from cfg */
     struct sbio_topology topo;
+    /* The script with the options' values (without --script: the command line's declaration,
+     * made by run_command), and its declarations alone, for help. */
     struct sbio_script script, decl;
     char dir[PATH_MAX];
 };
@@ -548,8 +552,10 @@ static int parse_command_line(int argc, char **argv, struct command *c)
         rc = sbio_options_parse(&c->cfg, argc, argv);
     if (!rc && spath)
         rc = load_script(&c->cfg, path, &c->script);
-    if (!rc && spath && (c->cfg.cmd == SBIO_CMD_RUN || c->cfg.cmd == SBIO_CMD_COMPARE))
-        rc = sbio_session_check_decl(&c->cfg, &c->script, c->topo.nranks);
+    if (!rc && spath && (c->cfg.cmd == SBIO_CMD_RUN || c->cfg.cmd == SBIO_CMD_COMPARE)) {
+        sbio_options_settings(&c->cfg, &c->set);
+        rc = sbio_session_check_decl(&c->set, &c->script, c->topo.nranks);
+    }
     if (!rc)
         rc = configure(&c->cfg, &c->topo, c->dir, sizeof(c->dir));
     /* Every rank's verdict: a rank that alone refused says why, then rank 0 names it. */
@@ -563,13 +569,51 @@ static int parse_command_line(int argc, char **argv, struct command *c)
     return g ? -SBIO_EUSAGE : 0;
 }
 
+/* diff's and plot's options. */
+static struct sbio_diff_opts diff_opts(const struct sbio_config *cfg)
+{
+    return (struct sbio_diff_opts){.nargs = cfg->nargs,
+                                   .args = cfg->args,
+                                   .diff_split = cfg->diff_split,
+                                   .metrics = cfg->metrics,
+                                   .output = cfg->output,
+                                   .threshold = cfg->threshold,
+                                   .threshold_given = sbio_options_given(cfg, "threshold"),
+                                   .argc = cfg->argc,
+                                   .argv = cfg->argv};
+}
+
+static struct sbio_plot_opts plot_opts(const struct sbio_config *cfg)
+{
+    return (struct sbio_plot_opts){.nargs = cfg->nargs,
+                                   .args = cfg->args,
+                                   .output = cfg->output,
+                                   .plot_size = cfg->plot_size,
+                                   .keep_data = cfg->keep_data};
+}
+
+static int diff_cmd(const struct sbio_config *cfg, FILE *out)
+{
+    struct sbio_diff_opts o = diff_opts(cfg);
+    return sbio_diff(&o, out);
+}
+
+static int plot_cmd(const struct sbio_config *cfg)
+{
+    struct sbio_plot_opts o = plot_opts(cfg);
+    return sbio_plot(&o);
+}
+
 /* The command of c. Returns the command's code (util.h). */
-static int run_command(const struct command *c, FILE *out)
+static int run_command(struct command *c, FILE *out)
 {
     const struct sbio_config *cfg = &c->cfg;
     const struct sbio_topology *topo = &c->topo;
     /* A script loaded has its path; without --script both stay zeroed. */
     const struct sbio_script *script = c->script.path[0] ? &c->script : NULL;
+    sbio_options_settings(cfg, &c->set);
+    if (!script)
+        sbio_options_declare(&c->set, cfg, &c->script);
     /* Whatever a killed sbio left changed is put back by the next command, whichever (under
      * MPI by each host's leader, before any rank goes on). */
     if (cfg->cmd != SBIO_CMD_RESTORE && (geteuid() == 0 || getenv("SBIO_STATE_DIR")) &&
@@ -585,12 +629,12 @@ static int run_command(const struct command *c, FILE *out)
     install_signals();
     switch (cfg->cmd) {
     case SBIO_CMD_RESTORE: return topo->host_leader ? cmd_restore(out) : 0;
-    case SBIO_CMD_PLOT: return topo->rank ? 0 : sbio_plot(cfg);
+    case SBIO_CMD_PLOT: return topo->rank ? 0 : plot_cmd(cfg);
     case SBIO_CMD_PREPARE:
-    case SBIO_CMD_CLEANUP: return cmd_set(cfg, topo, script, out);
-    case SBIO_CMD_RUN: return cmd_run(cfg, topo, script, out);
-    case SBIO_CMD_COMPARE: return cmd_compare(cfg, topo, script, out);
-    case SBIO_CMD_DIFF: return topo->rank ? 0 : sbio_diff(cfg, out);
+    case SBIO_CMD_CLEANUP: return cmd_set(&c->set, topo, script, out);
+    case SBIO_CMD_RUN: return cmd_run(cfg, &c->set, topo, script, &c->script, out);
+    case SBIO_CMD_COMPARE: return cmd_compare(cfg, &c->set, topo, script, out);
+    case SBIO_CMD_DIFF: return topo->rank ? 0 : diff_cmd(cfg, out);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }
 }

@@ -9,7 +9,6 @@
 #include "cgroup.h"
 #include "engine.h"
 #include "ioprio.h"
-#include "job.h"
 #include "util.h"
 
 enum opt_type {
@@ -246,13 +245,6 @@ _Static_assert(NOPTS <= 4 * 64, "struct sbio_config.given holds 256 options");
 /* Database driver options (--mysql-host, --pgsql-port, …) are a family, not a list. */
 static const char *const ignored_prefixes[] = {"mysql-", "pgsql-"};
 
-static const char *const cmd_names[SBIO_CMD_NR] = {
-    [SBIO_CMD_NONE] = "",           [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
-    [SBIO_CMD_CLEANUP] = "cleanup", [SBIO_CMD_COMPARE] = "compare", [SBIO_CMD_DIFF] = "diff",
-    [SBIO_CMD_PLOT] = "plot",       [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
-    [SBIO_CMD_VERSION] = "version",
-};
-
 /* "prepare, run, …, version": the commands, for messages. */
 static const char *cmd_list(void)
 {
@@ -260,7 +252,7 @@ static const char *cmd_list(void)
     if (!list[0])
         for (int c = SBIO_CMD_NONE + 1; c < SBIO_CMD_NR; c++)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-                     c > SBIO_CMD_NONE + 1 ? ", " : "", cmd_names[c]);
+                     c > SBIO_CMD_NONE + 1 ? ", " : "", sbio_cmd_names[c]);
     return list;
 }
 
@@ -276,11 +268,6 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
     [SBIO_CMD_VERSION] = "print the version",
 };
-
-const char *sbio_cmd_name(enum sbio_cmd cmd)
-{
-    return cmd < SBIO_CMD_NR ? cmd_names[cmd] : "?";
-}
 
 /* The '|'-separated choices as a list with sep between them, into buf. Returns buf. */
 static char *opt_choices(const char *choices, const char *sep, char *buf, size_t len)
@@ -312,17 +299,6 @@ static const char *table_choice(const char *optname, int v)
     static _Thread_local unsigned next;
     char *buf = bufs[next++ % 4];
     return sbio_vocab_word(opt_named(optname)->choices, v, buf, sizeof(bufs[0])) ? buf : "?";
-}
-
-/* O_DIRECT requests go to the device, and a device handed a whole batch at once returns it
- * whole and idles while the next is prepared: submitting each request as it is queued keeps
- * it busy (4 KiB random O_DIRECT reads at depth 32 on this machine's virtio disk: 80k IOPS
- * against 64k). Buffered requests are served from the page cache inside the submitting call,
- * where fewer calls is all that counts (the opposite: 870k against 620k). */
-uint64_t sbio_iodepth_batch(const struct sbio_config *cfg)
-{
-    return sbio_iodepth_batch_of(cfg->iodepth_batch, cfg->iodepth,
-                                 cfg->extra_flags & SBIO_XF_DIRECT);
 }
 
 /* What a type accepts, for error messages. */
@@ -664,7 +640,7 @@ void sbio_options_defaults(struct sbio_config *cfg)
 static enum sbio_cmd cmd_lookup(const char *w)
 {
     for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
-        if (!strcmp(cmd_names[c], w))
+        if (!strcmp(sbio_cmd_names[c], w))
             return (enum sbio_cmd)c;
     return SBIO_CMD_NONE;
 }
@@ -678,8 +654,8 @@ static void opt_mark_given(struct sbio_config *cfg, const struct optdef *d)
 static const char *cmd_suggest(const char *w)
 {
     for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
-        if (opt_near(opt_distance(w, strlen(w), cmd_names[c]), strlen(w)))
-            return cmd_names[c];
+        if (opt_near(opt_distance(w, strlen(w), sbio_cmd_names[c]), strlen(w)))
+            return sbio_cmd_names[c];
     return NULL;
 }
 
@@ -1078,7 +1054,7 @@ int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)
     if (want_help) {
         /* "sbio run --help" is "sbio help run". */
         if (cfg->cmd != SBIO_CMD_NONE && cfg->cmd != SBIO_CMD_HELP) {
-            cfg->args[0] = cmd_names[cfg->cmd];
+            cfg->args[0] = sbio_cmd_names[cfg->cmd];
             cfg->nargs = 1;
         }
         cfg->cmd = SBIO_CMD_HELP;
@@ -1505,11 +1481,11 @@ int sbio_options_help(FILE *out, const char *topic)
                      "A multi-threaded file I/O benchmark; a sysbench fileio command line "
                      "works with 'sysbench fileio' replaced by 'sbio'.\n\nCommands:\n");
         for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
-            fprintf(out, "  %-10s %s\n", cmd_names[c], cmd_help[c]);
+            fprintf(out, "  %-10s %s\n", sbio_cmd_names[c], cmd_help[c]);
         fprintf(out, "\nOptions (--name=value or --name value; a boolean alone means on; "
                      "sizes take K/M/G/T):\n");
     } else {
-        fprintf(out, "Usage: sbio %s [OPTIONS]\n  %s\n\nOptions:\n", cmd_names[only],
+        fprintf(out, "Usage: sbio %s [OPTIONS]\n  %s\n\nOptions:\n", sbio_cmd_names[only],
                 cmd_help[only]);
     }
     int shown = 0;
@@ -1538,4 +1514,112 @@ int sbio_options_help(FILE *out, const char *topic)
         fprintf(out, "\nEngines in this build: %s\n", sbio_engine_list());
     }
     return 0;
+}
+
+/* The command line's job: what a plain run runs, and what a script's jobs take where they
+ * are silent. */
+static void options_job(const struct sbio_config *cfg, struct sbio_script_job *j)
+{
+    memset(j, 0, sizeof(*j));
+    *j = (struct sbio_script_job){
+        .threads = (unsigned)cfg->threads,
+        .engine = cfg->ioengine,
+        .iodepth = (unsigned)cfg->iodepth,
+        .flags = cfg->extra_flags,
+        .nblocks = 1,
+        .block = {cfg->block_size},
+        .block_weight = {1},
+        .rate = cfg->rate,
+        .mode = cfg->mode,
+        .stream = cfg->seq_stream,
+        .fsync_freq = cfg->fsync_freq,
+        .fsync_end = cfg->fsync_end,
+        .rw_ratio = cfg->rw_ratio,
+        .invalidate = cfg->invalidate,
+        .fadvise = cfg->fadvise,
+        .random_order = cfg->random_order,
+        .ioprio = cfg->ioprio,
+        .iodepth_batch = cfg->iodepth_batch,
+        .uring_fixed = cfg->uring_fixed,
+        .uring_sqpoll = cfg->uring_sqpoll,
+        .cpus = cfg->cpus,
+        .merged_requests = cfg->merged_requests,
+        .fsync_all = cfg->fsync_all,
+        .fsync_mode = cfg->fsync_mode,
+        .fsync_scope = cfg->fsync_scope,
+        .warmup_s = cfg->warmup_s,
+        .warmup_auto = cfg->warmup_auto,
+        .warmup_max_s = cfg->warmup_max_s,
+        .warmup_tol_pct = cfg->warmup_tol_pct,
+        .verify = cfg->verify,
+        .verify_fatal = cfg->verify_fatal,
+    };
+}
+
+void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *set)
+{
+    *set = (struct sbio_settings){
+        .cmd = cfg->cmd,
+        .dir = cfg->dir,
+        .filename = cfg->filename,
+        .queue_device = cfg->queue_device,
+        .file_per_rank = cfg->file_per_rank,
+        .mode = cfg->mode,
+        .file_num = cfg->file_num,
+        .total_size = cfg->total_size,
+        .block_size = cfg->block_size,
+        .file_num_given = sbio_options_given(cfg, "file-num"),
+        .total_size_given = sbio_options_given(cfg, "file-total-size"),
+        .block_size_given = sbio_options_given(cfg, "file-block-size"),
+        .verify_given = sbio_options_given(cfg, "verify"),
+        .fill_given = sbio_options_given(cfg, "file-fill"),
+        .nfile_sizes = cfg->nfile_sizes,
+        .file_sizes = cfg->file_sizes,
+        .fill = cfg->fill,
+        .fill_pct = cfg->fill_pct,
+        .prealloc = cfg->prealloc,
+        .adopt = cfg->adopt,
+        .allow_destroy = cfg->allow_destroy,
+        .extra_flags = cfg->extra_flags,
+        .verify = cfg->verify,
+        .rand_seed = cfg->rand_seed,
+        .scheduler = cfg->scheduler,
+        .queue = cfg->queue,
+        .nqueue = cfg->nqueue,
+        .drop_caches = cfg->drop_caches,
+        .memory_limit = cfg->memory_limit,
+        .report_interval_s = cfg->report_interval_s,
+        .log_interval_ms = cfg->log_interval_ms,
+        .percentile = cfg->percentile,
+        .histogram = cfg->histogram,
+        .argc = cfg->argc,
+        .argv = cfg->argv,
+        .script = cfg->script,
+        .xname = cfg->xname,
+        .xvalue = cfg->xvalue,
+        .nxopt = cfg->nxopt,
+    };
+    options_job(cfg, &set->job);
+}
+
+void sbio_options_declare(const struct sbio_settings *set, const struct sbio_config *cfg,
+                          struct sbio_script *decl)
+{
+    memset(decl, 0, sizeof(*decl));
+    decl->plain = true;
+    decl->nphases = 1;
+    struct sbio_script_phase *p = &decl->phases[0];
+    snprintf(p->name, sizeof(p->name), "run");
+    p->time_s = cfg->time_s;
+    p->events = cfg->events;
+    p->njobs = 1;
+    p->jobs[0] = set->job;
+}
+
+void sbio_options_default_job(struct sbio_script_job *job, uint64_t *time_s)
+{
+    struct sbio_config def;
+    sbio_options_defaults(&def);
+    options_job(&def, job);
+    *time_s = def.time_s;
 }

@@ -11,29 +11,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decl.h"
 #include "vocab.h"
-
-enum sbio_cmd {
-    SBIO_CMD_NONE,
-    SBIO_CMD_PREPARE,
-    SBIO_CMD_RUN,
-    SBIO_CMD_CLEANUP,
-    SBIO_CMD_COMPARE,
-    SBIO_CMD_DIFF,
-    SBIO_CMD_PLOT,
-    SBIO_CMD_RESTORE,
-    SBIO_CMD_HELP,
-    SBIO_CMD_VERSION,
-    SBIO_CMD_NR
-};
 
 /* Bit per command, for the table's "used by" column. */
 #define SBIO_C(cmd) (1u << (cmd))
 
 enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
-
-#define SBIO_MAX_ARGS 64
-#define SBIO_MAX_LIST 32
 
 struct sbio_config {
     enum sbio_cmd cmd;
@@ -79,7 +63,7 @@ struct sbio_config {
     bool allow_destroy;
     int ioengine; /* an engine id (engine.h), resolved from --ioengine or --file-io-mode */
     uint64_t iodepth;
-    uint64_t iodepth_batch; /* requests queued per submit; 0: auto (sbio_iodepth_batch) */
+    uint64_t iodepth_batch; /* requests queued per submit; 0: auto (sbio_job_iodepth_batch) */
     const char *script;
     bool script_trusted; /* the script runs with all of Lua, not in the sandbox */
     int output_format;
@@ -99,7 +83,6 @@ struct sbio_config {
     uint64_t max_compare_time_s; /* compare: --max-compare-time, 0: none */
     int seq_stream;              /* enum sbio_seq_stream */
     bool invalidate;             /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
-    bool tree_job;               /* a script's job on a file tree (fsop.h): never O_DIRECT */
     int fadvise;                 /* enum sbio_fadvise */
     int random_order;            /* enum sbio_random_order */
     int ioprio;                  /* --ioprio: the kernel's value (ioprio.h), 0: none */
@@ -176,11 +159,17 @@ bool sbio_options_given(const struct sbio_config *cfg, const char *name);
  * -EINVAL for an unknown topic. */
 int sbio_options_help(FILE *out, const char *topic);
 
-/* Names for enums, for reports. */
-const char *sbio_cmd_name(enum sbio_cmd cmd);
+/* The settings of the session cfg asks for (what holds for the whole session, and the
+ * command line's job); they point into cfg, which must outlive them. */
+void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *set);
 
-/* How many requests a queued engine's thread queues before it submits them: --iodepth-batch,
- * at most --iodepth; by default 1 with O_DIRECT, --iodepth otherwise. */
-uint64_t sbio_iodepth_batch(const struct sbio_config *cfg);
+/* The command line's job with every option at its default (what a script's job fields
+ * default to), and --time's default. */
+void sbio_options_default_job(struct sbio_script_job *job, uint64_t *time_s);
+
+/* The command line's declaration, as a script would make it: one phase of set's one job,
+ * with cfg's --time and --events (decl->plain: reported as sysbench reports a run). */
+void sbio_options_declare(const struct sbio_settings *set, const struct sbio_config *cfg,
+                          struct sbio_script *decl);
 
 #endif

@@ -84,7 +84,7 @@ struct plot_ops {
 };
 
 struct plot_ctx {
-    const struct sbio_config *cfg;
+    const struct sbio_plot_opts *cfg;
     struct plot_ops ops;
     unsigned width, height;
     bool svg;
@@ -2425,7 +2425,7 @@ static void plot_ops_of(struct plot_ctx *c)
  * printed); c->nruns counts the documents to free either way. */
 static int plot_load_all(struct plot_ctx *c)
 {
-    const struct sbio_config *cfg = c->cfg;
+    const struct sbio_plot_opts *cfg = c->cfg;
     int rc;
     for (int i = 0; i < cfg->nargs; i++) {
         c->runs[i].path = cfg->args[i];
@@ -2452,7 +2452,7 @@ static int plot_load_all(struct plot_ctx *c)
     return 0;
 }
 
-int sbio_plot(const struct sbio_config *cfg)
+int sbio_plot(const struct sbio_plot_opts *cfg)
 {
     struct plot_ctx *c = calloc(1, sizeof(*c));
     if (!c)

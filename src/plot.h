@@ -2,7 +2,14 @@
 #ifndef SBIO_PLOT_H
 #define SBIO_PLOT_H
 
-#include "options.h"
+/* What plot is given: its files, where the chart goes, its size, where gnuplot's data is kept. */
+struct sbio_plot_opts {
+    int nargs;
+    const char *const *args;
+    const char *output;
+    const char *plot_size; /* WIDTHxHEIGHT, or NULL */
+    const char *keep_data; /* a folder, or NULL */
+};
 
 /* Chart the results named by cfg->args (JSON files written by `sbio run -o X.json`, or one
  * written by `sbio compare -o X.json`) into cfg->output (PNG, or SVG when the name ends in
@@ -26,6 +33,6 @@
  * its settings' phases and jobs, or mixed with other results, no output name, gnuplot missing:
  * the message names the Debian package); -EIO when gnuplot fails; -errno when the data folder, a
  * file or gnuplot's process cannot be made. */
-int sbio_plot(const struct sbio_config *cfg);
+int sbio_plot(const struct sbio_plot_opts *cfg);
 
 #endif

@@ -270,7 +270,7 @@ int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, 
 
 /* One prepare: the set, where it reports, and how far it got. */
 struct prep {
-    const struct sbio_config *cfg;
+    const struct sbio_settings *set;
     FILE *out;
     struct sbio_fileset fs;
     bool had_manifest; /* the set was in the folder already */
@@ -283,49 +283,47 @@ struct prep {
 /* A set found in the folder is prepared as it was made: what the options give explicitly
  * must agree with its shape, fill and verification. Its block size (unless verified: the
  * headers were written at it) and preallocation are this prepare's. */
-static int prep_reuse(const struct sbio_config *cfg, struct sbio_fileset *fs)
+static int prep_reuse(const struct sbio_settings *set, struct sbio_fileset *fs)
 {
-    int rc = sbio_fileset_check_shape(fs, cfg);
+    int rc = sbio_fileset_check_shape(fs, set);
     if (rc)
         return rc;
-    if (sbio_options_given(cfg, "file-fill") &&
-        (cfg->fill != fs->fill || cfg->fill_pct != fs->fill_pct)) {
+    if (set->fill_given && (set->fill != fs->fill || set->fill_pct != fs->fill_pct)) {
         sbio_err("--file-fill differs from the set's (%s%s); run sbio cleanup first",
                  sbio_fill_name(fs->fill), fs->fill == SBIO_FILL_COMPRESSIBLE ? ":P" : "");
         return -SBIO_EUSAGE;
     }
-    if (sbio_options_given(cfg, "verify") && cfg->verify != fs->verify) {
+    if (set->verify_given && set->verify != fs->verify) {
         sbio_err("--verify=%s but the set in %s was prepared %s it; run sbio cleanup first",
-                 cfg->verify ? "on" : "off", cfg->dir, fs->verify ? "with" : "without");
+                 set->verify ? "on" : "off", set->dir, fs->verify ? "with" : "without");
         return -SBIO_EUSAGE;
     }
-    bool by_script = cfg->script && cfg->verify; /* the jobs' block size (prep_script_block) */
-    if (fs->verify && (sbio_options_given(cfg, "file-block-size") || by_script) &&
-        cfg->block_size != fs->block_size) {
+    bool by_script = set->script && set->verify; /* the jobs' block size (prep_script_block) */
+    if (fs->verify && (set->block_size_given || by_script) && set->block_size != fs->block_size) {
         char a[32];
         sbio_err("%s %s but the verified set in %s has %" PRIu64 "-byte blocks; run sbio "
                  "cleanup first",
                  by_script ? "the jobs of the script use blocks of" : "--file-block-size is",
-                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), cfg->dir, fs->block_size);
+                 sbio_fmt_bytes(a, sizeof(a), set->block_size), set->dir, fs->block_size);
         return -SBIO_EUSAGE;
     }
     if (!fs->verify)
-        fs->block_size = cfg->block_size;
-    fs->prealloc = cfg->prealloc;
+        fs->block_size = set->block_size;
+    fs->prealloc = set->prealloc;
     return 0;
 }
 
 /* sysbench writes whole --file-block-size blocks until a file has at least total/num bytes:
  * a new set's files get that size, so that sbio and sysbench make the same set (3 files of
  * 100 KiB / 3 are 3 x 48 KiB with 16 KiB blocks). Sizes a script lists are kept as given. */
-static void prep_whole_blocks(struct sbio_fileset *fs, const struct sbio_config *cfg)
+static void prep_whole_blocks(struct sbio_fileset *fs, const struct sbio_settings *set)
 {
-    if (cfg->nfile_sizes || !cfg->block_size)
+    if (set->nfile_sizes || !set->block_size)
         return;
     fs->bytes = 0;
     for (unsigned i = 0; i < fs->nfiles; i++) {
         uint64_t *size = &fs->files[i].size;
-        *size = (*size + cfg->block_size - 1) / cfg->block_size * cfg->block_size;
+        *size = (*size + set->block_size - 1) / set->block_size * set->block_size;
         fs->bytes += *size;
     }
 }
@@ -336,11 +334,11 @@ static void prep_whole_blocks(struct sbio_fileset *fs, const struct sbio_config 
  * -SBIO_EUSAGE (message). */
 static int prep_adopt_check(struct prep *pr)
 {
-    const struct sbio_config *cfg = pr->cfg;
+    const struct sbio_settings *set = pr->set;
     struct sbio_fileset *fs = &pr->fs;
     unsigned have = 0;
     char a[32], b[32];
-    if (cfg->verify) {
+    if (set->verify) {
         sbio_err("--adopt with --verify: the adopted files' content is unknown, so nothing "
                  "could be verified; prepare a new set with --verify instead");
         return -SBIO_EUSAGE;
@@ -349,7 +347,7 @@ static int prep_adopt_check(struct prep *pr)
     if (rc || have != fs->nfiles) {
         sbio_err("--adopt: %s holds %u test_file.* file%s, --file-num gives %u: give the "
                  "--file-num the set was prepared with",
-                 cfg->dir, have, have == 1 ? "" : "s", fs->nfiles);
+                 set->dir, have, have == 1 ? "" : "s", fs->nfiles);
         return -SBIO_EUSAGE;
     }
     for (unsigned i = 0; i < fs->nfiles; i++) {
@@ -358,14 +356,14 @@ static int prep_adopt_check(struct prep *pr)
         if (fstatat(fs->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
             sbio_err("--adopt: %s/%s is missing or not a regular file: only a whole set of "
                      "test_file.0 to test_file.%u can be adopted",
-                     cfg->dir, f->name, fs->nfiles - 1);
+                     set->dir, f->name, fs->nfiles - 1);
             return -SBIO_EUSAGE;
         }
         if ((uint64_t)st.st_size != f->size) {
             sbio_err("--adopt: %s/%s is %s, the options give %s (--file-total-size / "
                      "--file-num in whole --file-block-size blocks): give the options the "
                      "set was prepared with",
-                     cfg->dir, f->name,
+                     set->dir, f->name,
                      sbio_fmt_bytes_beside(a, sizeof(a), (uint64_t)st.st_size, f->size),
                      sbio_fmt_bytes_beside(b, sizeof(b), f->size, (uint64_t)st.st_size));
             return -SBIO_EUSAGE;
@@ -380,35 +378,35 @@ static int prep_adopt_check(struct prep *pr)
 /* The set to prepare: the folder's (checked against the options), or a new one. */
 static int prep_load(struct prep *pr)
 {
-    const struct sbio_config *cfg = pr->cfg;
+    const struct sbio_settings *set = pr->set;
     int rc = sbio_manifest_read(pr->fs.dirfd, &pr->fs);
     pr->had_manifest = rc == 0;
     if (rc == -EMEDIUMTYPE) {
         sbio_err("%s holds a file tree (prepared by a script with fileset { dirwidth = ... }), "
                  "not a flat set; run sbio cleanup --dir %s first, or use another --dir",
-                 cfg->dir, cfg->dir);
+                 set->dir, set->dir);
         return -SBIO_EUSAGE;
     }
     if (rc == -EBADMSG) {
-        sbio_fileset_damaged(cfg->dir, pr->fs.damage);
+        sbio_fileset_damaged(set->dir, pr->fs.damage);
         return -SBIO_EUSAGE;
     }
     if (rc == -EPERM)
         return -SBIO_EUSAGE; /* said */
     if (rc && rc != -ENOENT) {
-        sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
+        sbio_err("%s/%s: open: %s", set->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
     }
-    if (pr->had_manifest && cfg->adopt)
+    if (pr->had_manifest && set->adopt)
         sbio_note("--adopt: %s already holds an sbio file set (%s); it is prepared as usual",
-                  cfg->dir, SBIO_MANIFEST);
+                  set->dir, SBIO_MANIFEST);
     if (pr->had_manifest)
-        return prep_reuse(cfg, &pr->fs);
-    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
-    if ((rc = sbio_fileset_shape(&pr->fs, cfg, seed)))
+        return prep_reuse(set, &pr->fs);
+    uint64_t seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
+    if ((rc = sbio_fileset_shape(&pr->fs, set, seed)))
         return rc;
-    prep_whole_blocks(&pr->fs, cfg);
-    return cfg->adopt ? prep_adopt_check(pr) : 0;
+    prep_whole_blocks(&pr->fs, set);
+    return set->adopt ? prep_adopt_check(pr) : 0;
 }
 
 static void prep_announce(const struct prep *pr)
@@ -419,9 +417,9 @@ static void prep_announce(const struct prep *pr)
             sbio_fmt_bytes(each, sizeof(each), fs->nfiles ? fs->files[0].size : 0),
             sbio_fmt_bytes(total, sizeof(total), fs->bytes));
     fprintf(pr->out, "Extra file open flags: %s\n",
-            sbio_extra_flags_str(each, sizeof(each), pr->cfg->extra_flags));
+            sbio_extra_flags_str(each, sizeof(each), pr->set->extra_flags));
     if (pr->had_manifest && fs->complete)
-        fprintf(pr->out, "Reusing the set in %s (complete); checking sizes\n", pr->cfg->dir);
+        fprintf(pr->out, "Reusing the set in %s (complete); checking sizes\n", pr->set->dir);
     if (fs->prealloc == SBIO_PREALLOC_FALLOCATE)
         fprintf(pr->out, "Preallocating with fallocate: fast, but blocks read as zeros until "
                          "written and reads of them may not reach the device\n");
@@ -432,7 +430,7 @@ static void prep_announce(const struct prep *pr)
 static int prep_open(const struct prep *pr, unsigned i, uint64_t *align)
 {
     const struct sbio_fileset *fs = &pr->fs;
-    unsigned xf = pr->cfg->extra_flags;
+    unsigned xf = pr->set->extra_flags;
     int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
     fl |= sbio_extra_sync_oflags(xf) | (xf & SBIO_XF_DIRECT ? O_DIRECT : 0);
     int fd = openat(fs->dirfd, fs->files[i].name, fl, 0644);
@@ -541,7 +539,7 @@ static int prep_room(const struct prep *pr)
     char n[32], a[32];
     sbio_err("not enough free space in %s: prepare needs %s, the file system has %s available; "
              "choose a smaller --file-total-size or another --dir",
-             pr->cfg->dir, sbio_fmt_bytes(n, sizeof(n), need), sbio_fmt_bytes(a, sizeof(a), avail));
+             pr->set->dir, sbio_fmt_bytes(n, sizeof(n), need), sbio_fmt_bytes(a, sizeof(a), avail));
     return -SBIO_EUSAGE;
 }
 
@@ -553,7 +551,7 @@ static int prep_adopt_finish(struct prep *pr)
         fprintf(pr->out,
                 "Adopted the %u files in %s as they are (nothing written); their "
                 "content is not sbio's, so --verify checks only the blocks a run writes\n",
-                pr->fs.nfiles, pr->cfg->dir);
+                pr->fs.nfiles, pr->set->dir);
     return rc;
 }
 
@@ -593,7 +591,7 @@ static uint64_t prep_job_block(const struct sbio_script_job *j)
 
 /* The one block size the jobs of script use, into *block (left alone without jobs). 0 or
  * -SBIO_EUSAGE after one line naming two jobs that differ, or the option that does. */
-static int prep_script_block(const struct sbio_config *cfg, const struct sbio_script *script,
+static int prep_script_block(const struct sbio_settings *set, const struct sbio_script *script,
                              uint64_t *block)
 {
     const struct sbio_script_job *first = NULL;
@@ -620,10 +618,10 @@ static int prep_script_block(const struct sbio_config *cfg, const struct sbio_sc
     if (!first)
         return 0;
     uint64_t want = prep_job_block(first);
-    if (sbio_options_given(cfg, "file-block-size") && cfg->block_size != want) {
+    if (set->block_size_given && set->block_size != want) {
         sbio_err("--verify: --file-block-size=%s but the jobs of %s use blocks of %s, the size "
                  "the set's stamps must have: leave --file-block-size out",
-                 sbio_fmt_bytes(a, sizeof(a), cfg->block_size), script->path,
+                 sbio_fmt_bytes(a, sizeof(a), set->block_size), script->path,
                  sbio_fmt_bytes(b, sizeof(b), want));
         return -SBIO_EUSAGE;
     }
@@ -631,28 +629,28 @@ static int prep_script_block(const struct sbio_config *cfg, const struct sbio_sc
     return 0;
 }
 
-int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
+int sbio_fileset_prepare(const struct sbio_settings *set, const struct sbio_fileset_poll *poll,
                          FILE *out)
 {
-    return sbio_fileset_prepare_script(cfg, NULL, poll, out);
+    return sbio_fileset_prepare_script(set, NULL, poll, out);
 }
 
-int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
+int sbio_fileset_prepare_script(const struct sbio_settings *set, const struct sbio_script *script,
                                 const struct sbio_fileset_poll *poll, FILE *out)
 {
     /* A script's verified set is stamped at its jobs' block size: a copy of the options
      * carries it through prepare. */
-    struct sbio_config scfg;
-    if (script && cfg->verify) {
-        scfg = *cfg;
-        int rc = prep_script_block(cfg, script, &scfg.block_size);
+    struct sbio_settings sset;
+    if (script && set->verify) {
+        sset = *set;
+        int rc = prep_script_block(set, script, &sset.block_size);
         if (rc)
             return rc;
-        cfg = &scfg;
+        set = &sset;
     }
-    struct prep pr = {.cfg = cfg, .out = out, .fs = {.dirfd = -1, .dir = cfg->dir}};
+    struct prep pr = {.set = set, .out = out, .fs = {.dirfd = -1, .dir = set->dir}};
     pr.p = (struct progress){.out = out, .tty = isatty(fileno(out)), .poll = poll};
-    int rc = sbio_fileset_open_dir(cfg, true);
+    int rc = sbio_fileset_open_dir(set, true);
     if (rc < 0)
         return rc;
     pr.fs.dirfd = rc;
@@ -667,7 +665,7 @@ int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio
                  rc == -EINTR
                      ? "interrupted"
                      : "stopped because another rank stopped (it failed or was interrupted)",
-                 cfg->dir);
+                 set->dir);
     }
     free(pr.buf);
     sbio_fileset_close(&pr.fs);
@@ -675,37 +673,37 @@ int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio
 }
 
 /* What cleanup removes: the files of the set that are there, counted. */
-static void cleanup_announce(const struct sbio_fileset *fs, const struct sbio_config *cfg,
+static void cleanup_announce(const struct sbio_fileset *fs, const struct sbio_settings *set,
                              FILE *out)
 {
     unsigned there = 0;
     struct stat st;
     for (unsigned i = 0; i < fs->nfiles; i++)
         there += !fstatat(fs->dirfd, fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW);
-    fprintf(out, "Removing %u test file%s from %s", there, there == 1 ? "" : "s", cfg->dir);
+    fprintf(out, "Removing %u test file%s from %s", there, there == 1 ? "" : "s", set->dir);
     if (there < fs->nfiles)
         fprintf(out, " (%u of the set's %u %s already gone)", fs->nfiles - there, fs->nfiles,
                 fs->nfiles - there == 1 ? "was" : "were");
     fprintf(out, "%s\n", fs->complete ? "" : " (incomplete set)");
 }
 
-int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
+int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out)
 {
-    struct sbio_fileset fs = {.dirfd = -1, .dir = cfg->dir};
-    int dfd = sbio_fileset_open_dir(cfg, true);
+    struct sbio_fileset fs = {.dirfd = -1, .dir = set->dir};
+    int dfd = sbio_fileset_open_dir(set, true);
     if (dfd < 0)
         return dfd;
     fs.dirfd = dfd;
     int rc = sbio_manifest_read(dfd, &fs);
     if (rc == -EMEDIUMTYPE) { /* a file tree's manifest: its own cleanup */
         sbio_fileset_close(&fs);
-        return sbio_tree_cleanup(cfg, out);
+        return sbio_tree_cleanup(set, out);
     }
     if (rc == -ENOENT) {
         /* Idempotent: scripts run cleanup twice; no manifest means nothing of ours. */
         unsigned left = 0;
         sbio_fileset_strays(dfd, &left);
-        fprintf(out, "No sbio file set in %s (no %s); nothing removed", cfg->dir, SBIO_MANIFEST);
+        fprintf(out, "No sbio file set in %s (no %s); nothing removed", set->dir, SBIO_MANIFEST);
         if (left)
             fprintf(out,
                     ": left %u test_file.* file%s that no manifest names (made by sysbench? "
@@ -718,9 +716,9 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
     }
     if (rc) {
         if (rc == -EBADMSG)
-            sbio_fileset_damaged(cfg->dir, fs.damage);
+            sbio_fileset_damaged(set->dir, fs.damage);
         else if (rc != -EPERM)
-            sbio_err("%s/%s: open: %s", cfg->dir, SBIO_MANIFEST, strerror(-rc));
+            sbio_err("%s/%s: open: %s", set->dir, SBIO_MANIFEST, strerror(-rc));
         rc = -SBIO_EUSAGE;
         goto out;
     }
@@ -728,22 +726,22 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
     for (unsigned i = 0; i < fs.nfiles; i++) {
         struct stat st;
         if (!fstatat(dfd, fs.files[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
-            sbio_fileset_trusted(cfg->dir, fs.files[i].name, &st)) {
+            sbio_fileset_trusted(set->dir, fs.files[i].name, &st)) {
             rc = -SBIO_EUSAGE;
             goto out;
         }
     }
-    cleanup_announce(&fs, cfg, out);
+    cleanup_announce(&fs, set, out);
     for (unsigned i = 0; i < fs.nfiles; i++) {
         if (unlinkat(dfd, fs.files[i].name, 0) && errno != ENOENT) {
             rc = -errno;
-            sbio_err("%s/%s: unlink: %s", cfg->dir, fs.files[i].name, strerror(errno));
+            sbio_err("%s/%s: unlink: %s", set->dir, fs.files[i].name, strerror(errno));
             goto out;
         }
     }
     if (unlinkat(dfd, SBIO_MANIFEST, 0)) {
         rc = -errno;
-        sbio_err("%s/%s: unlink: %s", cfg->dir, SBIO_MANIFEST, strerror(errno));
+        sbio_err("%s/%s: unlink: %s", set->dir, SBIO_MANIFEST, strerror(errno));
         goto out;
     }
     fsync(dfd);

@@ -9,15 +9,31 @@
 
 #include "environment.h"
 #include "fileset.h"
-#include "options.h"
+#include "job.h"
 #include "result.h"
 #include "stats.h"
 #include "sysblock.h"
 #include "topology.h"
 
+/* What a report describes besides its result: the job as it ran over every rank (its whole
+ * events and rate, its threads on each rank) and the session's settings. */
+struct sbio_report_of {
+    const struct sbio_settings *set;
+    const struct sbio_job *job;
+};
+
+/* The sysbench mode a report names for job: its own, or for a mix or per-event job
+ * (SBIO_MODE_NONE) rndrw, its largest request as merged blocks (the JSON of a script's job
+ * sets its own declaration beside it). */
+static inline int sbio_report_mode(const struct sbio_job *job)
+{
+    return job->mode == SBIO_MODE_NONE ? SBIO_MODE_RNDRW : job->mode;
+}
+
 /* The header printed before the run starts: configuration, set, seed. */
-void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
-                        const struct sbio_fileset *fs, uint64_t seed);
+void sbio_report_header(FILE *out, const struct sbio_report_of *of,
+                        const struct sbio_topology *topo, const struct sbio_fileset *fs,
+                        uint64_t seed);
 
 /* The header's line for --memory-limit's group (nothing without one): its limit, hierarchy,
  * file and folder; unless cold (the run drops the set's pages first), a note that pages
@@ -25,11 +41,11 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
 void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold);
 
 /* One interim line: the interval between prev and cur (both totals over all threads). */
-void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,
+void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s, double interval_s,
                           const struct sbio_stats *cur, const struct sbio_stats *prev);
 
 /* The final text report. */
-void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+void sbio_report_text(FILE *out, const struct sbio_report_of *of, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res);
 
 /* What a text report covers. */
@@ -42,8 +58,9 @@ enum sbio_report_scope {
 };
 
 /* The final text report of what scope says res is; sbio_report_text is SBIO_REPORT_WHOLE. */
-void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                            const struct sbio_run_result *res, enum sbio_report_scope scope);
+void sbio_report_text_scope(FILE *out, const struct sbio_report_of *of,
+                            const struct sbio_fileset *fs, const struct sbio_run_result *res,
+                            enum sbio_report_scope scope);
 
 /* How the jobs of a phase shared it (sbio_result_shares), names[k] job k's: a table of each
  * job's MiB/s, shares of operations and bytes (of reads and writes too when a job did both),
@@ -104,7 +121,7 @@ json_t *sbio_json_device_settings(json_t *dev);
 
 /* The whole result document (schema sbio-result/1, see doc/json.md). env is referenced,
  * not stolen. The caller json_decref()s the result. */
-json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+json_t *sbio_json_result(const struct sbio_report_of *of, const struct sbio_fileset *fs,
                          const struct sbio_run_result *res, json_t *env);
 
 /* The value at a dotted path ("result.op_types.read.latency.percentiles_ns.99.9"; array

@@ -130,59 +130,65 @@ json_t *sbio_json_environment(const struct sbio_environment *e)
     return env;
 }
 
-static json_t *config_json(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+static json_t *config_json(const struct sbio_report_of *of, const struct sbio_fileset *fs,
                            uint64_t seed)
 {
     json_t *c = json_object();
     char buf[64];
-    json_object_set_new(c, "file_test_mode", json_string(sbio_mode_name(cfg->mode)));
-    json_object_set_new(c, "threads", json_integer((json_int_t)cfg->threads));
-    json_object_set_new(c, "time_s", json_integer((json_int_t)cfg->time_s));
-    json_object_set_new(c, "events", json_integer((json_int_t)cfg->events));
-    json_object_set_new(c, "warmup_time_s", json_integer((json_int_t)cfg->warmup_s));
+    json_object_set_new(c, "file_test_mode",
+                        json_string(sbio_mode_name(sbio_report_mode(of->job))));
+    json_object_set_new(c, "threads", json_integer((json_int_t)of->job->threads));
+    json_object_set_new(c, "time_s", json_integer((json_int_t)of->job->time_s));
+    json_object_set_new(c, "events", json_integer((json_int_t)of->job->events));
+    json_object_set_new(c, "warmup_time_s", json_integer((json_int_t)of->job->warmup_s));
     json_object_set_new(c, "warmup",
-                        cfg->warmup_auto ? json_string("auto")
-                                         : json_integer((json_int_t)cfg->warmup_s));
-    json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)cfg->rate));
-    json_object_set_new(c, "ioengine", json_string(sbio_engine_name(cfg->ioengine)));
-    json_object_set_new(c, "iodepth", json_integer((json_int_t)cfg->iodepth));
-    json_object_set_new(c, "iodepth_batch", json_integer((json_int_t)sbio_iodepth_batch(cfg)));
+                        of->job->warmup_auto ? json_string("auto")
+                                             : json_integer((json_int_t)of->job->warmup_s));
+    json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)of->job->rate));
+    json_object_set_new(c, "ioengine", json_string(sbio_engine_name(of->job->engine)));
+    json_object_set_new(c, "iodepth", json_integer((json_int_t)of->job->iodepth));
+    json_object_set_new(c, "iodepth_batch",
+                        json_integer((json_int_t)sbio_job_iodepth_batch(of->job)));
     json_object_set_new(c, "file_extra_flags",
-                        json_string(sbio_extra_flags_str(buf, sizeof(buf), cfg->extra_flags)));
-    json_object_set_new(c, "block_size_bytes", json_integer((json_int_t)cfg->block_size));
+                        json_string(sbio_extra_flags_str(buf, sizeof(buf), of->job->extra_flags)));
+    json_object_set_new(c, "block_size_bytes", json_integer((json_int_t)of->job->block_size));
     json_object_set_new(c, "file_num", json_integer(fs->nfiles));
     json_object_set_new(c, "file_size_bytes",
                         json_integer((json_int_t)(fs->nfiles ? fs->files[0].size : 0)));
     json_object_set_new(c, "total_size_bytes", json_integer((json_int_t)fs->bytes));
-    json_object_set_new(c, "file_fsync_freq", json_integer((json_int_t)cfg->fsync_freq));
-    json_object_set_new(c, "file_fsync_all", json_boolean(cfg->fsync_all));
-    json_object_set_new(c, "file_fsync_end", json_boolean(cfg->fsync_end));
+    json_object_set_new(c, "file_fsync_freq", json_integer((json_int_t)of->job->fsync_freq));
+    json_object_set_new(c, "file_fsync_all", json_boolean(of->job->fsync_all));
+    json_object_set_new(c, "file_fsync_end", json_boolean(of->job->fsync_end));
     json_object_set_new(
         c, "file_fsync_mode",
-        json_string(cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync"));
+        json_string(of->job->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync"));
     json_object_set_new(c, "file_fsync_scope",
-                        json_string(cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "dirty" : "all"));
-    json_object_set_new(c, "file_merged_requests", json_integer((json_int_t)cfg->merged_requests));
-    json_object_set_new(c, "file_rw_ratio", json_real(cfg->rw_ratio));
-    json_object_set_new(c, "seq_stream",
-                        json_string(cfg->seq_stream == SBIO_SEQ_SHARED ? "shared" : "per-thread"));
+                        json_string(of->job->fsync_scope == SBIO_SCOPE_DIRTY ? "dirty" : "all"));
+    json_object_set_new(c, "file_merged_requests",
+                        json_integer((json_int_t)of->job->merged_requests));
+    json_object_set_new(c, "file_rw_ratio", json_real(of->job->rw_ratio));
+    json_object_set_new(
+        c, "seq_stream",
+        json_string(of->job->seq_stream == SBIO_SEQ_SHARED ? "shared" : "per-thread"));
     snprintf(buf, sizeof(buf), "%" PRIu64, seed);
     /* A string: seeds use all 64 bits, more than a JSON number keeps exactly. */
     json_object_set_new(c, "rand_seed", json_string(buf));
-    json_object_set_new(c, "dir", json_string(cfg->dir));
-    json_object_set_new(c, "cpus", jstr_or_null(cfg->cpus));
-    json_object_set_new(c, "scheduler", jstr_or_null(cfg->scheduler));
+    json_object_set_new(c, "dir", json_string(of->set->dir));
+    json_object_set_new(c, "cpus", jstr_or_null(of->job->cpus));
+    json_object_set_new(c, "scheduler", jstr_or_null(of->set->scheduler));
     json_t *q = json_array();
-    for (int i = 0; i < cfg->nqueue; i++)
-        json_array_append_new(q, json_string(cfg->queue[i]));
+    for (int i = 0; i < of->set->nqueue; i++)
+        json_array_append_new(q, json_string(of->set->queue[i]));
     json_object_set_new(c, "queue", q);
-    json_object_set_new(c, "drop_caches", json_boolean(cfg->drop_caches));
-    json_object_set_new(c, "invalidate", json_boolean(cfg->invalidate));
-    json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(cfg->fadvise)));
-    json_object_set_new(c, "random_order", json_string(sbio_random_order_name(cfg->random_order)));
-    json_object_set_new(c, "ioprio", json_string(sbio_ioprio_name(buf, sizeof(buf), cfg->ioprio)));
-    json_object_set_new(c, "percentile", json_integer((json_int_t)cfg->percentile));
-    json_object_set_new(c, "memory_limit_bytes", json_integer((json_int_t)cfg->memory_limit));
+    json_object_set_new(c, "drop_caches", json_boolean(of->set->drop_caches));
+    json_object_set_new(c, "invalidate", json_boolean(of->job->invalidate));
+    json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(of->job->fadvise)));
+    json_object_set_new(c, "random_order",
+                        json_string(sbio_random_order_name(of->job->random_order)));
+    json_object_set_new(c, "ioprio",
+                        json_string(sbio_ioprio_name(buf, sizeof(buf), of->job->ioprio)));
+    json_object_set_new(c, "percentile", json_integer((json_int_t)of->set->percentile));
+    json_object_set_new(c, "memory_limit_bytes", json_integer((json_int_t)of->set->memory_limit));
     return c;
 }
 
@@ -512,7 +518,7 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
 }
 
 /* The device, cache and verification figures, and what only some runs have. */
-static void result_more_json(json_t *r, const struct sbio_config *cfg,
+static void result_more_json(json_t *r, const struct sbio_report_of *of,
                              const struct sbio_run_result *res, double secs)
 {
     const struct sbio_stats *t = &res->total;
@@ -544,7 +550,7 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",
-        cfg->verify
+        of->job->verify
             ? json_pack("{s:s,s:I,s:I,s:o}", "scope", res->verify_written_only ? "written" : "all",
                         "blocks_checked", (json_int_t)t->verify_checked, "mismatches",
                         (json_int_t)t->verify_failed, "first_mismatch",
@@ -565,12 +571,13 @@ static void result_more_json(json_t *r, const struct sbio_config *cfg,
         /* A multi-rank run: the totals above are every rank's, elapsed_s the longest rank's. */
         json_object_set_new(r, "mpi",
                             json_pack("{s:i,s:i,s:b}", "ranks", res->nranks, "hosts",
-                                      sbio_result_hosts(res), "file_per_rank", cfg->file_per_rank));
+                                      sbio_result_hosts(res), "file_per_rank",
+                                      of->set->file_per_rank));
         json_object_set_new(r, "ranks", ranks_json(res));
     }
 }
 
-json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_fileset *fs,
+json_t *sbio_json_result(const struct sbio_report_of *of, const struct sbio_fileset *fs,
                          const struct sbio_run_result *res, json_t *env)
 {
     json_t *doc = json_object();
@@ -578,23 +585,23 @@ json_t *sbio_json_result(const struct sbio_config *cfg, const struct sbio_filese
     json_object_set_new(doc, "schema", json_string(SBIO_SCHEMA));
     json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
     json_t *argv = json_array();
-    for (int i = 0; i < cfg->argc; i++)
-        json_array_append_new(argv, json_string(cfg->argv[i]));
+    for (int i = 0; i < of->set->argc; i++)
+        json_array_append_new(argv, json_string(of->set->argv[i]));
     json_object_set_new(doc, "command_line", argv);
-    json_object_set_new(doc, "command", json_string(sbio_cmd_name(cfg->cmd)));
+    json_object_set_new(doc, "command", json_string(sbio_cmd_name(of->set->cmd)));
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     json_object_set_new(doc, "finished_utc", json_string(when));
-    json_object_set_new(doc, "config", config_json(cfg, fs, res->seed));
+    json_object_set_new(doc, "config", config_json(of, fs, res->seed));
     json_object_set(doc, "environment", env ? env : json_null());
     json_t *r = json_object();
     result_end_json(r, res);
     json_object_set_new(r, "elapsed_s", json_real(secs));
     result_ops_json(r, res, secs);
     json_object_set_new(r, "cpu", cpu_json(res, secs));
-    result_more_json(r, cfg, res, secs);
+    result_more_json(r, of, res, secs);
     json_object_set_new(doc, "result", r);
     return doc;
 }

@@ -19,9 +19,9 @@
 #define TEXT_RMW "read-modify-write"
 
 /* The call that makes the syncs, as --file-fsync-mode chose it. */
-static const char *sync_name(const struct sbio_config *cfg)
+static const char *sync_name(const struct sbio_report_of *of)
 {
-    return cfg->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync";
+    return of->job->fsync_mode == SBIO_FSYNC_FDATASYNC ? "fdatasync" : "fsync";
 }
 
 /* sysbench's words for each mode (enum sbio_mode): "Doing random r/w test". */
@@ -37,23 +37,22 @@ static const char *mode_long(int mode)
 }
 /* How the run meets the page cache: --invalidate, --fadvise (auto resolved), --random-order;
  * nothing for sysbench's defaults. */
-static void text_access(FILE *out, const struct sbio_config *cfg)
+static void text_access(FILE *out, const struct sbio_report_of *of)
 {
-    struct sbio_job job;
-    sbio_job_from_config(&job, cfg);
-    if (cfg->invalidate)
+    if (of->job->invalidate)
         fprintf(out, "Page cache: the set's pages dropped before the run (--invalidate)\n");
-    if (cfg->fadvise != SBIO_FADV_NONE)
+    if (of->job->fadvise != SBIO_FADV_NONE)
         fprintf(out, "Access hint: %s%s on every descriptor%s\n",
-                sbio_fadvise_name(sbio_job_fadvise(&job)),
-                cfg->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
-                cfg->ioengine == sbio_engine_id("mmap") ? " and mapping" : "");
-    if (cfg->random_order == SBIO_ORDER_ONCE && !sbio_mode_sequential(cfg->mode))
+                sbio_fadvise_name(sbio_job_fadvise(of->job)),
+                of->job->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
+                of->job->engine == sbio_engine_id("mmap") ? " and mapping" : "");
+    if (of->job->random_order == SBIO_ORDER_ONCE &&
+        !sbio_mode_sequential(sbio_report_mode(of->job)))
         fprintf(out, "Random order: every block once per pass, a new order each pass\n");
     char p[24];
-    if (cfg->ioprio != SBIO_IOPRIO_NONE)
+    if (of->job->ioprio != SBIO_IOPRIO_NONE)
         fprintf(out, "I/O priority: %s (ioprio_set per worker thread)\n",
-                sbio_ioprio_name(p, sizeof(p), cfg->ioprio));
+                sbio_ioprio_name(p, sizeof(p), of->job->ioprio));
 }
 
 void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold)
@@ -68,102 +67,104 @@ void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold)
                      "the group; --invalidate or --drop-caches makes the limit hold for them\n");
 }
 
-void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct sbio_topology *topo,
-                        const struct sbio_fileset *fs, uint64_t seed)
+void sbio_report_header(FILE *out, const struct sbio_report_of *of,
+                        const struct sbio_topology *topo, const struct sbio_fileset *fs,
+                        uint64_t seed)
 {
     char a[32], b[32];
     fprintf(out, "sbio %s\n\n", SBIO_VERSION);
     fprintf(out, "Running the test with following options:\n");
-    fprintf(out, "Number of threads: %" PRIu64 "\n", cfg->threads);
-    if (cfg->verify)
+    fprintf(out, "Number of threads: %u\n", of->job->threads);
+    if (of->job->verify)
         fprintf(out, "Validation checks: on.\n");
     if (topo->nranks > 1)
         fprintf(out,
                 "MPI: %u ranks on %u host%s, %" PRIu64 " threads in all; %s; --events and --rate "
                 "are split across ranks\n",
                 topo->nranks, topo->nhosts, topo->nhosts == 1 ? "" : "s",
-                cfg->threads * topo->nranks,
-                cfg->file_per_rank ? "each rank its own file set in DIR/rank.N"
-                                   : "one file set shared by every rank");
+                (uint64_t)of->job->threads * topo->nranks,
+                of->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
+                                       : "one file set shared by every rank");
     fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
-            cfg->rand_seed ? "" : " (from the clock)", seed);
-    if (cfg->warmup_s)
-        fprintf(out, "Warm-up: %" PRIu64 " s, not counted\n", cfg->warmup_s);
-    if (cfg->warmup_auto)
+            of->set->rand_seed ? "" : " (from the clock)", seed);
+    if (of->job->warmup_s)
+        fprintf(out, "Warm-up: %" PRIu64 " s, not counted\n", of->job->warmup_s);
+    if (of->job->warmup_auto)
         fprintf(out,
                 "Warm-up: auto, not counted, until the last %u s are within ±%g%% "
                 "(at most %" PRIu64 " s)\n",
-                SBIO_WARMUP_WINDOW, cfg->warmup_tol_pct, cfg->warmup_max_s);
-    if (cfg->rate)
+                SBIO_WARMUP_WINDOW, of->job->warmup_tol_pct, of->job->warmup_max_s);
+    if (of->job->rate)
         fprintf(out, "Target rate: %" PRIu64 " ops/s (latency from each op's intended start)\n",
-                cfg->rate);
-    if (cfg->cpus)
-        fprintf(out, "Threads pinned to CPUs %s\n", cfg->cpus);
+                of->job->rate);
+    if (of->job->cpus)
+        fprintf(out, "Threads pinned to CPUs %s\n", of->job->cpus);
     fprintf(out, "\nExtra file open flags: %s\n",
-            sbio_extra_flags_str(a, sizeof(a), cfg->extra_flags));
+            sbio_extra_flags_str(a, sizeof(a), of->job->extra_flags));
     fprintf(out, fs->nfiles == 1 ? "%u file, %s\n" : "%u files, %s each\n", fs->nfiles,
             sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
     fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
-    fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), cfg->block_size));
-    if (cfg->merged_requests > 1 && sbio_mode_sequential(cfg->mode))
+    fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), of->job->block_size));
+    if (of->job->merged_requests > 1 && sbio_mode_sequential(sbio_report_mode(of->job)))
         fprintf(out, "Merging requests up to %s for sequential IO.\n",
-                sbio_fmt_bytes(a, sizeof(a), cfg->block_size * cfg->merged_requests));
-    if (cfg->events)
-        fprintf(out, "Number of IO requests: %" PRIu64 "\n", cfg->events);
-    if (cfg->mode == SBIO_MODE_RNDRW)
-        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", cfg->rw_ratio);
-    if (sbio_mode_sequential(cfg->mode))
+                sbio_fmt_bytes(a, sizeof(a), of->job->block_size * of->job->merged_requests));
+    if (of->job->events)
+        fprintf(out, "Number of IO requests: %" PRIu64 "\n", of->job->events);
+    if (sbio_report_mode(of->job) == SBIO_MODE_RNDRW)
+        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", of->job->rw_ratio);
+    if (sbio_mode_sequential(sbio_report_mode(of->job)))
         fprintf(out, "Sequential stream: %s\n",
-                cfg->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
-                                                   : "one slice of the set per thread");
-    text_access(out, cfg);
-    if (cfg->fsync_all)
-        fprintf(out, "Calling %s() after each write operation.\n", sync_name(cfg));
+                of->job->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
+                                                       : "one slice of the set per thread");
+    text_access(out, of);
+    if (of->job->fsync_all)
+        fprintf(out, "Calling %s() after each write operation.\n", sync_name(of));
     else {
-        if (cfg->fsync_freq && sbio_mode_writes(cfg->mode))
+        if (of->job->fsync_freq && sbio_mode_writes(sbio_report_mode(of->job)))
             fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " request%s (%s).\n",
-                    sync_name(cfg), cfg->fsync_freq, cfg->fsync_freq == 1 ? "" : "s",
-                    cfg->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
-                                                         : "every file");
-        if (cfg->fsync_end && sbio_mode_writes(cfg->mode))
+                    sync_name(of), of->job->fsync_freq, of->job->fsync_freq == 1 ? "" : "s",
+                    of->job->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
+                                                             : "every file");
+        if (of->job->fsync_end && sbio_mode_writes(sbio_report_mode(of->job)))
             fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
     }
-    const struct sbio_engine_ops *eng = sbio_engine_find(cfg->ioengine);
-    fprintf(out, "Using %s I/O mode (engine %s", sbio_engine_kind(cfg->ioengine),
-            sbio_engine_name(cfg->ioengine));
+    const struct sbio_engine_ops *eng = sbio_engine_find(of->job->engine);
+    fprintf(out, "Using %s I/O mode (engine %s", sbio_engine_kind(of->job->engine),
+            sbio_engine_name(of->job->engine));
     if (eng && !(eng->flags & SBIO_ENG_SYNC))
-        fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, cfg->iodepth,
-                sbio_iodepth_batch(cfg));
+        fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, of->job->iodepth,
+                sbio_job_iodepth_batch(of->job));
     fprintf(out, ")\n");
-    if (eng && !strcmp(eng->name, "libaio") && !(cfg->extra_flags & SBIO_XF_DIRECT))
+    if (eng && !strcmp(eng->name, "libaio") && !(of->job->extra_flags & SBIO_XF_DIRECT))
         fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
                      "io_submit; see the depth reached below\n");
-    fprintf(out, "Doing %s test\n", mode_long(cfg->mode));
+    fprintf(out, "Doing %s test\n", mode_long(sbio_report_mode(of->job)));
     fflush(out);
 }
 
 /* Which op types an interim line shows: a mode's, and a tree job's file-system operations
  * once it has done some. */
-static bool mode_has(const struct sbio_config *cfg, const struct sbio_stats *cur, int op)
+static bool mode_has(const struct sbio_report_of *of, const struct sbio_stats *cur, int op)
 {
     if (op >= SBIO_OP_FS_FIRST)
         return cur->lat[op].count > 0;
     if (op == SBIO_READ)
-        return sbio_mode_reads(cfg->mode);
+        return sbio_mode_reads(sbio_report_mode(of->job));
     if (op == SBIO_WRITE)
-        return sbio_mode_writes(cfg->mode);
+        return sbio_mode_writes(sbio_report_mode(of->job));
     if (op == SBIO_RMW)
         return false; /* only a script's mix makes them */
-    return sbio_mode_writes(cfg->mode) && (cfg->fsync_freq || cfg->fsync_all || cfg->fsync_end);
+    return sbio_mode_writes(sbio_report_mode(of->job)) &&
+           (of->job->fsync_freq || of->job->fsync_all || of->job->fsync_end);
 }
 
-void sbio_report_interval(FILE *out, const struct sbio_config *cfg, double t_s, double interval_s,
+void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s, double interval_s,
                           const struct sbio_stats *cur, const struct sbio_stats *prev)
 {
     char l[32];
     fprintf(out, "[ %.0fs ]", t_s);
     for (int op = 0; op < SBIO_OP_NR; op++) {
-        if (!mode_has(cfg, cur, op))
+        if (!mode_has(of, cur, op))
             continue;
         struct sbio_hist d;
         sbio_hist_sub(&d, &cur->lat[op], &prev->lat[op]);
@@ -355,7 +356,7 @@ static void text_sysbench(FILE *out, const struct sbio_run_result *res, double s
 }
 
 /* sysbench's latency block: all operations together. */
-static void text_latency(FILE *out, const struct sbio_config *cfg,
+static void text_latency(FILE *out, const struct sbio_report_of *of,
                          const struct sbio_run_result *res)
 {
     const struct sbio_stats *t = &res->total;
@@ -367,10 +368,10 @@ static void text_latency(FILE *out, const struct sbio_config *cfg,
             sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
     fprintf(out, "         avg:        %12s\n", sbio_fmt_ns(a, sizeof(a), sbio_hist_mean(&all)));
     fprintf(out, "         max:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.max_ns));
-    if (cfg->percentile)
-        fprintf(
-            out, "         %3" PRIu64 "th percentile: %8s\n", cfg->percentile,
-            sbio_fmt_ns(a, sizeof(a), (double)sbio_hist_percentile(&all, (double)cfg->percentile)));
+    if (of->set->percentile)
+        fprintf(out, "         %3" PRIu64 "th percentile: %8s\n", of->set->percentile,
+                sbio_fmt_ns(a, sizeof(a),
+                            (double)sbio_hist_percentile(&all, (double)of->set->percentile)));
     else
         fprintf(out, "         percentile stats: disabled\n");
     fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
@@ -381,12 +382,12 @@ static void text_latency(FILE *out, const struct sbio_config *cfg,
  * have their own row and the fsync row has the rest, the difference of the histograms
  * (exact in counts, sums and buckets; min and max from the bucket bounds, hist.h). rest holds
  * that difference. Returns the number of rows. */
-static unsigned sync_rows(const struct sbio_config *cfg, const struct sbio_stats *t,
+static unsigned sync_rows(const struct sbio_report_of *of, const struct sbio_stats *t,
                           struct sbio_hist *rest, const char *name[2], const struct sbio_hist *h[2])
 {
-    name[0] = sync_name(cfg);
+    name[0] = sync_name(of);
     h[0] = &t->lat[SBIO_FSYNC];
-    if (cfg->fsync_mode == SBIO_FSYNC_FDATASYNC || !t->datasync.count)
+    if (of->job->fsync_mode == SBIO_FSYNC_FDATASYNC || !t->datasync.count)
         return 1;
     sbio_hist_sub(rest, &t->lat[SBIO_FSYNC], &t->datasync);
     /* Exact where the union tells: its extreme is an fsync's when no fdatasync reached it. */
@@ -401,11 +402,11 @@ static unsigned sync_rows(const struct sbio_config *cfg, const struct sbio_stats
 }
 
 /* A table per operation type, with --percentile's column when it is not one of them. */
-static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res,
-                        double secs)
+static void text_per_op(FILE *out, const struct sbio_report_of *of,
+                        const struct sbio_run_result *res, double secs)
 {
     const struct sbio_stats *t = &res->total;
-    uint64_t extra = cfg->percentile;
+    uint64_t extra = of->set->percentile;
     if (extra == 50 || extra == 95 || extra == 99)
         extra = 0;
     /* The op column widens for a read-modify-write row only: other reports keep their layout. */
@@ -428,7 +429,7 @@ static void text_per_op(FILE *out, const struct sbio_config *cfg, const struct s
     struct sbio_hist rest;
     const char *name[2];
     const struct sbio_hist *h[2];
-    unsigned n = sync_rows(cfg, t, &rest, name, h);
+    unsigned n = sync_rows(of, t, &rest, name, h);
     for (unsigned i = 0; i < n; i++) {
         /* --file-fsync-all's syncs are inside the writes' latency: counted, not timed. */
         uint64_t ops = h[i]->count + (i ? 0 : t->write_fsyncs);
@@ -549,7 +550,8 @@ static void text_group(FILE *out, const struct sbio_run_result *res)
 }
 
 /* What only some runs have: verification, faults, queue depth, skipped tails, seqwr completion. */
-static void text_extras(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res)
+static void text_extras(FILE *out, const struct sbio_report_of *of,
+                        const struct sbio_run_result *res)
 {
     const struct sbio_stats *t = &res->total;
     char a[32];
@@ -561,7 +563,7 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
                 "ioprio_get)\n",
                 sbio_ioprio_name(a, sizeof(a), res->ioprio));
     text_group(out, res);
-    if (cfg->verify)
+    if (of->job->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_checked == 1 ? "" : "s",
                 res->verify_written_only
@@ -572,7 +574,7 @@ static void text_extras(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out,
                 "Queue depth reached: avg %.1f, max %" PRIu64
                 " in flight per thread (iodepth %" PRIu64 ")\n",
-                res->depth_avg, res->depth_max, cfg->iodepth);
+                res->depth_avg, res->depth_max, of->job->iodepth);
     if (res->skipped_tails)
         fprintf(out,
                 "O_DIRECT: %u file tail%s (%s) not a multiple of the %" PRIu64
@@ -640,7 +642,7 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
 }
 
 /* --histogram: one per operation type, the syncs split as in the table. */
-static void text_histograms(FILE *out, const struct sbio_config *cfg, const struct sbio_stats *t)
+static void text_histograms(FILE *out, const struct sbio_report_of *of, const struct sbio_stats *t)
 {
     struct sbio_hist rest;
     const char *name[2];
@@ -648,7 +650,7 @@ static void text_histograms(FILE *out, const struct sbio_config *cfg, const stru
     for (int op = 0; op < SBIO_FSYNC; op++)
         print_histogram(out, sbio_op_name(op), &t->lat[op]);
     print_histogram(out, TEXT_RMW, &t->lat[SBIO_RMW]);
-    for (unsigned i = 0, n = sync_rows(cfg, t, &rest, name, h); i < n; i++)
+    for (unsigned i = 0, n = sync_rows(of, t, &rest, name, h); i < n; i++)
         print_histogram(out, name[i], h[i]);
     for (int op = SBIO_OP_FS_FIRST; op < SBIO_OP_NR; op++)
         print_histogram(out, sbio_op_name(op), &t->lat[op]);
@@ -656,7 +658,7 @@ static void text_histograms(FILE *out, const struct sbio_config *cfg, const stru
 
 /* A read run the device did not serve: what it measured is the page cache, and how to
  * measure the device instead. */
-static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
+static void text_cached_reads(FILE *out, const struct sbio_report_of *of,
                               const struct sbio_run_result *res)
 {
     if (!sbio_report_cached_reads(res))
@@ -665,12 +667,12 @@ static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     /* A script says it per job and phase; caches dropped before a run were filled again
      * during it. A tree job cannot use O_DIRECT (the tails of its files). */
-    const char *direct = cfg->tree_job ? ""
-                         : cfg->script ? "flags = \"direct\", "
-                                       : "--file-extra-flags=direct, ";
-    const char *drop = cfg->script        ? "drop_caches = true in the phase, "
-                       : cfg->drop_caches ? ""
-                                          : "--drop-caches, ";
+    const char *direct = (of->job->tree != NULL) ? ""
+                         : of->set->script       ? "flags = \"direct\", "
+                                                 : "--file-extra-flags=direct, ";
+    const char *drop = of->set->script        ? "drop_caches = true in the phase, "
+                       : of->set->drop_caches ? ""
+                                              : "--drop-caches, ";
     fprintf(out,
             "Note: the reads came from the page cache: the run read %s, device %s read %s. "
             "To measure the device: %s%sor a set larger than the RAM (%s)\n",
@@ -681,15 +683,15 @@ static void text_cached_reads(FILE *out, const struct sbio_config *cfg,
 
 /* --rate: the rate reached (events over the measured time) against the target; a shortfall
  * of more than 5% said. */
-static void text_rate(FILE *out, const struct sbio_config *cfg, const struct sbio_run_result *res,
+static void text_rate(FILE *out, const struct sbio_report_of *of, const struct sbio_run_result *res,
                       double secs)
 {
-    if (!cfg->rate)
+    if (!of->job->rate)
         return;
     double got = secs > 0 ? (double)res->total.events / secs : 0;
-    double pct = 100 * got / (double)cfg->rate;
+    double pct = 100 * got / (double)of->job->rate;
     fprintf(out, "Rate: %.2f ops/s reached of the %" PRIu64 " ops/s asked (%.1f%%)\n", got,
-            cfg->rate, pct);
+            of->job->rate, pct);
     if (pct < 95)
         fprintf(out,
                 "Note: the rate fell %.1f%% short of its target: the operations could not be "
@@ -698,7 +700,7 @@ static void text_rate(FILE *out, const struct sbio_config *cfg, const struct sbi
 }
 
 /* What is the process's rather than the run's: page faults, devices, page cache. */
-static void text_process(FILE *out, const struct sbio_config *cfg,
+static void text_process(FILE *out, const struct sbio_report_of *of,
                          const struct sbio_run_result *res, double secs)
 {
     fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
@@ -722,7 +724,7 @@ static void text_process(FILE *out, const struct sbio_config *cfg,
         fprintf(out, "the device lines count every process)\n");
     }
     text_cache(out, res);
-    text_cached_reads(out, cfg, res);
+    text_cached_reads(out, of, res);
 }
 
 /* --warmup=auto: when measuring began, and how settled the throughput was then. */
@@ -738,16 +740,17 @@ static void text_warmup(FILE *out, const struct sbio_run_result *res)
             w->slope_pct_per_s);
 }
 
-void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
-                            const struct sbio_run_result *res, enum sbio_report_scope scope)
+void sbio_report_text_scope(FILE *out, const struct sbio_report_of *of,
+                            const struct sbio_fileset *fs, const struct sbio_run_result *res,
+                            enum sbio_report_scope scope)
 {
     double secs = (double)res->elapsed_ns / 1e9;
     (void)fs;
     text_warmup(out, res);
     text_stopped(out, res, secs);
     text_sysbench(out, res, secs);
-    text_latency(out, cfg, res);
-    text_per_op(out, cfg, res, secs);
+    text_latency(out, of, res);
+    text_per_op(out, of, res, secs);
     text_fairness(out, res);
     text_threads(out, res);
     text_cpu(out, res, secs);
@@ -756,19 +759,19 @@ void sbio_report_text_scope(FILE *out, const struct sbio_config *cfg, const stru
                 "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n"
                 "Device and page-cache figures: the process's, in the phase's total below\n",
                 res->minor_faults, res->major_faults);
-    text_extras(out, cfg, res);
-    text_rate(out, cfg, res, secs);
+    text_extras(out, of, res);
+    text_rate(out, of, res, secs);
     if (scope == SBIO_REPORT_WHOLE)
-        text_process(out, cfg, res, secs);
-    if (cfg->histogram)
-        text_histograms(out, cfg, &res->total);
+        text_process(out, of, res, secs);
+    if (of->set->histogram)
+        text_histograms(out, of, &res->total);
     fflush(out);
 }
 
-void sbio_report_text(FILE *out, const struct sbio_config *cfg, const struct sbio_fileset *fs,
+void sbio_report_text(FILE *out, const struct sbio_report_of *of, const struct sbio_fileset *fs,
                       const struct sbio_run_result *res)
 {
-    sbio_report_text_scope(out, cfg, fs, res, SBIO_REPORT_WHOLE);
+    sbio_report_text_scope(out, of, fs, res, SBIO_REPORT_WHOLE);
 }
 
 /* A share as the table prints it: "-" where the phase had none of the figure. */

@@ -129,8 +129,9 @@ struct sbio_ctx_c {
  * the defaults of the job and phase fields that are an option's counterpart: the option's. */
 static void script_push_c(lua_State *L)
 {
-    struct sbio_config def;
-    sbio_options_defaults(&def);
+    struct sbio_script_job def;
+    uint64_t def_time;
+    sbio_options_default_job(&def, &def_time);
     lua_newtable(L);
     lua_newtable(L);
     for (int m = 0; m < SBIO_MODE_NONE; m++) {
@@ -145,7 +146,7 @@ static void script_push_c(lua_State *L)
     }
     lua_setfield(L, -2, "engines");
     lua_newtable(L);
-    lua_pushstring(L, sbio_engine_name(def.ioengine));
+    lua_pushstring(L, sbio_engine_name(def.engine));
     lua_setfield(L, -2, "engine");
     lua_pushboolean(L, def.fsync_end);
     lua_setfield(L, -2, "fsync_end");
@@ -159,9 +160,11 @@ static void script_push_c(lua_State *L)
         const char *field;
         double value;
     } num[] = {
-        {"threads", (double)def.threads},       {"block", (double)def.block_size},
-        {"fsync_freq", (double)def.fsync_freq}, {"rw_ratio", def.rw_ratio},
-        {"time", (double)def.time_s},
+        {"threads", (double)def.threads},
+        {"block", (double)def.block[0]},
+        {"fsync_freq", (double)def.fsync_freq},
+        {"rw_ratio", def.rw_ratio},
+        {"time", (double)def_time},
     };
     for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
         lua_pushnumber(L, num[i].value);

@@ -29,62 +29,62 @@
 #include "util.h"
 #include "version.h"
 
-/* Resolve the target of cfg: the raw device, or the folder's device(s). */
-static int session_target(const struct sbio_config *cfg, struct sbio_target *t)
+/* Resolve the target of set: the raw device, or the folder's device(s). */
+static int session_target(const struct sbio_settings *set, struct sbio_target *t)
 {
     /* A raw device is its own target: its queue is the one tuned. */
-    const char *qdev = cfg->filename ? cfg->filename : cfg->queue_device;
-    int rc = sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir, qdev, t);
+    const char *qdev = set->filename ? set->filename : set->queue_device;
+    int rc = sbio_sysblock_resolve(set->filename ? "/" : set->dir, qdev, t);
     if (rc) {
         if (qdev)
-            sbio_err("--%s=%s: no such block device", cfg->filename ? "filename" : "queue-device",
+            sbio_err("--%s=%s: no such block device", set->filename ? "filename" : "queue-device",
                      qdev);
         else
-            sbio_err("--dir %s: %s%s", cfg->dir, strerror(-rc),
+            sbio_err("--dir %s: %s%s", set->dir, strerror(-rc),
                      rc == -ENOENT ? "; create the folder first" : "");
         return -SBIO_EUSAGE;
     }
-    if (t->set_dev[0] && !cfg->filename)
+    if (t->set_dev[0] && !set->filename)
         sbio_note("--queue-device=%s tunes %s, but the set in %s is on %s: the settings do not "
                   "apply to the set's I/O",
-                  cfg->queue_device, t->top.name, cfg->dir, t->set_dev);
-    if (cfg->filename) {
+                  set->queue_device, t->top.name, set->dir, t->set_dev);
+    if (set->filename) {
         snprintf(t->fstype, sizeof(t->fstype), "(raw device)");
-        snprintf(t->source, sizeof(t->source), "%.200s", cfg->filename);
+        snprintf(t->source, sizeof(t->source), "%.200s", set->filename);
         t->mountpoint[0] = t->mount_opts[0] = 0;
     }
     return 0;
 }
 
-int sbio_session_check(const struct sbio_config *cfg)
+int sbio_session_check(const struct sbio_settings *set)
 {
-    if (cfg->memory_limit && sbio_cgroup_memory_check())
+    if (set->memory_limit && sbio_cgroup_memory_check())
         return -SBIO_EUSAGE;
-    if (cfg->drop_caches && geteuid() != 0 && !sbio_procfs_is_fake()) {
+    if (set->drop_caches && geteuid() != 0 && !sbio_procfs_is_fake()) {
         sbio_err("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
         return -SBIO_EUSAGE;
     }
-    if ((cfg->scheduler || cfg->nqueue) && geteuid() != 0 && !sbio_sysfs_is_fake()) {
+    if ((set->scheduler || set->nqueue) && geteuid() != 0 && !sbio_sysfs_is_fake()) {
         sbio_err("%s changes kernel settings and needs root",
-                 cfg->scheduler ? "--scheduler" : "--queue");
+                 set->scheduler ? "--scheduler" : "--queue");
         return -SBIO_EUSAGE;
     }
     struct sbio_target t;
-    int rc = session_target(cfg, &t);
+    int rc = session_target(set, &t);
     if (!rc)
-        rc = sbio_tune_check(&t, cfg->scheduler, cfg->queue, cfg->nqueue);
+        rc = sbio_tune_check(&t, set->scheduler, set->queue, set->nqueue);
     return rc;
 }
 
-int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_topology *topo)
+int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo)
 {
-    if ((!cfg->scheduler && !cfg->nqueue) || !topo->host_leader)
+    if ((!set->scheduler && !set->nqueue) || !topo->host_leader)
         return 0;
     struct sbio_target t;
     struct sbio_tune tune;
-    int rc = session_target(cfg, &t);
+    int rc = session_target(set, &t);
     if (!rc)
-        rc = sbio_tune_apply(&tune, &t, cfg->scheduler, cfg->queue, cfg->nqueue, NULL);
+        rc = sbio_tune_apply(&tune, &t, set->scheduler, set->queue, set->nqueue, NULL);
     if (!rc && sbio_tune_restore(&tune)) {
         sbio_err("some settings could not be restored; run sbio restore as root");
         rc = -EIO;
@@ -136,7 +136,8 @@ int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *wha
  * at the end whatever happened. Every command that runs a workload (run, compare, a script,
  * each MPI rank) goes through it. */
 struct session {
-    const struct sbio_config *cfg;
+    const struct sbio_settings *set;
+    const struct sbio_script *decl; /* what it runs */
     const struct sbio_topology *topo;
     FILE *text;
     struct sbio_fileset fs;
@@ -154,19 +155,19 @@ struct session {
 /* The script's set must be the one it declares (with these option values). */
 static int session_check_declared(const struct session *s, const char *script)
 {
-    const struct sbio_config *cfg = s->cfg;
-    bool same = s->fs.nfiles == cfg->nfile_sizes;
+    const struct sbio_settings *set = s->set;
+    bool same = s->fs.nfiles == set->nfile_sizes;
     for (unsigned i = 0; same && i < s->fs.nfiles; i++)
-        same = s->fs.files[i].size == cfg->file_sizes[i];
+        same = s->fs.files[i].size == set->file_sizes[i];
     if (same)
         return 0;
     char a[32], b[32];
     uint64_t want = 0;
-    for (unsigned i = 0; i < cfg->nfile_sizes; i++)
-        want += cfg->file_sizes[i];
+    for (unsigned i = 0; i < set->nfile_sizes; i++)
+        want += set->file_sizes[i];
     sbio_err("%s declares %u files, %s, but the set in %s has %u files, %s: run sbio "
              "prepare with the same script options, or cleanup first",
-             script, cfg->nfile_sizes, sbio_fmt_bytes(a, sizeof(a), want), cfg->dir, s->fs.nfiles,
+             script, set->nfile_sizes, sbio_fmt_bytes(a, sizeof(a), want), set->dir, s->fs.nfiles,
              sbio_fmt_bytes(b, sizeof(b), s->fs.bytes));
     return -SBIO_EUSAGE;
 }
@@ -176,7 +177,7 @@ static int session_check_declared(const struct session *s, const char *script)
  * rank 0 has (session_tree_shared), so that no two put it back at once. */
 static bool session_tree_mine(const struct session *s)
 {
-    return s->topo->nranks == 1 || s->cfg->file_per_rank || s->topo->rank == 0;
+    return s->topo->nranks == 1 || s->set->file_per_rank || s->topo->rank == 0;
 }
 
 /* The ranks sharing a tree, but rank 0, open it after rank 0 (which repaired it), every rank
@@ -185,7 +186,7 @@ static int session_tree_shared(struct session *s, const struct sbio_script *scri
 {
     int rc = 0;
     if (!session_tree_mine(s))
-        rc = sbio_tree_open(&s->tree, s->cfg, &script->tree, script->path, s->text);
+        rc = sbio_tree_open(&s->tree, s->set, &script->tree, script->path, s->text);
     return sbio_session_agree(s->topo, rc, "could not open the file tree");
 }
 
@@ -193,27 +194,30 @@ static int session_tree_shared(struct session *s, const struct sbio_script *scri
  * script's, when tree is not NULL) is checked against its manifest and put back as prepared
  * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
  * printed, nothing changed) or -errno. */
-static int session_open(struct session *s, const struct sbio_config *cfg,
-                        const struct sbio_topology *topo, FILE *text, const char *script,
-                        const struct sbio_tree_decl *tree)
+static int session_open(struct session *s, const struct sbio_settings *set,
+                        const struct sbio_script *decl, const struct sbio_topology *topo,
+                        FILE *text)
 {
     memset(s, 0, sizeof(*s));
-    s->cfg = cfg;
+    s->set = set;
+    s->decl = decl;
     s->topo = topo;
     s->text = text;
     s->fs.dirfd = -1;
     s->tree.rootfd = -1;
     sbio_cgroups_init(&s->cg);
-    int rc = sbio_session_check(cfg);
+    /* A script's set is the one it declares: no raw device, never made by its run. */
+    const char *script = decl->plain ? NULL : decl->path;
+    int rc = sbio_session_check(set);
     if (!rc)
-        rc = session_target(cfg, &s->target);
-    if (!rc && tree)
-        return session_tree_mine(s) ? sbio_tree_open(&s->tree, cfg, tree, script, text) : 0;
-    if (!rc && cfg->filename && !script)
-        rc = sbio_fileset_open_device(&s->fs, cfg);
+        rc = session_target(set, &s->target);
+    if (!rc && decl->tree.set)
+        return session_tree_mine(s) ? sbio_tree_open(&s->tree, set, &decl->tree, script, text) : 0;
+    if (!rc && set->filename && !script)
+        rc = sbio_fileset_open_device(&s->fs, set);
     else if (!rc)
-        rc = sbio_fileset_open(&s->fs, cfg, !script && cfg->mode == SBIO_MODE_SEQWR, &s->created);
-    if (!rc && script && cfg->nfile_sizes)
+        rc = sbio_fileset_open(&s->fs, set, !script && set->mode == SBIO_MODE_SEQWR, &s->created);
+    if (!rc && script && set->nfile_sizes)
         rc = session_check_declared(s, script);
     return rc;
 }
@@ -223,14 +227,14 @@ static int session_open(struct session *s, const struct sbio_config *cfg,
  * were). 0 or -errno (message printed, the groups made removed). */
 static int session_memory_limit(struct session *s)
 {
-    int rc = sbio_cgroup_memory_limit(&s->cg, s->cfg->memory_limit, &s->mem);
+    int rc = sbio_cgroup_memory_limit(&s->cg, s->set->memory_limit, &s->mem);
     if (!rc)
         return 0;
     char b[32];
     struct sbio_cgroup_hier h;
     sbio_cgroup_find("memory", &h);
     sbio_err("--memory-limit=%s: cannot set the limit%s%s: %s%s",
-             sbio_fmt_bytes(b, sizeof(b), s->cfg->memory_limit), s->mem.dir[0] ? " on " : "",
+             sbio_fmt_bytes(b, sizeof(b), s->set->memory_limit), s->mem.dir[0] ? " on " : "",
              s->mem.dir, strerror(-rc), sbio_cgroup_hint(rc, h.version));
     sbio_cgroups_remove(&s->cg);
     s->mem.version = SBIO_CGROUP_NONE;
@@ -243,12 +247,12 @@ static int session_memory_limit(struct session *s)
 static int session_apply(struct session *s)
 {
     if (s->created)
-        fprintf(s->text, "No file set in %s: seqwr creates one (%u files)\n", s->cfg->dir,
+        fprintf(s->text, "No file set in %s: seqwr creates one (%u files)\n", s->set->dir,
                 s->fs.nfiles);
-    const struct sbio_config *cfg = s->cfg;
-    int rc = sbio_tune_apply(&s->tune, &s->target, s->topo->host_leader ? cfg->scheduler : NULL,
-                             cfg->queue, s->topo->host_leader ? cfg->nqueue : 0, s->text);
-    if (!rc && cfg->memory_limit && (rc = session_memory_limit(s)))
+    const struct sbio_settings *set = s->set;
+    int rc = sbio_tune_apply(&s->tune, &s->target, s->topo->host_leader ? set->scheduler : NULL,
+                             set->queue, s->topo->host_leader ? set->nqueue : 0, s->text);
+    if (!rc && set->memory_limit && (rc = session_memory_limit(s)))
         sbio_tune_restore(&s->tune);
     s->applied = !rc;
     return rc;
@@ -261,11 +265,11 @@ static int session_apply(struct session *s)
  * sharing a set drop it alike, rank 0 alone writing the manifest. 0 or -errno (said). */
 static int session_scope_verify(struct session *s, const struct sbio_script *script)
 {
-    if (s->cfg->verify || !s->fs.verify || s->fs.raw || s->fs.dirfd < 0 ||
-        !sbio_fileset_cmd_writes(s->cfg, script))
+    if (s->set->verify || !s->fs.verify || s->fs.raw || s->fs.dirfd < 0 ||
+        !sbio_fileset_cmd_writes(s->set, script))
         return 0;
     s->fs.verify = false;
-    bool writer = s->cfg->file_per_rank || s->topo->rank == 0;
+    bool writer = s->set->file_per_rank || s->topo->rank == 0;
     return writer ? sbio_fileset_mark(&s->fs, s->fs.complete) : 0;
 }
 
@@ -321,7 +325,7 @@ static int session_drop_caches(const struct session *s)
  * worded. */
 struct session_lines {
     FILE *out;
-    const struct sbio_config *cfg; /* the reports' view of the run */
+    struct sbio_report_of of; /* what the reports describe: the job, the settings */
     struct session *s;
     uint64_t seed;
     bool want_env;    /* the environment is kept for the JSON document */
@@ -332,7 +336,7 @@ struct session_lines {
  * measured. A plain run is a phase of one job. */
 struct session_job {
     struct sbio_job job;
-    struct sbio_config view; /* the reports' description of the job (session_job_view) */
+    struct sbio_job whole; /* the job over every rank, as the reports describe it */
     struct sbio_mix mix;
     struct sbio_script_hook hook; /* event = true: the script's event(ctx) per op */
     const struct sbio_hook_ops *hook_ops;
@@ -355,11 +359,11 @@ static int session_ready(void *ctx)
 {
     const struct session_lines *l = ctx;
     struct session *s = l->s;
-    sbio_report_header(s->text, l->cfg, s->topo, &s->fs, l->seed);
+    sbio_report_header(s->text, &l->of, s->topo, &s->fs, l->seed);
     fputs(l->note, s->text);
-    sbio_report_memgroup(s->text, &s->mem, s->cfg->invalidate || s->cfg->drop_caches);
+    sbio_report_memgroup(s->text, &s->mem, l->of.job->invalidate || s->set->drop_caches);
     session_describe(s, l->want_env);
-    int rc = s->cfg->drop_caches && s->topo->host_leader ? session_drop_caches(s) : 0;
+    int rc = s->set->drop_caches && s->topo->host_leader ? session_drop_caches(s) : 0;
     fflush(s->text);
     return rc;
 }
@@ -375,18 +379,18 @@ static void session_line(void *ctx, double t_s, double interval_s, const struct 
                          const struct sbio_stats *prev)
 {
     const struct session_lines *l = ctx;
-    sbio_report_interval(l->out, l->cfg, t_s, interval_s, cur, prev);
+    sbio_report_interval(l->out, &l->of, t_s, interval_s, cur, prev);
 }
 
 /* The samples of the result's time series: every --log-interval, else every
  * --report-interval; lines (lines not NULL) every --report-interval. */
-static void session_interim(struct session_job *j, const struct sbio_config *cfg,
+static void session_interim(struct session_job *j, const struct sbio_settings *set,
                             struct session_lines *lines)
 {
-    uint64_t print_ns = lines ? cfg->report_interval_s * 1000000000ULL : 0;
+    uint64_t print_ns = lines ? set->report_interval_s * 1000000000ULL : 0;
     j->interim = (struct sbio_interim){
         .print_ns = print_ns,
-        .log_ns = cfg->log_interval_ms ? cfg->log_interval_ms * 1000000ULL : print_ns,
+        .log_ns = set->log_interval_ms ? set->log_interval_ms * 1000000ULL : print_ns,
         .ctx = lines,
         .ready = lines ? session_ready : NULL,
         .started = lines ? session_started : NULL,
@@ -658,11 +662,11 @@ static json_t *job_declared(const struct sbio_script_job *sj)
 static void session_place(struct session_job *j, const struct session *s, unsigned before,
                           unsigned phase)
 {
-    bool shared = s->topo->nranks > 1 && !s->cfg->file_per_rank;
+    bool shared = s->topo->nranks > 1 && !s->set->file_per_rank;
     unsigned ranks = shared ? s->topo->nranks : 1;
     /* A tree's slots are owned by all the phase's threads (a tree script's jobs are all
      * tree jobs, fsop.h), as --verify's blocks are. */
-    bool all = s->cfg->verify || j->job.tree;
+    bool all = s->set->verify || j->job.tree;
     unsigned width = all ? phase : j->job.threads;
     if (ranks * width == j->job.threads)
         return; /* its threads alone */
@@ -676,129 +680,13 @@ static uint64_t session_rank_share(uint64_t total, const struct sbio_topology *t
     return total / t->nranks + (t->rank < total % t->nranks);
 }
 
-/* This rank's share of the plain run: ranks with sets of their own draw different offsets
- * from one seed (ranks sharing a set differ by their threads' numbers); --events and --rate
- * are totals, of which each rank takes its share. */
-static void session_rank_job(struct session_job *j, struct session *s, const struct sbio_config *v,
-                             uint64_t seed, FILE *interim, bool want_env)
-{
-    const struct sbio_config *cfg = s->cfg;
-    unsigned me = s->topo->rank;
-    struct sbio_config c = *v;
-    c.rand_seed = cfg->file_per_rank && me ? sbio_mix64(seed ^ me) : seed;
-    c.events = session_rank_share(cfg->events, s->topo);
-    c.rate = session_rank_share(cfg->rate, s->topo);
-    memset(j, 0, sizeof(*j));
-    sbio_job_from_config(&j->job, &c);
-    j->lines = (struct session_lines){
-        .out = interim, .cfg = v, .s = s, .seed = seed, .want_env = want_env, .note = ""};
-    session_interim(j, cfg, &j->lines);
-    j->env.fs = &s->fs;
-    j->env.created = s->created;
-    j->env.target = &s->target;
-    j->env.memgroup = &s->mem;
-    session_place(j, s, 0, j->job.threads);
-}
-
-/* Run the rank's job, meeting the other ranks at each phase boundary. */
-static int session_run_rank(struct session_job *j)
-{
-    struct sbio_runner_sync sync;
-    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync);
-    j->env.sync = watch ? &sync : NULL;
-    int rc = sbio_runner_run(&j->job, &j->env, &j->res);
-    j->env.sync = NULL;
-    sbio_mpi_watch_free(watch);
-    return rc;
-}
-
-/* Rank 0 reports the merged result (text, and the JSON document when doc is not NULL); every
- * rank learns the run's status: the worst of every rank's. */
-static int session_report_run(struct session *s, const struct sbio_config *v,
-                              struct sbio_run_result *res, int rrc, json_t **doc)
-{
-    bool report = s->topo->rank == 0;
-    /* A run that failed while starting measured nothing: its error alone is said. */
-    if (report && res->measured) {
-        sbio_report_text(s->text, v, &s->fs, res);
-        if (doc)
-            *doc = sbio_json_result(v, &s->fs, res, s->env);
-    } else if (report && !res->error && res->stop_signal) {
-        sbio_err("stopped by a signal before the run started");
-    }
-    int st = session_status(res, rrc, report, NULL);
-    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-    return st == -EINTR ? 130 : st ? 1 : 0;
-}
-
-/* A run's status (0 ok, 1 failed, 130 interrupted) as a command code. */
-static int session_code(int status)
-{
-    return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
-}
-
-int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *text,
-                     FILE *interim, json_t **doc)
-{
-    struct session s;
-    struct session_job j;
-    bool ran = false;
-    if (doc)
-        *doc = NULL;
-    int rc = session_open(&s, cfg, topo, text, NULL, NULL);
-    /* What the reports show: a shared set under several ranks is walked in per-thread
-     * slices (the runner numbers threads across ranks). */
-    struct sbio_config v = *cfg;
-    if (topo->nranks > 1 && !cfg->file_per_rank && sbio_mode_sequential(cfg->mode))
-        v.seq_stream = SBIO_SEQ_PER_THREAD;
-    /* The seed is drawn here so the header can print it before the run; rank 0's is every
-     * rank's, so --rand-seed repeats a multi-rank run too. */
-    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&v);
-    sbio_mpi_bcast_u64(&seed);
-    /* Everything that needs no I/O is checked before the header, which the runner has
-     * printed (session_ready) once the threads are up. */
-    char note[256] = "";
-    if (!rc) {
-        session_rank_job(&j, &s, &v, seed, interim, doc && topo->rank == 0);
-        rc = sbio_runner_check(&j.job, &j.env);
-    }
-    if (!rc)
-        rc = session_plan_fds(&j, 1, s.fs.nfiles, note, sizeof(note));
-    /* A set seqwr made for a run refused here is taken back: bad input leaves no trace. */
-    if (rc == -SBIO_EUSAGE && s.created)
-        sbio_fileset_discard(&s.fs);
-    if (!rc)
-        rc = session_scope_verify(&s, NULL);
-    if (!rc)
-        rc = session_apply(&s);
-    j.lines.note = note;
-    rc = sbio_session_agree(topo, rc, "refused the run");
-    fflush(text);
-    if (!rc)
-        ran = !(rc = session_run_rank(&j));
-    int rrc = session_restore(&s);
-    /* A process that could not start its threads printed why; then nobody reports. */
-    int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");
-    if (ran && (arc || (rc = sbio_mpi_reduce_result(&j.res)))) {
-        rc = arc ? arc : rc;
-        sbio_run_result_free(&j.res);
-        ran = false;
-    }
-    if (ran) {
-        rc = session_code(session_report_run(&s, &v, &j.res, rrc, doc));
-        sbio_run_result_free(&j.res);
-    }
-    session_close(&s);
-    return rc;
-}
-
 /* A mix or an event job: offsets in units of its smallest block, buffers as large as its
  * largest. 0 or -ENOMEM. */
-static int session_job_ops(struct session_job *j, const struct sbio_config *base,
-                           const struct sbio_script *script, const struct sbio_script_job *sj,
-                           const struct sbio_fileset *fs)
+static int session_job_ops(struct session_job *j, const struct session *s,
+                           const struct sbio_script_job *sj)
 {
-    struct sbio_job *job = &j->job;
+    struct sbio_job *job = &j->whole;
+    const struct sbio_fileset *fs = &s->fs;
     job->mode = SBIO_MODE_NONE;
     if (!sj->event) {
         uint64_t n = 0;
@@ -815,14 +703,14 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
         return -ENOMEM;
     for (unsigned f = 0; f < fs->nfiles; f++)
         j->sizes[f] = fs->files[f].size;
-    j->hook = (struct sbio_script_hook){.s = script,
-                                        .names = base->xname,
-                                        .values = base->xvalue,
-                                        .nover = base->nxopt,
+    j->hook = (struct sbio_script_hook){.s = s->decl,
+                                        .names = s->set->xname,
+                                        .values = s->set->xvalue,
+                                        .nover = s->set->nxopt,
                                         .nfiles = fs->nfiles,
                                         .file_sizes = j->sizes,
                                         .max_len = job->max_len,
-                                        .verify_block = base->verify ? job->block_size : 0};
+                                        .verify_block = s->set->verify ? job->block_size : 0};
     j->hook_ops = sbio_script_hook_ops(&j->hook);
     job->hook = j->hook_ops;
     return j->hook_ops ? 0 : -ENOMEM;
@@ -833,15 +721,12 @@ static int session_job_ops(struct session_job *j, const struct sbio_config *base
  * flat set's end fsyncs or page dropping. */
 static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tree *tree)
 {
-    struct sbio_job *job = &j->job;
+    struct sbio_job *job = &j->whole;
     job->tree = tree;
     job->phase = pi;
     job->max_len = sbio_mix_max_len(&j->mix);
     job->fsync_end = false;
     job->invalidate = false;
-    j->view.fsync_end = false;
-    j->view.invalidate = false;
-    j->view.tree_job = true;
 }
 
 /* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
@@ -854,76 +739,141 @@ static uint64_t session_job_events(const struct sbio_script_phase *p, unsigned k
                       (unsigned __int128)p->events * threads_before / total_threads);
 }
 
-/* How the reports describe job k of phase p: the command line's configuration with the
- * job's threads, engine, flags, rate, limits and block. The reports know sysbench's modes: a
- * mix is described as rndrw with its largest request as merged blocks, and the JSON sets the
- * job's own declaration beside it. The phase's event budget is shared by its jobs
- * (session_job_events). */
-static void session_job_view(struct sbio_config *c, const struct sbio_config *base,
-                             const struct sbio_script_phase *p, unsigned k, unsigned total_threads,
-                             unsigned threads_before, uint64_t seed)
+/* Job k of phase pi of the session's declaration, ready for this rank: j->whole as declared
+ * over every rank (what the reports describe), j->job this rank's share of it. --events and
+ * --rate are totals, of which each rank takes its share; ranks with sets of their own draw
+ * different offsets (ranks sharing one differ by their threads' numbers). The command
+ * line's job draws from the session's seed itself, a script's jobs from seeds of their own
+ * (the job's index, not its address: --rand-seed must repeat a run). 0 or -ENOMEM. */
+static int session_job_build(struct session_job *j, struct session *s, unsigned pi, unsigned k,
+                             unsigned total_threads, unsigned threads_before, uint64_t seed)
 {
+    const struct sbio_script *d = s->decl;
+    const struct sbio_script_phase *p = &d->phases[pi];
     const struct sbio_script_job *sj = &p->jobs[k];
-    *c = *base;
-    c->threads = sj->threads;
-    c->ioengine = sj->engine;
-    c->iodepth = sj->iodepth;
-    c->extra_flags = sj->flags;
-    c->rate = sj->rate;
-    c->time_s = p->time_s;
-    c->events = session_job_events(p, k, total_threads, threads_before);
-    if (p->events && !c->events && !c->time_s)
-        c->time_s = 1; /* a job with no share of the events idles for a second */
-    c->seq_stream = sj->stream;
-    c->invalidate = sj->invalidate;
-    c->fadvise = sj->fadvise;
-    c->random_order = sj->random_order;
-    if (sj->ioprio != SBIO_IOPRIO_NONE) /* else the command line's --ioprio */
-        c->ioprio = sj->ioprio;
-    c->report_interval_s = 0; /* several jobs' interim lines would interleave */
-    /* The job's index, not its address: --rand-seed must repeat a run. */
-    c->rand_seed = sbio_mix64(seed ^ (uint64_t)(k + 1));
-    uint64_t small = sj->block[0], big = sj->block[0];
-    for (unsigned b = 1; b < sj->nblocks; b++) {
-        small = sj->block[b] < small ? sj->block[b] : small;
-        big = sj->block[b] > big ? sj->block[b] : big;
+    struct sbio_job *w = &j->whole;
+    sbio_job_declare(w, p, k, session_job_events(p, k, total_threads, threads_before), s->set);
+    if (d->plain) {
+        w->seed = seed;
+        w->block_what = "--file-block-size";
+        /* A shared set under several ranks is walked in per-thread slices (the runner
+         * numbers threads across ranks). */
+        if (s->topo->nranks > 1 && !s->set->file_per_rank && sbio_mode_sequential(w->mode))
+            w->seq_stream = SBIO_SEQ_PER_THREAD;
+    } else {
+        w->name = sj->name;
+        w->seed = sbio_mix64((seed + pi) ^ (uint64_t)(k + 1));
+        snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
+                 sj->name);
+        w->block_what = j->block_what;
     }
-    c->block_size = small;
-    if (sj->mode != SBIO_MODE_NONE) {
-        c->mode = sj->mode;
-        c->fsync_freq = sj->fsync_freq;
-        c->fsync_end = sj->fsync_end; /* the job's, not the command line's */
-        c->rw_ratio = sj->rw_ratio;
-        return;
-    }
-    c->mode = SBIO_MODE_RNDRW;
-    c->merged_requests = (big + small - 1) / small;
-    c->fsync_freq = 0;
-    c->fsync_end = sj->fsync_end; /* a mix's is false unless it asks (bonnie's close) */
-    c->fsync_all = false;
+    int rc = sj->mode == SBIO_MODE_NONE ? session_job_ops(j, s, sj) : 0;
+    if (d->tree.set)
+        session_job_tree(j, pi, &s->tree);
+    j->job = *w;
+    j->job.events = session_rank_share(w->events, s->topo);
+    j->job.rate = session_rank_share(w->rate, s->topo);
+    if (s->set->file_per_rank && s->topo->rank)
+        j->job.seed = sbio_mix64(w->seed ^ s->topo->rank);
+    j->env = (struct sbio_runner_env){.fs = &s->fs, .target = &s->target, .memgroup = &s->mem};
+    session_place(j, s, threads_before, total_threads);
+    return rc;
 }
 
-/* Job k of phase p as the script declared it; the command line's options hold where the
- * declaration is silent. 0 or -ENOMEM. */
-static int session_job_declared(struct session_job *j, const struct sbio_config *base,
-                                const struct sbio_script *script, const struct sbio_script_phase *p,
-                                unsigned k, unsigned total_threads, unsigned threads_before,
-                                uint64_t seed, const struct sbio_fileset *fs)
+/* Run the rank's job, meeting the other ranks at each phase boundary. */
+static int session_run_rank(struct session_job *j)
 {
-    const struct sbio_script_job *sj = &p->jobs[k];
-    struct sbio_job *job = &j->job;
-    session_job_view(&j->view, base, p, k, total_threads, threads_before, seed);
-    sbio_job_from_config(job, &j->view);
-    job->name = sj->name;
-    job->group = sj->group;
-    job->think_us = sj->think_us;
-    job->max_len = 0; /* a mix's or event job's largest request */
-    for (unsigned b = 0; b < sj->nblocks; b++)
-        job->max_len = sj->block[b] > job->max_len ? sj->block[b] : job->max_len;
-    snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
-             sj->name);
-    job->block_what = j->block_what;
-    return sj->mode == SBIO_MODE_NONE ? session_job_ops(j, base, script, sj, fs) : 0;
+    struct sbio_runner_sync sync;
+    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync);
+    j->env.sync = watch ? &sync : NULL;
+    int rc = sbio_runner_run(&j->job, &j->env, &j->res);
+    j->env.sync = NULL;
+    sbio_mpi_watch_free(watch);
+    return rc;
+}
+
+/* Rank 0 reports the merged result (text, and the JSON document when doc is not NULL); every
+ * rank learns the run's status: the worst of every rank's. */
+static int session_report_run(struct session *s, const struct sbio_report_of *of,
+                              struct sbio_run_result *res, int rrc, json_t **doc)
+{
+    bool report = s->topo->rank == 0;
+    /* A run that failed while starting measured nothing: its error alone is said. */
+    if (report && res->measured) {
+        sbio_report_text(s->text, of, &s->fs, res);
+        if (doc)
+            *doc = sbio_json_result(of, &s->fs, res, s->env);
+    } else if (report && !res->error && res->stop_signal) {
+        sbio_err("stopped by a signal before the run started");
+    }
+    int st = session_status(res, rrc, report, NULL);
+    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
+    return st == -EINTR ? 130 : st ? 1 : 0;
+}
+
+/* A run's status (0 ok, 1 failed, 130 interrupted) as a command code. */
+static int session_code(int status)
+{
+    return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
+}
+
+/* The command line's declaration, opened (rc: how that went): its one job as sysbench runs
+ * it. Everything that needs no I/O is checked before the header, which the runner prints
+ * (session_ready) once the threads are up; the settings are applied only then, so that a
+ * refused run changes nothing. */
+static int session_run_plain(struct session *s, int rc, FILE *interim, json_t **doc)
+{
+    const struct sbio_topology *topo = s->topo;
+    struct session_job j;
+    bool ran = false;
+    memset(&j, 0, sizeof(j));
+    /* The seed is drawn here so the header can print it before the run; rank 0's is every
+     * rank's, so --rand-seed repeats a multi-rank run too. */
+    uint64_t seed =
+        s->set->rand_seed ? s->set->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&j);
+    sbio_mpi_bcast_u64(&seed);
+    char note[256] = "";
+    if (!rc) {
+        rc = session_job_build(&j, s, 0, 0, s->decl->phases[0].jobs[0].threads, 0, seed);
+        j.env.created = s->created;
+        j.lines = (struct session_lines){.out = interim,
+                                         .of = {.set = s->set, .job = &j.whole},
+                                         .s = s,
+                                         .seed = seed,
+                                         .want_env = doc && topo->rank == 0,
+                                         .note = ""};
+        session_interim(&j, s->set, &j.lines);
+    }
+    if (!rc)
+        rc = sbio_runner_check(&j.job, &j.env);
+    if (!rc)
+        rc = session_plan_fds(&j, 1, s->fs.nfiles, note, sizeof(note));
+    /* A set seqwr made for a run refused here is taken back: bad input leaves no trace. */
+    if (rc == -SBIO_EUSAGE && s->created)
+        sbio_fileset_discard(&s->fs);
+    if (!rc)
+        rc = session_scope_verify(s, s->decl);
+    if (!rc)
+        rc = session_apply(s);
+    j.lines.note = note;
+    rc = sbio_session_agree(topo, rc, "refused the run");
+    fflush(s->text);
+    if (!rc)
+        ran = !(rc = session_run_rank(&j));
+    int rrc = session_restore(s);
+    /* A process that could not start its threads printed why; then nobody reports. */
+    int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");
+    if (ran && (arc || (rc = sbio_mpi_reduce_result(&j.res)))) {
+        rc = arc ? arc : rc;
+        sbio_run_result_free(&j.res);
+        ran = false;
+    }
+    if (ran) {
+        rc = session_code(session_report_run(s, &j.lines.of, &j.res, rrc, doc));
+        sbio_run_result_free(&j.res);
+    }
+    session_close(s);
+    return rc;
 }
 
 /* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
@@ -1000,9 +950,9 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
                                                     : p->jobs[k].fsync_end;
         char prio[24], with[48] = "";
-        if (jobs[k].view.ioprio != SBIO_IOPRIO_NONE)
+        if (jobs[k].whole.ioprio != SBIO_IOPRIO_NONE)
             snprintf(with, sizeof(with), ", I/O priority %s",
-                     sbio_ioprio_name(prio, sizeof(prio), jobs[k].view.ioprio));
+                     sbio_ioprio_name(prio, sizeof(prio), jobs[k].whole.ioprio));
         char thr[64], ops[320] = "";
         if (jobs[k].job.tree)
             session_tree_ops(ops, sizeof(ops), &p->jobs[k]);
@@ -1015,13 +965,14 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                 with);
         if (jobs[k].group_desc[0])
             fprintf(ses->text, "Group: %s\n", jobs[k].group_desc);
-        sbio_report_text_scope(ses->text, &jobs[k].view, &ses->fs, &jobs[k].res,
+        struct sbio_report_of of = {.set = ses->set, .job = &jobs[k].whole};
+        sbio_report_text_scope(ses->text, &of, &ses->fs, &jobs[k].res,
                                p->njobs > 1 ? SBIO_REPORT_JOB_SHARE : SBIO_REPORT_WHOLE);
         if (want_doc)
             json_array_append_new(
                 jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
                               job_declared(&p->jobs[k]), "result",
-                              sbio_json_result(&jobs[k].view, &ses->fs, &jobs[k].res, ses->env)));
+                              sbio_json_result(&of, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
     if (!tot) { /* one job, or one that measured nothing: the phase's row is the job's */
@@ -1030,17 +981,18 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     }
     /* The total's configuration: the first job's, with every job's threads and the deepest
      * queue. */
-    struct sbio_config all = jobs[0].view;
+    struct sbio_job all = jobs[0].whole;
     all.threads = tot->threads / ses->topo->nranks; /* per rank, as a plain run's */
     all.rate = 0;                                   /* each job's --rate is reported with the job */
     all.ioprio = tot->ioprio;                       /* the jobs' own when they differ */
     for (unsigned k = 1; k < p->njobs; k++)
-        all.iodepth = jobs[k].view.iodepth > all.iodepth ? jobs[k].view.iodepth : all.iodepth;
+        all.iodepth = jobs[k].whole.iodepth > all.iodepth ? jobs[k].whole.iodepth : all.iodepth;
+    struct sbio_report_of of = {.set = ses->set, .job = &all};
     fprintf(ses->text, "\n--- Phase %s, all jobs ---\n", p->name);
-    sbio_report_text(ses->text, &all, &ses->fs, tot);
+    sbio_report_text(ses->text, &of, &ses->fs, tot);
     sbio_report_phase_add(&ses->summary, p->name, p->njobs, tot);
     if (want_doc)
-        json_object_set_new(pj, "total", sbio_json_result(&all, &ses->fs, tot, ses->env));
+        json_object_set_new(pj, "total", sbio_json_result(&of, &ses->fs, tot, ses->env));
     session_shares(ses, p, jobs, pj, want_doc);
 }
 
@@ -1074,20 +1026,9 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
     int rc = 0;
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
         struct session_job *j = &jobs[k];
-        rc = session_job_declared(j, ses->cfg, s, p, k, total, before, seed + pi, &ses->fs);
-        if (s->tree.set)
-            session_job_tree(j, pi, &ses->tree);
-        /* Under MPI each rank runs its share of the job's events and rate; ranks with sets
-         * of their own draw from seeds of their own. */
-        j->job.events = session_rank_share(j->view.events, ses->topo);
-        j->job.rate = session_rank_share(j->view.rate, ses->topo);
-        if (ses->cfg->file_per_rank && ses->topo->rank)
-            j->job.seed = sbio_mix64(j->job.seed ^ ses->topo->rank);
-        j->env =
-            (struct sbio_runner_env){.fs = &ses->fs, .target = &ses->target, .memgroup = &ses->mem};
-        session_place(j, ses, before, total);
+        rc = session_job_build(j, ses, pi, k, total, before, seed);
         before += p->jobs[k].threads;
-        session_interim(j, ses->cfg, NULL);
+        session_interim(j, ses->set, NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
     for (unsigned k = 0; k < p->njobs && !rc; k++)
@@ -1124,7 +1065,7 @@ static int session_phase_run(struct session *ses, const struct sbio_script_phase
         jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
     /* --warmup=auto: the jobs start measuring together (runner.h). */
     struct sbio_warmup_phase *wph =
-        !rc && ses->cfg->warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
+        !rc && p->jobs[0].warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.warmup_phase = wph;
     unsigned started = 0;
@@ -1328,13 +1269,13 @@ static int session_check_groups(const struct sbio_target *t, const struct sbio_s
 /* Every job's I/O priority (its own, else the command line's) tried before the header: the
  * realtime class without the privilege is refused then, not phase by phase. 0 or
  * -SBIO_EUSAGE (message printed). */
-static int session_check_ioprio(const struct sbio_config *cfg, const struct sbio_script *s)
+static int session_check_ioprio(const struct sbio_settings *set, const struct sbio_script *s)
 {
     int rc = 0;
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
         for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
             int prio = s->phases[pi].jobs[k].ioprio;
-            rc = sbio_ioprio_check(prio != SBIO_IOPRIO_NONE ? prio : cfg->ioprio);
+            rc = sbio_ioprio_check(prio != SBIO_IOPRIO_NONE ? prio : set->job.ioprio);
         }
     return rc;
 }
@@ -1356,7 +1297,7 @@ static bool session_script_cold(const struct sbio_script *s)
 /* Under n MPI ranks every rank runs a share of each job's events and rate (a share of 0
  * would be no limit: refused), and a set the ranks share cannot take a seqwr job (it
  * empties the files every rank writes). 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_script *s,
+static int session_check_ranks(const struct sbio_settings *set, const struct sbio_script *s,
                                unsigned n)
 {
     for (unsigned pi = 0; pi < s->nphases && n > 1; pi++) {
@@ -1376,7 +1317,7 @@ static int session_check_ranks(const struct sbio_config *cfg, const struct sbio_
                          events ? ev : j->rate, events ? "" : " ops/s", n, n);
                 return -SBIO_EUSAGE;
             }
-            if (j->mode == SBIO_MODE_SEQWR && !cfg->file_per_rank) {
+            if (j->mode == SBIO_MODE_SEQWR && !set->file_per_rank) {
                 sbio_err("phase \"%s\", job \"%s\": seqwr on a set shared by %u ranks empties "
                          "the files every rank writes; accepted: --file-per-rank, or seqrewr",
                          p->name, j->name, n);
@@ -1608,12 +1549,12 @@ static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigne
 }
 
 /* Every job's operations against the script's file set (a tree, or a flat set); --verify
- * (cfg) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_ops(const struct sbio_config *cfg, const struct sbio_script *s,
+ * (set) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
+static int session_check_ops(const struct sbio_settings *set, const struct sbio_script *s,
                              unsigned sharing)
 {
     int rc = 0;
-    if (cfg->verify && s->tree.set) {
+    if (set->verify && s->tree.set) {
         sbio_err("--verify: %s declares a file tree (line %d), whose files carry no "
                  "verification stamps; run it without --verify",
                  s->path, s->tree.line);
@@ -1632,23 +1573,23 @@ static int session_check_ops(const struct sbio_config *cfg, const struct sbio_sc
     return rc;
 }
 
-int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
+int sbio_session_check_decl(const struct sbio_settings *set, const struct sbio_script *s,
                             unsigned nranks)
 {
     /* The ranks sharing the set (1 alone) number their threads as one phase's. */
-    unsigned sharing = cfg->file_per_rank ? 1 : nranks;
-    if (session_check_ops(cfg, s, sharing))
+    unsigned sharing = set->file_per_rank ? 1 : nranks;
+    if (session_check_ops(set, s, sharing))
         return -SBIO_EUSAGE;
-    if ((cfg->verify && session_check_verify(s, sharing)) || session_check_ranks(cfg, s, nranks))
+    if ((set->verify && session_check_verify(s, sharing)) || session_check_ranks(set, s, nranks))
         return -SBIO_EUSAGE;
     return 0;
 }
 
-int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s)
+int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s)
 {
     struct sbio_target t;
-    if (sbio_session_check_decl(cfg, s, sbio_mpi_size()) || session_check_ioprio(cfg, s) ||
-        session_target(cfg, &t) || session_check_groups(&t, s))
+    if (sbio_session_check_decl(set, s, sbio_mpi_size()) || session_check_ioprio(set, s) ||
+        session_target(set, &t) || session_check_groups(&t, s))
         return -SBIO_EUSAGE;
     return 0;
 }
@@ -1687,7 +1628,7 @@ static void session_script_header(struct session *ses, const struct sbio_script 
                 "MPI: %u ranks on %u host%s, each running every job's threads; %s; a phase's "
                 "events and a job's rate are split across ranks\n",
                 t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s",
-                ses->cfg->file_per_rank ? "each rank its own file set in DIR/rank.N"
+                ses->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                         : "one file set shared by every rank");
     sbio_report_memgroup(ses->text, &ses->mem, session_script_cold(s));
 }
@@ -1697,12 +1638,12 @@ static void session_script_header(struct session *ses, const struct sbio_script 
 static int session_script_end(struct session *ses, const struct sbio_script *s, json_t *mine,
                               int st)
 {
-    const struct sbio_config *cfg = ses->cfg;
+    const struct sbio_settings *set = ses->set;
     if (mine && s->has_report) {
         char err[512];
         fprintf(ses->text, "\n=== report() of %s ===\n", s->path);
         fflush(ses->text);
-        if (sbio_script_report(s, cfg->xname, cfg->xvalue, cfg->nxopt, mine, ses->text, err,
+        if (sbio_script_report(s, set->xname, set->xvalue, set->nxopt, mine, ses->text, err,
                                sizeof(err))) {
             sbio_err("report(): %s", err);
             st = st ? st : 1;
@@ -1712,53 +1653,50 @@ static int session_script_end(struct session *ses, const struct sbio_script *s, 
     return g == -EINTR ? 130 : g ? 1 : 0;
 }
 
-int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
-                            const struct sbio_script *s, FILE *text, json_t **doc)
+/* A script's declaration, opened (rc: how that went): its phases in order, the settings
+ * applied for all of them. */
+static int session_run_phases(struct session *ses, int rc, json_t **doc)
 {
-    struct session ses;
+    const struct sbio_settings *set = ses->set;
+    const struct sbio_script *s = ses->decl;
+    const struct sbio_topology *topo = ses->topo;
+    FILE *text = ses->text;
     int st = 0; /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
-    if (doc)
-        *doc = NULL;
-    int rc = sbio_session_check_script(cfg, s);
-    bool opened = !rc;
-    if (opened)
-        rc = session_open(&ses, cfg, topo, text, s->path, s->tree.set ? &s->tree : NULL);
     if (!rc)
-        rc = session_scope_verify(&ses, s);
+        rc = session_scope_verify(ses, s);
     if (!rc)
-        rc = session_apply(&ses);
+        rc = session_apply(ses);
     rc = sbio_session_agree(topo, rc, "refused the script");
-    if (!rc && s->tree.set && (rc = session_tree_shared(&ses, s)))
-        session_restore(&ses);
+    if (!rc && s->tree.set && (rc = session_tree_shared(ses, s)))
+        session_restore(ses);
     if (rc) {
-        if (opened)
-            session_close(&ses);
+        session_close(ses);
         return rc;
     }
-    uint64_t seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    uint64_t seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
     sbio_mpi_bcast_u64(&seed);
-    session_script_header(&ses, s, seed);
+    session_script_header(ses, s, seed);
     /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */
     bool want_doc = topo->rank == 0 && (doc || s->has_report);
-    session_describe(&ses, want_doc);
+    session_describe(ses, want_doc);
     json_t *phases = json_array();
     unsigned refused = 0; /* the same on every rank: each phase's refusal is agreed */
     /* Every rank starts the next phase or none: a signal on one rank stops them all. */
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++) {
         if (sbio_mpi_agree(sbio_stop_requested() || st == 130 ? -EINTR : 0, NULL))
             break;
-        rc = session_script_phase(&ses, s, pi, seed, phases, want_doc, &st, &refused);
+        rc = session_script_phase(ses, s, pi, seed, phases, want_doc, &st, &refused);
     }
-    sbio_report_phases(text, &ses.summary);
-    if (session_restore(&ses))
+    sbio_report_phases(text, &ses->summary);
+    if (session_restore(ses))
         st = st ? st : 1;
     json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);
-    st = session_script_end(&ses, s, mine, st);
+    st = session_script_end(ses, s, mine, st);
     if (doc)
         *doc = mine;
     else
         json_decref(mine);
-    session_close(&ses);
+    session_close(ses);
     /* A refused phase is the script's input that cannot run here: exit 2 even when the other
      * phases ran, unless a run failed (1) or was interrupted (130). */
     if (!rc && !st && refused) {
@@ -1767,4 +1705,17 @@ int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_top
         return -SBIO_EUSAGE;
     }
     return rc ? rc : session_code(st);
+}
+
+int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                     const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
+{
+    struct session s;
+    if (doc)
+        *doc = NULL;
+    int rc = decl->plain ? 0 : sbio_session_check_script(set, decl);
+    if (rc)
+        return rc;
+    rc = session_open(&s, set, decl, topo, text);
+    return decl->plain ? session_run_plain(&s, rc, interim, doc) : session_run_phases(&s, rc, doc);
 }

@@ -7,57 +7,55 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "options.h"
+#include "decl.h"
 #include "topology.h"
 
 /* The checks that need no change to anything: root for settings and --drop-caches, the
  * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
-int sbio_session_check(const struct sbio_config *cfg);
+int sbio_session_check(const struct sbio_settings *set);
 
 /* Meet the other ranks (no-op alone) with this one's status rc; rank 0 names the rank that
  * stopped everyone ("rank N of M <what>") when it was another one. The agreed status. */
 int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what);
 
-/* Apply cfg's scheduler and queue settings and put them back at once: what only the kernel
+/* Apply set's scheduler and queue settings and put them back at once: what only the kernel
  * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
  * compare starts (by host leaders only; 0 elsewhere). 0, -SBIO_EUSAGE (message printed,
  * nothing left changed) or -errno. */
-int sbio_session_try_settings(const struct sbio_config *cfg, const struct sbio_topology *topo);
+int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo);
 
-/* Run once. The text report (settings applied, header, environment, report) goes to text,
- * interim lines to interim; *doc (when doc is not NULL) gets the JSON result document of a
- * run that happened, however it ended. Returns a command code (util.h): 0; -SBIO_EFAILED
- * when the run failed (an I/O error, a bad block, a setting not restored); -EINTR when a
- * signal stopped it; or, when it could not start, -SBIO_EUSAGE (message printed, nothing
- * changed) or -errno.
- * Under MPI (topo->nranks > 1) every rank calls it with the same configuration and all get the
+/* Run a declaration: the command line's (one job, decl->plain) or a script's. The text
+ * report goes to text, interim lines (a plain run's) to interim; *doc (when doc is not NULL)
+ * gets the JSON result document of a run that happened, however it ended: schema sbio-run/1
+ * for the command line's job, sbio-script/1 for a script (phases[], each with its jobs'
+ * result documents and the total). A plain run prints sysbench's header once its threads are
+ * up and one report; a script's phases run in order, each phase's jobs side by side on their
+ * own threads, one text report per job and, for phases of several jobs, one for the phase.
+ * Settings (--scheduler, --queue) hold for the whole session.
+ * Returns a command code (util.h): 0; -SBIO_EFAILED when the run failed (an I/O error, a bad
+ * block, a setting not restored); -EINTR when a signal stopped it; or, when it could not
+ * start, -SBIO_EUSAGE (message printed, nothing changed) or -errno; and -SBIO_EUSAGE when the
+ * system refused a script's phase (the others ran and *doc is set; a run's failure or a
+ * signal is returned first).
+ * Under MPI (topo->nranks > 1) every rank calls it with the same declaration and all get the
  * same code: rank 0 alone writes text and gets *doc, for every rank's merged result; only
  * host leaders apply settings and drop caches (see mpi.h). */
-int sbio_session_run(const struct sbio_config *cfg, const struct sbio_topology *topo, FILE *text,
-                     FILE *interim, json_t **doc);
+int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                     const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc);
 
 struct sbio_script;
 
-/* What a script's declarations allow with cfg under nranks MPI ranks, before anything is
+/* What a script's declarations allow with set under nranks MPI ranks, before anything is
  * opened: --verify's partition (a phase's jobs must not share a block) and the ranks' shares
  * (each job's share of a phase's events and its rate split across ranks: a share of 0
  * would be no limit; no seqwr job on a set the ranks share). The same on every rank: called
  * with the command line's checks. Pure; 0 or -SBIO_EUSAGE (message printed). */
-int sbio_session_check_decl(const struct sbio_config *cfg, const struct sbio_script *s,
+int sbio_session_check_decl(const struct sbio_settings *set, const struct sbio_script *s,
                             unsigned nranks);
 
-/* The checks of a script under cfg that change nothing: --verify against its phases, each
+/* The checks of a script under set that change nothing: --verify against its phases, each
  * job's I/O priority and group (against the set's devices). compare makes them for every
  * setting before the first runs. 0 or -SBIO_EUSAGE (message printed). */
-int sbio_session_check_script(const struct sbio_config *cfg, const struct sbio_script *s);
-
-/* Run a script's phases in order, each phase's jobs side by side on their own threads; one
- * text report per job and, for phases of several jobs, one for the phase; *doc (when doc is
- * not NULL) gets a document of schema "sbio-script/1" (phases[], each with its jobs' result
- * documents and the total). Settings from the command line (--scheduler, --queue) hold for
- * the whole script. Returns as sbio_session_run does, and -SBIO_EUSAGE when the system refused
- * a phase (the others ran and *doc is set; a run's failure or a signal is returned first). */
-int sbio_session_run_script(const struct sbio_config *cfg, const struct sbio_topology *topo,
-                            const struct sbio_script *s, FILE *text, json_t **doc);
+int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s);
 
 #endif

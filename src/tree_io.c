@@ -512,11 +512,11 @@ static void tree_announce(const struct sbio_tree *t, const struct tree_fix *fx, 
 }
 
 /* The manifest in dirfd, checked for a prepare of d: 0 with *had, or -SBIO_EUSAGE (said). */
-static int tree_prep_manifest(int dirfd, const struct sbio_config *cfg,
+static int tree_prep_manifest(int dirfd, const struct sbio_settings *set,
                               const struct sbio_tree_decl *d, struct sbio_manifest_tree *m,
                               bool *had)
 {
-    int rc = tree_read_manifest(dirfd, cfg->dir, m);
+    int rc = tree_read_manifest(dirfd, set->dir, m);
     *had = !rc;
     if (rc == -ENOENT)
         return 0;
@@ -526,8 +526,8 @@ static int tree_prep_manifest(int dirfd, const struct sbio_config *cfg,
         char a[192], b[192];
         sbio_err("%s:%d: %s holds another tree (%s); the script declares %s: run sbio cleanup "
                  "--dir %s first",
-                 cfg->script, d->line, cfg->dir, tree_rule_str(&m->decl, a, sizeof(a)),
-                 tree_rule_str(d, b, sizeof(b)), cfg->dir);
+                 set->script, d->line, set->dir, tree_rule_str(&m->decl, a, sizeof(a)),
+                 tree_rule_str(d, b, sizeof(b)), set->dir);
         return -SBIO_EUSAGE;
     }
     return 0;
@@ -593,18 +593,18 @@ static int tree_prep_make(struct sbio_tree *t, int dirfd, uint64_t mdirs, FILE *
     return 0;
 }
 
-int sbio_tree_prepare(const struct sbio_config *cfg, const struct sbio_tree_decl *d, FILE *out)
+int sbio_tree_prepare(const struct sbio_settings *set, const struct sbio_tree_decl *d, FILE *out)
 {
     struct sbio_tree t = {.rootfd = -1};
     struct sbio_manifest_tree m;
     bool had = false;
-    int dirfd = sbio_fileset_open_dir(cfg, true);
+    int dirfd = sbio_fileset_open_dir(set, true);
     if (dirfd < 0)
         return dirfd;
-    int rc = tree_prep_manifest(dirfd, cfg, d, &m, &had);
-    uint64_t seed = had ? m.seed : cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
+    int rc = tree_prep_manifest(dirfd, set, d, &m, &had);
+    uint64_t seed = had ? m.seed : set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
     if (!rc)
-        rc = sbio_tree_shape(&t, d, cfg->dir, seed, cfg->script);
+        rc = sbio_tree_shape(&t, d, set->dir, seed, set->script);
     if (!rc && !(t.cur_size = malloc(t.files * sizeof(*t.cur_size))))
         rc = -ENOMEM;
     uint64_t mdirs = 0;
@@ -619,17 +619,17 @@ int sbio_tree_prepare(const struct sbio_config *cfg, const struct sbio_tree_decl
 
 /* ---- cleanup ---- */
 
-int sbio_tree_cleanup(const struct sbio_config *cfg, FILE *out)
+int sbio_tree_cleanup(const struct sbio_settings *set, FILE *out)
 {
     struct sbio_tree t = {.rootfd = -1};
     struct sbio_manifest_tree m;
     struct tree_walk w = {0};
-    int dirfd = sbio_fileset_open_dir(cfg, true);
+    int dirfd = sbio_fileset_open_dir(set, true);
     if (dirfd < 0)
         return dirfd;
-    int rc = tree_read_manifest(dirfd, cfg->dir, &m);
+    int rc = tree_read_manifest(dirfd, set->dir, &m);
     if (!rc)
-        rc = sbio_tree_shape(&t, &m.decl, cfg->dir, m.seed, SBIO_MANIFEST);
+        rc = sbio_tree_shape(&t, &m.decl, set->dir, m.seed, SBIO_MANIFEST);
     if (!rc && !(t.cur_size = malloc(t.files * sizeof(*t.cur_size))))
         rc = -ENOMEM;
     bool root = false;
@@ -644,18 +644,18 @@ int sbio_tree_cleanup(const struct sbio_config *cfg, FILE *out)
     if (!rc) {
         fprintf(
             out, "Removing the file tree in %s/%s: %" PRIu64 " file%s, %" PRIu64 " folder%s%s\n",
-            cfg->dir, SBIO_TREE_ROOT, w.files, w.files == 1 ? "" : "s", w.folders + w.mdirs + root,
+            set->dir, SBIO_TREE_ROOT, w.files, w.files == 1 ? "" : "s", w.folders + w.mdirs + root,
             w.folders + w.mdirs + root == 1 ? "" : "s", m.complete ? "" : " (incomplete tree)");
         if (root)
             rc = tree_walk(&t, TREE_REMOVE, &w);
     }
     if (!rc && root && unlinkat(dirfd, SBIO_TREE_ROOT, AT_REMOVEDIR)) {
         rc = -errno;
-        sbio_err("%s/%s: rmdir: %s", cfg->dir, SBIO_TREE_ROOT, strerror(errno));
+        sbio_err("%s/%s: rmdir: %s", set->dir, SBIO_TREE_ROOT, strerror(errno));
     }
     if (!rc && unlinkat(dirfd, SBIO_MANIFEST, 0)) {
         rc = -errno;
-        sbio_err("%s/%s: unlink: %s", cfg->dir, SBIO_MANIFEST, strerror(errno));
+        sbio_err("%s/%s: unlink: %s", set->dir, SBIO_MANIFEST, strerror(errno));
     }
     if (!rc)
         fsync(dirfd);
@@ -667,14 +667,14 @@ int sbio_tree_cleanup(const struct sbio_config *cfg, FILE *out)
 /* ---- a run's open and scan ---- */
 
 /* The manifest a run's tree must have: there, complete, d's rule. 0 or -SBIO_EUSAGE (said). */
-static int tree_run_manifest(int dirfd, const struct sbio_config *cfg,
+static int tree_run_manifest(int dirfd, const struct sbio_settings *set,
                              const struct sbio_tree_decl *d, const char *script,
                              struct sbio_manifest_tree *m)
 {
-    int rc = tree_read_manifest(dirfd, cfg->dir, m);
+    int rc = tree_read_manifest(dirfd, set->dir, m);
     if (rc == -ENOENT) {
         sbio_err("no file tree in %s (no %s); run sbio prepare --script %s --dir %s first",
-                 cfg->dir, SBIO_MANIFEST, script, cfg->dir);
+                 set->dir, SBIO_MANIFEST, script, set->dir);
         return -SBIO_EUSAGE;
     }
     if (rc)
@@ -682,14 +682,14 @@ static int tree_run_manifest(int dirfd, const struct sbio_config *cfg,
     if (!m->complete) {
         sbio_err("the file tree in %s is incomplete (prepare was interrupted); run sbio prepare "
                  "again to finish it, or sbio cleanup",
-                 cfg->dir);
+                 set->dir);
         return -SBIO_EUSAGE;
     }
     if (!tree_same_rule(&m->decl, d)) {
         char a[192], b[192];
         sbio_err("%s:%d: the tree in %s was prepared as %s; the script declares %s: prepare "
                  "with the same script options, or run sbio cleanup first",
-                 script, d->line, cfg->dir, tree_rule_str(&m->decl, a, sizeof(a)),
+                 script, d->line, set->dir, tree_rule_str(&m->decl, a, sizeof(a)),
                  tree_rule_str(d, b, sizeof(b)));
         return -SBIO_EUSAGE;
     }
@@ -709,22 +709,22 @@ static void tree_say_repair(const struct sbio_tree *t, const struct tree_fix *fx
             fx->folders, fx->folders == 1 ? "" : "s", fx->mdirs);
 }
 
-int sbio_tree_open(struct sbio_tree *t, const struct sbio_config *cfg,
+int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
                    const struct sbio_tree_decl *d, const char *script, FILE *out)
 {
     struct sbio_manifest_tree m;
     memset(t, 0, sizeof(*t));
     t->rootfd = -1;
-    int dirfd = sbio_fileset_open_dir(cfg, true);
+    int dirfd = sbio_fileset_open_dir(set, true);
     if (dirfd < 0)
         return dirfd;
-    int rc = tree_run_manifest(dirfd, cfg, d, script, &m);
+    int rc = tree_run_manifest(dirfd, set, d, script, &m);
     if (!rc)
-        rc = sbio_tree_shape(t, d, cfg->dir, m.seed, script);
+        rc = sbio_tree_shape(t, d, set->dir, m.seed, script);
     if (!rc && !(t->cur_size = malloc(t->files * sizeof(*t->cur_size))))
         rc = -ENOMEM;
     if (!rc && (rc = tree_open_root(t, dirfd)) == -ENOENT) {
-        sbio_err("%s/%s is missing; run sbio cleanup and prepare again", cfg->dir, SBIO_TREE_ROOT);
+        sbio_err("%s/%s is missing; run sbio cleanup and prepare again", set->dir, SBIO_TREE_ROOT);
         rc = -SBIO_EUSAGE;
     }
     struct tree_walk w;

@@ -69,6 +69,18 @@ const char *sbio_random_order_name(int order)
     return vocab_name(SBIO_RANDOM_ORDER_CHOICES, order);
 }
 
+const char *const sbio_cmd_names[SBIO_CMD_NR] = {
+    [SBIO_CMD_NONE] = "",           [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
+    [SBIO_CMD_CLEANUP] = "cleanup", [SBIO_CMD_COMPARE] = "compare", [SBIO_CMD_DIFF] = "diff",
+    [SBIO_CMD_PLOT] = "plot",       [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
+    [SBIO_CMD_VERSION] = "version",
+};
+
+const char *sbio_cmd_name(enum sbio_cmd cmd)
+{
+    return cmd < SBIO_CMD_NR ? sbio_cmd_names[cmd] : "?";
+}
+
 const char *const sbio_extra_flag_names[SBIO_XF_NR] = {"sync", "dsync", "direct"};
 
 int sbio_extra_flag(const char *name)

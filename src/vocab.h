@@ -7,6 +7,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The commands (the command line's first word). */
+enum sbio_cmd {
+    SBIO_CMD_NONE,
+    SBIO_CMD_PREPARE,
+    SBIO_CMD_RUN,
+    SBIO_CMD_CLEANUP,
+    SBIO_CMD_COMPARE,
+    SBIO_CMD_DIFF,
+    SBIO_CMD_PLOT,
+    SBIO_CMD_RESTORE,
+    SBIO_CMD_HELP,
+    SBIO_CMD_VERSION,
+    SBIO_CMD_NR
+};
+/* The commands' words, as typed ("" for SBIO_CMD_NONE). */
+extern const char *const sbio_cmd_names[SBIO_CMD_NR];
+const char *sbio_cmd_name(enum sbio_cmd cmd);
+
 enum sbio_mode {
     SBIO_MODE_SEQWR,
     SBIO_MODE_SEQREWR,
@@ -46,6 +64,10 @@ enum sbio_fill { SBIO_FILL_RANDOM, SBIO_FILL_ZERO, SBIO_FILL_COMPRESSIBLE };
 
 /* --warmup=auto: one throughput sample a second, settled over this many. */
 #define SBIO_WARMUP_WINDOW 5
+
+/* The command line's limits: words after a command, items of a list option. */
+#define SBIO_MAX_ARGS 64
+#define SBIO_MAX_LIST 32
 
 /* The enums' words, as the command line and scripts spell them: index = value. */
 #define SBIO_MODE_CHOICES         "seqwr|seqrewr|seqrd|rndrd|rndwr|rndrw"

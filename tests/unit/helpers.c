@@ -137,3 +137,69 @@ int tdir_teardown(void **state)
     free(t);
     return rc;
 }
+
+#define SLOTS 8
+static unsigned slot_next;
+
+const struct sbio_settings *TS(const struct sbio_config *cfg)
+{
+    static struct sbio_settings set[SLOTS];
+    struct sbio_settings *s = &set[slot_next++ % SLOTS];
+    sbio_options_settings(cfg, s);
+    return s;
+}
+
+void test_job_from_config(struct sbio_job *job, const struct sbio_config *cfg)
+{
+    static struct sbio_script decl;
+    const struct sbio_settings *set = TS(cfg);
+    sbio_options_declare(set, cfg, &decl);
+    sbio_job_declare(job, &decl.phases[0], 0, cfg->events, set);
+    job->seed = cfg->rand_seed;
+    job->block_what = "--file-block-size";
+}
+
+const struct sbio_report_of *TOF(const struct sbio_config *cfg)
+{
+    static struct sbio_job job[SLOTS];
+    static struct sbio_report_of of[SLOTS];
+    unsigned k = slot_next % SLOTS;
+    of[k].set = TS(cfg);
+    test_job_from_config(&job[k], cfg);
+    of[k].job = &job[k];
+    return &of[k];
+}
+
+const struct sbio_diff_opts *TDIFF(const struct sbio_config *cfg)
+{
+    static struct sbio_diff_opts o[SLOTS];
+    struct sbio_diff_opts *d = &o[slot_next++ % SLOTS];
+    *d = (struct sbio_diff_opts){.nargs = cfg->nargs,
+                                 .args = cfg->args,
+                                 .diff_split = cfg->diff_split,
+                                 .metrics = cfg->metrics,
+                                 .output = cfg->output,
+                                 .threshold = cfg->threshold,
+                                 .threshold_given = sbio_options_given(cfg, "threshold"),
+                                 .argc = cfg->argc,
+                                 .argv = cfg->argv};
+    return d;
+}
+
+const struct sbio_plot_opts *TPLOT(const struct sbio_config *cfg)
+{
+    static struct sbio_plot_opts o[SLOTS];
+    struct sbio_plot_opts *d = &o[slot_next++ % SLOTS];
+    *d = (struct sbio_plot_opts){.nargs = cfg->nargs,
+                                 .args = cfg->args,
+                                 .output = cfg->output,
+                                 .plot_size = cfg->plot_size,
+                                 .keep_data = cfg->keep_data};
+    return d;
+}
+
+uint64_t tu_iodepth_batch(const struct sbio_config *cfg)
+{
+    return sbio_iodepth_batch_of(cfg->iodepth_batch, cfg->iodepth,
+                                 cfg->extra_flags & SBIO_XF_DIRECT);
+}

@@ -100,4 +100,21 @@ struct sbio_hist;
  * squares equal up to rounding (values summed in another order). */
 void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b);
 
+/* The command line's configuration as the layers below main see it: the session's settings,
+ * the report's description (the command line's one job, with cfg's --events and seed),
+ * diff's and plot's options, the job the runner gets. Each points into cfg and into one of
+ * a few slots used in turn: good for the call it is written in. */
+#include "decl.h"
+#include "diff.h"
+#include "job.h"
+#include "options.h"
+#include "plot.h"
+#include "report.h"
+const struct sbio_settings *TS(const struct sbio_config *cfg);
+const struct sbio_report_of *TOF(const struct sbio_config *cfg);
+const struct sbio_diff_opts *TDIFF(const struct sbio_config *cfg);
+const struct sbio_plot_opts *TPLOT(const struct sbio_config *cfg);
+void test_job_from_config(struct sbio_job *job, const struct sbio_config *cfg);
+uint64_t tu_iodepth_batch(const struct sbio_config *cfg);
+
 #endif

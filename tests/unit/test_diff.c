@@ -1,6 +1,6 @@
 /* Unit tests for sbio diff (src/diff.c) on crafted JSON documents: minimal run results
  * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
- * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
+ * written to a mkdtemp folder, diffed through sbio_diff(TDIFF()) with a configuration parsed from
  * a real command line (so --threshold is "given" exactly as on the command line), its output
  * and stderr written to temporary files. Checked: the Δ% printed per row and its mark
  * (better and worse, for throughput and for latency; no mark under 1%), zero baselines
@@ -194,7 +194,7 @@ static void run_diff(struct result *r, const char *a, const char *b, const char 
     struct capture co, ce;
     cap_begin_fd(&co, STDOUT_FILENO);
     cap_begin(&ce);
-    r->rc = sbio_diff(&cfg, stdout);
+    r->rc = sbio_diff(TDIFF(&cfg), stdout);
     fflush(stdout);
     cap_end(&ce, r->err, sizeof(r->err));
     cap_end(&co, r->out, sizeof(r->out));
@@ -217,7 +217,7 @@ static void run_diffv(struct result *r, const char *const *args)
     if (sbio_options_parse(&cfg, argc, argv) || sbio_options_validate(&cfg, 1))
         r->rc = -SBIO_EUSAGE;
     else
-        r->rc = sbio_diff(&cfg, stdout);
+        r->rc = sbio_diff(TDIFF(&cfg), stdout);
     fflush(stdout);
     cap_end(&ce, r->err, sizeof(r->err));
     cap_end(&co, r->out, sizeof(r->out));

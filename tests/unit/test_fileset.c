@@ -106,7 +106,7 @@ static int prepare(const struct sbio_config *cfg, char *err, size_t errlen)
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_prepare(cfg, NULL, stdout);
+    int rc = sbio_fileset_prepare(TS(cfg), NULL, stdout);
     cap_end(&c, err, errlen);
     return rc;
 }
@@ -119,8 +119,8 @@ static int set_cmd_to(const struct sbio_config *cfg, char **out, char *err, size
     assert_non_null(f);
     struct capture c;
     cap_begin(&c);
-    int rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(cfg, NULL, f)
-                                          : sbio_fileset_cleanup(cfg, f);
+    int rc = cfg->cmd == SBIO_CMD_PREPARE ? sbio_fileset_prepare(TS(cfg), NULL, f)
+                                          : sbio_fileset_cleanup(TS(cfg), f);
     cap_end(&c, err, errlen);
     fclose(f);
     return rc;
@@ -131,7 +131,7 @@ static int open_set(struct sbio_fileset *fs, const struct sbio_config *cfg, bool
 {
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_open(fs, cfg, allow_create, created);
+    int rc = sbio_fileset_open(fs, TS(cfg), allow_create, created);
     cap_end(&c, err, errlen);
     return rc;
 }
@@ -173,7 +173,7 @@ static void test_shape(void **state)
     struct sbio_fileset fs = {.dirfd = -1};
     make_cfg(&cfg, *state, "prepare", "--file-num=3", "--file-total-size=10000",
              "--file-block-size=512", "--file-fill=compressible:30", "--file-prealloc=fallocate");
-    assert_int_equal(sbio_fileset_shape(&fs, &cfg, 1234), 0);
+    assert_int_equal(sbio_fileset_shape(&fs, TS(&cfg), 1234), 0);
     assert_int_equal(fs.nfiles, 3);
     for (unsigned i = 0; i < 3; i++) {
         char name[32];
@@ -196,14 +196,14 @@ static void test_shape(void **state)
     struct capture c;
     char err[MSG_MAX];
     cap_begin(&c);
-    int rc = sbio_fileset_shape(&fs, &cfg, 1);
+    int rc = sbio_fileset_shape(&fs, TS(&cfg), 1);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_null(fs.files);
     assert_has(err, "--file-total-size=7 over --file-num=8 files gives empty files");
     /* One byte a file is enough: prepare makes each a whole block. */
     make_cfg(&cfg, *state, "prepare", "--file-num=8", "--file-total-size=8");
-    assert_int_equal(sbio_fileset_shape(&fs, &cfg, 1), 0);
+    assert_int_equal(sbio_fileset_shape(&fs, TS(&cfg), 1), 0);
     assert_int_equal(fs.files[7].size, 1);
     sbio_fileset_close(&fs);
 }
@@ -386,22 +386,22 @@ static void test_check_shape(void **state)
     struct sbio_config cfg;
     struct sbio_fileset fs = {.dirfd = -1, .dir = t->path};
     make_cfg(&cfg, t, "run", "--file-num=4", "--file-total-size=64K");
-    assert_int_equal(sbio_fileset_shape(&fs, &cfg, 1), 0);
+    assert_int_equal(sbio_fileset_shape(&fs, TS(&cfg), 1), 0);
     char err[MSG_MAX];
     struct capture c;
 
     /* Not given: the set's shape wins, whatever the defaults say. */
     make_cfg(&cfg, t, "run");
-    assert_int_equal(sbio_fileset_check_shape(&fs, &cfg), 0);
+    assert_int_equal(sbio_fileset_check_shape(&fs, TS(&cfg)), 0);
     /* Given and equal, in any spelling of the size. */
     make_cfg(&cfg, t, "run", "--file-num=4", "--file-total-size=65536");
-    assert_int_equal(sbio_fileset_check_shape(&fs, &cfg), 0);
+    assert_int_equal(sbio_fileset_check_shape(&fs, TS(&cfg)), 0);
     make_cfg(&cfg, t, "run", "--file-total-size", "64KiB");
-    assert_int_equal(sbio_fileset_check_shape(&fs, &cfg), 0);
+    assert_int_equal(sbio_fileset_check_shape(&fs, TS(&cfg)), 0);
 
     make_cfg(&cfg, t, "run", "--file-num=8");
     cap_begin(&c);
-    int rc = sbio_fileset_check_shape(&fs, &cfg);
+    int rc = sbio_fileset_check_shape(&fs, TS(&cfg));
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "--file-num=8");
@@ -410,7 +410,7 @@ static void test_check_shape(void **state)
 
     make_cfg(&cfg, t, "run", "--file-num=4", "--file-total-size=1M");
     cap_begin(&c);
-    rc = sbio_fileset_check_shape(&fs, &cfg);
+    rc = sbio_fileset_check_shape(&fs, TS(&cfg));
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "--file-total-size is 1 MiB");
@@ -679,11 +679,11 @@ static void test_prepare_open_cleanup(void **state)
     write_text(t->dfd, "keep.txt", "mine");
     write_text(t->dfd, "test_file.4", "not in the manifest");
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
     assert_true(exists(t->dfd, "keep.txt"));
     assert_true(exists(t->dfd, "test_file.4"));
-    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
     assert_int_equal(count_entries(t->path), 2);
 }
 
@@ -714,7 +714,7 @@ static void test_prepare_foreign_file(void **state)
 
     /* Nor does cleanup remove it. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
     assert_true(exists(t->dfd, "test_file.1"));
 }
 
@@ -755,7 +755,7 @@ static void test_prepare_symlink(void **state)
 
     /* Cleanup removes the link, not what it points to. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
     assert_false(exists(t->dfd, "test_file.2"));
     assert_int_equal(read_all(t->dfd, "target", buf, sizeof(buf)), 7);
     assert_int_equal(count_entries(t->path), 1);
@@ -854,7 +854,7 @@ static void test_prepare_damaged_manifest(void **state)
     make_cfg(&cfg, t, "cleanup");
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_fileset_cleanup(&cfg, stdout);
+    int rc = sbio_fileset_cleanup(TS(&cfg), stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "damaged (line 1: unknown format version), so sbio cannot tell which files are "
@@ -1231,7 +1231,7 @@ static void test_lock(void **state)
     assert_int_equal(flock(other, LOCK_EX), 0);
     int fd = -1;
     cap_begin(&c);
-    int rc = sbio_fileset_lock(&rd, NULL, &fd);
+    int rc = sbio_fileset_lock(TS(&rd), NULL, &fd);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EFAILED);
     assert_int_equal(fd, -1);
@@ -1239,20 +1239,20 @@ static void test_lock(void **state)
     assert_has(err, want);
     close(other);
     int fd2 = -1;
-    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd), 0);
-    assert_int_equal(sbio_fileset_lock(&rd, NULL, &fd2), 0);
+    assert_int_equal(sbio_fileset_lock(TS(&rd), NULL, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(TS(&rd), NULL, &fd2), 0);
     assert_true(fd >= 0 && fd2 >= 0);
     cap_begin(&c);
-    rc = sbio_fileset_lock(&wr, NULL, &other);
+    rc = sbio_fileset_lock(TS(&wr), NULL, &other);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EFAILED);
     close(fd);
     close(fd2);
-    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(TS(&wr), NULL, &fd), 0);
     close(fd);
     /* No folder: nothing to lock, the command says so itself. */
     wr.dir = "/nonexistent/sbio";
-    assert_int_equal(sbio_fileset_lock(&wr, NULL, &fd), 0);
+    assert_int_equal(sbio_fileset_lock(TS(&wr), NULL, &fd), 0);
     assert_int_equal(fd, -1);
 }
 

@@ -415,22 +415,22 @@ static void test_iodepth_batch(void **state)
     expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--ioengine=libaio", "--iodepth=32"), err,
               sizeof(err));
     assert_int_equal(cfg.iodepth_batch, 0);
-    assert_int_equal(sbio_iodepth_batch(&cfg), 32);
+    assert_int_equal(tu_iodepth_batch(&cfg), 32);
     expect_ok(&cfg,
               ARGV("run", "--file-test-mode=rndrd", "--ioengine=io_uring", "--iodepth=32",
                    "--file-extra-flags=direct"),
               err, sizeof(err));
-    assert_int_equal(sbio_iodepth_batch(&cfg), 1);
+    assert_int_equal(tu_iodepth_batch(&cfg), 1);
     expect_ok(&cfg,
               ARGV("run", "--file-test-mode=rndrd", "--ioengine=io_uring", "--iodepth=32",
                    "--file-extra-flags=direct", "--iodepth-batch=8"),
               err, sizeof(err));
-    assert_int_equal(sbio_iodepth_batch(&cfg), 8);
+    assert_int_equal(tu_iodepth_batch(&cfg), 8);
     expect_ok(&cfg,
               ARGV("run", "--file-test-mode=rndrd", "--ioengine=libaio", "--iodepth=4",
                    "--iodepth-batch=100"),
               err, sizeof(err));
-    assert_int_equal(sbio_iodepth_batch(&cfg), 4);
+    assert_int_equal(tu_iodepth_batch(&cfg), 4);
     expect_bad(ARGV("run", "--file-test-mode=rndrd", "--iodepth-batch=-1"), "--iodepth-batch", NULL,
                NULL);
 }

@@ -89,7 +89,7 @@ static int plot_args(char *err, char **argv)
         fail_msg("parse: %s", err);
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_plot(&cfg);
+    int rc = sbio_plot(TPLOT(&cfg));
     cap_end(&c, err, MSG_MAX);
     return rc;
 }

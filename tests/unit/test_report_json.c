@@ -431,20 +431,20 @@ static void run_spec(struct ran *r, const struct run_spec *s)
     if (s->target && !sbio_sysblock_resolve(g_dir, NULL, &target))
         tp = &target;
     bool created = true;
-    assert_int_equal(sbio_fileset_open(&r->fs, cfg, s->mode == SBIO_MODE_SEQWR, &created), 0);
+    assert_int_equal(sbio_fileset_open(&r->fs, TS(cfg), s->mode == SBIO_MODE_SEQWR, &created), 0);
     assert_false(created);
     static struct sbio_environment snap;
     sbio_environment_read(&snap, tp);
     json_t *env = sbio_json_environment(&snap);
     assert_non_null(env);
     struct sbio_job job;
-    sbio_job_from_config(&job, cfg);
+    test_job_from_config(&job, cfg);
     struct sbio_interim samples = {.log_ns = cfg->log_interval_ms * 1000000ULL};
     struct sbio_runner_env renv = {.fs = &r->fs, .target = tp, .interim = &samples};
     assert_int_equal(sbio_runner_run(&job, &renv, &r->res), 0);
     fflush(stdout);
     CHECK(r->ctx, r->res.error == 0, "run failed: %s", r->res.error_msg);
-    r->doc = sbio_json_result(cfg, &r->fs, &r->res, env);
+    r->doc = sbio_json_result(TOF(cfg), &r->fs, &r->res, env);
     json_decref(env);
     assert_non_null(r->doc);
     char *text = json_dumps(r->doc, 0);
@@ -1471,7 +1471,7 @@ static void test_rmw(void **state)
     r->cfg.events = 1300; /* the run's events and the rmws: the document's checks count both */
     json_decref(r->doc);
     json_decref(r->back);
-    r->doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    r->doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_non_null(r->doc);
     r->back = json_deep_copy(r->doc);
     check_result(r);
@@ -1507,7 +1507,7 @@ static void test_error_and_signal(void **state)
     static struct sbio_environment snap;
     sbio_environment_read(&snap, NULL);
     json_t *env = sbio_json_environment(&snap);
-    json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, env);
+    json_t *doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, env);
     json_decref(env);
     char *text = json_dumps(doc, 0);
     json_t *back = json_loads(text, 0, NULL);
@@ -1529,7 +1529,7 @@ static void test_error_and_signal(void **state)
 
     r->res.stop_signal = SIGINT;
     r->res.error = 0;
-    doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_string_equal(jstr(r->ctx, doc, "result/signal"), "SIGINT");
     assert_int_equal(json_array_size(jat(doc, "result/errors")), 0);
     json_decref(doc);
@@ -1550,7 +1550,7 @@ static void test_group(void **state)
     r->res.have_group_io = true;
     r->res.group_io = (struct sbio_cgroup_io){
         .rbytes = 409600, .wbytes = 0, .rios = 100, .wios = 0, .source = "io.stat"};
-    json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    json_t *doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     json_t *g = jat(doc, "result/group");
     check_fields(r->ctx, g, "result.group", group_spec, N(group_spec), true);
     check_fields(r->ctx, json_object_get(g, "kernel"), "result.group.kernel", group_kernel_spec,
@@ -1563,7 +1563,7 @@ static void test_group(void **state)
     json_decref(doc);
     r->res.have_group_io = false;
     r->res.group_version = SBIO_CGROUP_V2;
-    doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_string_equal(jstr(r->ctx, doc, "result/group/hierarchy"), "cgroup v2 io");
     assert_true(json_is_null(jat(doc, "result/group/kernel")));
     json_decref(doc);
@@ -1579,7 +1579,7 @@ static void test_warmup_auto(void **state)
     struct ran *r = calloc(1, sizeof(*r));
     assert_non_null(r);
     run_spec(r, &(struct run_spec){.mode = SBIO_MODE_RNDRD, .threads = 1, .events = 100});
-    json_t *doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    json_t *doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_int_equal(json_integer_value(jat(doc, "config/warmup")), 0);
     assert_true(json_is_null(jat(doc, "result/warmup")));
     json_decref(doc);
@@ -1589,7 +1589,7 @@ static void test_warmup_auto(void **state)
                                                 .window_s = 5.0,
                                                 .spread_pct = 12.5,
                                                 .slope_pct_per_s = -0.75};
-    doc = sbio_json_result(&r->cfg, &r->fs, &r->res, NULL);
+    doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_string_equal(json_string_value(jat(doc, "config/warmup")), "auto");
     json_t *w = jat(doc, "result/warmup");
     check_fields(r->ctx, w, "result.warmup", warmup_spec, N(warmup_spec), true);
@@ -1914,7 +1914,7 @@ static void test_fs_document(void **state)
     struct sbio_fileset fs = {0};
     struct sbio_run_result res;
     fs_result(&res);
-    json_t *doc = sbio_json_result(&cfg, &fs, &res, NULL);
+    json_t *doc = sbio_json_result(TOF(&cfg), &fs, &res, NULL);
     json_t *r = jat(doc, "result");
     check_fields(ctx, r, "result", result_spec, N(result_spec), false);
     check_fields(ctx, r, "result", result_fs_spec, N(result_fs_spec), false);
@@ -2201,7 +2201,7 @@ static int group_setup(void **state)
     cfg.total_size = NFILES * FILE_SIZE;
     cfg.block_size = BLOCK;
     cfg.rand_seed = SEED;
-    int rc = sbio_fileset_prepare(&cfg, NULL, stdout);
+    int rc = sbio_fileset_prepare(TS(&cfg), NULL, stdout);
     fflush(stdout);
     return rc ? -1 : 0;
 }

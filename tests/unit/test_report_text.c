@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "options.h"
 #include "report.h"
+#include "tree.h"
 #include "runner.h"
 #include "util.h"
 
@@ -87,7 +88,24 @@ static char *report_scope(const struct sbio_config *cfg, const struct sbio_run_r
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    sbio_report_text_scope(m, cfg, &g_fs, res, scope);
+    sbio_report_text_scope(m, TOF(cfg), &g_fs, res, scope);
+    assert_int_equal(fclose(m), 0);
+    return text;
+}
+
+/* The report of a tree job (a script's job on a file tree) under cfg. */
+static char *report_tree(const struct sbio_config *cfg, const struct sbio_run_result *res)
+{
+    static struct sbio_tree tree;
+    struct sbio_report_of of = *TOF(cfg);
+    struct sbio_job job = *of.job;
+    job.tree = &tree;
+    of.job = &job;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    sbio_report_text_scope(m, &of, &g_fs, res, SBIO_REPORT_WHOLE);
     assert_int_equal(fclose(m), 0);
     return text;
 }
@@ -105,7 +123,7 @@ static char *header(const struct sbio_config *cfg)
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
     const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
-    sbio_report_header(m, cfg, &alone, &g_fs, 42);
+    sbio_report_header(m, TOF(cfg), &alone, &g_fs, 42);
     assert_int_equal(fclose(m), 0);
     return text;
 }
@@ -536,11 +554,9 @@ static void test_cached_reads(void **state)
     /* A script's tree job cannot take O_DIRECT: the note does not offer it. */
     CFG(&cfg, BASE_ARGS);
     cfg.script = "varmail.lua";
-    cfg.tree_job = true;
-    t = report(&cfg, r);
+    t = report_tree(&cfg, r);
     assert_has(t, "device vda read 81.50 KiB. To measure the device: drop_caches = true in the "
                   "phase, or a set larger than the RAM (");
-    cfg.tree_job = false;
     free(t);
     t = report(&cfg, r);
     assert_has(t, "To measure the device: flags = \"direct\", drop_caches = true in the phase, "
@@ -655,8 +671,8 @@ static void test_interval(void **state)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    sbio_report_interval(m, &cfg, 3.0, 2.0, &g_threads[0], &zero);
-    sbio_report_interval(m, &cfg, 4.0, 1.0, &g_threads[0], &g_threads[0]);
+    sbio_report_interval(m, TOF(&cfg), 3.0, 2.0, &g_threads[0], &zero);
+    sbio_report_interval(m, TOF(&cfg), 4.0, 1.0, &g_threads[0], &g_threads[0]);
     assert_int_equal(fclose(m), 0);
     assert_string_equal(text, "[ 3s ] read: 192.00/s 3.00 MiB/s p99 100.0 us; write: 48.00/s "
                               "0.75 MiB/s p99 2.00 ms; fsync: 2.00/s p99 1.20 s;\n"
@@ -721,7 +737,7 @@ static void test_fs_rows(void **state)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     assert_non_null(m);
-    sbio_report_interval(m, &cfg, 2.0, 2.0, &r->total, &zero);
+    sbio_report_interval(m, TOF(&cfg), 2.0, 2.0, &r->total, &zero);
     assert_int_equal(fclose(m), 0);
     assert_has(text, "; create: 10.00/s 0.16 MiB/s p99 5.00 ms; readwhole: 5.00/s 0.31 MiB/s p99 "
                      "1.00 ms; writewhole: 4.00/s 0.25 MiB/s p99 3.00 ms; stat: 50.00/s p99 "

@@ -73,7 +73,7 @@ static int run_cfg(const struct sbio_config *cfg, struct sbio_fileset *fs,
                    struct sbio_run_result *res)
 {
     struct sbio_job job;
-    sbio_job_from_config(&job, cfg);
+    test_job_from_config(&job, cfg);
     struct sbio_runner_env env = {.fs = fs};
     return sbio_runner_run(&job, &env, res);
 }
@@ -279,12 +279,12 @@ static void test_prepared_set(void **state)
     run_config(&cfg, SBIO_MODE_SEQRD, 3, 1001, 4, 16 * BLK);
     cfg.dir = dir;
     cfg.cmd = SBIO_CMD_PREPARE;
-    assert_int_equal(sbio_fileset_prepare(&cfg, NULL, stdout), 0);
+    assert_int_equal(sbio_fileset_prepare(TS(&cfg), NULL, stdout), 0);
     cfg.cmd = SBIO_CMD_RUN;
 
     struct sbio_fileset fs;
     bool created;
-    assert_int_equal(sbio_fileset_open(&fs, &cfg, false, &created), 0);
+    assert_int_equal(sbio_fileset_open(&fs, TS(&cfg), false, &created), 0);
     assert_false(created);
     assert_int_equal(fs.nfiles, 4);
     struct sbio_run_result res;
@@ -298,7 +298,7 @@ static void test_prepared_set(void **state)
      * again afterwards (reopening checks the manifest and every size). */
     cfg.mode = SBIO_MODE_SEQWR;
     cfg.events = 10;
-    assert_int_equal(sbio_fileset_open(&fs, &cfg, true, &created), 0);
+    assert_int_equal(sbio_fileset_open(&fs, TS(&cfg), true, &created), 0);
     assert_false(created);
     run_ok(&cfg, &fs, &res);
     assert_int_equal(res.total.events, 10);
@@ -306,7 +306,7 @@ static void test_prepared_set(void **state)
     assert_int_equal(res.total.end_fsyncs, 3 * 4);
     sbio_run_result_free(&res);
     sbio_fileset_close(&fs);
-    assert_int_equal(sbio_fileset_open(&fs, &cfg, false, &created), 0);
+    assert_int_equal(sbio_fileset_open(&fs, TS(&cfg), false, &created), 0);
     assert_true(fs.complete);
     sbio_fileset_close(&fs);
 
@@ -318,7 +318,7 @@ static void test_prepared_set(void **state)
         assert_int_equal(st.st_size, 16 * BLK);
     }
     cfg.cmd = SBIO_CMD_CLEANUP;
-    assert_int_equal(sbio_fileset_cleanup(&cfg, stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
     assert_int_equal(rmdir(dir), 0);
 }
 

@@ -40,7 +40,7 @@ static int group_setup(void **state)
         sbio_options_validate(&cfg, 1))
         return -1;
     FILE *quiet = fopen("/dev/null", "w");
-    int rc = quiet ? sbio_fileset_prepare(&cfg, NULL, quiet) : -1;
+    int rc = quiet ? sbio_fileset_prepare(TS(&cfg), NULL, quiet) : -1;
     if (quiet)
         fclose(quiet);
     return rc;
@@ -70,7 +70,10 @@ static int run_plain(struct sbio_config *cfg, char *text, char *err, json_t **do
     assert_non_null(out);
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_session_run(cfg, &alone, out, out, doc);
+    static struct sbio_script decl;
+    const struct sbio_settings *set = TS(cfg);
+    sbio_options_declare(set, cfg, &decl);
+    int rc = sbio_session_run(set, &decl, &alone, out, out, doc);
     cap_end(&c, err, MSG_MAX);
     fclose(out);
     snprintf(text, MSG_MAX, "%s", buf ? buf : "");
@@ -180,7 +183,7 @@ static void test_script_phases(void **state)
     json_t *doc = NULL;
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_session_run_script(&cfg, &alone, &s, out, &doc);
+    int rc = sbio_session_run(TS(&cfg), &s, &alone, out, out, &doc);
     cap_end(&c, err, sizeof(err));
     fclose(out);
     /* A refused phase makes the script's status a refusal, though the others ran. */
@@ -221,29 +224,29 @@ static void test_script_ranks(void **state)
     assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--rand-seed=9"), err, sizeof(err)), 0);
     struct capture c;
     /* 1001 events: 333 and 668, enough for 333 ranks, not 334; 10 for the second phase. */
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 1), 0);
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 10), 0);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 1), 0);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 10), 0);
     s.phases[1].events = 0;
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 333), 0);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 333), 0);
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 334), -SBIO_EUSAGE);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 334), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "phase \"mixed\", job \"mix\": its share of the phase's events, 333 over 334 "
                     "ranks leaves some ranks none; accepted: at least 334 (one per rank)");
     s.phases[0].events = 0;
     s.phases[0].jobs[1].rate = 2;
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 3), -SBIO_EUSAGE);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 3), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "job \"rndrw\": a rate of 2 ops/s over 3 ranks leaves some ranks none");
     s.phases[0].jobs[1].rate = 0;
     s.phases[0].jobs[1].mode = SBIO_MODE_SEQWR;
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 2), -SBIO_EUSAGE);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 2), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "job \"rndrw\": seqwr on a set shared by 2 ranks");
     cfg.file_per_rank = true;
-    assert_int_equal(sbio_session_check_decl(&cfg, &s, 2), 0);
+    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 2), 0);
 }
 
 /* A fake cgroup v2 root (SBIO_CGROUP_ROOT) offering controllers ctrls, and a state folder,

@@ -341,7 +341,7 @@ static void test_prepare_open_cleanup(void **state)
     char out[MSG_MAX];
     struct capture c;
     cap_begin_fd(&c, STDOUT_FILENO);
-    int rc = sbio_tree_prepare(&cfg, &d, stdout);
+    int rc = sbio_tree_prepare(TS(&cfg), &d, stdout);
     fflush(stdout);
     cap_end(&c, out, sizeof(out));
     assert_int_equal(rc, 0);
@@ -350,7 +350,7 @@ static void test_prepare_open_cleanup(void **state)
     struct sbio_tree tr;
     make_cfg(&cfg, t, "run");
     cap_begin_fd(&c, STDOUT_FILENO);
-    rc = sbio_tree_open(&tr, &cfg, &d, "t.lua", stdout);
+    rc = sbio_tree_open(&tr, TS(&cfg), &d, "t.lua", stdout);
     fflush(stdout);
     cap_end(&c, out, sizeof(out));
     assert_int_equal(rc, 0);
@@ -362,7 +362,7 @@ static void test_prepare_open_cleanup(void **state)
        t->path);
     sh("mkdir %s/sbio.tree/d0/d1/m1_0_0", t->path);
     cap_begin_fd(&c, STDOUT_FILENO);
-    rc = sbio_tree_open(&tr, &cfg, &d, "t.lua", stdout);
+    rc = sbio_tree_open(&tr, TS(&cfg), &d, "t.lua", stdout);
     fflush(stdout);
     cap_end(&c, out, sizeof(out));
     assert_int_equal(rc, 0);
@@ -374,7 +374,7 @@ static void test_prepare_open_cleanup(void **state)
     sbio_tree_close(&tr);
     make_cfg(&cfg, t, "cleanup");
     cap_begin_fd(&c, STDOUT_FILENO);
-    rc = sbio_tree_cleanup(&cfg, stdout);
+    rc = sbio_tree_cleanup(TS(&cfg), stdout);
     fflush(stdout);
     cap_end(&c, out, sizeof(out));
     assert_int_equal(rc, 0);
@@ -395,14 +395,14 @@ static void test_foreign(void **state)
     char out[MSG_MAX], err[MSG_MAX];
     struct capture c;
     cap_begin_fd(&c, STDOUT_FILENO);
-    assert_int_equal(sbio_tree_prepare(&cfg, &d, stdout), 0);
+    assert_int_equal(sbio_tree_prepare(TS(&cfg), &d, stdout), 0);
     fflush(stdout);
     cap_end(&c, out, sizeof(out));
     sh("ln -s /etc %s/sbio.tree/d1/f5 && rm %s/sbio.tree/d0/f3", t->path);
     struct sbio_tree tr;
     make_cfg(&cfg, t, "run");
     cap_begin(&c);
-    int rc = sbio_tree_open(&tr, &cfg, &d, "t.lua", stdout);
+    int rc = sbio_tree_open(&tr, TS(&cfg), &d, "t.lua", stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "sbio.tree/d1/f5 is a symlink");
@@ -410,7 +410,7 @@ static void test_foreign(void **state)
     assert_int_equal(slot_stat(t, &tr, 3, &st), -ENOENT); /* not repaired */
     make_cfg(&cfg, t, "cleanup");
     cap_begin(&c);
-    rc = sbio_tree_cleanup(&cfg, stdout);
+    rc = sbio_tree_cleanup(TS(&cfg), stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_int_equal(slot_stat(t, &tr, 4, &st), 0); /* not removed */
@@ -418,14 +418,14 @@ static void test_foreign(void **state)
     struct sbio_tree_decl other = decl(50, 10, SBIO_SIZE_FIXED, 200, 200, 0, 1);
     make_cfg(&cfg, t, "run");
     cap_begin(&c);
-    rc = sbio_tree_open(&tr, &cfg, &other, "t.lua", stdout);
+    rc = sbio_tree_open(&tr, TS(&cfg), &other, "t.lua", stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "t.lua:7: the tree in");
     assert_has(err, "size 100 B each");
     make_cfg(&cfg, t, "prepare");
     cap_begin(&c);
-    rc = sbio_tree_prepare(&cfg, &other, stdout);
+    rc = sbio_tree_prepare(TS(&cfg), &other, stdout);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "holds another tree");

@@ -18,6 +18,8 @@
 #include "mix.h"
 #include "workload.h"
 
+#include "helpers.h"
+
 #define BLK  4096ULL /* the block used by most tests */
 #define SEED 42
 
@@ -49,7 +51,7 @@ static void gen_layout(struct gen *g, const uint64_t *sizes, unsigned n, uint64_
 static void gen_share(struct gen *g)
 {
     struct sbio_job job;
-    sbio_job_from_config(&job, &g->cfg);
+    test_job_from_config(&job, &g->cfg);
     sbio_wl_shared_init(&g->sh, &job, &g->lay, g->cfg.rand_seed);
 }
 
@@ -892,7 +894,7 @@ static void test_mix_rmw(void **state)
     struct sbio_mix m;
     sbio_mix_init(&m, &sj, 16);
     struct sbio_job job;
-    sbio_job_from_config(&job, &g.cfg);
+    test_job_from_config(&job, &g.cfg);
     job.mix = &m;
     sbio_wl_shared_init(&g.sh, &job, &g.lay, SEED);
     struct sbio_wl w;
@@ -1022,7 +1024,7 @@ static void test_mix_partition(void **state)
         sbio_mix_init(&m, &sj, 1000);
         sbio_mix_set_blocks(&m, 334);
         struct sbio_job job;
-        sbio_job_from_config(&job, &g.cfg);
+        test_job_from_config(&job, &g.cfg);
         job.mix = &m;
         sbio_wl_shared_init(&g.sh, &job, &g.lay, SEED);
         g.sh.partition = true;
