@@ -148,8 +148,18 @@ struct session {
     struct sbio_memgroup mem;        /* --memory-limit's group, once made */
     bool created;                    /* seqwr made the set for this run */
     bool applied;                    /* the settings are in effect */
+    bool ran;                        /* a plain run's job ran and was reported */
     json_t *env;                     /* the environment, read while the settings are in effect */
     struct sbio_phase_table summary; /* a script's phases, one row each */
+    /* What the run hands back as it goes. */
+    FILE *interim;     /* a plain run's interim lines */
+    json_t **doc;      /* the caller's document, or NULL */
+    bool want_doc;     /* rank 0 builds JSON: the caller's document, a script's report() */
+    json_t *phases;    /* a script's phases[] */
+    int st;            /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
+    unsigned refused;  /* a script's phases refused (the same on every rank) */
+    uint64_t seed;     /* rank 0's, on every rank */
+    char fd_note[256]; /* how the phase's files are opened ("" when as usual) */
 };
 
 /* The script's set must be the one it declares (with these option values). */
@@ -780,100 +790,10 @@ static int session_job_build(struct session_job *j, struct session *s, unsigned 
     return rc;
 }
 
-/* Run the rank's job, meeting the other ranks at each phase boundary. */
-static int session_run_rank(struct session_job *j)
-{
-    struct sbio_runner_sync sync;
-    struct sbio_mpi_watch *watch = sbio_mpi_watch_new(&sync);
-    j->env.sync = watch ? &sync : NULL;
-    int rc = sbio_runner_run(&j->job, &j->env, &j->res);
-    j->env.sync = NULL;
-    sbio_mpi_watch_free(watch);
-    return rc;
-}
-
-/* Rank 0 reports the merged result (text, and the JSON document when doc is not NULL); every
- * rank learns the run's status: the worst of every rank's. */
-static int session_report_run(struct session *s, const struct sbio_report_of *of,
-                              struct sbio_run_result *res, int rrc, json_t **doc)
-{
-    bool report = s->topo->rank == 0;
-    /* A run that failed while starting measured nothing: its error alone is said. */
-    if (report && res->measured) {
-        sbio_report_text(s->text, of, &s->fs, res);
-        if (doc)
-            *doc = sbio_json_result(of, &s->fs, res, s->env);
-    } else if (report && !res->error && res->stop_signal) {
-        sbio_err("stopped by a signal before the run started");
-    }
-    int st = session_status(res, rrc, report, NULL);
-    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-    return st == -EINTR ? 130 : st ? 1 : 0;
-}
-
 /* A run's status (0 ok, 1 failed, 130 interrupted) as a command code. */
 static int session_code(int status)
 {
     return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
-}
-
-/* The command line's declaration, opened (rc: how that went): its one job as sysbench runs
- * it. Everything that needs no I/O is checked before the header, which the runner prints
- * (session_ready) once the threads are up; the settings are applied only then, so that a
- * refused run changes nothing. */
-static int session_run_plain(struct session *s, int rc, FILE *interim, json_t **doc)
-{
-    const struct sbio_topology *topo = s->topo;
-    struct session_job j;
-    bool ran = false;
-    memset(&j, 0, sizeof(j));
-    /* The seed is drawn here so the header can print it before the run; rank 0's is every
-     * rank's, so --rand-seed repeats a multi-rank run too. */
-    uint64_t seed =
-        s->set->rand_seed ? s->set->rand_seed : sbio_mix64(sbio_now_ns() ^ (uintptr_t)&j);
-    sbio_mpi_bcast_u64(&seed);
-    char note[256] = "";
-    if (!rc) {
-        rc = session_job_build(&j, s, 0, 0, s->decl->phases[0].jobs[0].threads, 0, seed);
-        j.env.created = s->created;
-        j.lines = (struct session_lines){.out = interim,
-                                         .of = {.set = s->set, .job = &j.whole},
-                                         .s = s,
-                                         .seed = seed,
-                                         .want_env = doc && topo->rank == 0,
-                                         .note = ""};
-        session_interim(&j, s->set, &j.lines);
-    }
-    if (!rc)
-        rc = sbio_runner_check(&j.job, &j.env);
-    if (!rc)
-        rc = session_plan_fds(&j, 1, s->fs.nfiles, note, sizeof(note));
-    /* A set seqwr made for a run refused here is taken back: bad input leaves no trace. */
-    if (rc == -SBIO_EUSAGE && s->created)
-        sbio_fileset_discard(&s->fs);
-    if (!rc)
-        rc = session_scope_verify(s, s->decl);
-    if (!rc)
-        rc = session_apply(s);
-    j.lines.note = note;
-    rc = sbio_session_agree(topo, rc, "refused the run");
-    fflush(s->text);
-    if (!rc)
-        ran = !(rc = session_run_rank(&j));
-    int rrc = session_restore(s);
-    /* A process that could not start its threads printed why; then nobody reports. */
-    int arc = sbio_session_agree(topo, ran ? 0 : rc, "could not start its threads");
-    if (ran && (arc || (rc = sbio_mpi_reduce_result(&j.res)))) {
-        rc = arc ? arc : rc;
-        sbio_run_result_free(&j.res);
-        ran = false;
-    }
-    if (ran) {
-        rc = session_code(session_report_run(s, &j.lines.of, &j.res, rrc, doc));
-        sbio_run_result_free(&j.res);
-    }
-    session_close(s);
-    return rc;
 }
 
 /* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
@@ -1028,14 +948,21 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
         struct session_job *j = &jobs[k];
         rc = session_job_build(j, ses, pi, k, total, before, seed);
         before += p->jobs[k].threads;
-        session_interim(j, ses->set, NULL);
+        /* A plain run prints its header and interim lines as its job runs. */
+        j->lines = (struct session_lines){.out = ses->interim,
+                                          .of = {.set = ses->set, .job = &j->whole},
+                                          .s = ses,
+                                          .seed = seed,
+                                          .want_env = ses->want_doc,
+                                          .note = ses->fd_note};
+        session_interim(j, ses->set, s->plain ? &j->lines : NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
     for (unsigned k = 0; k < p->njobs && !rc; k++)
         rc = sbio_runner_check(&jobs[k].job, &jobs[k].env);
-    char note[256] = "";
-    if (!rc && !(rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, note, sizeof(note))))
-        fputs(note, ses->text);
+    ses->fd_note[0] = 0;
+    if (!rc)
+        rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, ses->fd_note, sizeof(ses->fd_note));
     return rc ? rc : session_make_groups(ses, p, jobs);
 }
 
@@ -1044,6 +971,11 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
 static int session_phase_agree(const struct session *ses, const struct sbio_script_phase *p, int rc,
                                const char *what)
 {
+    if (ses->decl->plain) /* the run is its one phase: a rank that stops it stops them all */
+        return sbio_session_agree(ses->topo, rc,
+                                  !strcmp(what, "refused")         ? "refused the run"
+                                  : !strcmp(what, "could not run") ? "could not start its threads"
+                                                                   : "measured nothing in the run");
     char said[160]; /* a phase name of 64 bytes at most (decl.h) */
     snprintf(said, sizeof(said), "%s phase \"%s\"", what, p->name);
     return session_agree_said(ses->topo, rc, said, "");
@@ -1061,6 +993,7 @@ static int session_phase_run(struct session *ses, const struct sbio_script_phase
     if (watch && !meet)
         rc = -ENOMEM;
     rc = session_phase_agree(ses, p, rc, "refused");
+    fflush(ses->text);
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
     /* --warmup=auto: the jobs start measuring together (runner.h). */
@@ -1104,63 +1037,6 @@ static int session_phase_results(struct session *ses, const struct sbio_script_p
         rc = sbio_mpi_reduce_result(&jobs[k].res);
     if (!rc && *have_tot)
         rc = sbio_mpi_reduce_result(tot);
-    return rc;
-}
-
-/* Phase pi of script s: its jobs side by side, then their reports (rank 0's, under MPI). A
- * phase the system refuses (an O_DIRECT size the device cannot do, …) is reported as refused,
- * with the reason printed above, counted in *refused, and the script goes on (0). Returns 0
- * or the first job's failure to start. */
-static int session_script_phase(struct session *ses, const struct sbio_script *s, unsigned pi,
-                                uint64_t seed, json_t *phases, bool want_doc, int *status,
-                                unsigned *refused)
-{
-    const struct sbio_script_phase *p = &s->phases[pi];
-    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
-    unsigned total = 0;
-    for (unsigned k = 0; k < p->njobs; k++)
-        total += p->jobs[k].threads;
-    memset(jobs, 0, sizeof(jobs));
-    char thr[64];
-    fprintf(ses->text, "\n=== Phase %u/%u: %s (%u job%s, %s) ===\n", pi + 1, s->nphases, p->name,
-            p->njobs, p->njobs == 1 ? "" : "s",
-            session_threads(thr, sizeof(thr), total, ses->topo));
-    if (p->drop_caches && ses->topo->host_leader && (geteuid() != 0 || session_drop_caches(ses)))
-        fprintf(ses->text, "Page cache not dropped: that needs root\n");
-    fflush(ses->text);
-    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
-    /* A tree as the phase finds it (earlier phases, other ranks changed it). */
-    int ready = ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
-    ready = ready ? ready : session_phase_ready(ses, s, pi, seed, jobs);
-    int rc = session_phase_run(ses, p, jobs, ready);
-    if (sbio_cgroups_remove_to(&ses->cg, mark))
-        sbio_err("some control groups could not be removed; run sbio restore as root");
-    struct sbio_run_result tot;
-    bool have_tot = false;
-    if (!rc)
-        rc = session_phase_results(ses, p, jobs, &tot, &have_tot);
-    json_t *pj = json_pack("{s:s}", "name", p->name);
-    if (rc == -SBIO_EUSAGE) {
-        fprintf(ses->text, "Phase %s refused (see the message above); going on\n", p->name);
-        json_object_set_new(pj, "refused", json_true());
-        sbio_report_phase_add(&ses->summary, p->name, p->njobs, NULL);
-        json_object_set_new(pj, "jobs", json_array());
-        (*refused)++;
-        rc = 0;
-    } else if (!rc && ses->topo->rank == 0) {
-        session_report_phase(ses, p, jobs, have_tot ? &tot : NULL, pj, want_doc, status);
-    } else if (!rc) { /* rank 0 reports; the others know their own status */
-        for (unsigned k = 0; k < p->njobs; k++) {
-            int st = session_status(&jobs[k].res, 0, false, NULL);
-            *status = st > *status ? st : *status;
-        }
-    } else {
-        json_object_set_new(pj, "jobs", json_array());
-    }
-    if (have_tot)
-        sbio_run_result_free(&tot);
-    json_array_append_new(phases, pj);
-    session_jobs_free(jobs, p->njobs);
     return rc;
 }
 
@@ -1653,63 +1529,231 @@ static int session_script_end(struct session *ses, const struct sbio_script *s, 
     return g == -EINTR ? 130 : g ? 1 : 0;
 }
 
-/* A script's declaration, opened (rc: how that went): its phases in order, the settings
- * applied for all of them. */
-static int session_run_phases(struct session *ses, int rc, json_t **doc)
+/* How a session runs its kind of declaration, at the steps of the one pipeline
+ * (sbio_session_run): the command line's one job as sysbench runs and reports it, or a
+ * script's phases. */
+struct session_kind {
+    /* After the set is opened (rc: how): a script's settings applied and its header printed.
+     * False: the session stops there (rc says why). */
+    bool (*begin)(struct session *s, int *rc);
+    /* Phase pi is about to start: a script's banner. */
+    void (*phase)(struct session *s, unsigned pi);
+    /* Its jobs built and checked (rc: how): the command line's run applies the settings only
+     * now, so that a refused run changes nothing. rc, or why the phase cannot run. */
+    int (*ready)(struct session *s, int rc);
+    /* Phase p ran (rc: how; 0: its results are merged across ranks): reported (rank 0),
+     * statuses kept. The session's code, 0 to go on. */
+    int (*done)(struct session *s, const struct sbio_script_phase *p, struct session_job *jobs,
+                struct sbio_run_result *tot, int rc);
+    /* After the last phase, the settings put back (rrc: how): the session's code. */
+    int (*end)(struct session *s, int rc, int rrc);
+};
+
+/* Phase pi: its jobs side by side, then their reports (rank 0's, under MPI). rc: whether the
+ * session can run it. Returns 0 or what stops the session. */
+static int session_phase(struct session *ses, const struct session_kind *kind, unsigned pi, int rc)
 {
-    const struct sbio_settings *set = ses->set;
-    const struct sbio_script *s = ses->decl;
-    const struct sbio_topology *topo = ses->topo;
-    FILE *text = ses->text;
-    int st = 0; /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
+    const struct sbio_script_phase *p = &ses->decl->phases[pi];
+    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
+    memset(jobs, 0, sizeof(jobs));
+    kind->phase(ses, pi);
+    unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
+    /* A tree as the phase finds it (earlier phases, other ranks changed it). */
+    int ready = rc ? rc : ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
+    ready = ready ? ready : session_phase_ready(ses, ses->decl, pi, ses->seed, jobs);
+    rc = session_phase_run(ses, p, jobs, kind->ready(ses, ready));
+    if (sbio_cgroups_remove_to(&ses->cg, mark))
+        sbio_err("some control groups could not be removed; run sbio restore as root");
+    struct sbio_run_result tot;
+    bool have_tot = false;
     if (!rc)
-        rc = session_scope_verify(ses, s);
+        rc = session_phase_results(ses, p, jobs, &tot, &have_tot);
+    rc = kind->done(ses, p, jobs, have_tot ? &tot : NULL, rc);
+    if (have_tot)
+        sbio_run_result_free(&tot);
+    session_jobs_free(jobs, p->njobs);
+    return rc;
+}
+
+/* The command line's run: nothing before its phase (its header is printed once its threads
+ * are up, session_ready). */
+static bool plain_begin(struct session *s, int *rc)
+{
+    (void)s;
+    (void)rc;
+    return true;
+}
+
+static void plain_phase(struct session *s, unsigned pi)
+{
+    (void)s;
+    (void)pi;
+}
+
+/* Its job checked: a set seqwr made for a run refused here is taken back (bad input leaves
+ * no trace); else the settings applied. */
+static int plain_ready(struct session *s, int rc)
+{
+    if (rc == -SBIO_EUSAGE && s->created)
+        sbio_fileset_discard(&s->fs);
     if (!rc)
-        rc = session_apply(ses);
-    rc = sbio_session_agree(topo, rc, "refused the script");
-    if (!rc && s->tree.set && (rc = session_tree_shared(ses, s)))
-        session_restore(ses);
-    if (rc) {
-        session_close(ses);
+        rc = session_scope_verify(s, s->decl);
+    if (!rc)
+        rc = session_apply(s);
+    return rc;
+}
+
+/* Rank 0 reports the merged result (text, and the JSON document when asked for); every rank
+ * keeps its status. */
+static int plain_done(struct session *s, const struct sbio_script_phase *p,
+                      struct session_job *jobs, struct sbio_run_result *tot, int rc)
+{
+    (void)p;
+    (void)tot;
+    if (rc)
         return rc;
+    struct sbio_run_result *res = &jobs[0].res;
+    bool report = s->topo->rank == 0;
+    /* A run that failed while starting measured nothing: its error alone is said. */
+    if (report && res->measured) {
+        sbio_report_text(s->text, &jobs[0].lines.of, &s->fs, res);
+        if (s->doc)
+            *s->doc = sbio_json_result(&jobs[0].lines.of, &s->fs, res, s->env);
+    } else if (report && !res->error && res->stop_signal) {
+        sbio_err("stopped by a signal before the run started");
     }
-    uint64_t seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
-    sbio_mpi_bcast_u64(&seed);
-    session_script_header(ses, s, seed);
-    /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */
-    bool want_doc = topo->rank == 0 && (doc || s->has_report);
-    session_describe(ses, want_doc);
-    json_t *phases = json_array();
-    unsigned refused = 0; /* the same on every rank: each phase's refusal is agreed */
-    /* Every rank starts the next phase or none: a signal on one rank stops them all. */
-    for (unsigned pi = 0; pi < s->nphases && !rc; pi++) {
-        if (sbio_mpi_agree(sbio_stop_requested() || st == 130 ? -EINTR : 0, NULL))
-            break;
-        rc = session_script_phase(ses, s, pi, seed, phases, want_doc, &st, &refused);
+    s->st = session_status(res, 0, report, NULL);
+    s->ran = true;
+    return 0;
+}
+
+/* The run's status, the same on every rank: the worst of every rank's, a setting not put
+ * back a failure. */
+static int plain_end(struct session *s, int rc, int rrc)
+{
+    if (!s->ran)
+        return rc;
+    int st = s->st ? s->st : rrc ? 1 : 0;
+    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
+    return session_code(st == -EINTR ? 130 : st ? 1 : 0);
+}
+
+static const struct session_kind plain_kind = {
+    .begin = plain_begin,
+    .phase = plain_phase,
+    .ready = plain_ready,
+    .done = plain_done,
+    .end = plain_end,
+};
+
+/* A script: its settings applied for all its phases, its tree opened by every rank, its header
+ * and the environment printed. */
+static bool script_begin(struct session *s, int *rc)
+{
+    if (!*rc)
+        *rc = session_scope_verify(s, s->decl);
+    if (!*rc)
+        *rc = session_apply(s);
+    *rc = sbio_session_agree(s->topo, *rc, "refused the script");
+    if (!*rc && s->decl->tree.set && (*rc = session_tree_shared(s, s->decl)))
+        session_restore(s);
+    if (*rc)
+        return false;
+    session_script_header(s, s->decl, s->seed);
+    session_describe(s, s->want_doc);
+    s->phases = json_array();
+    return true;
+}
+
+/* "=== Phase 1/3: load (2 jobs, 5 threads) ===", and its page cache dropped when it asks. */
+static void script_phase(struct session *s, unsigned pi)
+{
+    const struct sbio_script_phase *p = &s->decl->phases[pi];
+    unsigned total = 0;
+    for (unsigned k = 0; k < p->njobs; k++)
+        total += p->jobs[k].threads;
+    char thr[64];
+    fprintf(s->text, "\n=== Phase %u/%u: %s (%u job%s, %s) ===\n", pi + 1, s->decl->nphases,
+            p->name, p->njobs, p->njobs == 1 ? "" : "s",
+            session_threads(thr, sizeof(thr), total, s->topo));
+    if (p->drop_caches && s->topo->host_leader && (geteuid() != 0 || session_drop_caches(s)))
+        fprintf(s->text, "Page cache not dropped: that needs root\n");
+    fflush(s->text);
+}
+
+/* Its jobs checked: how their files are opened, said now. */
+static int script_ready(struct session *s, int rc)
+{
+    if (!rc)
+        fputs(s->fd_note, s->text);
+    return rc;
+}
+
+/* A phase the system refuses (an O_DIRECT size the device cannot do, …) is reported as
+ * refused, with the reason printed above, counted, and the script goes on. */
+static int script_done(struct session *s, const struct sbio_script_phase *p,
+                       struct session_job *jobs, struct sbio_run_result *tot, int rc)
+{
+    json_t *pj = json_pack("{s:s}", "name", p->name);
+    if (rc == -SBIO_EUSAGE) {
+        fprintf(s->text, "Phase %s refused (see the message above); going on\n", p->name);
+        json_object_set_new(pj, "refused", json_true());
+        sbio_report_phase_add(&s->summary, p->name, p->njobs, NULL);
+        json_object_set_new(pj, "jobs", json_array());
+        s->refused++;
+        rc = 0;
+    } else if (!rc && s->topo->rank == 0) {
+        session_report_phase(s, p, jobs, tot, pj, s->want_doc, &s->st);
+    } else if (!rc) { /* rank 0 reports; the others know their own status */
+        for (unsigned k = 0; k < p->njobs; k++) {
+            int st = session_status(&jobs[k].res, 0, false, NULL);
+            s->st = st > s->st ? st : s->st;
+        }
+    } else {
+        json_object_set_new(pj, "jobs", json_array());
     }
-    sbio_report_phases(text, &ses->summary);
-    if (session_restore(ses))
-        st = st ? st : 1;
-    json_t *mine = !rc && want_doc ? session_script_doc(s, phases) : (json_decref(phases), NULL);
-    st = session_script_end(ses, s, mine, st);
-    if (doc)
-        *doc = mine;
+    json_array_append_new(s->phases, pj);
+    return rc;
+}
+
+/* The phases' table, the document, report(), and the status: a refused phase is the script's
+ * input that cannot run here, exit 2 even when the other phases ran, unless a run failed (1)
+ * or was interrupted (130). */
+static int script_end(struct session *s, int rc, int rrc)
+{
+    const struct sbio_script *d = s->decl;
+    if (!s->phases) /* refused before its first phase */
+        return rc;
+    sbio_report_phases(s->text, &s->summary);
+    int st = s->st ? s->st : rrc ? 1 : 0;
+    json_t *mine = !rc && s->want_doc ? session_script_doc(d, s->phases) : NULL;
+    if (!mine)
+        json_decref(s->phases);
+    st = session_script_end(s, d, mine, st);
+    if (s->doc)
+        *s->doc = mine;
     else
         json_decref(mine);
-    session_close(ses);
-    /* A refused phase is the script's input that cannot run here: exit 2 even when the other
-     * phases ran, unless a run failed (1) or was interrupted (130). */
-    if (!rc && !st && refused) {
-        sbio_err("%s: %u of %u phase%s refused (the reasons above)", s->path, refused, s->nphases,
-                 s->nphases == 1 ? "" : "s");
+    if (!rc && !st && s->refused) {
+        sbio_err("%s: %u of %u phase%s refused (the reasons above)", d->path, s->refused,
+                 d->nphases, d->nphases == 1 ? "" : "s");
         return -SBIO_EUSAGE;
     }
     return rc ? rc : session_code(st);
 }
 
+static const struct session_kind script_kind = {
+    .begin = script_begin,
+    .phase = script_phase,
+    .ready = script_ready,
+    .done = script_done,
+    .end = script_end,
+};
+
 int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *decl,
                      const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
 {
+    const struct session_kind *kind = decl->plain ? &plain_kind : &script_kind;
     struct session s;
     if (doc)
         *doc = NULL;
@@ -1717,5 +1761,30 @@ int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *
     if (rc)
         return rc;
     rc = session_open(&s, set, decl, topo, text);
-    return decl->plain ? session_run_plain(&s, rc, interim, doc) : session_run_phases(&s, rc, doc);
+    s.interim = interim;
+    s.doc = doc;
+    /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */
+    s.want_doc = topo->rank == 0 && (doc || decl->has_report);
+    /* The seed is drawn before any header prints it; rank 0's is every rank's, so
+     * --rand-seed repeats a multi-rank run too. */
+    s.seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
+    sbio_mpi_bcast_u64(&s.seed);
+    if (!kind->begin(&s, &rc)) {
+        session_close(&s);
+        return rc;
+    }
+    /* Every rank starts the next phase or none: a signal on one rank stops them all (a plain
+     * run's one phase sees it as its run starts). */
+    int first = rc; /* a plain run's first phase meets the other ranks with it */
+    rc = 0;
+    for (unsigned pi = 0; pi < decl->nphases && !rc; pi++) {
+        if ((pi || !decl->plain) &&
+            sbio_mpi_agree(sbio_stop_requested() || s.st == 130 ? -EINTR : 0, NULL))
+            break;
+        rc = session_phase(&s, kind, pi, pi ? 0 : first);
+    }
+    int rrc = session_restore(&s);
+    rc = kind->end(&s, rc, rrc);
+    session_close(&s);
+    return rc;
 }
