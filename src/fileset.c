@@ -170,12 +170,6 @@ int sbio_fileset_strays(int dirfd, unsigned *count)
     return 0;
 }
 
-static bool mode_writes(const struct sbio_settings *set)
-{
-    return set->mode == SBIO_MODE_SEQWR || set->mode == SBIO_MODE_SEQREWR ||
-           set->mode == SBIO_MODE_RNDWR || set->mode == SBIO_MODE_RNDRW;
-}
-
 /* seqwr on a folder without a set makes the set itself, as sysbench does: an incomplete
  * manifest and empty files, which the run writes and completes. */
 static int fileset_create(struct sbio_fileset *fs, const struct sbio_settings *set)
@@ -234,7 +228,8 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
         }
         if (sbio_fileset_trusted(fs->dir, f->name, &st))
             return -SBIO_EUSAGE;
-        if (!set->script && mode_writes(set) && fileset_check_writable(fs, f->name, &st, set))
+        if (!set->script && sbio_mode_writes(set->mode) &&
+            fileset_check_writable(fs, f->name, &st, set))
             return -SBIO_EUSAGE;
         if ((uint64_t)st.st_size != f->size) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
@@ -255,7 +250,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, 
     fs->files = NULL;
     /* Write modes need a writable folder (seqwr empties and completes files; every write
      * mode marks the manifest or writes the files): say so before anything starts. */
-    int dfd = sbio_fileset_open_dir(set, mode_writes(set));
+    int dfd = sbio_fileset_open_dir(set, sbio_mode_writes(set->mode));
     if (dfd < 0)
         return dfd;
     fs->dirfd = dfd;
@@ -438,7 +433,7 @@ static int device_check(const struct sbio_settings *set, const char *real, uint6
         return -SBIO_EUSAGE;
     }
     int rc;
-    if (mode_writes(set) && (rc = device_writable(set, real, st.st_rdev)))
+    if (sbio_mode_writes(set->mode) && (rc = device_writable(set, real, st.st_rdev)))
         return rc;
     int fd = open(real, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ioctl(fd, BLKGETSIZE64, size)) {
