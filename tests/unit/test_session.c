@@ -355,12 +355,88 @@ static void test_memory_limit_missing(void **state)
     fake_cgroup_done();
 }
 
+/* The checks that change nothing, with what they say: a folder that is not there, a queue
+ * device that is none; alone, the agreement is this process's own status; without a
+ * scheduler or queue setting nothing is tried. */
+static void test_checks(void **state)
+{
+    (void)state;
+    static const struct {
+        char *opt;
+        int want;
+        const char *says;
+    } cases[] = {
+        {NULL, 0, ""},
+        {(char *)"--dir=/nonexistent/sbio-x", -SBIO_EUSAGE,
+         "--dir /nonexistent/sbio-x: No such file or directory; create the folder first"},
+        {(char *)"--queue-device=/dev/sbio-no-such", -SBIO_EUSAGE,
+         "--queue-device=/dev/sbio-no-such: no such block device"},
+    };
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sbio_config cfg;
+        char err[MSG_MAX];
+        int prc = cases[i].opt && !strncmp(cases[i].opt, "--dir", 5)
+                      ? parse_args(&cfg, ARGV("run", cases[i].opt, "--file-test-mode=rndrd"), err,
+                                   sizeof(err))
+                      : parse_args(&cfg,
+                                   ARGV("run", g_set, "--file-test-mode=rndrd",
+                                        cases[i].opt ? cases[i].opt : (char *)"--threads=1"),
+                                   err, sizeof(err));
+        assert_int_equal(prc, 0);
+        struct capture c;
+        cap_begin(&c);
+        int rc = sbio_session_check(TS(&cfg));
+        cap_end(&c, err, sizeof(err));
+        assert_int_equal(rc, cases[i].want);
+        assert_has(err, cases[i].says);
+        /* Nothing to try: no kernel setting asked for. */
+        assert_int_equal(sbio_session_try_settings(TS(&cfg), &alone), 0);
+    }
+    assert_int_equal(sbio_session_agree(&alone, 0, "x"), 0);
+    assert_int_equal(sbio_session_agree(&alone, -SBIO_EUSAGE, "x"), -SBIO_EUSAGE);
+    assert_int_equal(sbio_session_agree(&alone, -EINTR, "x"), -EINTR);
+}
+
+/* --verify under a script whose phase runs a sequential and a random job side by side: their
+ * blocks would not be disjoint, refused by the script's checks before anything runs. */
+static void test_check_script_verify(void **state)
+{
+    (void)state;
+    struct sbio_script *s = calloc(1, sizeof(*s));
+    assert_non_null(s);
+    snprintf(s->path, sizeof(s->path), "mixed.lua");
+    s->nphases = 1;
+    struct sbio_script_phase *p = &s->phases[0];
+    snprintf(p->name, sizeof(p->name), "p");
+    p->events = 100;
+    p->njobs = 2;
+    job_set(&p->jobs[0], "seq", 1, 4096);
+    p->jobs[0].mode = SBIO_MODE_SEQRD;
+    job_set(&p->jobs[1], "rnd", 1, 4096);
+    p->jobs[1].mode = SBIO_MODE_RNDRD;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--ioengine=null"), err, sizeof(err)), 0);
+    assert_int_equal(sbio_session_check_script(TS(&cfg), s), 0);
+    assert_int_equal(
+        parse_args(&cfg, ARGV("run", g_set, "--ioengine=null", "--verify"), err, sizeof(err)), 0);
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_session_check_script(TS(&cfg), s);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EUSAGE);
+    assert_has(err, "--verify");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_run),     cmocka_unit_test(test_plain_refused),
         cmocka_unit_test(test_script_phases), cmocka_unit_test(test_script_ranks),
         cmocka_unit_test(test_memory_limit),  cmocka_unit_test(test_memory_limit_missing),
+        cmocka_unit_test(test_checks),        cmocka_unit_test(test_check_script_verify),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
