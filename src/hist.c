@@ -27,8 +27,8 @@ void sbio_hist_snapshot(struct sbio_hist *dst, const struct sbio_hist *src)
     __atomic_load(&src->sumsq, &dst->sumsq, __ATOMIC_RELAXED);
 }
 
-/* Inverse of bucket_index(): idx = (shift << B) + m with m = v >> shift in [2^B, 2^(B+1)),
- * except the first 2^B buckets, which hold their index exactly. */
+/* Inverse of sbio_hist_bucket_index() (hist.h): idx = (shift << B) + m with m = v >> shift in [2^B,
+ * 2^(B+1)), except the first 2^B buckets, which hold their index exactly. */
 uint64_t sbio_hist_bucket_lower(unsigned idx)
 {
     if (idx < SBIO_HIST_SUB_COUNT)

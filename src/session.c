@@ -827,8 +827,6 @@ static const char *session_threads(char *buf, size_t len, unsigned n, const stru
     return buf;
 }
 
-/* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
- * when there is none); their JSON into pj. The worst job's status into *status. */
 /* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
  * readwhole, close", cut short with "…" if it is too long. */
 static void session_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj)
@@ -847,6 +845,8 @@ static void session_tree_ops(char *buf, size_t len, const struct sbio_script_job
         snprintf(buf + len - 5, 5, "\u2026");
 }
 
+/* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
+ * when there is none); their JSON into pj. The worst job's status into *status. */
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
                                  struct session_job *jobs, struct sbio_run_result *tot, json_t *pj,
                                  bool want_doc, int *status)
