@@ -73,7 +73,7 @@ $(BUILD)/sbio_lua.h: lua/sbio.lua
 $(BUILD)/script.o: $(BUILD)/sbio_lua.h
 $(BUILD)/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
 
-# MPI (sbio under mpirun, many hosts; README "Many client hosts"): MPI=1 builds with Open MPI,
+# MPI (sbio under mpirun, many hosts; doc/mpi.md): MPI=1 builds with Open MPI,
 # MPI=0 without; by default on when mpicc is found. Only src/mpi.c differs (it has single-
 # process stand-ins); its flags are kept in $(BUILD)/mpi.flags so that switching rebuilds it.
 # Its -Isrc is dropped so that <mpi.h> is the library's header, not src/mpi.h.

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The documentation stays true: every option `sbio help` lists as available is in the man
-# page, every command in the README and the man page, and make install puts both in place.
+# page, every command in the README, in doc/options.md's table of commands and in the man page,
+# every link of the README and doc/*.md leads to a file and heading that exist, and make
+# install puts them in place.
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MAN=$ROOT/doc/sbio.1
@@ -12,6 +14,29 @@ done
 for cmd in prepare run cleanup compare diff plot restore help version; do
 	check "man page documents the $cmd command" grep -q "^\.B $cmd\|^\.B plot" "$MAN"
 	check "README names the $cmd command" grep -q "\`$cmd" "$ROOT/README.md"
+	check "doc/options.md's table of commands has $cmd" grep -q "^| \`$cmd[\` ]" "$ROOT/doc/options.md"
+done
+# A link's anchor is a heading's GitHub name: lower case, punctuation dropped, spaces as -
+# (a line in a code block that starts with # is no heading).
+anchors() {
+	awk '/^ *```/ { code = !code; next } !code && /^#+ /' "$1" | sed -E 's/^#+ //' |
+		tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
+for md in "$ROOT"/README.md "$ROOT"/doc/*.md; do
+	name=${md#"$ROOT"/}
+	for link in $(grep -oE '\]\([^)[:space:]]+\)' "$md" | sed -E 's/^\]\((.*)\)$/\1/' | sort -u); do
+		case $link in http://* | https://* | mailto:*) continue ;; esac
+		file=${link%%#*}
+		target=$md
+		[ -n "$file" ] && target=$(dirname "$md")/$file
+		if [ ! -e "$target" ]; then
+			notok "$name links to $link, which does not exist"
+		elif [ "$file" != "$link" ] && ! anchors "$target" | grep -qxF -- "${link#*#}"; then
+			notok "$name links to $link, a heading ${target#"$ROOT"/} does not have"
+		else
+			ok "$name's link to $link leads somewhere"
+		fi
+	done
 done
 if command -v groff >/dev/null; then
 	check "man page renders without warnings" bash -c "groff -man -Tutf8 -ww '$MAN' 2>&1 >/dev/null | grep -q . && exit 1 || exit 0"
