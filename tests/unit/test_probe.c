@@ -1,13 +1,17 @@
 /* Unit tests for the measurement probes (src/probe.c, src/probes/): the table, each probe's
  * snapshots turned into figures (a fake cgroup folder stands for the kernel's files; the
- * worker threads' usage is filled by hand), and the merge rules of jobs and of ranks. */
+ * worker threads' usage is filled by hand), the merge rules of jobs and of ranks, and the
+ * figures of a job run in a process of its own (jobproc.c) reaching the parent. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
+#include "fileset.h"
 #include "helpers.h"
+#include "jobproc.h"
 #include "probe.h"
 #include "result.h"
 
@@ -231,13 +235,69 @@ static void test_merge(void **state)
     free(out);
 }
 
+/* A job forked into its group (a folder whose cgroup.procs is a plain file) runs on an
+ * in-memory set with the null engine; its memory group's memory.stat is read as the child's
+ * phase starts and ends: the figures reach the parent through the pipe with the result. */
+static void test_jobproc(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "probe"), 0);
+    put(dir, "cgroup.procs", "");
+    put(dir, "memory.stat", "file 12288\nfile_dirty 8192\nfile_writeback 4096\n");
+    struct sbio_fileset_file files[2];
+    memset(files, 0, sizeof(files));
+    struct sbio_fileset fs = {.dirfd = -1,
+                              .dir = "(memory)",
+                              .complete = true,
+                              .nfiles = 2,
+                              .files = files,
+                              .block_size = 4096,
+                              .seed = 1};
+    for (unsigned i = 0; i < 2; i++) {
+        snprintf(files[i].name, sizeof(files[i].name), "test_file.%u", i);
+        files[i].size = 64 * 4096;
+        fs.bytes += files[i].size;
+    }
+    struct sbio_memgroup mg = {.version = SBIO_CGROUP_V2, .limit = 32 << 20};
+    snprintf(mg.file, sizeof(mg.file), "memory.max");
+    snprintf(mg.dir, sizeof(mg.dir), "%s", dir);
+    struct sbio_job job = {.name = "j",
+                           .threads = 2,
+                           .engine = sbio_engine_id("null"),
+                           .iodepth = 1,
+                           .mode = SBIO_MODE_RNDRD,
+                           .block_size = 4096,
+                           .block_what = "block",
+                           .merged_requests = 1,
+                           .events = 1000,
+                           .seed = 7};
+    struct sbio_runner_env env = {.fs = &fs, .memgroup = &mg};
+    struct sbio_jobproc p;
+    struct sbio_run_result *res = calloc(1, sizeof(*res));
+    assert_non_null(res);
+    int rc = -1;
+    assert_int_equal(sbio_jobproc_start(&p, &job, &env, dir), 0);
+    sbio_jobproc_finish(&p, "j", res, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(res->error, 0);
+    assert_int_equal(res->total.events, 1000);
+    const struct sbio_probe_memstat *m = &res->probe.memstat;
+    assert_true(m->have);
+    assert_int_equal(m->limit, 32 << 20);
+    assert_string_equal(m->dir, dir);
+    assert_true(m->m0.file == 12288 && m->m1.dirty == 8192 && m->m1.writeback == 4096);
+    sbio_run_result_free(res);
+    free(res);
+    assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_faults_alone),
-        cmocka_unit_test(test_groups),
-        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_table),   cmocka_unit_test(test_faults_alone),
+        cmocka_unit_test(test_groups),  cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_jobproc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
