@@ -45,8 +45,8 @@ struct sbio_probe_figs {
 /* How the parts of a merge ran. */
 enum sbio_merge_kind {
     /* Side by side in this process (a script phase's jobs): one clock, one set, one process,
-     * so CPU time and page faults (process-wide in every part) are the largest part's, and
-     * device and page-cache counters are the first part's. */
+     * so device, page-cache and the process's storage counters are the first part's; CPU
+     * time and page faults, each job's own threads', add up. */
     SBIO_MERGE_JOBS,
     /* In separate processes, maybe on other hosts (MPI ranks): clocks are not comparable, so
      * the merged phase lasts as long as the longest part (start 0, end elapsed); CPU time and
