@@ -19,7 +19,7 @@ LDLIBS += -Wl,--push-state,--no-as-needed $(PKG_LIBS) -laio -Wl,--pop-state -lm 
 # sbio-asan …) so that build/ and ./sbio are left alone.
 BUILD := build
 BIN := sbio
-SRCS := $(wildcard src/*.c src/engines/*.c)
+SRCS := $(wildcard src/*.c src/engines/*.c src/probes/*.c)
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 # Everything but main.o, as an archive: a unit test links its own object, the helpers and
@@ -35,7 +35,7 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%.o,$(wildcard tests/unit/*
 UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 # Test tools the integration scripts preload (tests/tools/*.c; never instrumented).
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
-FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
+FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c src/probes/*.[ch] tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
 .PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments install \
 	clean format format-check

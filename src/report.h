@@ -77,10 +77,10 @@ json_t *sbio_json_shares(const struct sbio_shares *sh, const char *const *names)
  * ask, and the JSON's is built without the text's. */
 static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
 {
-    uint64_t asked = sbio_stats_bytes_read(&res->total);
-    if (!res->ndisk || !asked)
+    uint64_t asked = sbio_stats_bytes_read(&res->total), dev;
+    const char *name;
+    if (!asked || !sbio_probe_devices_read(res, &name, &dev))
         return false;
-    uint64_t dev = (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512; /* sectors read */
     return dev < asked / 100;
 }
 

@@ -325,75 +325,6 @@ static json_t *samples_json(const struct sbio_run_result *res)
     return a;
 }
 
-static json_t *devices_json(const struct sbio_run_result *res, double secs)
-{
-    static const char *const f[] = {"reads",
-                                    "reads_merged",
-                                    "sectors_read",
-                                    "read_ms",
-                                    "writes",
-                                    "writes_merged",
-                                    "sectors_written",
-                                    "write_ms",
-                                    "in_flight",
-                                    "io_ms",
-                                    "time_in_queue_ms",
-                                    "discards",
-                                    "discards_merged",
-                                    "sectors_discarded",
-                                    "discard_ms",
-                                    "flushes",
-                                    "flush_ms"};
-    json_t *a = json_array();
-    for (unsigned i = 0; i < res->ndisk; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(res->disk_name[i]));
-        for (int k = 0; k < 17; k++) {
-            /* in_flight is a gauge: its value at the end, not a delta. */
-            uint64_t v = k == 8 ? res->disk1[i].f[k] : res->disk1[i].f[k] - res->disk0[i].f[k];
-            json_object_set_new(o, f[k], json_integer((json_int_t)v));
-        }
-        uint64_t io_ms = res->disk1[i].f[9] - res->disk0[i].f[9];
-        uint64_t q_ms = res->disk1[i].f[10] - res->disk0[i].f[10];
-        json_object_set_new(
-            o, "bytes_read",
-            json_integer((json_int_t)((res->disk1[i].f[2] - res->disk0[i].f[2]) * 512)));
-        json_object_set_new(
-            o, "bytes_written",
-            json_integer((json_int_t)((res->disk1[i].f[6] - res->disk0[i].f[6]) * 512)));
-        json_object_set_new(o, "util_pct", json_real(sbio_util_pct(io_ms, secs)));
-        json_object_set_new(o, "avg_queue", json_real(per_s((double)q_ms / 1e3, secs)));
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-static json_t *cache_json(const struct sbio_cachestat *c)
-{
-    return json_pack("{s:I,s:I,s:I,s:I,s:I}", "cached_pages", (json_int_t)c->cached, "dirty_pages",
-                     (json_int_t)c->dirty, "writeback_pages", (json_int_t)c->writeback,
-                     "evicted_pages", (json_int_t)c->evicted, "recently_evicted_pages",
-                     (json_int_t)c->recently_evicted);
-}
-
-static json_t *memstat_json(const struct sbio_memstat *m)
-{
-    return json_pack("{s:I,s:I,s:I}", "file_bytes", (json_int_t)m->file, "dirty_bytes",
-                     (json_int_t)m->dirty, "writeback_bytes", (json_int_t)m->writeback);
-}
-
-/* --memory-limit's group and its page cache at the start and end of the measured phase. */
-static json_t *memgroup_json(const struct sbio_run_result *res)
-{
-    const struct sbio_memgroup *mg = &res->memgroup;
-    if (mg->version == SBIO_CGROUP_NONE)
-        return json_null();
-    return json_pack("{s:I,s:s,s:s,s:s,s:o,s:o}", "limit_bytes", (json_int_t)mg->limit, "cgroup",
-                     mg->version == SBIO_CGROUP_V2 ? "v2" : "v1", "limit_file", mg->file, "group",
-                     mg->dir, "start", res->have_memstat ? memstat_json(&res->mem0) : json_null(),
-                     "end", res->have_memstat ? memstat_json(&res->mem1) : json_null());
-}
-
 static json_t *signal_json(int sig)
 {
     return sig == SIGINT    ? json_string("SIGINT")
@@ -435,17 +366,13 @@ static json_t *ranks_json(const struct sbio_run_result *res)
                       secs)));
         json_object_set_new(o, "latency", latency_json(&h, false));
         json_object_set_new(o, "scheduler", jstr_or_null(x->scheduler));
-        json_object_set_new(o, "cpu",
-                            json_pack("{s:f,s:f,s:f,s:f,s:I,s:I}", "user_s", x->user_s, "system_s",
-                                      x->sys_s, "user_pct", per_s(100 * x->user_s, secs),
-                                      "system_pct", per_s(100 * x->sys_s, secs), "minor_faults",
-                                      (json_int_t)x->minor_faults, "major_faults",
-                                      (json_int_t)x->major_faults));
-        json_object_set_new(o, "devices", devices_json(x, secs));
-        json_object_set_new(o, "page_cache",
-                            x->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&x->cache0),
-                                                      "end", cache_json(&x->cache1))
-                                          : json_null());
+        json_t *cpu =
+            json_pack("{s:f,s:f,s:f,s:f}", "user_s", x->user_s, "system_s", x->sys_s, "user_pct",
+                      per_s(100 * x->user_s, secs), "system_pct", per_s(100 * x->sys_s, secs));
+        sbio_probe_json(cpu, x, SBIO_PROBE_FAULTS);
+        json_object_set_new(o, "cpu", cpu);
+        sbio_probe_json(o, x, SBIO_PROBE_DEVICES);
+        sbio_probe_json(o, x, SBIO_PROBE_PAGE_CACHE);
         json_object_set_new(o, "interrupted", json_boolean(x->stop_signal != 0));
         json_object_set_new(o, "signal", signal_json(x->stop_signal));
         json_object_set_new(o, "error", x->error ? json_string(x->error_msg) : json_null());
@@ -470,21 +397,6 @@ static void result_end_json(json_t *r, const struct sbio_run_result *res)
     json_object_set_new(r, "errors", errs);
 }
 
-/* The job's I/O group and the kernel's own counters of it; null without a group. */
-static json_t *group_json(const struct sbio_run_result *res)
-{
-    if (!res->group_dir[0])
-        return json_null();
-    const struct sbio_cgroup_io *g = &res->group_io;
-    return json_pack(
-        "{s:s,s:s,s:o}", "path", res->group_dir, "hierarchy",
-        res->group_version == SBIO_CGROUP_V1 ? "cgroup v1 blkio" : "cgroup v2 io", "kernel",
-        res->have_group_io ? json_pack("{s:s,s:I,s:I,s:I,s:I}", "source", g->source, "read_bytes",
-                                       (json_int_t)g->rbytes, "write_bytes", (json_int_t)g->wbytes,
-                                       "reads", (json_int_t)g->rios, "writes", (json_int_t)g->wios)
-                           : json_null());
-}
-
 static json_t *cpu_json(const struct sbio_run_result *res, double secs)
 {
     json_t *cpu = json_object();
@@ -492,8 +404,7 @@ static json_t *cpu_json(const struct sbio_run_result *res, double secs)
     json_object_set_new(cpu, "system_s", json_real(res->sys_s));
     json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
     json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
-    json_object_set_new(cpu, "minor_faults", json_integer((json_int_t)res->minor_faults));
-    json_object_set_new(cpu, "major_faults", json_integer((json_int_t)res->major_faults));
+    sbio_probe_json(cpu, res, SBIO_PROBE_FAULTS);
     return cpu;
 }
 
@@ -519,23 +430,16 @@ static void result_ops_json(json_t *r, const struct sbio_run_result *res, double
 
 /* The device, cache and verification figures, and what only some runs have. */
 static void result_more_json(json_t *r, const struct sbio_report_of *of,
-                             const struct sbio_run_result *res, double secs)
+                             const struct sbio_run_result *res)
 {
     const struct sbio_stats *t = &res->total;
     json_object_set_new(r, "queue_depth",
                         res->depth_max ? json_pack("{s:f,s:I}", "avg", res->depth_avg, "max",
                                                    (json_int_t)res->depth_max)
                                        : json_null());
-    json_object_set_new(r, "devices", devices_json(res, secs));
-    json_object_set_new(r, "process_io",
-                        res->have_proc_io
-                            ? json_pack("{s:I,s:I}", "read_bytes", (json_int_t)res->proc_read_bytes,
-                                        "write_bytes", (json_int_t)res->proc_write_bytes)
-                            : json_null());
-    json_object_set_new(r, "page_cache",
-                        res->have_cache ? json_pack("{s:o,s:o}", "start", cache_json(&res->cache0),
-                                                    "end", cache_json(&res->cache1))
-                                        : json_null());
+    sbio_probe_json(r, res, SBIO_PROBE_DEVICES);
+    sbio_probe_json(r, res, SBIO_PROBE_PROC_IO);
+    sbio_probe_json(r, res, SBIO_PROBE_PAGE_CACHE);
     json_object_set_new(r, "invalidation",
                         res->invalidated
                             ? json_pack("{s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
@@ -545,8 +449,8 @@ static void result_more_json(json_t *r, const struct sbio_report_of *of,
     char prio[24];
     json_object_set_new(r, "ioprio",
                         json_string(sbio_ioprio_name(prio, sizeof(prio), res->ioprio)));
-    json_object_set_new(r, "memory_group", memgroup_json(res));
-    json_object_set_new(r, "group", group_json(res));
+    sbio_probe_json(r, res, SBIO_PROBE_MEMSTAT);
+    sbio_probe_json(r, res, SBIO_PROBE_GROUP_IO);
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",
@@ -601,7 +505,7 @@ json_t *sbio_json_result(const struct sbio_report_of *of, const struct sbio_file
     json_object_set_new(r, "elapsed_s", json_real(secs));
     result_ops_json(r, res, secs);
     json_object_set_new(r, "cpu", cpu_json(res, secs));
-    result_more_json(r, of, res, secs);
+    result_more_json(r, of, res);
     json_object_set_new(doc, "result", r);
     return doc;
 }

@@ -243,26 +243,6 @@ static void mean_stddev(const double *x, unsigned n, double *mean, double *sd)
     *sd = n ? sqrt(q / n) : 0;
 }
 
-/* Deltas of /sys/block/DEV/stat over the measured phase; merges counted too. */
-static void print_devices(FILE *out, const struct sbio_run_result *res, double secs,
-                          const char *where)
-{
-    char a[32], b[32];
-    for (unsigned i = 0; i < res->ndisk; i++) {
-        const uint64_t *d0 = res->disk0[i].f, *d1 = res->disk1[i].f;
-        uint64_t d[17];
-        for (int k = 0; k < 17; k++)
-            d[k] = d1[k] - d0[k];
-        fprintf(out,
-                "Device %s%s over the run: reads %" PRIu64 " (merged %" PRIu64
-                ", %s), writes %" PRIu64 " (merged %" PRIu64 ", %s), flushes %" PRIu64
-                ", util %.1f%%, avg queue %.2f\n",
-                res->disk_name[i], where, d[0], d[1], sbio_fmt_bytes(a, sizeof(a), d[2] * 512),
-                d[4], d[5], sbio_fmt_bytes(b, sizeof(b), d[6] * 512), d[15],
-                sbio_util_pct(d[9], secs), secs > 0 ? (double)d[10] / 1e3 / secs : 0);
-    }
-}
-
 /* Under MPI: one line per rank, each over its own measured time. */
 static void print_ranks(FILE *out, const struct sbio_run_result *res)
 {
@@ -522,33 +502,6 @@ static void text_cpu(FILE *out, const struct sbio_run_result *res, double secs)
                 ncpu);
 }
 
-/* A job's group: the kernel's own counters of it over the measured phase, beside sbio's. */
-static void text_group(FILE *out, const struct sbio_run_result *res)
-{
-    if (!res->group_dir[0])
-        return;
-    const struct sbio_cgroup_io *g = &res->group_io;
-    const struct sbio_stats *t = &res->total;
-    char a[32], b[32], c[32], d[32];
-    if (!res->have_group_io) {
-        fprintf(out, "Group counters: none for the set's devices (%s)\n",
-                res->group_version == SBIO_CGROUP_V1
-                    ? "blkio.throttle.* count once a limit has turned throttling on, "
-                      "blkio.bfq.* under bfq"
-                    : "io.stat");
-        return;
-    }
-    uint64_t rops = t->lat[SBIO_READ].count + t->lat[SBIO_RMW].count;
-    uint64_t wops = t->lat[SBIO_WRITE].count + t->lat[SBIO_RMW].count;
-    fprintf(out,
-            "Group counters (%s): read %s in %" PRIu64 " request%s, written %s in %" PRIu64
-            " request%s; sbio: read %s in %" PRIu64 " op%s, wrote %s in %" PRIu64 " op%s\n",
-            g->source, sbio_fmt_bytes(a, sizeof(a), g->rbytes), g->rios, g->rios == 1 ? "" : "s",
-            sbio_fmt_bytes(b, sizeof(b), g->wbytes), g->wios, g->wios == 1 ? "" : "s",
-            sbio_fmt_bytes(c, sizeof(c), sbio_stats_bytes_read(t)), rops, rops == 1 ? "" : "s",
-            sbio_fmt_bytes(d, sizeof(d), sbio_stats_bytes_written(t)), wops, wops == 1 ? "" : "s");
-}
-
 /* What only some runs have: verification, faults, queue depth, skipped tails, seqwr completion. */
 static void text_extras(FILE *out, const struct sbio_report_of *of,
                         const struct sbio_run_result *res)
@@ -562,7 +515,7 @@ static void text_extras(FILE *out, const struct sbio_report_of *of,
                 "I/O priority: %s on every worker thread (set, then read back with "
                 "ioprio_get)\n",
                 sbio_ioprio_name(a, sizeof(a), res->ioprio));
-    text_group(out, res);
+    sbio_probe_text(out, res, SBIO_PROBE_GROUP_IO);
     if (of->job->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_checked == 1 ? "" : "s",
@@ -589,19 +542,6 @@ static void text_extras(FILE *out, const struct sbio_report_of *of,
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
 }
 
-/* Device counters over the measured phase: a host's under MPI once, as its first rank saw them. */
-static void text_devices(FILE *out, const struct sbio_run_result *res, double secs)
-{
-    print_devices(out, res, secs, "");
-    for (unsigned r = 0; r < res->nranks; r++) {
-        if (sbio_result_host_first(res, r)) {
-            char on[128];
-            snprintf(on, sizeof(on), " (%.64s, rank %u)", res->rank_host[r], r);
-            print_devices(out, &res->ranks[r], (double)res->ranks[r].elapsed_ns / 1e9, on);
-        }
-    }
-}
-
 /* Page-cache state of the set around the measured phase. */
 static void text_cache(FILE *out, const struct sbio_run_result *res)
 {
@@ -615,30 +555,8 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
                 sbio_fmt_bytes(t, sizeof(t), res->set_bytes), res->invalidated,
                 res->invalidated == 1 ? "" : "s");
     }
-    if (res->have_cache) {
-        long pg = sysconf(_SC_PAGESIZE);
-        char c[5][32];
-        fprintf(out,
-                "Page cache of the set: at start %s cached, %s dirty; at end %s cached, %s dirty,"
-                " %s under writeback\n",
-                sbio_fmt_bytes(c[0], sizeof(c[0]), res->cache0.cached * (uint64_t)pg),
-                sbio_fmt_bytes(c[1], sizeof(c[1]), res->cache0.dirty * (uint64_t)pg),
-                sbio_fmt_bytes(c[2], sizeof(c[2]), res->cache1.cached * (uint64_t)pg),
-                sbio_fmt_bytes(c[3], sizeof(c[3]), res->cache1.dirty * (uint64_t)pg),
-                sbio_fmt_bytes(c[4], sizeof(c[4]), res->cache1.writeback * (uint64_t)pg));
-    }
-    if (res->have_memstat) {
-        char c[6][32];
-        fprintf(out,
-                "Page cache of the memory group (limit %s): at start %s, %s dirty; at end %s, %s "
-                "dirty, %s under writeback\n",
-                sbio_fmt_bytes(c[5], sizeof(c[5]), res->memgroup.limit),
-                sbio_fmt_bytes(c[0], sizeof(c[0]), res->mem0.file),
-                sbio_fmt_bytes(c[1], sizeof(c[1]), res->mem0.dirty),
-                sbio_fmt_bytes(c[2], sizeof(c[2]), res->mem1.file),
-                sbio_fmt_bytes(c[3], sizeof(c[3]), res->mem1.dirty),
-                sbio_fmt_bytes(c[4], sizeof(c[4]), res->mem1.writeback));
-    }
+    sbio_probe_text(out, res, SBIO_PROBE_PAGE_CACHE);
+    sbio_probe_text(out, res, SBIO_PROBE_MEMSTAT);
 }
 
 /* --histogram: one per operation type, the syncs split as in the table. */
@@ -661,7 +579,9 @@ static void text_histograms(FILE *out, const struct sbio_report_of *of, const st
 static void text_cached_reads(FILE *out, const struct sbio_report_of *of,
                               const struct sbio_run_result *res)
 {
-    if (!sbio_report_cached_reads(res))
+    const char *dev;
+    uint64_t dev_read;
+    if (!sbio_report_cached_reads(res) || !sbio_probe_devices_read(res, &dev, &dev_read))
         return;
     char a[32], b[32], c[32];
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -676,9 +596,9 @@ static void text_cached_reads(FILE *out, const struct sbio_report_of *of,
     fprintf(out,
             "Note: the reads came from the page cache: the run read %s, device %s read %s. "
             "To measure the device: %s%sor a set larger than the RAM (%s)\n",
-            sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(&res->total)), res->disk_name[0],
-            sbio_fmt_bytes(b, sizeof(b), (res->disk1[0].f[2] - res->disk0[0].f[2]) * 512), direct,
-            drop, sbio_fmt_bytes(c, sizeof(c), ram));
+            sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(&res->total)), dev,
+            sbio_fmt_bytes(b, sizeof(b), dev_read), direct, drop,
+            sbio_fmt_bytes(c, sizeof(c), ram));
 }
 
 /* --rate: the rate reached (events over the measured time) against the target; a shortfall
@@ -701,28 +621,11 @@ static void text_rate(FILE *out, const struct sbio_report_of *of, const struct s
 
 /* What is the process's rather than the run's: page faults, devices, page cache. */
 static void text_process(FILE *out, const struct sbio_report_of *of,
-                         const struct sbio_run_result *res, double secs)
+                         const struct sbio_run_result *res)
 {
-    fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", res->minor_faults,
-            res->major_faults);
-    text_devices(out, res, secs);
-    if (res->have_proc_io) {
-        char a[32], b[32], c[32];
-        uint64_t wrote = sbio_stats_bytes_written(&res->total);
-        fprintf(out,
-                "Storage I/O of sbio itself over the run: read %s, written %s (/proc/self/io; ",
-                sbio_fmt_bytes(a, sizeof(a), res->proc_read_bytes),
-                sbio_fmt_bytes(b, sizeof(b), res->proc_write_bytes));
-        /* write_bytes counts the page cache a process dirties, and this kernel counts a large
-         * folio whole however little of it was written: with fsyncs between writes it reads
-         * tens of times the bytes written. */
-        if (res->proc_write_bytes > 2 * wrote)
-            fprintf(out,
-                    "written counts whole page-cache folios dirtied, not bytes: the run wrote "
-                    "%s; ",
-                    sbio_fmt_bytes(c, sizeof(c), wrote));
-        fprintf(out, "the device lines count every process)\n");
-    }
+    sbio_probe_text(out, res, SBIO_PROBE_FAULTS);
+    sbio_probe_text(out, res, SBIO_PROBE_DEVICES);
+    sbio_probe_text(out, res, SBIO_PROBE_PROC_IO);
     text_cache(out, res);
     text_cached_reads(out, of, res);
 }
@@ -754,15 +657,14 @@ void sbio_report_text_scope(FILE *out, const struct sbio_report_of *of,
     text_fairness(out, res);
     text_threads(out, res);
     text_cpu(out, res, secs);
-    if (scope != SBIO_REPORT_WHOLE)
-        fprintf(out,
-                "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n"
-                "Device and page-cache figures: the process's, in the phase's total below\n",
-                res->minor_faults, res->major_faults);
+    if (scope != SBIO_REPORT_WHOLE) {
+        sbio_probe_text(out, res, SBIO_PROBE_FAULTS);
+        fprintf(out, "Device and page-cache figures: the process's, in the phase's total below\n");
+    }
     text_extras(out, of, res);
     text_rate(out, of, res, secs);
     if (scope == SBIO_REPORT_WHOLE)
-        text_process(out, of, res, secs);
+        text_process(out, of, res);
     if (of->set->histogram)
         text_histograms(out, of, &res->total);
     fflush(out);

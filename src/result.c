@@ -1,13 +1,9 @@
 #include "result.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "fileset.h"
 
 void sbio_run_result_free(struct sbio_run_result *res)
 {
@@ -62,11 +58,9 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     sbio_stats_merge(&out->total, &r->total);
     out->elapsed_ns = max_u(out->elapsed_ns, r->elapsed_ns);
     out->limit_ns = max_u(out->limit_ns, r->limit_ns);
-    /* CPU time and faults are each job's own threads' (runner.c): they add up. */
+    /* CPU time is each job's own threads' (runner.c): it adds up. */
     out->user_s += r->user_s;
     out->sys_s += r->sys_s;
-    out->minor_faults += r->minor_faults;
-    out->major_faults += r->major_faults;
     out->completed_bytes += r->completed_bytes;
     /* Jobs of a phase share the set: its tails are skipped once. */
     out->skipped_tails = sum ? out->skipped_tails + r->skipped_tails
@@ -76,12 +70,7 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->direct_align = max_u(out->direct_align, r->direct_align);
     out->depth_max = max_u(out->depth_max, r->depth_max);
     out->fds_shared |= r->fds_shared;
-    /* Ranks are processes of their own: their bytes add up. Jobs share this one's. */
-    if (sum) {
-        out->have_proc_io = (i == 0 || out->have_proc_io) && r->have_proc_io;
-        out->proc_read_bytes += r->proc_read_bytes;
-        out->proc_write_bytes += r->proc_write_bytes;
-    }
+    sbio_probes_merge(&out->probe, &r->probe, i, kind);
     out->verify_written_only |= r->verify_written_only;
     out->measured = (i == 0 || out->measured) && r->measured;
     if (r->stop_signal && !out->stop_signal)
@@ -95,8 +84,7 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
 }
 
 /* What the first part alone gives the merge. */
-static void result_first(struct sbio_run_result *out, const struct sbio_run_result *r,
-                         enum sbio_merge_kind kind)
+static void result_first(struct sbio_run_result *out, const struct sbio_run_result *r)
 {
     out->seed = r->seed;
     out->ncpus = r->ncpus;
@@ -105,24 +93,6 @@ static void result_first(struct sbio_run_result *out, const struct sbio_run_resu
     out->invalidated = r->invalidated; /* one set: the first part's view of it */
     out->resident_bytes = r->resident_bytes;
     out->set_bytes = r->set_bytes;
-    if (kind != SBIO_MERGE_JOBS)
-        return;
-    /* The jobs ran on one set at one time: the device and cache counters any job saw are
-     * the phase's. */
-    out->ndisk = r->ndisk;
-    memcpy(out->disk_name, r->disk_name, sizeof(out->disk_name));
-    memcpy(out->disk0, r->disk0, sizeof(out->disk0));
-    memcpy(out->disk1, r->disk1, sizeof(out->disk1));
-    out->have_proc_io = r->have_proc_io;
-    out->proc_read_bytes = r->proc_read_bytes;
-    out->proc_write_bytes = r->proc_write_bytes;
-    out->have_cache = r->have_cache;
-    out->cache0 = r->cache0;
-    out->cache1 = r->cache1;
-    out->memgroup = r->memgroup;
-    out->have_memstat = r->have_memstat;
-    out->mem0 = r->mem0;
-    out->mem1 = r->mem1;
 }
 
 /* The parts' --warmup=auto ends, as struct sbio_warmup_result says a merge keeps them. */
@@ -178,7 +148,7 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
     }
     out->depth_avg = queued ? depth / queued : 0;
     if (n)
-        result_first(out, &parts[0], kind);
+        result_first(out, &parts[0]);
     for (unsigned i = 1; i < n; i++)
         if (parts[i].ioprio != out->ioprio)
             out->ioprio = SBIO_IOPRIO_MIXED;
@@ -190,61 +160,6 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
         out->total.end_ns = out->elapsed_ns;
     }
     return 0;
-}
-
-bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
-                            struct sbio_diskstat *ds)
-{
-    bool ok = true;
-    res->ndisk = 0;
-    if (!t || !t->has_top)
-        return true;
-    ok = !sbio_diskstat_read(&t->top, &ds[0]);
-    snprintf(res->disk_name[0], sizeof(res->disk_name[0]), "%s", t->top.name);
-    res->ndisk = 1;
-    for (unsigned i = 0; i < t->ndev; i++) {
-        if (!strcmp(t->dev[i].name, t->top.name))
-            continue;
-        ok = !sbio_diskstat_read(&t->dev[i], &ds[res->ndisk]) && ok;
-        snprintf(res->disk_name[res->ndisk], sizeof(res->disk_name[0]), "%s", t->dev[i].name);
-        res->ndisk++;
-    }
-    return ok;
-}
-
-bool sbio_result_snap_proc_io(uint64_t *read_bytes, uint64_t *write_bytes)
-{
-    FILE *f = fopen("/proc/self/io", "re");
-    if (!f)
-        return false;
-    char line[128];
-    int seen = 0;
-    unsigned long long v;
-    while (fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "read_bytes: %llu", &v) == 1 && ++seen)
-            *read_bytes = v;
-        else if (sscanf(line, "write_bytes: %llu", &v) == 1 && ++seen)
-            *write_bytes = v;
-    }
-    fclose(f);
-    return seen == 2;
-}
-
-bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs)
-{
-    memset(cs, 0, sizeof(*cs));
-    if (fs->dirfd < 0)
-        return false;
-    for (unsigned i = 0; i < fs->nfiles; i++) {
-        int fd = openat(fs->dirfd, fs->files[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-            return false;
-        int rc = sbio_cachestat_add(fd, cs);
-        close(fd);
-        if (rc)
-            return false;
-    }
-    return true;
 }
 
 void sbio_result_snap_sched(struct sbio_run_result *res, const struct sbio_target *t)

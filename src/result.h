@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "ioprio.h"
+#include "probe.h"
 #include "stats.h"
 #include "sysblock.h"
 
@@ -55,43 +56,20 @@ struct sbio_run_result {
      * when the job sets none; a merge of parts that differ: SBIO_IOPRIO_MIXED. */
     int ioprio;
     bool fds_shared; /* the threads shared one descriptor per file (too few for their own) */
-    /* The job's I/O group (cgroup.h): its folder, hierarchy, and the kernel's own counters of
-     * it over the measured phase (deltas; have_group_io false when they could not be read). A
-     * merge keeps none. */
-    char group_dir[256];
-    int group_version;
-    bool have_group_io;
-    struct sbio_cgroup_io group_io;
     /* The measured phase started: false when the run failed while starting (a file that
      * could not be opened, a thread not created), and then no figure of it means anything. */
     bool measured;
-    /* Device counters at the start and end of the measured phase: [0] is the top device,
-     * [1..] the scheduler devices when they differ (dm/md slaves). */
-    unsigned ndisk;
-    char disk_name[SBIO_MAX_DEVS + 1][64];
-    struct sbio_diskstat disk0[SBIO_MAX_DEVS + 1], disk1[SBIO_MAX_DEVS + 1];
-    /* Storage bytes this process caused over the measured phase (/proc/self/io read_bytes
-     * and write_bytes, deltas): beside the device counters, which count every process.
-     * A buffered write counts when it dirties the page cache. Summed over ranks. */
-    bool have_proc_io;
-    uint64_t proc_read_bytes, proc_write_bytes;
+    /* What the measurement probes (probe.h) read around the measured phase: page faults,
+     * device counters, the process's storage I/O, the page cache of the set and of the
+     * memory group, the I/O group's counters. */
+    struct sbio_probe_figs probe;
     /* --invalidate: the files whose pages were dropped before the run (warm-up included),
      * and the bytes of the set (of set_bytes) still resident after that (mincore). */
     unsigned invalidated;
     uint64_t resident_bytes, set_bytes;
-    /* Page cache state of the set before and after the measured phase. */
-    bool have_cache;
-    struct sbio_cachestat cache0, cache1;
-    /* --memory-limit: the run's memory group (version SBIO_CGROUP_NONE: no limit) and the
-     * page-cache figures of its memory.stat at the start and end of the measured phase. */
-    struct sbio_memgroup memgroup;
-    bool have_memstat;
-    struct sbio_memstat mem0, mem1;
     /* Queued engines: ios in flight after each submission, over all threads. */
     double depth_avg;
     uint64_t depth_max;
-    /* Page faults of the process over the measured phase (mmap's data path). */
-    uint64_t minor_faults, major_faults;
     /* --verify: the first mismatch, described. */
     char verify_msg[320];
     bool verify_written_only; /* the set was prepared without --verify: written blocks only */
@@ -121,43 +99,15 @@ bool sbio_result_host_first(const struct sbio_run_result *res, unsigned r);
 /* Free what res owns (per-thread stats, samples, ranks); res can be merged into again. */
 void sbio_run_result_free(struct sbio_run_result *res);
 
-struct sbio_fileset;
-
-/* Device counters of the target's devices (top device first, then the scheduler devices
- * that differ from it) into ds[], naming them in res->disk_name; none without a target.
- * False when a counter could not be read. */
-bool sbio_result_snap_disks(struct sbio_run_result *res, const struct sbio_target *t,
-                            struct sbio_diskstat *ds);
-
-/* Page-cache state of the whole set (cachestat) into cs; false when the kernel lacks it or
- * a file cannot be opened. */
-/* This process's storage counters (/proc/self/io read_bytes, write_bytes). False when the
- * kernel does not give them (no task I/O accounting, no /proc). */
-bool sbio_result_snap_proc_io(uint64_t *read_bytes, uint64_t *write_bytes);
-
-bool sbio_result_snap_cache(const struct sbio_fileset *fs, struct sbio_cachestat *cs);
-
 /* The scheduler of the target's first scheduler device into res->scheduler ("" when none). */
 void sbio_result_snap_sched(struct sbio_run_result *res, const struct sbio_target *t);
-
-/* How the parts of a merge ran. */
-enum sbio_merge_kind {
-    /* Side by side in this process (a script phase's jobs): one clock, one set, one process,
-     * so CPU time and page faults (process-wide in every part) are the largest part's, and
-     * device and page-cache counters are the first part's. */
-    SBIO_MERGE_JOBS,
-    /* In separate processes, maybe on other hosts (MPI ranks): clocks are not comparable, so
-     * the merged phase lasts as long as the longest part (start 0, end elapsed); CPU time and
-     * faults are summed; device and page-cache counters stay per part (none merged);
-     * messages are prefixed "rank N (HOST): ". */
-    SBIO_MERGE_RANKS,
-};
 
 /* Merge n parts into out, which is overwritten (its samples are kept: a merge of ranks
  * reports the reporting rank's time series). The rules common to both kinds: counters summed,
  * histograms added bucket by bucket (exact), elapsed time the longest part's, the first
  * error, verify message and stop signal win, seed, CPU pinning and scheduler are the first
- * part's, queue depth the largest and the mean over the parts that queued.
+ * part's, queue depth the largest and the mean over the parts that queued; each probe's
+ * figures merged by its own merge (probe.h).
  * per_thread: every part's threads in part order, which out takes; NULL to have them copied
  * from the parts' own per_thread (-ENOMEM when that fails, out then empty).
  * hosts: SBIO_MERGE_RANKS only, each part's host. Returns 0 or -ENOMEM. */

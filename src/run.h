@@ -54,14 +54,12 @@ struct worker {
     int err; /* -errno of the first failure */
     char err_msg[320];
     int done;
-    /* The thread's own CPU time and faults at the start and the end of its measured phase:
-     * the run's CPU figures are their sum, so that they cover the measured time and nothing
-     * else (not the threads' start, nor another job's threads). CLOCK_THREAD_CPUTIME_ID gives
-     * the time exactly; getrusage(RUSAGE_THREAD) the faults and how the time splits between
-     * user and system (its own times are tick samples, scaled: 0.06 ms for 1.8 ms seen). */
-    struct rusage ru0, ru1;
-    uint64_t cpu0_ns, cpu1_ns;
-    bool ru_taken;
+    /* The thread's own CPU time and faults at the start and the end of its measured phase
+     * (its entry of run's usage): the run's CPU figures and the faults probe's are their sum,
+     * so that they cover the measured time and nothing else (not the threads' start, nor
+     * another job's threads). getrusage's own times are tick samples (0.06 ms for 1.8 ms
+     * seen): they only split the exact time between user and system. */
+    struct sbio_thread_usage *usage;
 };
 
 struct run {
@@ -74,7 +72,8 @@ struct run {
     struct sbio_mix mix; /* --verify's partition, a tree job: the job's mix set up for a
                             thread's blocks or slots */
     struct worker *w;
-    struct sbio_file *shared; /* [lay.nfiles] descriptors all threads use; NULL: their own */
+    struct sbio_thread_usage *usage; /* [nthreads], each worker's own */
+    struct sbio_file *shared;        /* [lay.nfiles] descriptors all threads use; NULL: their own */
     unsigned nthreads;
     unsigned first_thread; /* this process's first thread among all processes' */
     int oflags;

@@ -419,6 +419,7 @@ static int run_worker_init(struct run *r, unsigned i, struct sbio_run_result *re
     struct worker *w = &r->w[i];
     w->run = r;
     w->id = i;
+    w->usage = &r->usage[i];
     w->cpu = r->ncpus ? r->cpus[i % (unsigned)r->ncpus] : -1;
     /* Each slice moves its share of the events, as each iozone child moves its file: a
      * shared pool would let the first thread to start take them all. */
@@ -636,41 +637,18 @@ static double tv_s(struct timeval a, struct timeval b)
     return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_usec - a.tv_usec) / 1e6;
 }
 
-/* The group's counters over the measured phase: the end's read minus the start's (g0, read
- * when gio). */
-static void run_group_io(struct sbio_run_result *res, const struct sbio_cgroup_job *grp, bool gio,
-                         const struct sbio_cgroup_io *g0, struct sbio_cgroup_io *g1)
-{
-    if (!grp)
-        return;
-    snprintf(res->group_dir, sizeof(res->group_dir), "%.255s", grp->dir);
-    res->group_version = grp->version;
-    /* A v1 group shows lines only once something was counted: none at the start is zeros. */
-    res->have_group_io = gio && !sbio_cgroup_io_read(grp, g1) && g1->source[0] &&
-                         (!g0->source[0] || !strcmp(g0->source, g1->source));
-    if (res->have_group_io)
-        res->group_io = (struct sbio_cgroup_io){.rbytes = g1->rbytes - g0->rbytes,
-                                                .wbytes = g1->wbytes - g0->wbytes,
-                                                .rios = g1->rios - g0->rios,
-                                                .wios = g1->wios - g0->wios};
-    snprintf(res->group_io.source, sizeof(res->group_io.source), "%s", g1->source);
-}
-
-/* The measured phase, with the device, cache and CPU figures around it. */
+/* The measured phase, with the probes' and the CPU figures around it. */
 static void run_measured(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_interim *interim = r->env->interim;
-    res->have_cache = sbio_result_snap_cache(r->fs, &res->cache0);
-    if (r->env->memgroup && r->env->memgroup->version) {
-        res->memgroup = *r->env->memgroup;
-        res->have_memstat = !sbio_cgroup_memstat(res->memgroup.dir, &res->mem0);
-    }
-    bool disks = sbio_result_snap_disks(res, r->env->target, res->disk0);
-    uint64_t pr0 = 0, pw0 = 0, pr1 = 0, pw1 = 0;
-    bool pio = sbio_result_snap_proc_io(&pr0, &pw0);
-    struct sbio_cgroup_io g0, g1;
-    const struct sbio_cgroup_job *grp = r->env->group;
-    bool gio = grp && !sbio_cgroup_io_read(grp, &g0);
+    const struct sbio_probe_env penv = {.fs = r->fs,
+                                        .target = r->env->target,
+                                        .memgroup = r->env->memgroup,
+                                        .group = r->env->group,
+                                        .threads = r->usage,
+                                        .nthreads = r->nthreads};
+    struct sbio_probe_snaps snap[2];
+    sbio_probes_snap(&snap[0], &penv, NULL);
     sbio_result_snap_sched(res, r->env->target);
     /* Every process starts its clock as it leaves this meeting; durations are measured on
      * each process's own clock, never compared across hosts. */
@@ -685,21 +663,11 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
     for (unsigned i = 0; i < r->nthreads; i++)
         pthread_join(r->w[i].tid, NULL);
     run_agree(r); /* every process is out of the measured phase */
-    run_group_io(res, grp, gio, &g0, &g1);
-    /* A counter read that failed (no descriptor left, a device gone) would turn the
-     * other snapshot into figures since boot: no device figures then. */
-    if (!sbio_result_snap_disks(res, r->env->target, res->disk1) || !disks)
-        res->ndisk = 0;
-    res->have_proc_io = pio && sbio_result_snap_proc_io(&pr1, &pw1);
-    res->proc_read_bytes = res->have_proc_io ? pr1 - pr0 : 0;
-    res->proc_write_bytes = res->have_proc_io ? pw1 - pw0 : 0;
-    if (res->have_cache)
-        res->have_cache = sbio_result_snap_cache(r->fs, &res->cache1);
-    if (res->have_memstat)
-        res->have_memstat = !sbio_cgroup_memstat(res->memgroup.dir, &res->mem1);
+    sbio_probes_snap(&snap[1], &penv, &snap[0]);
+    sbio_probes_delta(&res->probe, &snap[0], &snap[1], &penv);
     for (unsigned i = 0; i < r->nthreads; i++) {
-        const struct worker *w = &r->w[i];
-        if (!w->ru_taken)
+        const struct sbio_thread_usage *w = &r->usage[i];
+        if (!w->taken)
             continue;
         double cpu = (double)(w->cpu1_ns - w->cpu0_ns) / 1e9;
         double u = tv_s(w->ru0.ru_utime, w->ru1.ru_utime),
@@ -711,8 +679,6 @@ static void run_measured(struct run *r, struct sbio_run_result *res)
         double ufrac = u + s > 0 ? u / (u + s) : 0;
         res->user_s += cpu * ufrac;
         res->sys_s += cpu * (1 - ufrac);
-        res->minor_faults += (uint64_t)(w->ru1.ru_minflt - w->ru0.ru_minflt);
-        res->major_faults += (uint64_t)(w->ru1.ru_majflt - w->ru0.ru_majflt);
     }
     res->stop_signal = sbio_stop_requested();
     res->elapsed_ns = sbio_now_ns() - start_ns; /* unless the threads' stamps say better */
@@ -761,6 +727,7 @@ static void run_free(struct run *r, unsigned nworkers)
         free(w->busy);
     }
     free(r->w);
+    free(r->usage);
     for (unsigned i = 0; r->shared && i < r->lay.nfiles; i++)
         if (r->shared[i].fd >= 0)
             r->eng->close_file(NULL, &r->shared[i]);
@@ -866,9 +833,10 @@ static int run_setup(struct run *r, struct sbio_run_result *res)
     if (rc)
         return rc;
     r->w = calloc(r->nthreads, sizeof(*r->w));
+    r->usage = calloc(r->nthreads, sizeof(*r->usage));
     res->per_thread =
         aligned_alloc(64, (sizeof(struct sbio_stats) * r->nthreads + 63) & ~(size_t)63);
-    if (!r->w || !res->per_thread)
+    if (!r->w || !r->usage || !res->per_thread)
         return -ENOMEM;
     if (r->env->share_fds && (r->eng->flags & SBIO_ENG_SHARED_FD) && (rc = run_open_shared(r)))
         return rc;

@@ -710,14 +710,14 @@ void *sbio_worker_main(void *arg)
         uint64_t start = sbio_now_ns();
         __atomic_store_n(&w->stats->start_ns, start, __ATOMIC_RELAXED);
         worker_set_end(r, start);
-        getrusage(RUSAGE_THREAD, &w->ru0);
-        w->cpu0_ns = worker_cpu_ns();
+        getrusage(RUSAGE_THREAD, &w->usage->ru0);
+        w->usage->cpu0_ns = worker_cpu_ns();
         worker_loop_any(w, true);
         if (!run_failed(r))
             worker_end_fsyncs(w);
-        w->cpu1_ns = worker_cpu_ns();
-        getrusage(RUSAGE_THREAD, &w->ru1);
-        w->ru_taken = true;
+        w->usage->cpu1_ns = worker_cpu_ns();
+        getrusage(RUSAGE_THREAD, &w->usage->ru1);
+        w->usage->taken = true;
         __atomic_store_n(&w->stats->end_ns, sbio_now_ns(), __ATOMIC_RELAXED);
     }
     if (w->wl.fsop) /* a tree job's current file: closed, not an operation */

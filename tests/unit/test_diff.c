@@ -1,6 +1,6 @@
 /* Unit tests for sbio diff (src/diff.c) on crafted JSON documents: minimal run results
  * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
- * written to a mkdtemp folder, diffed through sbio_diff(TDIFF()) with a configuration parsed from
+ * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
  * a real command line (so --threshold is "given" exactly as on the command line), its output
  * and stderr written to temporary files. Checked: the Δ% printed per row and its mark
  * (better and worse, for throughput and for latency; no mark under 1%), zero baselines

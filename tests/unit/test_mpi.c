@@ -38,6 +38,14 @@ static void fake_rank(struct sbio_run_result *r, struct sbio_stats *threads, uns
     r->elapsed_ns = elapsed_ns;
     r->user_s = 0.5;
     r->sys_s = 1.5;
+    /* Each rank's probes saw its own host. */
+    r->probe.faults = (struct sbio_probe_faults){.minor = 10, .major = 1};
+    r->probe.devices.ndisk = 1;
+    snprintf(r->probe.devices.name[0], sizeof(r->probe.devices.name[0]), "vda");
+    r->probe.devices.d1[0].f[2] = 8;
+    r->probe.proc_io = (struct sbio_probe_proc_io){.have = true, .read_bytes = 4096};
+    r->probe.page_cache.have = true;
+    r->probe.page_cache.c1.cached = 5;
     sbio_stats_init(&r->total);
     for (unsigned t = 0; t < nthreads; t++) {
         sbio_stats_init(&threads[t]);
@@ -102,9 +110,16 @@ static void test_merge(void **state)
     assert_int_equal(out.error, -EIO);
     assert_string_equal(out.error_msg, "rank 1 (beta): d/test_file.1: pwrite: boom");
     assert_int_equal(out.stop_signal, 15);
-    /* Device counters are a host's: they stay per rank. */
-    assert_int_equal(out.ndisk, 0);
-    assert_false(out.have_cache);
+    /* Each probe merged by its own merge: faults and the processes' storage I/O add up;
+     * device and page-cache counters are a host's: they stay per rank. */
+    assert_int_equal(out.probe.faults.minor, 20);
+    assert_int_equal(out.probe.faults.major, 2);
+    assert_true(out.probe.proc_io.have);
+    assert_int_equal(out.probe.proc_io.read_bytes, 8192);
+    assert_int_equal(out.probe.devices.ndisk, 0);
+    assert_false(out.probe.page_cache.have);
+    assert_int_equal(out.ranks[1].probe.devices.ndisk, 1);
+    assert_true(out.ranks[1].probe.page_cache.have);
     assert_null(out.ranks[1].per_thread);
     assert_int_equal(out.ranks[1].threads, T1);
     assert_string_equal(out.rank_host[1], "beta");

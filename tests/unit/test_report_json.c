@@ -1047,15 +1047,16 @@ static void check_result(struct ran *r)
               near_rel(jnum(ctx, d, "avg_queue"),
                        (double)jint(ctx, d, "time_in_queue_ms") / 1e3 / elapsed, 1e-9),
               "devices[%zu].avg_queue", i);
-        CHECK(ctx, !strcmp(jstr(ctx, d, "name"), r->res.disk_name[i]), "devices[%zu].name", i);
+        CHECK(ctx, !strcmp(jstr(ctx, d, "name"), r->res.probe.devices.name[i]), "devices[%zu].name",
+              i);
     }
-    CHECK(ctx, json_array_size(devs) == r->res.ndisk, "%zu devices, the run measured %u",
-          json_array_size(devs), r->res.ndisk);
+    CHECK(ctx, json_array_size(devs) == r->res.probe.devices.ndisk,
+          "%zu devices, the run measured %u", json_array_size(devs), r->res.probe.devices.ndisk);
 
     /* page_cache */
     json_t *pc = json_object_get(res, "page_cache");
-    CHECK(ctx, json_is_null(pc) == !r->res.have_cache, "page_cache null: %d, have_cache %d",
-          json_is_null(pc), r->res.have_cache);
+    CHECK(ctx, json_is_null(pc) == !r->res.probe.page_cache.have,
+          "page_cache null: %d, have_cache %d", json_is_null(pc), r->res.probe.page_cache.have);
     if (!json_is_null(pc)) {
         check_fields(ctx, pc, "result.page_cache", cache_spec, N(cache_spec), true);
         check_fields(ctx, json_object_get(pc, "start"), "result.page_cache.start", cache_state_spec,
@@ -1545,10 +1546,11 @@ static void test_group(void **state)
     struct ran *r = calloc(1, sizeof(*r));
     assert_non_null(r);
     run_spec(r, &(struct run_spec){.mode = SBIO_MODE_RNDRD, .threads = 1, .events = 100});
-    snprintf(r->res.group_dir, sizeof(r->res.group_dir), "/sys/fs/cgroup/blkio/sbio.1/reader");
-    r->res.group_version = SBIO_CGROUP_V1;
-    r->res.have_group_io = true;
-    r->res.group_io = (struct sbio_cgroup_io){
+    snprintf(r->res.probe.group_io.dir, sizeof(r->res.probe.group_io.dir),
+             "/sys/fs/cgroup/blkio/sbio.1/reader");
+    r->res.probe.group_io.version = SBIO_CGROUP_V1;
+    r->res.probe.group_io.have = true;
+    r->res.probe.group_io.io = (struct sbio_cgroup_io){
         .rbytes = 409600, .wbytes = 0, .rios = 100, .wios = 0, .source = "io.stat"};
     json_t *doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     json_t *g = jat(doc, "result/group");
@@ -1561,8 +1563,8 @@ static void test_group(void **state)
     assert_int_equal(jint(r->ctx, g, "kernel/read_bytes"), 409600);
     assert_int_equal(jint(r->ctx, g, "kernel/reads"), 100);
     json_decref(doc);
-    r->res.have_group_io = false;
-    r->res.group_version = SBIO_CGROUP_V2;
+    r->res.probe.group_io.have = false;
+    r->res.probe.group_io.version = SBIO_CGROUP_V2;
     doc = sbio_json_result(TOF(&r->cfg), &r->fs, &r->res, NULL);
     assert_string_equal(jstr(r->ctx, doc, "result/group/hierarchy"), "cgroup v2 io");
     assert_true(json_is_null(jat(doc, "result/group/kernel")));

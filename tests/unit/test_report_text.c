@@ -59,8 +59,8 @@ static struct sbio_run_result *two_threads(void)
     g_res.elapsed_ns = 2 * SEC;
     g_res.user_s = 0.5;
     g_res.sys_s = 0.1;
-    g_res.minor_faults = 10;
-    g_res.major_faults = 1;
+    g_res.probe.faults.minor = 10;
+    g_res.probe.faults.major = 1;
     return &g_res;
 }
 
@@ -348,12 +348,12 @@ static void test_optional_lines(void **state)
     r->skipped_bytes = 1000;
     r->direct_align = 4096;
     r->completed_bytes = 3 * SBIO_MIB;
-    r->ndisk = 1;
-    snprintf(r->disk_name[0], sizeof(r->disk_name[0]), "vda");
+    r->probe.devices.ndisk = 1;
+    snprintf(r->probe.devices.name[0], sizeof(r->probe.devices.name[0]), "vda");
     uint64_t d[17] = {100, 5, 2048, 0, 50, 0, 4096, 0, 0, 1000, 3000, 0, 0, 0, 0, 3, 0};
     for (int k = 0; k < 17; k++) {
-        r->disk0[0].f[k] = 7;
-        r->disk1[0].f[k] = 7 + d[k];
+        r->probe.devices.d0[0].f[k] = 7;
+        r->probe.devices.d1[0].f[k] = 7 + d[k];
     }
     char *t = report(&cfg, r);
     assert_has(t, "\nVerification: 512 blocks checked, 1 bad; first: test_file.0 at 16384: "
@@ -384,8 +384,8 @@ static void test_singular(void **state)
     r->skipped_bytes = 1000;
     r->direct_align = 4096;
     r->total.verify_checked = 1;
-    r->have_cache = true;
-    r->cache1.writeback = 2;
+    r->probe.page_cache.have = true;
+    r->probe.page_cache.c1.writeback = 2;
     sbio_hist_init(&r->total.lat[SBIO_WRITE]);
     sbio_hist_record(&r->total.lat[SBIO_WRITE], 2000000);
     cfg.verify = true;
@@ -520,12 +520,12 @@ static void test_rmw_row(void **state)
 /* Device counters for r: the set's device read sectors sectors over the run. */
 static void disk_read(struct sbio_run_result *r, uint64_t sectors)
 {
-    r->ndisk = 1;
-    snprintf(r->disk_name[0], sizeof(r->disk_name[0]), "vda");
-    memset(r->disk0, 0, sizeof(r->disk0));
-    memset(r->disk1, 0, sizeof(r->disk1));
-    r->disk0[0].f[2] = 1000;
-    r->disk1[0].f[2] = 1000 + sectors;
+    r->probe.devices.ndisk = 1;
+    snprintf(r->probe.devices.name[0], sizeof(r->probe.devices.name[0]), "vda");
+    memset(r->probe.devices.d0, 0, sizeof(r->probe.devices.d0));
+    memset(r->probe.devices.d1, 0, sizeof(r->probe.devices.d1));
+    r->probe.devices.d0[0].f[2] = 1000;
+    r->probe.devices.d1[0].f[2] = 1000 + sectors;
 }
 
 /* A run that read 8 MiB while the device read less than 1% of it (83 886 bytes): its reads
@@ -604,7 +604,7 @@ static void test_job_share(void **state)
     CFG(&cfg, BASE_ARGS);
     struct sbio_run_result *r = two_threads();
     disk_read(r, 0);
-    r->have_cache = true;
+    r->probe.page_cache.have = true;
     char *text = report_scope(&cfg, r, SBIO_REPORT_JOB_SHARE);
     assert_has(text,
                "\nDevice and page-cache figures: the process's, in the phase's total below\n");
