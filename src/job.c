@@ -1,5 +1,7 @@
 #include "job.h"
 
+#include <string.h>
+
 #include "mix.h"
 #include "options.h"
 #include "workload.h"
@@ -50,8 +52,6 @@ void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg)
         .engine = cfg->ioengine,
         .iodepth = cfg->iodepth,
         .iodepth_batch = cfg->iodepth_batch,
-        .uring_fixed = cfg->uring_fixed,
-        .uring_sqpoll = cfg->uring_sqpoll,
         .extra_flags = cfg->extra_flags,
         .cpus = cfg->cpus,
         .mode = cfg->mode,
@@ -80,4 +80,5 @@ void sbio_job_from_config(struct sbio_job *job, const struct sbio_config *cfg)
         .verify = cfg->verify,
         .verify_fatal = cfg->verify_fatal,
     };
+    memcpy(job->engine_opt, cfg->engine_opt, sizeof(job->engine_opt));
 }

@@ -47,7 +47,7 @@ static void text_access(FILE *out, const struct sbio_config *cfg)
         fprintf(out, "Access hint: %s%s on every descriptor%s\n",
                 sbio_fadvise_name(sbio_job_fadvise(&job)),
                 cfg->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
-                cfg->ioengine == sbio_engine_id("mmap") ? " and mapping" : "");
+                sbio_engine_has(cfg->ioengine, SBIO_ENG_MAPS) ? " and mapping" : "");
     if (cfg->random_order == SBIO_ORDER_ONCE && !sbio_mode_sequential(cfg->mode))
         fprintf(out, "Random order: every block once per pass, a new order each pass\n");
     char p[24];
@@ -135,7 +135,7 @@ void sbio_report_header(FILE *out, const struct sbio_config *cfg, const struct s
         fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, cfg->iodepth,
                 sbio_iodepth_batch(cfg));
     fprintf(out, ")\n");
-    if (eng && !strcmp(eng->name, "libaio") && !(cfg->extra_flags & SBIO_XF_DIRECT))
+    if (eng && (eng->flags & SBIO_ENG_BUFFERED_INLINE) && !(cfg->extra_flags & SBIO_XF_DIRECT))
         fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
                      "io_submit; see the depth reached below\n");
     fprintf(out, "Doing %s test\n", mode_long(cfg->mode));
