@@ -1,8 +1,10 @@
 /* The I/O engine interface (fio's ioengine_ops, cut down) and the registry of engines.
  *
- * One engine per file in src/engines/, listed by one line in the table in engine.c. The
- * interface is shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE,
- * synchronous engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
+ * One engine per file in src/engines/, listed by one line in the table in engine.c, with
+ * what callers need to know of it as capability flags (SBIO_ENG_*) and its own options as a
+ * table in that file (struct sbio_engine_option). The interface is shaped for queued
+ * engines: queue() may complete an I/O at once (SBIO_Q_DONE, synchronous engines) or accept
+ * it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
 #ifndef SBIO_ENGINE_H
 #define SBIO_ENGINE_H
 
@@ -48,8 +50,8 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
  * ops' .options point at, ended by a NULL name. The command line, --config-file, help and
  * compare's --vary take it as one of sbio's options (options.c lists the engines' options
  * after --ioengine, in engine id order); init() reads its value at the option's index in the
- * table, in params->options. Any engine's option may be given with any engine, as before the
- * engines had tables: the others do not read it. */
+ * table, in params->options. Any engine's option may be given with any engine: the others do
+ * not read it. */
 enum sbio_engine_opt_type {
     SBIO_EOPT_BOOL, /* on|off: 0 or 1 */
     SBIO_EOPT_UINT, /* an integer from min to max */
@@ -77,7 +79,7 @@ struct sbio_engine_params {
     int madvise;        /* mmap: posix_madvise advice for every mapping, -1: none */
     void *thread_state; /* the tree engine (fsop.h): the thread's struct sbio_fsop */
     /* The values of the engine's own options (struct sbio_engine_option), by their index in
-     * its .options table; NULL for an engine without options. */
+     * its .options table; an engine without options does not read it. */
     const uint64_t *options;
 };
 
