@@ -5,7 +5,7 @@
 # the totals of the run's JSON result; the queue depth reached; sysbench's --file-io-mode and
 # --file-async-backlog; the data survives a read pass on every engine; O_DIRECT reads reach a
 # loop device after a cache drop; a block size O_DIRECT cannot align is refused and works
-# buffered.
+# buffered; what the report and the messages say of an engine follows its capability flags.
 # Small sets (4 x 8 MiB) under $TMP (ext4 here); the loop-device part needs root and detaches
 # its device in the trap.
 source "$(dirname "$0")/lib.sh"
