@@ -13,6 +13,11 @@
 #include "cgroup.h"
 #include "vocab.h"
 
+/* The values of every engine's options travel in the declarations, the configuration and the job as
+ * this many slots (engine.h's sbio_engine_option): more options than this over all engines is a bug
+ * the unit tests catch. */
+#define SBIO_ENGINE_MAX_OPTS 8
+
 #define SBIO_SCRIPT_MAX_OPTS   32
 #define SBIO_SCRIPT_MAX_JOBS   8
 #define SBIO_SCRIPT_MAX_PHASES 64
@@ -124,8 +129,8 @@ struct sbio_script_job {
     int line; /* the script's line that declared the job, for messages */
     /* What only the command line sets (struct sbio_settings' job): a script cannot declare
      * these, its jobs take the command line's. */
-    uint64_t iodepth_batch; /* 0: auto */
-    bool uring_fixed, uring_sqpoll;
+    uint64_t iodepth_batch;                    /* 0: auto */
+    uint64_t engine_opt[SBIO_ENGINE_MAX_OPTS]; /* the engines' own options (engine.h) */
     const char *cpus;
     uint64_t merged_requests; /* a sysbench mode's blocks per request */
     bool fsync_all;

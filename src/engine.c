@@ -4,18 +4,21 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* The table: one line per engine, NAME for the engine src/engines/NAME.c defines as
  * sbio_engine_NAME. The order is the engines' ids, and so the order in which help and
- * messages list them. The engines this build has are exactly those listed here. */
+ * messages list them; the internal engines (SBIO_ENG_INTERNAL) come last. The engines this
+ * build has are exactly those listed here. */
 #define ENGINE_TABLE(X)                                                                            \
     X(sync)                                                                                        \
     X(libaio)                                                                                      \
     X(io_uring)                                                                                    \
     X(mmap)                                                                                        \
-    X(null)
+    X(null)                                                                                        \
+    X(tree)
 
 #define ENGINE_DECLARE(NAME) extern const struct sbio_engine_ops sbio_engine_##NAME;
 #define ENGINE_ENTRY(NAME)   &sbio_engine_##NAME,
@@ -25,7 +28,10 @@ static const struct sbio_engine_ops *const engines[] = {ENGINE_TABLE(ENGINE_ENTR
 
 int sbio_engine_count(void)
 {
-    return NENGINES;
+    int n = 0;
+    while (n < NENGINES && !(engines[n]->flags & SBIO_ENG_INTERNAL))
+        n++;
+    return n;
 }
 
 const struct sbio_engine_ops *sbio_engine_find(int id)
@@ -35,10 +41,48 @@ const struct sbio_engine_ops *sbio_engine_find(int id)
 
 int sbio_engine_id(const char *name)
 {
-    for (int i = 0; i < NENGINES; i++)
+    for (int i = 0; i < sbio_engine_count(); i++)
         if (!strcmp(engines[i]->name, name))
             return i;
     return -ENOENT;
+}
+
+int sbio_engine_with(unsigned flags)
+{
+    for (int i = 0; i < NENGINES; i++)
+        if ((engines[i]->flags & flags) == flags)
+            return i;
+    return -ENOENT;
+}
+
+bool sbio_engine_has(int id, unsigned flags)
+{
+    const struct sbio_engine_ops *e = sbio_engine_find(id);
+    return e && (e->flags & flags) == flags;
+}
+
+const struct sbio_engine_option *sbio_engine_option(unsigned slot, int *id)
+{
+    unsigned s = 0;
+    for (int i = 0; i < NENGINES; i++)
+        for (const struct sbio_engine_option *o = engines[i]->options; o && o->name; o++, s++) {
+            if (s >= SBIO_ENGINE_MAX_OPTS)
+                abort(); /* the slots of struct sbio_config and sbio_job are too few */
+            if (s == slot) {
+                *id = i;
+                return o;
+            }
+        }
+    return NULL;
+}
+
+unsigned sbio_engine_option_base(int id)
+{
+    unsigned s = 0;
+    for (int i = 0; i < id && i < NENGINES; i++)
+        for (const struct sbio_engine_option *o = engines[i]->options; o && o->name; o++)
+            s++;
+    return s;
 }
 
 const char *sbio_engine_name(int id)
@@ -57,7 +101,7 @@ char *sbio_engine_names(char *buf, size_t len, const char *sep, unsigned without
 {
     size_t l = 0;
     buf[0] = 0;
-    for (int i = 0; i < NENGINES && l < len; i++) {
+    for (int i = 0; i < sbio_engine_count() && l < len; i++) {
         if (engines[i]->flags & without)
             continue;
         int n = snprintf(buf + l, len - l, "%s%s", l ? sep : "", engines[i]->name);

@@ -1,8 +1,10 @@
 /* The I/O engine interface (fio's ioengine_ops, cut down) and the registry of engines.
  *
- * One engine per file in src/engines/, listed by one line in the table in engine.c. The
- * interface is shaped for queued engines: queue() may complete an I/O at once (SBIO_Q_DONE,
- * synchronous engines) or accept it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
+ * One engine per file in src/engines/, listed by one line in the table in engine.c, with
+ * what callers need to know of it as capability flags (SBIO_ENG_*) and its own options as a
+ * table in that file (struct sbio_engine_option). The interface is shaped for queued
+ * engines: queue() may complete an I/O at once (SBIO_Q_DONE, synchronous engines) or accept
+ * it (SBIO_Q_QUEUED) for commit() and reap() to finish later. */
 #ifndef SBIO_ENGINE_H
 #define SBIO_ENGINE_H
 
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decl.h"
 #include "io.h"
 
 /* An open file of one worker thread: each thread opens its own descriptors. */
@@ -28,16 +31,52 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 /* Its files are plain descriptors (sbio_engine_open_fd) with no per-thread state: the
  * threads of a run can share one per file when each cannot have its own. */
 #define SBIO_ENG_SHARED_FD 16u
+#define SBIO_ENG_MAPS      32u /* maps the files: the access hint is given to the mappings too */
+/* Without O_DIRECT the kernel runs most of its submissions synchronously (libaio): the text
+ * report says so beside the depth reached. */
+#define SBIO_ENG_BUFFERED_INLINE 64u
+/* Its contexts count against fs.aio-max-nr: -EAGAIN from init() means threads x iodepth is
+ * over it. */
+#define SBIO_ENG_AIO_MAX_NR 128u
+/* Each request is one pread or pwrite (fio's psync): a tree job, whose operations are system
+ * calls of their own, may name it. */
+#define SBIO_ENG_PSYNC 256u
+/* No name chooses it: left out of --ioengine, a script's engine =, help and the lists in
+ * messages; the runner takes it by its flags (sbio_engine_with). */
+#define SBIO_ENG_INTERNAL 512u
+/* Carries out a tree job's file-system operations (fsop.h); internal. */
+#define SBIO_ENG_FSOPS 1024u
+
+/* An option of an engine's own (fio's ioengine options), declared in its file: the table its
+ * ops' .options point at, ended by a NULL name. The command line, --config-file, help and
+ * compare's --vary take it as one of sbio's options (options.c lists the engines' options
+ * after --ioengine, in engine id order); init() reads its value at the option's index in the
+ * table, in params->options. Any engine's option may be given with any engine: the others do
+ * not read it. */
+enum sbio_engine_opt_type {
+    SBIO_EOPT_BOOL, /* on|off: 0 or 1 */
+    SBIO_EOPT_UINT, /* an integer from min to max */
+};
+
+struct sbio_engine_option {
+    const char *name;  /* --NAME */
+    int type;          /* enum sbio_engine_opt_type */
+    const char *def;   /* the default, as the user would write it */
+    uint64_t min, max; /* SBIO_EOPT_UINT: the range accepted */
+    const char *arg;   /* the value's placeholder in help: "on|off", "N" */
+    const char *help;
+};
 
 /* What init() is told of the run; the runner fills it from the configuration. */
 struct sbio_engine_params {
     unsigned iodepth;   /* at most this many ios are ever queued and not yet reaped */
     bool datasync;      /* sync with fdatasync, not fsync (--file-fsync-mode) */
-    bool uring_fixed;   /* io_uring: register the files and buffers (--uring-fixed) */
-    bool uring_sqpoll;  /* io_uring: a kernel thread polls the submission queue */
     bool direct;        /* the files are opened with O_DIRECT */
     int madvise;        /* mmap: posix_madvise advice for every mapping, -1: none */
     void *thread_state; /* the tree engine (fsop.h): the thread's struct sbio_fsop */
+    /* The values of the engine's own options (struct sbio_engine_option), by their index in
+     * its .options table; an engine without options does not read it. */
+    const uint64_t *options;
 };
 
 /* The contract, for synchronous and queued engines alike:
@@ -61,6 +100,7 @@ struct sbio_engine_ops {
     const char *kind;    /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
     unsigned flags;      /* SBIO_ENG_* */
     unsigned thread_fds; /* descriptors init() holds per thread (io_uring: its ring) */
+    const struct sbio_engine_option *options; /* its own options, or NULL */
     /* Per-thread engine state. Returns 0 or -errno (-ENOSYS/-EPERM: the kernel or a policy
      * refuses the interface). */
     int (*init)(void **priv, const struct sbio_engine_params *params);
@@ -82,26 +122,44 @@ struct sbio_engine_ops {
 };
 
 /* The registry: the engines this build has, those the table in engine.c lists. An engine's
- * id (a job's engine, from --ioengine or a script job's) is the index of its line there;
- * ids run from 0 to sbio_engine_count() - 1. */
+ * id (a job's engine, from --ioengine or a script job's) is the index of its line there.
+ * The engines a user may choose have the ids 0 to sbio_engine_count() - 1; the internal ones
+ * (SBIO_ENG_INTERNAL) follow them, found by their flags (sbio_engine_with). */
 int sbio_engine_count(void);
 
 /* The engine with this id, or NULL for a number that is no engine's id. */
 const struct sbio_engine_ops *sbio_engine_find(int id);
 
-/* The id of the engine called name, or -ENOENT when this build has none of that name. */
+/* The id of the engine a user may choose (not SBIO_ENG_INTERNAL) called name, or -ENOENT
+ * when this build has none of that name. */
 int sbio_engine_id(const char *name);
+
+/* The id of the first engine that has every flag in flags (SBIO_ENG_*), or -ENOENT. */
+int sbio_engine_with(unsigned flags);
+
+/* Whether engine id has every flag in flags (SBIO_ENG_*); false for no engine's id. */
+bool sbio_engine_has(int id, unsigned flags);
+
+/* The engines' own options, every engine's in id order, each engine's in its table's order:
+ * slot s of struct sbio_config.engine_opt and struct sbio_job.engine_opt holds the value of
+ * the option sbio_engine_option(s, &id) returns (and *id its engine's id), NULL past the last
+ * one. Aborts when they are more than SBIO_ENGINE_MAX_OPTS. */
+const struct sbio_engine_option *sbio_engine_option(unsigned slot, int *id);
+
+/* The slot of engine id's first option: its params->options is engine_opt from there. */
+unsigned sbio_engine_option_base(int id);
 
 /* The engine's name and its kind (struct sbio_engine_ops), or "?" for a number that is no
  * engine's id. */
 const char *sbio_engine_name(int id);
 const char *sbio_engine_kind(int id);
 
-/* The names of the engines that have none of the flags in without (SBIO_ENG_*), in id order
- * and separated by sep, into buf (cut short if it is too small). Returns buf. */
+/* The names of the engines a user may choose that have none of the flags in without
+ * (SBIO_ENG_*), in id order and separated by sep, into buf (cut short if it is too small).
+ * Returns buf. */
 char *sbio_engine_names(char *buf, size_t len, const char *sep, unsigned without);
 
-/* "sync, libaio, …": every engine this build has. */
+/* "sync, libaio, …": every engine of this build a user may choose. */
 const char *sbio_engine_list(void);
 
 /* Engine-independent helper for synchronous engines: do one fsync, or fdatasync. 0 or

@@ -490,37 +490,12 @@ static int64_t fsop_run(struct sbio_fsop *f, struct sbio_io *io)
     }
 }
 
-static int tree_init(void **priv, const struct sbio_engine_params *params)
+void sbio_fsop_do(struct sbio_fsop *f, struct sbio_io *io)
 {
-    *priv = params->thread_state;
-    return 0;
-}
-
-static void tree_cleanup(void *priv)
-{
-    (void)priv; /* the runner owns the thread's state */
-}
-
-static int tree_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
-{
-    (void)files;
-    struct sbio_fsop *f = priv;
     bool moves = io->op == SBIO_CREATE || io->op == SBIO_APPEND || io->op == SBIO_READWHOLE ||
                  io->op == SBIO_WRITEWHOLE || io->op == SBIO_READ || io->op == SBIO_WRITE;
     f->err_call = NULL;
     io->res = fsop_run(f, io);
     if (!moves && io->res >= 0)
         io->len = 0; /* moves no bytes: complete at res 0 */
-    return SBIO_Q_DONE;
 }
-
-const struct sbio_engine_ops sbio_engine_tree = {
-    .name = "tree",
-    .kind = "synchronous",
-    .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT,
-    .init = tree_init,
-    .cleanup = tree_cleanup,
-    .open_file = sbio_engine_open_fd,
-    .close_file = sbio_engine_close_fd,
-    .queue = tree_queue,
-};

@@ -1,5 +1,7 @@
 #include "job.h"
 
+#include <string.h>
+
 #include "mix.h"
 #include "ioprio.h"
 #include "workload.h"
@@ -63,8 +65,6 @@ void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, u
         .engine = sj->engine,
         .iodepth = sj->iodepth,
         .iodepth_batch = cl->iodepth_batch,
-        .uring_fixed = cl->uring_fixed,
-        .uring_sqpoll = cl->uring_sqpoll,
         .extra_flags = sj->flags,
         .cpus = cl->cpus,
         .mode = sj->mode,
@@ -94,6 +94,7 @@ void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, u
         .verify = cl->verify,
         .verify_fatal = cl->verify_fatal,
     };
+    memcpy(job->engine_opt, cl->engine_opt, sizeof(job->engine_opt));
     /* A job with no share of its phase's events idles for a second. */
     if (p->events && !events && !p->time_s)
         job->time_s = 1;

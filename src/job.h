@@ -24,7 +24,8 @@ struct sbio_job {
     int engine;
     uint64_t iodepth;
     uint64_t iodepth_batch; /* 0: auto (sbio_job_iodepth_batch) */
-    bool uring_fixed, uring_sqpoll;
+    /* The engines' own options, each in its slot (engine.h). */
+    uint64_t engine_opt[SBIO_ENGINE_MAX_OPTS];
     unsigned extra_flags; /* enum sbio_extra_flag bits */
     const char *cpus;     /* pin the threads to this CPU list, or NULL */
     /* What: a sysbench mode with its exact semantics, or (mode SBIO_MODE_NONE) a script's

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 
 enum opt_type {
     T_BOOL,
+    T_EBOOL, /* an engine's on|off option (engine.h): 0 or 1 in its uint64_t slot */
     T_UINT,
     T_SIZE,
     T_DOUBLE,
@@ -57,8 +59,8 @@ struct optdef {
 };
 
 /* The table. Order is the order of `sbio help`: sysbench's options first, as sysbench
- * lists them, then sbio's own. */
-static const struct optdef opts[] = {
+ * lists them, then sbio's own; the engines' own options follow --ioengine (opt_table). */
+static const struct optdef base_opts[] = {
     /* sysbench general options */
     {"threads", "num-threads", T_UINT, OFF(threads), "1", NULL, 1, 100000, ALL_RUN, 0, "N",
      "number of worker threads"},
@@ -119,10 +121,6 @@ static const struct optdef opts[] = {
      "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENGINE, OFF(ioengine), "sync", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O engine (the general form of --file-io-mode)"},
-    {"uring-fixed", NULL, T_BOOL, OFF(uring_fixed), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "io_uring: register the files and buffers"},
-    {"uring-sqpoll", NULL, T_BOOL, OFF(uring_sqpoll), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "io_uring: a kernel thread polls the submission queue"},
     {"iodepth", NULL, T_UINT, OFF(iodepth), "128", NULL, 1, 65536, ALL_RUN, 0, "N",
      "requests in flight per thread for queued engines"},
     {"iodepth-batch", NULL, T_UINT, OFF(iodepth_batch), "0", NULL, 0, 65536, ALL_RUN, 0, "N",
@@ -239,8 +237,46 @@ static const struct optdef opts[] = {
     {"db-debug", NULL, T_IGNORE_BOOL, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
-#define NOPTS (sizeof(opts) / sizeof(opts[0]))
-_Static_assert(NOPTS <= 4 * 64, "struct sbio_config.given holds 256 options");
+#define NBASE    (sizeof(base_opts) / sizeof(base_opts[0]))
+#define NOPTSMAX (NBASE + SBIO_ENGINE_MAX_OPTS)
+_Static_assert(NOPTSMAX <= 4 * 64, "struct sbio_config.given holds 256 options");
+
+/* Every option: the table above with the engines' own options (engine.h) after --ioengine,
+ * each filling its slot of engine_opt. Built once, read-only after. */
+static struct optdef opt_all[NOPTSMAX];
+static size_t opt_nall;
+
+static void opt_table_build(void)
+{
+    for (size_t i = 0; i < NBASE; i++) {
+        opt_all[opt_nall++] = base_opts[i];
+        if (base_opts[i].type != T_ENGINE)
+            continue;
+        int id;
+        const struct sbio_engine_option *o;
+        for (unsigned s = 0; (o = sbio_engine_option(s, &id)); s++)
+            opt_all[opt_nall++] = (struct optdef){
+                .name = o->name,
+                .type = o->type == SBIO_EOPT_BOOL ? T_EBOOL : T_UINT,
+                .off = OFF(engine_opt) + s * sizeof(uint64_t),
+                .def = o->def,
+                .min = o->min,
+                .max = o->max,
+                .cmds = ALL_RUN,
+                .arg = o->arg,
+                .help = o->help,
+            };
+    }
+}
+
+/* The options, *n of them. */
+static const struct optdef *opt_table(size_t *n)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, opt_table_build);
+    *n = opt_nall;
+    return opt_all;
+}
 
 /* Database driver options (--mysql-host, --pgsql-port, …) are a family, not a list. */
 static const char *const ignored_prefixes[] = {"mysql-", "pgsql-"};
@@ -285,7 +321,9 @@ static char *opt_choices(const char *choices, const char *sep, char *buf, size_t
 /* The table's entry for an option the code names (canonical name): it exists. */
 static const struct optdef *opt_named(const char *optname)
 {
-    for (size_t i = 0; i < NOPTS; i++)
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++)
         if (!strcmp(opts[i].name, optname))
             return &opts[i];
     abort();
@@ -306,6 +344,7 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
 {
     switch (d->type) {
     case T_BOOL:
+    case T_EBOOL:
     case T_INIT_RNG: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
     case T_UINT:
         if (d->max == UINT64_MAX)
@@ -473,6 +512,13 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         if (sbio_parse_bool(value, (bool *)(base + d->off)))
             return opt_bad(d, value, NULL);
         return 0;
+    case T_EBOOL: {
+        bool on;
+        if (sbio_parse_bool(value, &on))
+            return opt_bad(d, value, NULL);
+        *(uint64_t *)(base + d->off) = on;
+        return 0;
+    }
     case T_UINT:
     case T_SIZE: return opt_set_number(cfg, d, value);
     case T_DOUBLE: {
@@ -553,7 +599,9 @@ static bool opt_name_is(const char *tname, const char *name, size_t len)
 static const struct optdef *opt_find(const char *name, size_t len, bool *old)
 {
     *old = false;
-    for (size_t i = 0; i < NOPTS; i++) {
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++) {
         if (opt_name_is(opts[i].name, name, len))
             return &opts[i];
         if (opts[i].old && opt_name_is(opts[i].old, name, len)) {
@@ -603,8 +651,9 @@ static bool opt_near(size_t d, size_t len)
 static const char *opt_suggest(const char *name, size_t len)
 {
     const char *best = NULL;
-    size_t bestd = 9;
-    for (size_t i = 0; i < NOPTS; i++) {
+    size_t bestd = 9, nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++) {
         const char *cand[2] = {opts[i].name, opts[i].old};
         for (int k = 0; k < 2; k++) {
             size_t d = cand[k] ? opt_distance(name, len, cand[k]) : 9;
@@ -620,7 +669,9 @@ void sbio_options_defaults(struct sbio_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->mode = SBIO_MODE_NONE;
     cfg->diff_split = -1;
-    for (size_t i = 0; i < NOPTS; i++) {
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++) {
         const struct optdef *d = &opts[i];
         if (d->type >= T_TEST || d->type == T_LIST)
             continue;
@@ -647,7 +698,8 @@ static enum sbio_cmd cmd_lookup(const char *w)
 
 static void opt_mark_given(struct sbio_config *cfg, const struct optdef *d)
 {
-    cfg->given[(d - opts) / 64] |= 1ULL << ((d - opts) % 64);
+    size_t nopts, i = (size_t)(d - opt_table(&nopts));
+    cfg->given[i / 64] |= 1ULL << (i % 64);
 }
 
 /* The command a mistyped word is a near miss of, or NULL. */
@@ -757,7 +809,8 @@ static int parse_option(struct sbio_config *cfg, const char *name, size_t nlen, 
         return opt_unknown(name, nlen);
     if (old)
         sbio_note("%s--%s is sysbench's old spelling of --%s", opt_where, d->old, d->name);
-    if (d->type == T_BOOL || d->type == T_IGNORE_BOOL || d->type == T_INIT_RNG) {
+    if (d->type == T_BOOL || d->type == T_EBOOL || d->type == T_IGNORE_BOOL ||
+        d->type == T_INIT_RNG) {
         /* A boolean never takes the next word: "--histogram run" is on + command. */
         if (!value)
             value = "on";
@@ -1101,7 +1154,9 @@ bool sbio_options_known(const char *name, unsigned cmds)
 
 void sbio_options_forget(struct sbio_config *cfg, unsigned cmds)
 {
-    for (size_t i = 0; i < NOPTS; i++)
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++)
         if (opts[i].cmds && !(opts[i].cmds & ~cmds))
             cfg->given[i / 64] &= ~(1ULL << (i % 64));
 }
@@ -1112,11 +1167,13 @@ bool sbio_options_given(const struct sbio_config *cfg, const char *name)
     const struct optdef *d = opt_find(name, strlen(name), &old);
     if (!d)
         return false;
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
     size_t i = (size_t)(d - opts);
     if (cfg->given[i / 64] & (1ULL << (i % 64)))
         return true;
     /* --validate and --verify set the same field: either counts. */
-    for (size_t j = 0; j < NOPTS; j++)
+    for (size_t j = 0; j < nopts; j++)
         if (j != i && opts[j].type == d->type && opts[j].off == d->off && d->off &&
             (cfg->given[j / 64] & (1ULL << (j % 64))))
             return true;
@@ -1175,7 +1232,9 @@ static int opt_check_given(const struct sbio_config *cfg)
     /* compare's, diff's and plot's own options mean nothing to another command: a run
      * given --schedulers would silently run one setting. */
     const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
-    for (size_t i = 0; i < NOPTS; i++) {
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++) {
         if ((cfg->given[i / 64] & (1ULL << (i % 64))) && opts[i].cmds && !(opts[i].cmds & ~own) &&
             !(opts[i].cmds & SBIO_C(cfg->cmd))) {
             sbio_err("--%s is an option of sbio %s, not of %s", opts[i].name,
@@ -1186,7 +1245,7 @@ static int opt_check_given(const struct sbio_config *cfg)
             return -EINVAL;
         }
     }
-    for (size_t i = 0; i < NOPTS; i++) {
+    for (size_t i = 0; i < nopts; i++) {
         if ((opts[i].flags & OPT_LATER) && (cfg->given[i / 64] & (1ULL << (i % 64)))) {
             sbio_err("--%s: not implemented yet", opts[i].name);
             return -EINVAL;
@@ -1489,7 +1548,9 @@ int sbio_options_help(FILE *out, const char *topic)
                 cmd_help[only]);
     }
     int shown = 0;
-    for (size_t i = 0; i < NOPTS; i++) {
+    size_t nopts;
+    const struct optdef *opts = opt_table(&nopts);
+    for (size_t i = 0; i < nopts; i++) {
         const struct optdef *d = &opts[i];
         if (!d->help)
             continue;
@@ -1507,7 +1568,7 @@ int sbio_options_help(FILE *out, const char *topic)
                 "line's");
         fprintf(out, "\nAccepted and ignored (sysbench options that do not concern file I/O):"
                      "\n ");
-        for (size_t i = 0; i < NOPTS; i++)
+        for (size_t i = 0; i < nopts; i++)
             if (opts[i].type == T_IGNORE || opts[i].type == T_IGNORE_BOOL)
                 fprintf(out, " --%s", opts[i].name);
         fprintf(out, " --mysql-* --pgsql-*\n");
@@ -1540,8 +1601,6 @@ static void options_job(const struct sbio_config *cfg, struct sbio_script_job *j
         .random_order = cfg->random_order,
         .ioprio = cfg->ioprio,
         .iodepth_batch = cfg->iodepth_batch,
-        .uring_fixed = cfg->uring_fixed,
-        .uring_sqpoll = cfg->uring_sqpoll,
         .cpus = cfg->cpus,
         .merged_requests = cfg->merged_requests,
         .fsync_all = cfg->fsync_all,
@@ -1554,6 +1613,7 @@ static void options_job(const struct sbio_config *cfg, struct sbio_script_job *j
         .verify = cfg->verify,
         .verify_fatal = cfg->verify_fatal,
     };
+    memcpy(j->engine_opt, cfg->engine_opt, sizeof(j->engine_opt));
 }
 
 void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *set)

@@ -107,8 +107,8 @@ struct sbio_config {
     /* --script: the file sizes of the set it declares (not an option). */
     unsigned nfile_sizes;
     const uint64_t *file_sizes;
-    bool uring_fixed;      /* io_uring: registered files and buffers */
-    bool uring_sqpoll;     /* io_uring: kernel submission-queue polling thread */
+    /* The engines' own options, each in its slot (engine.h). */
+    uint64_t engine_opt[SBIO_ENGINE_MAX_OPTS];
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
     bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */

@@ -45,7 +45,7 @@ static void text_access(FILE *out, const struct sbio_report_of *of)
         fprintf(out, "Access hint: %s%s on every descriptor%s\n",
                 sbio_fadvise_name(sbio_job_fadvise(of->job)),
                 of->job->fadvise == SBIO_FADV_AUTO ? " (--fadvise=auto)" : "",
-                of->job->engine == sbio_engine_id("mmap") ? " and mapping" : "");
+                sbio_engine_has(of->job->engine, SBIO_ENG_MAPS) ? " and mapping" : "");
     if (of->job->random_order == SBIO_ORDER_ONCE &&
         !sbio_mode_sequential(sbio_report_mode(of->job)))
         fprintf(out, "Random order: every block once per pass, a new order each pass\n");
@@ -135,7 +135,7 @@ void sbio_report_header(FILE *out, const struct sbio_report_of *of,
         fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, of->job->iodepth,
                 sbio_job_iodepth_batch(of->job));
     fprintf(out, ")\n");
-    if (eng && !strcmp(eng->name, "libaio") && !(of->job->extra_flags & SBIO_XF_DIRECT))
+    if (eng && (eng->flags & SBIO_ENG_BUFFERED_INLINE) && !(of->job->extra_flags & SBIO_XF_DIRECT))
         fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
                      "io_submit; see the depth reached below\n");
     fprintf(out, "Doing %s test\n", mode_long(sbio_report_mode(of->job)));

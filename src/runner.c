@@ -369,8 +369,8 @@ static struct sbio_engine_params run_engine_params(const struct sbio_job *job)
 {
     return (struct sbio_engine_params){.iodepth = (unsigned)job->iodepth,
                                        .datasync = job->fsync_mode == SBIO_FSYNC_FDATASYNC,
-                                       .uring_fixed = job->uring_fixed,
-                                       .uring_sqpoll = job->uring_sqpoll,
+                                       .options =
+                                           job->engine_opt + sbio_engine_option_base(job->engine),
                                        .direct = (job->extra_flags & SBIO_XF_DIRECT) != 0,
                                        .madvise = sbio_cache_madv(sbio_job_fadvise(job))};
 }
@@ -392,7 +392,7 @@ static int run_engine_init(const struct run *r, void **priv, unsigned i, void *s
                  r->eng->name, strerror(-rc));
     else
         sbio_err("--ioengine=%s: setting up thread %u: %s%s", r->eng->name, i, strerror(-rc),
-                 rc == -EAGAIN && !strcmp(r->eng->name, "libaio")
+                 rc == -EAGAIN && (r->eng->flags & SBIO_ENG_AIO_MAX_NR)
                      ? " (fs.aio-max-nr is too small for threads x iodepth)"
                      : "");
     return -SBIO_EUSAGE;
@@ -742,7 +742,7 @@ static void run_free(struct run *r, unsigned nworkers)
 static int run_checks_tree(struct run *r, struct sbio_run_result *res)
 {
     const struct sbio_job *job = r->job;
-    r->eng = &sbio_engine_tree;
+    r->eng = sbio_engine_find(sbio_engine_with(SBIO_ENG_FSOPS));
     int rc = run_check_cpus(r);
     if (!rc)
         rc = sbio_ioprio_check(job->ioprio);

@@ -1277,7 +1277,7 @@ static int session_check_tree_job(const struct sbio_script *s, const struct sbio
         snprintf(what, sizeof(what),
                  "rmw works on a flat fileset; accepted in a tree job: read, "
                  "write and the file-system operations");
-    else if (j->engine != sbio_engine_id("sync"))
+    else if (!sbio_engine_has(j->engine, SBIO_ENG_PSYNC))
         snprintf(what, sizeof(what),
                  "engine '%s': a tree's operations are system calls; "
                  "accepted: sync",

@@ -70,6 +70,16 @@ static const unsigned uring_setups_buffered[] = {
 /* Completions taken from the CQ ring per peek. */
 #define URING_BATCH 32u
 
+/* Its options (engine.h): the index of each is where init() finds its value. */
+enum { URING_OPT_FIXED, URING_OPT_SQPOLL };
+static const struct sbio_engine_option uring_options[] = {
+    [URING_OPT_FIXED] = {"uring-fixed", SBIO_EOPT_BOOL, "off", 0, 0, "on|off",
+                         "io_uring: register the files and buffers"},
+    [URING_OPT_SQPOLL] = {"uring-sqpoll", SBIO_EOPT_BOOL, "off", 0, 0, "on|off",
+                          "io_uring: a kernel thread polls the submission queue"},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
 static int uring_init(void **priv, const struct sbio_engine_params *params)
 {
     struct uring_priv *p = calloc(1, sizeof(*p));
@@ -77,8 +87,8 @@ static int uring_init(void **priv, const struct sbio_engine_params *params)
         return -ENOMEM;
     p->depth = params->iodepth;
     p->datasync = params->datasync;
-    p->fixed = params->uring_fixed;
-    p->sqpoll = params->uring_sqpoll;
+    p->fixed = params->options[URING_OPT_FIXED];
+    p->sqpoll = params->options[URING_OPT_SQPOLL];
     int rc = -EINVAL;
     const unsigned *setups = params->direct ? uring_setups : uring_setups_buffered;
     for (unsigned i = p->sqpoll ? URING_NSETUPS - 1 : 0; rc == -EINVAL && i < URING_NSETUPS; i++) {
@@ -283,6 +293,7 @@ const struct sbio_engine_ops sbio_engine_io_uring = {
     .kind = "asynchronous",
     .flags = SBIO_ENG_SHARED_FD,
     .thread_fds = 1,
+    .options = uring_options,
     .init = uring_init,
     .cleanup = uring_cleanup,
     .open_file = sbio_engine_open_fd,

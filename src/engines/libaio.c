@@ -137,7 +137,7 @@ static int aio_reap(void *priv, unsigned min, struct sbio_io **done, unsigned ma
 const struct sbio_engine_ops sbio_engine_libaio = {
     .name = "libaio",
     .kind = "asynchronous",
-    .flags = SBIO_ENG_SHARED_FD,
+    .flags = SBIO_ENG_SHARED_FD | SBIO_ENG_BUFFERED_INLINE | SBIO_ENG_AIO_MAX_NR,
     .init = aio_init,
     .cleanup = aio_cleanup,
     .open_file = sbio_engine_open_fd,

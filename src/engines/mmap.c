@@ -192,7 +192,7 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 const struct sbio_engine_ops sbio_engine_mmap = {
     .name = "mmap",
     .kind = "mmap'ed",
-    .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT,
+    .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT | SBIO_ENG_MAPS,
     .init = mm_init,
     .cleanup = mm_cleanup,
     .open_file = mm_open,

@@ -53,7 +53,7 @@ static int sync_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 const struct sbio_engine_ops sbio_engine_sync = {
     .name = "sync",
     .kind = "synchronous",
-    .flags = SBIO_ENG_SYNC | SBIO_ENG_SHARED_FD,
+    .flags = SBIO_ENG_SYNC | SBIO_ENG_SHARED_FD | SBIO_ENG_PSYNC,
     .init = sync_init,
     .cleanup = sync_cleanup,
     .open_file = sbio_engine_open_fd,

@@ -5,7 +5,7 @@
 # the totals of the run's JSON result; the queue depth reached; sysbench's --file-io-mode and
 # --file-async-backlog; the data survives a read pass on every engine; O_DIRECT reads reach a
 # loop device after a cache drop; a block size O_DIRECT cannot align is refused and works
-# buffered.
+# buffered; what the report and the messages say of an engine follows its capability flags.
 # Small sets (4 x 8 MiB) under $TMP (ext4 here); the loop-device part needs root and detaches
 # its device in the trap.
 source "$(dirname "$0")/lib.sh"
@@ -224,6 +224,39 @@ if have io_uring; then
 	eq "io_uring --uring-sqpoll rndrw: exit status, events, reads + writes + periodic fsyncs" \
 		"$rc $(events_of) $((r + w + p))" "0 $N $N"
 fi
+
+# --- what the report and the messages say of an engine follows its capabilities (engine.h):
+# mmap's mappings get the access hint too; libaio's buffered submissions are mostly
+# synchronous (a note, not with O_DIRECT); a tree job may name sync only; the tree engine is
+# chosen by no name and listed nowhere ---
+for eng in sync libaio io_uring mmap null; do
+	have "$eng" || continue
+	for fl in "" direct; do
+		[ "$eng" = mmap ] && [ "$fl" = direct ] && continue
+		"$SBIO" run "${SET[@]}" --ioengine=$eng --file-extra-flags=$fl --fadvise=random \
+			--file-test-mode=rndrd --events=100 >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		hint=$(grep -c '^Access hint: random on every descriptor and mapping$' "$TMP/out")
+		note=$(grep -c '^Note: without O_DIRECT libaio runs most requests synchronously inside io_submit' "$TMP/out")
+		want="0 0"
+		[ "$eng" = mmap ] && want="1 0"
+		[ "$eng" = libaio ] && [ -z "$fl" ] && want="0 1"
+		eq "$eng ${fl:-buffered} --fadvise=random: exit status, the hint names the mappings, libaio's buffered note" \
+			"$rc $hint $note" "0 $want"
+	done
+done
+for eng in libaio mmap null; do
+	printf 'fileset { files = 20, dirwidth = 4, size = "4k" }\nphase "p" { time = 1, job "j" { engine = "%s", mix = { stat = 1 } } }\n' \
+		"$eng" >"$TMP/tree-$eng.lua"
+	expect_exit 2 "a tree job naming engine $eng: exit 2" "$SBIO" run --dir="$TMP" --script="$TMP/tree-$eng.lua"
+	check "a tree job naming engine $eng: the message says a tree takes sync" \
+		grep -q "job j: engine '$eng': a tree's operations are system calls; accepted: sync$" "$TMP/err"
+done
+expect_exit 2 "--ioengine=tree: exit 2" "$SBIO" run "${SET[@]}" --ioengine=tree --file-test-mode=rndrd
+check "--ioengine=tree: refused as no engine, the five listed" \
+	grep -qx "sbio: --ioengine: 'tree' is not valid; accepted: one of sync,libaio,io_uring,mmap,null" "$TMP/err"
+check "sbio help lists the five engines, not the tree engine" \
+	bash -c "'$SBIO' help | grep -qx 'Engines in this build: sync, libaio, io_uring, mmap, null'"
 
 # --- the queue depth reached: buffered random reads, 1 thread ---
 for eng in libaio io_uring; do

@@ -48,7 +48,8 @@ struct fx {
     const struct eng_case *c;
     const struct sbio_engine_ops *eng;
     struct sbio_engine_params params;
-    void *priv; /* NULL: the engine is not initialised */
+    uint64_t opts[SBIO_ENGINE_MAX_OPTS]; /* params.options */
+    void *priv;                          /* NULL: the engine is not initialised */
     char dir[64];
     int dirfd;
     unsigned nfiles;
@@ -64,6 +65,15 @@ struct fx {
 static bool is_mmap(const struct fx *f)
 {
     return !strcmp(f->eng->name, "mmap");
+}
+
+/* The index of the engine's own option called name (engine.h), or -1. */
+static int eng_option(const struct sbio_engine_ops *eng, const char *name)
+{
+    for (int i = 0; eng->options && eng->options[i].name; i++)
+        if (!strcmp(eng->options[i].name, name))
+            return i;
+    return -1;
 }
 
 static bool is_queued(const struct fx *f)
@@ -181,8 +191,10 @@ static void fx_start(struct fx *f, unsigned iodepth, bool datasync, unsigned rdo
                      unsigned closed)
 {
     assert_true(iodepth <= MAX_IOS);
-    f->params = (struct sbio_engine_params){
-        .iodepth = iodepth, .datasync = datasync, .uring_fixed = f->c->fixed};
+    if (f->c->fixed)
+        f->opts[eng_option(f->eng, "uring-fixed")] = 1;
+    f->params =
+        (struct sbio_engine_params){.iodepth = iodepth, .datasync = datasync, .options = f->opts};
     f->nios = iodepth;
     if (f->c->direct) {
         int fd = openat(f->dirfd, "f0", O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -710,8 +722,8 @@ static void test_registry(void **state)
     assert_int_equal(sbio_engine_id("posixaio"), -ENOENT);
     assert_int_equal(sbio_engine_id(""), -ENOENT);
     assert_null(sbio_engine_find(-1));
-    assert_null(sbio_engine_find(5));
-    assert_string_equal(sbio_engine_name(5), "?");
+    assert_null(sbio_engine_find(6));
+    assert_string_equal(sbio_engine_name(6), "?");
     assert_string_equal(sbio_engine_kind(-1), "?");
     assert_string_equal(sbio_engine_list(), "sync, libaio, io_uring, mmap, null");
     char buf[64];
@@ -723,6 +735,68 @@ static void test_registry(void **state)
     assert_string_equal(sbio_engine_names(buf, sizeof(buf), " ", SBIO_ENG_SYNC), "libaio io_uring");
     /* A short buffer: cut, still terminated. */
     assert_string_equal(sbio_engine_names(buf, 8, ",", 0), "sync,li");
+}
+
+/* The tree engine is in the table, after the engines a user may choose, and no name
+ * reaches it: the runner takes it by its flags. */
+static void test_registry_internal(void **state)
+{
+    (void)state;
+    int tree = sbio_engine_with(SBIO_ENG_FSOPS);
+    assert_int_equal(tree, 5);
+    assert_string_equal(sbio_engine_find(tree)->name, "tree");
+    assert_true(sbio_engine_has(tree, SBIO_ENG_INTERNAL | SBIO_ENG_SYNC));
+    assert_int_equal(sbio_engine_id("tree"), -ENOENT);
+    assert_int_equal(sbio_engine_with(SBIO_ENG_INTERNAL), tree);
+    char buf[64];
+    assert_string_equal(sbio_engine_names(buf, sizeof(buf), ",", SBIO_ENG_SHARED_FD), "mmap,null");
+    assert_int_equal(sbio_engine_with(SBIO_ENG_FSOPS | SBIO_ENG_NO_IO), -ENOENT);
+    assert_false(sbio_engine_has(-1, 0));
+}
+
+/* What callers ask of an engine, by flag, not by its name: each flag names the engines that
+ * have it. */
+static void test_registry_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned flag;
+        const char *engines;
+    } want[] = {
+        {SBIO_ENG_MAPS, "mmap"},
+        {SBIO_ENG_BUFFERED_INLINE, "libaio"},
+        {SBIO_ENG_AIO_MAX_NR, "libaio"},
+        {SBIO_ENG_PSYNC, "sync"},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char got[64] = "";
+        for (int e = 0; e < sbio_engine_count(); e++)
+            if (sbio_engine_has(e, want[i].flag))
+                snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", got[0] ? "," : "",
+                         sbio_engine_name(e));
+        assert_string_equal(got, want[i].engines);
+    }
+}
+
+/* The engines' own options take the slots in engine order, each engine's in its table's
+ * order: io_uring's two are slots 0 and 1, its options from base 0. */
+static void test_registry_options(void **state)
+{
+    (void)state;
+    int id = -1;
+    const struct sbio_engine_option *o = sbio_engine_option(0, &id);
+    assert_non_null(o);
+    assert_string_equal(o->name, "uring-fixed");
+    assert_int_equal(id, sbio_engine_id("io_uring"));
+    assert_int_equal(o->type, SBIO_EOPT_BOOL);
+    o = sbio_engine_option(1, &id);
+    assert_non_null(o);
+    assert_string_equal(o->name, "uring-sqpoll");
+    assert_null(sbio_engine_option(2, &id));
+    assert_int_equal(sbio_engine_option_base(sbio_engine_id("io_uring")), 0);
+    assert_int_equal(sbio_engine_option_base(sbio_engine_id("mmap")), 2);
+    assert_int_equal(eng_option(sbio_engine_find(sbio_engine_id("io_uring")), "uring-sqpoll"), 1);
+    assert_int_equal(eng_option(sbio_engine_find(sbio_engine_id("sync")), "uring-fixed"), -1);
 }
 
 /* ---- registration ---- */
@@ -745,7 +819,7 @@ static const struct {
 
 #define NSUITE    (sizeof(suite) / sizeof(suite[0]))
 #define MAX_CASES 16
-#define NSTATIC   1 /* tests that are not per engine: test_registry */
+#define NSTATIC   4 /* tests that are not per engine: test_registry* */
 
 int main(void)
 {
@@ -754,13 +828,16 @@ int main(void)
     static struct CMUnitTest tests[NSTATIC + MAX_CASES * NSUITE];
     unsigned nc = 0, nt = 0;
     tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry_internal);
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry_flags);
+    tests[nt++] = (struct CMUnitTest)cmocka_unit_test(test_registry_options);
 
     for (int e = 0; e < sbio_engine_count(); e++) {
         const struct sbio_engine_ops *eng = sbio_engine_find(e);
         if (!eng)
             continue;
         bool direct = !(eng->flags & (SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
-        for (int fixed = 0; fixed <= !strcmp(eng->name, "io_uring"); fixed++)
+        for (int fixed = 0; fixed <= (eng_option(eng, "uring-fixed") >= 0); fixed++)
             for (int d = 0; d <= direct; d++)
                 cases[nc++] = (struct eng_case){e, eng, d, fixed};
     }

@@ -1038,6 +1038,54 @@ static void test_help_all(void **state)
     free(h);
 }
 
+/* An engine's own options (its .options table, engine.h) are options like the others: after
+ * --ioengine in help, parsed from the command line, a config file and compare's --vary into
+ * the engine's slots, checked as their type says, given or not. */
+static void test_engine_options(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX], arg[400];
+    unsigned base = sbio_engine_option_base(sbio_engine_id("io_uring"));
+    sbio_options_defaults(&cfg);
+    assert_int_equal(cfg.engine_opt[base], 0);
+    assert_int_equal(cfg.engine_opt[base + 1], 0);
+    expect_ok(&cfg, ARGV("run", "--uring-fixed", "--uring_sqpoll=yes"), err, sizeof(err));
+    assert_int_equal(cfg.engine_opt[base], 1);
+    assert_int_equal(cfg.engine_opt[base + 1], 1);
+    assert_true(sbio_options_given(&cfg, "uring-fixed"));
+    /* Any engine takes them, as before they were the engine's: the others do not read them. */
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=rndrd", "--ioengine=sync", "--uring-fixed=on"),
+              err, sizeof(err));
+    assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+    expect_bad(ARGV("run", "--uring-fixed=2"), "--uring-fixed: '2' is not valid",
+               "accepted: on/off, true/false, yes/no, 1/0", NULL);
+    expect_bad(ARGV("run", "--uring-sqpol=on"), "unknown option '--uring-sqpol'",
+               "did you mean --uring-sqpoll?", NULL);
+    const char *p = conf_write("eng.cfg", "uring-sqpoll = on\n");
+    snprintf(arg, sizeof(arg), "--config-file=%s", p);
+    expect_ok(&cfg, ARGV(arg, "run"), err, sizeof(err));
+    assert_int_equal(cfg.engine_opt[base + 1], 1);
+    assert_int_equal(cfg.engine_opt[base], 0);
+    sbio_options_defaults(&cfg);
+    assert_true(sbio_options_known("uring-fixed", SBIO_C(SBIO_CMD_RUN)));
+    assert_int_equal(sbio_options_set(&cfg, "uring-fixed", "on", SBIO_C(SBIO_CMD_RUN)), 0);
+    assert_int_equal(cfg.engine_opt[base], 1);
+    /* Help lists them where the table had them: right after --ioengine, before --iodepth. */
+    int rc;
+    char *h = help_text("run", &rc, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    const char *eng = strstr(h, "\n  --ioengine="), *fixed = strstr(h, "\n  --uring-fixed="),
+               *sq = strstr(h, "\n  --uring-sqpoll="), *depth = strstr(h, "\n  --iodepth=");
+    assert_true(eng && fixed && sq && depth);
+    assert_ptr_equal(fixed, strchr(eng + 1, '\n'));
+    assert_ptr_equal(sq, strchr(fixed + 1, '\n'));
+    assert_ptr_equal(depth, strchr(sq + 1, '\n'));
+    assert_has(fixed, "--uring-fixed=on|off           io_uring: register the files and buffers "
+                      "[off]\n");
+    free(h);
+}
+
 static void test_help_command(void **state)
 {
     (void)state;
@@ -1132,6 +1180,7 @@ int main(void)
         cmocka_unit_test(test_help_all),
         cmocka_unit_test(test_ioprio),
         cmocka_unit_test(test_help_command),
+        cmocka_unit_test(test_engine_options),
         cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
