@@ -67,7 +67,7 @@ const struct sbio_engine_option *sbio_engine_option(unsigned slot, int *id)
     for (int i = 0; i < NENGINES; i++)
         for (const struct sbio_engine_option *o = engines[i]->options; o && o->name; o++, s++) {
             if (s >= SBIO_ENGINE_MAX_OPTS)
-                abort(); /* the slots of struct sbio_config and sbio_job are too few */
+                abort(); /* the option slots (SBIO_ENGINE_MAX_OPTS) are too few */
             if (s == slot) {
                 *id = i;
                 return o;

@@ -141,8 +141,8 @@ int sbio_engine_with(unsigned flags);
 bool sbio_engine_has(int id, unsigned flags);
 
 /* The engines' own options, every engine's in id order, each engine's in its table's order:
- * slot s of struct sbio_config.engine_opt and struct sbio_job.engine_opt holds the value of
- * the option sbio_engine_option(s, &id) returns (and *id its engine's id), NULL past the last
+ * slot s of a job's engine_opt (the command line's, a declaration's, the runner's) holds the value
+ * of the option sbio_engine_option(s, &id) returns (and *id its engine's id), NULL past the last
  * one. Aborts when they are more than SBIO_ENGINE_MAX_OPTS. */
 const struct sbio_engine_option *sbio_engine_option(unsigned slot, int *id);
 
