@@ -41,8 +41,8 @@ UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
 FORMAT_FILES := $(wildcard src/*.[ch] src/*/*.[ch] tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
-.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments install \
-	clean format format-check
+.PHONY: all deps test-deps run test check-layers test-asan test-tsan sanitizer-test bench \
+	experiments install clean format format-check
 
 all: $(BIN)
 
@@ -113,11 +113,16 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh ./sbio
 
-# make test: the test toolchain too, then every unit and integration test; ends
-# "N passed, N failed".
-test: test-deps
+# make test: the test toolchain too, the layers checked, then every unit and integration
+# test; ends "N passed, N failed".
+test: test-deps check-layers
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_TOOLS)
 	@SBIO_TOOLS="$(CURDIR)/$(BUILD)/tests" ./tests/run-tests.sh $(UNIT_BINS)
+
+# make check-layers: src/'s layers kept (scripts/check-layers.sh): no include of a header of a
+# higher layer, no cycle between modules; one line per violation.
+check-layers:
+	@./scripts/check-layers.sh
 
 # make test-asan / test-tsan: the same tests against a clang build with AddressSanitizer +
 # UndefinedBehaviorSanitizer (LeakSanitizer included), or ThreadSanitizer, in build-asan/ and
