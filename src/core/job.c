@@ -2,7 +2,7 @@
 
 #include "mix.h"
 #include "options.h"
-#include "workload.h"
+#include "vocab.h"
 
 bool sbio_job_writes(const struct sbio_job *job)
 {
