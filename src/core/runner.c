@@ -15,7 +15,7 @@
 
 #include "cache.h"
 #include "engine.h"
-#include "run.h"
+#include "worker.h"
 #include "fill.h"
 #include "fsop.h"
 #include "ioprio.h"

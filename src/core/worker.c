@@ -1,6 +1,8 @@
 /* The worker threads: the hot loops of synchronous and queued engines, sharing one set of
  * steps (draw within the budget, start with --verify's stamp, finish, think), and how a
  * failure is named. */
+#include "worker.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -11,9 +13,8 @@
 
 #include "cache.h"
 #include "ioprio.h"
-#include "vocab.h"
-#include "run.h"
 #include "util.h"
+#include "vocab.h"
 
 /* Claim events from the global budget in small batches, never more than is left, so the
  * total over all threads is exactly --events. */
