@@ -893,6 +893,7 @@ static struct run run_of(const struct sbio_job *job, const struct sbio_runner_en
 {
     return (struct run){.job = job,
                         .env = env,
+                        .group = env->group,
                         .fs = env->fs,
                         .nthreads = job->threads,
                         .sync = env->sync,

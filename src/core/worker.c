@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cgroup.h"
 #include "ioprio.h"
 #include "util.h"
 #include "vocab.h"
@@ -607,7 +608,7 @@ static void worker_ioprio(struct worker *w)
  * start gate; the kernel charges its I/O to the group from then on. */
 static void worker_group(struct worker *w)
 {
-    const struct sbio_cgroup_job *g = w->run->env->group;
+    const struct sbio_cgroup_job *g = w->run->group;
     int rc = sbio_cgroup_enter_thread(g->dir, 0);
     if (rc) {
         snprintf(w->err_msg, sizeof(w->err_msg),
@@ -624,7 +625,7 @@ static void worker_open(struct worker *w)
     struct run *r = w->run;
     if (r->job->ioprio != SBIO_IOPRIO_NONE)
         worker_ioprio(w);
-    if (!w->err && r->env->group && r->env->group->version == SBIO_CGROUP_V1)
+    if (!w->err && r->group && r->group->version == SBIO_CGROUP_V1)
         worker_group(w);
     if (w->cpu >= 0 && !w->err) {
         cpu_set_t set;
