@@ -18,6 +18,7 @@
 #include "mpi.h"
 #include "options.h"
 #include "plot.h"
+#include "prepare.h"
 #include "report.h"
 #include "runner.h"
 #include "script.h"

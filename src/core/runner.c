@@ -19,6 +19,7 @@
 #include "fill.h"
 #include "fsop.h"
 #include "ioprio.h"
+#include "prepare.h"
 #include "vocab.h"
 #include "seqwr.h"
 #include "steady.h"

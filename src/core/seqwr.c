@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prepare.h"
 #include "util.h"
 
 int sbio_seqwr_truncate(const struct sbio_fileset *fs, bool keep_size)

@@ -345,56 +345,6 @@ int sbio_fileset_mark(struct sbio_fileset *fs, bool complete)
     return rc;
 }
 
-int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
-{
-    int rc = 0;
-    *written_bytes = 0;
-    for (unsigned i = 0; i < fs->nfiles && !rc; i++) {
-        const struct sbio_fileset_file *f = &fs->files[i];
-        int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            rc = -errno;
-            sbio_err("%s/%s: open: %s", fs->dir, f->name, strerror(errno));
-            break;
-        }
-        struct stat st;
-        if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
-            rc = -SBIO_EUSAGE;
-            close(fd);
-            break;
-        }
-        uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
-        have = sbio_fileset_written_end(fs, i, fd, have);
-        if (have < f->size) {
-            /* Completing goes on through a signal: the set must end up valid. */
-            rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
-            if (!rc)
-                *written_bytes += f->size - have;
-        }
-        close(fd);
-    }
-    if (!rc)
-        rc = sbio_fileset_mark(fs, true);
-    return rc;
-}
-
-int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
-{
-    const char *name = fs->files[file].name;
-    int fd = openat(fs->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        int rc = -errno;
-        sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
-        return rc;
-    }
-    struct stat st;
-    int rc = fstat(fd, &st) || sbio_fileset_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
-    if (!rc)
-        rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
-    close(fd);
-    return rc;
-}
-
 /* A write mode may write to the device: --allow-destroy says so, and nothing holds it. */
 static int device_writable(const struct sbio_config *cfg, const char *real, dev_t rdev)
 {

@@ -1,10 +1,11 @@
-/* The file set: test_file.N under --dir, described by its manifest (src/manifest.h), or a
+/* The file set: test_file.N under --dir, described by its manifest (manifest.h), or a
  * raw block device (--filename).
  *
  * Only the files a manifest names are ever written or removed, never through a symlink.
- * Their content is the fill data (src/fill.h), with a generation-0 header in every block of
- * a verified set. src/fileset.c shapes and opens a set for a run and completes it after a
- * seqwr run; src/prepare.c writes (prepare) and removes (cleanup) it. */
+ * Their content is the fill data (fill.h), with a generation-0 header in every block of
+ * a verified set. fileset.c shapes, opens and locks a set for a run; prepare.c (prepare.h)
+ * writes it (prepare, and completing it after a seqwr run) and removes it
+ * (cleanup). */
 #ifndef SBIO_FILESET_H
 #define SBIO_FILESET_H
 
@@ -62,38 +63,6 @@ int sbio_fileset_strays(int dirfd, unsigned *count);
  * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
 int sbio_fileset_ready(const struct sbio_config *cfg);
 
-/* Polled by prepare between its writes: true when another process of the job failed (under
- * mpirun), and this one should stop instead of finishing its set. */
-struct sbio_fileset_poll {
-    bool (*stopped)(void *ctx);
-    void *ctx;
-};
-
-/* prepare (src/prepare.c): create or complete the set in cfg->dir, reporting to out (the
- * shape, a line per file written or, when out is a terminal, one updating progress line, and
- * the rate). A new set's files get total/num bytes rounded up to a whole --file-block-size,
- * as sysbench writes them. With cfg->adopt the test_file.N already there (a set sysbench made)
- * become the set when their count and sizes are those the options give, and nothing is
- * written but the manifest. Nothing is touched when a foreign file or a symlink is in the
- * way, the shape disagrees or the file system lacks the room (-SBIO_EUSAGE). -EINTR when stopped by
- * a signal, -ECANCELED when poll (may be NULL) said stop (the manifest stays incomplete either
- * way), other -errno on I/O errors (message printed with file, offset and call). */
-int sbio_fileset_prepare(const struct sbio_config *cfg, const struct sbio_fileset_poll *poll,
-                         FILE *out);
-
-/* prepare for script (NULL: sbio_fileset_prepare): with --verify the set is stamped at the
- * block size its jobs use (each job's smallest block, as a run takes it), for the runs of
- * the script to verify it. Refused (-SBIO_EUSAGE, one line, nothing written) when its jobs
- * use several, when --file-block-size says another, or when a verified set in the folder
- * was stamped at another. */
-int sbio_fileset_prepare_script(const struct sbio_config *cfg, const struct sbio_script *script,
-                                const struct sbio_fileset_poll *poll, FILE *out);
-
-/* cleanup (src/prepare.c): remove the files the manifest names, then the manifest; out says
- * how many were there (or that there is no set: not an error, and which test_file.N it left
- * because no manifest names them). */
-int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out);
-
 /* run: open the folder and load a complete set whose files all have their sizes.
  * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
  * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
@@ -110,14 +79,6 @@ void sbio_fileset_discard(struct sbio_fileset *fs);
  * --allow-destroy is off or the device (or a partition of it) is mounted or otherwise held
  * exclusively. */
 int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_config *cfg);
-
-/* Complete files shorter than their size (after a seqwr run stopped early), fsync them and
- * mark the manifest complete. Returns 0 or -errno (message printed). */
-int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes);
-
-/* Write the fill bytes of [off, off + len) of file `file` and fsync it (seqwr completion).
- * Returns 0 or -errno (message printed with file, offset and call). */
-int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len);
 
 /* Mark the manifest incomplete or complete (before truncating for seqwr, after). */
 int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
@@ -140,7 +101,7 @@ bool sbio_fileset_cmd_writes(const struct sbio_config *cfg, const struct sbio_sc
  * nothing touched. */
 int sbio_fileset_lock(const struct sbio_config *cfg, const struct sbio_script *script, int *fd);
 
-/* Shared by prepare (src/prepare.c) and the opening and completing of a set (src/fileset.c). */
+/* Shared by prepare and cleanup (prepare.c, tree_io.c) and the opening of a set (fileset.c). */
 
 /* Open cfg->dir as a folder (for_write: refused on a read-only file system). Returns the
  * descriptor or -SBIO_EUSAGE after a message. */
@@ -161,24 +122,5 @@ int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *s
  * fs->damage, sbio's own words, never the file's), and what to do (the same advice from
  * every command: no command can tell which files a damaged manifest named). */
 void sbio_fileset_damaged(const char *dir, const char *why);
-
-/* Whether the file system of fs has the room its files still need to reach their sizes
- * (allocated blocks count as written; a hole needs room), plus the manifest's: 0 when it
- * has (or cannot tell), -ENOSPC when not; *need and *avail in bytes. */
-int sbio_fileset_room(const struct sbio_fileset *fs, uint64_t *need, uint64_t *avail);
-
-/* Where the written content of file `file` (open as fd, have bytes long, capped at its size)
- * ends: at its first hole (an interrupted run can leave one), rounded down to a whole block
- * in a verified set. A fallocate set's files are trusted to their size. */
-uint64_t sbio_fileset_written_end(const struct sbio_fileset *fs, unsigned file, int fd,
-                                  uint64_t have);
-
-/* Write [off, end) of file `file` (open for writing as fd) with prepare's bytes — the fill,
- * and in a verified set a generation-0 header in every block (off is then block-aligned) —
- * then fsync it. With allocate, a fallocate set's range is allocated (fallocate) instead of
- * written, as prepare does. Goes on through signals. Returns 0 or -errno (message printed
- * with file, offset and call). */
-int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, uint64_t off,
-                          uint64_t end, bool allocate);
 
 #endif

@@ -1,6 +1,6 @@
-/* prepare and cleanup of a file set, and the writer that gives a file prepare's content
- * (also used to complete a set after a seqwr run, src/fileset.c). */
-#include "fileset.h"
+/* prepare and cleanup of a file set, and the writer that gives a file prepare's content,
+ * with which a run completes a set its seqwr left short. */
+#include "prepare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "fill.h"
 #include "manifest.h"
 #include "sysblock.h"
@@ -265,6 +266,56 @@ int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, 
         return -ENOMEM;
     int rc = prep_write(fs, file, fd, off, end, allocate, 0, buf, NULL);
     free(buf);
+    return rc;
+}
+
+int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
+{
+    int rc = 0;
+    *written_bytes = 0;
+    for (unsigned i = 0; i < fs->nfiles && !rc; i++) {
+        const struct sbio_fileset_file *f = &fs->files[i];
+        int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            rc = -errno;
+            sbio_err("%s/%s: open: %s", fs->dir, f->name, strerror(errno));
+            break;
+        }
+        struct stat st;
+        if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+            rc = -SBIO_EUSAGE;
+            close(fd);
+            break;
+        }
+        uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
+        have = sbio_fileset_written_end(fs, i, fd, have);
+        if (have < f->size) {
+            /* Completing goes on through a signal: the set must end up valid. */
+            rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
+            if (!rc)
+                *written_bytes += f->size - have;
+        }
+        close(fd);
+    }
+    if (!rc)
+        rc = sbio_fileset_mark(fs, true);
+    return rc;
+}
+
+int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
+{
+    const char *name = fs->files[file].name;
+    int fd = openat(fs->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int rc = -errno;
+        sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
+        return rc;
+    }
+    struct stat st;
+    int rc = fstat(fd, &st) || sbio_fileset_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
+    if (!rc)
+        rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
+    close(fd);
     return rc;
 }
 

@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "util.h"
 
 /* One temporary folder per test, removed by the teardown whatever the test left. */

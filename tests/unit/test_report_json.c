@@ -30,6 +30,7 @@
 #include "helpers.h"
 #include "hist.h"
 #include "options.h"
+#include "prepare.h"
 #include "report.h"
 #include "runner.h"
 #include "sysblock.h"

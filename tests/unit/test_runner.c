@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "runner.h"
 #include "stats.h"
 #include "util.h"

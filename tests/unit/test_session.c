@@ -16,6 +16,7 @@
 #include "fileset.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "report.h"
 #include "script.h"
 #include "session.h"
