@@ -22,7 +22,7 @@
 #include "report.h"
 #include "runner.h"
 #include "script.h"
-#include "tree.h"
+#include "tree_io.h"
 #include "session.h"
 #include "topology.h"
 #include "sysblock.h"

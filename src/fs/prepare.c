@@ -20,6 +20,7 @@
 #include "manifest.h"
 #include "sysblock.h"
 #include "tree.h"
+#include "tree_io.h"
 #include "util.h"
 #include "verify.h"
 

@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "script.h"
 #include "tree.h"
+#include "tree_io.h"
 #include "util.h"
 
 static struct sbio_tree_decl decl(uint64_t files, uint64_t width, int law, uint64_t a, uint64_t b,
