@@ -94,19 +94,6 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write)
     return dfd;
 }
 
-int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st)
-{
-    uid_t me = geteuid();
-    if (st->st_uid == me || st->st_uid == 0)
-        return 0;
-    char owner[96], self[96];
-    sbio_err("%s/%s belongs to %s, not to you (%s) or root: sbio works only on a set of its own "
-             "user's files, so nothing was done; remove it as its owner, or use another --dir",
-             dir, name, sbio_util_user(owner, sizeof(owner), st->st_uid),
-             sbio_util_user(self, sizeof(self), me));
-    return -SBIO_EUSAGE;
-}
-
 void sbio_fileset_damaged(const char *dir, const char *why)
 {
     sbio_err("%s/%s is damaged (%s), so sbio cannot tell which files are the set's and "
@@ -135,7 +122,7 @@ int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_
             sbio_err("%s/%s is not a regular file: remove it or use another --dir", fs->dir, name);
             return -SBIO_EUSAGE;
         }
-        if (manifest_names_them && sbio_fileset_trusted(fs->dir, name, &st))
+        if (manifest_names_them && sbio_manifest_trusted(fs->dir, name, &st))
             return -SBIO_EUSAGE;
         if (!manifest_names_them) {
             sbio_err("%s/%s exists and belongs to no sbio file set (no %s): if sysbench made "
@@ -232,7 +219,7 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
                      f->name);
             return -SBIO_EUSAGE;
         }
-        if (sbio_fileset_trusted(fs->dir, f->name, &st))
+        if (sbio_manifest_trusted(fs->dir, f->name, &st))
             return -SBIO_EUSAGE;
         if (!cfg->script && mode_writes(cfg) && fileset_check_writable(fs, f->name, &st, cfg))
             return -SBIO_EUSAGE;

@@ -15,36 +15,8 @@
 #include <sys/stat.h>
 
 #include "decl.h"
+#include "manifest.h" /* struct sbio_fileset */
 #include "options.h"
-
-struct sbio_fileset_file {
-    char name[256]; /* relative to the folder, or a raw device's absolute path */
-    uint64_t size;
-};
-
-/* Room for what a damaged manifest's reader found ("line N: why"). */
-#define SBIO_MANIFEST_DAMAGE_LEN 128
-
-struct sbio_fileset {
-    int dirfd; /* -1 when not open */
-    const char *dir;
-    bool complete;
-    uint64_t total_size; /* as requested: file sizes are total_size / file_num */
-    uint64_t block_size; /* the block size the set was prepared with */
-    int fill;            /* enum sbio_fill */
-    uint64_t fill_pct;
-    uint64_t seed;
-    bool verify;
-    int prealloc; /* enum sbio_prealloc */
-    unsigned nfiles;
-    struct sbio_fileset_file *files;
-    uint64_t bytes; /* sum of the file sizes */
-    bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
-    bool adopted;   /* files made by another program (prepare --adopt): their content is
-                     * unknown, so a verified run checks only the blocks it writes */
-    char damage[SBIO_MANIFEST_DAMAGE_LEN]; /* what sbio_manifest_read found damaged: "line N:
-                                            * why" (with -EBADMSG) */
-};
 
 /* Shape the set from cfg (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
  * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
@@ -111,12 +83,6 @@ int sbio_fileset_open_dir(const struct sbio_config *cfg, bool for_write);
  * file is never written through, and an existing file is foreign unless manifest_names_them.
  * Returns 0 or -SBIO_EUSAGE after a message naming the file. */
 int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them);
-
-/* Whether sbio may trust the entry name of dir, whose fstat is st: a regular file owned by the
- * user running sbio or by root (as ssh's StrictModes trusts a key file). A file another user
- * planted in a shared folder must not make sbio write or remove what it names. 0, or
- * -SBIO_EUSAGE after one line naming the file and its owner. */
-int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st);
 
 /* Say in one line that dir's manifest is damaged, where and why (why: the reader's
  * fs->damage, sbio's own words, never the file's), and what to do (the same advice from

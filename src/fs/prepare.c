@@ -283,7 +283,7 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
             break;
         }
         struct stat st;
-        if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+        if (fstat(fd, &st) || sbio_manifest_trusted(fs->dir, f->name, &st)) {
             rc = -SBIO_EUSAGE;
             close(fd);
             break;
@@ -313,7 +313,7 @@ int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t of
         return rc;
     }
     struct stat st;
-    int rc = fstat(fd, &st) || sbio_fileset_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
+    int rc = fstat(fd, &st) || sbio_manifest_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
     if (!rc)
         rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
     close(fd);
@@ -514,7 +514,7 @@ static int prep_one(struct prep *pr, unsigned i)
     int rc = 0;
     struct stat st;
     /* Checked on the descriptor opened (O_NOFOLLOW): the file written is the file checked. */
-    if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+    if (fstat(fd, &st) || sbio_manifest_trusted(fs->dir, f->name, &st)) {
         close(fd);
         return -SBIO_EUSAGE;
     }
@@ -780,7 +780,7 @@ int sbio_fileset_cleanup(const struct sbio_config *cfg, FILE *out)
     for (unsigned i = 0; i < fs.nfiles; i++) {
         struct stat st;
         if (!fstatat(dfd, fs.files[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
-            sbio_fileset_trusted(cfg->dir, fs.files[i].name, &st)) {
+            sbio_manifest_trusted(cfg->dir, fs.files[i].name, &st)) {
             rc = -SBIO_EUSAGE;
             goto out;
         }

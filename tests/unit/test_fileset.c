@@ -1197,12 +1197,12 @@ static void test_trusted(void **state)
     struct stat st = {.st_uid = geteuid(), .st_mode = S_IFREG | 0644};
     char err[MSG_MAX];
     struct capture c;
-    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    assert_int_equal(sbio_manifest_trusted(t->path, "x", &st), 0);
     st.st_uid = 0;
-    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    assert_int_equal(sbio_manifest_trusted(t->path, "x", &st), 0);
     st.st_uid = 54321;
     cap_begin(&c);
-    int rc = sbio_fileset_trusted(t->path, "x", &st);
+    int rc = sbio_manifest_trusted(t->path, "x", &st);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "/x belongs to uid 54321, not to you");
