@@ -1,5 +1,5 @@
-/* Unit tests for the file set (src/fileset.c), its manifest (src/manifest.c), its fill data
- * (src/fill.c), prepare and cleanup (src/prepare.c), on real temporary folders under /tmp.
+/* Unit tests for the file set (src/fs/fileset.c), its manifest (src/fs/manifest.c), its fill data
+ * (src/fs/fill.c), prepare and cleanup (src/fs/prepare.c), on real temporary folders under /tmp.
  * The safety rules (never write through a symlink, never touch a file no manifest names) are
  * checked by looking at the files afterwards, not at return codes only. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* A tree job's threads (src/fsop.c): the choice of a file stays within the thread's own
+/* A tree job's threads (src/core/fsop.c): the choice of a file stays within the thread's own
  * slots, the existing/free lists stay right through creates, unlinks and renames, draws that
  * cannot be served are skipped, and each operation does on a real temporary tree what it
  * says (files appear, disappear, grow; cur_size follows). */

@@ -1,4 +1,4 @@
-/* Unit tests for the runner (src/runner.c), end to end with the null engine: the event
+/* Unit tests for the runner (src/core/runner.c), end to end with the null engine: the event
  * budget, the time limit, per-thread totals. */
 #include <setjmp.h>
 #include <stdarg.h>

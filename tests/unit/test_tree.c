@@ -1,5 +1,5 @@
-/* Unit tests for file trees: the layout rule and sizes (src/tree.c), the tree's manifest
- * (src/manifest.c), and prepare, a run's open (its repair) and cleanup (src/tree_io.c) on
+/* Unit tests for file trees: the layout rule and sizes (src/fs/tree.c), the tree's manifest
+ * (src/fs/manifest.c), and prepare, a run's open (its repair) and cleanup (src/fs/tree_io.c) on
  * real temporary folders under /tmp, checked by looking at the files afterwards. */
 #include <setjmp.h>
 #include <stdarg.h>
