@@ -112,56 +112,83 @@ match($0, /^[ \t]*#[ \t]*include[ \t]*"[^"]+"/) {
 		arrows++
 	}
 }
+# The shortest cycle through the arrow a -> b (b reaches a), over arrows within one layer
+# only when same is set; named once, begun at its first module in path order.
+function cycle_through(a, b, same,    qh, qt, u, v, k, n, lo, path) {
+	split("", prev)
+	split("", queue)
+	qh = 1
+	qt = 0
+	queue[++qt] = b
+	prev[b] = a
+	while (qh <= qt && !(a in prev)) {
+		u = queue[qh++]
+		for (k = 1; k <= nm && !(a in prev); k++) {
+			v = mods[k]
+			if (!((u, v) in adj) || (v in prev))
+				continue
+			if (same ? (v == a || (v, a) in reach_in) : (v == a || (v, a) in reach)) {
+				prev[v] = u
+				queue[++qt] = v
+			}
+		}
+	}
+	n = 0
+	for (v = a; n == 0 || v != a; v = prev[v])
+		cyc[++n] = v
+	# cyc[n..1] is the cycle a -> b -> ... in order.
+	lo = 1
+	for (k = 2; k <= n; k++)
+		if (idx[cyc[k]] < idx[cyc[lo]])
+			lo = k
+	path = ""
+	for (k = 0; k < n; k++)
+		path = path cyc[(lo - k - 1 + n) % n + 1] " -> "
+	path = path cyc[lo]
+	if (!(path in seen)) {
+		seen[path] = 1
+		fail("cycle: " path)
+	}
+}
 END {
-	# Which modules reach which (nm is some sixty: the cube is cheap).
+	# Which modules reach which, through any arrows (reach) and through arrows within one
+	# layer (reach_in). nm is some sixty: the cubes are cheap.
 	for (k = 1; k <= nm; k++)
-		for (i = 1; i <= nm; i++)
-			if ((mods[i], mods[k]) in reach)
+		for (i = 1; i <= nm; i++) {
+			a = mods[i]
+			if ((a, mods[k]) in reach)
 				for (j = 1; j <= nm; j++)
 					if ((mods[k], mods[j]) in reach)
-						reach[mods[i], mods[j]] = 1
-	# Every arrow in a cycle: the shortest cycle through it, each cycle once (begun at its
-	# first module in path order), so that every arrow that closes one is named.
+						reach[a, mods[j]] = 1
+		}
+	for (i = 1; i <= nm; i++)
+		for (j = 1; j <= nm; j++)
+			if ((mods[i], mods[j]) in adj && modlayer[mods[i]] == modlayer[mods[j]])
+				reach_in[mods[i], mods[j]] = 1
+	for (k = 1; k <= nm; k++)
+		for (i = 1; i <= nm; i++) {
+			a = mods[i]
+			if ((a, mods[k]) in reach_in)
+				for (j = 1; j <= nm; j++)
+					if ((mods[k], mods[j]) in reach_in)
+						reach_in[a, mods[j]] = 1
+		}
 	for (i = 1; i <= nm; i++)
 		idx[mods[i]] = i
+	# A cycle within a layer: the shortest through each of its arrows. A cycle across layers
+	# climbs by an include of a higher layer, named above: the shortest through each such
+	# include (not through every arrow of it, which one include upward can make dozens of).
 	for (i = 1; i <= nm; i++)
 		for (j = 1; j <= nm; j++) {
 			a = mods[i]
 			b = mods[j]
 			if (!((a, b) in adj) || !((b, a) in reach))
 				continue
-			# Breadth first from b back to a.
-			split("", prev)
-			split("", queue)
-			qh = 1
-			qt = 0
-			queue[++qt] = b
-			prev[b] = a
-			while (qh <= qt && !(a in prev)) {
-				u = queue[qh++]
-				for (k = 1; k <= nm && !(a in prev); k++) {
-					v = mods[k]
-					if (((u, v) in adj) && !(v in prev) && ((v, a) in reach || v == a)) {
-						prev[v] = u
-						queue[++qt] = v
-					}
-				}
-			}
-			n = 0
-			for (v = a; n == 0 || v != a; v = prev[v])
-				cyc[++n] = v
-			# cyc[n..1] is the cycle a -> b -> ... in order; begin it at its lowest module.
-			lo = 1
-			for (k = 2; k <= n; k++)
-				if (idx[cyc[k]] < idx[cyc[lo]])
-					lo = k
-			path = ""
-			for (k = 0; k < n; k++)
-				path = path cyc[(lo - k - 1 + n) % n + 1] " -> "
-			path = path cyc[lo]
-			if (!(path in seen)) {
-				seen[path] = 1
-				fail("cycle: " path)
+			if (modlayer[a] == modlayer[b]) {
+				if ((b, a) in reach_in)
+					cycle_through(a, b, 1)
+			} else if (rank[modlayer[b]] > rank[modlayer[a]]) {
+				cycle_through(a, b, 0)
 			}
 		}
 	if (stats) {
