@@ -11,8 +11,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "fileset.h"
 #include "fill.h"
+#include "manifest.h"
+#include "vocab.h"
 
 static double secs(void)
 {
