@@ -12,14 +12,18 @@ CFLAGS += $(SANFLAGS)
 PKGS := luajit liburing jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS += -Isrc $(PKG_CFLAGS)
+# src/ is drawn in layers, a folder each (scripts/check-layers.sh names them and their order);
+# `#include "x.h"` finds a header in any of them. -iquote: only quoted includes look there, so
+# src/session/mpi.h never hides the MPI library's <mpi.h>.
+SRC_DIRS := $(patsubst %/,%,$(wildcard src/*/))
+CPPFLAGS += $(addprefix -iquote ,$(SRC_DIRS)) $(PKG_CFLAGS)
 LDLIBS += -Wl,--push-state,--no-as-needed $(PKG_LIBS) -laio -Wl,--pop-state -lm -pthread
 
 # Object folder and binary: the sanitizer targets build into their own (build-asan/,
 # sbio-asan …) so that build/ and ./sbio are left alone.
 BUILD := build
 BIN := sbio
-SRCS := $(wildcard src/*.c src/engines/*.c src/probes/*.c)
+SRCS := $(wildcard src/*.c src/*/*.c)
 OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 # Everything but main.o, as an archive: a unit test links its own object, the helpers and
@@ -35,10 +39,10 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%.o,$(wildcard tests/unit/*
 UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 # Test tools the integration scripts preload (tests/tools/*.c; never instrumented).
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
-FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c src/probes/*.[ch] tests/unit/*.[ch] tests/tools/*.c bench/*.c)
+FORMAT_FILES := $(wildcard src/*.[ch] src/*/*.[ch] tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
-.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments install \
-	clean format format-check
+.PHONY: all deps test-deps run test check-layers test-asan test-tsan sanitizer-test bench \
+	experiments install clean format format-check
 
 all: $(BIN)
 
@@ -70,13 +74,13 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/sbio_lua.h: lua/sbio.lua
 	@mkdir -p $(dir $@)
 	luajit -b -n sbio_prelude $< $@
-$(BUILD)/script.o: $(BUILD)/sbio_lua.h
-$(BUILD)/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
+$(BUILD)/session/script.o: $(BUILD)/sbio_lua.h
+$(BUILD)/session/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
 
 # MPI (sbio under mpirun, many hosts; doc/mpi.md): MPI=1 builds with Open MPI,
-# MPI=0 without; by default on when mpicc is found. Only src/mpi.c differs (it has single-
-# process stand-ins); its flags are kept in $(BUILD)/mpi.flags so that switching rebuilds it.
-# Its -Isrc is dropped so that <mpi.h> is the library's header, not src/mpi.h.
+# MPI=0 without; by default on when mpicc is found. Only src/session/mpi.c differs (it has
+# single-process stand-ins); its flags are kept in $(BUILD)/mpi.flags so that switching
+# rebuilds it.
 ifeq ($(origin MPI),undefined)
 MPI := $(if $(shell command -v mpicc 2>/dev/null),1,0)
 endif
@@ -85,8 +89,8 @@ MPI_CFLAGS := -DHAVE_MPI $(patsubst -I%,-isystem %,$(shell mpicc --showme:compil
 MPI_LIBS := $(shell mpicc --showme:link)
 LDLIBS += $(MPI_LIBS)
 endif
-$(BUILD)/mpi.o: CPPFLAGS := $(filter-out -Isrc,$(CPPFLAGS)) $(MPI_CFLAGS)
-$(BUILD)/mpi.o: $(BUILD)/mpi.flags
+$(BUILD)/session/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/session/mpi.o: $(BUILD)/mpi.flags
 $(BUILD)/mpi.flags: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' >$@
@@ -109,11 +113,16 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh ./sbio
 
-# make test: the test toolchain too, then every unit and integration test; ends
-# "N passed, N failed".
-test: test-deps
+# make test: the test toolchain too, the layers checked, then every unit and integration
+# test; ends "N passed, N failed".
+test: test-deps check-layers
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_TOOLS)
 	@SBIO_TOOLS="$(CURDIR)/$(BUILD)/tests" ./tests/run-tests.sh $(UNIT_BINS)
+
+# make check-layers: src/'s layers kept (scripts/check-layers.sh): no include of a header of a
+# higher layer, no cycle between modules; one line per violation.
+check-layers:
+	@./scripts/check-layers.sh
 
 # make test-asan / test-tsan: the same tests against a clang build with AddressSanitizer +
 # UndefinedBehaviorSanitizer (LeakSanitizer included), or ThreadSanitizer, in build-asan/ and

@@ -1,8 +1,9 @@
-/* The fill data's generation alone: sbio_fill_range (src/fill.c) over 1 GiB of one file, in
+/* The fill data's generation alone: sbio_fill_range (src/fs/fill.c) over 1 GiB of one file, in
  * prepare's 1 MiB pieces, into one buffer. Prints MiB/s of wall-clock and the process's CPU
  * time (on a shared machine the CPU time is the steadier figure), and a hash of the last
  * piece (the bytes must not change between builds).
- *   gcc -O2 -D_GNU_SOURCE -Isrc -o fill bench/fill.c src/fill.c src/util.c -lm && ./fill */
+ *   gcc -O2 -D_GNU_SOURCE $(find src -mindepth 1 -type d -printf '-iquote %p ') \
+ *       -o fill bench/fill.c src/fs/fill.c src/base/util.c -lm && ./fill */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "fileset.h"
 #include "fill.h"
+#include "manifest.h"
+#include "vocab.h"
 
 static double secs(void)
 {

@@ -23,8 +23,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../engine.h"
-#include "../util.h"
+#include "engine.h"
+#include "util.h"
 
 struct uring_priv {
     struct io_uring ring;

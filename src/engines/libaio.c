@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine.h"
+#include "engine.h"
 
 struct aio_priv {
     io_context_t ctx;

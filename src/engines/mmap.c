@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../engine.h"
+#include "engine.h"
 
 struct mmap_file {
     char *map;

@@ -1,6 +1,6 @@
 /* null: completes every operation at once without I/O. Tests the whole runner without
  * touching a disk and measures sbio's own cost per operation. */
-#include "../engine.h"
+#include "engine.h"
 
 static int null_init(void **priv, const struct sbio_engine_params *params)
 {

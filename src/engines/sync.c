@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "../engine.h"
+#include "engine.h"
 
 struct sync_priv {
     bool datasync;

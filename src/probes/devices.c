@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "probe.h"
-#include "result.h"
 #include "util.h"
 
 struct devices_snap {
@@ -82,20 +81,22 @@ static void devices_lines(FILE *out, const struct sbio_probe_devices *dev, doubl
 }
 
 /* Under MPI a host's devices once, as its first rank saw them. */
-static void devices_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void devices_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
-    devices_lines(out, fig, (double)res->elapsed_ns / 1e9, "");
-    for (unsigned r = 0; r < res->nranks; r++) {
-        if (sbio_result_host_first(res, r)) {
+    devices_lines(out, fig, run->secs, "");
+    for (unsigned r = 0; r < run->nranks; r++) {
+        double secs;
+        const char *host;
+        const struct sbio_probe_figs *f = run->rank(run->ctx, r, &secs, &host);
+        if (f) {
             char on[128];
-            snprintf(on, sizeof(on), " (%.64s, rank %u)", res->rank_host[r], r);
-            devices_lines(out, &res->ranks[r].probe.devices, (double)res->ranks[r].elapsed_ns / 1e9,
-                          on);
+            snprintf(on, sizeof(on), " (%.64s, rank %u)", host, r);
+            devices_lines(out, &f->devices, secs, on);
         }
     }
 }
 
-static void devices_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void devices_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     static const char *const f[] = {"reads",
                                     "reads_merged",
@@ -115,7 +116,7 @@ static void devices_json(json_t *obj, const void *fig, const struct sbio_run_res
                                     "flushes",
                                     "flush_ms"};
     const struct sbio_probe_devices *dev = fig;
-    double secs = (double)res->elapsed_ns / 1e9;
+    double secs = run->secs;
     json_t *a = json_array();
     for (unsigned i = 0; i < dev->ndisk; i++) {
         const uint64_t *d0 = dev->d0[i].f, *d1 = dev->d1[i].f;
@@ -136,9 +137,9 @@ static void devices_json(json_t *obj, const void *fig, const struct sbio_run_res
     json_object_set_new(obj, "devices", a);
 }
 
-bool sbio_probe_devices_read(const struct sbio_run_result *res, const char **name, uint64_t *bytes)
+bool sbio_probe_devices_read(const struct sbio_probe_figs *figs, const char **name, uint64_t *bytes)
 {
-    const struct sbio_probe_devices *dev = &res->probe.devices;
+    const struct sbio_probe_devices *dev = &figs->devices;
     if (!dev->ndisk)
         return false;
     *name = dev->name[0];

@@ -41,18 +41,18 @@ static void faults_merge(void *out, const void *part, unsigned i, enum sbio_merg
     o->major += p->major;
 }
 
-static void faults_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void faults_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_faults *f = fig;
-    (void)res;
+    (void)run;
     fprintf(out, "Page faults: %" PRIu64 " minor, %" PRIu64 " major\n", f->minor, f->major);
 }
 
 /* Beside the CPU figures, in the object "cpu". */
-static void faults_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void faults_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_faults *f = fig;
-    (void)res;
+    (void)run;
     json_object_set_new(obj, "minor_faults", json_integer((json_int_t)f->minor));
     json_object_set_new(obj, "major_faults", json_integer((json_int_t)f->major));
 }

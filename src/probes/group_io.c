@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "probe.h"
-#include "result.h"
+#include "stats.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct sbio_cgroup_io) <= sizeof(struct sbio_probe_group_io),
@@ -41,13 +41,13 @@ static void group_io_merge(void *out, const void *part, unsigned i, enum sbio_me
     (void)out, (void)part, (void)i, (void)kind;
 }
 
-static void group_io_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void group_io_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_group_io *grp = fig;
     if (!grp->dir[0])
         return;
     const struct sbio_cgroup_io *g = &grp->io;
-    const struct sbio_stats *t = &res->total;
+    const struct sbio_stats *t = run->total;
     char a[32], b[32], c[32], d[32];
     if (!grp->have) {
         fprintf(out, "Group counters: none for the set's devices (%s)\n",
@@ -68,11 +68,11 @@ static void group_io_text(FILE *out, const void *fig, const struct sbio_run_resu
 }
 
 /* The job's group and the kernel's own counters of it; null without a group. */
-static void group_io_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void group_io_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_group_io *grp = fig;
     const struct sbio_cgroup_io *g = &grp->io;
-    (void)res;
+    (void)run;
     json_object_set_new(
         obj, "group",
         !grp->dir[0]

@@ -45,10 +45,10 @@ static void memstat_merge(void *out, const void *part, unsigned i, enum sbio_mer
         memcpy(out, part, sizeof(struct sbio_probe_memstat));
 }
 
-static void memstat_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void memstat_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_memstat *m = fig;
-    (void)res;
+    (void)run;
     if (!m->have)
         return;
     char c[6][32];
@@ -70,10 +70,10 @@ static json_t *memstat_state(const struct sbio_memstat *m)
 }
 
 /* The group and its page cache at the start and the end; null without a limit. */
-static void memstat_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void memstat_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_memstat *m = fig;
-    (void)res;
+    (void)run;
     json_object_set_new(
         obj, "memory_group",
         m->version == SBIO_CGROUP_NONE

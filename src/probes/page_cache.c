@@ -50,10 +50,10 @@ static void page_cache_merge(void *out, const void *part, unsigned i, enum sbio_
         memcpy(out, part, sizeof(struct sbio_probe_page_cache));
 }
 
-static void page_cache_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void page_cache_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_page_cache *pc = fig;
-    (void)res;
+    (void)run;
     if (!pc->have)
         return;
     long pg = sysconf(_SC_PAGESIZE);
@@ -76,10 +76,10 @@ static json_t *page_cache_state(const struct sbio_cachestat *c)
                      (json_int_t)c->recently_evicted);
 }
 
-static void page_cache_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void page_cache_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_page_cache *pc = fig;
-    (void)res;
+    (void)run;
     json_object_set_new(obj, "page_cache",
                         pc->have ? json_pack("{s:o,s:o}", "start", page_cache_state(&pc->c0), "end",
                                              page_cache_state(&pc->c1))

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../cgroup.h" /* relative: mpi.c is built without -Isrc */
-#include "../sysblock.h"
+#include "cgroup.h"
+#include "sysblock.h"
 
 /* Page faults of the job's worker threads over their measured phase (mmap's data path). */
 struct sbio_probe_faults {

@@ -4,7 +4,7 @@
 #include <jansson.h>
 
 #include "probe.h"
-#include "result.h"
+#include "stats.h"
 #include "util.h"
 
 struct proc_io_snap {
@@ -61,13 +61,13 @@ static void proc_io_merge(void *out, const void *part, unsigned i, enum sbio_mer
     o->write_bytes += p->write_bytes;
 }
 
-static void proc_io_text(FILE *out, const void *fig, const struct sbio_run_result *res)
+static void proc_io_text(FILE *out, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_proc_io *p = fig;
     if (!p->have)
         return;
     char a[32], b[32], c[32];
-    uint64_t wrote = sbio_stats_bytes_written(&res->total);
+    uint64_t wrote = sbio_stats_bytes_written(run->total);
     fprintf(out, "Storage I/O of sbio itself over the run: read %s, written %s (/proc/self/io; ",
             sbio_fmt_bytes(a, sizeof(a), p->read_bytes),
             sbio_fmt_bytes(b, sizeof(b), p->write_bytes));
@@ -81,10 +81,10 @@ static void proc_io_text(FILE *out, const void *fig, const struct sbio_run_resul
     fprintf(out, "the device lines count every process)\n");
 }
 
-static void proc_io_json(json_t *obj, const void *fig, const struct sbio_run_result *res)
+static void proc_io_json(json_t *obj, const void *fig, const struct sbio_probe_run *run)
 {
     const struct sbio_probe_proc_io *p = fig;
-    (void)res;
+    (void)run;
     json_object_set_new(obj, "process_io",
                         p->have ? json_pack("{s:I,s:I}", "read_bytes", (json_int_t)p->read_bytes,
                                             "write_bytes", (json_int_t)p->write_bytes)

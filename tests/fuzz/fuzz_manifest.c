@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "manifest.h"
+#include "vocab.h"
 #include "fuzz.h"
 
 static int manifest_dir = -1;  /* the input's folder */

@@ -14,7 +14,9 @@ mkdir -p "$B"
 
 PKG_CFLAGS=$(pkg-config --cflags luajit liburing jansson 2>/dev/null)
 PKG_LIBS=$(pkg-config --libs luajit liburing jansson 2>/dev/null)
-CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -O0 -g -Isrc -Itests/fuzz)
+CFLAGS=(-std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE -O0 -g -Itests/fuzz)
+# Every layer's folder of src/ on the quote path, as the Makefile puts them.
+for d in src/*/; do CFLAGS+=(-iquote "${d%/}"); done
 SAN=(-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all)
 LIBS=(-Wl,--push-state,--no-as-needed $PKG_LIBS -laio -Wl,--pop-state -lm -pthread)
 

@@ -1,4 +1,4 @@
-/* Unit tests for control groups (src/cgroup.c) on fake cgroup trees (SBIO_CGROUP_ROOT),
+/* Unit tests for control groups (src/sys/cgroup.c) on fake cgroup trees (SBIO_CGROUP_ROOT),
  * a fake procfs (SBIO_PROCFS_ROOT: self/cgroup, self/mountinfo, boot_id) and a state folder
  * (SBIO_STATE_DIR), all under a temporary folder per test: the machine's own groups are
  * never touched. Every file the module writes is read back, and everything it makes is gone

@@ -1,4 +1,4 @@
-/* Unit tests for compare (src/compare.c): the round-major (and random) run order, the
+/* Unit tests for compare (src/analysis/compare.c): the round-major (and random) run order, the
  * cartesian product of the axes, and what a key of --vary sets (a script's option first, then
  * the scheduler, a queue knob, a run option; anything else refused with what can be varied).
  * The statistics are tested in tests/unit/test_infer.c, the table in tests/unit/test_table.c. */

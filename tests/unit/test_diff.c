@@ -1,4 +1,4 @@
-/* Unit tests for sbio diff (src/diff.c) on crafted JSON documents: minimal run results
+/* Unit tests for sbio diff (src/analysis/diff.c) on crafted JSON documents: minimal run results
  * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
  * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
  * a real command line (so --threshold is "given" exactly as on the command line), its output

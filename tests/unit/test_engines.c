@@ -744,9 +744,9 @@ static void test_registry_internal(void **state)
     (void)state;
     int tree = sbio_engine_with(SBIO_ENG_FSOPS);
     assert_int_equal(tree, 5);
-    assert_string_equal(sbio_engine_find(tree)->name, "tree");
+    assert_string_equal(sbio_engine_find(tree)->name, "fstree");
     assert_true(sbio_engine_has(tree, SBIO_ENG_INTERNAL | SBIO_ENG_SYNC));
-    assert_int_equal(sbio_engine_id("tree"), -ENOENT);
+    assert_int_equal(sbio_engine_id("fstree"), -ENOENT);
     assert_int_equal(sbio_engine_with(SBIO_ENG_INTERNAL), tree);
     char buf[64];
     assert_string_equal(sbio_engine_names(buf, sizeof(buf), ",", SBIO_ENG_SHARED_FD), "mmap,null");

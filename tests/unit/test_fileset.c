@@ -1,5 +1,5 @@
-/* Unit tests for the file set (src/fileset.c), its manifest (src/manifest.c), its fill data
- * (src/fill.c), prepare and cleanup (src/prepare.c), on real temporary folders under /tmp.
+/* Unit tests for the file set (src/fs/fileset.c), its manifest (src/fs/manifest.c), its fill data
+ * (src/fs/fill.c), prepare and cleanup (src/fs/prepare.c), on real temporary folders under /tmp.
  * The safety rules (never write through a symlink, never touch a file no manifest names) are
  * checked by looking at the files afterwards, not at return codes only. */
 #include <setjmp.h>
@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "util.h"
 
 /* One temporary folder per test, removed by the teardown whatever the test left. */
@@ -1196,12 +1197,12 @@ static void test_trusted(void **state)
     struct stat st = {.st_uid = geteuid(), .st_mode = S_IFREG | 0644};
     char err[MSG_MAX];
     struct capture c;
-    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    assert_int_equal(sbio_manifest_trusted(t->path, "x", &st), 0);
     st.st_uid = 0;
-    assert_int_equal(sbio_fileset_trusted(t->path, "x", &st), 0);
+    assert_int_equal(sbio_manifest_trusted(t->path, "x", &st), 0);
     st.st_uid = 54321;
     cap_begin(&c);
-    int rc = sbio_fileset_trusted(t->path, "x", &st);
+    int rc = sbio_manifest_trusted(t->path, "x", &st);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "/x belongs to uid 54321, not to you");

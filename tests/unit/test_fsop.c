@@ -1,4 +1,4 @@
-/* A tree job's threads (src/fsop.c): the choice of a file stays within the thread's own
+/* A tree job's threads (src/core/fsop.c): the choice of a file stays within the thread's own
  * slots, the existing/free lists stay right through creates, unlinks and renames, draws that
  * cannot be served are skipped, and each operation does on a real temporary tree what it
  * says (files appear, disappear, grow; cur_size follows). */
@@ -138,8 +138,8 @@ static int64_t run_op(struct fixture *x, enum sbio_mix_op mop)
         return -1000;
     void *priv;
     struct sbio_engine_params params = {.thread_state = &x->f};
-    sbio_engine_tree.init(&priv, &params);
-    assert_int_equal(sbio_engine_tree.queue(priv, NULL, &x->io), SBIO_Q_DONE);
+    sbio_engine_fstree.init(&priv, &params);
+    assert_int_equal(sbio_engine_fstree.queue(priv, NULL, &x->io), SBIO_Q_DONE);
     return x->io.res;
 }
 
@@ -274,8 +274,8 @@ static void test_ops_on_disk(void **state)
     x->io.file = (unsigned)o;
     void *priv;
     struct sbio_engine_params params = {.thread_state = &x->f};
-    sbio_engine_tree.init(&priv, &params);
-    sbio_engine_tree.queue(priv, NULL, &x->io);
+    sbio_engine_fstree.init(&priv, &params);
+    sbio_engine_fstree.queue(priv, NULL, &x->io);
     assert_int_equal(x->io.res, 0);
     assert_int_equal(disk_size(x, o), -1);
     assert_int_equal(x->tree.cur_size[o], SBIO_TREE_NONE);
@@ -466,8 +466,8 @@ static void test_error_message(void **state)
     assert_int_equal(unlinkat(x->tree.rootfd, p, 0), 0); /* gone behind its back */
     void *priv;
     struct sbio_engine_params params = {.thread_state = &x->f};
-    sbio_engine_tree.init(&priv, &params);
-    sbio_engine_tree.queue(priv, NULL, &x->io);
+    sbio_engine_fstree.init(&priv, &params);
+    sbio_engine_fstree.queue(priv, NULL, &x->io);
     assert_int_equal(x->io.res, -ENOENT);
     sbio_fsop_error(&x->f, &x->io, msg, sizeof(msg));
     assert_has(msg, "sbio.tree/");

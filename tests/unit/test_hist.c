@@ -1,4 +1,4 @@
-/* Unit tests for the latency histogram (src/hist.c). */
+/* Unit tests for the latency histogram (src/base/hist.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

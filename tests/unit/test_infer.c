@@ -1,4 +1,4 @@
-/* Unit tests for the statistics of src/infer.c: mean and sample standard deviation, the
+/* Unit tests for the statistics of src/base/infer.c: mean and sample standard deviation, the
  * regularized incomplete beta function, Welch's t-test and degrees of freedom, Student t
  * quantiles, the CI half-width of a mean, Fieller's CI of a relative difference, the
  * Holm–Bonferroni correction, the median and the runs far from the others; then, by
@@ -607,7 +607,7 @@ static void test_outliers(void **state)
 #define SIM_TABLES 4000
 #define SIM_N      5 /* runs per setting */
 
-/* Normal deviates from xorshift64* (src/util.h) by Box–Muller, both of each pair used. */
+/* Normal deviates from xorshift64* (src/base/util.h) by Box–Muller, both of each pair used. */
 struct sim {
     uint64_t s;
     bool have;

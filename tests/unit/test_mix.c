@@ -1,4 +1,4 @@
-/* The mix compiler and its samplers (src/mix.c): operations by weight, sizes from a
+/* The mix compiler and its samplers (src/base/mix.c): operations by weight, sizes from a
  * distribution, blocks from each access pattern, each checked against its law with fixed
  * seeds (a failure reproduces).
  *

@@ -1,4 +1,4 @@
-/* Unit tests for the once-per-pass random order (src/perm.c). */
+/* Unit tests for the once-per-pass random order (src/base/perm.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests for sbio plot (src/plot.c) without gnuplot: a stand-in "gnuplot" first on the
+/* Unit tests for sbio plot (src/analysis/plot.c) without gnuplot: a stand-in "gnuplot" first on the
  * PATH records where it ran and can fail on demand, so what is checked is what sbio writes
  * for gnuplot, from hand-written JSON results: the data files (the JSON's numbers unscaled,
  * NaN where a figure is absent or untimed), run labels taken from file names, the brief and

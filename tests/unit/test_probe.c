@@ -75,7 +75,7 @@ static void test_faults_alone(void **state)
     assert_string_equal(res->probe.group_io.dir, "");
     json_t *o = json_object();
     for (int id = 0; id < SBIO_PROBE_NR; id++)
-        sbio_probe_json(o, res, id);
+        sbio_result_probe_json(o, res, id);
     assert_int_equal(json_integer_value(json_object_get(o, "minor_faults")), 10);
     assert_int_equal(json_array_size(json_object_get(o, "devices")), 0);
     assert_true(json_is_null(json_object_get(o, "page_cache")));
@@ -151,7 +151,7 @@ static void test_groups(void **state)
     assert_false(res->probe.memstat.have);
     assert_int_equal(res->probe.memstat.version, SBIO_CGROUP_V2);
     json_t *o = json_object();
-    sbio_probe_json(o, res, SBIO_PROBE_MEMSTAT);
+    sbio_result_probe_json(o, res, SBIO_PROBE_MEMSTAT);
     json_t *jm = json_object_get(o, "memory_group");
     assert_int_equal(json_integer_value(json_object_get(jm, "limit_bytes")), 64 << 20);
     assert_true(json_is_null(json_object_get(jm, "start")));

@@ -1,5 +1,5 @@
-/* Unit tests for the JSON result document and the CSV line (src/report_json.c), on real runs:
- * a small set is prepared in a temporary folder, every mode runs with the sync engine, and
+/* Unit tests for the JSON result document and the CSV line (src/report/report_json.c), on real
+ * runs: a small set is prepared in a temporary folder, every mode runs with the sync engine, and
  * the document is dumped, read back with jansson and checked against doc/json.md: every
  * documented field with its documented type (and no undocumented one), the relations
  * between the figures (totals = sums over threads, events = reads + writes + periodic
@@ -30,6 +30,7 @@
 #include "helpers.h"
 #include "hist.h"
 #include "options.h"
+#include "prepare.h"
 #include "report.h"
 #include "runner.h"
 #include "sysblock.h"

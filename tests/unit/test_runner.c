@@ -1,4 +1,4 @@
-/* Unit tests for the runner (src/runner.c), end to end with the null engine: the event
+/* Unit tests for the runner (src/core/runner.c), end to end with the null engine: the event
  * budget, the time limit, per-thread totals. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "runner.h"
 #include "stats.h"
 #include "util.h"

@@ -1,4 +1,4 @@
-/* Unit tests for the session (src/session.c): the one pipeline a plain run and a script's
+/* Unit tests for the session (src/session/session.c): the one pipeline a plain run and a script's
  * phases go through, on a real file set in a temporary folder with the null engine (no I/O,
  * no root, no device settings). A plain run's event budget and seed reach the result; a run
  * that cannot start is refused with the usage code and no document; a script's phase splits
@@ -16,6 +16,7 @@
 #include "fileset.h"
 #include "helpers.h"
 #include "options.h"
+#include "prepare.h"
 #include "report.h"
 #include "script.h"
 #include "session.h"

@@ -1,4 +1,4 @@
-/* Unit tests for how a phase's jobs shared it (sbio_result_shares, src/result.c): shares of
+/* Unit tests for how a phase's jobs shared it (sbio_result_shares, src/core/result.c): shares of
  * operations and bytes, the share each job's weight asks for, and Jain's fairness index, on
  * results filled by hand. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the per-thread statistics (src/stats.c): what one record counts, and that
+/* Unit tests for the per-thread statistics (src/base/stats.c): what one record counts, and that
  * merging per-thread stats (in any order) equals recording everything into one. */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the steady-state detector (src/steady.c) on synthetic series. */
+/* Unit tests for the steady-state detector (src/base/steady.c) on synthetic series. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

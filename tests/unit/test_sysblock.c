@@ -1,4 +1,4 @@
-/* Unit tests for block devices, schedulers, queue knobs and their restore (src/sysblock.c),
+/* Unit tests for block devices, schedulers, queue knobs and their restore (src/sys/sysblock.c),
  * on a fake sysfs/procfs tree built under a temporary folder per test (SBIO_SYSFS_ROOT,
  * SBIO_PROCFS_ROOT, SBIO_STATE_DIR point into it; the machine's own /sys is never written).
  *

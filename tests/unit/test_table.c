@@ -1,5 +1,5 @@
-/* Unit tests for the comparison table (src/table.c): --metrics parsed (order kept, bad names
- * refused, at most SBIO_TABLE_MAX_METRICS), each metric read from a block's document (per op
+/* Unit tests for the comparison table (src/analysis/table.c): --metrics parsed (order kept, bad
+ * names refused, at most SBIO_TABLE_MAX_METRICS), each metric read from a block's document (per op
  * type only where the block did that op), and a table filled from script results: a block
  * per job and their total, each cell's mean ± sd, the difference to the first setting with
  * its CI, Holm's correction over the phase's tests, the marked runs, the widest CI, the

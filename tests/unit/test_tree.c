@@ -1,5 +1,5 @@
-/* Unit tests for file trees: the layout rule and sizes (src/tree.c), the tree's manifest
- * (src/manifest.c), and prepare, a run's open (its repair) and cleanup (src/tree_io.c) on
+/* Unit tests for file trees: the layout rule and sizes (src/fs/tree.c), the tree's manifest
+ * (src/fs/manifest.c), and prepare, a run's open (its repair) and cleanup (src/fs/tree_io.c) on
  * real temporary folders under /tmp, checked by looking at the files afterwards. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "script.h"
 #include "tree.h"
+#include "tree_io.h"
 #include "util.h"
 
 static struct sbio_tree_decl decl(uint64_t files, uint64_t width, int law, uint64_t a, uint64_t b,

@@ -1,4 +1,4 @@
-/* Unit tests for the helpers every module shares (src/util.c): the value parsers, the
+/* Unit tests for the helpers every module shares (src/base/util.c): the value parsers, the
  * message lines, the formatting of durations and sizes, full positional writes and the
  * PRNG helpers. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Unit tests for block verification (src/verify.c): CRC32C against its published check
+/* Unit tests for block verification (src/base/verify.c): CRC32C against its published check
  * values, a stamped block checks clean at every length, and each kind of damage is told
  * apart: another file's, another offset's or another set's block, a stale generation, a
  * changed byte anywhere, no header at all; SBIO_VERIFY_ANY accepts any generation. */

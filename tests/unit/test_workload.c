@@ -1,4 +1,4 @@
-/* Unit tests for the op generators (src/workload.c): layout, random and sequential streams,
+/* Unit tests for the op generators (src/core/workload.c): layout, random and sequential streams,
  * per-thread slices, merged requests, the rndrw ratio, fsync cadence and scope, the end
  * fsyncs and determinism. Every expectation is computed independently of the generator. */
 #include <setjmp.h>

@@ -79,7 +79,7 @@ static inline bool sbio_report_cached_reads(const struct sbio_run_result *res)
 {
     uint64_t asked = sbio_stats_bytes_read(&res->total), dev;
     const char *name;
-    if (!asked || !sbio_probe_devices_read(res, &name, &dev))
+    if (!asked || !sbio_probe_devices_read(&res->probe, &name, &dev))
         return false;
     return dev < asked / 100;
 }

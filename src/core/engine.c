@@ -18,7 +18,7 @@
     X(io_uring)                                                                                    \
     X(mmap)                                                                                        \
     X(null)                                                                                        \
-    X(tree)
+    X(fstree)
 
 #define ENGINE_DECLARE(NAME) extern const struct sbio_engine_ops sbio_engine_##NAME;
 #define ENGINE_ENTRY(NAME)   &sbio_engine_##NAME,

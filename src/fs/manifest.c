@@ -14,6 +14,7 @@
 
 #include "tree.h"
 #include "util.h"
+#include "vocab.h"
 
 /* The temporary manifest of dirfd, created afresh (never through a symlink, never another's
  * file: a stale or planted one is removed first, and O_EXCL fails if one comes back), as a
@@ -33,9 +34,22 @@ static FILE *manifest_create_tmp(int dirfd, const char *name)
     return f;
 }
 
+int sbio_manifest_trusted(const char *dir, const char *name, const struct stat *st)
+{
+    uid_t me = geteuid();
+    if (st->st_uid == me || st->st_uid == 0)
+        return 0;
+    char owner[96], self[96];
+    sbio_err("%s/%s belongs to %s, not to you (%s) or root: sbio works only on a set of its own "
+             "user's files, so nothing was done; remove it as its owner, or use another --dir",
+             dir, name, sbio_util_user(owner, sizeof(owner), st->st_uid),
+             sbio_util_user(self, sizeof(self), me));
+    return -SBIO_EUSAGE;
+}
+
 static int manifest_commit(int dirfd, FILE *f);
 /* The manifest of dirfd opened for reading: a regular file that its owner may trust
- * (sbio_fileset_trusted), checked on the descriptor opened, so the file checked is the file
+ * (sbio_manifest_trusted), checked on the descriptor opened, so the file checked is the file
  * read. Its folder's path, for the message, comes from the kernel: the reader relies on none
  * of its caller's fields. 0 with *out, -EPERM (message printed) or -errno. */
 static int manifest_open_read(int dirfd, FILE **out)
@@ -58,7 +72,7 @@ static int manifest_open_read(int dirfd, FILE **out)
         path[n > 0 ? n : 0] = 0;
         dir = n > 0 ? path : ".";
     }
-    if (!rc && sbio_fileset_trusted(dir, SBIO_MANIFEST, &st))
+    if (!rc && sbio_manifest_trusted(dir, SBIO_MANIFEST, &st))
         rc = -EPERM;
     if (!rc && !(*out = fdopen(fd, "r")))
         rc = -errno;

@@ -15,10 +15,11 @@
 
 #include "cache.h"
 #include "engine.h"
-#include "run.h"
+#include "worker.h"
 #include "fill.h"
 #include "fsop.h"
 #include "ioprio.h"
+#include "prepare.h"
 #include "vocab.h"
 #include "seqwr.h"
 #include "steady.h"
@@ -861,6 +862,7 @@ static struct run run_of(const struct sbio_job *job, const struct sbio_runner_en
 {
     return (struct run){.job = job,
                         .env = env,
+                        .group = env->group,
                         .fs = env->fs,
                         .nthreads = job->threads,
                         .sync = env->sync,

@@ -125,10 +125,10 @@ const char *sbio_fsop_error(const struct sbio_fsop *f, const struct sbio_io *io,
  * moved (0 for the others; -errno on failure, with err_call and err_path set). */
 void sbio_fsop_do(struct sbio_fsop *f, struct sbio_io *io);
 
-/* The tree engine (src/engines/tree.c): synchronous (SBIO_ENG_SYNC); init() takes the
+/* The file-tree engine (src/engines/fstree.c): synchronous (SBIO_ENG_SYNC); init() takes the
  * thread's struct sbio_fsop from params->thread_state; queue() is sbio_fsop_do. In the
  * engine registry as internal (SBIO_ENG_INTERNAL | SBIO_ENG_FSOPS): no --ioengine selects it,
  * the runner takes it for a tree job. */
-extern const struct sbio_engine_ops sbio_engine_tree;
+extern const struct sbio_engine_ops sbio_engine_fstree;
 
 #endif

@@ -5,8 +5,9 @@
 #include <immintrin.h>
 #endif
 
-#include "fileset.h"
+#include "manifest.h" /* struct sbio_fileset */
 #include "util.h"
+#include "vocab.h"
 
 /* The xorshift state a chunk's bytes start from. */
 static uint64_t fill_state(const struct sbio_fileset *fs, unsigned file, uint64_t chunk)

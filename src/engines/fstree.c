@@ -1,8 +1,8 @@
-/* tree: carries out a tree job's file-system operations (fsop.h), each by its system calls,
+/* fstree: carries out a tree job's file-system operations (fsop.h), each by its system calls,
  * on the files and folders the thread's fsop state chose. Internal: a tree job names the
  * sync engine (its operations are system calls too) and the runner runs it with this one. */
-#include "../engine.h"
-#include "../fsop.h"
+#include "engine.h"
+#include "fsop.h"
 
 static int tree_init(void **priv, const struct sbio_engine_params *params)
 {
@@ -22,8 +22,8 @@ static int tree_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
     return SBIO_Q_DONE;
 }
 
-const struct sbio_engine_ops sbio_engine_tree = {
-    .name = "tree",
+const struct sbio_engine_ops sbio_engine_fstree = {
+    .name = "fstree",
     .kind = "synchronous",
     .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT | SBIO_ENG_INTERNAL | SBIO_ENG_FSOPS,
     .init = tree_init,

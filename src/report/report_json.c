@@ -369,10 +369,10 @@ static json_t *ranks_json(const struct sbio_run_result *res)
         json_t *cpu =
             json_pack("{s:f,s:f,s:f,s:f}", "user_s", x->user_s, "system_s", x->sys_s, "user_pct",
                       per_s(100 * x->user_s, secs), "system_pct", per_s(100 * x->sys_s, secs));
-        sbio_probe_json(cpu, x, SBIO_PROBE_FAULTS);
+        sbio_result_probe_json(cpu, x, SBIO_PROBE_FAULTS);
         json_object_set_new(o, "cpu", cpu);
-        sbio_probe_json(o, x, SBIO_PROBE_DEVICES);
-        sbio_probe_json(o, x, SBIO_PROBE_PAGE_CACHE);
+        sbio_result_probe_json(o, x, SBIO_PROBE_DEVICES);
+        sbio_result_probe_json(o, x, SBIO_PROBE_PAGE_CACHE);
         json_object_set_new(o, "interrupted", json_boolean(x->stop_signal != 0));
         json_object_set_new(o, "signal", signal_json(x->stop_signal));
         json_object_set_new(o, "error", x->error ? json_string(x->error_msg) : json_null());
@@ -404,7 +404,7 @@ static json_t *cpu_json(const struct sbio_run_result *res, double secs)
     json_object_set_new(cpu, "system_s", json_real(res->sys_s));
     json_object_set_new(cpu, "user_pct", json_real(per_s(100 * res->user_s, secs)));
     json_object_set_new(cpu, "system_pct", json_real(per_s(100 * res->sys_s, secs)));
-    sbio_probe_json(cpu, res, SBIO_PROBE_FAULTS);
+    sbio_result_probe_json(cpu, res, SBIO_PROBE_FAULTS);
     return cpu;
 }
 
@@ -437,9 +437,9 @@ static void result_more_json(json_t *r, const struct sbio_report_of *of,
                         res->depth_max ? json_pack("{s:f,s:I}", "avg", res->depth_avg, "max",
                                                    (json_int_t)res->depth_max)
                                        : json_null());
-    sbio_probe_json(r, res, SBIO_PROBE_DEVICES);
-    sbio_probe_json(r, res, SBIO_PROBE_PROC_IO);
-    sbio_probe_json(r, res, SBIO_PROBE_PAGE_CACHE);
+    sbio_result_probe_json(r, res, SBIO_PROBE_DEVICES);
+    sbio_result_probe_json(r, res, SBIO_PROBE_PROC_IO);
+    sbio_result_probe_json(r, res, SBIO_PROBE_PAGE_CACHE);
     json_object_set_new(r, "invalidation",
                         res->invalidated
                             ? json_pack("{s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
@@ -449,8 +449,8 @@ static void result_more_json(json_t *r, const struct sbio_report_of *of,
     char prio[24];
     json_object_set_new(r, "ioprio",
                         json_string(sbio_ioprio_name(prio, sizeof(prio), res->ioprio)));
-    sbio_probe_json(r, res, SBIO_PROBE_MEMSTAT);
-    sbio_probe_json(r, res, SBIO_PROBE_GROUP_IO);
+    sbio_result_probe_json(r, res, SBIO_PROBE_MEMSTAT);
+    sbio_result_probe_json(r, res, SBIO_PROBE_GROUP_IO);
     json_object_set_new(r, "reads_from_page_cache", json_boolean(sbio_report_cached_reads(res)));
     json_object_set_new(
         r, "verify",

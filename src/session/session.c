@@ -26,6 +26,7 @@
 #include "script.h"
 #include "sysblock.h"
 #include "tree.h"
+#include "tree_io.h"
 #include "util.h"
 #include "version.h"
 

@@ -34,6 +34,40 @@ unsigned sbio_result_hosts(const struct sbio_run_result *res)
     return n;
 }
 
+/* Rank r's probe figures for a probe's report, when r is its host's first rank. */
+static const struct sbio_probe_figs *result_rank(const void *ctx, unsigned r, double *secs,
+                                                 const char **host)
+{
+    const struct sbio_run_result *res = ctx;
+    if (!sbio_result_host_first(res, r))
+        return NULL;
+    *secs = (double)res->ranks[r].elapsed_ns / 1e9;
+    *host = res->rank_host[r];
+    return &res->ranks[r].probe;
+}
+
+static struct sbio_probe_run result_probe_run(const struct sbio_run_result *res)
+{
+    return (struct sbio_probe_run){.secs = (double)res->elapsed_ns / 1e9,
+                                   .total = &res->total,
+                                   .nranks = res->nranks,
+                                   .rank = result_rank,
+                                   .ctx = res};
+}
+
+void sbio_result_probe_text(FILE *out, const struct sbio_run_result *res, enum sbio_probe_id id)
+{
+    struct sbio_probe_run run = result_probe_run(res);
+    sbio_probe_text(out, &res->probe, &run, id);
+}
+
+void sbio_result_probe_json(struct json_t *obj, const struct sbio_run_result *res,
+                            enum sbio_probe_id id)
+{
+    struct sbio_probe_run run = result_probe_run(res);
+    sbio_probe_json(obj, &res->probe, &run, id);
+}
+
 static uint64_t max_u(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "probes/probes.h"
+#include "probes.h"
 
 /* The table: one line per probe, its id and NAME, for the probe src/probes/NAME.c defines as
  * sbio_probe_NAME, whose figures are struct sbio_probe_NAME. The order is the ids', in which
@@ -69,8 +69,21 @@ struct sbio_fileset;
 struct sbio_target;
 struct sbio_memgroup;
 struct sbio_cgroup_job;
-struct sbio_run_result;
+struct sbio_stats;
 struct json_t;
+
+/* What a probe's report reads beside its own figures: the measured phase's length and sbio's
+ * own counts over it; for a result merged across MPI ranks, rank r's figures, phase length
+ * and host (rank(ctx, r, …)), NULL when rank r is not its host's first (a host's devices are
+ * shown once). The result (result.h) fills it. */
+struct sbio_probe_run {
+    double secs;
+    const struct sbio_stats *total;
+    unsigned nranks;
+    const struct sbio_probe_figs *(*rank)(const void *ctx, unsigned r, double *secs,
+                                          const char **host);
+    const void *ctx;
+};
 
 /* What the probes look at: each may be NULL (fs, target, memgroup, group) when the job has
  * none of it. */
@@ -95,10 +108,10 @@ struct sbio_probe_ops {
                   const struct sbio_probe_env *env);
     /* Fold part i's figures into out; called for i = 0, 1, … in order, out zeroed first. */
     void (*merge)(void *out, const void *part, unsigned i, enum sbio_merge_kind kind);
-    /* The text report's lines of fig, which is res's (nothing when there is nothing to say). */
-    void (*text)(FILE *out, const void *fig, const struct sbio_run_result *res);
+    /* The text report's lines of fig, run's (nothing when there is nothing to say). */
+    void (*text)(FILE *out, const void *fig, const struct sbio_probe_run *run);
     /* fig's keys into the JSON object obj (null values when there is nothing to say). */
-    void (*json)(struct json_t *obj, const void *fig, const struct sbio_run_result *res);
+    void (*json)(struct json_t *obj, const void *fig, const struct sbio_probe_run *run);
 };
 
 /* The probe of id, or NULL past the table. */
@@ -124,12 +137,15 @@ void sbio_probes_delta(struct sbio_probe_figs *figs, const struct sbio_probe_sna
 void sbio_probes_merge(struct sbio_probe_figs *out, const struct sbio_probe_figs *part, unsigned i,
                        enum sbio_merge_kind kind);
 
-/* Probe id's text lines of res, and its keys into the JSON object obj. */
-void sbio_probe_text(FILE *out, const struct sbio_run_result *res, enum sbio_probe_id id);
-void sbio_probe_json(struct json_t *obj, const struct sbio_run_result *res, enum sbio_probe_id id);
+/* Probe id's text lines of figs, and its keys into the JSON object obj. */
+void sbio_probe_text(FILE *out, const struct sbio_probe_figs *figs,
+                     const struct sbio_probe_run *run, enum sbio_probe_id id);
+void sbio_probe_json(struct json_t *obj, const struct sbio_probe_figs *figs,
+                     const struct sbio_probe_run *run, enum sbio_probe_id id);
 
-/* The top device of res's devices: its name and the bytes it read over the phase. False when
- * res has no device figures (both then untouched). */
-bool sbio_probe_devices_read(const struct sbio_run_result *res, const char **name, uint64_t *bytes);
+/* The top device of figs' devices: its name and the bytes it read over the phase. False when
+ * there are no device figures (both then untouched). */
+bool sbio_probe_devices_read(const struct sbio_probe_figs *figs, const char **name,
+                             uint64_t *bytes);
 
 #endif

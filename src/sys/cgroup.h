@@ -25,18 +25,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "decl.h" /* struct sbio_cgroup_spec */
 #include "sysblock.h"
-
-/* A job's I/O group as a script declares it; every field 0 (or "") is left as the kernel
- * has it. */
-struct sbio_cgroup_spec {
-    bool set;                          /* the job declared a group */
-    unsigned weight;                   /* v2 io.weight (1-10000), v1 blkio.weight (1-1000) */
-    unsigned bfq_weight;               /* v2 io.bfq.weight, v1 blkio.bfq.weight (1-1000) */
-    uint64_t rbps, wbps, riops, wiops; /* v2 io.max, v1 blkio.throttle.*_device */
-    char max_dev[64];    /* the device the limits name; "": the set's scheduler devices */
-    uint64_t latency_us; /* v2 io.latency target */
-};
 
 enum sbio_cgroup_version { SBIO_CGROUP_NONE, SBIO_CGROUP_V1, SBIO_CGROUP_V2 };
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prepare.h"
 #include "util.h"
 
 int sbio_seqwr_truncate(const struct sbio_fileset *fs, bool keep_size)
@@ -14,7 +15,7 @@ int sbio_seqwr_truncate(const struct sbio_fileset *fs, bool keep_size)
         int fd = openat(fs->dirfd, fs->files[i].name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
         /* Checked on the descriptor: the file emptied is the file checked. */
-        if (fd >= 0 && (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, fs->files[i].name, &st))) {
+        if (fd >= 0 && (fstat(fd, &st) || sbio_manifest_trusted(fs->dir, fs->files[i].name, &st))) {
             close(fd);
             return -SBIO_EUSAGE;
         }

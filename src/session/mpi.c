@@ -16,8 +16,8 @@
 #include "util.h"
 
 #ifdef HAVE_MPI
-/* The MPI library's header: -Isrc is left out of this file's flags (Makefile), so this is not
- * src/mpi.h again. */
+/* The MPI library's header: src/'s folders are on the quote path only (-iquote, Makefile), so
+ * this is never src/session/mpi.h. */
 #include <mpi.h>
 #endif
 

@@ -515,7 +515,7 @@ static void text_extras(FILE *out, const struct sbio_report_of *of,
                 "I/O priority: %s on every worker thread (set, then read back with "
                 "ioprio_get)\n",
                 sbio_ioprio_name(a, sizeof(a), res->ioprio));
-    sbio_probe_text(out, res, SBIO_PROBE_GROUP_IO);
+    sbio_result_probe_text(out, res, SBIO_PROBE_GROUP_IO);
     if (of->job->verify)
         fprintf(out, "Verification: %" PRIu64 " block%s checked%s, %" PRIu64 " bad%s%s\n",
                 t->verify_checked, t->verify_checked == 1 ? "" : "s",
@@ -555,8 +555,8 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
                 sbio_fmt_bytes(t, sizeof(t), res->set_bytes), res->invalidated,
                 res->invalidated == 1 ? "" : "s");
     }
-    sbio_probe_text(out, res, SBIO_PROBE_PAGE_CACHE);
-    sbio_probe_text(out, res, SBIO_PROBE_MEMSTAT);
+    sbio_result_probe_text(out, res, SBIO_PROBE_PAGE_CACHE);
+    sbio_result_probe_text(out, res, SBIO_PROBE_MEMSTAT);
 }
 
 /* --histogram: one per operation type, the syncs split as in the table. */
@@ -581,7 +581,7 @@ static void text_cached_reads(FILE *out, const struct sbio_report_of *of,
 {
     const char *dev;
     uint64_t dev_read;
-    if (!sbio_report_cached_reads(res) || !sbio_probe_devices_read(res, &dev, &dev_read))
+    if (!sbio_report_cached_reads(res) || !sbio_probe_devices_read(&res->probe, &dev, &dev_read))
         return;
     char a[32], b[32], c[32];
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -623,9 +623,9 @@ static void text_rate(FILE *out, const struct sbio_report_of *of, const struct s
 static void text_process(FILE *out, const struct sbio_report_of *of,
                          const struct sbio_run_result *res)
 {
-    sbio_probe_text(out, res, SBIO_PROBE_FAULTS);
-    sbio_probe_text(out, res, SBIO_PROBE_DEVICES);
-    sbio_probe_text(out, res, SBIO_PROBE_PROC_IO);
+    sbio_result_probe_text(out, res, SBIO_PROBE_FAULTS);
+    sbio_result_probe_text(out, res, SBIO_PROBE_DEVICES);
+    sbio_result_probe_text(out, res, SBIO_PROBE_PROC_IO);
     text_cache(out, res);
     text_cached_reads(out, of, res);
 }
@@ -658,7 +658,7 @@ void sbio_report_text_scope(FILE *out, const struct sbio_report_of *of,
     text_threads(out, res);
     text_cpu(out, res, secs);
     if (scope != SBIO_REPORT_WHOLE) {
-        sbio_probe_text(out, res, SBIO_PROBE_FAULTS);
+        sbio_result_probe_text(out, res, SBIO_PROBE_FAULTS);
         fprintf(out, "Device and page-cache figures: the process's, in the phase's total below\n");
     }
     text_extras(out, of, res);

@@ -4,7 +4,7 @@
 
 #include "mix.h"
 #include "ioprio.h"
-#include "workload.h"
+#include "vocab.h"
 
 bool sbio_job_writes(const struct sbio_job *job)
 {

@@ -2,8 +2,6 @@
 
 #include <string.h>
 
-#include "result.h"
-
 #define PROBE_DECLARE(ID, NAME) extern const struct sbio_probe_ops sbio_probe_##NAME;
 #define PROBE_ENTRY(ID, NAME)   [SBIO_PROBE_##ID] = &sbio_probe_##NAME,
 #define PROBE_OFFSET(ID, NAME)  [SBIO_PROBE_##ID] = offsetof(struct sbio_probe_figs, NAME),
@@ -54,12 +52,14 @@ void sbio_probes_merge(struct sbio_probe_figs *out, const struct sbio_probe_figs
         probes[id]->merge(probe_slot(out, id), probe_slot_const(part, id), i, kind);
 }
 
-void sbio_probe_text(FILE *out, const struct sbio_run_result *res, enum sbio_probe_id id)
+void sbio_probe_text(FILE *out, const struct sbio_probe_figs *figs,
+                     const struct sbio_probe_run *run, enum sbio_probe_id id)
 {
-    probes[id]->text(out, probe_slot_const(&res->probe, id), res);
+    probes[id]->text(out, probe_slot_const(figs, id), run);
 }
 
-void sbio_probe_json(struct json_t *obj, const struct sbio_run_result *res, enum sbio_probe_id id)
+void sbio_probe_json(struct json_t *obj, const struct sbio_probe_figs *figs,
+                     const struct sbio_probe_run *run, enum sbio_probe_id id)
 {
-    probes[id]->json(obj, probe_slot_const(&res->probe, id), res);
+    probes[id]->json(obj, probe_slot_const(figs, id), run);
 }

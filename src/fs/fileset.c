@@ -94,19 +94,6 @@ int sbio_fileset_open_dir(const struct sbio_settings *set, bool for_write)
     return dfd;
 }
 
-int sbio_fileset_trusted(const char *dir, const char *name, const struct stat *st)
-{
-    uid_t me = geteuid();
-    if (st->st_uid == me || st->st_uid == 0)
-        return 0;
-    char owner[96], self[96];
-    sbio_err("%s/%s belongs to %s, not to you (%s) or root: sbio works only on a set of its own "
-             "user's files, so nothing was done; remove it as its owner, or use another --dir",
-             dir, name, sbio_util_user(owner, sizeof(owner), st->st_uid),
-             sbio_util_user(self, sizeof(self), me));
-    return -SBIO_EUSAGE;
-}
-
 void sbio_fileset_damaged(const char *dir, const char *why)
 {
     sbio_err("%s/%s is damaged (%s), so sbio cannot tell which files are the set's and "
@@ -135,7 +122,7 @@ int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_
             sbio_err("%s/%s is not a regular file: remove it or use another --dir", fs->dir, name);
             return -SBIO_EUSAGE;
         }
-        if (manifest_names_them && sbio_fileset_trusted(fs->dir, name, &st))
+        if (manifest_names_them && sbio_manifest_trusted(fs->dir, name, &st))
             return -SBIO_EUSAGE;
         if (!manifest_names_them) {
             sbio_err("%s/%s exists and belongs to no sbio file set (no %s): if sysbench made "
@@ -226,7 +213,7 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
                      f->name);
             return -SBIO_EUSAGE;
         }
-        if (sbio_fileset_trusted(fs->dir, f->name, &st))
+        if (sbio_manifest_trusted(fs->dir, f->name, &st))
             return -SBIO_EUSAGE;
         if (!set->script && sbio_mode_writes(set->mode) &&
             fileset_check_writable(fs, f->name, &st, set))
@@ -337,56 +324,6 @@ int sbio_fileset_mark(struct sbio_fileset *fs, bool complete)
     int rc = sbio_manifest_write(fs->dirfd, fs);
     if (rc)
         sbio_err("%s/%s: write: %s", fs->dir, SBIO_MANIFEST, strerror(-rc));
-    return rc;
-}
-
-int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
-{
-    int rc = 0;
-    *written_bytes = 0;
-    for (unsigned i = 0; i < fs->nfiles && !rc; i++) {
-        const struct sbio_fileset_file *f = &fs->files[i];
-        int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            rc = -errno;
-            sbio_err("%s/%s: open: %s", fs->dir, f->name, strerror(errno));
-            break;
-        }
-        struct stat st;
-        if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
-            rc = -SBIO_EUSAGE;
-            close(fd);
-            break;
-        }
-        uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
-        have = sbio_fileset_written_end(fs, i, fd, have);
-        if (have < f->size) {
-            /* Completing goes on through a signal: the set must end up valid. */
-            rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
-            if (!rc)
-                *written_bytes += f->size - have;
-        }
-        close(fd);
-    }
-    if (!rc)
-        rc = sbio_fileset_mark(fs, true);
-    return rc;
-}
-
-int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
-{
-    const char *name = fs->files[file].name;
-    int fd = openat(fs->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        int rc = -errno;
-        sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
-        return rc;
-    }
-    struct stat st;
-    int rc = fstat(fd, &st) || sbio_fileset_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
-    if (!rc)
-        rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
-    close(fd);
     return rc;
 }
 

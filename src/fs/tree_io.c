@@ -2,6 +2,8 @@
  * on it prepare, cleanup, a run's open (with its repair) and scan. Never through a symlink:
  * folders are opened with openat(O_DIRECTORY | O_NOFOLLOW), files with O_NOFOLLOW, every
  * entry is looked at with fstatat(AT_SYMLINK_NOFOLLOW) before anything is done to it. */
+#include "tree_io.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cgroup.h"
 #include "vocab.h"
 
 /* The values of every engine's options travel in the declarations, the configuration and the job as
@@ -90,6 +89,17 @@ struct sbio_script_opt {
     char type; /* 'n'umber, 's'tring, 'b'oolean */
     char def[128];
     char help[256];
+};
+
+/* A job's I/O group as a script declares it (cgroup.h makes it); every field 0 (or "") is left as
+ * the kernel has it. */
+struct sbio_cgroup_spec {
+    bool set;                          /* the job declared a group */
+    unsigned weight;                   /* v2 io.weight (1-10000), v1 blkio.weight (1-1000) */
+    unsigned bfq_weight;               /* v2 io.bfq.weight, v1 blkio.bfq.weight (1-1000) */
+    uint64_t rbps, wbps, riops, wiops; /* v2 io.max, v1 blkio.throttle.*_device */
+    char max_dev[64];    /* the device the limits name; "": the set's scheduler devices */
+    uint64_t latency_us; /* v2 io.latency target */
 };
 
 struct sbio_script_job {

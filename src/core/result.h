@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cgroup.h"
 #include "ioprio.h"
@@ -95,6 +96,13 @@ unsigned sbio_result_hosts(const struct sbio_run_result *res);
 
 /* Whether rank r is the first of its host among res's ranks. */
 bool sbio_result_host_first(const struct sbio_run_result *res, unsigned r);
+
+struct json_t;
+/* Probe id's text lines of res, and its keys into the JSON object obj (probe.h): its figures
+ * and what it reads of res (the phase's length, sbio's counts, each host's first rank). */
+void sbio_result_probe_text(FILE *out, const struct sbio_run_result *res, enum sbio_probe_id id);
+void sbio_result_probe_json(struct json_t *obj, const struct sbio_run_result *res,
+                            enum sbio_probe_id id);
 
 /* Free what res owns (per-thread stats, samples, ranks); res can be merged into again. */
 void sbio_run_result_free(struct sbio_run_result *res);

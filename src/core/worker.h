@@ -1,5 +1,7 @@
-/* The runner's internals, shared by runner.c (the phase protocol, on the main thread) and
- * worker.c (the worker threads). Nothing outside these two files includes this header. */
+/* The worker threads of one run and the state they share: what worker.c (the threads) and
+ * runner.c (the phase protocol, on the main thread, which sets it up and drives the threads)
+ * both read. Nothing outside these two files includes this header, and it includes nothing of
+ * the runner's: the workers see the run, never the runner. */
 #ifndef SBIO_RUN_H
 #define SBIO_RUN_H
 
@@ -10,14 +12,20 @@
 #include <sys/resource.h>
 
 #include "engine.h"
+#include "fileset.h"
 #include "fsop.h"
+#include "job.h"
 #include "mix.h"
-#include "runner.h"
+#include "stats.h"
 #include "verify.h"
+#include "workload.h"
 
 #define POLL_NS 20000000ULL /* stops, limits and pauses are seen within 20 ms */
 
 struct run;
+/* runner.h's: only runner.c reads them. */
+struct sbio_runner_env;
+struct sbio_runner_sync;
 
 /* A barrier whose party count can shrink: if pthread_create fails half-way, the threads
  * already started must still be released (pthread_barrier_t cannot do that). */
@@ -65,6 +73,7 @@ struct worker {
 struct run {
     const struct sbio_job *job;
     const struct sbio_runner_env *env;
+    const struct sbio_cgroup_job *group; /* env's: the job's I/O group (cgroup.h), or NULL */
     const struct sbio_engine_ops *eng;
     struct sbio_fileset *fs;
     struct sbio_layout lay;

@@ -1,6 +1,6 @@
-/* prepare and cleanup of a file set, and the writer that gives a file prepare's content
- * (also used to complete a set after a seqwr run, src/fileset.c). */
-#include "fileset.h"
+/* prepare and cleanup of a file set, and the writer that gives a file prepare's content,
+ * with which a run completes a set its seqwr left short. */
+#include "prepare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "fill.h"
 #include "manifest.h"
 #include "sysblock.h"
 #include "tree.h"
+#include "tree_io.h"
 #include "util.h"
 #include "verify.h"
 
@@ -268,6 +270,56 @@ int sbio_fileset_write_fd(const struct sbio_fileset *fs, unsigned file, int fd, 
     return rc;
 }
 
+int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
+{
+    int rc = 0;
+    *written_bytes = 0;
+    for (unsigned i = 0; i < fs->nfiles && !rc; i++) {
+        const struct sbio_fileset_file *f = &fs->files[i];
+        int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            rc = -errno;
+            sbio_err("%s/%s: open: %s", fs->dir, f->name, strerror(errno));
+            break;
+        }
+        struct stat st;
+        if (fstat(fd, &st) || sbio_manifest_trusted(fs->dir, f->name, &st)) {
+            rc = -SBIO_EUSAGE;
+            close(fd);
+            break;
+        }
+        uint64_t have = (uint64_t)st.st_size < f->size ? (uint64_t)st.st_size : f->size;
+        have = sbio_fileset_written_end(fs, i, fd, have);
+        if (have < f->size) {
+            /* Completing goes on through a signal: the set must end up valid. */
+            rc = sbio_fileset_write_fd(fs, i, fd, have, f->size, true);
+            if (!rc)
+                *written_bytes += f->size - have;
+        }
+        close(fd);
+    }
+    if (!rc)
+        rc = sbio_fileset_mark(fs, true);
+    return rc;
+}
+
+int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
+{
+    const char *name = fs->files[file].name;
+    int fd = openat(fs->dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int rc = -errno;
+        sbio_err("%s/%s: open: %s", fs->dir, name, strerror(errno));
+        return rc;
+    }
+    struct stat st;
+    int rc = fstat(fd, &st) || sbio_manifest_trusted(fs->dir, name, &st) ? -SBIO_EUSAGE : 0;
+    if (!rc)
+        rc = sbio_fileset_write_fd(fs, file, fd, off, off + len, false);
+    close(fd);
+    return rc;
+}
+
 /* One prepare: the set, where it reports, and how far it got. */
 struct prep {
     const struct sbio_settings *set;
@@ -460,7 +512,7 @@ static int prep_one(struct prep *pr, unsigned i)
     int rc = 0;
     struct stat st;
     /* Checked on the descriptor opened (O_NOFOLLOW): the file written is the file checked. */
-    if (fstat(fd, &st) || sbio_fileset_trusted(fs->dir, f->name, &st)) {
+    if (fstat(fd, &st) || sbio_manifest_trusted(fs->dir, f->name, &st)) {
         close(fd);
         return -SBIO_EUSAGE;
     }
@@ -726,7 +778,7 @@ int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out)
     for (unsigned i = 0; i < fs.nfiles; i++) {
         struct stat st;
         if (!fstatat(dfd, fs.files[i].name, &st, AT_SYMLINK_NOFOLLOW) &&
-            sbio_fileset_trusted(set->dir, fs.files[i].name, &st)) {
+            sbio_manifest_trusted(set->dir, fs.files[i].name, &st)) {
             rc = -SBIO_EUSAGE;
             goto out;
         }

@@ -14,11 +14,53 @@
 #ifndef SBIO_MANIFEST_H
 #define SBIO_MANIFEST_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
 #include "decl.h"
-#include "fileset.h"
 
 #define SBIO_MANIFEST        "sbio.manifest"
 #define SBIO_MANIFEST_FORMAT 1
+
+/* One file of a flat set. */
+struct sbio_fileset_file {
+    char name[256]; /* relative to the folder, or a raw device's absolute path */
+    uint64_t size;
+};
+
+/* Room for what a damaged manifest's reader found ("line N: why"). */
+#define SBIO_MANIFEST_DAMAGE_LEN 128
+
+/* A flat file set as its manifest describes it, and where it is open (fileset.h shapes,
+ * opens and locks it; prepare.h writes it). */
+struct sbio_fileset {
+    int dirfd; /* -1 when not open */
+    const char *dir;
+    bool complete;
+    uint64_t total_size; /* as requested: file sizes are total_size / file_num */
+    uint64_t block_size; /* the block size the set was prepared with */
+    int fill;            /* enum sbio_fill */
+    uint64_t fill_pct;
+    uint64_t seed;
+    bool verify;
+    int prealloc; /* enum sbio_prealloc */
+    unsigned nfiles;
+    struct sbio_fileset_file *files;
+    uint64_t bytes; /* sum of the file sizes */
+    bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
+    bool adopted;   /* files made by another program (prepare --adopt): their content is
+                     * unknown, so a verified run checks only the blocks it writes */
+    char damage[SBIO_MANIFEST_DAMAGE_LEN]; /* what sbio_manifest_read found damaged: "line N:
+                                            * why" (with -EBADMSG) */
+};
+
+/* Whether sbio may trust the entry name of a set's folder dir (the manifest, or a file of the
+ * set), whose fstat is st: a regular file owned by the user running sbio or by root (as ssh's
+ * StrictModes trusts a key file). A file another user planted in a shared folder must not make sbio
+ * write or remove what it names. 0, or -SBIO_EUSAGE after one line naming the file and its owner.
+ */
+int sbio_manifest_trusted(const char *dir, const char *name, const struct stat *st);
 
 /* Write fs as the manifest of dirfd, atomically (temporary file, fsync, rename, fsync of
  * the folder). Returns 0 or -errno. */

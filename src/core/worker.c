@@ -1,6 +1,8 @@
 /* The worker threads: the hot loops of synchronous and queued engines, sharing one set of
  * steps (draw within the budget, start with --verify's stamp, finish, think), and how a
  * failure is named. */
+#include "worker.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -10,10 +12,11 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cgroup.h"
 #include "ioprio.h"
-#include "vocab.h"
-#include "run.h"
+#include "probe.h"
 #include "util.h"
+#include "vocab.h"
 
 /* Claim events from the global budget in small batches, never more than is left, so the
  * total over all threads is exactly --events. */
@@ -606,7 +609,7 @@ static void worker_ioprio(struct worker *w)
  * start gate; the kernel charges its I/O to the group from then on. */
 static void worker_group(struct worker *w)
 {
-    const struct sbio_cgroup_job *g = w->run->env->group;
+    const struct sbio_cgroup_job *g = w->run->group;
     int rc = sbio_cgroup_enter_thread(g->dir, 0);
     if (rc) {
         snprintf(w->err_msg, sizeof(w->err_msg),
@@ -623,7 +626,7 @@ static void worker_open(struct worker *w)
     struct run *r = w->run;
     if (r->job->ioprio != SBIO_IOPRIO_NONE)
         worker_ioprio(w);
-    if (!w->err && r->env->group && r->env->group->version == SBIO_CGROUP_V1)
+    if (!w->err && r->group && r->group->version == SBIO_CGROUP_V1)
         worker_group(w);
     if (w->cpu >= 0 && !w->err) {
         cpu_set_t set;

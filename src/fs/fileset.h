@@ -1,0 +1,91 @@
+/* The file set: test_file.N under --dir, described by its manifest (manifest.h), or a
+ * raw block device (--filename).
+ *
+ * Only the files a manifest names are ever written or removed, never through a symlink.
+ * Their content is the fill data (fill.h), with a generation-0 header in every block of
+ * a verified set. fileset.c shapes, opens and locks a set for a run; prepare.c (prepare.h)
+ * writes it (prepare, and completing it after a seqwr run) and removes it
+ * (cleanup). */
+#ifndef SBIO_FILESET_H
+#define SBIO_FILESET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "decl.h"
+#include "manifest.h" /* struct sbio_fileset */
+
+/* Shape the set from set (no I/O): nfiles files of total_size / file_num bytes. 0, -ENOMEM,
+ * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
+int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_settings *set, uint64_t seed);
+
+/* Compare the explicitly given --file-num / --file-total-size with the manifest's.
+ * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
+int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_settings *set);
+
+/* How many entries named test_file.N (N decimal) dirfd holds, in *count: a set made by
+ * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
+int sbio_fileset_strays(int dirfd, unsigned *count);
+
+/* compare, before any setting is applied: would a run of set find its set? (a complete set
+ * of the right shape; seqwr also an empty folder, which it fills). Opens, writes nothing.
+ * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
+int sbio_fileset_ready(const struct sbio_settings *set);
+
+/* run: open the folder and load a complete set whose files all have their sizes.
+ * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
+ * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
+int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, bool allow_create,
+                      bool *created);
+
+/* Remove a set sbio_fileset_open has just created (its empty files, then its manifest),
+ * for a run refused before it wrote anything. Best effort: what cannot be removed stays,
+ * an incomplete set that cleanup removes. */
+void sbio_fileset_discard(struct sbio_fileset *fs);
+
+/* run --filename=DEV: the "set" is the block device itself, its size from the kernel. Refused
+ * (-SBIO_EUSAGE, message printed) when DEV is not a block device, or for a write mode when
+ * --allow-destroy is off or the device (or a partition of it) is mounted or otherwise held
+ * exclusively. */
+int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_settings *set);
+
+/* Mark the manifest incomplete or complete (before truncating for seqwr, after). */
+int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
+
+void sbio_fileset_close(struct sbio_fileset *fs);
+
+/* Whether the command of set (with script, NULL without) may write the set's files: prepare
+ * and cleanup, a write mode, a script with a job that writes (a mode that writes, a mix with
+ * a weight other than a read's, an event job). */
+bool sbio_fileset_cmd_writes(const struct sbio_settings *set, const struct sbio_script *script);
+
+/* Lock the set of set against other sbio processes for as long as *fd stays open: an
+ * flock (LOCK_NB) on the --dir folder itself (no lock file another user could plant), or
+ * on the --filename device. Exclusive for prepare, cleanup, compare and a run that writes
+ * (sbio_fileset_cmd_writes): those never overlap another command on the set. Shared for a
+ * run that only reads, so readers may run side by side. (Under mpirun the ranks sharing a
+ * set leave the lock to rank 0, which takes it for the job.) *fd is -1 when there is nothing
+ * to lock (a missing folder: the command says so itself). Returns 0, or -SBIO_EFAILED after
+ * one line naming the process that holds the lock (pid and command line, from /proc/locks),
+ * nothing touched. */
+int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script *script, int *fd);
+
+/* Shared by prepare and cleanup (prepare.c, tree_io.c) and the opening of a set (fileset.c). */
+
+/* Open set->dir as a folder (for_write: refused on a read-only file system). Returns the
+ * descriptor or -SBIO_EUSAGE after a message. */
+int sbio_fileset_open_dir(const struct sbio_settings *set, bool for_write);
+
+/* Check every name of fs in fs->dirfd before anything is written: a symlink or a non-regular
+ * file is never written through, and an existing file is foreign unless manifest_names_them.
+ * Returns 0 or -SBIO_EUSAGE after a message naming the file. */
+int sbio_fileset_check_names(const struct sbio_fileset *fs, bool manifest_names_them);
+
+/* Say in one line that dir's manifest is damaged, where and why (why: the reader's
+ * fs->damage, sbio's own words, never the file's), and what to do (the same advice from
+ * every command: no command can tell which files a damaged manifest named). */
+void sbio_fileset_damaged(const char *dir, const char *why);
+
+#endif
