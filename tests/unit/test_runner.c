@@ -500,7 +500,8 @@ static void test_fds(void **state)
 
 /* sbio_runner_check on a real set of 2 files of 16 blocks: a job that can run passes; each
  * refusal is one line saying what is wrong, with -SBIO_EUSAGE (or the -errno of a file that
- * cannot be opened); the set is never touched (sizes, times, content, no other entry). */
+ * cannot be opened); the set is never touched (its files' sizes and times, a write or a
+ * truncation would change them; no third file). */
 struct check_case {
     const char *what;
     void (*change)(struct sbio_job *job, struct tdir *t);
@@ -593,7 +594,7 @@ static const struct check_case check_cases[] = {
     {"a file missing, the null engine", ch_null_missing, 0, ""},
 };
 
-/* What the folder holds: each entry's name, size, times and content, in order. */
+/* What the folder holds of test_file.0 to test_file.2: each one's name, size and times. */
 static char *dir_state(struct tdir *t)
 {
     char *text = NULL;
