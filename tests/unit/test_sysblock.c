@@ -1107,26 +1107,37 @@ static void test_mounted(void **state)
     struct fx *f = *state;
     mk_dm_stack(f); /* sda; sdb with sdb1; dm-0 on sda and sdb1 */
     mk_part(f, SDA, "sda1", 8, 1);
-    assert_false(sbio_sysblock_mounted(8, 0));
-    write_mountinfo(f, "22 1 0:21 / /proc rw - proc proc rw\n"
-                       "not a mountinfo line\n"
-                       "30 22 8:1 / /mnt/my\\040data rw,relatime - ext4 /dev/sda1 rw\n");
-    assert_true(sbio_sysblock_mounted(8, 1));
-    assert_true(sbio_sysblock_mounted(8, 0));
-    assert_false(sbio_sysblock_mounted(8, 16));
-    assert_false(sbio_sysblock_mounted(8, 17));
-
-    write_mountinfo(f, "31 22 8:17 / /a rw - xfs /dev/sdb1 rw\n"
-                       "32 22 253:0 / /b rw - ext4 /dev/mapper/x rw\n");
-    assert_true(sbio_sysblock_mounted(8, 16));
-    assert_true(sbio_sysblock_mounted(253, 0));
-    assert_false(sbio_sysblock_mounted(8, 0));
-    assert_false(sbio_sysblock_mounted(8, 1));
-
-    char p[PATH_MAX];
-    fmt(p, sizeof(p), "%s/proc/self/mountinfo", f->root);
-    assert_int_equal(unlink(p), 0);
-    assert_false(sbio_sysblock_mounted(8, 17));
+    /* Each case: the mountinfo from then on (NULL: as it was; gone: none at all), a device's
+     * numbers and whether it counts as mounted. */
+    static const char mi_sda1[] = "22 1 0:21 / /proc rw - proc proc rw\n"
+                                  "not a mountinfo line\n"
+                                  "30 22 8:1 / /mnt/my\\040data rw,relatime - ext4 /dev/sda1 rw\n",
+                      mi_sdb1_dm[] = "31 22 8:17 / /a rw - xfs /dev/sdb1 rw\n"
+                                     "32 22 253:0 / /b rw - ext4 /dev/mapper/x rw\n";
+    static const struct {
+        const char *mountinfo;
+        bool gone;
+        unsigned maj, min;
+        bool mounted;
+    } cases[] = {
+        {NULL, false, 8, 0, false},  {mi_sda1, false, 8, 1, true}, {NULL, false, 8, 0, true},
+        {NULL, false, 8, 16, false}, {NULL, false, 8, 17, false},  {mi_sdb1_dm, false, 8, 16, true},
+        {NULL, false, 253, 0, true}, {NULL, false, 8, 0, false},   {NULL, false, 8, 1, false},
+        {NULL, true, 8, 17, false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (cases[i].mountinfo)
+            write_mountinfo(f, cases[i].mountinfo);
+        if (cases[i].gone) {
+            char p[PATH_MAX];
+            fmt(p, sizeof(p), "%s/proc/self/mountinfo", f->root);
+            assert_int_equal(unlink(p), 0);
+        }
+        if (sbio_sysblock_mounted(cases[i].maj, cases[i].min) != cases[i].mounted)
+            fail_msg("case %zu: %u:%u %s, want %s", i, cases[i].maj, cases[i].min,
+                     cases[i].mounted ? "not mounted" : "mounted",
+                     cases[i].mounted ? "mounted" : "not");
+    }
 }
 
 static void test_queue_device_forms(void **state)
