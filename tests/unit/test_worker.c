@@ -4,9 +4,9 @@
  * log of what it was given: synchronous, or queued with a depth of 4. The worker's counts
  * (events, each op type's operations and bytes, end fsyncs, fsyncs inside writes, queue depth)
  * equal what the engine did, each block holds what the engine's last write there wrote and
- * no other block changed; a short read or a failed write stops the thread with its message, its events
- * counted up to there and no end fsync; a run that failed before its measured phase does no
- * operation; every file it opened is closed. */
+ * no other block changed; a short read or a failed write stops the thread with its message,
+ * its events counted up to there and no end fsync; a run that failed before its measured
+ * phase does no operation; every file it opened is closed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
