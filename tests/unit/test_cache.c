@@ -105,7 +105,7 @@ static void test_invalidate_dirty(void **state)
 }
 
 /* The random hint turns readahead off: reading 64 KiB after a drop brings in those 64 KiB,
- * where the normal hint reads ahead past them. */
+ * where the sequential hint reads ahead past them (on a device that reads ahead at all). */
 static void test_advise_random(void **state)
 {
     (void)state;
@@ -117,15 +117,18 @@ static void test_advise_random(void **state)
     char *b = malloc(part);
     assert_non_null(b);
 
+    assert_int_equal(sbio_cache_advise(fd, sbio_cache_fadv(SBIO_FADV_SEQUENTIAL)), 0);
+    assert_int_equal(sbio_cache_invalidate(fd), 0);
+    assert_int_equal(pread(fd, b, part, 0), (ssize_t)part);
+    uint64_t ahead = resident(fd, size);
+    assert_true(ahead >= part);
+
     assert_int_equal(sbio_cache_advise(fd, sbio_cache_fadv(SBIO_FADV_RANDOM)), 0);
     assert_int_equal(sbio_cache_invalidate(fd), 0);
     assert_int_equal(pread(fd, b, part, 0), (ssize_t)part);
     assert_int_equal(resident(fd, size), part);
-
-    assert_int_equal(sbio_cache_advise(fd, sbio_cache_fadv(SBIO_FADV_SEQUENTIAL)), 0);
-    assert_int_equal(sbio_cache_invalidate(fd), 0);
-    assert_int_equal(pread(fd, b, part, 0), (ssize_t)part);
-    assert_true(resident(fd, size) > part);
+    if (ahead == part)
+        print_message("the device reads nothing ahead: the hints cannot be told apart\n");
     free(b);
     close(fd);
 }
