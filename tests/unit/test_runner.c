@@ -335,14 +335,26 @@ static void test_prepared_set(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
-/* The gate: NT threads and the main thread, two rounds. Each party counts itself in, then
- * waits; what it sees after the gate is what every party did before it. */
 #define NT 3
 struct gate_fx {
     struct gate g;
     unsigned in[2]; /* parties in, per round */
     unsigned seen[2][NT + 1];
 };
+
+/* Until n parties wait at g (read under its lock, as they change it). A gate that never gets
+ * there ends the test through the alarm its caller set. */
+static void gate_until_waiting(struct gate *g, unsigned n)
+{
+    for (;;) {
+        pthread_mutex_lock(&g->m);
+        unsigned w = g->waiting;
+        pthread_mutex_unlock(&g->m);
+        if (w == n)
+            return;
+        usleep(1000);
+    }
+}
 
 static void *gate_party(void *arg)
 {
@@ -357,21 +369,21 @@ static void *gate_party(void *arg)
     return NULL;
 }
 
+/* The gate: NT threads and the main thread, two rounds. Each party counts itself in, then
+ * waits; what it sees after the gate is what every party did before it. The threads are all
+ * waiting before the main thread comes: none may have gone on. */
 static void test_gate(void **state)
 {
     (void)state;
     static struct gate_fx x;
     memset(&x, 0, sizeof(x));
-    alarm(60); /* a gate that never opens ends the test, not a hang */
+    alarm(60); /* a gate that never opens (or opens too soon) ends the test, not a hang */
     sbio_gate_init(&x.g, NT + 1);
     pthread_t t[NT];
     for (unsigned i = 0; i < NT; i++)
         assert_int_equal(pthread_create(&t[i], NULL, gate_party, &x), 0);
     for (int round = 0; round < 2; round++) {
-        /* Let the threads reach the gate first, where they must wait for this one. */
-        for (int k = 0; k < 1000 && __atomic_load_n(&x.in[round], __ATOMIC_RELAXED) < NT; k++)
-            usleep(1000);
-        usleep(20000);
+        gate_until_waiting(&x.g, NT);
         assert_int_equal(__atomic_load_n(&x.in[round], __ATOMIC_RELAXED), NT);
         __atomic_fetch_add(&x.in[round], 1, __ATOMIC_RELAXED);
         sbio_gate_wait(&x.g);
@@ -386,9 +398,6 @@ static void test_gate(void **state)
     alarm(0);
 }
 
-/* Shrinking: a gate for 3 whose third party never comes releases the two waiting when it is
- * told there are 2; shrunk below those waiting too; to as many as wait, with none waiting,
- * nothing happens until they come. */
 static void *gate_one(void *arg)
 {
     struct gate_fx *x = arg;
@@ -398,32 +407,28 @@ static void *gate_one(void *arg)
     return NULL;
 }
 
+/* Shrinking: a gate for one party more than come (a thread that could not be started)
+ * releases those waiting when it is told there are as many as wait (2), or fewer (3 waiting,
+ * told 2); shrunk with none waiting, it opens when that many come. */
 static void test_gate_shrink(void **state)
 {
     (void)state;
     static struct gate_fx x;
+    alarm(60);
     for (unsigned parties = 2; parties <= 3; parties++) {
         memset(&x, 0, sizeof(x));
         sbio_gate_init(&x.g, parties + 1);
         pthread_t t[3];
         for (unsigned i = 0; i < parties; i++)
             assert_int_equal(pthread_create(&t[i], NULL, gate_one, &x), 0);
-        for (int k = 0; k < 1000 && __atomic_load_n(&x.in[0], __ATOMIC_RELAXED) < parties; k++)
-            usleep(1000);
-        usleep(20000);
+        gate_until_waiting(&x.g, parties);
         assert_int_equal(__atomic_load_n(&x.in[1], __ATOMIC_RELAXED), 0); /* all wait */
-        /* parties 2: shrunk to as many as wait; 3: to fewer than wait. Threads still held
-         * after a minute fail the test (left behind: the process ends with it). */
         sbio_gate_shrink(&x.g, 2);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 60;
         for (unsigned i = 0; i < parties; i++)
-            assert_int_equal(pthread_timedjoin_np(t[i], NULL, &until), 0);
+            assert_int_equal(pthread_join(t[i], NULL), 0);
         assert_int_equal(x.in[1], parties);
         sbio_gate_destroy(&x.g);
     }
-    /* Shrunk with none waiting: the next full round still gathers. */
     memset(&x, 0, sizeof(x));
     sbio_gate_init(&x.g, 5);
     sbio_gate_shrink(&x.g, 2);
@@ -434,6 +439,7 @@ static void test_gate_shrink(void **state)
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_int_equal(x.g.gen, 1);
     sbio_gate_destroy(&x.g);
+    alarm(0);
 }
 
 /* The warm-up phase object: as asked, and shared with a forked process, whose release the
