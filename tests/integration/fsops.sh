@@ -10,21 +10,7 @@
 # Needs root (loop device) and strace: skips otherwise.
 source "$(dirname "$0")/lib.sh"
 
-MNT=$TMP/mnt
-fsops_cleanup() {
-	loop_cleanup "$MNT"
-	t_cleanup
-}
-trap fsops_cleanup EXIT
-
-if ! need_root; then
-	skip "needs root (loop devices)"
-	exit 0
-fi
-if ! command -v strace >/dev/null; then
-	skip "strace is not installed: the kernel-side checks cannot be made"
-	exit 0
-fi
+loop_test "loop devices" strace "strace is not installed: the kernel-side checks cannot be made"
 loop_ext4 128M "$MNT"
 ok "own loop device /dev/$LOOP with ext4 mounted at $MNT"
 

@@ -8,22 +8,7 @@
 # reader at idle (the median of three pairs of runs). Needs root (loop device, scheduler, setpriv): skips otherwise.
 source "$(dirname "$0")/lib.sh"
 
-MNT=$TMP/mnt
-io_cleanup() {
-	kill_pids
-	loop_cleanup "$MNT"
-	t_cleanup
-}
-trap io_cleanup EXIT
-
-if ! need_root; then
-	skip "needs root (loop device, I/O scheduler, another user)"
-	exit 0
-fi
-if ! command -v ionice >/dev/null; then
-	skip "ionice (util-linux) is not installed"
-	exit 0
-fi
+loop_test "loop device, I/O scheduler, another user" ionice "ionice (util-linux) is not installed"
 
 # start_run OUT ARGS…: sbio ARGS… in the background (BG), stdout in OUT, stderr in OUT.err.
 start_run() {

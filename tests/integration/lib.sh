@@ -173,6 +173,27 @@ json_expect() {
 
 need_root() { [ "$(id -u)" -eq 0 ]; }
 
+# loop_test WHAT [CMD WHY]…: the set-up of a test that makes a loop device of its own: MNT
+# ($TMP/mnt) and an EXIT trap that kills its background processes (kill_pids), unmounts and
+# detaches the device (loop_cleanup) and removes $TMP (t_cleanup). Not root (WHAT: what root
+# is needed for), or a command CMD missing (WHY: what is said): a skip, and the script ends.
+loop_test() {
+	MNT=$TMP/mnt
+	trap 'kill_pids; loop_cleanup "$MNT"; t_cleanup' EXIT
+	if ! need_root; then
+		skip "needs root ($1)"
+		exit 0
+	fi
+	shift
+	while [ $# -ge 2 ]; do
+		if ! command -v "$1" >/dev/null; then
+			skip "$2"
+			exit 0
+		fi
+		shift 2
+	done
+}
+
 # as_nobody ARGS…: sbio ARGS… run as user nobody (setpriv), with what it needs within its
 # reach wherever the tests run (a clone inside a folder only root can enter, as /root or a
 # 0700 mktemp folder): a copy of $SBIO, of the sanitizers' suppression files and a log folder

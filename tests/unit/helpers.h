@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h"
+#include "fileset.h"
+#include "job.h"
 #include "options.h"
+#include "vocab.h"
 
 /* Room for what one call prints (messages, a short report). */
 #define MSG_MAX 8192
@@ -94,6 +98,57 @@ void write_file(const char *path, const char *text);
 
 /* qsort comparison of two uint64_t. */
 int cmp_u64(const void *a, const void *b);
+
+/* A file set described by hand: nfiles files test_file.N of size bytes each in the open
+ * folder dirfd (dir names it in messages), or with dirfd -1 in no folder (the null engine
+ * opens nothing). Blocks of 4 KiB, seed 1, random fill, complete. */
+#define TEST_SET_MAX 16
+struct test_set {
+    struct sbio_fileset fs;
+    struct sbio_fileset_file files[TEST_SET_MAX];
+};
+static inline void test_set_init(struct test_set *s, unsigned nfiles, uint64_t size, int dirfd,
+                                 const char *dir)
+{
+    assert_true(nfiles <= TEST_SET_MAX);
+    memset(s, 0, sizeof(*s));
+    s->fs.dirfd = dirfd;
+    s->fs.dir = dir ? dir : "(memory)";
+    s->fs.complete = true;
+    s->fs.block_size = 4096;
+    s->fs.seed = 1;
+    s->fs.nfiles = nfiles;
+    s->fs.files = s->files;
+    for (unsigned i = 0; i < nfiles; i++) {
+        snprintf(s->files[i].name, sizeof(s->files[i].name), "test_file.%u", i);
+        s->files[i].size = size;
+        s->fs.bytes += size;
+    }
+    s->fs.total_size = s->fs.bytes;
+}
+
+/* The job a plain run of mode on the engine named engine gives with the command line's
+ * defaults (blocks of 4 KiB, read/write ratio 1.5, one queue slot, no fsync at all, seed 7),
+ * with threads threads and a budget of events events (0: none). Inline, as parse_args: only
+ * the tests that run jobs link the engine table. */
+static inline struct sbio_job test_job(const char *engine, int mode, unsigned threads,
+                                       uint64_t events)
+{
+    int id = sbio_engine_id(engine);
+    assert_true(id >= 0);
+    return (struct sbio_job){.threads = threads,
+                             .engine = id,
+                             .iodepth = 1,
+                             .mode = mode,
+                             .block_size = 4096,
+                             .block_what = "--file-block-size",
+                             .fadvise = SBIO_FADV_NONE,
+                             .rw_ratio = 1.5,
+                             .events = events,
+                             .warmup_max_s = 60,
+                             .warmup_tol_pct = 5,
+                             .seed = 7};
+}
 
 struct sbio_hist;
 /* Two histograms hold the same values: buckets, count, sum, min and max equal, the sums of

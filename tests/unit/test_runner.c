@@ -1,16 +1,23 @@
 /* Unit tests for the runner (src/core/runner.c), end to end with the null engine: the event
- * budget, the time limit, per-thread totals. */
+ * budget, the time limit, per-thread totals; its start gate (every party in before any goes
+ * on, reused, shrunk), the warm-up phase object shared across fork, the descriptors a job
+ * needs per engine, and the checks made before a run (each refusal one line, nothing
+ * touched). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -19,6 +26,12 @@
 #include "helpers.h"
 #include "options.h"
 #include "prepare.h"
+/* The start gate is declared with the runner's internals; run_halt, a static function of
+ * that header, is not used here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "worker.h"
+#pragma GCC diagnostic pop
 #include "runner.h"
 #include "stats.h"
 #include "util.h"
@@ -323,6 +336,332 @@ static void test_prepared_set(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+#define NT 3
+struct gate_fx {
+    struct gate g;
+    unsigned in[2]; /* parties in, per round */
+    unsigned seen[2][NT + 1];
+};
+
+/* Until n parties wait at g (read under its lock, as they change it). A gate that never gets
+ * there ends the test through the alarm its caller set. */
+static void gate_until_waiting(struct gate *g, unsigned n)
+{
+    for (;;) {
+        pthread_mutex_lock(&g->m);
+        unsigned w = g->waiting;
+        pthread_mutex_unlock(&g->m);
+        if (w == n)
+            return;
+        usleep(1000);
+    }
+}
+
+static void *gate_party(void *arg)
+{
+    struct gate_fx *x = arg;
+    static unsigned next_id;
+    unsigned id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED) % NT;
+    for (int round = 0; round < 2; round++) {
+        __atomic_fetch_add(&x->in[round], 1, __ATOMIC_RELAXED);
+        sbio_gate_wait(&x->g);
+        x->seen[round][id] = __atomic_load_n(&x->in[round], __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* The gate: NT threads and the main thread, two rounds. Each party counts itself in, then
+ * waits; what it sees after the gate is what every party did before it. The threads are all
+ * waiting before the main thread comes: none may have gone on. */
+static void test_gate(void **state)
+{
+    (void)state;
+    static struct gate_fx x;
+    memset(&x, 0, sizeof(x));
+    alarm(60); /* a gate that never opens (or opens too soon) ends the test, not a hang */
+    sbio_gate_init(&x.g, NT + 1);
+    pthread_t t[NT];
+    for (unsigned i = 0; i < NT; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, gate_party, &x), 0);
+    for (int round = 0; round < 2; round++) {
+        gate_until_waiting(&x.g, NT);
+        assert_int_equal(__atomic_load_n(&x.in[round], __ATOMIC_RELAXED), NT);
+        __atomic_fetch_add(&x.in[round], 1, __ATOMIC_RELAXED);
+        sbio_gate_wait(&x.g);
+        x.seen[round][NT] = x.in[round];
+    }
+    for (unsigned i = 0; i < NT; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int round = 0; round < 2; round++)
+        for (unsigned i = 0; i <= NT; i++)
+            assert_int_equal(x.seen[round][i], NT + 1);
+    sbio_gate_destroy(&x.g);
+    alarm(0);
+}
+
+static void *gate_one(void *arg)
+{
+    struct gate_fx *x = arg;
+    __atomic_fetch_add(&x->in[0], 1, __ATOMIC_RELAXED);
+    sbio_gate_wait(&x->g);
+    __atomic_fetch_add(&x->in[1], 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* Shrinking: a gate for one party more than come (a thread that could not be started)
+ * releases those waiting when it is told there are as many as wait (2), or fewer (3 waiting,
+ * told 2); shrunk with none waiting, it opens when that many come. */
+static void test_gate_shrink(void **state)
+{
+    (void)state;
+    static struct gate_fx x;
+    alarm(60);
+    for (unsigned parties = 2; parties <= 3; parties++) {
+        memset(&x, 0, sizeof(x));
+        sbio_gate_init(&x.g, parties + 1);
+        pthread_t t[3];
+        for (unsigned i = 0; i < parties; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, gate_one, &x), 0);
+        gate_until_waiting(&x.g, parties);
+        assert_int_equal(__atomic_load_n(&x.in[1], __ATOMIC_RELAXED), 0); /* all wait */
+        sbio_gate_shrink(&x.g, 2);
+        for (unsigned i = 0; i < parties; i++)
+            assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(x.in[1], parties);
+        sbio_gate_destroy(&x.g);
+    }
+    memset(&x, 0, sizeof(x));
+    sbio_gate_init(&x.g, 5);
+    sbio_gate_shrink(&x.g, 2);
+    assert_int_equal(x.g.gen, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, gate_one, &x), 0);
+    sbio_gate_wait(&x.g);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(x.g.gen, 1);
+    sbio_gate_destroy(&x.g);
+    alarm(0);
+}
+
+/* The warm-up phase object: as asked, and shared with a forked process, whose release the
+ * parent sees. NULL is no phase: nothing to release or free. */
+static void test_warmup_phase(void **state)
+{
+    (void)state;
+    struct sbio_warmup_phase *p = sbio_warmup_phase_new(3);
+    assert_non_null(p);
+    assert_int_equal(p->jobs, 3);
+    assert_int_equal(p->settled, 0);
+    assert_int_equal(p->go, 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (!pid) {
+        sbio_warmup_phase_release(p);
+        _exit(0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(__atomic_load_n(&p->go, __ATOMIC_ACQUIRE), 1);
+    sbio_warmup_phase_free(p);
+    sbio_warmup_phase_release(NULL);
+    sbio_warmup_phase_free(NULL);
+}
+
+/* The descriptors of a job of 4 threads on 10 files, per engine: each thread its files and
+ * what its engine holds (io_uring a ring); shared, one per file and the engines' own; none
+ * for the null engine, which opens nothing; a tree job's thread two of its own. */
+static void test_fds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *engine;
+        bool tree;
+        uint64_t own, shared;
+    } cases[] = {
+        {"sync", false, 40, 10},  {"libaio", false, 40, 10}, {"io_uring", false, 44, 14},
+        {"mmap", false, 40, 0},   {"null", false, 0, 0},     {"sync", true, 8, 0},
+        {"io_uring", true, 8, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (sbio_engine_id(cases[i].engine) < 0)
+            continue; /* not in this build */
+        struct sbio_job job = test_job(cases[i].engine, SBIO_MODE_RNDRD, 4, 0);
+        job.tree = cases[i].tree ? (struct sbio_tree *)&job : NULL; /* only looked at */
+        uint64_t own = 1, shared = 1;
+        sbio_runner_fds(&job, 10, &own, &shared);
+        if (own != cases[i].own || shared != cases[i].shared)
+            fail_msg("%s%s: own %llu shared %llu, want %llu and %llu", cases[i].engine,
+                     cases[i].tree ? " (tree)" : "", (unsigned long long)own,
+                     (unsigned long long)shared, (unsigned long long)cases[i].own,
+                     (unsigned long long)cases[i].shared);
+    }
+    /* An id that is no engine's: each thread its files, nothing shared. */
+    struct sbio_job job = test_job("sync", SBIO_MODE_RNDRD, 4, 0);
+    job.engine = 999;
+    uint64_t own, shared;
+    sbio_runner_fds(&job, 10, &own, &shared);
+    assert_int_equal(own, 40);
+    assert_int_equal(shared, 0);
+}
+
+/* sbio_runner_check on a real set of 2 files of 16 blocks: a job that can run passes; each
+ * refusal is one line saying what is wrong, with -SBIO_EUSAGE (or the -errno of a file that
+ * cannot be opened); the set is never touched (its files' sizes and times, a write or a
+ * truncation would change them; no third file). */
+struct check_case {
+    const char *what;
+    void (*change)(struct sbio_job *job, struct tdir *t);
+    int rc;
+    const char *says; /* part of the one line, "" for none */
+};
+
+static void ch_none(struct sbio_job *job, struct tdir *t)
+{
+    (void)job;
+    (void)t;
+}
+static void ch_cpus_bad(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->cpus = "x";
+}
+static void ch_cpus_absent(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->cpus = "0,4095";
+}
+static void ch_block(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->block_size = 1024 * 1024;
+}
+static void ch_direct(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->extra_flags = SBIO_XF_DIRECT;
+    job->block_size = 1000;
+}
+static void ch_mmap_direct(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->engine = sbio_engine_id("mmap");
+    job->extra_flags = SBIO_XF_DIRECT;
+}
+static void ch_verify_null(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->engine = sbio_engine_id("null");
+    job->verify = true;
+}
+static void ch_slices(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->mode = SBIO_MODE_SEQRD;
+    job->seq_stream = SBIO_SEQ_PER_THREAD;
+    job->threads = 33;
+}
+static void ch_no_engine(struct sbio_job *job, struct tdir *t)
+{
+    (void)t;
+    job->engine = 999;
+}
+static void ch_missing(struct sbio_job *job, struct tdir *t)
+{
+    (void)job;
+    assert_int_equal(unlinkat(t->dfd, "test_file.1", 0), 0);
+}
+static void ch_null_missing(struct sbio_job *job, struct tdir *t)
+{
+    ch_missing(job, t);
+    job->engine = sbio_engine_id("null");
+}
+
+static const struct check_case check_cases[] = {
+    {"a job that can run", ch_none, 0, ""},
+    {"a CPU list that is none", ch_cpus_bad, -SBIO_EUSAGE,
+     "sbio: --cpus=x is not valid; accepted: a list of CPU numbers and ranges, e.g. 0-3,6\n"},
+    {"a CPU not there", ch_cpus_absent, -SBIO_EUSAGE,
+     "sbio: --cpus=0,4095: CPU 4095 is not available to this process\n"},
+    {"a block larger than the files", ch_block, -SBIO_EUSAGE,
+     "--file-block-size=1 MiB is larger than the files (64 KiB): no whole block to draw\n"},
+    {"O_DIRECT, a block of 1000 bytes", ch_direct, -SBIO_EUSAGE,
+     "--file-block-size=1000 B is not a multiple of "},
+    {"O_DIRECT through mmap", ch_mmap_direct, -SBIO_EUSAGE,
+     "sbio: --file-extra-flags=direct: the mmap engine cannot do O_DIRECT (it goes through the "
+     "page cache); accepted engines: sync, libaio, io_uring\n"},
+    {"--verify with the null engine", ch_verify_null, -SBIO_EUSAGE,
+     "sbio: --verify: the null engine reads nothing\n"},
+    {"more slices than requests", ch_slices, -SBIO_EUSAGE,
+     "sbio: --seq-stream=per-thread: 33 threads but the set has only 32 requests of 4 KiB; use "
+     "fewer threads or a smaller block\n"},
+    {"no such engine", ch_no_engine, -SBIO_EUSAGE,
+     "sbio: --ioengine=?: not available in this build\n"},
+    {"a file missing", ch_missing, -ENOENT, "/test_file.1: open: No such file or directory\n"},
+    {"a file missing, the null engine", ch_null_missing, 0, ""},
+};
+
+/* What the folder holds of test_file.0 to test_file.2: each one's name, size and times. */
+static char *dir_state(struct tdir *t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_non_null(m);
+    for (unsigned i = 0; i < 3; i++) {
+        char name[32];
+        struct stat st;
+        snprintf(name, sizeof(name), "test_file.%u", i);
+        if (fstatat(t->dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+            continue;
+        fprintf(m, "%s %lld %lld.%09ld %lld.%09ld\n", name, (long long)st.st_size,
+                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+                st.st_ctim.tv_nsec);
+    }
+    assert_int_equal(fclose(m), 0);
+    return text;
+}
+
+static void test_check(void **state)
+{
+    struct tdir *t = *state;
+    for (size_t i = 0; i < sizeof(check_cases) / sizeof(check_cases[0]); i++) {
+        const struct check_case *c = &check_cases[i];
+        struct test_set set;
+        test_set_init(&set, 2, 16 * BLK, t->dfd, t->path);
+        for (unsigned f = 0; f < 2; f++) {
+            char path[128];
+            snprintf(path, sizeof(path), "%s/test_file.%u", t->path, f);
+            write_file(path, "");
+            assert_int_equal(truncate(path, (off_t)(16 * BLK)), 0);
+        }
+        struct sbio_job job = test_job("sync", SBIO_MODE_RNDRW, 2, 100);
+        c->change(&job, t);
+        char *before = dir_state(t), err[MSG_MAX];
+        struct sbio_runner_env env = {.fs = &set.fs};
+        struct capture cap;
+        cap_begin(&cap);
+        int rc = sbio_runner_check(&job, &env);
+        cap_end(&cap, err, sizeof(err));
+        char *after = dir_state(t);
+        if (rc != c->rc)
+            fail_msg("%s: %d, want %d (%s)", c->what, rc, c->rc, err);
+        if (!c->says[0] && err[0])
+            fail_msg("%s: said '%s'", c->what, err);
+        if (c->says[0] && (!strstr(err, c->says) || strchr(err, '\n') != err + strlen(err) - 1))
+            fail_msg("%s: said '%s', want one line with '%s'", c->what, err, c->says);
+        if (strcmp(before, after))
+            fail_msg("%s: the set changed:\n%s\nto\n%s", c->what, before, after);
+        free(before);
+        free(after);
+    }
+}
+
+static int check_setup(void **state)
+{
+    return tdir_setup(state, "runner-check");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +670,11 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_refused),
         cmocka_unit_test_teardown(test_prepared_set, tmp_dir_teardown),
+        cmocka_unit_test(test_gate),
+        cmocka_unit_test(test_gate_shrink),
+        cmocka_unit_test(test_warmup_phase),
+        cmocka_unit_test(test_fds),
+        cmocka_unit_test_setup_teardown(test_check, check_setup, tdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
