@@ -82,8 +82,8 @@ static void cgroup_set_own(struct sbio_cgroup_hier *h, const char *v1name)
 {
     char rel[PATH_MAX] = "/";
     cgroup_own(v1name, rel, sizeof(rel));
-    snprintf(h->own, sizeof(h->own), "%s%s", h->mount, strcmp(rel, "/") ? rel : "");
-    if (!cgroup_exists(h->own))
+    int n = snprintf(h->own, sizeof(h->own), "%s%s", h->mount, strcmp(rel, "/") ? rel : "");
+    if (n < 0 || (size_t)n >= sizeof(h->own) || !cgroup_exists(h->own))
         snprintf(h->own, sizeof(h->own), "%s", h->mount);
 }
 

@@ -89,10 +89,16 @@ static void json_diff(const char *a, const char *b, bool same)
     cfg.args[1] = b;
     FUZZ_CHECK(!sbio_options_set(&cfg, "threshold", "5", SBIO_C(SBIO_CMD_DIFF)), "--threshold");
 
+    struct sbio_diff_opts o = {.nargs = cfg.nargs,
+                               .args = cfg.args,
+                               .diff_split = cfg.diff_split,
+                               .metrics = cfg.metrics,
+                               .threshold = cfg.threshold,
+                               .threshold_given = sbio_options_given(&cfg, "threshold")};
     struct fuzz_capture out, err;
     fuzz_capture_start(&out, &stdout);
     fuzz_capture_start(&err, &stderr);
-    int rc = sbio_diff(&cfg, stdout);
+    int rc = sbio_diff(&o, stdout);
     fuzz_capture_stop(&err, &stderr);
     fuzz_capture_stop(&out, &stdout);
     int lines = fuzz_error_lines(err.text);
@@ -124,9 +130,10 @@ static void json_plot(int nargs)
     cfg.args[1] = path_b;
     cfg.output = path_out;
 
+    struct sbio_plot_opts o = {.nargs = cfg.nargs, .args = cfg.args, .output = cfg.output};
     struct fuzz_capture err;
     fuzz_capture_start(&err, &stderr);
-    int rc = sbio_plot(&cfg);
+    int rc = sbio_plot(&o);
     fuzz_capture_stop(&err, &stderr);
     int lines = fuzz_error_lines(err.text);
     /* The fork failure is the one way past the checks here: files written, no gnuplot. */
