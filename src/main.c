@@ -13,6 +13,7 @@
 
 #include "cgroup.h"
 #include "compare.h"
+#include "decl_check.h"
 #include "diff.h"
 #include "fileset.h"
 #include "mpi.h"
@@ -555,7 +556,7 @@ static int parse_command_line(int argc, char **argv, struct command *c)
         rc = load_script(&c->cfg, path, &c->script);
     if (!rc && spath && (c->cfg.cmd == SBIO_CMD_RUN || c->cfg.cmd == SBIO_CMD_COMPARE)) {
         sbio_options_settings(&c->cfg, &c->set);
-        rc = sbio_session_check_decl(&c->set, &c->script, c->topo.nranks);
+        rc = sbio_decl_check(&c->set, &c->script, c->topo.nranks);
     }
     if (!rc)
         rc = configure(&c->cfg, &c->topo, c->dir, sizeof(c->dir));

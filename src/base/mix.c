@@ -197,3 +197,9 @@ uint64_t sbio_mix_block(const struct sbio_mix *m, uint64_t *rng, uint64_t n, uin
     default: return sbio_rand_below(rng, n);
     }
 }
+
+const char *sbio_pattern_name(int pattern)
+{
+    static const char *const n[] = {"uniform", "seq", "zipf", "pareto", "gaussian", "hot"};
+    return pattern >= 0 && pattern <= SBIO_PAT_HOT ? n[pattern] : "?";
+}

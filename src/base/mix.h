@@ -66,4 +66,7 @@ const char *sbio_mix_op_name(int op);
 /* A uniform double in [0, 1) from the thread's PRNG. */
 double sbio_mix_rand01(uint64_t *rng);
 
+/* The name of an access pattern (enum sbio_pattern), as scripts spell it. */
+const char *sbio_pattern_name(int pattern);
+
 #endif

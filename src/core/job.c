@@ -99,3 +99,13 @@ void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, u
     if (p->events && !events && !p->time_s)
         job->time_s = 1;
 }
+
+/* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
+ * share of the cumulative count, floor to floor. */
+uint64_t sbio_job_events(const struct sbio_script_phase *p, unsigned k, unsigned total_threads,
+                         unsigned threads_before)
+{
+    return (uint64_t)((unsigned __int128)p->events * (threads_before + p->jobs[k].threads) /
+                          total_threads -
+                      (unsigned __int128)p->events * threads_before / total_threads);
+}

@@ -95,6 +95,12 @@ uint64_t sbio_job_iodepth_batch(const struct sbio_job *job);
  * per-event hook). An enum sbio_fadvise other than SBIO_FADV_AUTO. */
 int sbio_job_fadvise(const struct sbio_job *job);
 
+/* Job k's share of phase p's events, in proportion to its threads, exactly (its threads'
+ * share of the cumulative count, floor to floor): total_threads are the phase's,
+ * threads_before those of its jobs before k. */
+uint64_t sbio_job_events(const struct sbio_script_phase *p, unsigned k, unsigned total_threads,
+                         unsigned threads_before);
+
 /* Job k of phase p as declared, over every rank (what the reports describe): its own
  * settings, the command line's where it is silent (set: --ioprio), its share events of the
  * phase's events. Its offsets are in units of its smallest block, its buffers as large as its

@@ -159,4 +159,13 @@ static inline bool sbio_report_op_bytes(int op)
  * -ENOSPC when it does not fit in len. */
 int sbio_report_csv_header(char *buf, size_t len, bool script);
 
+/* A script's job as it declared it, for the JSON beside its result (the result's config
+ * describes the run, and a mix is no sysbench mode): its threads, engine, blocks, kind (mode,
+ * mix with its pattern, event) and page-cache, priority and group settings. */
+json_t *sbio_json_declared(const struct sbio_script_job *sj);
+
+/* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
+ * readwhole, close", into buf, cut short with "…" if it is too long. */
+void sbio_report_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "engine.h"
 #include "ioprio.h"
+#include "mix.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"
@@ -767,4 +768,89 @@ int sbio_report_csv(FILE *out, json_t *doc, bool header)
     else
         csv_line(out, NULL, NULL, doc, NULL);
     return ferror(out) ? -EIO : 0;
+}
+
+/* A job's group as declared (0: not set), null without one. */
+static json_t *group_declared(const struct sbio_cgroup_spec *g)
+{
+    if (!g->set)
+        return json_null();
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I}", "weight", (json_int_t)g->weight,
+                     "bfq_weight", (json_int_t)g->bfq_weight, "rbps", (json_int_t)g->rbps, "wbps",
+                     (json_int_t)g->wbps, "riops", (json_int_t)g->riops, "wiops",
+                     (json_int_t)g->wiops, "device",
+                     g->max_dev[0] ? json_string(g->max_dev) : json_null(), "latency_us",
+                     (json_int_t)g->latency_us);
+}
+
+/* A tree job's declaration beyond a flat mix's: the weights of its file-system operations
+ * (those above 0) in "mix", its "flow" and "appends" when it has them. */
+static void job_declared_tree(json_t *d, const struct sbio_script_job *sj)
+{
+    json_t *mix = json_object_get(d, "mix"), *flow = json_array(), *app = json_array();
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR; op++)
+        if (sj->weight[op] > 0)
+            json_object_set_new(mix, sbio_mix_op_name(op), json_real(sj->weight[op]));
+    for (unsigned i = 0; i < sj->nflow; i++)
+        json_array_append_new(flow, json_string(sbio_mix_op_name(sj->flow[i])));
+    for (unsigned k = 0; k < sj->nappend; k++)
+        json_array_append_new(app, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->append[k],
+                                             "weight", sj->append_weight[k]));
+    if (sj->nflow)
+        json_object_set_new(d, "flow", flow);
+    else
+        json_decref(flow);
+    if (sj->nappend)
+        json_object_set_new(d, "appends", app);
+    else
+        json_decref(app);
+}
+
+/* A job as the script declared it, for the JSON beside its result (the result's config
+ * describes the run, and a mix is no sysbench mode). */
+json_t *sbio_json_declared(const struct sbio_script_job *sj)
+{
+    char fl[64];
+    json_t *d = json_object(), *blocks = json_array();
+    json_object_set_new(d, "threads", json_integer(sj->threads));
+    json_object_set_new(d, "ioengine", json_string(sbio_engine_name(sj->engine)));
+    json_object_set_new(d, "iodepth", json_integer(sj->iodepth));
+    json_object_set_new(d, "file_extra_flags",
+                        json_string(sbio_extra_flags_str(fl, sizeof(fl), sj->flags)));
+    json_object_set_new(d, "rate_ops_per_s", json_integer((json_int_t)sj->rate));
+    json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
+    json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
+    json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
+    json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
+    char prio[24];
+    json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
+    json_object_set_new(d, "group", group_declared(&sj->group));
+    for (unsigned k = 0; k < sj->nblocks; k++)
+        json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
+                                                "weight", sj->block_weight[k]));
+    json_object_set_new(d, "blocks", blocks);
+    if (sj->mode != SBIO_MODE_NONE) {
+        json_object_set_new(d, "kind", json_string("mode"));
+        json_object_set_new(d, "mode", json_string(sbio_mode_name(sj->mode)));
+        json_object_set_new(d, "fsync_freq", json_integer((json_int_t)sj->fsync_freq));
+        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
+        json_object_set_new(d, "rw_ratio", json_real(sj->rw_ratio));
+        json_object_set_new(
+            d, "stream", json_string(sj->stream == SBIO_SEQ_PER_THREAD ? "per-thread" : "shared"));
+    } else if (sj->event) {
+        json_object_set_new(d, "kind", json_string("event"));
+    } else {
+        json_object_set_new(d, "kind", json_string("mix"));
+        json_object_set_new(
+            d, "mix",
+            json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
+                      sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
+                      sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
+        job_declared_tree(d, sj);
+        json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
+        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
+        json_object_set_new(d, "pattern_a", json_real(sj->pa));
+        json_object_set_new(d, "pattern_b", json_real(sj->pb));
+    }
+    return d;
 }

@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "ioprio.h"
+#include "mix.h"
 #include "job.h"
 #include "report.h"
 #include "runner.h"
@@ -784,4 +785,22 @@ void sbio_report_phases(FILE *out, struct sbio_phase_table *t)
     }
     free(t->rows);
     *t = (struct sbio_phase_table){0};
+}
+
+/* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
+ * readwhole, close", cut short with "…" if it is too long. */
+void sbio_report_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj)
+{
+    size_t n = (size_t)snprintf(buf, len, ", on the tree: %s", sj->nflow ? "flow " : "");
+    for (unsigned i = 0; i < (sj->nflow ? sj->nflow : SBIO_MIX_NR) && n < len; i++) {
+        int op = sj->nflow ? sj->flow[i] : (int)i;
+        if (!sj->nflow && !(sj->weight[op] > 0))
+            continue;
+        int w = sj->nflow ? snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sbio_mix_op_name(op))
+                          : snprintf(buf + n, len - n, "%s%s %g", buf[n - 1] == ' ' ? "" : ", ",
+                                     sbio_mix_op_name(op), sj->weight[op]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    if (n >= len)
+        snprintf(buf + len - 5, 5, "\u2026");
 }

@@ -26,12 +26,6 @@
 #define SBIO_WORKLOADS_DIR "/usr/local/share/sbio/workloads"
 #endif
 
-const char *sbio_pattern_name(int pattern)
-{
-    static const char *const n[] = {"uniform", "seq", "zipf", "pareto", "gaussian", "hot"};
-    return pattern >= 0 && pattern <= SBIO_PAT_HOT ? n[pattern] : "?";
-}
-
 /* Not found under any of dirs: say where name.lua was looked for, into buf. */
 static void script_not_found(const char *file, const char *const *dirs, size_t n, char *buf,
                              size_t len)

@@ -16,9 +16,6 @@
 
 #include "decl.h"
 
-/* The name of an access pattern (enum sbio_pattern), as scripts spell it. */
-const char *sbio_pattern_name(int pattern);
-
 /* Find a script: a path as given, or a bare name ("oltp" or "oltp.lua") in the workloads
  * folder (SBIO_WORKLOADS, else the installed $(PREFIX)/share/sbio/workloads, else
  * ./workloads). Returns buf holding the script's path, or NULL when there is no such script;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "decl_check.h"
 #include "environment.h"
 #include "fileset.h"
 #include "job.h"
@@ -581,91 +582,6 @@ static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_
     return rc;
 }
 
-/* A job's group as declared (0: not set), null without one. */
-static json_t *group_declared(const struct sbio_cgroup_spec *g)
-{
-    if (!g->set)
-        return json_null();
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I}", "weight", (json_int_t)g->weight,
-                     "bfq_weight", (json_int_t)g->bfq_weight, "rbps", (json_int_t)g->rbps, "wbps",
-                     (json_int_t)g->wbps, "riops", (json_int_t)g->riops, "wiops",
-                     (json_int_t)g->wiops, "device",
-                     g->max_dev[0] ? json_string(g->max_dev) : json_null(), "latency_us",
-                     (json_int_t)g->latency_us);
-}
-
-/* A tree job's declaration beyond a flat mix's: the weights of its file-system operations
- * (those above 0) in "mix", its "flow" and "appends" when it has them. */
-static void job_declared_tree(json_t *d, const struct sbio_script_job *sj)
-{
-    json_t *mix = json_object_get(d, "mix"), *flow = json_array(), *app = json_array();
-    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR; op++)
-        if (sj->weight[op] > 0)
-            json_object_set_new(mix, sbio_mix_op_name(op), json_real(sj->weight[op]));
-    for (unsigned i = 0; i < sj->nflow; i++)
-        json_array_append_new(flow, json_string(sbio_mix_op_name(sj->flow[i])));
-    for (unsigned k = 0; k < sj->nappend; k++)
-        json_array_append_new(app, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->append[k],
-                                             "weight", sj->append_weight[k]));
-    if (sj->nflow)
-        json_object_set_new(d, "flow", flow);
-    else
-        json_decref(flow);
-    if (sj->nappend)
-        json_object_set_new(d, "appends", app);
-    else
-        json_decref(app);
-}
-
-/* A job as the script declared it, for the JSON beside its result (the result's config
- * describes the run, and a mix is no sysbench mode). */
-static json_t *job_declared(const struct sbio_script_job *sj)
-{
-    char fl[64];
-    json_t *d = json_object(), *blocks = json_array();
-    json_object_set_new(d, "threads", json_integer(sj->threads));
-    json_object_set_new(d, "ioengine", json_string(sbio_engine_name(sj->engine)));
-    json_object_set_new(d, "iodepth", json_integer(sj->iodepth));
-    json_object_set_new(d, "file_extra_flags",
-                        json_string(sbio_extra_flags_str(fl, sizeof(fl), sj->flags)));
-    json_object_set_new(d, "rate_ops_per_s", json_integer((json_int_t)sj->rate));
-    json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
-    json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
-    json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
-    json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
-    char prio[24];
-    json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
-    json_object_set_new(d, "group", group_declared(&sj->group));
-    for (unsigned k = 0; k < sj->nblocks; k++)
-        json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
-                                                "weight", sj->block_weight[k]));
-    json_object_set_new(d, "blocks", blocks);
-    if (sj->mode != SBIO_MODE_NONE) {
-        json_object_set_new(d, "kind", json_string("mode"));
-        json_object_set_new(d, "mode", json_string(sbio_mode_name(sj->mode)));
-        json_object_set_new(d, "fsync_freq", json_integer((json_int_t)sj->fsync_freq));
-        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
-        json_object_set_new(d, "rw_ratio", json_real(sj->rw_ratio));
-        json_object_set_new(
-            d, "stream", json_string(sj->stream == SBIO_SEQ_PER_THREAD ? "per-thread" : "shared"));
-    } else if (sj->event) {
-        json_object_set_new(d, "kind", json_string("event"));
-    } else {
-        json_object_set_new(d, "kind", json_string("mix"));
-        json_object_set_new(
-            d, "mix",
-            json_pack("{s:f,s:f,s:f,s:f,s:f}", "read", sj->weight[SBIO_MIX_READ], "write",
-                      sj->weight[SBIO_MIX_WRITE], "fsync", sj->weight[SBIO_MIX_FSYNC], "fdatasync",
-                      sj->weight[SBIO_MIX_FDATASYNC], "rmw", sj->weight[SBIO_MIX_RMW]));
-        job_declared_tree(d, sj);
-        json_object_set_new(d, "pattern", json_string(sbio_pattern_name(sj->pattern)));
-        json_object_set_new(d, "fsync_end", json_boolean(sj->fsync_end));
-        json_object_set_new(d, "pattern_a", json_real(sj->pa));
-        json_object_set_new(d, "pattern_b", json_real(sj->pb));
-    }
-    return d;
-}
-
 /* Where a job's threads stand among all those that share its set (runner.h): the other
  * ranks' on a set they share and, under --verify, the other jobs' of its phase, whose blocks
  * must be disjoint from its own. before: the threads of the phase's jobs before it; phase:
@@ -740,16 +656,6 @@ static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tre
     job->invalidate = false;
 }
 
-/* Job k's share of phase p's events, in proportion to its threads, exactly: its threads'
- * share of the cumulative count, floor to floor. */
-static uint64_t session_job_events(const struct sbio_script_phase *p, unsigned k,
-                                   unsigned total_threads, unsigned threads_before)
-{
-    return (uint64_t)((unsigned __int128)p->events * (threads_before + p->jobs[k].threads) /
-                          total_threads -
-                      (unsigned __int128)p->events * threads_before / total_threads);
-}
-
 /* Job k of phase pi of the session's declaration, ready for this rank: j->whole as declared
  * over every rank (what the reports describe), j->job this rank's share of it. --events and
  * --rate are totals, of which each rank takes its share; ranks with sets of their own draw
@@ -763,7 +669,7 @@ static int session_job_build(struct session_job *j, struct session *s, unsigned 
     const struct sbio_script_phase *p = &d->phases[pi];
     const struct sbio_script_job *sj = &p->jobs[k];
     struct sbio_job *w = &j->whole;
-    sbio_job_declare(w, p, k, session_job_events(p, k, total_threads, threads_before), s->set);
+    sbio_job_declare(w, p, k, sbio_job_events(p, k, total_threads, threads_before), s->set);
     if (d->plain) {
         w->seed = seed;
         w->block_what = "--file-block-size";
@@ -828,24 +734,6 @@ static const char *session_threads(char *buf, size_t len, unsigned n, const stru
     return buf;
 }
 
-/* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
- * readwhole, close", cut short with "…" if it is too long. */
-static void session_tree_ops(char *buf, size_t len, const struct sbio_script_job *sj)
-{
-    size_t n = (size_t)snprintf(buf, len, ", on the tree: %s", sj->nflow ? "flow " : "");
-    for (unsigned i = 0; i < (sj->nflow ? sj->nflow : SBIO_MIX_NR) && n < len; i++) {
-        int op = sj->nflow ? sj->flow[i] : (int)i;
-        if (!sj->nflow && !(sj->weight[op] > 0))
-            continue;
-        int w = sj->nflow ? snprintf(buf + n, len - n, "%s%s", i ? ", " : "", sbio_mix_op_name(op))
-                          : snprintf(buf + n, len - n, "%s%s %g", buf[n - 1] == ' ' ? "" : ", ",
-                                     sbio_mix_op_name(op), sj->weight[op]);
-        n += w > 0 ? (size_t)w : 0;
-    }
-    if (n >= len)
-        snprintf(buf + len - 5, 5, "\u2026");
-}
-
 /* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
  * when there is none); their JSON into pj. The worst job's status into *status. */
 static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
@@ -864,8 +752,8 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (!jobs[k].res.measured) {
             if (want_doc)
                 json_array_append_new(jj, json_pack("{s:s,s:o,s:s}", "name", p->jobs[k].name,
-                                                    "declared", job_declared(&p->jobs[k]), "error",
-                                                    jobs[k].res.error_msg));
+                                                    "declared", sbio_json_declared(&p->jobs[k]),
+                                                    "error", jobs[k].res.error_msg));
             continue;
         }
         bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
@@ -876,7 +764,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
                      sbio_ioprio_name(prio, sizeof(prio), jobs[k].whole.ioprio));
         char thr[64], ops[320] = "";
         if (jobs[k].job.tree)
-            session_tree_ops(ops, sizeof(ops), &p->jobs[k]);
+            sbio_report_tree_ops(ops, sizeof(ops), &p->jobs[k]);
         fprintf(ses->text, "\n--- Job %s (%s, %s%s%s%s) ---\n", p->jobs[k].name,
                 session_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
                 sbio_engine_name(p->jobs[k].engine), ops,
@@ -892,7 +780,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (want_doc)
             json_array_append_new(
                 jj, json_pack("{s:s,s:o,s:o}", "name", p->jobs[k].name, "declared",
-                              job_declared(&p->jobs[k]), "result",
+                              sbio_json_declared(&p->jobs[k]), "result",
                               sbio_json_result(&of, &ses->fs, &jobs[k].res, ses->env)));
     }
     json_object_set_new(pj, "jobs", jj);
@@ -1052,111 +940,6 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
     return doc;
 }
 
-/* Why job k of phase p cannot be verified beside other threads (of its phase, or of other
- * ranks on the same set), or NULL. Random modes and mixes draw from their threads' own
- * blocks (block % threads == thread, workload.c), sequential modes walk per-thread slices:
- * one rule or the other for all of a phase's jobs. */
-static const char *session_verify_clash(const struct sbio_script_phase *p, unsigned k, char *why,
-                                        size_t len)
-{
-    const struct sbio_script_job *j = &p->jobs[k];
-    if (j->event)
-        return "event(ctx) chooses its offsets itself, which may be blocks other threads read "
-               "or write; under --verify an event job must be its phase's only thread";
-    uint64_t small = j->block[0], big = j->block[0];
-    for (unsigned b = 1; b < j->nblocks && j->mode == SBIO_MODE_NONE; b++) {
-        small = j->block[b] < small ? j->block[b] : small;
-        big = j->block[b] > big ? j->block[b] : big;
-    }
-    if (big > small) {
-        char a[32], c[32];
-        snprintf(why, len,
-                 "requests of %s to %s would cover other threads' blocks (each thread owns "
-                 "blocks of %s); under --verify a mix of several sizes must be its phase's "
-                 "only thread",
-                 sbio_fmt_bytes(a, sizeof(a), small), sbio_fmt_bytes(c, sizeof(c), big), a);
-        return why;
-    }
-    for (unsigned o = 0; o < p->njobs; o++) {
-        const struct sbio_script_job *q = &p->jobs[o];
-        uint64_t qs = q->block[0];
-        for (unsigned b = 1; b < q->nblocks && q->mode == SBIO_MODE_NONE; b++)
-            qs = q->block[b] < qs ? q->block[b] : qs;
-        if (!q->event && qs != small) { /* block i of one is not block i of the other */
-            char a[32], c[32];
-            snprintf(why, len,
-                     "its blocks of %s and job \"%s\"'s of %s overlap; under --verify a "
-                     "phase's jobs have one block size",
-                     sbio_fmt_bytes(a, sizeof(a), small), q->name,
-                     sbio_fmt_bytes(c, sizeof(c), qs));
-            return why;
-        }
-    }
-    bool seq = sbio_mode_sequential(j->mode);
-    for (unsigned o = 0; o < p->njobs; o++)
-        if (!p->jobs[o].event && sbio_mode_sequential(p->jobs[o].mode) != seq) {
-            snprintf(why, len,
-                     "it %s while job \"%s\" %s, so their blocks overlap; under --verify a "
-                     "phase's jobs are all sequential modes or none",
-                     seq ? "walks per-thread slices of the set"
-                         : "draws blocks spread over the set",
-                     p->jobs[o].name,
-                     seq ? "draws blocks spread over it" : "walks per-thread slices of it");
-            return why;
-        }
-    return NULL;
-}
-
-/* --verify needs each block read and written by one thread of a phase (verify.h): a phase's
- * jobs partition the set's blocks among all its threads (session_place numbers them across
- * the jobs, and across the ranks that share the set: sharing of them); a phase of one thread
- * verifies any job. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_verify(const struct sbio_script *s, unsigned sharing)
-{
-    for (unsigned pi = 0; pi < s->nphases; pi++) {
-        const struct sbio_script_phase *p = &s->phases[pi];
-        unsigned threads = 0;
-        for (unsigned k = 0; k < p->njobs; k++)
-            threads += p->jobs[k].threads;
-        for (unsigned k = 0; k < p->njobs && threads * sharing > 1; k++) {
-            char buf[320];
-            const char *why = session_verify_clash(p, k, buf, sizeof(buf));
-            if (why) {
-                sbio_err("--verify: phase \"%s\", job \"%s\": %s", p->name, p->jobs[k].name, why);
-                return -SBIO_EUSAGE;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Every job's group checked against the set's devices t before anything is made (cgroup.h).
- * 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_groups(const struct sbio_target *t, const struct sbio_script *s)
-{
-    int rc = 0;
-    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
-        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
-            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
-            rc = sbio_cgroup_spec_check(&j->group, j->name, t);
-        }
-    return rc;
-}
-
-/* Every job's I/O priority (its own, else the command line's) tried before the header: the
- * realtime class without the privilege is refused then, not phase by phase. 0 or
- * -SBIO_EUSAGE (message printed). */
-static int session_check_ioprio(const struct sbio_settings *set, const struct sbio_script *s)
-{
-    int rc = 0;
-    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
-        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
-            int prio = s->phases[pi].jobs[k].ioprio;
-            rc = sbio_ioprio_check(prio != SBIO_IOPRIO_NONE ? prio : set->job.ioprio);
-        }
-    return rc;
-}
-
 /* Whether the script starts on a cold set: its first phase drops the page cache, or all its
  * jobs drop the set's pages. Pages cached before it are then gone, and every page the script
  * reads afterwards is charged to its memory group. */
@@ -1171,302 +954,11 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
-/* Under n MPI ranks every rank runs a share of each job's events and rate (a share of 0
- * would be no limit: refused), and a set the ranks share cannot take a seqwr job (it
- * empties the files every rank writes). 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_ranks(const struct sbio_settings *set, const struct sbio_script *s,
-                               unsigned n)
-{
-    for (unsigned pi = 0; pi < s->nphases && n > 1; pi++) {
-        const struct sbio_script_phase *p = &s->phases[pi];
-        unsigned total = 0, before = 0;
-        for (unsigned k = 0; k < p->njobs; k++)
-            total += p->jobs[k].threads;
-        for (unsigned k = 0; k < p->njobs; before += p->jobs[k++].threads) {
-            const struct sbio_script_job *j = &p->jobs[k];
-            uint64_t ev = session_job_events(p, k, total, before);
-            if ((ev && ev < n) || (j->rate && j->rate < n)) {
-                bool events = ev && ev < n;
-                sbio_err("phase \"%s\", job \"%s\": %s %" PRIu64 "%s over %u ranks leaves some "
-                         "ranks none; accepted: at least %u (one per rank)",
-                         p->name, j->name,
-                         events ? "its share of the phase's events," : "a rate of",
-                         events ? ev : j->rate, events ? "" : " ops/s", n, n);
-                return -SBIO_EUSAGE;
-            }
-            if (j->mode == SBIO_MODE_SEQWR && !set->file_per_rank) {
-                sbio_err("phase \"%s\", job \"%s\": seqwr on a set shared by %u ranks empties "
-                         "the files every rank writes; accepted: --file-per-rank, or seqrewr",
-                         p->name, j->name, n);
-                return -SBIO_EUSAGE;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Whether job j does op (enum sbio_mix_op): a weight above 0, or a place in its flow. */
-static bool job_does(const struct sbio_script_job *j, int op)
-{
-    for (unsigned i = 0; i < j->nflow; i++)
-        if (j->flow[i] == op)
-            return true;
-    return !j->nflow && j->weight[op] > 0;
-}
-
-/* Whether a job of phases 0 .. pi does op: what they did is on disk when phase pi runs. */
-static bool phases_do(const struct sbio_script *s, unsigned pi, int op)
-{
-    for (unsigned p = 0; p <= pi; p++)
-        for (unsigned k = 0; k < s->phases[p].njobs; k++)
-            if (job_does(&s->phases[p].jobs[k], op))
-                return true;
-    return false;
-}
-
-/* Job j of a script without a tree: none of a tree's operations, flow or append. 0 or
- * -SBIO_EUSAGE (message printed). */
-static int session_check_flat_job(const struct sbio_script *s, const struct sbio_script_job *j)
-{
-    const char *what = j->nflow ? "flow" : j->nappend ? "append" : NULL;
-    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR && !what; op++)
-        what = job_does(j, op) ? sbio_mix_op_name(op) : NULL;
-    if (!what)
-        return 0;
-    sbio_err("%s:%d: job %s: %s needs a file tree; declare one with fileset { files = N, "
-             "dirwidth = W, size = ... }",
-             s->path, j->line, j->name, what);
-    return -SBIO_EUSAGE;
-}
-
-/* The operations that make a file the thread's current one (fsop.h): create and open; in
- * a mix the writes, in a flow every operation on a file's content. */
-static const int make_current[] = {SBIO_MIX_CREATE,     SBIO_MIX_OPEN,  SBIO_MIX_APPEND,
-                                   SBIO_MIX_WRITEWHOLE, SBIO_MIX_WRITE, SBIO_MIX_READWHOLE,
-                                   SBIO_MIX_READ};
-#define MAKE_CURRENT_MIX 5 /* the first five make it in a mix too */
-
-/* close, fsync and fdatasync act on the thread's current file: a job without an operation
- * that makes one can never serve them. what is set to why ("" when it can). */
-static void job_check_current(const struct sbio_script_job *j, char *what, size_t len)
-{
-    int needs = job_does(j, SBIO_MIX_CLOSE)       ? SBIO_MIX_CLOSE
-                : job_does(j, SBIO_MIX_FSYNC)     ? SBIO_MIX_FSYNC
-                : job_does(j, SBIO_MIX_FDATASYNC) ? SBIO_MIX_FDATASYNC
-                                                  : -1;
-    size_t n = j->nflow ? sizeof(make_current) / sizeof(make_current[0]) : MAKE_CURRENT_MIX;
-    for (size_t i = 0; i < n && needs >= 0; i++)
-        if (job_does(j, make_current[i]))
-            return;
-    if (needs >= 0)
-        snprintf(what, len,
-                 "%s needs the thread's current file, which only create, open, append, "
-                 "write and writewhole make (in a flow read and readwhole too); add one",
-                 sbio_mix_op_name(needs));
-}
-
-/* Job j of a tree script: a mix or flow of operations on the tree, by system calls. 0 or
- * -SBIO_EUSAGE (message printed). */
-static int session_check_tree_job(const struct sbio_script *s, const struct sbio_script_job *j)
-{
-    char what[192] = "";
-    if (j->mode != SBIO_MODE_NONE || j->event)
-        snprintf(what, sizeof(what), "%s%s%s: a tree's jobs take a mix or a flow",
-                 j->event ? "event = true" : "mode = \"", j->event ? "" : sbio_mode_name(j->mode),
-                 j->event ? "" : "\"");
-    else if (job_does(j, SBIO_MIX_RMW))
-        snprintf(what, sizeof(what),
-                 "rmw works on a flat fileset; accepted in a tree job: read, "
-                 "write and the file-system operations");
-    else if (!sbio_engine_has(j->engine, SBIO_ENG_PSYNC))
-        snprintf(what, sizeof(what),
-                 "engine '%s': a tree's operations are system calls; "
-                 "accepted: sync",
-                 sbio_engine_name(j->engine));
-    else if (j->flags & SBIO_XF_DIRECT)
-        snprintf(what, sizeof(what),
-                 "flags \"direct\": O_DIRECT fails at the tails of files "
-                 "of any size; accepted: sync, dsync");
-    else
-        job_check_current(j, what, sizeof(what));
-    if (!what[0])
-        return 0;
-    sbio_err("%s:%d: job %s: %s", s->path, j->line, j->name, what);
-    return -SBIO_EUSAGE;
-}
-
-/* The operations that act on an existing file of the thread's own. */
-static const int need_file[] = {SBIO_MIX_READ,      SBIO_MIX_WRITE,      SBIO_MIX_APPEND,
-                                SBIO_MIX_READWHOLE, SBIO_MIX_WRITEWHOLE, SBIO_MIX_OPEN,
-                                SBIO_MIX_STAT,      SBIO_MIX_UNLINK,     SBIO_MIX_RENAME};
-#define NEED_FILE (sizeof(need_file) / sizeof(need_file[0]))
-
-/* Whether job j of phase pi, or a job of an earlier phase, does op: a job's threads own
- * their own slots (fsop.h), so another job of the same phase never frees or fills them;
- * an earlier phase's jobs, numbered otherwise, may have. */
-static bool job_served(const struct sbio_script *s, unsigned pi, const struct sbio_script_job *j,
-                       int op)
-{
-    return job_does(j, op) || (pi > 0 && phases_do(s, pi - 1, op));
-}
-
-/* Job j of phase pi asks for an operation it can never be served: a free slot when prepare
- * fills every one and neither the job nor an earlier phase unlinks, a file when prepare
- * makes none and neither creates. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_serve(const struct sbio_script *s, unsigned pi,
-                               const struct sbio_script_job *j)
-{
-    const struct sbio_tree_decl *t = &s->tree;
-    uint64_t made = sbio_tree_decl_made(t);
-    const char *p = s->phases[pi].name;
-    int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
-    if (made >= t->files && job_does(j, op) && !job_served(s, pi, j, SBIO_MIX_UNLINK)) {
-        sbio_err("%s:%d: job %s: %s needs a free slot, but the fileset (line %d) has prealloc "
-                 "= 1 and neither the job nor one of a phase before \"%s\" unlinks (the "
-                 "phase's other jobs own other slots); lower prealloc or add unlink",
-                 s->path, j->line, j->name, sbio_mix_op_name(op), t->line, p);
-        return -SBIO_EUSAGE;
-    }
-    for (size_t i = 0; i < NEED_FILE && !made; i++)
-        if (job_does(j, need_file[i]) && !job_served(s, pi, j, SBIO_MIX_CREATE)) {
-            sbio_err("%s:%d: job %s: %s needs a file, but the fileset (line %d) has prealloc "
-                     "= 0 and neither the job nor one of a phase before \"%s\" creates (the "
-                     "phase's other jobs own other slots); raise prealloc or add create",
-                     s->path, j->line, j->name, sbio_mix_op_name(need_file[i]), t->line, p);
-            return -SBIO_EUSAGE;
-        }
-    return 0;
-}
-
-/* The first operation of job j that needs a slot of the thread's own (any but mkdir and
- * readdir), and of those the first that needs a file (*file; -1 when none), or -1. */
-static int job_slot_op(const struct sbio_script_job *j, int *file)
-{
-    *file = -1;
-    for (size_t i = 0; i < NEED_FILE && *file < 0; i++)
-        *file = job_does(j, need_file[i]) ? need_file[i] : -1;
-    for (int op = 0; op < SBIO_MIX_NR; op++)
-        if (op != SBIO_MIX_MKDIR && op != SBIO_MIX_READDIR && job_does(j, op))
-            return op;
-    return -1;
-}
-
-/* Phase pi's jobs that create or rename, when neither they nor an earlier phase unlinks (nor
- * renames: an earlier phase's threads own other slots): the free slots then are at most
- * those prepare leaves, [made, files), and a thread that owns none of them (more threads than
- * free slots) never creates. width: the phase's threads per rank, sharing: the ranks sharing
- * the tree. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_free(const struct sbio_script *s, unsigned pi, unsigned sharing,
-                              uint64_t width)
-{
-    const struct sbio_script_phase *p = &s->phases[pi];
-    uint64_t files = s->tree.files, all = width * sharing;
-    uint64_t made = sbio_tree_decl_made(&s->tree);
-    uint64_t free = files - made;
-    if (free >= all || (pi > 0 && phases_do(s, pi - 1, SBIO_MIX_RENAME)))
-        return 0; /* every thread owns a free slot, or one may be freed */
-    for (unsigned k = 0, before = 0; k < p->njobs; before += p->jobs[k++].threads) {
-        const struct sbio_script_job *j = &p->jobs[k];
-        int op = job_does(j, SBIO_MIX_CREATE) ? SBIO_MIX_CREATE : SBIO_MIX_RENAME;
-        if (!job_does(j, op) || job_served(s, pi, j, SBIO_MIX_UNLINK))
-            continue;
-        /* Thread t owns a free slot when some s in [made, files) has s mod all = t. */
-        for (uint64_t r = 0; r < sharing; r++)
-            for (uint64_t t = r * width + before; t < r * width + before + j->threads; t++) {
-                if ((t + all - made % all) % all < free)
-                    continue;
-                sbio_err("%s:%d: job %s: %s: thread %" PRIu64 " of the %" PRIu64
-                         " of phase \"%s\"%s owns none of the tree's %" PRIu64
-                         " free slots (%" PRIu64 " to %" PRIu64 "; thread t owns the slots s "
-                         "with s mod %" PRIu64 " = t), and neither the job nor a phase before "
-                         "frees one; use fewer threads, lower prealloc or add unlink (fileset, "
-                         "line %d)",
-                         s->path, j->line, j->name, sbio_mix_op_name(op), t, all, p->name,
-                         sharing > 1 ? " over its ranks" : "", free, made, files - 1, all,
-                         s->tree.line);
-                return -SBIO_EUSAGE;
-            }
-    }
-    return 0;
-}
-
-/* Phase pi's threads on the tree: thread t of T (every job's, numbered job after job, rank
- * after rank sharing the tree) owns the slots s with s % T == t (fsop.h). A job whose last
- * thread's number is the tree's slots or more has threads that own none; one whose last
- * thread's number is prepare's files or more, threads that own none of them, and so never a
- * file unless the job or an earlier phase creates. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_slots(const struct sbio_script *s, unsigned pi, unsigned sharing)
-{
-    const struct sbio_script_phase *p = &s->phases[pi];
-    uint64_t width = 0, before = 0, files = s->tree.files;
-    uint64_t made = sbio_tree_decl_made(&s->tree);
-    for (unsigned k = 0; k < p->njobs; k++)
-        width += p->jobs[k].threads;
-    for (unsigned k = 0; k < p->njobs; k++) {
-        const struct sbio_script_job *j = &p->jobs[k];
-        uint64_t last = (sharing - 1) * width + before + j->threads - 1;
-        before += j->threads;
-        int file, op = job_slot_op(j, &file);
-        bool unmade = file >= 0 && last >= made && !job_served(s, pi, j, SBIO_MIX_CREATE);
-        if (op < 0 || (last < files && !unmade))
-            continue;
-        char why[96];
-        snprintf(why, sizeof(why),
-                 last < files ? "files prepare makes (%" PRIu64 ")" : "slots (%" PRIu64 ")",
-                 last < files ? made : files);
-        sbio_err("%s:%d: job %s: %s: thread %" PRIu64 " of the %" PRIu64 " of phase \"%s\"%s "
-                 "owns none of the tree's %s (thread t owns the slots s with s mod %" PRIu64
-                 " = t); use fewer threads, or more files or prealloc (fileset, line %d)",
-                 s->path, j->line, j->name, sbio_mix_op_name(last < files ? file : op), last,
-                 width * sharing, p->name, sharing > 1 ? " over its ranks" : "", why,
-                 width * sharing, s->tree.line);
-        return -SBIO_EUSAGE;
-    }
-    return session_check_free(s, pi, sharing, width);
-}
-
-/* Every job's operations against the script's file set (a tree, or a flat set); --verify
- * (set) has nothing to check on a tree. 0 or -SBIO_EUSAGE (message printed). */
-static int session_check_ops(const struct sbio_settings *set, const struct sbio_script *s,
-                             unsigned sharing)
-{
-    int rc = 0;
-    if (set->verify && s->tree.set) {
-        sbio_err("--verify: %s declares a file tree (line %d), whose files carry no "
-                 "verification stamps; run it without --verify",
-                 s->path, s->tree.line);
-        return -SBIO_EUSAGE;
-    }
-    for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
-        for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
-            const struct sbio_script_job *j = &s->phases[pi].jobs[k];
-            if (!s->tree.set)
-                rc = session_check_flat_job(s, j);
-            else if (!(rc = session_check_tree_job(s, j)))
-                rc = session_check_serve(s, pi, j);
-        }
-    for (unsigned pi = 0; pi < s->nphases && !rc && s->tree.set; pi++)
-        rc = session_check_slots(s, pi, sharing);
-    return rc;
-}
-
-int sbio_session_check_decl(const struct sbio_settings *set, const struct sbio_script *s,
-                            unsigned nranks)
-{
-    /* The ranks sharing the set (1 alone) number their threads as one phase's. */
-    unsigned sharing = set->file_per_rank ? 1 : nranks;
-    if (session_check_ops(set, s, sharing))
-        return -SBIO_EUSAGE;
-    if ((set->verify && session_check_verify(s, sharing)) || session_check_ranks(set, s, nranks))
-        return -SBIO_EUSAGE;
-    return 0;
-}
-
 int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s)
 {
     struct sbio_target t;
-    if (sbio_session_check_decl(set, s, sbio_mpi_size()) || session_check_ioprio(set, s) ||
-        session_target(set, &t) || session_check_groups(&t, s))
+    if (sbio_decl_check(set, s, sbio_mpi_size()) || session_target(set, &t) ||
+        sbio_decl_check_system(set, s, &t))
         return -SBIO_EUSAGE;
     return 0;
 }

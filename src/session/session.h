@@ -45,17 +45,10 @@ int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *
 
 struct sbio_script;
 
-/* What a script's declarations allow with set under nranks MPI ranks, before anything is
- * opened: --verify's partition (a phase's jobs must not share a block) and the ranks' shares
- * (each job's share of a phase's events and its rate split across ranks: a share of 0
- * would be no limit; no seqwr job on a set the ranks share). The same on every rank: called
- * with the command line's checks. Pure; 0 or -SBIO_EUSAGE (message printed). */
-int sbio_session_check_decl(const struct sbio_settings *set, const struct sbio_script *s,
-                            unsigned nranks);
-
-/* The checks of a script under set that change nothing: --verify against its phases, each
- * job's I/O priority and group (against the set's devices). compare makes them for every
- * setting before the first runs. 0 or -SBIO_EUSAGE (message printed). */
+/* The checks of a script under set that change nothing (decl_check.h): what its phases allow
+ * under this job's MPI ranks, each job's I/O priority and group (against the set's devices).
+ * compare makes them for every setting before the first runs. 0 or -SBIO_EUSAGE (message printed).
+ */
 int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s);
 
 #endif

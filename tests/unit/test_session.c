@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decl_check.h"
 #include "engine.h"
 #include "fileset.h"
 #include "helpers.h"
@@ -225,29 +226,29 @@ static void test_script_ranks(void **state)
     assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--rand-seed=9"), err, sizeof(err)), 0);
     struct capture c;
     /* 1001 events: 333 and 668, enough for 333 ranks, not 334; 10 for the second phase. */
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 1), 0);
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 10), 0);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 1), 0);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 10), 0);
     s.phases[1].events = 0;
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 333), 0);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 333), 0);
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 334), -SBIO_EUSAGE);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 334), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "phase \"mixed\", job \"mix\": its share of the phase's events, 333 over 334 "
                     "ranks leaves some ranks none; accepted: at least 334 (one per rank)");
     s.phases[0].events = 0;
     s.phases[0].jobs[1].rate = 2;
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 3), -SBIO_EUSAGE);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 3), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "job \"rndrw\": a rate of 2 ops/s over 3 ranks leaves some ranks none");
     s.phases[0].jobs[1].rate = 0;
     s.phases[0].jobs[1].mode = SBIO_MODE_SEQWR;
     cap_begin(&c);
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 2), -SBIO_EUSAGE);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 2), -SBIO_EUSAGE);
     cap_end(&c, err, sizeof(err));
     assert_has(err, "job \"rndrw\": seqwr on a set shared by 2 ranks");
     cfg.file_per_rank = true;
-    assert_int_equal(sbio_session_check_decl(TS(&cfg), &s, 2), 0);
+    assert_int_equal(sbio_decl_check(TS(&cfg), &s, 2), 0);
 }
 
 /* A fake cgroup v2 root (SBIO_CGROUP_ROOT) offering controllers ctrls, and a state folder,
