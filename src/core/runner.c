@@ -246,9 +246,12 @@ static int run_check_flags(struct run *r, uint64_t *direct_align)
     if (!(job->extra_flags & SBIO_XF_DIRECT))
         return 0;
     if (r->eng->flags & SBIO_ENG_NO_DIRECT) {
-        sbio_err("--file-extra-flags=direct: the %s engine cannot do O_DIRECT (it goes "
-                 "through the page cache); accepted engines: sync, libaio, io_uring",
-                 r->eng->name);
+        char names[128];
+        sbio_err(
+            "--file-extra-flags=direct: the %s engine cannot do O_DIRECT (it goes "
+            "through the page cache); accepted engines: %s",
+            r->eng->name,
+            sbio_engine_names(names, sizeof(names), ", ", SBIO_ENG_NO_DIRECT | SBIO_ENG_NO_IO));
         return -SBIO_EUSAGE;
     }
     if (r->eng->flags & SBIO_ENG_NO_IO)
