@@ -37,8 +37,8 @@ UNIT_HELPERS := $(filter-out $(BUILD)/unit/test_%,$(UNIT_OBJS))
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/tools/*.c))
 FORMAT_FILES := $(wildcard src/*.[ch] src/engines/*.c tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
-.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments install \
-	clean format format-check
+.PHONY: all deps test-deps run test test-asan test-tsan sanitizer-test bench experiments golden \
+	install clean format format-check
 
 all: $(BIN)
 
@@ -170,6 +170,12 @@ experiments:
 	@./scripts/install-deps.sh fio sysbench bonnie++ fsmark postmark python3
 	@$(MAKE) --no-print-directory all
 	@./bench/experiments.sh
+
+# make golden OLD=path/to/old/sbio: this build's outputs against another binary's, case by
+# case (scripts/golden.sh, doc/testing.md); never part of make test.
+golden: $(BIN)
+	@test -n "$(OLD)" || { echo "make golden needs OLD=path/to/the/other/sbio" >&2; exit 2; }
+	@./scripts/golden.sh "$(OLD)" ./$(BIN) $(GOLDEN_OUT)
 
 # The man page names the documents by their place in the source tree (doc/NAME.md); the
 # installed copy names them where they are installed.
