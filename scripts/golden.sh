@@ -14,10 +14,11 @@
 # masked rows; charts as their format and pixel size. `golden.sh OLD OLD` must report 0 differ:
 # whatever differs between two runs of one binary is masked, and nothing more.
 #
-# Prints "same" or "DIFFER" per case (with a unified diff of the normalized outputs), then
-# "N same, N differ"; exits 1 when a case differs, 2 on bad usage. OUTDIR (default: a new
-# folder under /tmp) keeps every raw and normalized output: OUTDIR/{old,new}/CASE/.
-# GOLDEN_ONLY=REGEX runs only the cases whose names match. About 5 minutes on 2 cores.
+# Prints "same" or "DIFFER" per case (with the unified diff of the normalized outputs, whole in
+# OUTDIR/CASE.diff), then "N same, N differ"; exits 1 when a case differs, 2 on bad usage.
+# OUTDIR (default: a new folder under /tmp) keeps every raw and normalized output:
+# OUTDIR/{old,new}/CASE/ and OUTDIR/{old,new}/CASE.norm.
+# GOLDEN_ONLY=REGEX runs only the cases whose names match. 2 to 3 minutes on 2 cores.
 set -u
 export LC_ALL=C
 shopt -s extglob
@@ -33,7 +34,7 @@ if [ $# -eq 3 ]; then
 	OUT=$3
 	mkdir -p "$OUT" || exit 2
 	OUT=$(realpath "$OUT")
-	rm -rf "${OUT:?}"/{old,new,w,bin,fix,state,workloads,norm.py,times}
+	rm -rf "${OUT:?}"/{old,new,w,bin,fix,state,workloads,norm.py,times} "${OUT:?}"/*.diff
 else
 	OUT=$(mktemp -d /tmp/golden.XXXXXX)
 fi
@@ -268,6 +269,23 @@ c_out.prepare-reuse() {
 	x prepare3 prepare --file-num=4 --file-total-size=12M --rand-seed=1
 	x adopt prepare "${S8[@]}" --adopt
 	listing
+}
+defcase out.sigint
+c_out.sigint() {
+	x prepare prepare "${S8[@]}"
+	# SIGINT half a second into a 30 s run: the report is printed, marked, and the exit code is 130.
+	(cd "$W" && exec "$B" run "${S8[@]}" --file-test-mode=rndrd --time=30 -o r.json) \
+		>"$R/run.out" 2>"$R/run.err" </dev/null &
+	local pid=$! i
+	for i in $(seq 100); do
+		grep -q 'Threads started' "$R/run.out" 2>/dev/null && break
+		sleep 0.2
+	done
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	echo $? >"$R/run.rc"
+	keep r.json
 }
 defcase out.bad-output-dir
 c_out.bad-output-dir() { mode_run --file-test-mode=rndrd --events=100 -o nosuch/r.json; }
@@ -906,7 +924,10 @@ for name in $NAMES; do
 		same=$((same + 1))
 	else
 		echo "DIFFER  $name"
-		diff -u --label "old/$name" --label "new/$name" "$OUT/old/$name.norm" "$OUT/new/$name.norm" | head -60 | sed 's/^/    /'
+		diff -u --label "old/$name" --label "new/$name" "$OUT/old/$name.norm" "$OUT/new/$name.norm" >"$OUT/$name.diff"
+		sed -n '1,80s/^/    /p' "$OUT/$name.diff"
+		n=$(wc -l <"$OUT/$name.diff")
+		[ "$n" -le 80 ] || echo "    … $((n - 80)) more lines in $OUT/$name.diff"
 		differ=$((differ + 1))
 	fi
 done
