@@ -51,13 +51,24 @@ unset SBIO_TOOLS CI
 # --- loop devices (root): schedulers, queue knobs and the raw-device bad inputs ----------
 LOOPDEV=''
 RAWDEV=''
+LOOP_FOUND='' # the loop device's scheduler and nr_requests as found: they outlive a detach
 MNT=$OUT/mnt
 golden_cleanup() {
+	local q sched nr
 	if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT" 2>/dev/null || umount -l "$MNT"; fi
-	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV"
+	if [ -n "$LOOPDEV" ]; then
+		q=/sys/block/${LOOPDEV#/dev/}/queue
+		if [ -n "$LOOP_FOUND" ]; then
+			read -r sched nr <<<"$LOOP_FOUND"
+			echo "$sched" >"$q/scheduler" 2>/dev/null
+			echo "$nr" >"$q/nr_requests" 2>/dev/null
+		fi
+		losetup -d "$LOOPDEV"
+	fi
 	[ -n "$RAWDEV" ] && losetup -d "$RAWDEV"
 	LOOPDEV=''
 	RAWDEV=''
+	rm -f "$OUT/loop.img" "$OUT/raw.img"
 }
 trap golden_cleanup EXIT
 trap 'exit 130' INT
@@ -69,6 +80,8 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && command -v mkfs.ext4
 	if LOOPDEV=$(losetup -f --show "$OUT/loop.img" 2>/dev/null) &&
 		mkfs.ext4 -q -F "$LOOPDEV" >/dev/null 2>&1 && mount "$LOOPDEV" "$MNT" 2>/dev/null; then
 		# A known scheduler to start from, whatever the last user of the device left.
+		q=/sys/block/${LOOPDEV#/dev/}/queue
+		LOOP_FOUND="$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$q/scheduler") $(cat "$q/nr_requests")"
 		echo none >"/sys/block/${LOOPDEV#/dev/}/queue/scheduler" 2>/dev/null
 		RAWDEV=$(losetup -f --show "$OUT/raw.img" 2>/dev/null) || RAWDEV=
 	else
@@ -84,7 +97,7 @@ command -v gnuplot >/dev/null && HAVE_GNUPLOT=true
 $HAVE_GNUPLOT || echo "note: no gnuplot: the plot cases are left out" >&2
 
 # --- running a case ------------------------------------------------------------------------
-# A case is a function c_NAME that runs steps in $W with x or xi; case NAME FLAGS registers it.
+# A case is a function c_NAME that runs steps in $W with x or xi; defcase NAME FLAGS registers it.
 # FLAGS: det (one thread, --events, --rand-seed: counts are exact), exact (no masking at all:
 # help, refusals).
 CASES=()
@@ -107,7 +120,7 @@ xi() {
 	(cd "$W" && exec timeout -k 5 120 "$@") >"$R/$label.out" 2>"$R/$label.err" </dev/null
 	echo $? >"$R/$label.rc"
 }
-# keep FILE… LABEL-PREFIX: output files the case made, kept for comparison (a missing one is
+# keep FILE…: output files the case made, kept for comparison (a missing one is
 # recorded as missing).
 keep() {
 	local f
