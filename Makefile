@@ -42,7 +42,7 @@ TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%.so,$(wildcard tests/to
 FORMAT_FILES := $(wildcard src/*.[ch] src/*/*.[ch] tests/unit/*.[ch] tests/tools/*.c bench/*.c)
 
 .PHONY: all deps test-deps run test check-layers test-asan test-tsan sanitizer-test bench \
-	experiments install clean format format-check
+	experiments golden install clean format format-check
 
 all: $(BIN)
 
@@ -179,6 +179,12 @@ experiments:
 	@./scripts/install-deps.sh fio sysbench bonnie++ fsmark postmark python3
 	@$(MAKE) --no-print-directory all
 	@./bench/experiments.sh
+
+# make golden OLD=path/to/old/sbio: this build's outputs against another binary's, case by
+# case (scripts/golden.sh, doc/testing.md); never part of make test.
+golden: $(BIN)
+	@test -n "$(OLD)" || { echo "make golden needs OLD=path/to/the/other/sbio" >&2; exit 2; }
+	@./scripts/golden.sh "$(OLD)" ./$(BIN) $(GOLDEN_OUT)
 
 # The man page names the documents by their place in the source tree (doc/NAME.md); the
 # installed copy names them where they are installed.
