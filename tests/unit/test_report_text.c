@@ -108,60 +108,82 @@ static void make_cfg(struct sbio_config *cfg, const struct how *h, const char **
 }
 #define HOW_ARGV 16
 
-/* What the report of this scope prints for res, NUL-terminated; the caller frees it. */
+/* The report's description of the run h describes: its settings and its job (a tree job when
+ * h says so), from a configuration made into cfg and job. */
+static struct sbio_report_of how_of(const struct how *h, struct sbio_config *cfg, const char **argv,
+                                    struct sbio_job *job)
+{
+    static struct sbio_tree tree;
+    make_cfg(cfg, h, argv);
+    struct sbio_report_of of = *TOF(cfg);
+    *job = *of.job;
+    job->tree = h->tree_job ? &tree : NULL;
+    of.job = job;
+    return of;
+}
+
+/* A stream into memory, and its text once closed (NUL-terminated; the caller frees it). */
+struct text_out {
+    char *text;
+    size_t len;
+    FILE *m;
+};
+
+static FILE *out_open(struct text_out *o)
+{
+    *o = (struct text_out){0};
+    o->m = open_memstream(&o->text, &o->len);
+    assert_non_null(o->m);
+    return o->m;
+}
+
+static char *out_close(struct text_out *o)
+{
+    assert_int_equal(fclose(o->m), 0);
+    return o->text;
+}
+
+/* What the report of this scope prints for res. */
 static char *report_text(const struct how *h, const struct sbio_run_result *res,
                          enum sbio_report_scope scope)
 {
     const char *argv[HOW_ARGV];
     struct sbio_config cfg;
-    make_cfg(&cfg, h, argv);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
-    struct sbio_report_of of = *TOF(&cfg);
-    struct sbio_job job = *of.job;
-    static struct sbio_tree tree;
-    job.tree = h->tree_job ? &tree : NULL;
-    of.job = &job;
-    sbio_report_text_scope(m, &of, &g_fs, res, scope);
-    assert_int_equal(fclose(m), 0);
-    return text;
+    struct sbio_job job;
+    struct sbio_report_of of = how_of(h, &cfg, argv, &job);
+    struct text_out o;
+    sbio_report_text_scope(out_open(&o), &of, &g_fs, res, scope);
+    return out_close(&o);
 }
 
-/* What the header prints for a run alone with seed 42; the caller frees it. */
+/* What the header prints for a run alone with seed 42. */
 static char *header_text(const struct how *h)
 {
     const char *argv[HOW_ARGV];
     struct sbio_config cfg;
-    make_cfg(&cfg, h, argv);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
+    struct sbio_job job;
+    struct sbio_report_of of = how_of(h, &cfg, argv, &job);
     const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
-    sbio_report_header(m, TOF(&cfg), &alone, &g_fs, 42);
-    assert_int_equal(fclose(m), 0);
-    return text;
+    struct text_out o;
+    sbio_report_header(out_open(&o), &of, &alone, &g_fs, 42);
+    return out_close(&o);
 }
 
 /* n interim lines, line i over the interval of interval_s[i] ending t_s[i], between prev[i]
- * and cur[i]; the caller frees the text. */
+ * and cur[i]. */
 static char *interval_text(const struct how *h, unsigned n, const double *t_s,
                            const double *interval_s, const struct sbio_stats *const *cur,
                            const struct sbio_stats *const *prev)
 {
     const char *argv[HOW_ARGV];
     struct sbio_config cfg;
-    make_cfg(&cfg, h, argv);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_non_null(m);
+    struct sbio_job job;
+    struct sbio_report_of of = how_of(h, &cfg, argv, &job);
+    struct text_out o;
+    FILE *m = out_open(&o);
     for (unsigned i = 0; i < n; i++)
-        sbio_report_interval(m, TOF(&cfg), t_s[i], interval_s[i], cur[i], prev[i]);
-    assert_int_equal(fclose(m), 0);
-    return text;
+        sbio_report_interval(m, &of, t_s[i], interval_s[i], cur[i], prev[i]);
+    return out_close(&o);
 }
 
 /* The rest of the first line holding label, with the blanks around it trimmed. */
