@@ -872,18 +872,18 @@ static int diff_check_kinds(const struct diff_input *in)
 
 /* Every file, loaded and checked before anything is printed. 0, or -SBIO_EUSAGE after one
  * line on stderr (nothing left loaded). */
-static int diff_load_all(const struct sbio_diff_opts *cfg, struct diff_input *in)
+static int diff_load_all(const struct sbio_diff_opts *opt, struct diff_input *in)
 {
     in->n = 0;
-    in->na = cfg->diff_split < 0 ? 1 : (size_t)cfg->diff_split;
-    if (cfg->nargs < 2 || in->na >= (size_t)cfg->nargs) {
+    in->na = opt->diff_split < 0 ? 1 : (size_t)opt->diff_split;
+    if (opt->nargs < 2 || in->na >= (size_t)opt->nargs) {
         sbio_err("diff takes two results, or two sides' runs parted by '--'; accepted: sbio "
                  "diff A.json B.json, or sbio diff A1.json A2.json ... -- B1.json B2.json ...");
         return -SBIO_EUSAGE;
     }
-    for (int i = 0; i < cfg->nargs; i++) {
-        in->path[in->n] = cfg->args[i];
-        if (diff_load(cfg->args[i], &in->doc[in->n], &in->kind[in->n])) {
+    for (int i = 0; i < opt->nargs; i++) {
+        in->path[in->n] = opt->args[i];
+        if (diff_load(opt->args[i], &in->doc[in->n], &in->kind[in->n])) {
             diff_input_free(in);
             return -SBIO_EUSAGE;
         }
@@ -975,12 +975,12 @@ static bool diff_columns_of(json_t *cmp, size_t *col, size_t *n)
 
 /* The table's columns: --metrics; else of two compares the union of theirs (A's first); else
  * (or when they name none) the default. 0 or -SBIO_EUSAGE after one line on stderr. */
-static int diff_columns(const struct sbio_diff_opts *cfg, const struct diff_input *in, size_t *col,
+static int diff_columns(const struct sbio_diff_opts *opt, const struct diff_input *in, size_t *col,
                         size_t *n)
 {
     *n = 0;
-    if (cfg->metrics)
-        return sbio_table_metrics_parse(cfg->metrics, col, n) ? -SBIO_EUSAGE : 0;
+    if (opt->metrics)
+        return sbio_table_metrics_parse(opt->metrics, col, n) ? -SBIO_EUSAGE : 0;
     if (in->kind[0] == DIFF_COMPARE &&
         !(diff_columns_of(in->doc[0], col, n) && diff_columns_of(in->doc[1], col, n))) {
         sbio_err("diff: %s and %s have more than %d metrics together; accepted: --metrics=LIST "
@@ -1244,12 +1244,12 @@ static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
 /* -o FILE: the sbio-diff/1 document of the tables d[0..n) over the columns col[0..ncol) (and,
  * of two compares, the settings not compared: skipped, else NULL). 0, or -SBIO_EFAILED after
  * one line on stderr. */
-static int diff_write(const struct sbio_diff_opts *cfg, int fd, const struct diff_cmp *d, size_t n,
+static int diff_write(const struct sbio_diff_opts *opt, int fd, const struct diff_cmp *d, size_t n,
                       const size_t *col, size_t ncol, json_t *skipped, bool gated)
 {
     json_t *doc = json_object(), *argv = json_array(), *mets = json_array(), *cmps = json_array();
-    for (int i = 0; i < cfg->argc; i++)
-        json_array_append_new(argv, json_string(cfg->argv[i]));
+    for (int i = 0; i < opt->argc; i++)
+        json_array_append_new(argv, json_string(opt->argv[i]));
     for (size_t c = 0; c < ncol; c++)
         json_array_append_new(mets, json_string(sbio_table_metric_name(col[c])));
     for (size_t i = 0; i < n; i++)
@@ -1260,7 +1260,7 @@ static int diff_write(const struct sbio_diff_opts *cfg, int fd, const struct dif
     json_object_set_new(doc, "kind", json_string(skipped ? "compares" : "runs"));
     json_object_set_new(doc, "metrics", mets);
     json_object_set_new(doc, "threshold_pct",
-                        cfg->threshold_given ? json_integer((json_int_t)cfg->threshold)
+                        opt->threshold_given ? json_integer((json_int_t)opt->threshold)
                                              : json_null());
     json_object_set_new(doc, "comparisons", cmps);
     json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
@@ -1280,19 +1280,19 @@ static int diff_write(const struct sbio_diff_opts *cfg, int fd, const struct dif
     if (f && fclose(f) && !err)
         err = EIO;
     if (err)
-        sbio_err("diff: %s: write: %s", cfg->output, strerror(err));
+        sbio_err("diff: %s: write: %s", opt->output, strerror(err));
     json_decref(doc);
     return err ? -SBIO_EFAILED : 0;
 }
 
 /* Runs on both sides (several, or scripts', or with --metrics): the table of A's runs against
  * B's; -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_sides(const struct sbio_diff_opts *cfg, int fd, FILE *out,
+static int diff_sides(const struct sbio_diff_opts *opt, int fd, FILE *out,
                       const struct diff_input *in, bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol;
     struct diff_cmp d = {0};
-    int rc = diff_columns(cfg, in, col, &ncol);
+    int rc = diff_columns(opt, in, col, &ncol);
     if (!rc)
         rc = diff_sides_table(&d, in, col, ncol);
     if (!rc) {
@@ -1301,7 +1301,7 @@ static int diff_sides(const struct sbio_diff_opts *cfg, int fd, FILE *out,
         fprintf(out, "           B = ");
         diff_side_line(out, in, in->na, in->n - in->na);
         int fired = diff_cmp_print(&d, out, "", check, thr);
-        rc = fd >= 0 ? diff_write(cfg, fd, &d, 1, col, ncol, NULL, check) : 0;
+        rc = fd >= 0 ? diff_write(opt, fd, &d, 1, col, ncol, NULL, check) : 0;
         rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
     }
     diff_cmp_free(&d);
@@ -1359,14 +1359,14 @@ static void diff_print_skipped(FILE *out, json_t *skipped)
 
 /* Two compares: per setting of both, the table of A's runs of it against B's (from the runs'
  * documents); -SBIO_EFAILED when --threshold fired or -o could not be written. */
-static int diff_compares(const struct sbio_diff_opts *cfg, int fd, FILE *out,
+static int diff_compares(const struct sbio_diff_opts *opt, int fd, FILE *out,
                          const struct diff_input *in, bool check, double thr)
 {
     size_t col[SBIO_TABLE_MAX_COLS], ncol, nd = 0;
     struct diff_cmp *d =
         calloc(json_array_size(json_object_get(in->doc[0], "settings")) + 1, sizeof(*d));
     json_t *skipped = json_pack("{s:[],s:[],s:[]}", "only_in_a", "only_in_b", "no_runs");
-    int rc = d && skipped ? diff_columns(cfg, in, col, &ncol) : -ENOMEM;
+    int rc = d && skipped ? diff_columns(opt, in, col, &ncol) : -ENOMEM;
     if (!rc)
         rc = diff_compare_tables(in, d, &nd, skipped, col, ncol);
     if (!rc) {
@@ -1383,7 +1383,7 @@ static int diff_compares(const struct sbio_diff_opts *cfg, int fd, FILE *out,
         }
         diff_print_skipped(out, skipped);
         fflush(out);
-        rc = fd >= 0 ? diff_write(cfg, fd, d, nd, col, ncol, skipped, check) : 0;
+        rc = fd >= 0 ? diff_write(opt, fd, d, nd, col, ncol, skipped, check) : 0;
         rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
     }
     for (size_t i = 0; d && i <= nd; i++)
@@ -1395,20 +1395,20 @@ static int diff_compares(const struct sbio_diff_opts *cfg, int fd, FILE *out,
 
 /* One run result a side: the rows of every metric, with the settings that differ; -o writes
  * the table of the default columns as well. */
-static int diff_pair(const struct sbio_diff_opts *cfg, int fd, FILE *out,
+static int diff_pair(const struct sbio_diff_opts *opt, int fd, FILE *out,
                      const struct diff_input *in, bool check, double thr)
 {
     char ca[1024], cb[1024];
     struct diff_cmp d = {0};
     size_t col[SBIO_TABLE_MAX_COLS], ncol;
     sbio_table_metrics_default(col, &ncol);
-    int rc = cfg->output ? diff_sides_table(&d, in, col, ncol) : 0;
+    int rc = opt->output ? diff_sides_table(&d, in, col, ncol) : 0;
     if (!rc) {
         diff_run_config(ca, sizeof(ca), in->doc[0]);
         diff_run_config(cb, sizeof(cb), in->doc[1]);
         fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
         int worse = diff_runs(out, in->doc[0], in->doc[1], check, thr);
-        rc = fd >= 0 ? diff_write(cfg, fd, &d, 1, col, ncol, NULL, false) : 0;
+        rc = fd >= 0 ? diff_write(opt, fd, &d, 1, col, ncol, NULL, false) : 0;
         rc = rc ? rc : worse;
     }
     diff_cmp_free(&d);
@@ -1420,42 +1420,42 @@ static int diff_pair(const struct sbio_diff_opts *cfg, int fd, FILE *out,
  * written: a path that cannot be written is one line and nothing else. *made when the file
  * was not there before (removed again if the input turns out bad). The descriptor, or
  * -SBIO_EUSAGE after one line on stderr. */
-static int diff_open_output(const struct sbio_diff_opts *cfg, bool *made)
+static int diff_open_output(const struct sbio_diff_opts *opt, bool *made)
 {
     struct stat st;
     char why[512];
-    *made = lstat(cfg->output, &st) != 0;
-    int fd = sbio_util_open_output(AT_FDCWD, cfg->output, SBIO_OUTPUT_APPEND, why, sizeof(why));
+    *made = lstat(opt->output, &st) != 0;
+    int fd = sbio_util_open_output(AT_FDCWD, opt->output, SBIO_OUTPUT_APPEND, why, sizeof(why));
     if (fd >= 0)
         return fd;
-    sbio_err("diff: --output %s: %s", cfg->output, why);
+    sbio_err("diff: --output %s: %s", opt->output, why);
     return -SBIO_EUSAGE;
 }
 
-int sbio_diff(const struct sbio_diff_opts *cfg, FILE *out)
+int sbio_diff(const struct sbio_diff_opts *opt, FILE *out)
 {
     struct diff_input in;
     bool made = false;
-    int fd = -1, rc = diff_load_all(cfg, &in);
+    int fd = -1, rc = diff_load_all(opt, &in);
     if (rc)
         return rc;
-    if (cfg->output && (fd = diff_open_output(cfg, &made)) < 0) {
+    if (opt->output && (fd = diff_open_output(opt, &made)) < 0) {
         diff_input_free(&in);
         return fd;
     }
-    bool check = cfg->threshold_given;
-    double thr = (double)cfg->threshold;
+    bool check = opt->threshold_given;
+    double thr = (double)opt->threshold;
     if (in.kind[0] == DIFF_COMPARE)
-        rc = diff_compares(cfg, fd, out, &in, check, thr);
+        rc = diff_compares(opt, fd, out, &in, check, thr);
     else if (in.n == 2 && in.na == 1 && in.kind[0] == DIFF_RUN && in.kind[1] == DIFF_RUN &&
-             !cfg->metrics)
-        rc = diff_pair(cfg, fd, out, &in, check, thr);
+             !opt->metrics)
+        rc = diff_pair(opt, fd, out, &in, check, thr);
     else
-        rc = diff_sides(cfg, fd, out, &in, check, thr);
+        rc = diff_sides(opt, fd, out, &in, check, thr);
     diff_input_free(&in);
     if (fd >= 0) {
         if (rc == -SBIO_EUSAGE && made)
-            unlink(cfg->output); /* bad input leaves nothing behind */
+            unlink(opt->output); /* bad input leaves nothing behind */
         close(fd);
     }
     return rc == -ENOMEM ? -SBIO_EFAILED : rc;

@@ -20,15 +20,15 @@ struct sbio_diff_opts {
     char **argv;
 };
 
-/* Compare side A's files with side B's: cfg->args before the "--" (cfg->diff_split) and after
- * it, or without "--" cfg->args[0] (A, the baseline) with cfg->args[1] (B). Each a JSON
+/* Compare side A's files with side B's: opt->args before the "--" (opt->diff_split) and after
+ * it, or without "--" opt->args[0] (A, the baseline) with opt->args[1] (B). Each a JSON
  * written by `sbio run -o` (sbio-result/1, sbio-script/1) or `sbio compare -o`
  * (sbio-compare/1, one a side). Writes to out, for one run result a side (without --metrics)
  * first every device setting that differs (scheduler, queue files, scheduler tunables; older
  * results too), then one row per metric: A, B and the % difference, marked worse/better; for
  * several runs a side, script results or --metrics, the comparison table (table.h) of A's runs
  * against B's; for two compares, that table per setting of both. With -o, the tables' figures
- * (sbio-diff/1) to cfg->output. Returns 0;
+ * (sbio-diff/1) to opt->output. Returns 0;
  * -SBIO_EFAILED when --threshold=P is given explicitly and B is worse than A by more than P%
  * (rows: a throughput metric's point difference; the table: the whole 95% CI of a throughput
  * metric below -P%, or of a latency or time metric above +P%; each named in one line on
@@ -36,7 +36,7 @@ struct sbio_diff_opts {
  * -SBIO_EUSAGE for bad input (a file that is not an sbio result, a compare beside runs or two
  * on a side, files whose phases or jobs differ, a bad --metrics) with one line on stderr and
  * nothing written to out. */
-int sbio_diff(const struct sbio_diff_opts *cfg, FILE *out);
+int sbio_diff(const struct sbio_diff_opts *opt, FILE *out);
 
 /* Whether each field diff and plot read from a result (doc, loaded from path; a compare's
  * when compare is true, its runs' results too) has the type sbio writes there; null and

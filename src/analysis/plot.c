@@ -84,7 +84,7 @@ struct plot_ops {
 };
 
 struct plot_ctx {
-    const struct sbio_plot_opts *cfg;
+    const struct sbio_plot_opts *opt;
     struct plot_ops ops;
     unsigned width, height;
     bool svg;
@@ -346,12 +346,12 @@ static void plot_quote(FILE *f, const char *s)
  * short form ("rndrw, 2 thr, 16 KiB, sync") fits under a bar group. */
 static void plot_describe(const struct plot_run *r, bool brief, char *buf, size_t len)
 {
-    json_t *cfg = json_object_get(r->doc, "config");
+    json_t *opt = json_object_get(r->doc, "config");
     const char *mode = plot_str(r->doc, "config", "file_test_mode");
     const char *engine = plot_str(r->doc, "config", "ioengine");
     const char *flags = plot_str(r->doc, "config", "file_extra_flags");
-    double threads = plot_num(cfg, "threads", NULL);
-    double bs = plot_num(cfg, "block_size_bytes", NULL);
+    double threads = plot_num(opt, "threads", NULL);
+    double bs = plot_num(opt, "block_size_bytes", NULL);
     char bsbuf[32] = "?";
     /* A hand-edited document may say anything: only a value a uint64_t holds converts. */
     if (bs > 0 && bs < 0x1p64)
@@ -1938,7 +1938,7 @@ static int plot_keep_free(const struct plot_ctx *c)
 
 static int plot_make_dir(struct plot_ctx *c, bool *made)
 {
-    const char *keep = c->cfg->keep_data;
+    const char *keep = c->opt->keep_data;
     *made = false;
     if (keep && *keep) {
         int rc = plot_keep_dir(c, keep, made);
@@ -1984,7 +1984,7 @@ static void plot_remove_dir(const struct plot_ctx *c)
  * folder is checked here too: gnuplot would only say "cannot open file" after starting. */
 static int plot_output_path(struct plot_ctx *c)
 {
-    const char *out = c->cfg->output;
+    const char *out = c->opt->output;
     char cwd[PATH_MAX], shown[160];
     /* The kept script names the chart (to redraw it), inside quotes. */
     if (sbio_util_control(out)) {
@@ -2024,10 +2024,10 @@ static int plot_open_output(struct plot_ctx *c)
 {
     char why[512];
     c->outfd =
-        sbio_util_open_output(AT_FDCWD, c->cfg->output, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
+        sbio_util_open_output(AT_FDCWD, c->opt->output, SBIO_OUTPUT_TRUNCATE, why, sizeof(why));
     if (c->outfd >= 0)
         return 0;
-    sbio_err("plot: -o %s: %s", c->cfg->output, why);
+    sbio_err("plot: -o %s: %s", c->opt->output, why);
     return -SBIO_EUSAGE;
 }
 
@@ -2219,8 +2219,8 @@ static void plot_drop_chart(const struct plot_ctx *c)
         return;
     if (ftruncate(c->outfd, 0))
         return;
-    if (!lstat(c->cfg->output, &ns) && ns.st_dev == fs.st_dev && ns.st_ino == fs.st_ino)
-        unlink(c->cfg->output);
+    if (!lstat(c->opt->output, &ns) && ns.st_dev == fs.st_dev && ns.st_ino == fs.st_ino)
+        unlink(c->opt->output);
 }
 
 /* gnuplot ran and failed (status from waitpid): its messages (msg, len bytes) are shown. */
@@ -2425,10 +2425,10 @@ static void plot_ops_of(struct plot_ctx *c)
  * printed); c->nruns counts the documents to free either way. */
 static int plot_load_all(struct plot_ctx *c)
 {
-    const struct sbio_plot_opts *cfg = c->cfg;
+    const struct sbio_plot_opts *opt = c->opt;
     int rc;
-    for (int i = 0; i < cfg->nargs; i++) {
-        c->runs[i].path = cfg->args[i];
+    for (int i = 0; i < opt->nargs; i++) {
+        c->runs[i].path = opt->args[i];
         c->nruns = i + 1;
         if ((rc = plot_load(&c->runs[i])))
             return rc;
@@ -2452,27 +2452,27 @@ static int plot_load_all(struct plot_ctx *c)
     return 0;
 }
 
-int sbio_plot(const struct sbio_plot_opts *cfg)
+int sbio_plot(const struct sbio_plot_opts *opt)
 {
     struct plot_ctx *c = calloc(1, sizeof(*c));
     if (!c)
         return -ENOMEM;
-    c->cfg = cfg;
+    c->opt = opt;
     c->dirfd = c->outfd = -1;
     int rc;
     bool made = false;
-    if (!cfg->output || !*cfg->output) {
+    if (!opt->output || !*opt->output) {
         sbio_err("plot needs -o FILE (a .png, or .svg)");
         rc = -SBIO_EUSAGE;
         goto out;
     }
-    if (cfg->nargs < 1) {
+    if (opt->nargs < 1) {
         sbio_err("plot needs one or more JSON results: sbio plot r1.json [r2.json…] -o "
                  "chart.png");
         rc = -SBIO_EUSAGE;
         goto out;
     }
-    if ((rc = plot_parse_size(cfg->plot_size && *cfg->plot_size ? cfg->plot_size : "1200x800",
+    if ((rc = plot_parse_size(opt->plot_size && *opt->plot_size ? opt->plot_size : "1200x800",
                               &c->width, &c->height)))
         goto out;
     if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_find_gnuplot(c)) ||
@@ -2492,7 +2492,7 @@ int sbio_plot(const struct sbio_plot_opts *cfg)
     plot_remove_dir(c);
 out:
     if (c->outfd >= 0 && close(c->outfd) && !rc) {
-        sbio_err("plot: %s: write: %s", cfg->output, strerror(errno));
+        sbio_err("plot: %s: write: %s", opt->output, strerror(errno));
         rc = -errno;
     }
     if (c->dirfd >= 0)

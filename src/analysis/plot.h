@@ -11,8 +11,8 @@ struct sbio_plot_opts {
     const char *keep_data; /* a folder, or NULL */
 };
 
-/* Chart the results named by cfg->args (JSON files written by `sbio run -o X.json`, or one
- * written by `sbio compare -o X.json`) into cfg->output (PNG, or SVG when the name ends in
+/* Chart the results named by opt->args (JSON files written by `sbio run -o X.json`, or one
+ * written by `sbio compare -o X.json`) into opt->output (PNG, or SVG when the name ends in
  * .svg; 1200x800 unless --size). One result: throughput over time and latency percentiles
  * per op type (log scale); several: side-by-side bars of ops/s and p99 per run, each named
  * by the device settings that differ between the runs (scheduler, queue files, tunables:
@@ -33,6 +33,6 @@ struct sbio_plot_opts {
  * its settings' phases and jobs, or mixed with other results, no output name, gnuplot missing:
  * the message names the Debian package); -EIO when gnuplot fails; -errno when the data folder, a
  * file or gnuplot's process cannot be made. */
-int sbio_plot(const struct sbio_plot_opts *cfg);
+int sbio_plot(const struct sbio_plot_opts *opt);
 
 #endif

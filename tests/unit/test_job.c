@@ -1,4 +1,4 @@
-/* Unit tests for the job model (src/job.c): a declaration's job becomes the job the runner
+/* Unit tests for the job model (src/core/job.c): a declaration's job becomes the job the runner
  * and the reports read by one rule, whether the command line or a script declared it; the
  * job's derived figures (merged blocks, request bytes, queue batch, access hint, what it
  * writes). Every expectation is written out by hand from the rule it checks. */

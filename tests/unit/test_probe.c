@@ -1,4 +1,4 @@
-/* Unit tests for the measurement probes (src/probe.c, src/probes/): the table, each probe's
+/* Unit tests for the measurement probes (src/probes/probe.c, src/probes/): the table, each probe's
  * snapshots turned into figures (a fake cgroup folder stands for the kernel's files; the
  * worker threads' usage is filled by hand), the merge rules of jobs and of ranks, and the
  * figures of a job run in a process of its own (jobproc.c) reaching the parent. */

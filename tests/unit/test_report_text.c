@@ -1,4 +1,4 @@
-/* Unit tests for the text report (src/report_text.c): a run result built by hand, with
+/* Unit tests for the text report (src/report/report_text.c): a run result built by hand, with
  * latencies chosen so that every figure is known (reads of 850 ns and 100 us, writes of 2 ms,
  * fsyncs of 1.2 s over a 2 s run on 2 threads), printed with a configuration parsed from a
  * real command line; the lines are checked for their values and units: rates, totals, the
