@@ -130,6 +130,8 @@ keep() {
 }
 # listing: the names in $W (and its folders), sorted: what prepare and cleanup leave.
 listing() { (cd "$W" && find . -mindepth 1 | sort) >"$R/listing.ls"; }
+# The set's state: the manifest's state line and each file's size.
+setstate() { (cd "$W" && grep '^state=' sbio.manifest && stat -c '%n %s' test_file.*) >"$R/set.ls"; }
 
 S8=(--file-num=4 --file-total-size=8M --rand-seed=1)
 
@@ -275,6 +277,10 @@ c_out.config-file() {
 }
 defcase out.seqwr-empty det
 c_out.seqwr-empty() { x run run "${S8[@]}" --file-test-mode=seqwr --events=300 && listing; }
+defcase out.seqwr-empty-null det
+c_out.seqwr-empty-null() {
+	x run run "${S8[@]}" --file-test-mode=seqwr --ioengine=null --events=300 && setstate
+}
 defcase out.prepare-reuse det
 c_out.prepare-reuse() {
 	x prepare1 prepare "${S8[@]}"

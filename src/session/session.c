@@ -692,7 +692,8 @@ static int session_job_build(struct session_job *j, struct session *s, unsigned 
     j->job.rate = session_rank_share(w->rate, s->topo);
     if (s->set->file_per_rank && s->topo->rank)
         j->job.seed = sbio_mix64(w->seed ^ s->topo->rank);
-    j->env = (struct sbio_runner_env){.fs = &s->fs, .target = &s->target, .memgroup = &s->mem};
+    j->env = (struct sbio_runner_env){
+        .fs = &s->fs, .target = &s->target, .memgroup = &s->mem, .created = s->created};
     session_place(j, s, threads_before, total_threads);
     return rc;
 }
@@ -823,8 +824,9 @@ static int session_make_groups(struct session *ses, const struct sbio_script_pha
     return 0;
 }
 
-/* Phase pi's jobs declared and checked, their groups made: ready to run. 0, -SBIO_EUSAGE
- * (the phase is refused; message printed) or -errno. */
+/* Phase pi's jobs declared and checked, how their files are opened planned: ready for the kind's
+ * ready step and their groups. 0, -SBIO_EUSAGE (the phase is refused; message printed) or -errno.
+ */
 static int session_phase_ready(struct session *ses, const struct sbio_script *s, unsigned pi,
                                uint64_t seed, struct session_job *jobs)
 {
@@ -852,7 +854,7 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
     ses->fd_note[0] = 0;
     if (!rc)
         rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, ses->fd_note, sizeof(ses->fd_note));
-    return rc ? rc : session_make_groups(ses, p, jobs);
+    return rc;
 }
 
 /* Every rank's status at a meeting of phase p (session_phase_run), as sbio_session_agree;
@@ -862,9 +864,8 @@ static int session_phase_agree(const struct session *ses, const struct sbio_scri
 {
     if (ses->decl->plain) /* the run is its one phase: a rank that stops it stops them all */
         return sbio_session_agree(ses->topo, rc,
-                                  !strcmp(what, "refused")         ? "refused the run"
-                                  : !strcmp(what, "could not run") ? "could not start its threads"
-                                                                   : "measured nothing in the run");
+                                  !strcmp(what, "refused") ? "refused the run"
+                                                           : "could not start its threads");
     char said[160]; /* a phase name of 64 bytes at most (decl.h) */
     snprintf(said, sizeof(said), "%s phase \"%s\"", what, p->name);
     return session_agree_said(ses->topo, rc, said, "");
@@ -887,12 +888,14 @@ static int session_phase_run(struct session *ses, const struct sbio_script_phase
         jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
     /* --warmup=auto: the jobs start measuring together (runner.h). */
     struct sbio_warmup_phase *wph =
-        !rc && p->jobs[0].warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
+        !rc && jobs[0].job.warmup_auto && p->njobs > 1 ? sbio_warmup_phase_new(p->njobs) : NULL;
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.warmup_phase = wph;
     unsigned started = 0;
     if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started, meet)))
-        sbio_err("phase %s: cannot start job %s", p->name, p->jobs[started].name);
+        sbio_err(ses->decl->plain ? "cannot start the run's threads%s%s"
+                                  : "phase %s: cannot start job %s",
+                 ses->decl->plain ? "" : p->name, ses->decl->plain ? "" : p->jobs[started].name);
     for (unsigned k = 0; k < started && !rc; k++)
         rc = jobs[k].rc;
     sbio_warmup_phase_free(wph);
@@ -912,8 +915,11 @@ static int session_phase_results(struct session *ses, const struct sbio_script_p
     bool measured = true;
     for (unsigned k = 0; k < p->njobs; k++)
         measured = measured && jobs[k].res.measured;
-    /* A job that measured nothing on one rank is reported without a total everywhere. */
-    measured = !session_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
+    /* A job that measured nothing on one rank is reported without a total everywhere (a plain
+     * run has no total: its ranks agree without a word). */
+    measured = ses->decl->plain
+                   ? !sbio_mpi_agree(measured ? 0 : -EIO, NULL)
+                   : !session_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
     int rc = p->njobs > 1 && measured ? session_merge_jobs(jobs, p->njobs, tot) : 0;
     *have_tot = p->njobs > 1 && measured && !rc;
     if (sbio_mpi_agree(rc, NULL)) {
@@ -1054,7 +1060,8 @@ static int session_phase(struct session *ses, const struct session_kind *kind, u
     /* A tree as the phase finds it (earlier phases, other ranks changed it). */
     int ready = rc ? rc : ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
     ready = ready ? ready : session_phase_ready(ses, ses->decl, pi, ses->seed, jobs);
-    rc = session_phase_run(ses, p, jobs, kind->ready(ses, ready));
+    ready = kind->ready(ses, ready);
+    rc = session_phase_run(ses, p, jobs, ready ? ready : session_make_groups(ses, p, jobs));
     if (sbio_cgroups_remove_to(&ses->cg, mark))
         sbio_err("some control groups could not be removed; run sbio restore as root");
     struct sbio_run_result tot;
@@ -1148,8 +1155,8 @@ static bool script_begin(struct session *s, int *rc)
     if (!*rc)
         *rc = session_apply(s);
     *rc = sbio_session_agree(s->topo, *rc, "refused the script");
-    if (!*rc && s->decl->tree.set && (*rc = session_tree_shared(s, s->decl)))
-        session_restore(s);
+    if (!*rc && s->decl->tree.set)
+        *rc = session_tree_shared(s, s->decl);
     if (*rc)
         return false;
     session_script_header(s, s->decl, s->seed);
@@ -1263,6 +1270,10 @@ int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *
     s.seed = set->rand_seed ? set->rand_seed : sbio_mix64(sbio_now_ns());
     sbio_mpi_bcast_u64(&s.seed);
     if (!kind->begin(&s, &rc)) {
+        /* What this rank applied before another refused is put back (nothing, when nothing
+         * was applied). */
+        if (session_restore(&s))
+            rc = rc ? rc : -SBIO_EFAILED;
         session_close(&s);
         return rc;
     }

@@ -432,6 +432,48 @@ static void test_check_script_verify(void **state)
     free(s);
 }
 
+/* seqwr on an empty folder makes the set; a run that ends before the set is whole writes the
+ * rest outside its measured time (the null engine writes nothing itself), so the set left is
+ * complete, every file at its size. */
+static void test_seqwr_creates(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], opt[PATH_MAX + 16], path[PATH_MAX + 32];
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "session-seqwr"), 0);
+    snprintf(opt, sizeof(opt), "--dir=%s", dir);
+    struct sbio_config cfg;
+    char err[MSG_MAX], text[MSG_MAX];
+    assert_int_equal(
+        parse_args(&cfg,
+                   ARGV("run", opt, "--file-num=2", "--file-total-size=4M",
+                        "--file-test-mode=seqwr", "--ioengine=null", "--events=10", "--time=0"),
+                   err, sizeof(err)),
+        0);
+    assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+    json_t *doc = NULL;
+    assert_int_equal(run_plain(&cfg, text, err, &doc), 0);
+    json_decref(doc);
+    assert_has(text, "No file set in ");
+    assert_has(text, "seqwr: the run ended before the set was whole again");
+    for (int f = 0; f < 2; f++) {
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/test_file.%d", dir, f);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_size, 2 << 20);
+        assert_true(st.st_blocks * 512 >= 2 << 20); /* written, not a hole */
+    }
+    snprintf(path, sizeof(path), "%s/sbio.manifest", dir);
+    FILE *m = fopen(path, "r");
+    assert_non_null(m);
+    char line[256];
+    bool complete = false;
+    while (fgets(line, sizeof(line), m))
+        complete |= !strcmp(line, "state=complete\n");
+    fclose(m);
+    assert_true(complete);
+    assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_script_phases), cmocka_unit_test(test_script_ranks),
         cmocka_unit_test(test_memory_limit),  cmocka_unit_test(test_memory_limit_missing),
         cmocka_unit_test(test_checks),        cmocka_unit_test(test_check_script_verify),
+        cmocka_unit_test(test_seqwr_creates),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
