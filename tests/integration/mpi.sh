@@ -493,3 +493,28 @@ for s in d['settings']:
     n, why = len(s['runs']), s['stop']['reason']
     ranks = {len(r['result']['result']['ranks']) for r in s['runs']}
     if (n, why) not in ((3, 'target'), (4, 'target'), (4, 'max-repeat')) or ranks != {2}: print(s['name'], n, why, ranks)" "$TMP/auto.json")" ""
+
+# A script another rank refuses after this rank applied the settings: rank 1's set is not
+# the one the script declares (--file-per-rank: a set of other sizes in rank.1, which passes
+# the command's checks and is refused when the set is opened), rank 0 opened its own and
+# switched the scheduler before the ranks agreed; the refusal puts it back at once (nothing
+# left to the next command's recovery).
+RD=$MNT/refuse
+mkdir -p "$RD"
+cat >"$TMP/refuse.lua" <<'LUA'
+fileset { files = 2, size = "1M" }
+phase "p" { events = 20, job "r" { mode = "rndrd" } }
+LUA
+RS=(--script="$TMP/refuse.lua" --dir="$RD" --file-per-rank)
+"${MPI[@]}" -np 2 "$SBIO" prepare "${RS[@]}" >/dev/null 2>&1
+rm -r "$RD/rank.1"
+mkdir "$RD/rank.1"
+"$SBIO" prepare --dir="$RD/rank.1" --file-num=2 --file-total-size=4M >/dev/null 2>&1
+before=$(queue_snap)
+"${MPI[@]}" -np 2 "$SBIO" run "${RS[@]}" --scheduler="$other" >"$TMP/out" 2>"$TMP/err"
+eq "script refused by rank 1 after rank 0 applied --scheduler: exit status 2" "$?" 2
+check "script refused by rank 1: its set is not the one declared" grep -q 'declares 2 files, 1 MiB, but the set in .*rank\.1 has 2 files, 4 MiB' "$TMP/err"
+same=$(queue_snap)
+if [ "$same" = "$before" ]; then ok "script refused by another rank: the scheduler put back at once"; else notok "script refused by another rank: the scheduler put back at once (changed: $(diff <(echo "$before") <(echo "$same") | grep '^[<>]' | tr '\n' '|'))"; fi
+[ -e "$SBIO_STATE_DIR/$LOOP.state" ] && notok "script refused by another rank: no state file left" ||
+	ok "script refused by another rank: no state file left"
