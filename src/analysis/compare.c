@@ -540,16 +540,18 @@ static int compare_same_shape(const struct compare *c, const char *name)
 }
 
 /* Setting s's configuration into *conf (its queue strings in c->qbuf, its name in
- * c->names[s]); with script options among the axes, the script loaded with the setting's
- * values into c->cur, where the script's own option() checks each value against its type.
- * 0 or -EINVAL (message printed). */
-static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf)
+ * c->names[s]) and the session's settings from it into *set; with script options among the
+ * axes, the script loaded with the setting's values into c->cur, where the script's own
+ * option() checks each value against its type. 0 or -EINVAL (message printed). */
+static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf,
+                           struct sbio_settings *set)
 {
     size_t idx[MAX_AXES];
     char err[512];
     sbio_compare_unrank(s, c->alen, c->naxes, idx);
     int rc = setting_cfg(&c->base, c->topo->nranks, c->axes, c->naxes, idx, conf, c->qbuf,
                          c->names[s], sizeof(c->names[s]));
+    sbio_options_settings(conf, set);
     if (rc || !c->cur)
         return rc;
     sbio_script_free(c->cur);
@@ -585,8 +587,7 @@ static int compare_check(struct compare *c)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
             struct sbio_settings set;
-            int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0;
-            sbio_options_settings(&conf, &set);
+            int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
             if (!rc)
                 rc = pass == 1 ? (conf.filename ? 0 : sbio_fileset_ready(&set))
                                : sbio_session_check(&set);
@@ -601,8 +602,7 @@ static int compare_check(struct compare *c)
         /* The message of the check names the value; the kernel's refusals are found by
          * trying each setting once (applied, read back, restored). Under MPI every rank
          * checks (each host's leader tries) and all stop when one refuses. */
-        int rc = compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0;
-        sbio_options_settings(&conf, &set);
+        int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
         if (!rc)
             rc = sbio_session_check(&set);
         if (!rc)
@@ -731,9 +731,10 @@ static void compare_keep(struct compare *c, size_t s, unsigned round, const char
 static int compare_run(struct compare *c, size_t s, unsigned round)
 {
     struct sbio_config conf;
+    struct sbio_settings set;
     /* A script reloaded for the setting may fail on one rank only (its environment): every
      * rank stops then. */
-    if (sbio_mpi_agree(compare_setting(c, s, &conf) ? -SBIO_EUSAGE : 0, NULL))
+    if (sbio_mpi_agree(compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0, NULL))
         return -SBIO_EUSAGE;
     if (c->automatic)
         fprintf(c->out, "[%zu] round %u, %s: ", c->made + 1, round, c->names[s]);
@@ -743,8 +744,6 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
     fflush(c->out);
     c->made++;
     json_t *doc = NULL;
-    struct sbio_settings set;
-    sbio_options_settings(&conf, &set);
     if (!c->script)
         sbio_options_declare(&set, &conf, c->plain);
     int rc = c->script ? compare_run_script(c, &set, &doc)
