@@ -14,7 +14,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # src/ is drawn in layers, a folder each (scripts/check-layers.sh names them and their order);
 # `#include "x.h"` finds a header in any of them. -iquote: only quoted includes look there, so
-# src/session/mpi.h never hides the MPI library's <mpi.h>.
+# src/control/mpi.h never hides the MPI library's <mpi.h>.
 SRC_DIRS := $(patsubst %/,%,$(wildcard src/*/))
 CPPFLAGS += $(addprefix -iquote ,$(SRC_DIRS)) $(PKG_CFLAGS)
 LDLIBS += -Wl,--push-state,--no-as-needed $(PKG_LIBS) -laio -Wl,--pop-state -lm -pthread
@@ -74,11 +74,11 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/sbio_lua.h: lua/sbio.lua
 	@mkdir -p $(dir $@)
 	luajit -b -n sbio_prelude $< $@
-$(BUILD)/session/script.o: $(BUILD)/sbio_lua.h
-$(BUILD)/session/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
+$(BUILD)/control/script.o: $(BUILD)/sbio_lua.h
+$(BUILD)/control/script.o: CPPFLAGS += -I$(BUILD) -DSBIO_WORKLOADS_DIR='"$(PREFIX)/share/sbio/workloads"'
 
 # MPI (sbio under mpirun, many hosts; doc/mpi.md): MPI=1 builds with Open MPI,
-# MPI=0 without; by default on when mpicc is found. Only src/session/mpi.c differs (it has
+# MPI=0 without; by default on when mpicc is found. Only src/control/mpi.c differs (it has
 # single-process stand-ins); its flags are kept in $(BUILD)/mpi.flags so that switching
 # rebuilds it.
 ifeq ($(origin MPI),undefined)
@@ -89,8 +89,8 @@ MPI_CFLAGS := -DHAVE_MPI $(patsubst -I%,-isystem %,$(shell mpicc --showme:compil
 MPI_LIBS := $(shell mpicc --showme:link)
 LDLIBS += $(MPI_LIBS)
 endif
-$(BUILD)/session/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
-$(BUILD)/session/mpi.o: $(BUILD)/mpi.flags
+$(BUILD)/control/mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/control/mpi.o: $(BUILD)/mpi.flags
 $(BUILD)/mpi.flags: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' >$@

@@ -10,7 +10,7 @@ local behalf = 0
 -- the script, so that only what the checks below built reaches C).
 local S = {options = {}, option_order = {}, fileset = nil, phases = {}, hooks = {}}
 
--- What C hands over (src/session/script.c fills __sbio_c before this file runs): the names of the
+-- What C hands over (src/control/script.c fills __sbio_c before this file runs): the names of the
 -- modes and of this build's engines, in C's order, and the defaults of the fields below that
 -- are an option's counterpart (job: engine, threads, block, fsync_freq, fsync_end, rw_ratio,
 -- invalidate, fadvise, random_order; phase: time), taken from sbio's option table.
@@ -63,7 +63,7 @@ end
 
 -- The per-event hook's context: C reads the operation event(ctx) fills in (FFI cdata, not a
 -- table, so a call builds nothing). op: 0 read, 1 write, 2 fsync, 3 fdatasync. Its fields
--- (op, file, offset, len, thread, seq) come from C's own struct (src/session/script.c), so the two
+-- (op, file, offset, len, thread, seq) come from C's own struct (src/control/script.c), so the two
 -- layouts cannot drift apart.
 local ffi = require("ffi")
 ffi.cdef("typedef struct sbio_ctx { " .. __sbio_ctx_fields .. " } sbio_ctx;")
@@ -484,7 +484,7 @@ function job(name)
                  "\"idle\", \"none\"")
         end
         j.ioprio = t.ioprio
-        -- The group's values are read in C (src/session/script.c), sizes as the command line's are.
+        -- The group's values are read in C (src/control/script.c), sizes as the command line's are.
         if t.group ~= nil then
             local g = raw(t.group)
             check_fields("job " .. name .. ": group", g, GROUP_FIELDS, 1)

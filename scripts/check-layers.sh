@@ -23,9 +23,9 @@ cd "$(dirname "$0")/.." || exit 2
 #   core      one job run: engines' interface, workloads, worker threads, the runner, results
 #   engines   the I/O engines
 #   report    a run's result as text, JSON and CSV
-#   session   a command line or a script run as phases of jobs, across MPI ranks
+#   control   a command line or a script run as phases of jobs, across MPI ranks
 #   analysis  what reads results: compare, diff, tables and charts
-LAYERS="base sys fs probes core engines report session analysis ."
+LAYERS="base sys fs probes core engines report control analysis ."
 
 stats=0
 if [ "${1:-}" = --stats ]; then

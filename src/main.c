@@ -24,7 +24,7 @@
 #include "runner.h"
 #include "script.h"
 #include "tree_io.h"
-#include "session.h"
+#include "pipeline.h"
 #include "topology.h"
 #include "sysblock.h"
 #include "util.h"
@@ -220,18 +220,18 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_settings *se
     if (!rc && topo->rank == 0)
         rc = check_csv_header(cfg, script != NULL);
     if (!rc)
-        rc = sbio_session_check(set);
+        rc = sbio_pipeline_check(set);
     int lock = -1;
     if (!rc && (!ranks_share(cfg, topo) || topo->rank == 0))
         rc = sbio_fileset_lock(set, script, &lock);
     if (!rc)
         rc = open_outputs(cfg, topo->rank, out, &o);
     /* Every rank got here, its checks passed or not. */
-    rc = sbio_session_agree(topo, rc, "failed its checks");
+    rc = sbio_pipeline_agree(topo, rc, "failed its checks");
     if (!rc) {
         FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
-        rc = sbio_session_run(set, decl, topo, o.text, interim, docp);
+        rc = sbio_pipeline_run(set, decl, topo, o.text, interim, docp);
         /* The document of a failed or interrupted run is written all the same. */
         if (doc && write_machine(cfg, &o, doc))
             rc = -SBIO_EFAILED;
@@ -270,7 +270,7 @@ static int cmd_set(const struct sbio_settings *cfg, const struct sbio_topology *
     int lock = -1;
     if (!rc && mine)
         rc = sbio_fileset_lock(cfg, script, &lock);
-    rc = sbio_session_agree(topo, rc, "could not start");
+    rc = sbio_pipeline_agree(topo, rc, "could not start");
     /* Under mpirun a rank whose prepare fails tells the others, which stop at their next
      * write instead of finishing their sets (the watch's first meeting arms it). */
     struct sbio_runner_sync sync = {0};
@@ -300,9 +300,9 @@ static int cmd_set(const struct sbio_settings *cfg, const struct sbio_topology *
         sync.agree(sync.ctx, rc); /* tells the others, if this rank failed */
         sbio_mpi_watch_free(watch);
     }
-    rc = sbio_session_agree(topo, rc,
-                            cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
-                                                         : "failed to clean up its set");
+    rc = sbio_pipeline_agree(topo, rc,
+                             cfg->cmd == SBIO_CMD_PREPARE ? "failed to prepare its set"
+                                                          : "failed to clean up its set");
     if (!rc && topo->nranks > 1 && topo->rank == 0)
         fprintf(out, "All %u ranks done\n", topo->nranks);
     if (lock >= 0)
@@ -317,7 +317,7 @@ static int cmd_compare(const struct sbio_config *cfg, const struct sbio_settings
 {
     int lock = -1;
     int rc = !ranks_share(cfg, topo) || topo->rank == 0 ? sbio_fileset_lock(set, script, &lock) : 0;
-    rc = sbio_session_agree(topo, rc, "found its set in use");
+    rc = sbio_pipeline_agree(topo, rc, "found its set in use");
     if (!rc)
         rc = sbio_compare(cfg, topo, script, out);
     if (lock >= 0)
@@ -499,7 +499,7 @@ static int configure(struct sbio_config *cfg, struct sbio_topology *topo, char *
  * and its declarations (zeroed without --script), and --file-per-rank's folder. */
 struct command {
     struct sbio_config cfg;
-    struct sbio_settings set; /* the session's, from cfg */
+    struct sbio_settings set; /* the run's, from cfg */
     struct sbio_topology topo;
     /* The script with the options' values (without --script: the command line's declaration,
      * made by run_command), and its declarations alone, for help. */

@@ -14,7 +14,7 @@
 #include "mpi.h"
 #include "report.h"
 #include "script.h"
-#include "session.h"
+#include "pipeline.h"
 #include "sysblock.h"
 #include "table.h"
 #include "topology.h"
@@ -540,7 +540,7 @@ static int compare_same_shape(const struct compare *c, const char *name)
 }
 
 /* Setting s's configuration into *conf (its queue strings in c->qbuf, its name in
- * c->names[s]) and the session's settings from it into *set; with script options among the
+ * c->names[s]) and the run's settings from it into *set; with script options among the
  * axes, the script loaded with the setting's values into c->cur, where the script's own
  * option() checks each value against its type. 0 or -EINVAL (message printed). */
 static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf,
@@ -590,9 +590,9 @@ static int compare_check(struct compare *c)
             int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
             if (!rc)
                 rc = pass == 1 ? (conf.filename ? 0 : sbio_fileset_ready(&set))
-                               : sbio_session_check(&set);
+                               : sbio_pipeline_check(&set);
             if (!rc && c->script) /* as this setting loaded it */
-                rc = sbio_session_check_script(&set, c->cur ? c->cur : c->script);
+                rc = sbio_pipeline_check_script(&set, c->cur ? c->cur : c->script);
             if (sbio_mpi_agree(rc, NULL))
                 return -SBIO_EUSAGE;
         }
@@ -604,9 +604,9 @@ static int compare_check(struct compare *c)
          * checks (each host's leader tries) and all stop when one refuses. */
         int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
         if (!rc)
-            rc = sbio_session_check(&set);
+            rc = sbio_pipeline_check(&set);
         if (!rc)
-            rc = sbio_session_try_settings(&set, c->topo);
+            rc = sbio_pipeline_try_settings(&set, c->topo);
         if (sbio_mpi_agree(rc, NULL))
             return -SBIO_EUSAGE;
         c->runs[s] = json_array();
@@ -680,7 +680,7 @@ static int compare_run_script(struct compare *c, const struct sbio_settings *set
     if (saved >= 0)
         dup2(fileno(c->devnull), STDOUT_FILENO);
     int rc =
-        sbio_session_run(set, c->cur ? c->cur : c->script, c->topo, c->devnull, c->devnull, doc);
+        sbio_pipeline_run(set, c->cur ? c->cur : c->script, c->topo, c->devnull, c->devnull, doc);
     fflush(stdout);
     if (saved >= 0) {
         dup2(saved, STDOUT_FILENO);
@@ -747,7 +747,7 @@ static int compare_run(struct compare *c, size_t s, unsigned round)
     if (!c->script)
         sbio_options_declare(&set, &conf, c->plain);
     int rc = c->script ? compare_run_script(c, &set, &doc)
-                       : sbio_session_run(&set, c->plain, c->topo, c->devnull, c->devnull, &doc);
+                       : sbio_pipeline_run(&set, c->plain, c->topo, c->devnull, c->devnull, &doc);
     const char *st = compare_status(rc, doc);
     compare_keep(c, s, round, st, doc);
     sbio_table_tried(&c->tab, s);

@@ -1,8 +1,8 @@
 /* A workload script's declarations as plain data: the options it declares, its file set,
  * its phases and their jobs (an operation mix with weights, block sizes and an access
  * pattern, or a sysbench mode, or a per-event hook). script.c fills them from Lua; the
- * session builds jobs from them and mix.c compiles a mix for the hot path. No Lua, no
- * jansson: what runs below the session needs only this. */
+ * pipeline builds jobs from them and mix.c compiles a mix for the hot path. No Lua, no
+ * jansson: what runs below the pipeline needs only this. */
 #ifndef SBIO_DECL_H
 #define SBIO_DECL_H
 
@@ -174,11 +174,11 @@ struct sbio_script {
     bool trusted;               /* loaded outside the sandbox (--script-trusted) */
     /* The command line's declaration (no script): one phase of one job, reported as sysbench
      * reports a run (a header, interim lines, one report; the JSON schema sbio-run/1) and
-     * drawing from the session's seed itself. */
+     * drawing from the run's seed itself. */
     bool plain;
 };
 
-/* What holds for a whole session, whatever it runs: where the set is and its shape (what
+/* What holds for a whole run, whatever it runs: where the set is and its shape (what
  * prepare makes, what a plain seqwr run creates), the device settings applied for its
  * duration, what the reports show. The command line's (or a compare run's) values. */
 struct sbio_settings {
@@ -201,7 +201,7 @@ struct sbio_settings {
     unsigned extra_flags; /* prepare's open flags (enum sbio_extra_flag bits) */
     bool verify;          /* --verify */
     uint64_t rand_seed;   /* 0: from the clock */
-    /* The device and the host, for the session's duration: */
+    /* The device and the host, for the run's duration: */
     const char *scheduler;
     const char *const *queue;
     int nqueue;

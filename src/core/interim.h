@@ -10,7 +10,7 @@
 #include "result.h"
 #include "stats.h"
 
-/* What the session wants to see of a phase while it runs. */
+/* What the pipeline wants to see of a phase while it runs. */
 struct sbio_interim {
     uint64_t print_ns; /* a line every print_ns, 0: none */
     uint64_t log_ns;   /* a sample every log_ns, 0: none */

@@ -1,8 +1,8 @@
 /* A job: what one group of worker threads does, built from a declaration's job (decl.h: a
  * script's, or the command line's one job of a plain run; a phase runs several side by side).
  *
- * The runner, the workload generators and the reports read only this; the session's settings
- * and the process's place among MPI ranks stay with the session. */
+ * The runner, the workload generators and the reports read only this; the run's settings
+ * and the process's place among MPI ranks stay with the pipeline. */
 #ifndef SBIO_JOB_H
 #define SBIO_JOB_H
 
@@ -34,7 +34,7 @@ struct sbio_job {
     const struct sbio_mix *mix;
     const struct sbio_hook_ops *hook;
     /* A tree job (a script whose fileset is a tree): its mix's operations act on the
-     * session's tree (fsop.h), its flow and append sizes in the mix; no flat set, no layout,
+     * run's tree (fsop.h), its flow and append sizes in the mix; no flat set, no layout,
      * no per-file descriptors. phase: the script's phase, for mkdir's names. NULL: the set. */
     struct sbio_tree *tree;
     unsigned phase;
@@ -60,7 +60,7 @@ struct sbio_job {
     bool warmup_auto;      /* --warmup=auto (warmup_s 0): until the throughput settles */
     uint64_t warmup_max_s; /* its cap */
     double warmup_tol_pct; /* its tolerance (steady.h) */
-    uint64_t seed;         /* the job's random seed, never 0 once the session has drawn it */
+    uint64_t seed;         /* the job's random seed, never 0 once the pipeline has drawn it */
     bool verify, verify_fatal;
 };
 
@@ -104,7 +104,7 @@ uint64_t sbio_job_events(const struct sbio_script_phase *p, unsigned k, unsigned
 /* Job k of phase p as declared, over every rank (what the reports describe): its own
  * settings, the command line's where it is silent (set: --ioprio), its share events of the
  * phase's events. Its offsets are in units of its smallest block, its buffers as large as its
- * largest (max_len); the session sets the rest (name, seed, what it runs, its share on this
+ * largest (max_len); the pipeline sets the rest (name, seed, what it runs, its share on this
  * rank). */
 void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, unsigned k,
                       uint64_t events, const struct sbio_settings *set);

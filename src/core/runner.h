@@ -2,7 +2,7 @@
  * limits, warm-up, rate limiting, CPU pinning and the phase protocol (open, warm-up,
  * measured, collect), met by the other processes of the run at each boundary.
  *
- * Each worker opens its own descriptors (or, where the session says so, shares one per file
+ * Each worker opens its own descriptors (or, where the pipeline says so, shares one per file
  * opened by the main thread), owns its stats, and in its hot loop asks the
  * workload for the next op, hands it to the engine and records the latency: no lock, no
  * allocation, no shared write except the event budget (claimed in small batches) and the
@@ -59,7 +59,7 @@ void sbio_warmup_phase_release(struct sbio_warmup_phase *p);
 void sbio_warmup_phase_free(struct sbio_warmup_phase *p);
 
 /* Where a job runs: the open set, the devices whose counters the result carries, what the
- * session sees while it runs, and the other processes of the run. */
+ * pipeline sees while it runs, and the other processes of the run. */
 struct sbio_runner_env {
     struct sbio_fileset *fs;
     bool created;                        /* seqwr made the set for this run: complete it */
@@ -93,7 +93,7 @@ void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own,
 /* Every check of job on env that needs no I/O: the engine (set up once and dropped), --cpus,
  * the open flags and O_DIRECT alignment, the block size against the files, --verify,
  * per-thread sequential slices. 0, or -SBIO_EUSAGE with its message printed; nothing is
- * touched. sbio_runner_run makes the same checks: a session calls this before its header. */
+ * touched. sbio_runner_run makes the same checks: the pipeline calls this before its header. */
 int sbio_runner_check(const struct sbio_job *job, const struct sbio_runner_env *env);
 
 /* Run job on env. Returns 0 when the run happened (its result may still carry an I/O error

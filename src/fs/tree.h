@@ -44,7 +44,7 @@ struct sbio_tree {
     uint64_t seed;
     /* Each slot as the last scan found it and the runs since left it: its size in bytes, or
      * SBIO_TREE_NONE when it holds no file. During a phase slot s is read and written only
-     * by the thread that owns it (fsop.h); between phases by the session. */
+     * by the thread that owns it (fsop.h); between phases by the pipeline. */
     uint64_t *cur_size; /* [files] */
     uint64_t mkdirs;    /* m… folders made since the last scan */
 };

@@ -16,7 +16,7 @@
 #include "topology.h"
 
 /* What a report describes besides its result: the job as it ran over every rank (its whole
- * events and rate, its threads on each rank) and the session's settings. */
+ * events and rate, its threads on each rank) and the run's settings. */
 struct sbio_report_of {
     const struct sbio_settings *set;
     const struct sbio_job *job;

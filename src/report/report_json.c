@@ -21,7 +21,7 @@
 #include "workload.h"
 
 #define SBIO_SCHEMA        "sbio-result/1"
-#define SBIO_SCRIPT_SCHEMA "sbio-script/1" /* session.c's document of a script run */
+#define SBIO_SCRIPT_SCHEMA "sbio-script/1" /* pipeline.c's document of a script run */
 
 static const double pcts[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99};
 

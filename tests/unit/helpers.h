@@ -155,7 +155,7 @@ struct sbio_hist;
  * squares equal up to rounding (values summed in another order). */
 void assert_hist_equal(const struct sbio_hist *a, const struct sbio_hist *b);
 
-/* The command line's configuration as the layers below main see it: the session's settings,
+/* The command line's configuration as the layers below main see it: the run's settings,
  * the report's description (the command line's one job, with cfg's --events and seed),
  * diff's and plot's options, the job the runner gets. Each points into cfg and into one of
  * a few slots used in turn: good for the call it is written in. */

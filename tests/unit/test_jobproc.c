@@ -36,7 +36,7 @@ static void on_signal(int sig)
     __atomic_store_n(&sbio_stop_signal, sig, __ATOMIC_RELAXED);
 }
 
-/* Run job in a child process entering the test's folder, as the session does. */
+/* Run job in a child process entering the test's folder, as the pipeline does. */
 static int run_child(const struct sbio_job *job, const struct sbio_runner_env *env,
                      const char *group, struct sbio_run_result *res, pid_t *pid)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for a process's jobs meeting as one (src/session/meet.c): jobs on threads and in a
+/* Unit tests for a process's jobs meeting as one (src/control/meet.c): jobs on threads and in a
  * forked process, an upstream that records what it was asked. */
 #include <setjmp.h>
 #include <stdarg.h>

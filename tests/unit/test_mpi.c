@@ -1,4 +1,4 @@
-/* Unit tests for the MPI module's pure parts (src/session/mpi.c): how statuses rank against each
+/* Unit tests for the MPI module's pure parts (src/control/mpi.c): how statuses rank against each
  * other, and the merge of every rank's result into one. No MPI runtime is needed: outside
  * mpirun every other function acts for a single process, which is checked too. */
 #include <setjmp.h>

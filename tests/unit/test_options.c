@@ -1,4 +1,4 @@
-/* Unit tests for the option table and parser (src/session/options.c). Error messages are part of
+/* Unit tests for the option table and parser (src/control/options.c). Error messages are part of
  * the contract (a bad option names the option, the value and what is accepted), so stderr
  * is captured and checked too. */
 #include <setjmp.h>

@@ -1801,7 +1801,7 @@ static void check_script_line(char **val, int nv, const struct script_line *w)
     }
 }
 
-/* A script's document (sbio-script/1, as session.c builds it) of real runs: phase "load" of
+/* A script's document (sbio-script/1, as pipeline.c builds it) of real runs: phase "load" of
  * two jobs and their total, phase "direct" refused, phase "late" of a job and one that
  * failed to start. Its CSV: phase and job, then the built-in columns of each job's, or the
  * total's, document; a line per job, one for the total, one for the refused phase. */

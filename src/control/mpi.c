@@ -17,7 +17,7 @@
 
 #ifdef HAVE_MPI
 /* The MPI library's header: src/'s folders are on the quote path only (-iquote, Makefile), so
- * this is never src/session/mpi.h. */
+ * this is never src/control/mpi.h. */
 #include <mpi.h>
 #endif
 

@@ -1,8 +1,8 @@
 /* One run as `sbio run` does it, for run and compare alike: check the settings before the set
  * is touched, open the set (or the raw device), apply the scheduler and queue knobs, drop
  * caches, run, put every setting back, and make the text report and the JSON document. */
-#ifndef SBIO_SESSION_H
-#define SBIO_SESSION_H
+#ifndef SBIO_PIPELINE_H
+#define SBIO_PIPELINE_H
 
 #include <jansson.h>
 #include <stdio.h>
@@ -12,17 +12,17 @@
 
 /* The checks that need no change to anything: root for settings and --drop-caches, the
  * folder or device, the scheduler and knobs against the device. 0 or -SBIO_EUSAGE. */
-int sbio_session_check(const struct sbio_settings *set);
+int sbio_pipeline_check(const struct sbio_settings *set);
 
 /* Meet the other ranks (no-op alone) with this one's status rc; rank 0 names the rank that
  * stopped everyone ("rank N of M <what>") when it was another one. The agreed status. */
-int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what);
+int sbio_pipeline_agree(const struct sbio_topology *topo, int rc, const char *what);
 
 /* Apply set's scheduler and queue settings and put them back at once: what only the kernel
  * can refuse (a value out of range, a tunable the scheduler lacks) is found before a long
  * compare starts (by host leaders only; 0 elsewhere). 0, -SBIO_EUSAGE (message printed,
  * nothing left changed) or -errno. */
-int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo);
+int sbio_pipeline_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo);
 
 /* Run a declaration: the command line's (one job, decl->plain) or a script's. The text
  * report goes to text, interim lines (a plain run's) to interim; *doc (when doc is not NULL)
@@ -31,7 +31,7 @@ int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio
  * result documents and the total). A plain run prints sysbench's header once its threads are
  * up and one report; a script's phases run in order, each phase's jobs side by side on their
  * own threads, one text report per job and, for phases of several jobs, one for the phase.
- * Settings (--scheduler, --queue) hold for the whole session.
+ * Settings (--scheduler, --queue) hold for the whole run.
  * Returns a command code (util.h): 0; -SBIO_EFAILED when the run failed (an I/O error, a bad
  * block, a setting not restored); -EINTR when a signal stopped it; or, when it could not
  * start, -SBIO_EUSAGE (message printed, nothing changed) or -errno; and -SBIO_EUSAGE when the
@@ -40,8 +40,8 @@ int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio
  * Under MPI (topo->nranks > 1) every rank calls it with the same declaration and all get the
  * same code: rank 0 alone writes text and gets *doc, for every rank's merged result; only
  * host leaders apply settings and drop caches (see mpi.h). */
-int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *decl,
-                     const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc);
+int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                      const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc);
 
 struct sbio_script;
 
@@ -49,6 +49,6 @@ struct sbio_script;
  * under this job's MPI ranks, each job's I/O priority and group (against the set's devices).
  * compare makes them for every setting before the first runs. 0 or -SBIO_EUSAGE (message printed).
  */
-int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s);
+int sbio_pipeline_check_script(const struct sbio_settings *set, const struct sbio_script *s);
 
 #endif

@@ -1,4 +1,4 @@
-/* Unit tests for the session (src/session/session.c): the one pipeline a plain run and a script's
+/* Unit tests for the pipeline (src/control/pipeline.c): the one pipeline a plain run and a script's
  * phases go through, on a real file set in a temporary folder with the null engine (no I/O,
  * no root, no device settings). A plain run's event budget and seed reach the result; a run
  * that cannot start is refused with the usage code and no document; a script's phase splits
@@ -20,7 +20,7 @@
 #include "prepare.h"
 #include "report.h"
 #include "script.h"
-#include "session.h"
+#include "pipeline.h"
 #include "sysblock.h"
 #include "topology.h"
 #include "util.h"
@@ -32,7 +32,7 @@ static char g_set[PATH_MAX + 16];
 static int group_setup(void **state)
 {
     (void)state;
-    if (tmpdir_make(g_dir, sizeof(g_dir), "/tmp", "session"))
+    if (tmpdir_make(g_dir, sizeof(g_dir), "/tmp", "pipeline"))
         return -1;
     snprintf(g_set, sizeof(g_set), "--dir=%s", g_dir);
     struct sbio_config cfg;
@@ -75,7 +75,7 @@ static int run_plain(struct sbio_config *cfg, char *text, char *err, json_t **do
     static struct sbio_script decl;
     const struct sbio_settings *set = TS(cfg);
     sbio_options_declare(set, cfg, &decl);
-    int rc = sbio_session_run(set, &decl, &alone, out, out, doc);
+    int rc = sbio_pipeline_run(set, &decl, &alone, out, out, doc);
     cap_end(&c, err, MSG_MAX);
     fclose(out);
     snprintf(text, MSG_MAX, "%s", buf ? buf : "");
@@ -185,7 +185,7 @@ static void test_script_phases(void **state)
     json_t *doc = NULL;
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_session_run(TS(&cfg), &s, &alone, out, out, &doc);
+    int rc = sbio_pipeline_run(TS(&cfg), &s, &alone, out, out, &doc);
     cap_end(&c, err, sizeof(err));
     fclose(out);
     /* A refused phase makes the script's status a refusal, though the others ran. */
@@ -388,16 +388,16 @@ static void test_checks(void **state)
         assert_int_equal(prc, 0);
         struct capture c;
         cap_begin(&c);
-        int rc = sbio_session_check(TS(&cfg));
+        int rc = sbio_pipeline_check(TS(&cfg));
         cap_end(&c, err, sizeof(err));
         assert_int_equal(rc, cases[i].want);
         assert_has(err, cases[i].says);
         /* Nothing to try: no kernel setting asked for. */
-        assert_int_equal(sbio_session_try_settings(TS(&cfg), &alone), 0);
+        assert_int_equal(sbio_pipeline_try_settings(TS(&cfg), &alone), 0);
     }
-    assert_int_equal(sbio_session_agree(&alone, 0, "x"), 0);
-    assert_int_equal(sbio_session_agree(&alone, -SBIO_EUSAGE, "x"), -SBIO_EUSAGE);
-    assert_int_equal(sbio_session_agree(&alone, -EINTR, "x"), -EINTR);
+    assert_int_equal(sbio_pipeline_agree(&alone, 0, "x"), 0);
+    assert_int_equal(sbio_pipeline_agree(&alone, -SBIO_EUSAGE, "x"), -SBIO_EUSAGE);
+    assert_int_equal(sbio_pipeline_agree(&alone, -EINTR, "x"), -EINTR);
 }
 
 /* --verify under a script whose phase runs a sequential and a random job side by side: their
@@ -420,12 +420,12 @@ static void test_check_script_verify(void **state)
     struct sbio_config cfg;
     char err[MSG_MAX];
     assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--ioengine=null"), err, sizeof(err)), 0);
-    assert_int_equal(sbio_session_check_script(TS(&cfg), s), 0);
+    assert_int_equal(sbio_pipeline_check_script(TS(&cfg), s), 0);
     assert_int_equal(
         parse_args(&cfg, ARGV("run", g_set, "--ioengine=null", "--verify"), err, sizeof(err)), 0);
     struct capture c;
     cap_begin(&c);
-    int rc = sbio_session_check_script(TS(&cfg), s);
+    int rc = sbio_pipeline_check_script(TS(&cfg), s);
     cap_end(&c, err, sizeof(err));
     assert_int_equal(rc, -SBIO_EUSAGE);
     assert_has(err, "--verify");
@@ -439,7 +439,7 @@ static void test_seqwr_creates(void **state)
 {
     (void)state;
     char dir[PATH_MAX], opt[PATH_MAX + 16], path[PATH_MAX + 32];
-    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "session-seqwr"), 0);
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "pipeline-seqwr"), 0);
     snprintf(opt, sizeof(opt), "--dir=%s", dir);
     struct sbio_config cfg;
     char err[MSG_MAX], text[MSG_MAX];

@@ -159,7 +159,7 @@ bool sbio_options_given(const struct sbio_config *cfg, const char *name);
  * -EINVAL for an unknown topic. */
 int sbio_options_help(FILE *out, const char *topic);
 
-/* The settings of the session cfg asks for (what holds for the whole session, and the
+/* The settings of the run cfg asks for (what holds for the whole run, and the
  * command line's job); they point into cfg, which must outlive them. */
 void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *set);
 

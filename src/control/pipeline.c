@@ -1,4 +1,4 @@
-#include "session.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +32,7 @@
 #include "version.h"
 
 /* Resolve the target of set: the raw device, or the folder's device(s). */
-static int session_target(const struct sbio_settings *set, struct sbio_target *t)
+static int pipeline_target(const struct sbio_settings *set, struct sbio_target *t)
 {
     /* A raw device is its own target: its queue is the one tuned. */
     const char *qdev = set->filename ? set->filename : set->queue_device;
@@ -58,7 +58,7 @@ static int session_target(const struct sbio_settings *set, struct sbio_target *t
     return 0;
 }
 
-int sbio_session_check(const struct sbio_settings *set)
+int sbio_pipeline_check(const struct sbio_settings *set)
 {
     if (set->memory_limit && sbio_cgroup_memory_check())
         return -SBIO_EUSAGE;
@@ -72,19 +72,19 @@ int sbio_session_check(const struct sbio_settings *set)
         return -SBIO_EUSAGE;
     }
     struct sbio_target t;
-    int rc = session_target(set, &t);
+    int rc = pipeline_target(set, &t);
     if (!rc)
         rc = sbio_tune_check(&t, set->scheduler, set->queue, set->nqueue);
     return rc;
 }
 
-int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo)
+int sbio_pipeline_try_settings(const struct sbio_settings *set, const struct sbio_topology *topo)
 {
     if ((!set->scheduler && !set->nqueue) || !topo->host_leader)
         return 0;
     struct sbio_target t;
     struct sbio_tune tune;
-    int rc = session_target(set, &t);
+    int rc = pipeline_target(set, &t);
     if (!rc)
         rc = sbio_tune_apply(&tune, &t, set->scheduler, set->queue, set->nqueue, NULL);
     if (!rc && sbio_tune_restore(&tune)) {
@@ -97,7 +97,7 @@ int sbio_session_try_settings(const struct sbio_settings *set, const struct sbio
 /* The status of a run that happened, from its (merged) result: 1 an I/O error, a bad block
  * or a setting not restored, 130 interrupted, else 0. The reporting process says why, of
  * who (a script's job: "phase \"P\", job \"J\": ") when not NULL. */
-static int session_status(const struct sbio_run_result *res, int rrc, bool report, const char *who)
+static int pipeline_status(const struct sbio_run_result *res, int rrc, bool report, const char *who)
 {
     if (res->error) {
         if (report && res->error_msg[0])
@@ -119,8 +119,8 @@ static int session_status(const struct sbio_run_result *res, int rrc, bool repor
 /* Meet the other processes (no-op alone) with this one's status; rank 0 names the rank that
  * decided when it was another one (that rank printed why): "rank N of M WHAT (its message
  * above)THEN". */
-static int session_agree_said(const struct sbio_topology *topo, int rc, const char *what,
-                              const char *then)
+static int pipeline_agree_said(const struct sbio_topology *topo, int rc, const char *what,
+                               const char *then)
 {
     unsigned who = 0;
     int g = sbio_mpi_agree(rc, &who);
@@ -129,15 +129,15 @@ static int session_agree_said(const struct sbio_topology *topo, int rc, const ch
     return g;
 }
 
-int sbio_session_agree(const struct sbio_topology *topo, int rc, const char *what)
+int sbio_pipeline_agree(const struct sbio_topology *topo, int rc, const char *what)
 {
-    return session_agree_said(topo, rc, what, "; every rank stopped");
+    return pipeline_agree_said(topo, rc, what, "; every rank stopped");
 }
 
-/* One session: the set opened, the device settings applied for its duration, and put back
- * at the end whatever happened. Every command that runs a workload (run, compare, a script,
+/* One run of a declaration: the set opened, the device settings applied for its duration, and put
+ * back at the end whatever happened. Every command that runs a workload (run, compare, a script,
  * each MPI rank) goes through it. */
-struct session {
+struct pipeline {
     const struct sbio_settings *set;
     const struct sbio_script *decl; /* what it runs */
     const struct sbio_topology *topo;
@@ -165,7 +165,7 @@ struct session {
 };
 
 /* The script's set must be the one it declares (with these option values). */
-static int session_check_declared(const struct session *s, const char *script)
+static int pipeline_check_declared(const struct pipeline *s, const char *script)
 {
     const struct sbio_settings *set = s->set;
     bool same = s->fs.nfiles == set->nfile_sizes;
@@ -184,31 +184,31 @@ static int session_check_declared(const struct session *s, const char *script)
     return -SBIO_EUSAGE;
 }
 
-/* Whether this process opens (and so repairs) its tree in session_open: alone, on a tree of
+/* Whether this process opens (and so repairs) its tree in pipeline_open: alone, on a tree of
  * its own (--file-per-rank), or as rank 0 of ranks that share one; the others open it once
- * rank 0 has (session_tree_shared), so that no two put it back at once. */
-static bool session_tree_mine(const struct session *s)
+ * rank 0 has (pipeline_tree_shared), so that no two put it back at once. */
+static bool pipeline_tree_mine(const struct pipeline *s)
 {
     return s->topo->nranks == 1 || s->set->file_per_rank || s->topo->rank == 0;
 }
 
 /* The ranks sharing a tree, but rank 0, open it after rank 0 (which repaired it), every rank
  * then agreeing. 0 or the worst rank's failure. */
-static int session_tree_shared(struct session *s, const struct sbio_script *script)
+static int pipeline_tree_shared(struct pipeline *s, const struct sbio_script *script)
 {
     int rc = 0;
-    if (!session_tree_mine(s))
+    if (!pipeline_tree_mine(s))
         rc = sbio_tree_open(&s->tree, s->set, &script->tree, script->path, s->text);
-    return sbio_session_agree(s->topo, rc, "could not open the file tree");
+    return sbio_pipeline_agree(s->topo, rc, "could not open the file tree");
 }
 
 /* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
  * script's, when tree is not NULL) is checked against its manifest and put back as prepared
  * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
  * printed, nothing changed) or -errno. */
-static int session_open(struct session *s, const struct sbio_settings *set,
-                        const struct sbio_script *decl, const struct sbio_topology *topo,
-                        FILE *text)
+static int pipeline_open(struct pipeline *s, const struct sbio_settings *set,
+                         const struct sbio_script *decl, const struct sbio_topology *topo,
+                         FILE *text)
 {
     memset(s, 0, sizeof(*s));
     s->set = set;
@@ -220,24 +220,24 @@ static int session_open(struct session *s, const struct sbio_settings *set,
     sbio_cgroups_init(&s->cg);
     /* A script's set is the one it declares: no raw device, never made by its run. */
     const char *script = decl->plain ? NULL : decl->path;
-    int rc = sbio_session_check(set);
+    int rc = sbio_pipeline_check(set);
     if (!rc)
-        rc = session_target(set, &s->target);
+        rc = pipeline_target(set, &s->target);
     if (!rc && decl->tree.set)
-        return session_tree_mine(s) ? sbio_tree_open(&s->tree, set, &decl->tree, script, text) : 0;
+        return pipeline_tree_mine(s) ? sbio_tree_open(&s->tree, set, &decl->tree, script, text) : 0;
     if (!rc && set->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, set);
     else if (!rc)
         rc = sbio_fileset_open(&s->fs, set, !script && set->mode == SBIO_MODE_SEQWR, &s->created);
     if (!rc && script && set->nfile_sizes)
-        rc = session_check_declared(s, script);
+        rc = pipeline_check_declared(s, script);
     return rc;
 }
 
 /* --memory-limit: this process, every thread, into a memory group with the limit, before the
  * set's pages are dropped and the run starts (pages cached before stay charged where they
  * were). 0 or -errno (message printed, the groups made removed). */
-static int session_memory_limit(struct session *s)
+static int pipeline_memory_limit(struct pipeline *s)
 {
     int rc = sbio_cgroup_memory_limit(&s->cg, s->set->memory_limit, &s->mem);
     if (!rc)
@@ -256,7 +256,7 @@ static int session_memory_limit(struct session *s)
 /* Apply this host's settings, once every check passed. Under MPI each host's leader alone
  * changes the host's device settings and drops its caches; alone, this process is the
  * leader. 0 or -errno (message printed, nothing left changed). */
-static int session_apply(struct session *s)
+static int pipeline_apply(struct pipeline *s)
 {
     if (s->created)
         fprintf(s->text, "No file set in %s: seqwr creates one (%u files)\n", s->set->dir,
@@ -264,7 +264,7 @@ static int session_apply(struct session *s)
     const struct sbio_settings *set = s->set;
     int rc = sbio_tune_apply(&s->tune, &s->target, s->topo->host_leader ? set->scheduler : NULL,
                              set->queue, s->topo->host_leader ? set->nqueue : 0, s->text);
-    if (!rc && set->memory_limit && (rc = session_memory_limit(s)))
+    if (!rc && set->memory_limit && (rc = pipeline_memory_limit(s)))
         sbio_tune_restore(&s->tune);
     s->applied = !rc;
     return rc;
@@ -275,7 +275,7 @@ static int session_apply(struct session *s)
  * that no later --verify run, nor a kill in the middle, finds a false one. --verify then
  * checks the blocks its run writes, as on a set prepared without it. Under MPI the ranks
  * sharing a set drop it alike, rank 0 alone writing the manifest. 0 or -errno (said). */
-static int session_scope_verify(struct session *s, const struct sbio_script *script)
+static int pipeline_scope_verify(struct pipeline *s, const struct sbio_script *script)
 {
     if (s->set->verify || !s->fs.verify || s->fs.raw || s->fs.dirfd < 0 ||
         !sbio_fileset_cmd_writes(s->set, script))
@@ -287,7 +287,7 @@ static int session_scope_verify(struct session *s, const struct sbio_script *scr
 
 /* The environment, read once while sbio's settings are in effect: described in the text and
  * (want_env) kept for the JSON documents. */
-static void session_describe(struct session *s, bool want_env)
+static void pipeline_describe(struct pipeline *s, bool want_env)
 {
     struct sbio_environment *e = malloc(sizeof(*e));
     if (!e) {
@@ -303,7 +303,7 @@ static void session_describe(struct session *s, bool want_env)
 
 /* Put every setting back, before anything else can fail. 0, or -EIO when a setting could
  * not be restored (said on stderr). */
-static int session_restore(struct session *s)
+static int pipeline_restore(struct pipeline *s)
 {
     int rrc = sbio_tune_restore(&s->tune);
     if (rrc)
@@ -316,7 +316,7 @@ static int session_restore(struct session *s)
 }
 
 /* Once reported: close the set. */
-static void session_close(struct session *s)
+static void pipeline_close(struct pipeline *s)
 {
     json_decref(s->env);
     s->env = NULL;
@@ -325,7 +325,7 @@ static void session_close(struct session *s)
 }
 
 /* sync, then drop the page cache. 0 or -errno (message printed). */
-static int session_drop_caches(const struct session *s)
+static int pipeline_drop_caches(const struct pipeline *s)
 {
     int rc = sbio_drop_caches();
     if (!rc)
@@ -335,10 +335,10 @@ static int session_drop_caches(const struct session *s)
 
 /* A plain run as it starts: where its header and interim lines go, and how they are
  * worded. */
-struct session_lines {
+struct pipeline_lines {
     FILE *out;
     struct sbio_report_of of; /* what the reports describe: the job, the settings */
-    struct session *s;
+    struct pipeline *s;
     uint64_t seed;
     bool want_env;    /* the environment is kept for the JSON document */
     const char *note; /* said after the header (how the files are opened) */
@@ -346,7 +346,7 @@ struct session_lines {
 
 /* One job of a phase: what it runs, how the reports describe it, where it runs, and what it
  * measured. A plain run is a phase of one job. */
-struct session_job {
+struct pipeline_job {
     struct sbio_job job;
     struct sbio_job whole; /* the job over every rank, as the reports describe it */
     struct sbio_mix mix;
@@ -354,7 +354,7 @@ struct session_job {
     const struct sbio_hook_ops *hook_ops;
     uint64_t *sizes;
     struct sbio_interim interim;
-    struct session_lines lines; /* a plain run's */
+    struct pipeline_lines lines; /* a plain run's */
     struct sbio_runner_env env;
     struct sbio_run_result res;
     int rc;
@@ -367,52 +367,52 @@ struct session_job {
 
 /* The threads are up, their files open: the header and the environment, then the caches
  * dropped. Printed only now, so that a run that cannot start says its error alone. */
-static int session_ready(void *ctx)
+static int pipeline_ready(void *ctx)
 {
-    const struct session_lines *l = ctx;
-    struct session *s = l->s;
+    const struct pipeline_lines *l = ctx;
+    struct pipeline *s = l->s;
     sbio_report_header(s->text, &l->of, s->topo, &s->fs, l->seed);
     fputs(l->note, s->text);
     sbio_report_memgroup(s->text, &s->mem, l->of.job->invalidate || s->set->drop_caches);
-    session_describe(s, l->want_env);
-    int rc = s->set->drop_caches && s->topo->host_leader ? session_drop_caches(s) : 0;
+    pipeline_describe(s, l->want_env);
+    int rc = s->set->drop_caches && s->topo->host_leader ? pipeline_drop_caches(s) : 0;
     fflush(s->text);
     return rc;
 }
 
-static void session_started(void *ctx)
+static void pipeline_started(void *ctx)
 {
-    const struct session_lines *l = ctx;
+    const struct pipeline_lines *l = ctx;
     fprintf(l->out, "\nThreads started!\n\n");
     fflush(l->out);
 }
 
-static void session_line(void *ctx, double t_s, double interval_s, const struct sbio_stats *cur,
-                         const struct sbio_stats *prev)
+static void pipeline_line(void *ctx, double t_s, double interval_s, const struct sbio_stats *cur,
+                          const struct sbio_stats *prev)
 {
-    const struct session_lines *l = ctx;
+    const struct pipeline_lines *l = ctx;
     sbio_report_interval(l->out, &l->of, t_s, interval_s, cur, prev);
 }
 
 /* The samples of the result's time series: every --log-interval, else every
  * --report-interval; lines (lines not NULL) every --report-interval. */
-static void session_interim(struct session_job *j, const struct sbio_settings *set,
-                            struct session_lines *lines)
+static void pipeline_interim(struct pipeline_job *j, const struct sbio_settings *set,
+                             struct pipeline_lines *lines)
 {
     uint64_t print_ns = lines ? set->report_interval_s * 1000000000ULL : 0;
     j->interim = (struct sbio_interim){
         .print_ns = print_ns,
         .log_ns = set->log_interval_ms ? set->log_interval_ms * 1000000ULL : print_ns,
         .ctx = lines,
-        .ready = lines ? session_ready : NULL,
-        .started = lines ? session_started : NULL,
-        .line = lines ? session_line : NULL,
+        .ready = lines ? pipeline_ready : NULL,
+        .started = lines ? pipeline_started : NULL,
+        .line = lines ? pipeline_line : NULL,
     };
     j->env.interim = &j->interim;
 }
 
 /* Descriptors this process has open now. */
-static uint64_t session_open_fds(void)
+static uint64_t pipeline_open_fds(void)
 {
     uint64_t n = 0;
     DIR *d = opendir("/proc/self/fd");
@@ -432,8 +432,8 @@ static uint64_t session_open_fds(void)
  * file shared by the threads of each job whose engine can, else refused before anything
  * starts. Sets each job's env.share_fds; note gets what was done ("" when nothing). 0 or
  * -SBIO_EUSAGE (message printed). */
-static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfiles, char *note,
-                            size_t len)
+static int pipeline_plan_fds(struct pipeline_job *jobs, unsigned n, unsigned nfiles, char *note,
+                             size_t len)
 {
     uint64_t own = 0, shared = 0, threads = 0;
     const char *own_eng = NULL; /* an engine that gives each thread its own (mmap) */
@@ -445,7 +445,7 @@ static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfile
         own_eng = !sh && o ? sbio_engine_name(jobs[k].job.engine) : own_eng;
         threads += jobs[k].job.threads;
     }
-    uint64_t base = session_open_fds() + SESSION_FD_SLACK;
+    uint64_t base = pipeline_open_fds() + SESSION_FD_SLACK;
     struct rlimit rl;
     note[0] = 0;
     if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -483,15 +483,15 @@ static int session_plan_fds(struct session_job *jobs, unsigned n, unsigned nfile
     return 0;
 }
 
-static void *session_job_main(void *arg)
+static void *pipeline_job_main(void *arg)
 {
-    struct session_job *j = arg;
+    struct pipeline_job *j = arg;
     j->rc = sbio_runner_run(&j->job, &j->env, &j->res);
     return NULL;
 }
 
 /* A job in a cgroup v2 group runs in a process of its own (jobproc.h). */
-static bool session_job_forks(const struct session_job *j)
+static bool pipeline_job_forks(const struct pipeline_job *j)
 {
     return j->group.version == SBIO_CGROUP_V2;
 }
@@ -502,17 +502,17 @@ static bool session_job_forks(const struct session_job *j)
  * meeting other processes, meet.h) every job runs on threads of its own while this thread
  * serves their meetings, whose MPI calls must come from it. 0, or -EAGAIN when a job could
  * not be started (*started: its index; n when all were). */
-static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *started,
-                            struct sbio_meet *meet)
+static int pipeline_run_jobs(struct pipeline_job *jobs, unsigned n, unsigned *started,
+                             struct sbio_meet *meet)
 {
     unsigned nthr = 0, ran = 0; /* ran: a bit per job started on a thread or process */
     int rc = 0;
     for (unsigned k = 0; k < n; k++)
-        nthr += !session_job_forks(&jobs[k]);
+        nthr += !pipeline_job_forks(&jobs[k]);
     *started = n;
     for (unsigned k = 0; k < n && !rc; k++) {
-        struct session_job *j = &jobs[k];
-        if (!session_job_forks(j))
+        struct pipeline_job *j = &jobs[k];
+        if (!pipeline_job_forks(j))
             continue;
         if ((rc = sbio_jobproc_start(&j->proc, &j->job, &j->env, j->group.dir))) {
             sbio_err("job %s: fork: %s", j->job.name, strerror(-rc));
@@ -524,12 +524,12 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
         }
     }
     for (unsigned k = 0; k < n && !rc; k++) {
-        struct session_job *j = &jobs[k];
-        if (session_job_forks(j))
+        struct pipeline_job *j = &jobs[k];
+        if (pipeline_job_forks(j))
             continue;
         if (nthr == 1 && !meet) { /* alone, on this thread */
-            session_job_main(j);
-        } else if (pthread_create(&j->tid, NULL, session_job_main, j)) {
+            pipeline_job_main(j);
+        } else if (pthread_create(&j->tid, NULL, pipeline_job_main, j)) {
             rc = -EAGAIN;
             *started = k;
         } else {
@@ -546,7 +546,7 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
     for (unsigned k = 0; k < n; k++) {
         if (!(ran & (1u << k)))
             continue;
-        if (session_job_forks(&jobs[k]))
+        if (pipeline_job_forks(&jobs[k]))
             sbio_jobproc_finish(&jobs[k].proc, jobs[k].job.name, &jobs[k].res, &jobs[k].rc);
         else
             pthread_join(jobs[k].tid, NULL);
@@ -557,7 +557,7 @@ static int session_run_jobs(struct session_job *jobs, unsigned n, unsigned *star
 /* What a phase's jobs hold once the phase is reported: every job's, since a forked job
  * after the one that could not start has its result too (a job never started has a zeroed
  * one). */
-static void session_jobs_free(struct session_job *jobs, unsigned njobs)
+static void pipeline_jobs_free(struct pipeline_job *jobs, unsigned njobs)
 {
     for (unsigned k = 0; k < njobs; k++) {
         if (!jobs[k].rc)
@@ -568,7 +568,7 @@ static void session_jobs_free(struct session_job *jobs, unsigned njobs)
 }
 
 /* The phase's total: every job's threads side by side, merged. */
-static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_run_result *tot)
+static int pipeline_merge_jobs(struct pipeline_job *jobs, unsigned n, struct sbio_run_result *tot)
 {
     /* On the heap: a result is about 100 KiB (its histograms), a phase has up to 8. */
     struct sbio_run_result *parts = malloc(n * sizeof(*parts));
@@ -586,8 +586,8 @@ static int session_merge_jobs(struct session_job *jobs, unsigned n, struct sbio_
  * ranks' on a set they share and, under --verify, the other jobs' of its phase, whose blocks
  * must be disjoint from its own. before: the threads of the phase's jobs before it; phase:
  * all the phase's threads on this rank (a plain run's are its job's). */
-static void session_place(struct session_job *j, const struct session *s, unsigned before,
-                          unsigned phase)
+static void pipeline_place(struct pipeline_job *j, const struct pipeline *s, unsigned before,
+                           unsigned phase)
 {
     bool shared = s->topo->nranks > 1 && !s->set->file_per_rank;
     unsigned ranks = shared ? s->topo->nranks : 1;
@@ -602,15 +602,15 @@ static void session_place(struct session_job *j, const struct session *s, unsign
 }
 
 /* This rank's share of a total that the ranks split (--events, --rate). */
-static uint64_t session_rank_share(uint64_t total, const struct sbio_topology *t)
+static uint64_t pipeline_rank_share(uint64_t total, const struct sbio_topology *t)
 {
     return total / t->nranks + (t->rank < total % t->nranks);
 }
 
 /* A mix or an event job: offsets in units of its smallest block, buffers as large as its
  * largest. 0 or -ENOMEM. */
-static int session_job_ops(struct session_job *j, const struct session *s,
-                           const struct sbio_script_job *sj)
+static int pipeline_job_ops(struct pipeline_job *j, const struct pipeline *s,
+                            const struct sbio_script_job *sj)
 {
     struct sbio_job *job = &j->whole;
     const struct sbio_fileset *fs = &s->fs;
@@ -643,10 +643,10 @@ static int session_job_ops(struct session_job *j, const struct session *s,
     return j->hook_ops ? 0 : -ENOMEM;
 }
 
-/* A tree job (fsop.h): its mix's operations on the session's tree, phase pi's, by the tree
+/* A tree job (fsop.h): its mix's operations on the run's tree, phase pi's, by the tree
  * engine's system calls; its buffers as large as its largest block or append; none of the
  * flat set's end fsyncs or page dropping. */
-static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tree *tree)
+static void pipeline_job_tree(struct pipeline_job *j, unsigned pi, struct sbio_tree *tree)
 {
     struct sbio_job *job = &j->whole;
     job->tree = tree;
@@ -656,14 +656,14 @@ static void session_job_tree(struct session_job *j, unsigned pi, struct sbio_tre
     job->invalidate = false;
 }
 
-/* Job k of phase pi of the session's declaration, ready for this rank: j->whole as declared
+/* Job k of phase pi of the declaration, ready for this rank: j->whole as declared
  * over every rank (what the reports describe), j->job this rank's share of it. --events and
  * --rate are totals, of which each rank takes its share; ranks with sets of their own draw
  * different offsets (ranks sharing one differ by their threads' numbers). The command
- * line's job draws from the session's seed itself, a script's jobs from seeds of their own
+ * line's job draws from the run's seed itself, a script's jobs from seeds of their own
  * (the job's index, not its address: --rand-seed must repeat a run). 0 or -ENOMEM. */
-static int session_job_build(struct session_job *j, struct session *s, unsigned pi, unsigned k,
-                             unsigned total_threads, unsigned threads_before, uint64_t seed)
+static int pipeline_job_build(struct pipeline_job *j, struct pipeline *s, unsigned pi, unsigned k,
+                              unsigned total_threads, unsigned threads_before, uint64_t seed)
 {
     const struct sbio_script *d = s->decl;
     const struct sbio_script_phase *p = &d->phases[pi];
@@ -684,30 +684,30 @@ static int session_job_build(struct session_job *j, struct session *s, unsigned 
                  sj->name);
         w->block_what = j->block_what;
     }
-    int rc = sj->mode == SBIO_MODE_NONE ? session_job_ops(j, s, sj) : 0;
+    int rc = sj->mode == SBIO_MODE_NONE ? pipeline_job_ops(j, s, sj) : 0;
     if (d->tree.set)
-        session_job_tree(j, pi, &s->tree);
+        pipeline_job_tree(j, pi, &s->tree);
     j->job = *w;
-    j->job.events = session_rank_share(w->events, s->topo);
-    j->job.rate = session_rank_share(w->rate, s->topo);
+    j->job.events = pipeline_rank_share(w->events, s->topo);
+    j->job.rate = pipeline_rank_share(w->rate, s->topo);
     if (s->set->file_per_rank && s->topo->rank)
         j->job.seed = sbio_mix64(w->seed ^ s->topo->rank);
     j->env = (struct sbio_runner_env){
         .fs = &s->fs, .target = &s->target, .memgroup = &s->mem, .created = s->created};
-    session_place(j, s, threads_before, total_threads);
+    pipeline_place(j, s, threads_before, total_threads);
     return rc;
 }
 
 /* A run's status (0 ok, 1 failed, 130 interrupted) as a command code. */
-static int session_code(int status)
+static int pipeline_code(int status)
 {
     return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
 }
 
 /* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
  * A job's weight is its declared group's. */
-static void session_shares(struct session *ses, const struct sbio_script_phase *p,
-                           const struct session_job *jobs, json_t *pj, bool want_doc)
+static void pipeline_shares(struct pipeline *ses, const struct sbio_script_phase *p,
+                            const struct pipeline_job *jobs, json_t *pj, bool want_doc)
 {
     _Static_assert(SBIO_SCRIPT_MAX_JOBS <= SBIO_SHARES_MAX, "a phase's jobs fit the shares");
     const struct sbio_run_result *res[SBIO_SCRIPT_MAX_JOBS];
@@ -727,7 +727,8 @@ static void session_shares(struct session *ses, const struct sbio_script_phase *
 }
 
 /* "3 threads", or under MPI "3 threads on each of 2 ranks". */
-static const char *session_threads(char *buf, size_t len, unsigned n, const struct sbio_topology *t)
+static const char *pipeline_threads(char *buf, size_t len, unsigned n,
+                                    const struct sbio_topology *t)
 {
     int l = snprintf(buf, len, "%u thread%s", n, n == 1 ? "" : "s");
     if (t->nranks > 1 && l > 0 && (size_t)l < len)
@@ -737,16 +738,16 @@ static const char *session_threads(char *buf, size_t len, unsigned n, const stru
 
 /* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
  * when there is none); their JSON into pj. The worst job's status into *status. */
-static void session_report_phase(struct session *ses, const struct sbio_script_phase *p,
-                                 struct session_job *jobs, struct sbio_run_result *tot, json_t *pj,
-                                 bool want_doc, int *status)
+static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script_phase *p,
+                                  struct pipeline_job *jobs, struct sbio_run_result *tot,
+                                  json_t *pj, bool want_doc, int *status)
 {
     json_t *jj = json_array();
     bool measured = true;
     for (unsigned k = 0; k < p->njobs; k++) {
         char who[160]; /* two names of 64 bytes at most (decl.h) */
         snprintf(who, sizeof(who), "phase \"%s\", job \"%s\": ", p->name, p->jobs[k].name);
-        int st = session_status(&jobs[k].res, 0, true, who);
+        int st = pipeline_status(&jobs[k].res, 0, true, who);
         *status = st > *status ? st : *status;
         /* A job that failed while starting measured nothing: its error (above) alone. */
         measured = measured && jobs[k].res.measured;
@@ -767,7 +768,7 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
         if (jobs[k].job.tree)
             sbio_report_tree_ops(ops, sizeof(ops), &p->jobs[k]);
         fprintf(ses->text, "\n--- Job %s (%s, %s%s%s%s) ---\n", p->jobs[k].name,
-                session_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
+                pipeline_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
                 sbio_engine_name(p->jobs[k].engine), ops,
                 !wr                    ? ""
                 : p->jobs[k].fsync_end ? ", fsync at end"
@@ -803,13 +804,13 @@ static void session_report_phase(struct session *ses, const struct sbio_script_p
     sbio_report_phase_add(&ses->summary, p->name, p->njobs, tot);
     if (want_doc)
         json_object_set_new(pj, "total", sbio_json_result(&of, &ses->fs, tot, ses->env));
-    session_shares(ses, p, jobs, pj, want_doc);
+    pipeline_shares(ses, p, jobs, pj, want_doc);
 }
 
-/* The phase's job groups, made under the session's sbio.PID folder (recorded in its state
+/* The phase's job groups, made under the run's sbio.PID folder (recorded in its state
  * file) with their settings written and read back. 0 or -errno (said). */
-static int session_make_groups(struct session *ses, const struct sbio_script_phase *p,
-                               struct session_job *jobs)
+static int pipeline_make_groups(struct pipeline *ses, const struct sbio_script_phase *p,
+                                struct pipeline_job *jobs)
 {
     for (unsigned k = 0; k < p->njobs; k++) {
         if (!p->jobs[k].group.set)
@@ -827,8 +828,8 @@ static int session_make_groups(struct session *ses, const struct sbio_script_pha
 /* Phase pi's jobs declared and checked, how their files are opened planned: ready for the kind's
  * ready step and their groups. 0, -SBIO_EUSAGE (the phase is refused; message printed) or -errno.
  */
-static int session_phase_ready(struct session *ses, const struct sbio_script *s, unsigned pi,
-                               uint64_t seed, struct session_job *jobs)
+static int pipeline_phase_ready(struct pipeline *ses, const struct sbio_script *s, unsigned pi,
+                                uint64_t seed, struct pipeline_job *jobs)
 {
     const struct sbio_script_phase *p = &s->phases[pi];
     unsigned total = 0, before = 0;
@@ -836,53 +837,53 @@ static int session_phase_ready(struct session *ses, const struct sbio_script *s,
         total += p->jobs[k].threads;
     int rc = 0;
     for (unsigned k = 0; k < p->njobs && !rc; k++) {
-        struct session_job *j = &jobs[k];
-        rc = session_job_build(j, ses, pi, k, total, before, seed);
+        struct pipeline_job *j = &jobs[k];
+        rc = pipeline_job_build(j, ses, pi, k, total, before, seed);
         before += p->jobs[k].threads;
         /* A plain run prints its header and interim lines as its job runs. */
-        j->lines = (struct session_lines){.out = ses->interim,
-                                          .of = {.set = ses->set, .job = &j->whole},
-                                          .s = ses,
-                                          .seed = seed,
-                                          .want_env = ses->want_doc,
-                                          .note = ses->fd_note};
-        session_interim(j, ses->set, s->plain ? &j->lines : NULL);
+        j->lines = (struct pipeline_lines){.out = ses->interim,
+                                           .of = {.set = ses->set, .job = &j->whole},
+                                           .s = ses,
+                                           .seed = seed,
+                                           .want_env = ses->want_doc,
+                                           .note = ses->fd_note};
+        pipeline_interim(j, ses->set, s->plain ? &j->lines : NULL);
     }
     /* Each job's checks before any starts: a refused job refuses its phase. */
     for (unsigned k = 0; k < p->njobs && !rc; k++)
         rc = sbio_runner_check(&jobs[k].job, &jobs[k].env);
     ses->fd_note[0] = 0;
     if (!rc)
-        rc = session_plan_fds(jobs, p->njobs, ses->fs.nfiles, ses->fd_note, sizeof(ses->fd_note));
+        rc = pipeline_plan_fds(jobs, p->njobs, ses->fs.nfiles, ses->fd_note, sizeof(ses->fd_note));
     return rc;
 }
 
-/* Every rank's status at a meeting of phase p (session_phase_run), as sbio_session_agree;
+/* Every rank's status at a meeting of phase p (pipeline_phase_run), as sbio_pipeline_agree;
  * the script goes on after a refused phase, so no rank is said to have stopped. */
-static int session_phase_agree(const struct session *ses, const struct sbio_script_phase *p, int rc,
-                               const char *what)
+static int pipeline_phase_agree(const struct pipeline *ses, const struct sbio_script_phase *p,
+                                int rc, const char *what)
 {
     if (ses->decl->plain) /* the run is its one phase: a rank that stops it stops them all */
-        return sbio_session_agree(ses->topo, rc,
-                                  !strcmp(what, "refused") ? "refused the run"
-                                                           : "could not start its threads");
+        return sbio_pipeline_agree(ses->topo, rc,
+                                   !strcmp(what, "refused") ? "refused the run"
+                                                            : "could not start its threads");
     char said[160]; /* a phase name of 64 bytes at most (decl.h) */
     snprintf(said, sizeof(said), "%s phase \"%s\"", what, p->name);
-    return session_agree_said(ses->topo, rc, said, "");
+    return pipeline_agree_said(ses->topo, rc, said, "");
 }
 
 /* Run phase p's ready jobs (rc: whether they are), meeting the other ranks before and after;
  * under MPI the jobs meet them through this rank's main thread (meet.h). 0, -SBIO_EUSAGE
  * (refused here or on another rank) or the first failure to start, the same on every rank. */
-static int session_phase_run(struct session *ses, const struct sbio_script_phase *p,
-                             struct session_job *jobs, int rc)
+static int pipeline_phase_run(struct pipeline *ses, const struct sbio_script_phase *p,
+                              struct pipeline_job *jobs, int rc)
 {
     struct sbio_runner_sync up;
     struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&up);
     struct sbio_meet *meet = watch ? sbio_meet_new(p->njobs, &up) : NULL;
     if (watch && !meet)
         rc = -ENOMEM;
-    rc = session_phase_agree(ses, p, rc, "refused");
+    rc = pipeline_phase_agree(ses, p, rc, "refused");
     fflush(ses->text);
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
@@ -892,7 +893,7 @@ static int session_phase_run(struct session *ses, const struct sbio_script_phase
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.warmup_phase = wph;
     unsigned started = 0;
-    if (!rc && (rc = session_run_jobs(jobs, p->njobs, &started, meet)))
+    if (!rc && (rc = pipeline_run_jobs(jobs, p->njobs, &started, meet)))
         sbio_err(ses->decl->plain ? "cannot start the run's threads%s%s"
                                   : "phase %s: cannot start job %s",
                  ses->decl->plain ? "" : p->name, ses->decl->plain ? "" : p->jobs[started].name);
@@ -901,16 +902,16 @@ static int session_phase_run(struct session *ses, const struct sbio_script_phase
     sbio_warmup_phase_free(wph);
     sbio_meet_free(meet);
     sbio_mpi_watch_free(watch);
-    return session_phase_agree(ses, p, rc, "could not run");
+    return pipeline_phase_agree(ses, p, rc, "could not run");
 }
 
 /* The phase's results as rank 0 reports them: each job's merged across ranks and, for several
  * jobs, their total into *tot (this rank's jobs merged, then merged across ranks: its per-rank
  * table is each rank's total). Alone, the jobs' own and their merge. Collective. *have_tot
  * false: no total. 0 or -ENOMEM / -EIO, the same on every rank. */
-static int session_phase_results(struct session *ses, const struct sbio_script_phase *p,
-                                 struct session_job *jobs, struct sbio_run_result *tot,
-                                 bool *have_tot)
+static int pipeline_phase_results(struct pipeline *ses, const struct sbio_script_phase *p,
+                                  struct pipeline_job *jobs, struct sbio_run_result *tot,
+                                  bool *have_tot)
 {
     bool measured = true;
     for (unsigned k = 0; k < p->njobs; k++)
@@ -919,8 +920,8 @@ static int session_phase_results(struct session *ses, const struct sbio_script_p
      * run has no total: its ranks agree without a word). */
     measured = ses->decl->plain
                    ? !sbio_mpi_agree(measured ? 0 : -EIO, NULL)
-                   : !session_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
-    int rc = p->njobs > 1 && measured ? session_merge_jobs(jobs, p->njobs, tot) : 0;
+                   : !pipeline_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
+    int rc = p->njobs > 1 && measured ? pipeline_merge_jobs(jobs, p->njobs, tot) : 0;
     *have_tot = p->njobs > 1 && measured && !rc;
     if (sbio_mpi_agree(rc, NULL)) {
         if (*have_tot)
@@ -936,7 +937,7 @@ static int session_phase_results(struct session *ses, const struct sbio_script_p
 }
 
 /* The script's JSON document (schema sbio-script/1) from its phases, which it takes. */
-static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
+static json_t *pipeline_script_doc(const struct sbio_script *s, json_t *phases)
 {
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("sbio-script/1"));
@@ -949,7 +950,7 @@ static json_t *session_script_doc(const struct sbio_script *s, json_t *phases)
 /* Whether the script starts on a cold set: its first phase drops the page cache, or all its
  * jobs drop the set's pages. Pages cached before it are then gone, and every page the script
  * reads afterwards is charged to its memory group. */
-static bool session_script_cold(const struct sbio_script *s)
+static bool pipeline_script_cold(const struct sbio_script *s)
 {
     if (!s->nphases)
         return false;
@@ -960,17 +961,17 @@ static bool session_script_cold(const struct sbio_script *s)
     return p->drop_caches || inval;
 }
 
-int sbio_session_check_script(const struct sbio_settings *set, const struct sbio_script *s)
+int sbio_pipeline_check_script(const struct sbio_settings *set, const struct sbio_script *s)
 {
     struct sbio_target t;
-    if (sbio_decl_check(set, s, sbio_mpi_size()) || session_target(set, &t) ||
+    if (sbio_decl_check(set, s, sbio_mpi_size()) || pipeline_target(set, &t) ||
         sbio_decl_check_system(set, s, &t))
         return -SBIO_EUSAGE;
     return 0;
 }
 
 /* "a tree of 2000 slots (1000 files, 15.3 MiB)" */
-static void session_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
+static void pipeline_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
 {
     uint64_t files = 0, bytes = 0;
     for (uint64_t i = 0; i < t->files; i++)
@@ -985,12 +986,12 @@ static void session_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
 }
 
 /* The script's header: what runs where, and the seed (rank 0's, on every rank). */
-static void session_script_header(struct session *ses, const struct sbio_script *s, uint64_t seed)
+static void pipeline_script_header(struct pipeline *ses, const struct sbio_script *s, uint64_t seed)
 {
     const struct sbio_topology *t = ses->topo;
     char b[32], on[160];
     if (ses->tree.rootfd >= 0)
-        session_tree_desc(&ses->tree, on, sizeof(on));
+        pipeline_tree_desc(&ses->tree, on, sizeof(on));
     else
         snprintf(on, sizeof(on), "%u files (%s)", ses->fs.nfiles,
                  sbio_fmt_bytes(b, sizeof(b), ses->fs.bytes));
@@ -1005,13 +1006,13 @@ static void session_script_header(struct session *ses, const struct sbio_script 
                 t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s",
                 ses->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                         : "one file set shared by every rank");
-    sbio_report_memgroup(ses->text, &ses->mem, session_script_cold(s));
+    sbio_report_memgroup(ses->text, &ses->mem, pipeline_script_cold(s));
 }
 
 /* The script's end: its report() hook (rank 0's, with the merged document), and the run's
  * status, the same on every rank: the worst of every rank's. */
-static int session_script_end(struct session *ses, const struct sbio_script *s, json_t *mine,
-                              int st)
+static int pipeline_script_end(struct pipeline *ses, const struct sbio_script *s, json_t *mine,
+                               int st)
 {
     const struct sbio_settings *set = ses->set;
     if (mine && s->has_report) {
@@ -1028,63 +1029,64 @@ static int session_script_end(struct session *ses, const struct sbio_script *s, 
     return g == -EINTR ? 130 : g ? 1 : 0;
 }
 
-/* How a session runs its kind of declaration, at the steps of the one pipeline
- * (sbio_session_run): the command line's one job as sysbench runs and reports it, or a
+/* How the pipeline runs its kind of declaration, at the steps of the one pipeline
+ * (sbio_pipeline_run): the command line's one job as sysbench runs and reports it, or a
  * script's phases. */
-struct session_kind {
+struct pipeline_kind {
     /* After the set is opened (rc: how): a script's settings applied and its header printed.
-     * False: the session stops there (rc says why). */
-    bool (*begin)(struct session *s, int *rc);
+     * False: the run stops there (rc says why). */
+    bool (*begin)(struct pipeline *s, int *rc);
     /* Phase pi is about to start: a script's banner. */
-    void (*phase)(struct session *s, unsigned pi);
+    void (*phase)(struct pipeline *s, unsigned pi);
     /* Its jobs built and checked (rc: how): the command line's run applies the settings only
      * now, so that a refused run changes nothing. rc, or why the phase cannot run. */
-    int (*ready)(struct session *s, int rc);
+    int (*ready)(struct pipeline *s, int rc);
     /* Phase p ran (rc: how; 0: its results are merged across ranks): reported (rank 0),
-     * statuses kept. The session's code, 0 to go on. */
-    int (*done)(struct session *s, const struct sbio_script_phase *p, struct session_job *jobs,
+     * statuses kept. The run's code, 0 to go on. */
+    int (*done)(struct pipeline *s, const struct sbio_script_phase *p, struct pipeline_job *jobs,
                 struct sbio_run_result *tot, int rc);
-    /* After the last phase, the settings put back (rrc: how): the session's code. */
-    int (*end)(struct session *s, int rc, int rrc);
+    /* After the last phase, the settings put back (rrc: how): the run's code. */
+    int (*end)(struct pipeline *s, int rc, int rrc);
 };
 
 /* Phase pi: its jobs side by side, then their reports (rank 0's, under MPI). rc: whether the
- * session can run it. Returns 0 or what stops the session. */
-static int session_phase(struct session *ses, const struct session_kind *kind, unsigned pi, int rc)
+ * run can go on to it. Returns 0 or what stops the run. */
+static int pipeline_phase(struct pipeline *ses, const struct pipeline_kind *kind, unsigned pi,
+                          int rc)
 {
     const struct sbio_script_phase *p = &ses->decl->phases[pi];
-    struct session_job jobs[SBIO_SCRIPT_MAX_JOBS];
+    struct pipeline_job jobs[SBIO_SCRIPT_MAX_JOBS];
     memset(jobs, 0, sizeof(jobs));
     kind->phase(ses, pi);
     unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
     /* A tree as the phase finds it (earlier phases, other ranks changed it). */
     int ready = rc ? rc : ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
-    ready = ready ? ready : session_phase_ready(ses, ses->decl, pi, ses->seed, jobs);
+    ready = ready ? ready : pipeline_phase_ready(ses, ses->decl, pi, ses->seed, jobs);
     ready = kind->ready(ses, ready);
-    rc = session_phase_run(ses, p, jobs, ready ? ready : session_make_groups(ses, p, jobs));
+    rc = pipeline_phase_run(ses, p, jobs, ready ? ready : pipeline_make_groups(ses, p, jobs));
     if (sbio_cgroups_remove_to(&ses->cg, mark))
         sbio_err("some control groups could not be removed; run sbio restore as root");
     struct sbio_run_result tot;
     bool have_tot = false;
     if (!rc)
-        rc = session_phase_results(ses, p, jobs, &tot, &have_tot);
+        rc = pipeline_phase_results(ses, p, jobs, &tot, &have_tot);
     rc = kind->done(ses, p, jobs, have_tot ? &tot : NULL, rc);
     if (have_tot)
         sbio_run_result_free(&tot);
-    session_jobs_free(jobs, p->njobs);
+    pipeline_jobs_free(jobs, p->njobs);
     return rc;
 }
 
 /* The command line's run: nothing before its phase (its header is printed once its threads
- * are up, session_ready). */
-static bool plain_begin(struct session *s, int *rc)
+ * are up, pipeline_ready). */
+static bool plain_begin(struct pipeline *s, int *rc)
 {
     (void)s;
     (void)rc;
     return true;
 }
 
-static void plain_phase(struct session *s, unsigned pi)
+static void plain_phase(struct pipeline *s, unsigned pi)
 {
     (void)s;
     (void)pi;
@@ -1092,21 +1094,21 @@ static void plain_phase(struct session *s, unsigned pi)
 
 /* Its job checked: a set seqwr made for a run refused here is taken back (bad input leaves
  * no trace); else the settings applied. */
-static int plain_ready(struct session *s, int rc)
+static int plain_ready(struct pipeline *s, int rc)
 {
     if (rc == -SBIO_EUSAGE && s->created)
         sbio_fileset_discard(&s->fs);
     if (!rc)
-        rc = session_scope_verify(s, s->decl);
+        rc = pipeline_scope_verify(s, s->decl);
     if (!rc)
-        rc = session_apply(s);
+        rc = pipeline_apply(s);
     return rc;
 }
 
 /* Rank 0 reports the merged result (text, and the JSON document when asked for); every rank
  * keeps its status. */
-static int plain_done(struct session *s, const struct sbio_script_phase *p,
-                      struct session_job *jobs, struct sbio_run_result *tot, int rc)
+static int plain_done(struct pipeline *s, const struct sbio_script_phase *p,
+                      struct pipeline_job *jobs, struct sbio_run_result *tot, int rc)
 {
     (void)p;
     (void)tot;
@@ -1122,23 +1124,23 @@ static int plain_done(struct session *s, const struct sbio_script_phase *p,
     } else if (report && !res->error && res->stop_signal) {
         sbio_err("stopped by a signal before the run started");
     }
-    s->st = session_status(res, 0, report, NULL);
+    s->st = pipeline_status(res, 0, report, NULL);
     s->ran = true;
     return 0;
 }
 
 /* The run's status, the same on every rank: the worst of every rank's, a setting not put
  * back a failure. */
-static int plain_end(struct session *s, int rc, int rrc)
+static int plain_end(struct pipeline *s, int rc, int rrc)
 {
     if (!s->ran)
         return rc;
     int st = s->st ? s->st : rrc ? 1 : 0;
     st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-    return session_code(st == -EINTR ? 130 : st ? 1 : 0);
+    return pipeline_code(st == -EINTR ? 130 : st ? 1 : 0);
 }
 
-static const struct session_kind plain_kind = {
+static const struct pipeline_kind plain_kind = {
     .begin = plain_begin,
     .phase = plain_phase,
     .ready = plain_ready,
@@ -1148,25 +1150,25 @@ static const struct session_kind plain_kind = {
 
 /* A script: its settings applied for all its phases, its tree opened by every rank, its header
  * and the environment printed. */
-static bool script_begin(struct session *s, int *rc)
+static bool script_begin(struct pipeline *s, int *rc)
 {
     if (!*rc)
-        *rc = session_scope_verify(s, s->decl);
+        *rc = pipeline_scope_verify(s, s->decl);
     if (!*rc)
-        *rc = session_apply(s);
-    *rc = sbio_session_agree(s->topo, *rc, "refused the script");
+        *rc = pipeline_apply(s);
+    *rc = sbio_pipeline_agree(s->topo, *rc, "refused the script");
     if (!*rc && s->decl->tree.set)
-        *rc = session_tree_shared(s, s->decl);
+        *rc = pipeline_tree_shared(s, s->decl);
     if (*rc)
         return false;
-    session_script_header(s, s->decl, s->seed);
-    session_describe(s, s->want_doc);
+    pipeline_script_header(s, s->decl, s->seed);
+    pipeline_describe(s, s->want_doc);
     s->phases = json_array();
     return true;
 }
 
 /* "=== Phase 1/3: load (2 jobs, 5 threads) ===", and its page cache dropped when it asks. */
-static void script_phase(struct session *s, unsigned pi)
+static void script_phase(struct pipeline *s, unsigned pi)
 {
     const struct sbio_script_phase *p = &s->decl->phases[pi];
     unsigned total = 0;
@@ -1175,14 +1177,14 @@ static void script_phase(struct session *s, unsigned pi)
     char thr[64];
     fprintf(s->text, "\n=== Phase %u/%u: %s (%u job%s, %s) ===\n", pi + 1, s->decl->nphases,
             p->name, p->njobs, p->njobs == 1 ? "" : "s",
-            session_threads(thr, sizeof(thr), total, s->topo));
-    if (p->drop_caches && s->topo->host_leader && (geteuid() != 0 || session_drop_caches(s)))
+            pipeline_threads(thr, sizeof(thr), total, s->topo));
+    if (p->drop_caches && s->topo->host_leader && (geteuid() != 0 || pipeline_drop_caches(s)))
         fprintf(s->text, "Page cache not dropped: that needs root\n");
     fflush(s->text);
 }
 
 /* Its jobs checked: how their files are opened, said now. */
-static int script_ready(struct session *s, int rc)
+static int script_ready(struct pipeline *s, int rc)
 {
     if (!rc)
         fputs(s->fd_note, s->text);
@@ -1191,8 +1193,8 @@ static int script_ready(struct session *s, int rc)
 
 /* A phase the system refuses (an O_DIRECT size the device cannot do, …) is reported as
  * refused, with the reason printed above, counted, and the script goes on. */
-static int script_done(struct session *s, const struct sbio_script_phase *p,
-                       struct session_job *jobs, struct sbio_run_result *tot, int rc)
+static int script_done(struct pipeline *s, const struct sbio_script_phase *p,
+                       struct pipeline_job *jobs, struct sbio_run_result *tot, int rc)
 {
     json_t *pj = json_pack("{s:s}", "name", p->name);
     if (rc == -SBIO_EUSAGE) {
@@ -1203,10 +1205,10 @@ static int script_done(struct session *s, const struct sbio_script_phase *p,
         s->refused++;
         rc = 0;
     } else if (!rc && s->topo->rank == 0) {
-        session_report_phase(s, p, jobs, tot, pj, s->want_doc, &s->st);
+        pipeline_report_phase(s, p, jobs, tot, pj, s->want_doc, &s->st);
     } else if (!rc) { /* rank 0 reports; the others know their own status */
         for (unsigned k = 0; k < p->njobs; k++) {
-            int st = session_status(&jobs[k].res, 0, false, NULL);
+            int st = pipeline_status(&jobs[k].res, 0, false, NULL);
             s->st = st > s->st ? st : s->st;
         }
     } else {
@@ -1219,17 +1221,17 @@ static int script_done(struct session *s, const struct sbio_script_phase *p,
 /* The phases' table, the document, report(), and the status: a refused phase is the script's
  * input that cannot run here, exit 2 even when the other phases ran, unless a run failed (1)
  * or was interrupted (130). */
-static int script_end(struct session *s, int rc, int rrc)
+static int script_end(struct pipeline *s, int rc, int rrc)
 {
     const struct sbio_script *d = s->decl;
     if (!s->phases) /* refused before its first phase */
         return rc;
     sbio_report_phases(s->text, &s->summary);
     int st = s->st ? s->st : rrc ? 1 : 0;
-    json_t *mine = !rc && s->want_doc ? session_script_doc(d, s->phases) : NULL;
+    json_t *mine = !rc && s->want_doc ? pipeline_script_doc(d, s->phases) : NULL;
     if (!mine)
         json_decref(s->phases);
-    st = session_script_end(s, d, mine, st);
+    st = pipeline_script_end(s, d, mine, st);
     if (s->doc)
         *s->doc = mine;
     else
@@ -1239,10 +1241,10 @@ static int script_end(struct session *s, int rc, int rrc)
                  d->nphases, d->nphases == 1 ? "" : "s");
         return -SBIO_EUSAGE;
     }
-    return rc ? rc : session_code(st);
+    return rc ? rc : pipeline_code(st);
 }
 
-static const struct session_kind script_kind = {
+static const struct pipeline_kind script_kind = {
     .begin = script_begin,
     .phase = script_phase,
     .ready = script_ready,
@@ -1250,17 +1252,17 @@ static const struct session_kind script_kind = {
     .end = script_end,
 };
 
-int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *decl,
-                     const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
+int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                      const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
 {
-    const struct session_kind *kind = decl->plain ? &plain_kind : &script_kind;
-    struct session s;
+    const struct pipeline_kind *kind = decl->plain ? &plain_kind : &script_kind;
+    struct pipeline s;
     if (doc)
         *doc = NULL;
-    int rc = decl->plain ? 0 : sbio_session_check_script(set, decl);
+    int rc = decl->plain ? 0 : sbio_pipeline_check_script(set, decl);
     if (rc)
         return rc;
-    rc = session_open(&s, set, decl, topo, text);
+    rc = pipeline_open(&s, set, decl, topo, text);
     s.interim = interim;
     s.doc = doc;
     /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */
@@ -1272,9 +1274,9 @@ int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *
     if (!kind->begin(&s, &rc)) {
         /* What this rank applied before another refused is put back (nothing, when nothing
          * was applied). */
-        if (session_restore(&s))
+        if (pipeline_restore(&s))
             rc = rc ? rc : -SBIO_EFAILED;
-        session_close(&s);
+        pipeline_close(&s);
         return rc;
     }
     /* Every rank starts the next phase or none: a signal on one rank stops them all (a plain
@@ -1285,10 +1287,10 @@ int sbio_session_run(const struct sbio_settings *set, const struct sbio_script *
         if ((pi || !decl->plain) &&
             sbio_mpi_agree(sbio_stop_requested() || s.st == 130 ? -EINTR : 0, NULL))
             break;
-        rc = session_phase(&s, kind, pi, pi ? 0 : first);
+        rc = pipeline_phase(&s, kind, pi, pi ? 0 : first);
     }
-    int rrc = session_restore(&s);
+    int rrc = pipeline_restore(&s);
     rc = kind->end(&s, rc, rrc);
-    session_close(&s);
+    pipeline_close(&s);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* The checks of a declaration (a script's, or the command line's one job) that change
- * nothing: what its phases allow under the session's settings and a number of MPI ranks
- * (pure), and what the system must allow (each job's I/O priority and group). The session
+ * nothing: what its phases allow under the run's settings and a number of MPI ranks
+ * (pure), and what the system must allow (each job's I/O priority and group). The pipeline
  * makes them before anything is opened; compare makes them for every setting before its first
  * run. */
 #ifndef SBIO_DECL_CHECK_H
