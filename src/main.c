@@ -571,38 +571,28 @@ static int parse_command_line(int argc, char **argv, struct command *c)
     return g ? -SBIO_EUSAGE : 0;
 }
 
-/* diff's and plot's options. */
-static struct sbio_diff_opts diff_opts(const struct sbio_config *cfg)
-{
-    return (struct sbio_diff_opts){.nargs = cfg->nargs,
-                                   .args = cfg->args,
-                                   .diff_split = cfg->diff_split,
-                                   .metrics = cfg->metrics,
-                                   .output = cfg->output,
-                                   .threshold = cfg->threshold,
-                                   .threshold_given = sbio_options_given(cfg, "threshold"),
-                                   .argc = cfg->argc,
-                                   .argv = cfg->argv};
-}
-
-static struct sbio_plot_opts plot_opts(const struct sbio_config *cfg)
-{
-    return (struct sbio_plot_opts){.nargs = cfg->nargs,
-                                   .args = cfg->args,
-                                   .output = cfg->output,
-                                   .plot_size = cfg->plot_size,
-                                   .keep_data = cfg->keep_data};
-}
-
+/* diff and plot, given their own options. */
 static int diff_cmd(const struct sbio_config *cfg, FILE *out)
 {
-    struct sbio_diff_opts o = diff_opts(cfg);
+    struct sbio_diff_opts o = {.nargs = cfg->nargs,
+                               .args = cfg->args,
+                               .diff_split = cfg->diff_split,
+                               .metrics = cfg->metrics,
+                               .output = cfg->output,
+                               .threshold = cfg->threshold,
+                               .threshold_given = sbio_options_given(cfg, "threshold"),
+                               .argc = cfg->argc,
+                               .argv = cfg->argv};
     return sbio_diff(&o, out);
 }
 
 static int plot_cmd(const struct sbio_config *cfg)
 {
-    struct sbio_plot_opts o = plot_opts(cfg);
+    struct sbio_plot_opts o = {.nargs = cfg->nargs,
+                               .args = cfg->args,
+                               .output = cfg->output,
+                               .plot_size = cfg->plot_size,
+                               .keep_data = cfg->keep_data};
     return sbio_plot(&o);
 }
 

@@ -704,6 +704,13 @@ static int pipeline_code(int status)
     return status == 130 ? -EINTR : status ? -SBIO_EFAILED : 0;
 }
 
+/* The run's status, the same on every rank: the worst of every rank's (an interruption first). */
+static int pipeline_status_agree(int st)
+{
+    int g = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
+    return g == -EINTR ? 130 : g ? 1 : 0;
+}
+
 /* How the phase's jobs shared it: a table after their total, and the phase's JSON `shares`.
  * A job's weight is its declared group's. */
 static void pipeline_shares(struct pipeline *ses, const struct sbio_script_phase *p,
@@ -858,15 +865,15 @@ static int pipeline_phase_ready(struct pipeline *ses, const struct sbio_script *
     return rc;
 }
 
-/* Every rank's status at a meeting of phase p (pipeline_phase_run), as sbio_pipeline_agree;
- * the script goes on after a refused phase, so no rank is said to have stopped. */
+/* Every rank's status at a meeting of phase p (pipeline_phase_run), as sbio_pipeline_agree: a
+ * script's words what, with the phase named (the script goes on after a refused phase, so no
+ * rank is said to have stopped); a plain run's, whole, the run being its one phase (a rank
+ * that stops it stops them all; NULL: they agree without a word). */
 static int pipeline_phase_agree(const struct pipeline *ses, const struct sbio_script_phase *p,
-                                int rc, const char *what)
+                                int rc, const char *what, const char *whole)
 {
-    if (ses->decl->plain) /* the run is its one phase: a rank that stops it stops them all */
-        return sbio_pipeline_agree(ses->topo, rc,
-                                   !strcmp(what, "refused") ? "refused the run"
-                                                            : "could not start its threads");
+    if (ses->decl->plain)
+        return whole ? sbio_pipeline_agree(ses->topo, rc, whole) : sbio_mpi_agree(rc, NULL);
     char said[160]; /* a phase name of 64 bytes at most (decl.h) */
     snprintf(said, sizeof(said), "%s phase \"%s\"", what, p->name);
     return pipeline_agree_said(ses->topo, rc, said, "");
@@ -883,7 +890,7 @@ static int pipeline_phase_run(struct pipeline *ses, const struct sbio_script_pha
     struct sbio_meet *meet = watch ? sbio_meet_new(p->njobs, &up) : NULL;
     if (watch && !meet)
         rc = -ENOMEM;
-    rc = pipeline_phase_agree(ses, p, rc, "refused");
+    rc = pipeline_phase_agree(ses, p, rc, "refused", "refused the run");
     fflush(ses->text);
     for (unsigned k = 0; k < p->njobs; k++)
         jobs[k].env.sync = meet ? sbio_meet_sync(meet, k) : NULL;
@@ -902,7 +909,7 @@ static int pipeline_phase_run(struct pipeline *ses, const struct sbio_script_pha
     sbio_warmup_phase_free(wph);
     sbio_meet_free(meet);
     sbio_mpi_watch_free(watch);
-    return pipeline_phase_agree(ses, p, rc, "could not run");
+    return pipeline_phase_agree(ses, p, rc, "could not run", "could not start its threads");
 }
 
 /* The phase's results as rank 0 reports them: each job's merged across ranks and, for several
@@ -918,9 +925,7 @@ static int pipeline_phase_results(struct pipeline *ses, const struct sbio_script
         measured = measured && jobs[k].res.measured;
     /* A job that measured nothing on one rank is reported without a total everywhere (a plain
      * run has no total: its ranks agree without a word). */
-    measured = ses->decl->plain
-                   ? !sbio_mpi_agree(measured ? 0 : -EIO, NULL)
-                   : !pipeline_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in");
+    measured = !pipeline_phase_agree(ses, p, measured ? 0 : -EIO, "measured nothing in", NULL);
     int rc = p->njobs > 1 && measured ? pipeline_merge_jobs(jobs, p->njobs, tot) : 0;
     *have_tot = p->njobs > 1 && measured && !rc;
     if (sbio_mpi_agree(rc, NULL)) {
@@ -1025,8 +1030,7 @@ static int pipeline_script_end(struct pipeline *ses, const struct sbio_script *s
             st = st ? st : 1;
         }
     }
-    int g = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-    return g == -EINTR ? 130 : g ? 1 : 0;
+    return pipeline_status_agree(st);
 }
 
 /* How the pipeline runs its kind of declaration, at the steps of the one pipeline
@@ -1135,9 +1139,7 @@ static int plain_end(struct pipeline *s, int rc, int rrc)
 {
     if (!s->ran)
         return rc;
-    int st = s->st ? s->st : rrc ? 1 : 0;
-    st = sbio_mpi_agree(st == 130 ? -EINTR : st ? -EIO : 0, NULL);
-    return pipeline_code(st == -EINTR ? 130 : st ? 1 : 0);
+    return pipeline_code(pipeline_status_agree(s->st ? s->st : rrc ? 1 : 0));
 }
 
 static const struct pipeline_kind plain_kind = {
