@@ -391,7 +391,10 @@ static void test_checks(void **state)
         int rc = sbio_pipeline_check(TS(&cfg));
         cap_end(&c, err, sizeof(err));
         assert_int_equal(rc, cases[i].want);
-        assert_has(err, cases[i].says);
+        if (cases[i].says[0])
+            assert_has(err, cases[i].says);
+        else
+            assert_string_equal(err, ""); /* nothing said when nothing is wrong */
         /* Nothing to try: no kernel setting asked for. */
         assert_int_equal(sbio_pipeline_try_settings(TS(&cfg), &alone), 0);
     }
