@@ -140,8 +140,10 @@ iops() {
 	json_get "$TMP/pair-$1.json" phases.0.jobs.0.result.result.op_types.read.ops_per_s
 }
 # The idle reader is served in the writer's gaps, and a writer short of CPU leaves more of
-# them (idle reader 24 to 850 IOPS in four runs, rt:0 8300 to 9700): the median of three
-# pairs, each rt:0 run then idle.
+# them (idle reader 24 to 850 IOPS in four runs, rt:0 8300 to 9700), while a reader short of
+# CPU (a sanitizer build on a loaded machine: rt:0 2652 to 3411) makes fewer requests whatever
+# its class: the median of three pairs, each rt:0 run then idle, at least 4x. Were the
+# classes not in effect, both readers would be served alike (about 1x).
 pairs=
 for _ in 1 2 3; do
 	pairs="$pairs $(iops rt:0) $(iops idle)"
@@ -150,9 +152,9 @@ read -r ratio shown < <(echo "$pairs" | awk '{
 	for (i = 1; i < NF; i += 2) { r[++n] = $(i + 1) > 0 ? $i / $(i + 1) : 1e9; s = s sprintf(" %.0f/%.0f", $i, $(i + 1)) }
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
 	printf "%.1f %s\n", r[2], substr(s, 2) }')
-if awk -v r="$ratio" 'BEGIN { exit !(r >= 10) }'; then
-	ok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
+if awk -v r="$ratio" 'BEGIN { exit !(r >= 4) }'; then
+	ok "bfq: the reader at rt:0 gets at least 4x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
 else
-	notok "bfq: the reader at rt:0 gets at least 10x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
+	notok "bfq: the reader at rt:0 gets at least 4x the IOPS of the reader at idle (median of 3 pairs: ${ratio}x; rt/idle: $shown)"
 fi
 eq "the scheduler in effect was bfq" "$(json_get "$TMP/pair-idle.json" phases.0.jobs.0.result.environment.scheduler)" bfq

@@ -85,6 +85,19 @@ near() {
 	fi
 }
 
+# draws_near NAME K N P: K of N independent draws that each come out one way with probability P
+# are as many as chance allows: within 5 standard deviations of N*P (a run's mix is drawn at
+# random, so a fixed tolerance fails when the run is short and passes a wrong mix when it is
+# long). Fewer than 30 draws is a failure: too few to tell.
+draws_near() {
+	if awk -v k="$2" -v n="$3" -v p="$4" 'BEGIN { if (n < 30) exit 1; d = k - n * p; if (d < 0) d = -d
+		exit !(d <= 5 * sqrt(n * p * (1 - p))) }'; then
+		ok "$1"
+	else
+		notok "$1 (got $2 of $3, want $(awk -v n="$3" -v p="$4" 'BEGIN { printf "%.1f ± 5 sd", n * p }'), at least 30 draws)"
+	fi
+}
+
 # json_get FILE PATH…: the value at each dotted PATH of the JSON document FILE (sbio's -o
 # output), one a line: "result.events", "result.ranks.1.ops" (a list element by index, -1
 # the last), "result.op_types.read.latency.percentiles_ns.99.9" (a key holding dots is
