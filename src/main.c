@@ -158,6 +158,15 @@ static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
         o->devnull = fopen("/dev/null", "w");
         o->text = o->devnull ? o->devnull : stderr;
     }
+    /* Below sysbench's verbosity 3 the report is not printed; one asked into a file is. */
+    if (cfg->verbosity < 3 && o->text == out) {
+        o->devnull = fopen("/dev/null", "w");
+        if (!o->devnull) {
+            sbio_err("/dev/null: %s", strerror(errno));
+            return -SBIO_EFAILED;
+        }
+        o->text = o->devnull;
+    }
     return 0;
 }
 
@@ -229,7 +238,9 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_settings *se
     /* Every rank got here, its checks passed or not. */
     rc = sbio_pipeline_agree(topo, rc, "failed its checks");
     if (!rc) {
-        FILE *interim = o.text == o.devnull && cfg->report_interval_s ? stderr : o.text;
+        FILE *interim = o.text == o.devnull && cfg->report_interval_s && cfg->verbosity >= 3
+                            ? stderr
+                            : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
         rc = sbio_pipeline_run(set, decl, topo, o.text, interim, docp);
         /* The document of a failed or interrupted run is written all the same. */
@@ -526,6 +537,7 @@ static uint64_t argv_hash(int argc, char **argv)
  * printed, by rank 0 alone under MPI). */
 static int parse_command_line(int argc, char **argv, struct command *c)
 {
+    sbio_util_set_verbosity(sbio_options_verbosity(argc, argv));
     c->topo = SBIO_TOPOLOGY_ALONE;
     c->topo.rank = sbio_mpi_rank();
     int held, err_fd = mute_checks(c->topo.rank, &held);
@@ -552,6 +564,8 @@ static int parse_command_line(int argc, char **argv, struct command *c)
                      : 0;
     if (!rc)
         rc = sbio_options_parse(&c->cfg, argc, argv);
+    if (!rc)
+        sbio_util_set_verbosity((unsigned)c->cfg.verbosity);
     if (!rc && spath)
         rc = load_script(&c->cfg, path, &c->script);
     if (!rc && spath && (c->cfg.cmd == SBIO_CMD_RUN || c->cfg.cmd == SBIO_CMD_COMPARE)) {
@@ -596,6 +610,21 @@ static int plot_cmd(const struct sbio_config *cfg)
     return sbio_plot(&o);
 }
 
+/* prepare and cleanup, their lines on out unless --verbosity is below 3. */
+static int quiet_set(struct command *c, const struct sbio_script *script, FILE *out)
+{
+    if (c->cfg.verbosity >= 3)
+        return cmd_set(&c->set, &c->topo, script, out);
+    FILE *null = fopen("/dev/null", "w");
+    if (!null) {
+        sbio_err("/dev/null: %s", strerror(errno));
+        return -SBIO_EFAILED;
+    }
+    int rc = cmd_set(&c->set, &c->topo, script, null);
+    fclose(null);
+    return rc;
+}
+
 /* The command of c. Returns the command's code (util.h). */
 static int run_command(struct command *c, FILE *out)
 {
@@ -623,7 +652,7 @@ static int run_command(struct command *c, FILE *out)
     case SBIO_CMD_RESTORE: return topo->host_leader ? cmd_restore(out) : 0;
     case SBIO_CMD_PLOT: return topo->rank ? 0 : plot_cmd(cfg);
     case SBIO_CMD_PREPARE:
-    case SBIO_CMD_CLEANUP: return cmd_set(&c->set, topo, script, out);
+    case SBIO_CMD_CLEANUP: return quiet_set(c, script, out);
     case SBIO_CMD_RUN: return cmd_run(cfg, &c->set, topo, script, &c->script, out);
     case SBIO_CMD_COMPARE: return cmd_compare(cfg, &c->set, topo, script, out);
     case SBIO_CMD_DIFF: return topo->rank ? 0 : diff_cmd(cfg, out);

@@ -138,8 +138,25 @@ void sbio_err(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The one setting of the process kept here: every module says notes through sbio_note,
+ * and threading a level through each would change every signature for one number. Written
+ * once, before threads. */
+static unsigned util_verbosity = 3;
+
+void sbio_util_set_verbosity(unsigned level)
+{
+    util_verbosity = level;
+}
+
+unsigned sbio_util_verbosity(void)
+{
+    return util_verbosity;
+}
+
 void sbio_note(const char *fmt, ...)
 {
+    if (util_verbosity < 2)
+        return;
     va_list ap;
     va_start(ap, fmt);
     util_vmsg("note: ", fmt, ap);

@@ -42,8 +42,13 @@ bool sbio_list_has_empty(const char *list);
 /* "sbio: " + message + newline on stderr. The one way modules talk to the user about
  * errors; they still return -errno and let main.c decide the exit code. */
 void sbio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "sbio: note: " + message, for things that are accepted but worth knowing. */
+/* "sbio: note: " + message, for things that are accepted but worth knowing; said only at
+ * a verbosity of 2 or more (sbio_util_set_verbosity). */
 void sbio_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* sysbench's --verbosity for the process (3 until set): set once by main, before any thread
+ * starts; errors are said at every level. */
+void sbio_util_set_verbosity(unsigned level);
+unsigned sbio_util_verbosity(void);
 
 /* Format a duration in ns with a unit that fits: "850 ns", "12.3 us", "4.56 ms", "1.20 s".
  * Never prints "0.00 ms" for a non-zero value. Returns buf. */

@@ -81,6 +81,10 @@ static const struct optdef base_opts[] = {
      "extra latency percentile to report (1-100); 0: off"},
     {"histogram", NULL, T_BOOL, OFF(histogram), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "print the latency histogram of each operation type"},
+    {"verbosity", NULL, T_UINT, OFF(verbosity), "3", NULL, 0, 5,
+     SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP), 0, "N",
+     "sysbench's levels: 0 and 1 errors only, 2 also notes, 3 (default) also the report; "
+     "4 and 5 as 3"},
     {"rand-seed", NULL, T_UINT, OFF(rand_seed), "0", NULL, 0, UINT64_MAX,
      ALL_RUN | SBIO_C(SBIO_CMD_PREPARE), 0, "N",
      "seed for offsets and fill data; 0: from the clock (the seed used is printed)"},
@@ -231,7 +235,6 @@ static const struct optdef base_opts[] = {
     {"rand-spec-res", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"rand-pareto-h", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"rand-zipfian-exp", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
-    {"verbosity", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"db-driver", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"db-ps-mode", NULL, T_IGNORE, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
     {"db-debug", NULL, T_IGNORE_BOOL, 0, "", NULL, 0, 0, 0, 0, NULL, NULL},
@@ -1074,6 +1077,26 @@ static int parse_diff_split(struct sbio_config *cfg)
     }
     cfg->diff_split = cfg->nargs;
     return 0;
+}
+
+unsigned sbio_options_verbosity(int argc, char **argv)
+{
+    unsigned level = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!strcmp(a, "--"))
+            break;
+        if (strncmp(a, "--", 2))
+            continue;
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (!opt_name_is("verbosity", a + 2, len))
+            continue;
+        v = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+        if (v && v[0] >= '0' && v[0] <= '5' && !v[1])
+            level = (unsigned)(v[0] - '0');
+    }
+    return level;
 }
 
 int sbio_options_parse(struct sbio_config *cfg, int argc, char **argv)

@@ -39,6 +39,7 @@ struct sbio_config {
     uint64_t report_interval_s;
     uint64_t percentile; /* 1..100 */
     bool histogram;
+    uint64_t verbosity; /* sysbench's 0..5: below 3 no report, below 2 no notes */
     uint64_t rand_seed; /* 0: from the clock */
 
     /* sysbench fileio options */
@@ -120,6 +121,11 @@ struct sbio_config {
 
 /* Fill cfg with every option's default. */
 void sbio_options_defaults(struct sbio_config *cfg);
+
+/* --verbosity's level as argv gives it, before the whole line is parsed (so that the notes
+ * parsing makes are said or not as asked): 3 when absent or not one of 0..5 (the parse then
+ * refuses it). */
+unsigned sbio_options_verbosity(int argc, char **argv);
 
 /* Parse argv (argv[0] is the program). Options may stand before or after the command. The
  * files of --config-file are read first, so that the command line overrides what they set;

@@ -383,7 +383,7 @@ static int pipeline_ready(void *ctx)
 static void pipeline_started(void *ctx)
 {
     const struct pipeline_lines *l = ctx;
-    fprintf(l->out, "\nThreads started!\n\n");
+    fprintf(l->out, "Initializing worker threads...\n\nThreads started!\n\n");
     fflush(l->out);
 }
 

@@ -191,7 +191,7 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 
 const struct sbio_engine_ops sbio_engine_mmap = {
     .name = "mmap",
-    .kind = "mmap'ed",
+    .kind = "fast mmaped",
     .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT | SBIO_ENG_MAPS,
     .init = mm_init,
     .cleanup = mm_cleanup,

@@ -68,16 +68,106 @@ void sbio_report_memgroup(FILE *out, const struct sbio_memgroup *mg, bool cold)
                      "the group; --invalidate or --drop-caches makes the limit hold for them\n");
 }
 
-void sbio_report_header(FILE *out, const struct sbio_report_of *of,
+/* A size as sysbench prints it (sb_print_value_size, then "B"): "16KiB", "1.5GiB", "512B". */
+static char *sysbench_size(char *buf, size_t len, uint64_t bytes)
+{
+    static const char mods[] = "KMGTPE";
+    double v = (double)bytes;
+    unsigned i = 0;
+    for (; i < sizeof(mods) - 1 && v >= 1024; i++)
+        v /= 1024;
+    if (i)
+        snprintf(buf, len, "%.5g%ciB", v, mods[i - 1]);
+    else
+        snprintf(buf, len, "%.5gB", v);
+    return buf;
+}
+
+/* sysbench's words for the open flags: "(none)", "sync ", "dsync ", "directio". */
+static char *sysbench_flags(char *buf, size_t len, unsigned xf)
+{
+    snprintf(buf, len, "%s%s%s%s", xf ? "" : "(none)", xf & SBIO_XF_SYNC ? "sync " : "",
+             xf & SBIO_XF_DSYNC ? "dsync " : "", xf & SBIO_XF_DIRECT ? "directio" : "");
+    return buf;
+}
+
+/* sysbench 1.0's "Running the test with following options" block, line for line. */
+static void header_sysbench_general(FILE *out, const struct sbio_report_of *of)
+{
+    fprintf(out, "Running the test with following options:\n");
+    fprintf(out, "Number of threads: %u\n", of->job->threads);
+    if (of->job->rate)
+        fprintf(out, "Target transaction rate: %" PRIu64 "/sec\n", of->job->rate);
+    if (of->set->report_interval_s)
+        fprintf(out, "Report intermediate results every %" PRIu64 " second(s)\n",
+                of->set->report_interval_s);
+    if (of->job->verify)
+        fprintf(out, "Validation checks: on.\n\n");
+    if (of->set->rand_seed)
+        fprintf(out, "Initializing random number generator from seed (%" PRIu64 ").\n\n",
+                of->set->rand_seed);
+    else
+        fprintf(out, "Initializing random number generator from current time\n\n");
+    fputc('\n', out);
+}
+
+/* The file block sysbench's fileio test prints (file_print_mode), line for line; where
+ * sysbench's words would be wrong for this run (a read mode has no fsyncs) the line is left
+ * out, and what sbio adds follows in header_sbio. */
+static void header_sysbench_files(FILE *out, const struct sbio_report_of *of,
+                                  const struct sbio_fileset *fs)
+{
+    char a[32];
+    int mode = sbio_report_mode(of->job);
+    fprintf(out, "Extra file open flags: %s\n", sysbench_flags(a, sizeof(a), of->job->extra_flags));
+    fprintf(out, "%u files, %s each\n", fs->nfiles,
+            sysbench_size(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
+    fprintf(out, "%s total file size\n", sysbench_size(a, sizeof(a), fs->bytes));
+    fprintf(out, "Block size %s\n", sysbench_size(a, sizeof(a), of->job->block_size));
+    if (of->job->merged_requests)
+        fprintf(out, "Merging requests up to %s for sequential IO.\n",
+                sysbench_size(a, sizeof(a), of->job->block_size * of->job->merged_requests));
+    if (!sbio_mode_sequential(mode)) {
+        fprintf(out, "Number of IO requests: %" PRIu64 "\n", of->job->events);
+        fprintf(out, "Read/Write ratio for combined random IO test: %2.2f\n", of->job->rw_ratio);
+    }
+    if (of->job->fsync_all)
+        fprintf(out, "Calling %s() after each write operation.\n", sync_name(of));
+    else if (sbio_mode_writes(mode)) {
+        if (of->job->fsync_freq)
+            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests.\n",
+                    sync_name(of), of->job->fsync_freq);
+        if (of->job->fsync_end)
+            fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
+    }
+    fprintf(out, "Using %s I/O mode\n", sbio_engine_kind(of->job->engine));
+    if (of->job->verify)
+        fprintf(out, "Using checksums validation.\n");
+    fprintf(out, "Doing %s test\n", mode_long(mode));
+}
+
+/* What sbio says beyond sysbench's header: the seed to repeat the run, the engine, and the
+ * settings sysbench does not have. */
+static void header_sbio(FILE *out, const struct sbio_report_of *of,
                         const struct sbio_topology *topo, const struct sbio_fileset *fs,
                         uint64_t seed)
 {
     char a[32], b[32];
-    fprintf(out, "sbio %s\n\n", SBIO_VERSION);
-    fprintf(out, "Running the test with following options:\n");
-    fprintf(out, "Number of threads: %u\n", of->job->threads);
-    if (of->job->verify)
-        fprintf(out, "Validation checks: on.\n");
+    fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
+            of->set->rand_seed ? "" : " (from the clock)", seed);
+    if (fs->nfiles > 1 && fs->files[fs->nfiles - 1].size != fs->files[0].size)
+        fprintf(out, "Last file: %s (the others %s)\n",
+                sbio_fmt_bytes(a, sizeof(a), fs->files[fs->nfiles - 1].size),
+                sbio_fmt_bytes(b, sizeof(b), fs->files[0].size));
+    const struct sbio_engine_ops *eng = sbio_engine_find(of->job->engine);
+    fprintf(out, "I/O engine: %s", sbio_engine_name(of->job->engine));
+    if (eng && !(eng->flags & SBIO_ENG_SYNC))
+        fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, of->job->iodepth,
+                sbio_job_iodepth_batch(of->job));
+    fputc('\n', out);
+    if (eng && (eng->flags & SBIO_ENG_BUFFERED_INLINE) && !(of->job->extra_flags & SBIO_XF_DIRECT))
+        fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
+                     "io_submit; see the depth reached below\n");
     if (topo->nranks > 1)
         fprintf(out,
                 "MPI: %u ranks on %u host%s, %" PRIu64 " threads in all; %s; --events and --rate "
@@ -86,8 +176,6 @@ void sbio_report_header(FILE *out, const struct sbio_report_of *of,
                 (uint64_t)of->job->threads * topo->nranks,
                 of->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                        : "one file set shared by every rank");
-    fprintf(out, "Random seed: %" PRIu64 "%s (repeat with --rand-seed=%" PRIu64 ")\n", seed,
-            of->set->rand_seed ? "" : " (from the clock)", seed);
     if (of->job->warmup_s)
         fprintf(out, "Warm-up: %" PRIu64 " s, not counted\n", of->job->warmup_s);
     if (of->job->warmup_auto)
@@ -100,46 +188,24 @@ void sbio_report_header(FILE *out, const struct sbio_report_of *of,
                 of->job->rate);
     if (of->job->cpus)
         fprintf(out, "Threads pinned to CPUs %s\n", of->job->cpus);
-    fprintf(out, "\nExtra file open flags: %s\n",
-            sbio_extra_flags_str(a, sizeof(a), of->job->extra_flags));
-    fprintf(out, fs->nfiles == 1 ? "%u file, %s\n" : "%u files, %s each\n", fs->nfiles,
-            sbio_fmt_bytes(a, sizeof(a), fs->nfiles ? fs->files[0].size : 0));
-    fprintf(out, "%s total file size\n", sbio_fmt_bytes(b, sizeof(b), fs->bytes));
-    fprintf(out, "Block size %s\n", sbio_fmt_bytes(a, sizeof(a), of->job->block_size));
-    if (of->job->merged_requests > 1 && sbio_mode_sequential(sbio_report_mode(of->job)))
-        fprintf(out, "Merging requests up to %s for sequential IO.\n",
-                sbio_fmt_bytes(a, sizeof(a), of->job->block_size * of->job->merged_requests));
-    if (of->job->events)
-        fprintf(out, "Number of IO requests: %" PRIu64 "\n", of->job->events);
-    if (sbio_report_mode(of->job) == SBIO_MODE_RNDRW)
-        fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", of->job->rw_ratio);
     if (sbio_mode_sequential(sbio_report_mode(of->job)))
         fprintf(out, "Sequential stream: %s\n",
                 of->job->seq_stream == SBIO_SEQ_SHARED ? "one shared by all threads"
                                                        : "one slice of the set per thread");
+    if (!of->job->fsync_all && of->job->fsync_freq && of->job->fsync_scope == SBIO_SCOPE_DIRTY &&
+        sbio_mode_writes(sbio_report_mode(of->job)))
+        fprintf(out, "Periodic fsync: only the files the thread wrote since its last round\n");
     text_access(out, of);
-    if (of->job->fsync_all)
-        fprintf(out, "Calling %s() after each write operation.\n", sync_name(of));
-    else {
-        if (of->job->fsync_freq && sbio_mode_writes(sbio_report_mode(of->job)))
-            fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " request%s (%s).\n",
-                    sync_name(of), of->job->fsync_freq, of->job->fsync_freq == 1 ? "" : "s",
-                    of->job->fsync_scope == SBIO_SCOPE_DIRTY ? "the files the thread wrote"
-                                                             : "every file");
-        if (of->job->fsync_end && sbio_mode_writes(sbio_report_mode(of->job)))
-            fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
-    }
-    const struct sbio_engine_ops *eng = sbio_engine_find(of->job->engine);
-    fprintf(out, "Using %s I/O mode (engine %s", sbio_engine_kind(of->job->engine),
-            sbio_engine_name(of->job->engine));
-    if (eng && !(eng->flags & SBIO_ENG_SYNC))
-        fprintf(out, ", iodepth %" PRIu64 ", batch %" PRIu64, of->job->iodepth,
-                sbio_job_iodepth_batch(of->job));
-    fprintf(out, ")\n");
-    if (eng && (eng->flags & SBIO_ENG_BUFFERED_INLINE) && !(of->job->extra_flags & SBIO_XF_DIRECT))
-        fprintf(out, "Note: without O_DIRECT libaio runs most requests synchronously inside "
-                     "io_submit; see the depth reached below\n");
-    fprintf(out, "Doing %s test\n", mode_long(sbio_report_mode(of->job)));
+}
+
+void sbio_report_header(FILE *out, const struct sbio_report_of *of,
+                        const struct sbio_topology *topo, const struct sbio_fileset *fs,
+                        uint64_t seed)
+{
+    fprintf(out, "sbio %s\n\n", SBIO_VERSION);
+    header_sysbench_general(out, of);
+    header_sysbench_files(out, of, fs);
+    header_sbio(out, of, topo, fs, seed);
     fflush(out);
 }
 
@@ -159,11 +225,31 @@ static bool mode_has(const struct sbio_report_of *of, const struct sbio_stats *c
            (of->job->fsync_freq || of->job->fsync_all || of->job->fsync_end);
 }
 
+/* sysbench's interim line: "[ 1s ] reads: 1.23 MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s
+ * latency (ms,95%): 0.006" (all operations, --percentile's), then sbio's per operation type
+ * on an indented line of its own, so that no sysbench label is repeated. */
 void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s, double interval_s,
                           const struct sbio_stats *cur, const struct sbio_stats *prev)
 {
     char l[32];
-    fprintf(out, "[ %.0fs ]", t_s);
+    double per_s = interval_s > 0 ? 1 / interval_s : 0;
+    uint64_t syncs = cur->lat[SBIO_FSYNC].count - prev->lat[SBIO_FSYNC].count +
+                     cur->write_fsyncs - prev->write_fsyncs;
+    struct sbio_hist all_cur, all_prev, all;
+    sbio_stats_all_lat(cur, &all_cur);
+    sbio_stats_all_lat(prev, &all_prev);
+    sbio_hist_sub(&all, &all_cur, &all_prev);
+    uint64_t pct = of->set->percentile;
+    fprintf(out,
+            "[ %.0fs ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s latency "
+            "(ms,%" PRIu64 "%%): %4.3f\n",
+            t_s,
+            (double)(sbio_stats_bytes_read(cur) - sbio_stats_bytes_read(prev)) / SBIO_MIB * per_s,
+            (double)(sbio_stats_bytes_written(cur) - sbio_stats_bytes_written(prev)) / SBIO_MIB *
+                per_s,
+            (double)syncs * per_s, pct,
+            pct && all.count ? (double)sbio_hist_percentile(&all, (double)pct) / 1e6 : 0.0);
+    fprintf(out, "      per op:");
     for (int op = 0; op < SBIO_OP_NR; op++) {
         if (!mode_has(of, cur, op))
             continue;
@@ -172,13 +258,9 @@ void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s
         uint64_t ops = d.count;
         if (op == SBIO_FSYNC)
             ops += cur->write_fsyncs - prev->write_fsyncs;
-        fprintf(out, " %s: %.2f/s", sbio_op_name(op),
-                interval_s > 0 ? (double)ops / interval_s : 0);
+        fprintf(out, " %s %.2f/s", sbio_op_name(op), (double)ops * per_s);
         if (sbio_report_op_bytes(op))
-            fprintf(out, " %.2f MiB/s",
-                    interval_s > 0
-                        ? (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB / interval_s
-                        : 0);
+            fprintf(out, " %.2f MiB/s", (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB * per_s);
         if (d.count)
             fprintf(out, " p99 %s",
                     sbio_fmt_ns(l, sizeof(l), (double)sbio_hist_percentile(&d, 99)));
@@ -212,6 +294,30 @@ static void print_lat_row(FILE *out, int w, const char *name, const struct sbio_
     fputc('\n', out);
 }
 
+/* sysbench's --histogram block, every operation together: a row per bucket that has any,
+ * its value in milliseconds (the bucket's midpoint), a bar scaled to the fullest (rounded),
+ * the count; then sysbench's line of one space. */
+static void text_sysbench_histogram(FILE *out, const struct sbio_stats *t)
+{
+    struct sbio_hist h;
+    sbio_stats_all_lat(t, &h);
+    uint64_t maxc = 0;
+    for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
+        if (h.buckets[i] > maxc)
+            maxc = h.buckets[i];
+    fprintf(out, "Latency histogram (values are in milliseconds)\n");
+    if (maxc)
+        fprintf(out, "       value  ------------- distribution ------------- count\n");
+    for (unsigned i = 0; maxc && i < SBIO_HIST_NBUCKETS; i++) {
+        if (!h.buckets[i])
+            continue;
+        int bar = (int)floor((double)h.buckets[i] * 40.0 / (double)maxc + 0.5);
+        fprintf(out, "%12.3f |%-40.*s %" PRIu64 "\n", (double)sbio_hist_bucket_mid(i) / 1e6, bar,
+                "****************************************", h.buckets[i]);
+    }
+    fprintf(out, " \n");
+}
+
 static void print_histogram(FILE *out, const char *name, const struct sbio_hist *h)
 {
     if (!h->count)
@@ -220,7 +326,7 @@ static void print_histogram(FILE *out, const char *name, const struct sbio_hist 
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
         if (h->buckets[i] > maxc)
             maxc = h->buckets[i];
-    fprintf(out, "\nLatency histogram of %s (bucket midpoint, count; %" PRIu64 " op%s):\n", name,
+    fprintf(out, "\nPer-operation latency histogram, %s (bucket midpoint, count; %" PRIu64 " op%s):\n", name,
             h->count, h->count == 1 ? "" : "s");
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++) {
         if (!h->buckets[i])
@@ -300,62 +406,59 @@ static void text_stopped(FILE *out, const struct sbio_run_result *res, double se
                 secs, over, limit, secs);
 }
 
-/* sysbench's lines: operations and throughput per second, the general statistics. */
-static void text_sysbench(FILE *out, const struct sbio_run_result *res, double secs)
+/* sysbench's lines, line for line: operations and throughput per second, the general
+ * statistics, the latency of every operation in milliseconds (sb_report_cumulative). */
+static void text_sysbench(FILE *out, const struct sbio_report_of *of,
+                          const struct sbio_run_result *res, double secs)
+{
+    const struct sbio_stats *t = &res->total;
+    double per_s = secs > 0 ? 1 / secs : 0;
+    uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
+    fprintf(out, "\nFile operations:\n");
+    fprintf(out, "    reads/s:                      %4.2f\n", (double)t->lat[SBIO_READ].count * per_s);
+    fprintf(out, "    writes/s:                     %4.2f\n", (double)t->lat[SBIO_WRITE].count * per_s);
+    fprintf(out, "    fsyncs/s:                     %4.2f\n", (double)fsyncs * per_s);
+    fprintf(out, "\nThroughput:\n");
+    fprintf(out, "    read, MiB/s:                  %4.2f\n",
+            (double)sbio_stats_bytes_read(t) / SBIO_MIB * per_s);
+    fprintf(out, "    written, MiB/s:               %4.2f\n",
+            (double)sbio_stats_bytes_written(t) / SBIO_MIB * per_s);
+    fprintf(out, "\nGeneral statistics:\n");
+    fprintf(out, "    total time:                          %.4fs\n", secs);
+    fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
+    struct sbio_hist all;
+    sbio_stats_all_lat(t, &all);
+    fprintf(out, "\nLatency (ms):\n");
+    fprintf(out, "         min: %39.2f\n", all.count ? (double)all.min_ns / 1e6 : 0.0);
+    fprintf(out, "         avg: %39.2f\n", sbio_hist_mean(&all) / 1e6);
+    fprintf(out, "         max: %39.2f\n", (double)all.max_ns / 1e6);
+    if (of->set->percentile)
+        fprintf(out, "        %3" PRIu64 "th percentile: %27.2f\n", of->set->percentile,
+                (double)sbio_hist_percentile(&all, (double)of->set->percentile) / 1e6);
+    else
+        fprintf(out, "         percentile stats:               disabled\n");
+    fprintf(out, "         sum: %39.2f\n", (double)all.sum_ns / 1e6);
+}
+
+/* sbio's counts beside sysbench's rates: the calls, the syncs by kind, the bytes. */
+static void text_counts(FILE *out, const struct sbio_run_result *res)
 {
     const struct sbio_stats *t = &res->total;
     char a[32], b[32];
     uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs, rmw = t->lat[SBIO_RMW].count;
-    fprintf(out, "\nFile operations:\n");
-    fprintf(out, "    reads/s:                      %.2f\n",
-            secs > 0 ? (double)t->lat[SBIO_READ].count / secs : 0);
-    fprintf(out, "    writes/s:                     %.2f\n",
-            secs > 0 ? (double)t->lat[SBIO_WRITE].count / secs : 0);
-    fprintf(out, "    fsyncs/s:                     %.2f\n", secs > 0 ? (double)fsyncs / secs : 0);
-    if (rmw)
-        fprintf(out, "    read-modify-writes/s:         %.2f\n", secs > 0 ? (double)rmw / secs : 0);
-    fprintf(out, "\nThroughput:\n");
-    fprintf(out, "    read, MiB/s:                  %.2f\n",
-            secs > 0 ? (double)sbio_stats_bytes_read(t) / SBIO_MIB / secs : 0);
-    fprintf(out, "    written, MiB/s:               %.2f\n",
-            secs > 0 ? (double)sbio_stats_bytes_written(t) / SBIO_MIB / secs : 0);
-
-    fprintf(out, "\nGeneral statistics:\n");
-    fprintf(out, "    total time:                          %.4fs\n", secs);
-    fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
-    fprintf(out, "    reads, writes, fsyncs:               %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
+    fprintf(out, "\nOperations counted:\n");
+    fprintf(out, "    reads, writes, syncs done:           %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
             t->lat[SBIO_READ].count, t->lat[SBIO_WRITE].count, fsyncs);
     if (rmw)
-        fprintf(out, "    read-modify-writes:                  %" PRIu64 "\n", rmw);
+        fprintf(out, "    read-modify-writes done:             %" PRIu64 " (%.2f a second)\n", rmw,
+                res->elapsed_ns ? (double)rmw * 1e9 / (double)res->elapsed_ns : 0);
     if (fsyncs)
         fprintf(out,
-                "    fsyncs periodic, at end, in writes:  %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
+                "    syncs periodic, at end, in writes:   %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
                 t->lat[SBIO_FSYNC].count - t->end_fsyncs, t->end_fsyncs, t->write_fsyncs);
     fprintf(out, "    bytes read, written:                 %s, %s\n",
             sbio_fmt_bytes(a, sizeof(a), sbio_stats_bytes_read(t)),
             sbio_fmt_bytes(b, sizeof(b), sbio_stats_bytes_written(t)));
-}
-
-/* sysbench's latency block: all operations together. */
-static void text_latency(FILE *out, const struct sbio_report_of *of,
-                         const struct sbio_run_result *res)
-{
-    const struct sbio_stats *t = &res->total;
-    char a[32];
-    struct sbio_hist all;
-    sbio_stats_all_lat(t, &all);
-    fprintf(out, "\nLatency (all operations):\n");
-    fprintf(out, "         min:        %12s\n",
-            sbio_fmt_ns(a, sizeof(a), all.count ? (double)all.min_ns : 0));
-    fprintf(out, "         avg:        %12s\n", sbio_fmt_ns(a, sizeof(a), sbio_hist_mean(&all)));
-    fprintf(out, "         max:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.max_ns));
-    if (of->set->percentile)
-        fprintf(out, "         %3" PRIu64 "th percentile: %8s\n", of->set->percentile,
-                sbio_fmt_ns(a, sizeof(a),
-                            (double)sbio_hist_percentile(&all, (double)of->set->percentile)));
-    else
-        fprintf(out, "         percentile stats: disabled\n");
-    fprintf(out, "         sum:        %12s\n", sbio_fmt_ns(a, sizeof(a), (double)all.sum_ns));
 }
 
 /* The syncs as the reports show them, one or two rows: under --file-fsync-mode=fdatasync
@@ -451,8 +554,8 @@ static void text_fairness(FILE *out, const struct sbio_run_result *res)
     free(ev);
     free(busy);
     fprintf(out, "\nThreads fairness:\n");
-    fprintf(out, "    events (avg/stddev):           %.4f/%.2f\n", em, es);
-    fprintf(out, "    execution time (avg/stddev):   %.4f/%.2f\n", bm, bs);
+    fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", em, es);
+    fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", bm, bs);
 }
 
 /* Per thread, or per rank under MPI. */
@@ -652,10 +755,12 @@ void sbio_report_text_scope(FILE *out, const struct sbio_report_of *of,
     (void)fs;
     text_warmup(out, res);
     text_stopped(out, res, secs);
-    text_sysbench(out, res, secs);
-    text_latency(out, of, res);
-    text_per_op(out, of, res, secs);
+    if (of->set->histogram)
+        text_sysbench_histogram(out, &res->total);
+    text_sysbench(out, of, res, secs);
     text_fairness(out, res);
+    text_counts(out, res);
+    text_per_op(out, of, res, secs);
     text_threads(out, res);
     text_cpu(out, res, secs);
     if (scope != SBIO_REPORT_WHOLE) {
