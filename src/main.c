@@ -238,9 +238,8 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_settings *se
     /* Every rank got here, its checks passed or not. */
     rc = sbio_pipeline_agree(topo, rc, "failed its checks");
     if (!rc) {
-        FILE *interim = o.text == o.devnull && cfg->report_interval_s && cfg->verbosity >= 3
-                            ? stderr
-                            : o.text;
+        FILE *interim =
+            o.text == o.devnull && cfg->report_interval_s && cfg->verbosity >= 3 ? stderr : o.text;
         json_t *doc = NULL, **docp = o.machine ? &doc : NULL;
         rc = sbio_pipeline_run(set, decl, topo, o.text, interim, docp);
         /* The document of a failed or interrupted run is written all the same. */

@@ -233,22 +233,21 @@ void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s
 {
     char l[32];
     double per_s = interval_s > 0 ? 1 / interval_s : 0;
-    uint64_t syncs = cur->lat[SBIO_FSYNC].count - prev->lat[SBIO_FSYNC].count +
-                     cur->write_fsyncs - prev->write_fsyncs;
+    uint64_t syncs = cur->lat[SBIO_FSYNC].count - prev->lat[SBIO_FSYNC].count + cur->write_fsyncs -
+                     prev->write_fsyncs;
     struct sbio_hist all_cur, all_prev, all;
     sbio_stats_all_lat(cur, &all_cur);
     sbio_stats_all_lat(prev, &all_prev);
     sbio_hist_sub(&all, &all_cur, &all_prev);
     uint64_t pct = of->set->percentile;
-    fprintf(out,
-            "[ %.0fs ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s latency "
-            "(ms,%" PRIu64 "%%): %4.3f\n",
-            t_s,
-            (double)(sbio_stats_bytes_read(cur) - sbio_stats_bytes_read(prev)) / SBIO_MIB * per_s,
-            (double)(sbio_stats_bytes_written(cur) - sbio_stats_bytes_written(prev)) / SBIO_MIB *
-                per_s,
-            (double)syncs * per_s, pct,
-            pct && all.count ? (double)sbio_hist_percentile(&all, (double)pct) / 1e6 : 0.0);
+    fprintf(
+        out,
+        "[ %.0fs ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s latency "
+        "(ms,%" PRIu64 "%%): %4.3f\n",
+        t_s, (double)(sbio_stats_bytes_read(cur) - sbio_stats_bytes_read(prev)) / SBIO_MIB * per_s,
+        (double)(sbio_stats_bytes_written(cur) - sbio_stats_bytes_written(prev)) / SBIO_MIB * per_s,
+        (double)syncs * per_s, pct,
+        pct && all.count ? (double)sbio_hist_percentile(&all, (double)pct) / 1e6 : 0.0);
     fprintf(out, "      per op:");
     for (int op = 0; op < SBIO_OP_NR; op++) {
         if (!mode_has(of, cur, op))
@@ -260,7 +259,8 @@ void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s
             ops += cur->write_fsyncs - prev->write_fsyncs;
         fprintf(out, " %s %.2f/s", sbio_op_name(op), (double)ops * per_s);
         if (sbio_report_op_bytes(op))
-            fprintf(out, " %.2f MiB/s", (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB * per_s);
+            fprintf(out, " %.2f MiB/s",
+                    (double)(cur->bytes[op] - prev->bytes[op]) / SBIO_MIB * per_s);
         if (d.count)
             fprintf(out, " p99 %s",
                     sbio_fmt_ns(l, sizeof(l), (double)sbio_hist_percentile(&d, 99)));
@@ -326,8 +326,9 @@ static void print_histogram(FILE *out, const char *name, const struct sbio_hist 
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
         if (h->buckets[i] > maxc)
             maxc = h->buckets[i];
-    fprintf(out, "\nPer-operation latency histogram, %s (bucket midpoint, count; %" PRIu64 " op%s):\n", name,
-            h->count, h->count == 1 ? "" : "s");
+    fprintf(out,
+            "\nPer-operation latency histogram, %s (bucket midpoint, count; %" PRIu64 " op%s):\n",
+            name, h->count, h->count == 1 ? "" : "s");
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++) {
         if (!h->buckets[i])
             continue;
@@ -415,8 +416,10 @@ static void text_sysbench(FILE *out, const struct sbio_report_of *of,
     double per_s = secs > 0 ? 1 / secs : 0;
     uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
     fprintf(out, "\nFile operations:\n");
-    fprintf(out, "    reads/s:                      %4.2f\n", (double)t->lat[SBIO_READ].count * per_s);
-    fprintf(out, "    writes/s:                     %4.2f\n", (double)t->lat[SBIO_WRITE].count * per_s);
+    fprintf(out, "    reads/s:                      %4.2f\n",
+            (double)t->lat[SBIO_READ].count * per_s);
+    fprintf(out, "    writes/s:                     %4.2f\n",
+            (double)t->lat[SBIO_WRITE].count * per_s);
     fprintf(out, "    fsyncs/s:                     %4.2f\n", (double)fsyncs * per_s);
     fprintf(out, "\nThroughput:\n");
     fprintf(out, "    read, MiB/s:                  %4.2f\n",

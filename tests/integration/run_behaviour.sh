@@ -152,7 +152,8 @@ fi
 eq "--report-interval=1 --time=3: interim lines" "$(grep -c '^\[ ' "$TMP/out")" 2
 eq "--report-interval=1 --time=3: their times" "$(grep -o '^\[ [0-9]*s \]' "$TMP/out" | tr '\n' ' ')" "[ 1s ] [ 2s ] "
 # each line carries the interval's rate: 2000/s ± 5%
-bad=$(awk '/^\[ / { for (i = 1; i <= NF; i++) if ($i == "read:") { v = $(i + 1); sub("/s", "", v); if (v < 1900 || v > 2100) print v } }' "$TMP/out")
+bad=$(awk '/^ +per op:/ { n++; for (i = 1; i <= NF; i++) if ($i == "read") { v = $(i + 1); sub("/s", "", v); if (v < 1900 || v > 2100) print v } }
+	END { if (n != 2) print "lines:", n + 0 }' "$TMP/out")
 [ -z "$bad" ] && ok "--report-interval=1 with --rate=2000: every line shows ~2000 reads/s" ||
 	notok "--report-interval=1 with --rate=2000: lines with read rates off by > 5%: $bad"
 
@@ -162,12 +163,16 @@ read -r r w f < <(rwf_of)
 for x in "read $r" "write $w" "fsync $f"; do
 	set -- $x # name, count (and sysbench %): split on purpose
 	read -r hdr sum < <(awk -v op="$1" '
-		/^Latency histogram of / { on = ($4 == op); if (on) { h = $(NF - 1) } ; next }
+		/^Per-operation latency histogram, / { on = ($4 == op); if (on) { h = $(NF - 1) } ; next }
 		on && /\|/ { s += $NF; next }
 		on && NF == 0 { on = 0 }
 		END { printf "%s %d\n", h == "" ? "none" : h, s }' "$TMP/out")
 	eq "--histogram: $1 buckets sum to the $1 ops (header and bucket sum = the result's count)" "$hdr $sum" "$2 $2"
 done
+eq "--histogram: sysbench's block (every operation, in ms) sums to all of them" \
+	"$(awk '/^Latency histogram \(values are in milliseconds\)$/ { on = 1; next }
+		on && /^ +value  -/ { next } on && /^ +[0-9]+\.[0-9][0-9][0-9] \|/ { s += $NF; next } on { exit } END { print s + 0 }' "$TMP/out")" \
+	"$((r + w + f))"
 
 # --- --file-extra-flags=direct on a file system that takes O_DIRECT ---
 fstype=$(stat -f -c %T "$TMP")
@@ -178,7 +183,7 @@ else
 	strace -f -qq -y -e trace=openat -o "$TMP/direct.tr" "$SBIO" run "${SET[@]}" --file-test-mode=rndrw \
 		--threads=2 --events=2000 --file-extra-flags=direct -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 	eq "--file-extra-flags=direct on $fstype: exit status" "$?" 0
-	check "--file-extra-flags=direct: the report names the flag" grep -q '^Extra file open flags: direct' "$TMP/out"
+	check "--file-extra-flags=direct: the report names the flag" grep -qx 'Extra file open flags: directio' "$TMP/out"
 	n=$(grep -c 'test_file\.[0-9]*".*O_DIRECT' "$TMP/direct.tr")
 	# Each file is opened once before the header to check it can be, then by each worker.
 	eq "--file-extra-flags=direct: every worker opens every file with O_DIRECT (4 + 2 x 4)" "$n" 12
@@ -235,3 +240,35 @@ WL=$(cd "$(dirname "$0")/../../workloads" && pwd)
 expect_exit 0 "--script oltp.lua --help: exit status 0" "$SBIO" --script "$WL/oltp.lua" --help
 check "--script oltp.lua --help: the script's options come first" \
 	grep -q "^Options of the script .*oltp.lua:" <(head -n 1 "$TMP/out")
+
+# --- --verbosity, sysbench's levels: 0 and 1 errors only, 2 also notes, 3 the report ---
+VB=("$SBIO" run "${SET[@]}" --file-test-mode=rndrd --events=200 --num-threads=2)
+"${VB[@]}" --verbosity=0 >"$TMP/v.out" 2>"$TMP/v.err"
+eq "--verbosity=0: exit 0, nothing on stdout or stderr (not the old spelling's note)" \
+	"$?/$(wc -c <"$TMP/v.out")/$(wc -c <"$TMP/v.err")" "0/0/0"
+"${VB[@]}" --verbosity=1 --report-interval=1 --histogram=on >"$TMP/v.out" 2>"$TMP/v.err"
+eq "--verbosity=1 --report-interval=1 --histogram=on: nothing printed" \
+	"$?/$(wc -c <"$TMP/v.out")/$(wc -c <"$TMP/v.err")" "0/0/0"
+"${VB[@]}" --verbosity=2 >"$TMP/v.out" 2>"$TMP/v.err"
+eq "--verbosity=2: no report, the note on stderr" \
+	"$?/$(wc -c <"$TMP/v.out")/$(grep -c 'old spelling' "$TMP/v.err")" "0/0/1"
+"${VB[@]}" --verbosity=3 >"$TMP/v.out" 2>/dev/null
+check "--verbosity=3: the report" grep -q '^General statistics:$' "$TMP/v.out"
+"${VB[@]}" --verbosity 0 --output-format=json >"$TMP/v.out" 2>"$TMP/v.err"
+eq "--verbosity 0 --output-format=json: the JSON result all the same" \
+	"$(json_get "$TMP/v.out" result.events)/$(wc -c <"$TMP/v.err")" "200/0"
+"${VB[@]}" --verbosity=0 -o "$TMP/v.txt" >"$TMP/v.out" 2>&1
+check "--verbosity=0 -o FILE (text): the report asked for in a file is written" \
+	grep -q '^General statistics:$' "$TMP/v.txt"
+"$SBIO" run --dir="$TMP/none" --file-test-mode=rndrd --verbosity=0 >"$TMP/v.out" 2>"$TMP/v.err"
+eq "--verbosity=0 on a missing set: the error is said (exit 2, one line)" \
+	"$?/$(wc -l <"$TMP/v.err")/$(wc -c <"$TMP/v.out")" "2/1/0"
+mkdir -p "$TMP/vset"
+"$SBIO" prepare --dir="$TMP/vset" --file-num=2 --file-total-size=2M --verbosity=0 >"$TMP/v.out" 2>&1
+eq "prepare --verbosity=0: the set made, nothing printed" "$?/$(wc -c <"$TMP/v.out")/$(ls "$TMP/vset" | wc -l)" "0/0/3"
+"$SBIO" cleanup --dir="$TMP/vset" --verbosity=0 >"$TMP/v.out" 2>&1
+eq "cleanup --verbosity=0: the set removed, nothing printed" "$?/$(wc -c <"$TMP/v.out")/$(ls "$TMP/vset" | wc -l)" "0/0/0"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --verbosity=6 >"$TMP/out" 2>"$TMP/err"
+eq "--verbosity=6: exit 2" "$?" 2
+check "--verbosity=6: says what is accepted" grep -q 'verbosity.*accepted: an integer from 0 to 5' "$TMP/err"
+stderr_one_line "--verbosity=6: one line"
