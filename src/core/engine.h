@@ -97,7 +97,8 @@ struct sbio_engine_params {
  *  - a failed request is res = -errno on that io, never a crash or an exit. */
 struct sbio_engine_ops {
     const char *name;    /* what --ioengine and a script's engine = call it */
-    const char *kind;    /* how the text report names its I/O mode: "synchronous", "mmap'ed" */
+    const char *kind;    /* how the text report names its I/O mode: "synchronous", "fast mmaped"
+                            (sysbench's words) */
     unsigned flags;      /* SBIO_ENG_* */
     unsigned thread_fds; /* descriptors init() holds per thread (io_uring: its ring) */
     const struct sbio_engine_option *options; /* its own options, or NULL */

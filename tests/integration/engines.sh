@@ -271,7 +271,7 @@ done
 # --- --iodepth-batch: how many requests one io_submit / io_uring_enter carries (strace) ---
 # Default: with O_DIRECT every request is submitted as it is queued (batch 1); buffered, a
 # whole refill at once (batch = iodepth). A given batch is capped at --iodepth.
-batch_of() { sed -nE 's/^Using asynchronous I\/O mode \(engine [a-z_]+, iodepth [0-9]+, batch ([0-9]+)\)$/\1/p' "$1"; }
+batch_of() { sed -nE 's/^I\/O engine: [a-z_]+, iodepth [0-9]+, batch ([0-9]+)$/\1/p' "$1"; }
 for eng in libaio io_uring; do
 	have "$eng" || continue
 	B=(run "${SET[@]}" --ioengine=$eng --iodepth=16 --file-test-mode=rndrd --events=2000)
@@ -356,14 +356,16 @@ fi
 sbio_json run "${SET[@]}" --file-io-mode=async --file-async-backlog=8 --file-test-mode=rndrd \
 	--events=2000
 eq "--file-io-mode=async --file-async-backlog=8: exit status" "$?" 0
-check "--file-io-mode=async: the engine is libaio" grep -q '^Using asynchronous I/O mode (engine libaio, iodepth 8, batch 8)' "$TMP/out"
+check "--file-io-mode=async: sysbench's line, then the engine is libaio" \
+	grep -Pzq '\nUsing asynchronous I/O mode\n(.*\n)*I/O engine: libaio, iodepth 8, batch 8\n' "$TMP/out"
 eq "--file-async-backlog=8: max depth reached" "$(qd_max_of)" 8
 strace_run async run "${SET[@]}" --file-io-mode=async --file-test-mode=rndrd --events=500
 read -r r w f < <(rwf_of)
 eq "--file-io-mode=async: the reads go through io_submit ($SUB iocbs, $WR pread64)" "$SUB $WR" "$r 0"
 "$SBIO" run "${SET[@]}" --file-io-mode=mmap --file-test-mode=rndrd --events=500 >"$TMP/out" 2>"$TMP/err"
 eq "--file-io-mode=mmap: exit status" "$?" 0
-check "--file-io-mode=mmap: the engine is mmap" grep -q "(engine mmap)" "$TMP/out"
+check "--file-io-mode=mmap: sysbench's line, then the engine is mmap" \
+	grep -Pzq '\nUsing fast mmaped I/O mode\n(.*\n)*I/O engine: mmap\n' "$TMP/out"
 expect_exit 2 "--file-io-mode=async with --ioengine=sync: exit 2" \
 	"$SBIO" run "${SET[@]}" --file-io-mode=async --ioengine=sync --file-test-mode=rndrd --events=100
 stderr_one_line "--file-io-mode=async with --ioengine=sync: one line on stderr"

@@ -314,7 +314,7 @@ if command -v fiu-run >/dev/null; then
 	eio fsync posix/io/sync/fsync fsync --file-test-mode=rndwr --file-fsync-freq=4
 	# The 4 writes before the first periodic fsync were measured and are reported.
 	check "EIO in fsync: the 4 writes before the failed fsync are counted" \
-		grep -Eq 'reads, writes, fsyncs: +0, 4, 0$' "$TMP/out"
+		grep -Eq 'reads, writes, syncs done: +0, 4, 0$' "$TMP/out"
 	eio fdatasync posix/io/sync/fdatasync fdatasync --file-test-mode=rndwr --file-fsync-freq=4 \
 		--file-fsync-mode=fdatasync
 	# --file-fsync-all: the write went through and the sync after it failed; the message says

@@ -69,8 +69,8 @@ field() {
 	awk -v l="$1:" '{ s = $0; sub(/^ +/, "", s) } index(s, l) == 1 {
 		s = substr(s, length(l) + 1); gsub(",", "", s); sub(/^ +/, "", s); print s; exit }'
 }
-# rwf: "R W F" from stdin's "reads, writes, fsyncs:" line.
-rwf() { field 'reads, writes, fsyncs' | awk '{ print $1, $2, $3 }'; }
+# rwf: "R W F" from stdin's "reads, writes, syncs done:" line.
+rwf() { field 'reads, writes, syncs done' | awk '{ print $1, $2, $3 }'; }
 events() { field 'total number of events'; }
 # thread_rows: the rows of stdin's first "Per thread:" table ("thread events ops/s MiB/s …").
 thread_rows() { awk '/^Per thread:/ { p = 1; next } p && $1 ~ /^[0-9]+$/ { print; next } p && NF == 0 { exit }'; }

@@ -126,7 +126,7 @@ script "$TMP/tamper.lua" "sbio.new_ctx = function() return ('x'):rep(4) end; sbi
 setmetatable(sbio, {__newindex = function() os.execute('touch $MARK') end})" load
 expect_exit 0 "sbio's table changed by the script: the run uses the prelude's own" \
 	"$SBIO" run --dir="$SET" --script "$TMP/tamper.lua" --ioengine=null
-check "sbio's table changed: 5 reads made" grep -qE 'reads, writes, fsyncs: +5, 0, 0' "$TMP/out"
+check "sbio's table changed: 5 reads made" grep -qE 'reads, writes, syncs done: +5, 0, 0' "$TMP/out"
 check "sbio's table changed: no marker" test ! -e "$MARK"
 
 # A job handle cannot be changed once its job is checked.

@@ -301,8 +301,10 @@ fi
 both "${P[@]}" --histogram --file-test-mode=rndrd --events=2 --threads=2 run
 rc "--histogram, 2 events on 2 threads" 0 0
 same_events "--histogram" 2
-eq "--histogram: sbio's histogram holds the 2 reads" \
-	"$(sed -n '/^Latency histogram of read/,/^$/p' "$TMP/sb.out" | awk '/\|/ { n += $NF } END { print n + 0 }')" 2
+eq "--histogram: sbio's histogram of reads holds the 2 reads" \
+	"$(sed -n '/^Per-operation latency histogram, read/,/^$/p' "$TMP/sb.out" | awk '/\|/ { n += $NF } END { print n + 0 }')" 2
+eq "--histogram: sbio's sysbench histogram holds 2 events" \
+	"$(sed -n '/^Latency histogram/,/^ *$/p' "$TMP/sb.out" | awk '/\|/ { n += $NF } END { print n + 0 }')" 2
 [ -n "$HAVE_SY" ] && eq "--histogram: sysbench's histogram holds 2 events" \
 	"$(sed -n '/^Latency histogram/,/^ *$/p' "$TMP/sy.out" | awk '/\|/ { n += $NF } END { print n + 0 }')" 2
 

@@ -709,8 +709,8 @@ static void test_registry(void **state)
 {
     (void)state;
     static const char *const names[] = {"sync", "libaio", "io_uring", "mmap", "null"};
-    static const char *const kinds[] = {"synchronous", "asynchronous", "asynchronous", "mmap'ed",
-                                        "null (no I/O)"};
+    static const char *const kinds[] = {"synchronous", "asynchronous", "asynchronous",
+                                        "fast mmaped", "null (no I/O)"};
     assert_int_equal(sbio_engine_count(), 5);
     for (int e = 0; e < 5; e++) {
         assert_non_null(sbio_engine_find(e));

@@ -329,8 +329,8 @@ static void test_totals(void **state)
                    {"written, MiB/s:", "1.00"},
                    {"total time:", "2.0000s"},
                    {"total number of events:", "644"},
-                   {"reads, writes, fsyncs:", "512, 128, 6"},
-                   {"fsyncs periodic, at end, in writes:", "4, 2, 0"},
+                   {"reads, writes, syncs done:", "512, 128, 6"},
+                   {"syncs periodic, at end, in writes:", "4, 2, 0"},
                    {"bytes read, written:", "8 MiB, 2 MiB"},
                    /* Fairness: 484 and 160 events; 5.0304 s and 2.4641 s busy. */
                    {"events (avg/stddev):", "322.0000/162.00"},
@@ -338,12 +338,13 @@ static void test_totals(void **state)
         .has = {"\nCPU: user 25.0%, system 5.0% of one CPU (0.50 s user, 0.10 s system over "
                 "2.00 s; ",
                 "\nPage faults: 10 minor, 1 major\n"},
-        .lacks = {"***", "Verification:", "Queue depth", "Latency histogram"},
+        .lacks = {"***", "Verification:", "Queue depth", "atency histogram"},
     }};
     CHECK_CASES(cases);
 }
 
-/* Every unit in its place: ns, us, ms and s; the asked percentile over all operations. */
+/* sysbench's block: every figure in ms with two decimals, the asked percentile over all
+ * operations. */
 static void test_latency_block(void **state)
 {
     (void)state;
@@ -351,17 +352,18 @@ static void test_latency_block(void **state)
         {.what = "latency",
          /* 7 494 508 800 ns over 646 ops; rank 614 of 646 is a write, whose bucket's midpoint
           * is 2 007 040 ns. */
-         .values = {{"min:", "850 ns"},
-                    {"avg:", "11.6 ms"},
-                    {"max:", "1.20 s"},
-                    {" 95th percentile:", "2.01 ms"},
-                    {"sum:", "7.49 s"}}},
+         .values = {{"min:", "0.00"},
+                    {"avg:", "11.60"},
+                    {"max:", "1200.00"},
+                    {" 95th percentile:", "2.01"},
+                    {"sum:", "7494.51"}},
+         .has = {"\nLatency (ms):\n         min:                                    0.00\n"}},
         {.what = "--percentile=50",
          .how = {.args = {"--percentile=50"}},
-         .values = {{" 50th percentile:", "99.8 us"}}}, /* rank 323: a 100 us read */
+         .values = {{" 50th percentile:", "0.10"}}}, /* rank 323: a 100 us read */
         {.what = "--percentile=0",
          .how = {.args = {"--percentile=0"}},
-         .has = {"\n         percentile stats: disabled\n"},
+         .has = {"\n         percentile stats:               disabled\n"},
          .lacks = {"th percentile:"}},
     };
     CHECK_CASES(cases);
@@ -449,11 +451,11 @@ static void test_error_result(void **state)
          .values = {{"reads/s:", "0.00"},
                     {"read, MiB/s:", "0.00"},
                     {"total time:", "0.0000s"},
-                    {"reads, writes, fsyncs:", "0, 0, 0"},
-                    {"min:", "0 ns"},
+                    {"reads, writes, syncs done:", "0, 0, 0"},
+                    {"min:", "0.00"},
                     {"events (avg/stddev):", "0.0000/0.00"}},
          .has = {"\nCPU: 0.000 s user, 0.000 s system (run too short for percentages)\n"},
-         .lacks = {"fsyncs periodic", "\n  read ", "\n  write "}},
+         .lacks = {"syncs periodic", "\n  read ", "\n  write "}},
     };
     CHECK_CASES(cases);
 }
@@ -503,8 +505,10 @@ static void test_optional_lines(void **state)
                  "outside the measured time to complete it\n",
                  "\nDevice vda over the run: reads 100 (merged 5, 1 MiB), writes 50 (merged 0, "
                  "2 MiB), flushes 3, util 50.0%, avg queue 1.50\n",
-                 "\nLatency histogram of read (bucket midpoint, count; 512 ops):\n",
-                 "\nLatency histogram of fsync (bucket midpoint, count; 6 ops):\n"},
+                 "\nPer-operation latency histogram, read (bucket midpoint, count; 512 ops):\n",
+                 "\nPer-operation latency histogram, fsync (bucket midpoint, count; 6 ops):\n",
+                 "Latency histogram (values are in milliseconds)\n       value  "
+                 "------------- distribution ------------- count\n"},
          .also = read_bars},
     };
     CHECK_CASES(cases);
@@ -541,13 +545,13 @@ static void test_singular(void **state)
          .has = {"\nO_DIRECT: 1 file tail (1000 B) not a multiple of the 4096-byte alignment "
                  "was skipped\n",
                  "\nVerification: 1 block checked, 0 bad\n",
-                 "\nLatency histogram of write (bucket midpoint, count; 1 op):\n"},
+                 "\nPer-operation latency histogram, write (bucket midpoint, count; 1 op):\n"},
          .also = writeback_pages},
         {.what = "singular header",
          .how = {.args = {"--histogram=on", "--file-fsync-freq=1"}, .nfiles = 1, .verify = true},
          .of = OF_HEADER,
-         .has = {"\n1 file, 4 MiB\n4 MiB total file size\n",
-                 "\nPeriodic FSYNC enabled, calling fsync() each 1 request (every file).\n"}},
+         .has = {"\n1 files, 4MiB each\n4MiB total file size\n",
+                 "\nPeriodic FSYNC enabled, calling fsync() each 1 requests.\n"}},
     };
     CHECK_CASES(cases);
 }
@@ -567,10 +571,12 @@ static void test_header(void **state)
          .how = {.args = {"--file-fsync-freq=10"}},
          .of = OF_HEADER,
          .has = {"\nNumber of threads: 2\n", "\nRandom seed: 42 (repeat with --rand-seed=42)\n",
-                 "\n2 files, 4 MiB each\n8 MiB total file size\nBlock size 16 KiB\n",
-                 "\nRead/Write ratio for combined random IO test: 1.50\n",
-                 "\nPeriodic FSYNC enabled, calling fsync() each 10 requests (every file).\n",
-                 "\nUsing synchronous I/O mode (engine sync)\nDoing random r/w test\n"},
+                 "\n2 files, 4MiB each\n8MiB total file size\nBlock size 16KiB\n",
+                 "\nNumber of IO requests: 0\nRead/Write ratio for combined random IO test: 1.50\n",
+                 "\nPeriodic FSYNC enabled, calling fsync() each 10 requests.\n",
+                 "\nUsing synchronous I/O mode\nDoing random r/w test\n", "\nI/O engine: sync\n",
+                 "\nInitializing random number generator from seed (42).\n\n\nExtra file open "
+                 "flags: (none)\n"},
          .lacks = {"Sequential stream", "Validation"},
          .also = starts_sbio},
     };
@@ -616,9 +622,11 @@ static void test_fdatasync_row(void **state)
          .rows = {{"fsync", "9|4.50|0.00|999.4 us|800.3 ms|1.20 s|1.20 s|1.20 s|1.20 s|1.20 s"},
                   {"fdatasync",
                    "5|2.50|0.00|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us|300.0 us"}},
-         .values = {{"reads, writes, fsyncs:", "512, 128, 14"}}, /* sysbench's */
-         .has = {"\nLatency histogram of fsync (bucket midpoint, count; 9 ops):\n",
-                 "\nLatency histogram of fdatasync (bucket midpoint, count; 5 ops):\n"}},
+         .values = {{"reads, writes, syncs done:", "512, 128, 14"}, /* every sync */
+                    {"fsyncs/s:", "7.00"}},                         /* sysbench's */
+         .has = {"\nPer-operation latency histogram, fsync (bucket midpoint, count; 9 ops):\n",
+                 "\nPer-operation latency histogram, fdatasync (bucket midpoint, count; 5 "
+                 "ops):\n"}},
         {.what = "--file-fsync-mode=fdatasync",
          .how = {.args = {"--file-fsync-mode=fdatasync"}},
          .result = fdatasyncs,
@@ -666,14 +674,14 @@ static void test_rmw_row(void **state)
                   {"read",
                    "512|256.00|4.00|850 ns|75.2 us|99.8 us|99.8 us|99.8 us|99.8 us|100.0 us"}},
          /* 8 MiB + 640 KiB read and 2 MiB + 640 KiB written, over 2 s. */
-         .values = {{"read-modify-writes/s:", "20.00"},
-                    {"read-modify-writes:", "40"},
-                    {"reads, writes, fsyncs:", "512, 128, 6"},
+         .values = {{"read-modify-writes done:", "40 (20.00 a second)"},
+                    {"reads, writes, syncs done:", "512, 128, 6"},
                     {"total number of events:", "684"},
                     {"read, MiB/s:", "4.31"},
                     {"written, MiB/s:", "1.31"},
                     {"bytes read, written:", "8.62 MiB, 2.62 MiB"}},
-         .has = {"\nLatency histogram of read-modify-write (bucket midpoint, count; 40 ops):\n"},
+         .has = {"\nPer-operation latency histogram, read-modify-write (bucket midpoint, count; 40 "
+                 "ops):\n"},
          .also = op_width_17},
     };
     CHECK_CASES(cases);
@@ -827,7 +835,8 @@ static void test_phase_table(void **state)
     free(text);
 }
 
-/* An interim line: each op type the mode does, over the interval between two snapshots. */
+/* An interim line: sysbench's, over the interval between two snapshots, then each op type
+ * the mode does. */
 static void test_interval(void **state)
 {
     (void)state;
@@ -839,10 +848,14 @@ static void test_interval(void **state)
     const struct sbio_stats *cur[] = {&g_threads[0], &g_threads[0]},
                             *prev[] = {&zero, &g_threads[0]};
     char *text = interval_text(&how, 2, t_s, dt_s, cur, prev);
-    assert_string_equal(text, "[ 3s ] read: 192.00/s 3.00 MiB/s p99 100.0 us; write: 48.00/s "
-                              "0.75 MiB/s p99 2.00 ms; fsync: 2.00/s p99 1.20 s;\n"
-                              "[ 4s ] read: 0.00/s 0.00 MiB/s; write: 0.00/s 0.00 MiB/s; "
-                              "fsync: 0.00/s;\n");
+    assert_string_equal(text, "[ 3s ] reads: 3.00 MiB/s writes: 0.75 MiB/s fsyncs: 2.00/s "
+                              "latency (ms,95%): 2.007\n"
+                              "      per op: read 192.00/s 3.00 MiB/s p99 100.0 us; write 48.00/s "
+                              "0.75 MiB/s p99 2.00 ms; fsync 2.00/s p99 1.20 s;\n"
+                              "[ 4s ] reads: 0.00 MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s "
+                              "latency (ms,95%): 0.000\n"
+                              "      per op: read 0.00/s 0.00 MiB/s; write 0.00/s 0.00 MiB/s; "
+                              "fsync 0.00/s;\n");
     free(text);
 }
 
@@ -894,9 +907,9 @@ static void test_fs_rows(void **state)
                "8|4.00|0.25|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms|3.00 ms"}},
          .lacks = {"\n  rename ", "\n  unlink "},
          .has = {"\n  7 operations skipped: drawn when they could not be served",
-                 "\nLatency histogram of stat (bucket midpoint, count; 100 ops):\n"},
+                 "\nPer-operation latency histogram, stat (bucket midpoint, count; 100 ops):\n"},
          /* sysbench's lines keep their four types; the bytes are everyone's. */
-         .values = {{"reads, writes, fsyncs:", "512, 128, 6"},
+         .values = {{"reads, writes, syncs done:", "512, 128, 6"},
                     {"bytes read, written:", "8.62 MiB, 2.81 MiB"}},
          .also = fs_layout},
         {.what = "one skipped",
@@ -914,8 +927,8 @@ static void test_fs_rows(void **state)
     const double t_s = 2.0, dt_s = 2.0;
     const struct sbio_stats *cur = &r->total, *prev = &zero;
     char *text = interval_text(&how, 1, &t_s, &dt_s, &cur, &prev);
-    assert_has(text, "; create: 10.00/s 0.16 MiB/s p99 5.00 ms; readwhole: 5.00/s 0.31 MiB/s p99 "
-                     "1.00 ms; writewhole: 4.00/s 0.25 MiB/s p99 3.00 ms; stat: 50.00/s p99 "
+    assert_has(text, "; create 10.00/s 0.16 MiB/s p99 5.00 ms; readwhole 5.00/s 0.31 MiB/s p99 "
+                     "1.00 ms; writewhole 4.00/s 0.25 MiB/s p99 3.00 ms; stat 50.00/s p99 "
                      "2.00 us;\n");
     assert_lacks(text, "rename");
     free(text);
