@@ -80,7 +80,7 @@ static const struct optdef base_opts[] = {
     {"percentile", NULL, T_UINT, OFF(percentile), "95", NULL, 0, 100, ALL_RUN, 0, "N",
      "extra latency percentile to report (1-100); 0: off"},
     {"histogram", NULL, T_BOOL, OFF(histogram), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "print the latency histogram of each operation type"},
+     "print sysbench's latency histogram (every operation, in ms) and each operation type's"},
     {"verbosity", NULL, T_UINT, OFF(verbosity), "3", NULL, 0, 5,
      SBIO_C(SBIO_CMD_PREPARE) | SBIO_C(SBIO_CMD_RUN) | SBIO_C(SBIO_CMD_CLEANUP), 0, "N",
      "sysbench's levels: 0 and 1 errors only, 2 also notes, 3 (default) also the report; "
