@@ -1119,8 +1119,11 @@ static void test_workload_differs(void **state)
     json_t *t = json_array_get(rows, 0);
     assert_string_equal(json_string_value(json_object_get(t, "kind")), "workload");
     assert_string_equal(json_string_value(json_object_get(t, "name")), "threads");
-    assert_true(json_equal(json_object_get(t, "a"), json_pack("[i]", 4)));
-    assert_true(json_equal(json_object_get(t, "b"), json_pack("[i]", 8)));
+    json_t *four = json_pack("[i]", 4), *eight = json_pack("[i]", 8);
+    assert_true(json_equal(json_object_get(t, "a"), four));
+    assert_true(json_equal(json_object_get(t, "b"), eight));
+    json_decref(four);
+    json_decref(eight);
     t = json_array_get(rows, 5);
     assert_string_equal(json_string_value(json_object_get(t, "kind")), "device");
     json_decref(d);
