@@ -1,33 +1,36 @@
 /* sbio diff: the per-metric difference of saved results, for a reader ("what changed
  * between before.json and after.json?") and for CI (--threshold: fail on a regression).
  *
- * One run result a side (sbio-result/1), without --metrics: first the settings that differ —
- * each device's scheduler, queue files and scheduler tunables as the run found them, whether
- * sbio set them or they were set by hand (a row per setting with A's and B's value, "-" where
- * one side lacks it), or one line saying they are the same — then one row per metric — total
+ * Every form first lists the settings that differ between A's results and B's — every
+ * workload option the results recorded, the machine's settings and each device's (see "what
+ * differs" below) — so that no figure's change is read as one setting's when others changed
+ * too, or one line saying that none does.
+ *
+ * One run result a side (sbio-result/1), without --metrics: then one row per metric — total
  * ops/s (result.ops / elapsed), then per operation type present in either result ops/s, MiB/s
  * (read, write), latency mean, p50, p95, p99, p99.9, max; CPU% (user + system of one CPU);
  * %util per device (matched by name).
  *
- * Columns: metric, A, B, Δ% = (B − A) / A × 100, and a mark: throughput lower is "worse",
- * latency and CPU higher is "worse", the opposite "better"; |Δ| < 1% is not marked (noise).
- * Device %util is not marked: a busier device may be a slower one or one doing more work.
+ * Columns: metric, A, B, Δ% = (B − A) / A × 100. No mark: one run a side does not measure
+ * the runs' noise, so a change cannot be told from it, and a line after the rows says so and
+ * how many runs a side would (the 95% interval of a mean of n runs, in sd of the runs).
  *
  * Edge cases, chosen so that nothing divides by zero and nothing is silently invented:
  * - equal values (0 and 0 included) are 0.0%, so a result diffed with itself is 0.0% on
  *   every row;
- * - a zero baseline with a non-zero B has no finite Δ: printed "n/a", still marked by
- *   direction (0 → 100 ops/s is better, 0 → 5 us latency is worse);
+ * - a zero baseline with a non-zero B has no finite Δ: printed "n/a";
  * - a metric missing on one side (an operation type the run did not do, a field absent) is
- *   printed "missing", with Δ "-" and no mark. It does not count for --threshold: it shows
+ *   printed "missing", with Δ "-". It does not count for --threshold: it shows
  *   that the two workloads differ, not by how much.
  * --threshold=P (only when given) fails (-SBIO_EFAILED, exit 1) when a throughput row (ops/s,
  * MiB/s) of B is more than P% below A, each named in one line on stderr after the table.
  *
  * Several runs a side (A1 … -- B1 …), script results (sbio-script/1), or --metrics: the
  * comparison table of compare (table.h) with two rows, A's runs and B's, per phase and job;
- * every file must have the first one's phases and jobs. Two compare results (sbio-compare/1):
- * that table per setting of both, from the setting's measured runs in each. There, --threshold
+ * every file must have the first one's phases and jobs; a side with one run gets no test, and
+ * the same line on why and how many runs would. Two compare results (sbio-compare/1): that
+ * table per setting of both, from the setting's measured runs in each (the settings that
+ * differ: those of these runs). There, --threshold
  * judges the 95% CI of B's difference: a throughput metric fires when the whole CI is below
  * -P%, a latency or time metric when it is above +P% — the bound nearest zero decides, so a
  * gate does not fire on noise; without a CI (a side with one run) the point difference does.
@@ -47,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infer.h"
 #include "report.h"
 #include "table.h"
 #include "util.h"
@@ -60,7 +64,6 @@
 #define DIFF_NAME_W       16 /* metric column; wider names widen it */
 #define DIFF_VAL_W        14
 #define DIFF_PCT_W        9
-#define DIFF_MARK_PCT     1.0 /* |Δ| below this is noise: no mark */
 
 enum diff_doc { DIFF_RUN, DIFF_COMPARE, DIFF_SCRIPT };
 
@@ -441,19 +444,6 @@ static bool diff_pct(double a, double b, double *pct)
     return true;
 }
 
-static const char *diff_mark(const struct diff_row *r)
-{
-    if (r->kind == DIFF_INFO || isnan(r->a) || isnan(r->b) || r->a == r->b)
-        return "";
-    double d;
-    if (diff_pct(r->a, r->b, &d) && fabs(d) < DIFF_MARK_PCT)
-        return "";
-    bool up = r->b > r->a;
-    if (r->kind == DIFF_THROUGHPUT)
-        return up ? "better" : "worse";
-    return up ? "worse" : "better";
-}
-
 static char *diff_fmt_val(char *buf, size_t len, enum diff_unit unit, double v)
 {
     if (isnan(v))
@@ -510,19 +500,19 @@ static void diff_print_head(FILE *out, int w)
             DIFF_PCT_W + 1, "Δ%"); /* + 1: Δ is two bytes for one column */
 }
 
-/* The rows, each "metric  A  B  Δ%  mark"; the metric name is followed by at least two
- * spaces so that a reader (or a test) can find a row by its name. */
+/* The rows, each "metric  A  B  Δ%" (no mark: one run a side says nothing about noise); the
+ * metric name is followed by at least two spaces so that a reader (or a test) can find a row
+ * by its name. */
 static void diff_print_rows(FILE *out, const struct diff_table *t, const char *indent, int w)
 {
     for (size_t i = 0; i < t->n; i++) {
         const struct diff_row *r = &t->row[i];
         char name[128], a[32], b[32], d[32];
         snprintf(name, sizeof(name), "%s%s", indent, r->name);
-        const char *mark = diff_mark(r);
-        fprintf(out, "%-*s  %*s  %*s  %*s%s%s\n", w, name, DIFF_VAL_W,
+        fprintf(out, "%-*s  %*s  %*s  %*s\n", w, name, DIFF_VAL_W,
                 diff_fmt_val(a, sizeof(a), r->unit, r->a), DIFF_VAL_W,
                 diff_fmt_val(b, sizeof(b), r->unit, r->b), DIFF_PCT_W,
-                diff_fmt_pct(d, sizeof(d), r->a, r->b), *mark ? "  " : "", mark);
+                diff_fmt_pct(d, sizeof(d), r->a, r->b));
     }
 }
 
@@ -698,102 +688,325 @@ static void diff_run_rows(struct diff_table *t, json_t *a, json_t *b)
     diff_util_rows(t, a, b);
 }
 
-/* The settings of two run results that differ: each device's scheduler, queue files and
- * scheduler tunables (report.h's sbio_json_device_settings, which reads older documents too).
- * Devices are paired in their order (the top device first), so results from two machines
- * compare as well. */
-struct diff_settings {
-    size_t n, compared;
-    struct {
-        char name[160], a[128], b[128];
-    } row[DIFF_MAX_SETTINGS];
+/* ---- what differs between the two sides, before any figure ----
+ *
+ * A figure's change means nothing until what else changed is known: a -96% under bfq is not
+ * the scheduler's when B also ran with O_DIRECT and twice the threads. So every setting the
+ * results recorded is compared, side against side, generically (a new option in the result is
+ * a new row here without a line of diff changing):
+ * - the workload: a run's whole "config" (mode, threads, block size, engine, depth, flags,
+ *   sizes, fsync options, rate, ...); a script's file, the options of its command line, and
+ *   each job's declared fields and config ("PHASE/JOB KEY");
+ * - the machine: the "environment" but its devices (kernel, file system and its mount
+ *   options, vm.dirty_*, CPUs, ...);
+ * - each device's scheduler, queue files and scheduler tunables (report.h's
+ *   sbio_json_device_settings, which reads older documents too), devices paired in their
+ *   order (the top device first), so that results from two machines compare as well.
+ * An object is compared member by member ("filesystem.options"); an array as a whole. The
+ * random seed is left out: every run draws its own unless --rand-seed says otherwise, and it
+ * chooses among draws of one workload, not the workload. A side of several files whose files
+ * disagree on a setting has a row for it as well, with each value it has. */
+enum diff_fact_kind { DIFF_FACT_WORKLOAD, DIFF_FACT_MACHINE, DIFF_FACT_DEVICE, DIFF_FACT_KINDS };
+static const char *const diff_fact_kind_name[DIFF_FACT_KINDS] = {"workload", "machine", "device"};
+
+/* v's members into flat (a new key "PREFIX.KEY" each, or "PREFIX KEY" after a job's
+ * "PHASE/JOB" prefix: sep), objects flattened, a member already there kept; skip: a member of
+ * v itself left out (NULL: none). */
+static void diff_flatten(json_t *flat, const char *prefix, char sep, json_t *v, const char *skip)
+{
+    const char *k;
+    json_t *e;
+    json_object_foreach(v, k, e)
+    {
+        char key[256];
+        if (skip && !strcmp(k, skip))
+            continue;
+        snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? (char[]){sep, 0} : "", k);
+        if (json_is_object(e) && json_object_size(e))
+            diff_flatten(flat, key, '.', e, NULL);
+        else if (!json_object_get(flat, key))
+            json_object_set(flat, key, e);
+    }
+}
+
+/* The options of a command line as given ("--readers=1", "--size 8M", "--direct"), each as
+ * "command line --NAME" into flat; the output file and the script (a row of its own) left
+ * out. */
+static void diff_command_line(json_t *flat, json_t *argv)
+{
+    size_t n = json_array_size(argv);
+    for (size_t i = 2; i < n; i++) {
+        const char *a = json_string_value(json_array_get(argv, i));
+        const char *next = json_string_value(json_array_get(argv, i + 1));
+        if (!a || a[0] != '-')
+            continue;
+        char name[160];
+        const char *eq = strchr(a, '=');
+        snprintf(name, sizeof(name), "command line %.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        bool takes = !eq && next && next[0] != '-';
+        if (!strcmp(name, "command line -o") || !strcmp(name, "command line --output") ||
+            !strcmp(name, "command line --script")) {
+            i += takes;
+            continue;
+        }
+        json_object_set_new(flat, name,
+                            eq      ? json_string(eq + 1)
+                            : takes ? json_string(next)
+                                    : json_true());
+        i += takes;
+    }
+}
+
+/* The run result a document's machine and devices are read from: itself, or a script's first
+ * job's. */
+static json_t *diff_first_run(json_t *doc)
+{
+    json_t *ph = json_array_get(json_object_get(doc, "phases"), 0);
+    return ph ? json_object_get(json_array_get(json_object_get(ph, "jobs"), 0), "result") : doc;
+}
+
+/* A document's settings of one kind, flat: a new object. */
+static json_t *diff_facts(json_t *doc, enum diff_fact_kind kind)
+{
+    json_t *flat = json_object(), *run = diff_first_run(doc), *p, *j, *dev;
+    size_t i, k;
+    if (kind == DIFF_FACT_MACHINE) {
+        /* Its "scheduler" is the set's device's, among the device settings. */
+        json_t *env = json_deep_copy(json_object_get(run, "environment"));
+        json_object_del(env, "scheduler");
+        diff_flatten(flat, "", '.', env, "devices");
+        json_decref(env);
+    } else if (kind == DIFF_FACT_DEVICE) {
+        json_array_foreach(sbio_json_get(run, "environment.devices"), i, dev)
+        {
+            char pre[32];
+            json_t *set = sbio_json_device_settings(dev);
+            snprintf(pre, sizeof(pre), "#%zu", i);
+            diff_flatten(flat, pre, ' ', set, NULL);
+            json_decref(set);
+            snprintf(pre, sizeof(pre), "#%zu device", i);
+            json_object_set(flat, pre, json_object_get(dev, "name"));
+        }
+    } else if (!json_object_get(doc, "phases")) {
+        diff_flatten(flat, "", '.', json_object_get(doc, "config"), "rand_seed");
+    } else {
+        json_object_set(flat, "script", json_object_get(doc, "script"));
+        diff_command_line(flat, json_object_get(run, "command_line"));
+        json_array_foreach(json_object_get(doc, "phases"), i, p)
+        {
+            json_array_foreach(json_object_get(p, "jobs"), k, j)
+            {
+                char pre[160];
+                snprintf(pre, sizeof(pre), "%s/%s", json_string_value(json_object_get(p, "name")),
+                         json_string_value(json_object_get(j, "name")));
+                diff_flatten(flat, pre, ' ', json_object_get(j, "declared"), NULL);
+                diff_flatten(flat, pre, ' ', sbio_json_get(j, "result.config"), "rand_seed");
+            }
+        }
+    }
+    return flat;
+}
+
+/* The distinct values of key among a side's flat settings fl[0..n) (null where a file lacks
+ * it), a new array. */
+static json_t *diff_side_values(json_t *const *fl, size_t n, const char *key)
+{
+    json_t *vals = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_object_get(fl[i], key), *u;
+        size_t k;
+        bool seen = false;
+        v = v ? v : json_null();
+        json_array_foreach(vals, k, u) seen |= json_equal(u, v);
+        if (!seen)
+            json_array_append(vals, v);
+    }
+    return vals;
+}
+
+static bool diff_same_values(json_t *a, json_t *b)
+{
+    if (json_array_size(a) != 1 || json_array_size(b) != 1)
+        return false;
+    return json_equal(json_array_get(a, 0), json_array_get(b, 0));
+}
+
+/* A device row's key "#I KEY" named for people: "sda KEY", after the first file's device I
+ * (A's, else B's); "sda device" when the sides' devices I have other names. */
+static void diff_device_name(char *buf, size_t len, const char *key, json_t *const *fl, size_t n)
+{
+    char *end;
+    unsigned long i = strtoul(key + 1, &end, 10);
+    char dev[32];
+    snprintf(dev, sizeof(dev), "#%lu device", i);
+    const char *name = NULL;
+    for (size_t f = 0; f < n && !name; f++)
+        name = json_string_value(json_object_get(fl[f], dev));
+    snprintf(buf, len, "%s%s", name ? name : "?", end);
+}
+
+struct diff_differs {
+    json_t *rows;                     /* [{kind, name, a: [values], b: [values]}] */
+    size_t compared[DIFF_FACT_KINDS]; /* settings compared, of each kind */
 };
 
-static void diff_setting_text(char *buf, size_t len, json_t *v)
+/* What differs between side A's documents a[0..na) and B's b[0..nb): d->rows (a new array)
+ * and the counts. */
+static void diff_differs_read(struct diff_differs *d, json_t *const *a, size_t na, json_t *const *b,
+                              size_t nb)
 {
-    if (!v)
+    size_t n = na + nb;
+    json_t **fl = calloc(n ? n : 1, sizeof(*fl));
+    d->rows = json_array();
+    for (int kind = 0; fl && kind < DIFF_FACT_KINDS; kind++) {
+        json_t *keys = json_object(), *v;
+        const char *key;
+        d->compared[kind] = 0;
+        for (size_t i = 0; i < n; i++) {
+            fl[i] = diff_facts(i < na ? a[i] : b[i - na], (enum diff_fact_kind)kind);
+            json_object_foreach(fl[i], key, v) json_object_set(keys, key, json_null());
+        }
+        /* jansson keeps an object's keys in insertion order: A's first file's first. */
+        json_object_foreach(keys, key, v)
+        {
+            json_t *va = diff_side_values(fl, na, key), *vb = diff_side_values(fl + na, nb, key);
+            char name[256];
+            d->compared[kind]++;
+            if (diff_same_values(va, vb)) {
+                json_decref(va);
+                json_decref(vb);
+                continue;
+            }
+            if (kind == DIFF_FACT_DEVICE)
+                diff_device_name(name, sizeof(name), key, fl, n);
+            else
+                snprintf(name, sizeof(name), "%s", key);
+            json_array_append_new(d->rows,
+                                  json_pack("{s:s,s:s,s:o,s:o}", "kind", diff_fact_kind_name[kind],
+                                            "name", name, "a", va, "b", vb));
+        }
+        json_decref(keys);
+        for (size_t i = 0; i < n; i++)
+            json_decref(fl[i]);
+    }
+    free(fl);
+}
+
+/* A value as a row shows it: text as it is, "-" where a file lacks it, an array compact. */
+static void diff_value_text(char *buf, size_t len, json_t *v)
+{
+    if (json_is_null(v))
         snprintf(buf, len, "-");
     else if (json_is_string(v))
         snprintf(buf, len, "%s", json_string_value(v));
     else if (json_is_integer(v))
         snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    else
-        snprintf(buf, len, "?");
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, len, "%s", s ? s : "?");
+        free(s);
+    }
 }
 
-static void diff_setting_add(struct diff_settings *st, const char *dev, const char *key, json_t *a,
-                             json_t *b)
+/* A side's values in one cell: "4", or "2|4" when its files disagree. */
+static void diff_values_text(char *buf, size_t len, json_t *vals)
 {
-    st->compared++;
-    if ((a && b && json_equal(a, b)) || st->n >= DIFF_MAX_SETTINGS)
-        return;
-    snprintf(st->row[st->n].name, sizeof(st->row[0].name), "%s %s", dev, key);
-    diff_setting_text(st->row[st->n].a, sizeof(st->row[0].a), a);
-    diff_setting_text(st->row[st->n].b, sizeof(st->row[0].b), b);
-    st->n++;
-}
-
-/* The settings of device i of each side (an empty object for a side without it). */
-static void diff_device_settings(struct diff_settings *st, json_t *da, json_t *db)
-{
-    const char *na = json_string_value(json_object_get(da, "name"));
-    const char *nb = json_string_value(json_object_get(db, "name"));
-    json_t *sa = da ? sbio_json_device_settings(da) : json_object();
-    json_t *sb = db ? sbio_json_device_settings(db) : json_object();
-    const char *dev = na ? na : nb ? nb : "?", *k;
     json_t *v;
-    if (!na || !nb || strcmp(na, nb))
-        diff_setting_add(st, dev, "device", json_object_get(da, "name"),
-                         json_object_get(db, "name"));
-    json_object_foreach(sa, k, v) diff_setting_add(st, dev, k, v, json_object_get(sb, k));
-    json_object_foreach(sb, k, v) if (!json_object_get(sa, k))
-        diff_setting_add(st, dev, k, NULL, v);
-    json_decref(sa);
-    json_decref(sb);
+    size_t i, l = 0;
+    buf[0] = 0;
+    json_array_foreach(vals, i, v)
+    {
+        char one[160];
+        diff_value_text(one, sizeof(one), v);
+        l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, "%s%s",
+                              i ? "|" : "", one);
+    }
 }
 
-static void diff_settings_read(struct diff_settings *st, json_t *a, json_t *b)
+/* Before the figures: every setting that differs under a "setting  A  B" heading, the
+ * workload's first (then a blank line when gap), or one line saying that none does ("settings: the
+ * same in A and B (34 workload, 11 machine and 21 device settings compared)"); nothing when neither
+ * side recorded any. */
+static void diff_differs_print(FILE *out, const struct diff_differs *d, bool gap)
 {
-    json_t *da = sbio_json_get(a, "environment.devices"),
-           *db = sbio_json_get(b, "environment.devices");
-    size_t na = json_array_size(da), nb = json_array_size(db);
-    st->n = st->compared = 0;
-    for (size_t i = 0; i < (na > nb ? na : nb); i++)
-        diff_device_settings(st, json_array_get(da, i), json_array_get(db, i));
-}
-
-/* Before the figures: what differs in how the device was set, or that nothing does. */
-static void diff_settings_print(FILE *out, const struct diff_settings *st, int w)
-{
-    if (!st->compared)
-        return; /* neither result went through a block device */
-    if (!st->n) {
-        fprintf(out, "settings: the same in A and B (%zu compared)\n", st->compared);
+    size_t w = strlen("setting"), wa = DIFF_VAL_W, wb = DIFF_VAL_W;
+    size_t all = d->compared[0] + d->compared[1] + d->compared[2];
+    json_t *r;
+    size_t i;
+    if (!json_array_size(d->rows)) {
+        if (all)
+            fprintf(out,
+                    "settings: the same in A and B (%zu workload, %zu machine and %zu device "
+                    "settings compared)\n",
+                    d->compared[DIFF_FACT_WORKLOAD], d->compared[DIFF_FACT_MACHINE],
+                    d->compared[DIFF_FACT_DEVICE]);
         return;
     }
-    fprintf(out, "%-*s  %*s  %*s\n", w, "setting", DIFF_VAL_W, "A", DIFF_VAL_W, "B");
-    for (size_t i = 0; i < st->n; i++)
-        fprintf(out, "%-*s  %*s  %*s\n", w, st->row[i].name, DIFF_VAL_W, st->row[i].a, DIFF_VAL_W,
-                st->row[i].b);
-    fputc('\n', out);
+    json_array_foreach(d->rows, i, r)
+    {
+        char a[512], b[512];
+        const char *name = json_string_value(json_object_get(r, "name"));
+        diff_values_text(a, sizeof(a), json_object_get(r, "a"));
+        diff_values_text(b, sizeof(b), json_object_get(r, "b"));
+        w = strlen(name) > w ? strlen(name) : w;
+        wa = sbio_text_cols(a) > wa ? sbio_text_cols(a) : wa;
+        wb = sbio_text_cols(b) > wb ? sbio_text_cols(b) : wb;
+    }
+    fprintf(out, "%-*s  %*s  %*s\n", (int)w, "setting", (int)wa, "A", (int)wb, "B");
+    json_array_foreach(d->rows, i, r)
+    {
+        char a[512], b[512];
+        diff_values_text(a, sizeof(a), json_object_get(r, "a"));
+        diff_values_text(b, sizeof(b), json_object_get(r, "b"));
+        fprintf(out, "%-*s  %*s%s  %*s%s\n", (int)w, json_string_value(json_object_get(r, "name")),
+                (int)(wa > sbio_text_cols(a) ? wa - sbio_text_cols(a) : 0), "", a,
+                (int)(wb > sbio_text_cols(b) ? wb - sbio_text_cols(b) : 0), "", b);
+    }
+    fprintf(out,
+            "(%zu of %zu settings differ: every difference below is theirs together, not one "
+            "setting's)\n%s",
+            json_array_size(d->rows), all, gap ? "\n" : "");
 }
 
-/* The table of two run results, after the settings that differ; with check, -SBIO_EFAILED
- * when a row is past thr. */
-static int diff_runs(FILE *out, json_t *a, json_t *b, bool check, double thr)
+/* Why one run a side gets no verdict, and how many runs would: the 95% interval of a mean of
+ * n runs is t(0.975, n - 1) / sqrt(n) standard deviations of the runs either way. Printed
+ * when a side has fewer than 2 runs (na, nb). */
+static void diff_noise_note(FILE *out, size_t na, size_t nb)
+{
+    if (na >= 2 && nb >= 2)
+        return;
+    fprintf(out,
+            "\n%s: no difference is called better or worse (nor significant): one run does "
+            "not measure\nthe runs' own noise, so a change cannot be told from it. A "
+            "confidence interval needs at least\n2 runs a side; the 95%% interval of a side's "
+            "mean is +-%.1f standard deviations of its runs with 2,\n+-%.1f with 3, +-%.1f "
+            "with 5, +-%.1f with 10: 5 runs a side is a useful start. Repeat each run\n(sbio "
+            "run ... -o a1.json, ..., a5.json) and give them all: sbio diff a1.json ... a5.json "
+            "--\nb1.json ... b5.json; or let sbio compare --repeat=5 alternate the two.\n",
+            na < 2 && nb < 2 ? "1 run a side"
+            : na < 2         ? "1 run of A"
+                             : "1 run of B",
+            sbio_infer_halfwidth(1, 2, 0.95), sbio_infer_halfwidth(1, 3, 0.95),
+            sbio_infer_halfwidth(1, 5, 0.95), sbio_infer_halfwidth(1, 10, 0.95));
+}
+
+/* The table of two run results, after what differs; with check, -SBIO_EFAILED when a row is
+ * past thr. */
+static int diff_runs(FILE *out, json_t *a, json_t *b, const struct diff_differs *dd, bool check,
+                     double thr)
 {
     static struct diff_table t; /* a few KiB: off the stack */
-    static struct diff_settings st;
     t.n = 0;
     diff_run_rows(&t, a, b);
-    diff_settings_read(&st, a, b);
     int w = diff_name_width(&t, "");
-    for (size_t i = 0; i < st.n; i++)
-        if ((int)strlen(st.row[i].name) > w)
-            w = (int)strlen(st.row[i].name);
-    diff_settings_print(out, &st, w);
+    diff_differs_print(out, dd, true);
     diff_print_head(out, w);
     diff_print_rows(out, &t, "", w);
+    diff_noise_note(out, 1, 1);
     fflush(out); /* the table before the --threshold lines on stderr */
     return check && diff_threshold(&t, "", thr) ? -SBIO_EFAILED : 0;
 }
@@ -833,6 +1046,7 @@ struct diff_cmp {
     char name[2][64];
     json_t *files[2]; /* each side's file names (NULL for a compare's setting) */
     json_t *fired;
+    struct diff_differs differs; /* the settings that differ between A's runs and B's */
 };
 
 static const char *diff_kind_name(enum diff_doc k)
@@ -1109,6 +1323,7 @@ static void diff_cmp_free(struct diff_cmp *d)
     json_decref(d->fired);
     json_decref(d->files[0]);
     json_decref(d->files[1]);
+    json_decref(d->differs.rows);
 }
 
 /* The rows' names: "A (3 runs)", "B (1 run)", from the runs each side has. */
@@ -1123,7 +1338,9 @@ static void diff_cmp_names(struct diff_cmp *d)
 static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool check, double thr)
 {
     const char *names[2] = {d->name[0], d->name[1]};
+    diff_differs_print(out, &d->differs, false);
     sbio_table_print(&d->t, out, names);
+    diff_noise_note(out, d->t.nrun[0], d->t.nrun[1]);
     fflush(out); /* the table before the --threshold lines on stderr */
     return check ? diff_gate(d, where, thr) : 0;
 }
@@ -1159,6 +1376,7 @@ static int diff_sides_table(struct diff_cmp *d, const struct diff_input *in, con
     diff_add_docs(&d->t, 0, in->doc, in->na);
     diff_add_docs(&d->t, 1, in->doc + in->na, nb);
     sbio_table_compute(&d->t);
+    diff_differs_read(&d->differs, in->doc, in->na, in->doc + in->na, nb);
     diff_cmp_names(d);
     for (size_t s = 0; s < 2; s++) {
         d->files[s] = json_array();
@@ -1222,6 +1440,18 @@ static int diff_setting_table(struct diff_cmp *d, const struct diff_input *in, j
     diff_add_runs(&d->t, 1, rb);
     sbio_table_compute(&d->t);
     diff_cmp_names(d);
+    json_t **docs = calloc(na + nb + 1, sizeof(*docs));
+    size_t ka = 0, kb = 0;
+    for (size_t i = 0; docs && i < na; i++)
+        if ((docs[ka] = diff_run_ok(json_array_get(ra, i))))
+            ka++;
+    for (size_t i = 0; docs && i < nb; i++)
+        if ((docs[ka + kb] = diff_run_ok(json_array_get(rb, i))))
+            kb++;
+    if (!docs)
+        return -ENOMEM;
+    diff_differs_read(&d->differs, docs, ka, docs + ka, kb);
+    free(docs);
     return 0;
 }
 
@@ -1235,9 +1465,10 @@ static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
         json_array_append_new(sides, json_pack("{s:s,s:O,s:o}", "name", d->name[s], "files",
                                                d->files[s] ? d->files[s] : json_null(), "phases",
                                                sbio_table_json(&d->t, s)));
-    return json_pack("{s:o,s:o,s:o,s:O}", "setting",
-                     d->setting ? json_string(d->setting) : json_null(), "sides", sides,
-                     "statistics", sbio_table_stats_json(&d->t), "threshold_fired",
+    return json_pack("{s:o,s:O,s:o,s:o,s:O}", "setting",
+                     d->setting ? json_string(d->setting) : json_null(), "settings_differ",
+                     d->differs.rows ? d->differs.rows : json_null(), "sides", sides, "statistics",
+                     sbio_table_stats_json(&d->t), "threshold_fired",
                      gated ? d->fired : json_null());
 }
 
@@ -1407,7 +1638,9 @@ static int diff_pair(const struct sbio_diff_opts *opt, int fd, FILE *out,
         diff_run_config(ca, sizeof(ca), in->doc[0]);
         diff_run_config(cb, sizeof(cb), in->doc[1]);
         fprintf(out, "sbio diff: A = %s (%s) vs B = %s (%s)\n", in->path[0], ca, in->path[1], cb);
-        int worse = diff_runs(out, in->doc[0], in->doc[1], check, thr);
+        if (!d.differs.rows)
+            diff_differs_read(&d.differs, in->doc, 1, in->doc + 1, 1);
+        int worse = diff_runs(out, in->doc[0], in->doc[1], &d.differs, check, thr);
         rc = fd >= 0 ? diff_write(opt, fd, &d, 1, col, ncol, NULL, false) : 0;
         rc = rc ? rc : worse;
     }

@@ -23,12 +23,15 @@ struct sbio_diff_opts {
 /* Compare side A's files with side B's: opt->args before the "--" (opt->diff_split) and after
  * it, or without "--" opt->args[0] (A, the baseline) with opt->args[1] (B). Each a JSON
  * written by `sbio run -o` (sbio-result/1, sbio-script/1) or `sbio compare -o`
- * (sbio-compare/1, one a side). Writes to out, for one run result a side (without --metrics)
- * first every device setting that differs (scheduler, queue files, scheduler tunables; older
- * results too), then one row per metric: A, B and the % difference, marked worse/better; for
- * several runs a side, script results or --metrics, the comparison table (table.h) of A's runs
- * against B's; for two compares, that table per setting of both. With -o, the tables' figures
- * (sbio-diff/1) to opt->output. Returns 0;
+ * (sbio-compare/1, one a side). Writes to out first every setting that differs between A's
+ * files and B's (each workload option of the results' "config", a script's file, command-line
+ * options and jobs' fields, the machine's "environment", each device's scheduler, queue files
+ * and tunables; older results too), then for one run result a side (without --metrics) one row
+ * per metric: A, B and the % difference, never marked better or worse, and a line saying why
+ * (one run a side does not measure noise) and how many runs would; for several runs a side,
+ * script results or --metrics, the comparison table (table.h) of A's runs against B's (that
+ * line too when a side has one run); for two compares, that table per setting of both. With
+ * -o, the settings that differ and the tables' figures (sbio-diff/1) to opt->output. Returns 0;
  * -SBIO_EFAILED when --threshold=P is given explicitly and B is worse than A by more than P%
  * (rows: a throughput metric's point difference; the table: the whole 95% CI of a throughput
  * metric below -P%, or of a latency or time metric above +P%; each named in one line on

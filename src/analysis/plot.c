@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "infer.h"
 #include "io.h"
 #include "report.h"
 #include "table.h"
@@ -957,6 +958,8 @@ struct plot_cmp {
     const char *metric; /* the bars' metric: the compare's first of ops and mib, else its first */
     struct sbio_table tab;
     bool have_tab; /* a run measured: the table has the latency percentiles */
+    bool old_ci;   /* the document's difference intervals are not the log ratio's (an older
+                      sbio's, which could reach below -100%): the bars' are computed again */
 };
 
 /* One bar: a setting's figure of the bars' metric in a block. NaN where the JSON has null or
@@ -1020,6 +1023,25 @@ static void plot_bar_read(const struct plot_cmp *m, size_t s, size_t ph, size_t 
     for (size_t i = 0; i < json_array_size(vals); i++)
         if (plot_at(vals, i) > o->top || isnan(o->top))
             o->top = plot_at(vals, i);
+}
+
+/* Bar o's difference interval computed again against the baseline's bar base, as compare
+ * computes it now (sbio_infer_diff_ci), from the figures the document keeps of each (mean,
+ * sd, runs): for a document whose "statistics.ci" is not the log ratio's. */
+static void plot_bar_reci(struct plot_bar *o, const struct plot_bar *base)
+{
+    double lo, hi;
+    o->dlo = o->dhi = NAN;
+    o->unbounded = false;
+    if (!(o->n >= 2 && base->n >= 2) || isnan(o->mean + o->sd + base->mean + base->sd))
+        return;
+    int rc = sbio_infer_diff_ci(o->mean, o->sd, (size_t)o->n, base->mean, base->sd, (size_t)base->n,
+                                SBIO_TABLE_LEVEL, &lo, &hi);
+    if (!rc) {
+        o->dlo = lo;
+        o->dhi = hi;
+    }
+    o->unbounded = rc == -ERANGE;
 }
 
 /* The bars' metric: "ops", or "mib" when the compare's metrics list it first (--metrics);
@@ -1569,6 +1591,8 @@ static int plot_cmp_bars_panel(FILE *f, const struct plot_cmp *m, const struct p
     double hi = 0;
     for (size_t s = 0; s < m->ns; s++) {
         plot_bar_read(m, s, ph, b, &bars[s]);
+        if (s && m->old_ci)
+            plot_bar_reci(&bars[s], &bars[0]);
         hi = bars[s].top > hi ? bars[s].top : hi;
     }
     int rc = plot_cmp_write_bars(m, ph, b, bars);
@@ -1706,6 +1730,7 @@ static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
 {
     json_t *st = json_object_get(m->r->doc, "statistics");
     json_t *cmp = json_object_get(st, "comparisons");
+    const char *test = json_string_value(json_object_get(st, "test"));
     double alpha = plot_num(st, "alpha", NULL), mads = plot_num(st, "outlier_mads", NULL);
     char counts[128] = "", what[160];
     size_t l = 0, total = 0;
@@ -1721,10 +1746,11 @@ static void plot_cmp_legend(const struct plot_cmp *m, char *buf, size_t len)
         snprintf(what, sizeof(what), "the %s comparison%s", counts, total == 1 ? "" : "s");
     snprintf(buf, len,
              "bars: mean and 95%% CI of n runs; o a run, x an outlier (> %.0f MADs from its "
-             "setting's median); * significant at %g%% after Holm–Bonferroni over %s (Welch's "
-             "t-test), pale: not",
+             "setting's median); * significant at %g%% after Holm–Bonferroni over %s (%s), "
+             "pale: not",
              isnan(mads) ? SBIO_TABLE_OUTLIER_MADS : mads,
-             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, what);
+             (isnan(alpha) ? SBIO_TABLE_ALPHA : alpha) * 100, what,
+             test && !strcmp(test, "welch-log-ratio") ? "Welch, log ratio" : "Welch's t-test");
 }
 
 /* The chart's title: what was compared and how; the command line and the legend under it,
@@ -1801,6 +1827,13 @@ static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_
     for (size_t ph = 0; ph < m.np; ph++)
         m.nb = plot_cmp_nblocks(&m, ph) > m.nb ? plot_cmp_nblocks(&m, ph) : m.nb;
     m.metric = plot_cmp_metric(r->doc);
+    const char *ci = json_string_value(sbio_json_get(r->doc, "statistics.ci"));
+    m.old_ci = !ci || strcmp(ci, "log-ratio");
+    if (m.old_ci)
+        sbio_note("%s: its differences' 95%% intervals are %s (an older sbio's): the chart's are "
+                  "computed again from each cell's mean, sd and runs on the log scale, never "
+                  "below -100%%; its * marks are the file's",
+                  r->path, ci ? ci : "of no stated kind");
     m.st = calloc(m.ns, sizeof(*m.st));
     if (!m.st)
         return -ENOMEM;

@@ -424,8 +424,10 @@ static void cell_stats(struct sbio_table *t, size_t ph, size_t b, size_t s, size
             : 0;
 }
 
-/* Cell e's difference to the baseline's cell b0: %, its CI and Welch's p. No value on a
- * side: no difference (NaN, not -100%); a baseline of 0 has no % difference. */
+/* Cell e's difference to the baseline's cell b0: %, its CI and the p-value of the test that
+ * goes with it (Welch's t-test of the log ratio of the means: a CI that leaves out 0 is a p
+ * below 5%, before the correction). No value on a side: no difference (NaN, not -100%); a
+ * baseline of 0 has no % difference. */
 static void cell_diff(struct sbio_table_cell *e, const struct sbio_table_cell *b0)
 {
     if (!e->n || !b0->n)
@@ -433,7 +435,7 @@ static void cell_diff(struct sbio_table_cell *e, const struct sbio_table_cell *b
     e->diff_pct = b0->mean  ? (e->mean - b0->mean) / fabs(b0->mean) * 100
                   : e->mean ? copysign(INFINITY, e->mean)
                             : 0;
-    e->p = sbio_infer_welch_p(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n);
+    e->p = sbio_infer_ratio_p(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n);
     if (e->n >= 2 && b0->n >= 2)
         e->ci = sbio_infer_diff_ci(e->mean, e->sd, e->n, b0->mean, b0->sd, b0->n, SBIO_TABLE_LEVEL,
                                    &e->lo, &e->hi);
@@ -696,7 +698,7 @@ static void print_footer(const struct sbio_table *t, FILE *out, size_t ph, const
     if (m)
         fprintf(out,
                 "* significant at 5%% after Holm–Bonferroni over the %zu comparison%s of this "
-                "table (Welch's t-test); no mark: within noise\n",
+                "table (Welch's t-test of the log ratio of the means); no mark: within noise\n",
                 m, m == 1 ? "" : "s");
     else
         fprintf(out, "no comparison tested: a test needs 2 runs of a setting and of the first\n");
@@ -826,7 +828,7 @@ json_t *sbio_table_stats_json(const struct sbio_table *t)
     for (size_t ph = 0; ph < t->np; ph++)
         json_array_append_new(tests, json_integer((json_int_t)t->ntests[ph]));
     return json_pack("{s:f,s:f,s:s,s:s,s:s,s:f,s:o}", "ci_level", SBIO_TABLE_LEVEL, "alpha",
-                     SBIO_TABLE_ALPHA, "test", "welch", "ci", "fieller", "correction",
+                     SBIO_TABLE_ALPHA, "test", "welch-log-ratio", "ci", "log-ratio", "correction",
                      "holm-bonferroni per phase", "outlier_mads", SBIO_TABLE_OUTLIER_MADS,
                      "comparisons", tests);
 }

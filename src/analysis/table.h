@@ -1,9 +1,10 @@
 /* The table of a comparison: settings (rows) × blocks (a phase's jobs, and their total when
  * there are several) × columns (metrics), each cell the values of the setting's runs. From
  * the values: each cell's mean ± sd, its CI, its difference to the first setting (the
- * baseline) with a 95% confidence interval and Welch's test, the tests of each phase corrected
- * together (Holm–Bonferroni), and the runs far from their cell's median marked (never
- * dropped). sbio compare fills one as it runs; sbio diff fills one from saved results.
+ * baseline) with a 95% confidence interval of the ratio of the means (on the log scale: never
+ * below -100%) and the test that goes with it (Welch's, of the log ratio), the tests of each
+ * phase corrected together (Holm–Bonferroni), and the runs far from their cell's median marked
+ * (never dropped). sbio compare fills one as it runs; sbio diff fills one from saved results.
  *
  * A run's document is an sbio-result/1 (one phase, one block) or an sbio-script/1 (its phases;
  * each job's result and, for several jobs, their total). */
@@ -66,7 +67,7 @@ struct sbio_table_cell {
     double diff_pct;  /* the mean's difference to the baseline's, % (NAN: none) */
     double lo, hi;    /* its 95% CI, % (NAN: none, see ci) */
     int ci;           /* 0, -ERANGE (unbounded), -EINVAL (a side with fewer than 2 values) */
-    double p, p_holm; /* Welch's p-value, and Holm's over the phase; -1: no test */
+    double p, p_holm; /* the p-value (sbio_infer_ratio_p), Holm's over the phase; -1: no test */
     size_t nout;      /* values more than SBIO_TABLE_OUTLIER_MADS from the cell's median */
 };
 

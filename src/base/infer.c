@@ -179,6 +179,17 @@ double sbio_infer_halfwidth(double sd, size_t n, double level)
     return sbio_infer_t_quantile((1 + level) / 2, (double)(n - 1)) * sd / sqrt((double)n);
 }
 
+/* The log ratio of two positive means, its standard error (delta method: the relative
+ * standard errors of the means, added in quadrature) and its Welch–Satterthwaite degrees of
+ * freedom. */
+static void infer_log_ratio(double m1, double s1, size_t n1, double m0, double s0, size_t n0,
+                            double *l, double *se, double *df)
+{
+    *l = log(m1 / m0);
+    *se = hypot(s1 / m1 / sqrt((double)n1), s0 / m0 / sqrt((double)n0));
+    *df = sbio_infer_welch_df(s1 / m1, n1, s0 / m0, n0);
+}
+
 int sbio_infer_diff_ci(double m1, double s1, size_t n1, double m0, double s0, size_t n0,
                        double level, double *lo, double *hi)
 {
@@ -190,18 +201,30 @@ int sbio_infer_diff_ci(double m1, double s1, size_t n1, double m0, double s0, si
         *lo = *hi = 100 * (m1 / m0 - 1);
         return 0;
     }
-    double t = sbio_infer_t_quantile((1 + level) / 2, sbio_infer_welch_df(s1, n1, s0, n0));
-    double v1 = s1 * s1 / (double)n1, v0 = s0 * s0 / (double)n0;
-    /* Fieller: the ratios r with (m1 - r m0)^2 <= t^2 (v1 + r^2 v0), a quadratic in r whose
-     * leading coefficient a is > 0 exactly when m0 is distinguishable from 0 (|m0| > t
-     * sqrt(v0)); then its discriminant, t^2 (m1^2 v0 + a v1), is >= 0 too. */
-    double a = m0 * m0 - t * t * v0;
-    if (!(a > 0))
+    /* A ratio's interval on its own scale (Fieller's) can reach below -100%, a ratio below
+     * 0 that positive figures never have; the log ratio's cannot. */
+    if (!(m1 > 0 && m0 > 0))
         return -ERANGE;
-    double w = t * sqrt(m1 * m1 * v0 + a * v1);
-    *lo = 100 * ((m1 * m0 - w) / a - 1);
-    *hi = 100 * ((m1 * m0 + w) / a - 1);
+    double l, se, df;
+    infer_log_ratio(m1, s1, n1, m0, s0, n0, &l, &se, &df);
+    double t = sbio_infer_t_quantile((1 + level) / 2, df);
+    *lo = 100 * expm1(l - t * se);
+    *hi = 100 * expm1(l + t * se);
     return 0;
+}
+
+double sbio_infer_ratio_p(double m1, double s1, size_t n1, double m0, double s0, size_t n0)
+{
+    if (n1 < 2 || n0 < 2)
+        return -1;
+    if (!(m1 > 0 && m0 > 0))
+        return sbio_infer_welch_p(m1, s1, n1, m0, s0, n0);
+    double l, se, df;
+    infer_log_ratio(m1, s1, n1, m0, s0, n0, &l, &se, &df);
+    if (se == 0)
+        return m1 == m0 ? 1 : 0;
+    double t = l / se;
+    return sbio_infer_betai(df / 2, 0.5, df / (df + t * t));
 }
 
 static bool infer_holm_in(double p)

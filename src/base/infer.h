@@ -1,7 +1,7 @@
 /* Statistical inference for comparing settings from a few runs each: mean and sd, Welch's
  * t-test and its degrees of freedom, Student t quantiles, confidence intervals of a mean and
- * of the relative difference of two means (Fieller), the Holm–Bonferroni correction of a
- * table's p-values, and runs far from the others (median absolute deviations).
+ * of the relative difference of two means (log ratio) and its test, the Holm–Bonferroni correction
+ * of a table's p-values, and runs far from the others (median absolute deviations).
  *
  * Pure functions: no I/O, no allocation, no global state; safe from any thread. */
 #ifndef SBIO_INFER_H
@@ -38,16 +38,27 @@ double sbio_infer_welch_df(double s1, size_t n1, double s2, size_t n2);
 double sbio_infer_halfwidth(double sd, size_t n, double level);
 
 /* CI at `level` of the relative difference 100*(mu1/mu0 - 1) of two samples' true means,
- * sample 1 against the baseline 0, by Fieller's theorem with Welch's degrees of freedom.
- * 0 with *lo <= *hi; -ERANGE when the interval is unbounded (the baseline's mean is not
- * distinguishable from 0 at that level: the interval would be the whole line or two
- * half-lines); -EINVAL when a side has n < 2 (or level is outside (0, 1)). Both sds 0:
- * lo = hi = the point difference (-ERANGE if the baseline's mean is 0).
- * The degrees of freedom are sbio_infer_welch_df's of the two samples, so a bounded interval
- * excludes 0 exactly when sbio_infer_welch_p < 1 - level: the CI and the test agree. Swapping
- * the samples gives the reciprocal ratios: (1 + lo'/100) = 1/(1 + hi/100) and back. */
+ * sample 1 against the baseline 0, on the log scale: the interval of log(mu1/mu0) from the
+ * delta method (standard error hypot(s1/(m1 sqrt n1), s0/(m0 sqrt n0)), Welch–Satterthwaite
+ * degrees of freedom of those relative errors, sbio_infer_welch_df of s1/m1 and s0/m0), taken
+ * back through exp. Its bounds are above -100% whatever the spread (a ratio of positive means
+ * is positive), and swapping the samples gives the reciprocal ratios exactly:
+ * (1 + lo'/100) = 1/(1 + hi/100) and back.
+ * 0 with -100 < *lo <= *hi; -ERANGE when a mean is 0 or below with some spread (no log: the
+ * interval would reach -100% or be unbounded); -EINVAL when a side has n < 2 (or level is
+ * outside (0, 1)). Both sds 0: lo = hi = the point difference (-ERANGE if the baseline's
+ * mean is 0).
+ * A bounded interval excludes 0 exactly when sbio_infer_ratio_p < 1 - level: the CI and the
+ * test agree. */
 int sbio_infer_diff_ci(double m1, double s1, size_t n1, double m0, double s0, size_t n0,
                        double level, double *lo, double *hi);
+
+/* Two-sided p-value of the test that goes with sbio_infer_diff_ci: Welch's t-test of
+ * log(m1/m0) = 0, its standard error and degrees of freedom those of the interval. When a
+ * mean is 0 or below (no log), Welch's t-test of the means themselves
+ * (sbio_infer_welch_p). -1 when a sample has fewer than 2 values; 0 when both are constant
+ * and differ, 1 when both are constant and equal. */
+double sbio_infer_ratio_p(double m1, double s1, size_t n1, double m0, double s0, size_t n0);
 
 /* Holm–Bonferroni: adj[i] = Holm-adjusted p of p[i] (step-down, made monotone, capped at
  * 1); entries with p[i] < 0 or NaN (no test) are outside the family and get adj[i] = -1.

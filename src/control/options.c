@@ -176,8 +176,8 @@ static const struct optdef base_opts[] = {
     {"threshold", NULL, T_UINT, OFF(threshold), "", NULL, 0, 100, SBIO_C(SBIO_CMD_DIFF), 0, "PCT",
      "diff: exit 1 when B is worse than A by more than PCT%: a throughput metric lower or, in "
      "the table (several runs a side, scripts, compares, --metrics), a latency or time higher, "
-     "there judged by the bound of its 95% CI nearest zero (off unless given; rows are marked "
-     "better or worse from 1%)"},
+     "there judged by the bound of its 95% CI nearest zero, else by the point difference "
+     "(off unless given)"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",

@@ -1,11 +1,14 @@
 #!/bin/bash
 # sbio diff with the real binary on real run results: a result diffed
 # with itself is 0.0% on every row and passes --threshold=1; a faster and a slower run
-# (rndrd at --rate=2000 and --rate=1000) show the expected signs and marks, and
-# --threshold=5 fails (exit 1, the rows named on stderr) only when the slower one is B;
-# bad input is exit 2 with one line and nothing on stdout.
+# (rndrd at --rate=2000 and --rate=1000) show the expected signs, no row marked better or
+# worse (one run a side: a line says why and how many runs would do), the rate listed as the
+# setting that differs, and --threshold=5 fails (exit 1, the rows named on stderr) only when
+# the slower one is B; every workload option that differs (threads, block size, flags) is
+# listed before the figures and in -o's JSON; bad input is exit 2 with one line and nothing on
+# stdout.
 # Several runs a side: 3 runs at --rate=2000 against 3 at --rate=4000 show +100% (within
-# 10%) marked significant, --threshold fires (on the CI) only when the slower runs are B, and
+# 10%) marked significant, a noisy B far below A gets a CI that stays above -100%, --threshold fires (on the CI) only when the slower runs are B, and
 # -o writes the same figures; two compares are diffed setting by setting from their runs (the
 # setting both have, the same rate, within 2% with its CI); a script's two jobs each get
 # their own block, whose ops/s are the job's own in its result; runs of different shapes and
@@ -31,11 +34,12 @@ D=$MNT/set
 mkdir -p "$D"
 SET=(--dir="$D" --file-num=4 --file-total-size=8M)
 
-# rows: the table's metric rows of the last command (after the "metric" heading).
-rows() { awk 'f { print } /^metric /{ f = 1 }' "$TMP/out"; }
+# rows: the table's metric rows of the last command (after the "metric" heading, up to the
+# blank line before the line on noise).
+rows() { awk 'f && /^$/ { exit } f { print } /^metric /{ f = 1 }' "$TMP/out"; }
 # row NAME: the row of metric NAME (the name is followed by two spaces).
 row() { rows | grep -E "^$1  " | head -n 1; }
-# delta_of NAME: its Δ% column; mark_of NAME: its mark (or nothing).
+# delta_of NAME: its Δ% column; mark_of NAME: its mark (or nothing: none is expected).
 MARKED='{ m = $NF; k = (m == "worse" || m == "better") }'
 delta_of() { row "$1" | awk "$MARKED"' { print k ? $(NF - 1) : $NF }'; }
 mark_of() { row "$1" | awk "$MARKED"' { print k ? m : "" }'; }
@@ -61,15 +65,32 @@ for m in "ops/s" "read ops/s" "write MiB/s" "read lat p99" "fsync lat p99.9" "CP
 	eq "diff a a: $m 0.0%" "$(delta_of "$m")" "0.0%"
 done
 
-# --- faster A, slower B: throughput -50% worse; exit 1 over --threshold=5 ---
+# setting NAME: the row of setting NAME before the figures, "A|B".
+setting() { awk -v n="$1" '/^metric /{ exit } $1 == n && NF == 3 { print $2 "|" $3 }' "$TMP/out"; }
+# noise_line: the line, after one run a side, on why nothing is better or worse and how many
+# runs would tell.
+noise_line() {
+	check "$1: says one run a side calls nothing better or worse" \
+		grep -qx '1 run a side: no difference is called better or worse (nor significant): one run does not measure' "$TMP/out"
+	check "$1: says a CI needs 2 runs a side and 5 a side is a start" \
+		grep -qE '^\+-2\.5 with 3, \+-1\.2 with 5, \+-0\.7 with 10: 5 runs a side is a useful start' "$TMP/out"
+}
+
+# --- faster A, slower B: throughput -50%, not marked; exit 1 over --threshold=5 ---
 expect_exit 1 "diff fast slow --threshold=5: exit 1" "$SBIO" diff "$TMP/fast.json" \
 	"$TMP/slow.json" --threshold=5
 for m in "ops/s" "read ops/s" "read MiB/s"; do
 	d=$(delta_of "$m")
 	near "diff fast slow: $m about -50% ($d)" "${d//[%+-]/}" 50 10
 	eq "diff fast slow: $m is negative" "${d:0:1}" "-"
-	eq "diff fast slow: $m marked worse" "$(mark_of "$m")" worse
+	eq "diff fast slow: $m not marked" "$(mark_of "$m")" ""
 done
+eq "diff fast slow: no row marked better or worse" "$(rows | grep -cE ' (better|worse)$')" 0
+noise_line "diff fast slow"
+eq "diff fast slow: the setting that differs, before the figures: rate_ops_per_s 2000 in A, 1000 in B" \
+	"$(setting rate_ops_per_s)" "2000|1000"
+check "diff fast slow: the settings' heading right after the first line" \
+	grep -qE '^setting +A +B$' <(sed -n 2p "$TMP/out")
 check "diff fast slow: the write rows are absent (neither run wrote)" \
 	test -z "$(row 'write ops/s')"
 check "diff fast slow: stderr names ops/s" grep -q '^sbio: diff: ops/s: .* below A' "$TMP/err"
@@ -87,7 +108,7 @@ for m in "ops/s" "read ops/s" "read MiB/s"; do
 	d=$(delta_of "$m")
 	near "diff slow fast: $m about +100% ($d)" "${d//[%+-]/}" 100 10
 	eq "diff slow fast: $m is positive" "${d:0:1}" "+"
-	eq "diff slow fast: $m marked better" "$(mark_of "$m")" better
+	eq "diff slow fast: $m not marked" "$(mark_of "$m")" ""
 done
 eq "diff slow fast: nothing on stderr" "$(cat "$TMP/err")" ""
 
@@ -99,6 +120,32 @@ eq "diff fast slow -o pair.json: sbio-diff/1, one run a side, no threshold" \
 	"sbio-diff/1|B (1 run)|null"
 d=$(json_get "$TMP/pair.json" comparisons.0.sides.1.phases.0.jobs.0.metrics.ops.diff_pct)
 near "diff fast slow -o pair.json: ops diff_pct about -50% ($d)" "${d#-}" 50 10
+json_expect "diff fast slow -o pair.json: settings_differ is the rate alone, 2000 in A and 1000 in B" "$TMP/pair.json" '
+r = d["comparisons"][0]["settings_differ"]
+if [(x["kind"], x["name"], x["a"], x["b"]) for x in r] != [("workload", "rate_ops_per_s", [2000], [1000])]: print(r)'
+
+# --- another workload: every option that differs is listed before the figures ---
+expect_exit 0 "rndrd 2 threads, 8 KiB, O_DSYNC, fsync every 10 -o other.json" "$SBIO" run "${SET[@]}" \
+	--file-test-mode=rndrd --time=1 --threads=2 --file-block-size=8K --file-extra-flags=dsync \
+	--file-fsync-freq=10 -o "$TMP/other.json"
+expect_exit 0 "diff fast other -o other-d.json: exit 0" "$SBIO" diff "$TMP/fast.json" "$TMP/other.json" \
+	-o "$TMP/other-d.json"
+for want in "threads|1|2" "block_size_bytes|16384|8192" "file_extra_flags|(none)|dsync" \
+	"file_fsync_freq|100|10" "rate_ops_per_s|2000|0"; do
+	eq "diff fast other: ${want%%|*} listed before the figures" "${want%%|*}|$(setting "${want%%|*}")" "$want"
+done
+check "diff fast other: the random seed is not listed (every run draws its own)" \
+	test -z "$(sed '/^metric /q' "$TMP/out" | grep rand_seed)"
+check "diff fast other: a line says the figures are of every setting that differs together" \
+	grep -qE "^\([0-9]+ of [0-9]+ settings differ: every difference below is theirs together" "$TMP/out"
+json_expect "diff fast other -o: settings_differ holds threads, block size, flags, fsync freq and rate" "$TMP/other-d.json" '
+r = {x["name"]: (x["kind"], x["a"], x["b"]) for x in d["comparisons"][0]["settings_differ"]}
+want = {"threads": ("workload", [1], [2]), "block_size_bytes": ("workload", [16384], [8192]),
+        "file_extra_flags": ("workload", ["(none)"], ["dsync"]), "file_fsync_freq": ("workload", [100], [10]),
+        "rate_ops_per_s": ("workload", [2000], [0])}
+for k, v in want.items():
+    if r.get(k) != v: print(k, r.get(k))
+if "rand_seed" in r: print("rand_seed")'
 
 # --- bad input ---
 echo "total ops/s: 1234" >"$TMP/report.txt"
@@ -187,6 +234,28 @@ expect_exit 1 "diff one run a side (4000/s -- 2000/s) --metrics=ops --threshold=
 	"$SBIO" diff "${R4K[0]}" -- "${R2K[0]}" --metrics=ops --threshold=5
 check "diff one run a side: the line says it is the point difference, without a CI" \
 	grep -q "ops/s: -[0-9.]*% in B against A: no CI (1 run on a side), the point difference below -5%" "$TMP/err"
+noise_line "diff one run a side, the table"
+
+# --- a noisy B far below A: 3 runs at 100, 1000 and 30/s against 3 at 4000/s. The difference's
+# CI stays above -100% (an interval on the ratio's own scale reached about -124% here), and
+# B's rates are listed as a setting B's runs disagree on. ---
+NOISY=()
+for r in 100 1000 30; do
+	"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1 --rate=$r -o "$TMP/noisy$r.json" \
+		>/dev/null 2>"$TMP/err" || notok "run at --rate=$r: $(head -c 300 "$TMP/err")"
+	NOISY+=("$TMP/noisy$r.json")
+done
+expect_exit 0 "diff 3 runs at 4000/s -- 100, 1000, 30/s --metrics=ops -o noisy.json: exit 0" \
+	"$SBIO" diff "${R4K[@]}" -- "${NOISY[@]}" --metrics=ops -o "$TMP/noisy.json"
+c=$(cells "B \(3 runs\)")
+lo=$(echo "$c" | cut -d'|' -f2 | cut -d, -f1 | tr -d '%+ ')
+check "diff noisy B: the table's CI of ops/s starts above -100% ($c)" \
+	awk -v lo="$lo" 'BEGIN { exit !(lo != "" && lo > -100) }'
+json_expect "diff noisy B -o: diff_ci95_pct's low end above -100%, the difference inside it" "$TMP/noisy.json" '
+c = d["comparisons"][0]["sides"][1]["phases"][0]["jobs"][0]["metrics"]["ops"]
+lo, hi = c["diff_ci95_pct"]
+if not (-100 < lo <= c["diff_pct"] <= hi): print(lo, c["diff_pct"], hi)'
+eq "diff noisy B: rate_ops_per_s listed, with each of B's values" "$(setting rate_ops_per_s)" "4000|100|1000|30"
 
 # -o: the table's figures.
 expect_exit 1 "diff 4000/s -- 2000/s -o d.json: exit 1 (--threshold)" \

@@ -2,8 +2,9 @@
  * (sbio-result/1) and compare results (sbio-compare/1) holding just the fields diff reads,
  * written to a mkdtemp folder, diffed through sbio_diff() with a configuration parsed from
  * a real command line (so --threshold is "given" exactly as on the command line), its output
- * and stderr written to temporary files. Checked: the Δ% printed per row and its mark
- * (better and worse, for throughput and for latency; no mark under 1%), zero baselines
+ * and stderr written to temporary files. Checked: the Δ% printed per row, without a mark
+ * (better or worse: one run a side cannot tell a change from noise, and a line says so and
+ * how many runs can), the settings that differ listed before the figures, zero baselines
  * ("n/a", never a crash; 0 vs 0 is 0.0%), metrics missing on one side ("missing"), an
  * operation type on one side only, compare settings matched by name and those on one side
  * only, the --threshold result around P (-SBIO_EFAILED; 0 when P is not given), and bad
@@ -343,30 +344,40 @@ static void test_signs(void **state)
     run_diff(&r, pa, pb, NULL);
     assert_int_equal(r.rc, 0); /* worse, but no --threshold */
     assert_string_equal(r.err, "");
-    ASSERT_ROW(r.out, "ops/s", "-10.0%", "worse");
-    ASSERT_ROW(r.out, "read ops/s", "+10.0%", "better");
-    ASSERT_ROW(r.out, "read MiB/s", "+20.0%", "better");
-    ASSERT_ROW(r.out, "write ops/s", "-10.0%", "worse");
+    ASSERT_ROW(r.out, "ops/s", "-10.0%", "");
+    ASSERT_ROW(r.out, "read ops/s", "+10.0%", "");
+    ASSERT_ROW(r.out, "read MiB/s", "+20.0%", "");
+    ASSERT_ROW(r.out, "write ops/s", "-10.0%", "");
     ASSERT_ROW(r.out, "write MiB/s", "-0.5%", "");
-    ASSERT_ROW(r.out, "read lat p99", "+10.0%", "worse");
-    ASSERT_ROW(r.out, "read lat p99.9", "-10.0%", "better");
-    ASSERT_ROW(r.out, "write lat mean", "-25.0%", "better");
-    ASSERT_ROW(r.out, "write lat max", "+100.0%", "worse");
+    ASSERT_ROW(r.out, "read lat p99", "+10.0%", "");
+    ASSERT_ROW(r.out, "read lat p99.9", "-10.0%", "");
+    ASSERT_ROW(r.out, "write lat mean", "-25.0%", "");
+    ASSERT_ROW(r.out, "write lat max", "+100.0%", "");
     ASSERT_ROW(r.out, "read lat mean", "+0.5%", "");
-    ASSERT_ROW(r.out, "read lat p50", "-2.0%", "better");
+    ASSERT_ROW(r.out, "read lat p50", "-2.0%", "");
     ASSERT_ROW(r.out, "read lat p95", "0.0%", "");
-    ASSERT_ROW(r.out, "CPU%", "+10.0%", "worse");
+    ASSERT_ROW(r.out, "CPU%", "+10.0%", "");
     ASSERT_ROW(r.out, "util% vda", "+20.0%", "");
+    /* No verdict anywhere, and the line that says why and how many runs give one (the 95%
+     * interval of a mean of n runs is t(0.975, n - 1)/sqrt(n) sd: 12.706/1.414 = 8.98 at 2,
+     * 4.303/1.732 = 2.48 at 3, 2.776/2.236 = 1.24 at 5, 2.262/3.162 = 0.72 at 10). */
+    assert_null(strstr(r.out, " worse\n"));
+    assert_null(strstr(r.out, " better\n"));
+    assert_has(r.out, "\n1 run a side: no difference is called better or worse");
+    assert_has(r.out, "needs at least\n2 runs a side");
+    assert_has(r.out, "+-9.0 standard deviations of its runs with 2,\n+-2.5 with 3, +-1.2 with 5, "
+                      "+-0.7 with 10: 5 runs a side");
+    assert_has(r.out, "sbio diff a1.json ... a5.json --\nb1.json ... b5.json");
 
-    /* The other order flips every sign and mark. */
+    /* The other order flips every sign. */
     run_diff(&r, pb, pa, NULL);
     assert_int_equal(r.rc, 0);
-    ASSERT_ROW(r.out, "ops/s", "+11.1%", "better");
-    ASSERT_ROW(r.out, "write ops/s", "+11.1%", "better");
-    ASSERT_ROW(r.out, "read lat p99", "-9.1%", "better");
-    ASSERT_ROW(r.out, "write lat max", "-50.0%", "better");
-    ASSERT_ROW(r.out, "write lat mean", "+33.3%", "worse");
-    ASSERT_ROW(r.out, "CPU%", "-9.1%", "better");
+    ASSERT_ROW(r.out, "ops/s", "+11.1%", "");
+    ASSERT_ROW(r.out, "write ops/s", "+11.1%", "");
+    ASSERT_ROW(r.out, "read lat p99", "-9.1%", "");
+    ASSERT_ROW(r.out, "write lat max", "-50.0%", "");
+    ASSERT_ROW(r.out, "write lat mean", "+33.3%", "");
+    ASSERT_ROW(r.out, "CPU%", "-9.1%", "");
 }
 
 static void test_zero_baseline(void **state)
@@ -384,12 +395,12 @@ static void test_zero_baseline(void **state)
     jnum(b, "result/op_types/write/ops_per_s", 0); /* 400 -> 0: -100% */
     const char *pa = write_doc("za.json", a), *pb = write_doc("zb.json", b);
     run_diff(&r, pa, pb, "5");
-    ASSERT_ROW(r.out, "read MiB/s", "n/a", "better");
-    ASSERT_ROW(r.out, "read lat p99", "n/a", "worse");
+    ASSERT_ROW(r.out, "read MiB/s", "n/a", "");
+    ASSERT_ROW(r.out, "read lat p99", "n/a", "");
     ASSERT_ROW(r.out, "util% vda", "0.0%", "");
-    ASSERT_ROW(r.out, "CPU%", "n/a", "worse");
+    ASSERT_ROW(r.out, "CPU%", "n/a", "");
     ASSERT_ROW(r.out, "ops/s", "-", "");
-    ASSERT_ROW(r.out, "write ops/s", "-100.0%", "worse");
+    ASSERT_ROW(r.out, "write ops/s", "-100.0%", "");
     char d[64], m[64], line[512];
     assert_true(row(r.out, "ops/s", d, m, line));
     assert_has(line, "missing");
@@ -413,7 +424,7 @@ static void test_zero_baseline(void **state)
     ASSERT_ROW(r.out, "ops/s", "0.0%", "");
     run_diff(&r, pa, write_doc("zb2.json", run_doc()), "5");
     assert_int_equal(r.rc, 0);
-    ASSERT_ROW(r.out, "read ops/s", "n/a", "better");
+    ASSERT_ROW(r.out, "read ops/s", "n/a", "");
 }
 
 static void test_missing_metrics(void **state)
@@ -504,9 +515,9 @@ static void test_fs_op_rows(void **state)
     json_object_set_new(oa, "unlink", op_json(10, 1, 0, 9000));
     const char *pa = write_doc("fa.json", a), *pb = write_doc("fb.json", b);
     run_diff(&r, pa, pb, NULL);
-    ASSERT_ROW(r.out, "create ops/s", "-20.0%", "worse");
-    ASSERT_ROW(r.out, "create MiB/s", "-20.0%", "worse");
-    ASSERT_ROW(r.out, "create lat mean", "+20.0%", "worse");
+    ASSERT_ROW(r.out, "create ops/s", "-20.0%", "");
+    ASSERT_ROW(r.out, "create MiB/s", "-20.0%", "");
+    ASSERT_ROW(r.out, "create lat mean", "+20.0%", "");
     ASSERT_ROW(r.out, "stat ops/s", "0.0%", "");
     ASSERT_ROW(r.out, "stat lat p99", "0.0%", "");
     char d[64], m[64], line[512];
@@ -528,7 +539,7 @@ static void test_threshold(void **state)
     run_diff(&r, pa, pb, "5");
     assert_int_equal(r.rc, 0);
     assert_string_equal(r.err, "");
-    ASSERT_ROW(r.out, "read ops/s", "-4.9%", "worse");
+    ASSERT_ROW(r.out, "read ops/s", "-4.9%", "");
 
     b = run_doc();
     jnum(b, "result/op_types/read/ops_per_s", 600 * 0.949); /* -5.1% */
@@ -538,7 +549,7 @@ static void test_threshold(void **state)
     assert_int_equal(lines(r.err), 1);
     assert_has(r.err, "read ops/s");
     assert_has(r.err, "5.1%");
-    ASSERT_ROW(r.out, "read ops/s", "-5.1%", "worse"); /* the table is printed all the same */
+    ASSERT_ROW(r.out, "read ops/s", "-5.1%", ""); /* the table is printed all the same */
     /* Without --threshold: 0, whatever got worse. */
     run_diff(&r, pa, pb, NULL);
     assert_int_equal(r.rc, 0);
@@ -1004,8 +1015,10 @@ static void test_settings_first(void **state)
 
     /* Itself: the same, said once before the figures. */
     run_diff(&r, a, a, NULL);
-    assert_true(
-        !strncmp(strchr(r.out, '\n') + 1, "settings: the same in A and B (4 compared)\n", 43));
+    const char *same = "settings: the same in A and B (5 workload, 0 machine and 5 device "
+                       "settings compared)\n";
+    if (strncmp(strchr(r.out, '\n') + 1, same, strlen(same)))
+        fail_msg("want %s in:\n%s", same, r.out);
     /* Another device: named on its own row. */
     const char *c = write_doc(
         "loop1.json",
@@ -1016,10 +1029,123 @@ static void test_settings_first(void **state)
     assert_has(l, "loop0");
     assert_has(l, "loop1");
     assert_null(strstr(r.out, "loop0 scheduler"));
-    /* No device on either side (tmpfs): no settings line at all. */
+    /* No device on either side (tmpfs): no device setting. */
     const char *t = write_doc("tmpfs.json", run_doc());
     run_diff(&r, t, t, NULL);
-    assert_null(strstr(r.out, "setting"));
+    assert_has(r.out, "(5 workload, 0 machine and 0 device settings compared)");
+}
+
+/* A side's settings as a row shows them: the row of name (before the figures), its A and B
+ * cells; false when there is none. */
+static bool setting_row(const char *out, const char *name, char *a, char *b)
+{
+    char line[512], head[128];
+    snprintf(head, sizeof(head), "\n%s ", name);
+    const char *p = strstr(out, head), *metric = strstr(out, "\nmetric ");
+    if (!p || (metric && p > metric))
+        return false;
+    snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+    char *save = NULL, *x = strtok_r(line + strlen(name), " ", &save),
+         *y = strtok_r(NULL, " ", &save);
+    snprintf(a, 128, "%s", x ? x : "");
+    snprintf(b, 128, "%s", y ? y : "");
+    return !strtok_r(NULL, " ", &save);
+}
+
+/* Every workload option and machine setting that differs is listed before the figures, from
+ * the results' own records (an option diff has never heard of too), and in -o's JSON: B ran
+ * O_DIRECT with twice the threads, so its -96% is not the scheduler's alone. The random seed
+ * is not listed (every run draws its own); the environment's "scheduler" is the device's. */
+static void test_workload_differs(void **state)
+{
+    (void)state;
+    static struct result r;
+    json_t *a = run_doc_on(device_json("sda", "mq-deadline kyber bfq [none]", "64", "x", "1"));
+    json_t *b = run_doc_on(device_json("sda", "mq-deadline kyber [bfq] none", "64", "x", "1"));
+    jset(a, "config/file_extra_flags", json_string("(none)"));
+    jset(b, "config/file_extra_flags", json_string("direct"));
+    jset(b, "config/threads", json_integer(8));
+    jset(a, "config/rand_seed", json_string("1"));
+    jset(b, "config/rand_seed", json_string("2"));
+    jset(a, "config/a_new_option", json_integer(7)); /* one diff has no name for */
+    jset(b, "config/a_new_option", json_integer(9));
+    jset(a, "config/queue", json_pack("[s]", "nr_requests=64"));
+    jset(b, "config/queue", json_array());
+    jset(a, "environment/filesystem", json_pack("{s:s,s:s}", "type", "ext4", "options", "rw"));
+    jset(b, "environment/filesystem", json_pack("{s:s,s:s}", "type", "ext4", "options", "ro"));
+    jset(a, "environment/scheduler", json_string("none"));
+    jset(b, "environment/scheduler", json_string("bfq"));
+    jnum(b, "result/ops", 400); /* -96% */
+    json_t *b2 = json_deep_copy(b);
+    const char *pa = write_doc("wa.json", a), *pb = write_doc("wb.json", b);
+    const char *out = path_of("wd.json");
+    DIFF(&r, pa, pb, "-o", out);
+    assert_int_equal(r.rc, 0);
+    char va[128], vb[128];
+    const struct {
+        const char *name, *a, *b;
+    } want[] = {{"threads", "4", "8"},
+                {"a_new_option", "7", "9"},
+                {"file_extra_flags", "(none)", "direct"},
+                {"queue", "[\"nr_requests=64\"]", "[]"},
+                {"filesystem.options", "rw", "ro"},
+                {"sda scheduler", "none", "bfq"}};
+    const char *prev = r.out;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        if (!setting_row(r.out, want[i].name, va, vb))
+            fail_msg("no row '%s' before the figures in:\n%s", want[i].name, r.out);
+        assert_string_equal(va, want[i].a);
+        assert_string_equal(vb, want[i].b);
+        /* The workload first, then the machine, then the devices. */
+        char head[128];
+        snprintf(head, sizeof(head), "\n%s ", want[i].name);
+        if (i >= 3) {
+            assert_true(strstr(r.out, head) > prev);
+            prev = strstr(r.out, head);
+        }
+    }
+    assert_null(strstr(r.out, "rand_seed"));
+    assert_false(setting_row(r.out, "scheduler", va, vb));
+    assert_false(setting_row(r.out, "file_test_mode", va, vb)); /* the same */
+    assert_has(r.out, "(6 of ");
+    ASSERT_ROW(r.out, "ops/s", "-96.0%", "");
+
+    /* The JSON: every row, with each side's values as the results hold them. */
+    json_error_t e;
+    json_t *d = json_load_file(out, 0, &e);
+    assert_non_null(d);
+    json_t *rows = sbio_json_get(d, "comparisons.0.settings_differ");
+    assert_int_equal(json_array_size(rows), 6);
+    json_t *t = json_array_get(rows, 0);
+    assert_string_equal(json_string_value(json_object_get(t, "kind")), "workload");
+    assert_string_equal(json_string_value(json_object_get(t, "name")), "threads");
+    json_t *four = json_pack("[i]", 4), *eight = json_pack("[i]", 8);
+    assert_true(json_equal(json_object_get(t, "a"), four));
+    assert_true(json_equal(json_object_get(t, "b"), eight));
+    json_decref(four);
+    json_decref(eight);
+    t = json_array_get(rows, 5);
+    assert_string_equal(json_string_value(json_object_get(t, "kind")), "device");
+    json_decref(d);
+
+    /* Several runs a side: a side whose runs disagree shows each of its values. */
+    jset(b2, "config/threads", json_integer(6));
+    const char *pb2 = write_doc("wb2.json", b2);
+    DIFF(&r, pa, pa, "--", pb, pb2);
+    assert_int_equal(r.rc, 0);
+    assert_true(setting_row(r.out, "threads", va, vb));
+    assert_string_equal(va, "4");
+    assert_string_equal(vb, "8|6");
+    if (!(strstr(r.out, "\nthreads ") < strstr(r.out, "\nA (2 runs) ")))
+        fail_msg("%s", r.out);
+    assert_null(strstr(r.out, "no difference is called better or worse"));
+    /* The table with one run on a side: no test, and the line that says why. */
+    DIFF(&r, pa, pa, "--", pb);
+    assert_int_equal(r.rc, 0);
+    assert_has(r.out, "(1 run, no test)");
+    assert_has(r.out, "\n1 run of B: no difference is called better or worse (nor significant)");
+    DIFF(&r, pa, "--", pb, "--metrics=ops");
+    assert_has(r.out, "\n1 run a side: no difference is called better or worse");
 }
 
 static int setup(void **state)
@@ -1037,14 +1163,23 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),        cmocka_unit_test(test_signs),
-        cmocka_unit_test(test_zero_baseline),    cmocka_unit_test(test_missing_metrics),
-        cmocka_unit_test(test_op_type_one_side), cmocka_unit_test(test_threshold),
-        cmocka_unit_test(test_fs_op_rows),       cmocka_unit_test(test_sides_threshold_fs),
-        cmocka_unit_test(test_compare),          cmocka_unit_test(test_bad_inputs),
-        cmocka_unit_test(test_settings_first),   cmocka_unit_test(test_sides_shape),
-        cmocka_unit_test(test_sides_jobs),       cmocka_unit_test(test_sides_threshold),
-        cmocka_unit_test(test_sides_json),       cmocka_unit_test(test_sides_threshold_shown),
+        cmocka_unit_test(test_identical),
+        cmocka_unit_test(test_signs),
+        cmocka_unit_test(test_zero_baseline),
+        cmocka_unit_test(test_missing_metrics),
+        cmocka_unit_test(test_op_type_one_side),
+        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_fs_op_rows),
+        cmocka_unit_test(test_sides_threshold_fs),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_settings_first),
+        cmocka_unit_test(test_workload_differs),
+        cmocka_unit_test(test_sides_shape),
+        cmocka_unit_test(test_sides_jobs),
+        cmocka_unit_test(test_sides_threshold),
+        cmocka_unit_test(test_sides_json),
+        cmocka_unit_test(test_sides_threshold_shown),
         cmocka_unit_test(test_sides_usage),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,6 +1,7 @@
 /* Unit tests for the statistics of src/base/infer.c: mean and sample standard deviation, the
  * regularized incomplete beta function, Welch's t-test and degrees of freedom, Student t
- * quantiles, the CI half-width of a mean, Fieller's CI of a relative difference, the
+ * quantiles, the CI half-width of a mean, the log-ratio CI of a relative difference and its
+ * test, the
  * Holm–Bonferroni correction, the median and the runs far from the others; then, by
  * simulation with fixed seeds (a failure reproduces), what compare's verdicts promise: the
  * share of identical settings flagged, per cell and per table of 40 cells with and without
@@ -382,24 +383,30 @@ static void test_halfwidth(void **state)
     assert_true(isnan(sbio_infer_halfwidth(1, 5, NAN)));
 }
 
-/* ---- the CI of a relative difference (Fieller) ---- */
+/* ---- the CI of a relative difference (log ratio) and its test ---- */
 
 static void test_diff_ci_worked(void **state)
 {
     (void)state;
     double lo, hi;
-    /* m1 = 120 against m0 = 100, both sd 10 over n = 5: v1 = v0 = 100/5 = 20, Welch's df 8,
-     * t = t(0.975, 8) = 2.306004135 (tables: 2.3060). The ratios r with
-     * (120 - 100 r)^2 <= t^2 (20 + 20 r^2): a = 100^2 - 20 t^2 = 9893.646899,
-     * w = t sqrt(120^2 20 + a 20) = 1607.390647, r = (12000 -+ w) / a = 1.0504326, 1.3753665:
-     * [+5.0433 %, +37.5367 %] around the point difference +20 % (not its middle). */
-    assert_int_equal(sbio_infer_diff_ci(120, 10, 5, 100, 10, 5, 0.95, &lo, &hi), 0);
-    assert_close(lo, 5.043261, 1e-5);
-    assert_close(hi, 37.536651, 1e-5);
-    /* The samples swapped: the reciprocal ratios, 1/1.3753665 - 1 and 1/1.0504326 - 1. */
-    assert_int_equal(sbio_infer_diff_ci(100, 10, 5, 120, 10, 5, 0.95, &lo, &hi), 0);
-    assert_close(lo, 100 * (1 / 1.37536651416 - 1), 1e-5);
-    assert_close(hi, 100 * (1 / 1.05043261189 - 1), 1e-5);
+    /* m1 = 120 sd 12 against m0 = 100 sd 10, n = 5 each: both relative standard errors are
+     * 0.1/sqrt(5), so se = sqrt(0.002 + 0.002) = 0.0632456, Welch's df of equal ones 8,
+     * t = t(0.975, 8) = 2.306004135 (tables: 2.3060); log(1.2) = 0.1823216, and
+     * 100 (exp(0.1823216 -+ 2.306004135 x 0.0632456) - 1) = [+3.71505 %, +38.84195 %]
+     * around +20 % (python3: math.expm1). */
+    assert_int_equal(sbio_infer_diff_ci(120, 12, 5, 100, 10, 5, 0.95, &lo, &hi), 0);
+    assert_close(lo, 3.715050, 1e-5);
+    assert_close(hi, 38.841952, 1e-5);
+    /* Its test: t = 0.1823216 / 0.0632456 = 2.882757 at 8 df, p = I_{8/(8+t^2)}(4, 1/2),
+     * below 0.05 as the CI leaves out 0. */
+    double p = sbio_infer_ratio_p(120, 12, 5, 100, 10, 5);
+    assert_close(p, sbio_infer_betai(4, 0.5, 8 / (8 + 2.8827569300832154 * 2.8827569300832154)),
+                 1e-12);
+    assert_true(p < 0.05 && p > 0.01);
+    /* The samples swapped: the reciprocal ratios, exactly. */
+    assert_int_equal(sbio_infer_diff_ci(100, 10, 5, 120, 12, 5, 0.95, &lo, &hi), 0);
+    assert_close(lo, 100 * (1 / 1.3884195196498963 - 1), 1e-5);
+    assert_close(hi, 100 * (1 / 1.037150500709692 - 1), 1e-5);
 
     /* The symmetric case: equal means and sds. 0 is inside, and the interval is its own
      * reciprocal: (1 + lo/100) (1 + hi/100) = 1. */
@@ -424,24 +431,60 @@ static void test_diff_ci_worked(void **state)
     assert_close(lo, -20.0, 1e-5);
     assert_close(hi, -20.0, 1e-5);
 
-    /* A baseline not distinguishable from 0 (m0 = 5 below t sd/sqrt(n) = 2.7764 10/sqrt(3) =
-     * 16.0, Welch's df 4): the set of ratios is unbounded. So is a baseline of exactly 0. */
-    assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 5, 10, 3, 0.95, &lo, &hi), -ERANGE);
+    /* A mean of 0 with some spread has no log: no bounded interval. Both 0 and constant:
+     * no ratio either. */
     assert_int_equal(sbio_infer_diff_ci(50, 0, 3, 0, 0, 3, 0.95, &lo, &hi), -ERANGE);
     assert_int_equal(sbio_infer_diff_ci(50, 1, 3, 0, 1, 3, 0.95, &lo, &hi), -ERANGE);
+    assert_int_equal(sbio_infer_diff_ci(0, 1, 3, 50, 1, 3, 0.95, &lo, &hi), -ERANGE);
+    /* ... and its test is Welch's of the means themselves. */
+    assert_close(sbio_infer_ratio_p(0, 1, 3, 50, 1, 3), sbio_infer_welch_p(0, 1, 3, 50, 1, 3),
+                 1e-15);
+    assert_close(sbio_infer_ratio_p(50, 0, 3, 50, 0, 3), 1, 0);
+    assert_close(sbio_infer_ratio_p(40, 0, 3, 50, 0, 3), 0, 0);
     /* Fewer than 2 runs on a side, or no level. */
     assert_int_equal(sbio_infer_diff_ci(50, 0, 1, 100, 10, 3, 0.95, &lo, &hi), -EINVAL);
     assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 100, 0, 1, 0.95, &lo, &hi), -EINVAL);
     assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 100, 10, 3, 1, &lo, &hi), -EINVAL);
     assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 100, 10, 3, 0, &lo, &hi), -EINVAL);
+    assert_close(sbio_infer_ratio_p(50, 10, 1, 100, 10, 3), -1, 0);
 }
 
-static void test_diff_ci_agrees_with_welch(void **state)
+static void test_diff_ci_never_below_minus_100(void **state)
+{
+    (void)state;
+    double lo, hi;
+    /* A large drop measured with a noisy B: 3 runs of 9.9 sd 20 against 3 of 100 sd 5
+     * (-90.1%). A ratio's interval on its own scale (Fieller's: the r with
+     * (m1 - r m0)^2 <= t^2 (v1 + r^2 v0)) was [-135.0%, -44.9%] here, a ratio below 0 that no
+     * positive figure can have. The log ratio's stays above -100%, and is wide upwards, as a
+     * B whose sd is twice its mean must make it. */
+    assert_int_equal(sbio_infer_diff_ci(9.9, 20, 3, 100, 5, 3, 0.95, &lo, &hi), 0);
+    assert_true(lo > -100 && lo < -90.1 && hi > 0);
+    /* And with a baseline whose mean was not told from 0 (Fieller's interval was the whole
+     * line): 50 sd 10 against 5 sd 10, n = 3, bounded now and above -100%. */
+    assert_int_equal(sbio_infer_diff_ci(50, 10, 3, 5, 10, 3, 0.95, &lo, &hi), 0);
+    assert_true(lo > -100 && lo < 900 && hi > 900);
+    /* Over a grid of drops, spreads and run counts: no interval below -100% (one whose low end
+     * is 1e-20 of the baseline rounds to -100% exactly in a double). */
+    const double m1s[] = {1, 5, 20, 60}, s1s[] = {0.5, 5, 30, 100};
+    const size_t ns[] = {2, 3, 5};
+    for (size_t a = 0; a < ARRAY_LEN(m1s); a++)
+        for (size_t b = 0; b < ARRAY_LEN(s1s); b++)
+            for (size_t i = 0; i < ARRAY_LEN(ns); i++) {
+                assert_int_equal(
+                    sbio_infer_diff_ci(m1s[a], s1s[b], ns[i], 100, 10, ns[i], 0.95, &lo, &hi), 0);
+                if (!(lo >= -100 && lo <= hi))
+                    fail_msg("%g sd %g n %zu vs 100 sd 10: [%g, %g]", m1s[a], s1s[b], ns[i], lo,
+                             hi);
+            }
+}
+
+static void test_diff_ci_agrees_with_its_test(void **state)
 {
     (void)state;
     /* On a grid of samples against a baseline of 100: the interval holds the point difference,
-     * excludes 0 exactly when Welch's p < 0.05 (the table's CI and verdict never disagree),
-     * and swapping the samples gives the reciprocal ratios. */
+     * excludes 0 exactly when the ratio's p < 0.05 (the table's CI and verdict never
+     * disagree), and swapping the samples gives the reciprocal ratios. */
     const double m1s[] = {60, 80, 95, 100, 103, 110, 150}, s1s[] = {1, 5, 20};
     const double s0s[] = {2, 10, 30};
     const size_t ns[] = {2, 3, 5, 10};
@@ -454,20 +497,19 @@ static void test_diff_ci_agrees_with_welch(void **state)
                         double m1 = m1s[a], s1 = s1s[b], s0 = s0s[c], lo, hi, lo2, hi2;
                         size_t n1 = ns[i], n0 = ns[j];
                         int rc = sbio_infer_diff_ci(m1, s1, n1, 100, s0, n0, 0.95, &lo, &hi);
-                        if (rc == -ERANGE)
-                            continue;
                         assert_int_equal(rc, 0);
                         double pt = 100 * (m1 / 100 - 1);
                         assert_true(lo <= pt && pt <= hi);
-                        double p = sbio_infer_welch_p(m1, s1, n1, 100, s0, n0);
+                        double p = sbio_infer_ratio_p(m1, s1, n1, 100, s0, n0);
                         bool out = lo > 0 || hi < 0;
                         if (fabs(p - 0.05) > 1e-9 && out != (p < 0.05))
                             fail_msg("%g sd %g n %zu vs 100 sd %g n %zu: [%g, %g] but p = %g", m1,
                                      s1, n1, s0, n0, lo, hi, p);
                         excluded += out;
                         included += !out;
-                        if (sbio_infer_diff_ci(100, s0, n0, m1, s1, n1, 0.95, &lo2, &hi2))
-                            continue;
+                        assert_close(sbio_infer_ratio_p(100, s0, n0, m1, s1, n1), p, 1e-9);
+                        assert_int_equal(
+                            sbio_infer_diff_ci(100, s0, n0, m1, s1, n1, 0.95, &lo2, &hi2), 0);
                         assert_close((1 + lo2 / 100) * (1 + hi / 100), 1.0, 1e-9);
                         assert_close((1 + hi2 / 100) * (1 + lo / 100), 1.0, 1e-9);
                     }
@@ -651,40 +693,51 @@ static void sim_setting(struct sim *r, enum sim_law law, double mu, double sd, s
     sbio_infer_mean_sd(x, n, m, s);
 }
 
-/* Welch's p of n runs of a setting (mu1) against n runs of the baseline (mu0), same law and
+/* A test's p-value from two samples' (mean, sd, n): Welch's, or the log ratio's. */
+typedef double (*sim_test)(double m1, double s1, size_t n1, double m0, double s0, size_t n0);
+
+/* test's p of n runs of a setting (mu1) against n runs of the baseline (mu0), same law and
  * sd; *diff (may be NULL) gets the difference of their means. */
-static double sim_compare(struct sim *r, enum sim_law law, double mu1, double mu0, double sd,
-                          size_t n, double *diff)
+static double sim_compare(struct sim *r, sim_test test, enum sim_law law, double mu1, double mu0,
+                          double sd, size_t n, double *diff)
 {
     double m1, s1, m0, s0;
     sim_setting(r, law, mu1, sd, n, &m1, &s1);
     sim_setting(r, law, mu0, sd, n, &m0, &s0);
     if (diff)
         *diff = m1 - m0;
-    return sbio_infer_welch_p(m1, s1, n, m0, s0, n);
+    return test(m1, s1, n, m0, s0, n);
 }
 
 static void test_sim_identical_cell(void **state)
 {
     (void)state;
     /* Two identical settings, n = 5 each, normal (mean 1000, sd 100) and log-normal (median
-     * 1000, sigma 0.3): Welch's test at 0.05 flags 5 % +- 2 % of the compares. */
+     * 1000, sigma 0.3): Welch's test at 0.05, and the log ratio's (the table's), flag
+     * 5 % +- 2 % of the compares. */
     static const struct {
         enum sim_law law;
         double sd;
         const char *name;
     } c[] = {{SIM_NORMAL, 100, "normal"}, {SIM_LOGNORMAL, 0.3, "log-normal"}};
-    for (size_t k = 0; k < ARRAY_LEN(c); k++) {
+    static const struct {
+        sim_test test;
+        const char *name;
+    } tests[] = {{sbio_infer_welch_p, "Welch"}, {sbio_infer_ratio_p, "log ratio"}};
+    for (size_t k = 0; k < 2 * ARRAY_LEN(c); k++) {
         struct sim r;
-        sim_seed(&r, 0x9e3779b97f4a7c15ULL + k);
+        size_t law = k % ARRAY_LEN(c), which = k / ARRAY_LEN(c);
+        sim_seed(&r, 0x9e3779b97f4a7c15ULL + law);
         size_t flagged = 0;
         for (size_t t = 0; t < SIM_TRIALS; t++)
-            flagged += sim_compare(&r, c[k].law, 1000, 1000, c[k].sd, SIM_N, NULL) < 0.05;
+            flagged += sim_compare(&r, tests[which].test, c[law].law, 1000, 1000, c[law].sd, SIM_N,
+                                   NULL) < 0.05;
         double share = (double)flagged / SIM_TRIALS;
-        print_message("identical %s settings, n = %d: %.2f %% of %d compares flagged\n", c[k].name,
-                      SIM_N, 100 * share, SIM_TRIALS);
+        print_message("identical %s settings, n = %d, %s: %.2f %% of %d compares flagged\n",
+                      c[law].name, SIM_N, tests[which].name, 100 * share, SIM_TRIALS);
         if (!(fabs(share - 0.05) <= 0.02))
-            fail_msg("%s: %.4f flagged, want 0.05 +- 0.02", c[k].name, share);
+            fail_msg("%s, %s: %.4f flagged, want 0.05 +- 0.02", c[law].name, tests[which].name,
+                     share);
     }
 }
 
@@ -700,7 +753,7 @@ static void sim_table(struct sim *r, bool shared, enum sim_law law, double sd, b
         if (!shared || c % 8 == 0) /* shared: a new metric, its baseline's runs */
             sim_setting(r, law, 1000, sd, SIM_N, &m0, &s0);
         sim_setting(r, law, 1000, sd, SIM_N, &m1, &s1);
-        p[c] = sbio_infer_welch_p(m1, s1, SIM_N, m0, s0, SIM_N);
+        p[c] = sbio_infer_ratio_p(m1, s1, SIM_N, m0, s0, SIM_N); /* the table's test */
     }
     *raw = false;
     *holm = false;
@@ -820,7 +873,8 @@ static double sim_power(double d, uint64_t seed)
     size_t found = 0;
     for (size_t t = 0; t < SIM_TRIALS; t++) {
         double diff;
-        found += sim_compare(&r, SIM_NORMAL, d, 0, 1, SIM_N, &diff) < 0.05 && diff > 0;
+        found += sim_compare(&r, sbio_infer_welch_p, SIM_NORMAL, d, 0, 1, SIM_N, &diff) < 0.05 &&
+                 diff > 0;
     }
     return (double)found / SIM_TRIALS;
 }
@@ -918,7 +972,8 @@ int main(void)
         cmocka_unit_test(test_t_quantile_fractional),
         cmocka_unit_test(test_halfwidth),
         cmocka_unit_test(test_diff_ci_worked),
-        cmocka_unit_test(test_diff_ci_agrees_with_welch),
+        cmocka_unit_test(test_diff_ci_never_below_minus_100),
+        cmocka_unit_test(test_diff_ci_agrees_with_its_test),
         cmocka_unit_test(test_holm_worked),
         cmocka_unit_test(test_holm_bounds),
         cmocka_unit_test(test_median),

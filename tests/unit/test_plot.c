@@ -489,12 +489,12 @@ static void write_compare_doc(const char *path, const char *metric, const char *
                                               cmp_names[s], "runs", runs, "phases", "name", "mixed",
                                               "runs_ok", s == 2 ? 0 : 3, "runs", 3, "jobs", jobs));
     }
-    json_t *doc =
-        json_pack("{s:s,s:i,s:s,s:b,s:[s,s,s,s,s,s,s,s,s],s:[s,s,s],s:{s:f,s:[i]},s:o}", "schema",
-                  "sbio-compare/1", "repeat", 3, "order", "interleaved", "drop_caches", 1,
-                  "command_line", "sbio", "compare", "--vary", "file-block-size=4K,64K", "--vary",
-                  "threads=1,8", "-o", "x.json", "--time=5", "metrics", metric, "read.p99",
-                  "write.p99", "statistics", "alpha", 0.05, "comparisons", 7, "settings", sets);
+    json_t *doc = json_pack(
+        "{s:s,s:i,s:s,s:b,s:[s,s,s,s,s,s,s,s,s],s:[s,s,s],s:{s:f,s:[i],s:s,s:s},s:o}", "schema",
+        "sbio-compare/1", "repeat", 3, "order", "interleaved", "drop_caches", 1, "command_line",
+        "sbio", "compare", "--vary", "file-block-size=4K,64K", "--vary", "threads=1,8", "-o",
+        "x.json", "--time=5", "metrics", metric, "read.p99", "write.p99", "statistics", "alpha",
+        0.05, "comparisons", 7, "test", "welch-log-ratio", "ci", "log-ratio", "settings", sets);
     assert_int_equal(json_dump_file(doc, path, JSON_REAL_PRECISION(17)), 0);
     json_decref(doc);
 }
@@ -607,7 +607,7 @@ static void test_compare_result(void **state)
                    "interleaved, caches dropped before each run\\n\\n\"");
     assert_has(gp, "set label 99 'sbio compare --vary file-block-size=4K,64K --vary threads=1,8 "
                    "--time=5' ");
-    assert_has(gp, "over the 7 comparisons (Welch\\047s t-test)");
+    assert_has(gp, "over the 7 comparisons (Welch, log ratio), pale: not");
     assert_has(gp, "set title \"job readers: ops/s\"");
     assert_has(gp, "set title \"job readers: read latency\"");
     assert_has(gp, "set title \"job writer: latency\"");
@@ -630,6 +630,45 @@ static void test_compare_result(void **state)
     assert_has(gp, "set label '[+40.0%, +60.0%]' at first 1,");
     assert_has(gp, "set label 'n=3' at first 1,");
     assert_has(gp, "set label \"no successful run\\n(0 of 3)\" at first 2, graph 0.5 center");
+    free(gp);
+}
+
+/* A compare written by an older sbio, whose difference intervals were Fieller's and could reach
+ * below -100% ("-90.1% [-103.1%, -76.2%]" on a chart): the chart's intervals are computed
+ * again from each cell's mean, sd and runs as compare computes them now, with a note that says
+ * so; the file's verdicts stay. */
+static void test_compare_old_ci(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_compare_doc(at("old.json"), "ops", "ops/s");
+    json_error_t e;
+    json_t *doc = json_load_file(at("old.json"), 0, &e);
+    assert_non_null(doc);
+    json_t *st = json_object_get(doc, "statistics");
+    json_object_set_new(st, "ci", json_string("fieller"));
+    json_object_set_new(st, "test", json_string("welch"));
+    json_t *cell = sbio_json_get(doc, "settings.1.phases.0.jobs.0.metrics.ops");
+    json_object_set_new(cell, "diff_ci95_pct", json_pack("[f,f]", -103.1, -76.2));
+    assert_int_equal(json_dump_file(doc, at("old.json"), JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+    assert_int_equal(PLOT(err, at("old.json"), "-o", at("old.png"), "--keep-data", at("ko")), 0);
+    assert_has(err, "old.json: its differences' 95% intervals are fieller (an older sbio's): the "
+                    "chart's are computed again");
+    /* Setting 1 of job 1: 1830.0833 sd 25.5 against 1330.0833 sd 25.5, 3 runs each. */
+    double lo, hi, v[5];
+    assert_int_equal(sbio_infer_diff_ci(1830.0833, 25.5, 3, 1330.0833, 25.5, 3, 0.95, &lo, &hi), 0);
+    assert_true(lo > 30 && hi < 50);
+    assert_int_equal(data_nums(at("ko/phase1-job1-throughput.dat"), 0, 1, 9, v, 5), 5);
+    assert_float_equal(v[0], 50, 1e-9); /* the file's point difference */
+    assert_float_equal(v[1], lo, 1e-6);
+    assert_float_equal(v[2], hi, 1e-6);
+    assert_float_equal(v[4], 0.004, 1e-12); /* its verdict's Holm p, as the file has it */
+    char *gp = read_all(at("ko/plot.gp"));
+    assert_non_null(gp);
+    assert_lacks(gp, "-103.1%");
+    assert_has(gp, "set label '+50.0% *' at first 1,");
+    assert_has(gp, "over the 7 comparisons (Welch\\047s t-test)");
     free(gp);
 }
 
@@ -857,19 +896,13 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_run),
-        cmocka_unit_test(test_private_folder_svg_size),
-        cmocka_unit_test(test_several_runs),
-        cmocka_unit_test(test_compare_result),
-        cmocka_unit_test(test_compare_narrow),
-        cmocka_unit_test(test_compare_mib),
-        cmocka_unit_test(test_compare_phases),
-        cmocka_unit_test(test_size),
-        cmocka_unit_test(test_gnuplot_errors),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_labels_by_settings),
-        cmocka_unit_test(test_labels_apart),
-        cmocka_unit_test(test_fs_ops),
+        cmocka_unit_test(test_one_run),        cmocka_unit_test(test_private_folder_svg_size),
+        cmocka_unit_test(test_several_runs),   cmocka_unit_test(test_compare_result),
+        cmocka_unit_test(test_compare_old_ci), cmocka_unit_test(test_compare_narrow),
+        cmocka_unit_test(test_compare_mib),    cmocka_unit_test(test_compare_phases),
+        cmocka_unit_test(test_size),           cmocka_unit_test(test_gnuplot_errors),
+        cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_labels_by_settings),
+        cmocka_unit_test(test_labels_apart),   cmocka_unit_test(test_fs_ops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
