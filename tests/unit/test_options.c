@@ -488,8 +488,8 @@ static void test_ignored_sysbench_options(void **state)
     struct sbio_config cfg;
     char err[MSG_MAX];
     expect_ok(&cfg,
-              ARGV("--rand-type=uniform", "--verbosity", "5", "--mysql-host=x", "--debug", "run",
-                   "--pgsql-port=5432", "--rand-type", "special", "--file-test-mode=seqrd",
+              ARGV("--rand-type=uniform", "--rand-spec-iter", "5", "--mysql-host=x", "--debug",
+                   "run", "--pgsql-port=5432", "--rand-type", "special", "--file-test-mode=seqrd",
                    "--forced-shutdown=off", "--db-debug"),
               err, sizeof(err));
     assert_int_equal(cfg.cmd, SBIO_CMD_RUN);
@@ -497,7 +497,7 @@ static void test_ignored_sysbench_options(void **state)
     assert_int_equal(cfg.mode, SBIO_MODE_SEQRD);
     assert_int_equal(count_char(err, '\n'), 8);
     assert_has(err, "sbio: note: --rand-type does not concern file I/O; ignored\n");
-    assert_has(err, "--verbosity does not concern file I/O; ignored\n");
+    assert_has(err, "--rand-spec-iter does not concern file I/O; ignored\n");
     assert_has(err, "--mysql-host does not concern file I/O; ignored\n");
     assert_has(err, "--pgsql-port does not concern file I/O; ignored\n");
     assert_has(err, "--debug does not concern file I/O; ignored\n");
@@ -505,7 +505,7 @@ static void test_ignored_sysbench_options(void **state)
     assert_string_equal(err, "");
 
     /* A boolean one never takes the next word either; a valued one may end the line. */
-    expect_ok(&cfg, ARGV("--debug", "prepare", "--verbosity"), err, sizeof(err));
+    expect_ok(&cfg, ARGV("--debug", "prepare", "--rand-spec-pct"), err, sizeof(err));
     assert_int_equal(cfg.cmd, SBIO_CMD_PREPARE);
     assert_int_equal(cfg.nargs, 0);
 }
@@ -585,8 +585,28 @@ static void test_list_option_alone(void **state)
     assert_int_equal(cfg.threads, 4);
     assert_int_equal(cfg.time_s, 5);
     /* An ignored option alone does not take the next option either. */
-    expect_ok(&cfg, ARGV("--verbosity", "--threads=2", "run"), err, sizeof(err));
+    expect_ok(&cfg, ARGV("--rand-spec-pct", "--threads=2", "run"), err, sizeof(err));
     assert_int_equal(cfg.threads, 2);
+}
+
+/* --verbosity is sysbench's 0..5, for prepare, run and cleanup; the level is known before the
+ * line is parsed (its notes obey it), whatever the spelling. */
+static void test_verbosity(void **state)
+{
+    (void)state;
+    struct sbio_config cfg;
+    char err[MSG_MAX];
+    expect_ok(&cfg, ARGV("run", "--file-test-mode=seqrd"), err, sizeof(err));
+    assert_int_equal(cfg.verbosity, 3);
+    expect_ok(&cfg, ARGV("--verbosity", "0", "run", "--file-test-mode=seqrd"), err, sizeof(err));
+    assert_int_equal(cfg.verbosity, 0);
+    expect_bad(ARGV("run", "--verbosity=6"), "--verbosity", "'6'", "0 to 5");
+    assert_int_equal(sbio_options_verbosity(2, ARGV("--verbosity=1")), 1);
+    assert_int_equal(sbio_options_verbosity(3, ARGV("run", "--verbosity", "0")), 0);
+    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity_2")), 3);
+    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity=2")), 2);
+    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity=9")), 3);
+    assert_int_equal(sbio_options_verbosity(3, ARGV("--", "--verbosity=0")), 3);
 }
 
 static void test_did_you_mean(void **state)
@@ -1034,7 +1054,7 @@ static void test_help_all(void **state)
     assert_true(!strstr(s, "(not implemented yet)") || strstr(s, "(not implemented yet)") > eol);
     /* The --test selector and the ignored options are not listed as options. */
     assert_lacks(h, "--test=");
-    assert_lacks(h, "--verbosity=");
+    assert_lacks(h, "--rand-spec-pct=");
     free(h);
 }
 
@@ -1163,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_iodepth_batch),
         cmocka_unit_test(test_old_spellings),
         cmocka_unit_test(test_ignored_sysbench_options),
+        cmocka_unit_test(test_verbosity),
         cmocka_unit_test(test_sysbench_forms),
         cmocka_unit_test(test_list_option_alone),
         cmocka_unit_test(test_did_you_mean),
