@@ -602,10 +602,10 @@ static void test_verbosity(void **state)
     assert_int_equal(cfg.verbosity, 0);
     expect_bad(ARGV("run", "--verbosity=6"), "--verbosity", "'6'", "0 to 5");
     assert_int_equal(sbio_options_verbosity(2, ARGV("--verbosity=1")), 1);
-    assert_int_equal(sbio_options_verbosity(3, ARGV("run", "--verbosity", "0")), 0);
-    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity_2")), 3);
-    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity=2")), 2);
-    assert_int_equal(sbio_options_verbosity(2, ARGV("run", "--verbosity=9")), 3);
+    assert_int_equal(sbio_options_verbosity(4, ARGV("run", "--verbosity", "0")), 0);
+    assert_int_equal(sbio_options_verbosity(3, ARGV("run", "--verbosity_2")), 3);
+    assert_int_equal(sbio_options_verbosity(3, ARGV("run", "--verbosity=2")), 2);
+    assert_int_equal(sbio_options_verbosity(3, ARGV("run", "--verbosity=9")), 3);
     assert_int_equal(sbio_options_verbosity(3, ARGV("--", "--verbosity=0")), 3);
 }
 
