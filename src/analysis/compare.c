@@ -614,6 +614,52 @@ static int compare_check(struct compare *c)
     return 0;
 }
 
+/* Whether the option `name` (drop-caches or invalidate) was given or is an axis. */
+static bool compare_cache_given(const struct compare *c, const char *name)
+{
+    if (sbio_options_given(c->cfg, name))
+        return true;
+    for (size_t a = 0; a < c->naxes; a++)
+        if (c->axes[a].kind == SBIO_AXIS_OPTION && !strcmp(c->axes[a].key, name))
+            return true;
+    return false;
+}
+
+/* Whether a setting says how the page cache is dropped. */
+static bool compare_cache_varied(const struct compare *c)
+{
+    for (size_t a = 0; a < c->naxes; a++)
+        if (c->axes[a].kind == SBIO_AXIS_OPTION &&
+            (!strcmp(c->axes[a].key, "drop-caches") || !strcmp(c->axes[a].key, "invalidate")))
+            return true;
+    return false;
+}
+
+/* What is dropped before each run: its name in the JSON's cache_drop (*words: as the first line
+ * says it). A script's phases and jobs say it themselves (a phase's drop_caches, a job's
+ * invalidate). */
+static const char *compare_cache(const struct compare *c, const char **words)
+{
+    if (c->script) {
+        *words = ", the page cache as the script's phases and jobs drop it";
+        return "script";
+    }
+    if (compare_cache_varied(c)) {
+        *words = ", the page cache dropped as each setting's --drop-caches and --invalidate say";
+        return "setting";
+    }
+    if (c->base.drop_caches) {
+        *words = ", the whole page cache dropped before each run (--drop-caches: every process's)";
+        return "drop_caches";
+    }
+    if (c->base.invalidate) {
+        *words = ", the set's pages dropped before each run (--invalidate)";
+        return "invalidate";
+    }
+    *words = ", the page cache kept between runs";
+    return "none";
+}
+
 /* The lines that announce the compare; the seed of the run order (every rank runs the
  * settings in rank 0's). */
 static void compare_start(struct compare *c)
@@ -622,7 +668,8 @@ static void compare_start(struct compare *c)
     c->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
     sbio_mpi_bcast_u64(&c->seed);
     const char *order = cfg->order == 1 ? "random" : "interleaved";
-    const char *drop = c->base.drop_caches ? ", caches dropped before each run" : "";
+    const char *drop;
+    compare_cache(c, &drop);
     if (c->automatic)
         fprintf(c->out,
                 "sbio %s compare: %zu settings, each run until every 95%% confidence interval is "
@@ -926,7 +973,11 @@ static json_t *compare_json(const struct compare *c)
     json_object_set_new(docs, "metrics", mets);
     json_object_set_new(docs, "statistics", sbio_table_stats_json(&c->tab));
     json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
-    json_object_set_new(docs, "drop_caches", json_boolean(c->base.drop_caches));
+    const char *words, *cache = compare_cache(c, &words);
+    json_object_set_new(docs, "cache_drop", json_string(cache));
+    bool by_runs = !c->script && !compare_cache_varied(c);
+    json_object_set_new(docs, "drop_caches", json_boolean(by_runs && c->base.drop_caches));
+    json_object_set_new(docs, "invalidate", json_boolean(by_runs && c->base.invalidate));
     json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));
     json_t *sets = json_array();
     for (size_t s = 0; s < c->ns; s++)
@@ -1060,9 +1111,13 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
             sbio_sched_note("--scheduler", c.base.scheduler);
             c.base.scheduler = sbio_sched_canonical(c.base.scheduler);
         }
-        /* Caches are dropped before every run by default: each run starts from the device. */
-        if (!sbio_options_given(cfg, "drop-caches"))
-            c.base.drop_caches = true;
+        /* Each run starts from the device: by default the set's own pages are dropped before
+         * it (--invalidate, as fio does), not the whole machine's page cache, which every other
+         * process on the box would have to read back; --drop-caches asks for that. Either
+         * option given, or varied, says what the user wants instead (--drop-caches=off: a
+         * warm set). */
+        if (!compare_cache_given(&c, "drop-caches") && !compare_cache_given(&c, "invalidate"))
+            c.base.invalidate = true;
         rc = compare_alloc(&c);
     }
     if (!rc && cfg->output && topo->rank == 0) {

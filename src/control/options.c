@@ -149,7 +149,8 @@ static const struct optdef base_opts[] = {
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "sync and drop the page cache before the run (root)"},
+     "sync and drop the whole page cache before the run (root; compare drops the set's pages "
+     "alone by default, as --invalidate)"},
     {"repeat", NULL, T_UINT, OFF(repeat), "1", "auto", 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
      "compare: runs per setting; auto: until every CI is within --target-ci"},
     {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
