@@ -581,18 +581,25 @@ static int compare_check(struct compare *c)
     if (list)
         sbio_sched_note(opt, list);
     /* First, before any setting is tried: every setting's values (pass 0; a script's options
-     * too, and its jobs' priorities and groups), then its file set (pass 1; a script's jobs
-     * declare their own). Without a set every run would fail after its setting was applied. */
-    for (int pass = 0; pass < (c->script ? 1 : 2); pass++)
+     * too, and its jobs' priorities and groups), then what its run would refuse (pass 1): its
+     * file set (a script's as it declares it), and the command line's job against it (a block
+     * larger than the files, O_DIRECT the file system refuses, …). Else every run would fail
+     * after its setting was applied, one after the other. */
+    for (int pass = 0; pass < 2; pass++)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
             struct sbio_settings set;
             int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
-            if (!rc)
-                rc = pass == 1 ? (conf.filename ? 0 : sbio_fileset_ready(&set))
-                               : sbio_pipeline_check(&set);
-            if (!rc && c->script) /* as this setting loaded it */
-                rc = sbio_pipeline_check_script(&set, c->cur ? c->cur : c->script);
+            if (!rc && pass == 0) {
+                rc = sbio_pipeline_check(&set);
+                if (!rc && c->script) /* as this setting loaded it */
+                    rc = sbio_pipeline_check_script(&set, c->cur ? c->cur : c->script);
+            } else if (!rc) {
+                if (!c->script)
+                    sbio_options_declare(&set, &conf, c->plain);
+                rc = sbio_pipeline_check_run(
+                    &set, c->script ? (c->cur ? c->cur : c->script) : c->plain, c->topo);
+            }
             if (sbio_mpi_agree(rc, NULL))
                 return -SBIO_EUSAGE;
         }

@@ -204,11 +204,13 @@ static int pipeline_tree_shared(struct pipeline *s, const struct sbio_script *sc
 
 /* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
  * script's, when tree is not NULL) is checked against its manifest and put back as prepared
- * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
- * printed, nothing changed) or -errno. */
+ * here, before any setting is changed: nothing a run measures. With check, only what the run
+ * would find is checked and nothing is made or put back: the set opened as it is (none when
+ * seqwr would make it), a tree's manifest read. 0, -SBIO_EUSAGE (message printed, nothing
+ * changed) or -errno. */
 static int pipeline_open(struct pipeline *s, const struct sbio_settings *set,
                          const struct sbio_script *decl, const struct sbio_topology *topo,
-                         FILE *text)
+                         FILE *text, bool check)
 {
     memset(s, 0, sizeof(*s));
     s->set = set;
@@ -223,12 +225,17 @@ static int pipeline_open(struct pipeline *s, const struct sbio_settings *set,
     int rc = sbio_pipeline_check(set);
     if (!rc)
         rc = pipeline_target(set, &s->target);
+    if (!rc && decl->tree.set && check)
+        return sbio_tree_ready(set, &decl->tree, script);
     if (!rc && decl->tree.set)
         return pipeline_tree_mine(s) ? sbio_tree_open(&s->tree, set, &decl->tree, script, text) : 0;
+    bool create = !script && set->mode == SBIO_MODE_SEQWR;
     if (!rc && set->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, set);
+    else if (!rc && check)
+        rc = sbio_fileset_ready(set, create, &s->fs);
     else if (!rc)
-        rc = sbio_fileset_open(&s->fs, set, !script && set->mode == SBIO_MODE_SEQWR, &s->created);
+        rc = sbio_fileset_open(&s->fs, set, create, &s->created);
     if (!rc && script && set->nfile_sizes)
         rc = pipeline_check_declared(s, script);
     return rc;
@@ -975,6 +982,27 @@ int sbio_pipeline_check_script(const struct sbio_settings *set, const struct sbi
     return 0;
 }
 
+int sbio_pipeline_check_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                            const struct sbio_topology *topo)
+{
+    struct pipeline s;
+    int rc = decl->plain ? 0 : sbio_pipeline_check_script(set, decl);
+    if (rc)
+        return rc;
+    rc = pipeline_open(&s, set, decl, topo, NULL, true);
+    /* The command line's job as its run checks it against the set before applying anything;
+     * a set seqwr would make is not there to check it against. (A script's phase refused at
+     * that check is one the script goes on without: its run is not refused.) */
+    if (!rc && decl->plain && s.fs.nfiles) {
+        struct pipeline_job jobs[SBIO_SCRIPT_MAX_JOBS];
+        memset(jobs, 0, sizeof(jobs));
+        rc = pipeline_phase_ready(&s, decl, 0, 0, jobs);
+        pipeline_jobs_free(jobs, decl->phases[0].njobs);
+    }
+    pipeline_close(&s);
+    return rc == -SBIO_EUSAGE || !rc ? rc : -SBIO_EUSAGE;
+}
+
 /* "a tree of 2000 slots (1000 files, 15.3 MiB)" */
 static void pipeline_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
 {
@@ -1264,7 +1292,7 @@ int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script 
     int rc = decl->plain ? 0 : sbio_pipeline_check_script(set, decl);
     if (rc)
         return rc;
-    rc = pipeline_open(&s, set, decl, topo, text);
+    rc = pipeline_open(&s, set, decl, topo, text, false);
     s.interim = interim;
     s.doc = doc;
     /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */

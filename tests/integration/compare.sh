@@ -9,7 +9,10 @@
 #   with --drop-caches=off on a warm set (device reads ~0); the first line and the JSON say which;
 # - a 2x2x2 grid (file-block-size x read_ahead_kb x file-test-mode, --repeat=2): 8 settings x
 #   2 runs, repeat-major order, each run's JSON shows its values, settings restored;
-# - bad input: exit 2, one line, no run started, nothing changed;
+# - bad input: exit 2, one line, no run started, nothing changed; what a run would refuse (no
+#   set, a set of another shape than the options or the script, a tree script on a flat set,
+#   a block larger than the files in one setting) is found before the first run: exit 2, one
+#   line, nothing printed, nothing on disk touched;
 # - SIGINT mid-compare: exit 130, the partial table, the run marked, everything restored;
 # - --order=random --rand-seed: a permutation per repeat, the same for the same seed;
 # - --metrics=time,reads,writes,fsyncs, of a plain run and of the sysbench-rndrw script: those
@@ -274,6 +277,50 @@ refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_
 refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9; OP.mib for OP one of read, .*; OP.p50, .*, OP.mean for OP one of read, .*, readdir$" \
 	--schedulers=none --metrics=time,bogus
 refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
+
+# --- What a run would refuse, found before the first run: no set, a set of another shape
+# than the options or the script declare, a setting the set cannot take. Exit 2, one line,
+# nothing run, nothing on disk touched (every file's size, mtime and ctime as before). ---
+# disk_snap DIR: every entry under DIR with its size, mtime and ctime.
+disk_snap() { find "$1" -printf '%p %s %T@ %C@\n' | sort; }
+# refused_run DESC PATTERN DIR ARGS…: sbio compare --dir=DIR ARGS… (2 settings x 2 repeats)
+# exits 2 with one line matching PATTERN, no progress line, no output file, DIR untouched.
+refused_run() {
+	local desc=$1 pat=$2 dir=$3 before disk
+	shift 3
+	before=$(queue_snap)
+	disk=$(disk_snap "$dir")
+	rm -f "$TMP/bad.json"
+	expect_exit 2 "$desc: exit 2" "$SBIO" compare --dir="$dir" --time=1 --repeat=2 -o "$TMP/bad.json" "$@"
+	stderr_one_line "$desc: one line"
+	check "$desc: the message matches /$pat/" grep -qE -- "$pat" "$TMP/err"
+	eq "$desc: nothing run (no output at all)" "$(wc -c <"$TMP/out")" 0
+	check "$desc: no output file" test ! -e "$TMP/bad.json"
+	eq "$desc: nothing on disk touched" "$(disk_snap "$dir")" "$disk"
+	same_state "$desc: nothing changed" "$before"
+}
+EMPTY=$MNT/empty
+mkdir -p "$EMPTY"
+cat >"$TMP/noset.lua" <<'LUA'
+phase "read" { time = 1, job "r" { mode = "rndrd", block = "4k" } }
+LUA
+cat >"$TMP/two.lua" <<'LUA'
+fileset { files = 2, size = "2M" }
+phase "read" { time = 1, job "r" { mode = "rndrd", block = "4k" } }
+LUA
+refused_run "--script (the set in --dir) in a folder without a set" "^sbio: no file set in $EMPTY" "$EMPTY" \
+	--script "$TMP/noset.lua" --vary threads=1,2
+refused_run "--script declaring a fileset, in a folder without a set" "^sbio: no file set in $EMPTY" "$EMPTY" \
+	--script "$TMP/two.lua" --vary threads=1,2
+refused_run "--script declaring 2 files, on a set of 4" "^sbio: .*two.lua declares 2 files, .* but the set in $D has 4 files" "$D" \
+	--script "$TMP/two.lua" --vary threads=1,2
+refused_run "--script of a file tree (fsmark) on a flat set" "^sbio: $D holds a flat file set" "$D" \
+	--script "$(cd "$(dirname "$0")/../.." && pwd)/workloads/fsmark.lua" --vary threads=1,2
+refused_run "--file-num=2 on a set of 4 files" "^sbio: --file-num=2 but the set in $D has 4 files" "$D" \
+	--file-num=2 --file-test-mode=rndrd --vary threads=1,2
+# The second setting's block is larger than the set's 4 MiB files: its runs would be refused.
+refused_run "--vary file-block-size=16K,8M (8M larger than the files)" "^sbio: --file-block-size=8 MiB is larger than the files \(4 MiB\)" "$D" \
+	--file-test-mode=rndrd --vary file-block-size=16K,8M
 
 # --- --metrics=time,reads,writes,fsyncs: those columns, each mean ± sd of the runs' JSON ---
 # metrics_check DESC TABLE JSON RUNPATH: the table's rows (TABLE: compare's stdout) and the
