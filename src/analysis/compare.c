@@ -642,15 +642,11 @@ static bool compare_cache_varied(const struct compare *c)
     return false;
 }
 
-/* What is dropped before each run: its name in the JSON's cache_drop (*words: as the first line
- * says it). A script's phases and jobs say it themselves (a phase's drop_caches, a job's
- * invalidate). */
+/* What is dropped before each run (a script's: before its first phase): its name in the JSON's
+ * cache_drop (*words: as the first line says it). A script's phases and jobs may drop more
+ * (a phase's drop_caches, a job's invalidate). */
 static const char *compare_cache(const struct compare *c, const char **words)
 {
-    if (c->script) {
-        *words = ", the page cache as the script's phases and jobs drop it";
-        return "script";
-    }
     if (compare_cache_varied(c)) {
         *words = ", the page cache dropped as each setting's --drop-caches and --invalidate say";
         return "setting";
@@ -663,7 +659,9 @@ static const char *compare_cache(const struct compare *c, const char **words)
         *words = ", the set's pages dropped before each run (--invalidate)";
         return "invalidate";
     }
-    *words = ", the page cache kept between runs";
+    *words = c->script ? ", nothing dropped between runs but what the script's phases and jobs "
+                         "drop"
+                       : ", the page cache kept between runs";
     return "none";
 }
 
@@ -982,7 +980,7 @@ static json_t *compare_json(const struct compare *c)
     json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
     const char *words, *cache = compare_cache(c, &words);
     json_object_set_new(docs, "cache_drop", json_string(cache));
-    bool by_runs = !c->script && !compare_cache_varied(c);
+    bool by_runs = !compare_cache_varied(c);
     json_object_set_new(docs, "drop_caches", json_boolean(by_runs && c->base.drop_caches));
     json_object_set_new(docs, "invalidate", json_boolean(by_runs && c->base.invalidate));
     json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));

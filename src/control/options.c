@@ -1648,6 +1648,7 @@ void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *
         .queue = cfg->queue,
         .nqueue = cfg->nqueue,
         .drop_caches = cfg->drop_caches,
+        .invalidate = cfg->invalidate,
         .memory_limit = cfg->memory_limit,
         .report_interval_s = cfg->report_interval_s,
         .log_interval_ms = cfg->log_interval_ms,

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cgroup.h"
 #include "decl_check.h"
 #include "environment.h"
@@ -1039,7 +1041,8 @@ static void pipeline_script_header(struct pipeline *ses, const struct sbio_scrip
                 t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s",
                 ses->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                         : "one file set shared by every rank");
-    sbio_report_memgroup(ses->text, &ses->mem, pipeline_script_cold(s));
+    sbio_report_memgroup(ses->text, &ses->mem,
+                         pipeline_script_cold(s) || ses->set->drop_caches || ses->set->invalidate);
 }
 
 /* The script's end: its report() hook (rank 0's, with the merged document), and the run's
@@ -1178,8 +1181,38 @@ static const struct pipeline_kind plain_kind = {
     .end = plain_end,
 };
 
+/* A script's run under --drop-caches or --invalidate (compare's default) starts from the
+ * device as a plain run does: before its first phase the whole page cache is dropped (host
+ * leaders), or each file of the set written back and its pages dropped; a phase's drop_caches
+ * and a job's invalidate add their own. A tree's files are left, as its jobs leave them. 0 or
+ * -errno (message printed). */
+static int script_cold_start(struct pipeline *s)
+{
+    const struct sbio_settings *set = s->set;
+    if (set->drop_caches)
+        return s->topo->host_leader ? pipeline_drop_caches(s) : 0;
+    if (!set->invalidate || s->fs.dirfd < 0)
+        return 0;
+    for (unsigned i = 0; i < s->fs.nfiles; i++) {
+        const char *name = s->fs.files[i].name;
+        int fd = openat(s->fs.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        int rc = fd < 0 ? -errno : sbio_cache_invalidate(fd);
+        if (fd >= 0)
+            close(fd);
+        if (rc) {
+            sbio_err("--invalidate: %s/%s: %s", set->dir, name, strerror(-rc));
+            return rc;
+        }
+    }
+    fprintf(s->text,
+            "Page cache: the set's pages dropped before the first phase (--invalidate, %u "
+            "file%s)\n",
+            s->fs.nfiles, s->fs.nfiles == 1 ? "" : "s");
+    return 0;
+}
+
 /* A script: its settings applied for all its phases, its tree opened by every rank, its header
- * and the environment printed. */
+ * and the environment printed, the page cache dropped as the command line says. */
 static bool script_begin(struct pipeline *s, int *rc)
 {
     if (!*rc)
@@ -1193,6 +1226,9 @@ static bool script_begin(struct pipeline *s, int *rc)
         return false;
     pipeline_script_header(s, s->decl, s->seed);
     pipeline_describe(s, s->want_doc);
+    *rc = sbio_pipeline_agree(s->topo, script_cold_start(s), "could not drop the page cache");
+    if (*rc)
+        return false;
     s->phases = json_array();
     return true;
 }

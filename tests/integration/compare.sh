@@ -7,6 +7,7 @@
 #   least its bytes from the device; strace: one POSIX_FADV_DONTNEED per file and run, no
 #   write to /proc/sys/vm/drop_caches), the whole page cache only with --drop-caches, nothing
 #   with --drop-caches=off on a warm set (device reads ~0); the first line and the JSON say which;
+#   a script's runs alike, before their first phase;
 # - a 2x2x2 grid (file-block-size x read_ahead_kb x file-test-mode, --repeat=2): 8 settings x
 #   2 runs, repeat-major order, each run's JSON shows its values, settings restored;
 # - bad input: exit 2, one line, no run started, nothing changed; what a run would refuse (no
@@ -319,6 +320,24 @@ refused_run "--script of a file tree (fsmark) on a flat set" "^sbio: $D holds a 
 refused_run "--file-num=2 on a set of 4 files" "^sbio: --file-num=2 but the set in $D has 4 files" "$D" \
 	--file-num=2 --file-test-mode=rndrd --vary threads=1,2
 # The second setting's block is larger than the set's 4 MiB files: its runs would be refused.
+# A script's runs start from the device too: the set's 4 files invalidated before each run's
+# first phase by default, the whole page cache with --drop-caches (strace).
+expect_exit 0 "compare --script (the set in --dir) --vary threads=1,2: exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/sinv.st" "$SBIO" compare --dir="$D" --time=1 \
+	--script "$TMP/noset.lua" --vary threads=1,2 -o "$TMP/sinv.json"
+check "compare --script: the first line says the set's pages are dropped before each run" \
+	grep -q '^sbio .* compare: 2 settings x 1 repeats = 2 runs, interleaved order, the set.s pages dropped before each run (--invalidate)$' "$TMP/out"
+eq "compare --script: 8 POSIX_FADV_DONTNEED calls, one per file of the set per run (strace)" \
+	"$(grep -E 'fadvise64\(.*POSIX_FADV_DONTNEED' "$TMP/sinv.st" | grep -vc resumed)" 8
+eq "compare --script: /proc/sys/vm/drop_caches never opened (strace)" "$(grep -c 'drop_caches' "$TMP/sinv.st")" 0
+json_expect "compare --script: cache_drop invalidate in the JSON" "$TMP/sinv.json" '
+if d["cache_drop"] != "invalidate" or d["invalidate"] is not True or d["drop_caches"] is not False: print(d["cache_drop"], d["invalidate"], d["drop_caches"])'
+expect_exit 0 "compare --script --drop-caches: exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/sdrop.st" "$SBIO" compare --dir="$D" --time=1 \
+	--script "$TMP/noset.lua" --vary threads=1,2 --drop-caches
+eq "compare --script --drop-caches: /proc/sys/vm/drop_caches opened once per run (strace)" \
+	"$(grep -c '/proc/sys/vm/drop_caches' "$TMP/sdrop.st")" 2
+eq "compare --script --drop-caches: no POSIX_FADV_DONTNEED (strace)" "$(grep -c 'POSIX_FADV_DONTNEED' "$TMP/sdrop.st")" 0
 refused_run "--vary file-block-size=16K,8M (8M larger than the files)" "^sbio: --file-block-size=8 MiB is larger than the files \(4 MiB\)" "$D" \
 	--file-test-mode=rndrd --vary file-block-size=16K,8M
 
