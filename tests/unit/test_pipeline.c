@@ -436,6 +436,41 @@ static void test_check_script_verify(void **state)
     free(s);
 }
 
+/* --invalidate holds for a script's run: the set's files are written back and their pages
+ * dropped before the first phase, and the header says so; without it nothing is said. */
+static void test_script_invalidate(void **state)
+{
+    (void)state;
+    static struct sbio_script s;
+    script_two_phases(&s);
+    s.nphases = 1; /* the phase that runs */
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    for (int inval = 0; inval < 2; inval++) {
+        struct sbio_config cfg;
+        char err[MSG_MAX];
+        assert_int_equal(parse_args(&cfg,
+                                    ARGV("run", g_set, inval ? "--invalidate" : "--invalidate=off"),
+                                    err, sizeof(err)),
+                         0);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        assert_non_null(out);
+        struct capture c;
+        cap_begin(&c);
+        int rc = sbio_pipeline_run(TS(&cfg), &s, &alone, out, out, NULL);
+        cap_end(&c, err, sizeof(err));
+        fclose(out);
+        assert_int_equal(rc, 0);
+        if (inval)
+            assert_has(buf, "Page cache: the set's pages dropped before the first phase "
+                            "(--invalidate, 2 files)\n");
+        else
+            assert_lacks(buf, "Page cache: the set's pages dropped");
+        free(buf);
+    }
+}
+
 /* What a run would refuse, found without changing anything: a plain run's job against the set
  * (a block larger than the files), a folder without a set (but seqwr's, which the run makes:
  * nothing is made by the check), a script's declared set of another shape. A script's phase
@@ -559,11 +594,17 @@ static void test_seqwr_creates(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_run),     cmocka_unit_test(test_plain_refused),
-        cmocka_unit_test(test_script_phases), cmocka_unit_test(test_script_ranks),
-        cmocka_unit_test(test_memory_limit),  cmocka_unit_test(test_memory_limit_missing),
-        cmocka_unit_test(test_checks),        cmocka_unit_test(test_check_script_verify),
-        cmocka_unit_test(test_seqwr_creates), cmocka_unit_test(test_check_run),
+        cmocka_unit_test(test_plain_run),
+        cmocka_unit_test(test_plain_refused),
+        cmocka_unit_test(test_script_phases),
+        cmocka_unit_test(test_script_ranks),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_memory_limit_missing),
+        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_check_script_verify),
+        cmocka_unit_test(test_seqwr_creates),
+        cmocka_unit_test(test_check_run),
+        cmocka_unit_test(test_script_invalidate),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
