@@ -186,7 +186,8 @@ static const struct optdef base_opts[] = {
     {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0, ALL_RUN, 0,
      "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
     {"invalidate", NULL, T_BOOL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "drop the set's pages from the page cache before the run (no root needed)"},
+     "drop the set's pages from the page cache before the run (no root needed; compare's "
+     "default)"},
     {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", SBIO_FADVISE_CHOICES, 0, 0, ALL_RUN, 0, "HINT",
      "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
     {"random-order", NULL, T_ENUM, OFF(random_order), "draw", SBIO_RANDOM_ORDER_CHOICES, 0, 0,
