@@ -340,6 +340,10 @@ eq "compare --script --drop-caches: /proc/sys/vm/drop_caches opened once per run
 eq "compare --script --drop-caches: no POSIX_FADV_DONTNEED (strace)" "$(grep -c 'POSIX_FADV_DONTNEED' "$TMP/sdrop.st")" 0
 refused_run "--vary file-block-size=16K,8M (8M larger than the files)" "^sbio: --file-block-size=8 MiB is larger than the files \(4 MiB\)" "$D" \
 	--file-test-mode=rndrd --vary file-block-size=16K,8M
+# O_DIRECT at a block that is not a whole logical sector: the second setting's runs refused.
+refused_run "--vary file-block-size=16K,1000 --file-extra-flags=direct (1000 B not sector-aligned)" \
+	"^sbio: --file-block-size=1000 B is not a multiple of [0-9]+ B, the O_DIRECT alignment of $D" "$D" \
+	--file-test-mode=rndrd --file-extra-flags=direct --vary file-block-size=16K,1000
 
 # --- --metrics=time,reads,writes,fsyncs: those columns, each mean ± sd of the runs' JSON ---
 # metrics_check DESC TABLE JSON RUNPATH: the table's rows (TABLE: compare's stdout) and the
