@@ -581,18 +581,25 @@ static int compare_check(struct compare *c)
     if (list)
         sbio_sched_note(opt, list);
     /* First, before any setting is tried: every setting's values (pass 0; a script's options
-     * too, and its jobs' priorities and groups), then its file set (pass 1; a script's jobs
-     * declare their own). Without a set every run would fail after its setting was applied. */
-    for (int pass = 0; pass < (c->script ? 1 : 2); pass++)
+     * too, and its jobs' priorities and groups), then what its run would refuse (pass 1): its
+     * file set (a script's as it declares it), and the command line's job against it (a block
+     * larger than the files, O_DIRECT the file system refuses, …). Else every run would fail
+     * after its setting was applied, one after the other. */
+    for (int pass = 0; pass < 2; pass++)
         for (size_t s = 0; s < c->ns; s++) {
             struct sbio_config conf;
             struct sbio_settings set;
             int rc = compare_setting(c, s, &conf, &set) ? -SBIO_EUSAGE : 0;
-            if (!rc)
-                rc = pass == 1 ? (conf.filename ? 0 : sbio_fileset_ready(&set))
-                               : sbio_pipeline_check(&set);
-            if (!rc && c->script) /* as this setting loaded it */
-                rc = sbio_pipeline_check_script(&set, c->cur ? c->cur : c->script);
+            if (!rc && pass == 0) {
+                rc = sbio_pipeline_check(&set);
+                if (!rc && c->script) /* as this setting loaded it */
+                    rc = sbio_pipeline_check_script(&set, c->cur ? c->cur : c->script);
+            } else if (!rc) {
+                if (!c->script)
+                    sbio_options_declare(&set, &conf, c->plain);
+                rc = sbio_pipeline_check_run(
+                    &set, c->script ? (c->cur ? c->cur : c->script) : c->plain, c->topo);
+            }
             if (sbio_mpi_agree(rc, NULL))
                 return -SBIO_EUSAGE;
         }
@@ -614,6 +621,50 @@ static int compare_check(struct compare *c)
     return 0;
 }
 
+/* Whether the option `name` (drop-caches or invalidate) was given or is an axis. */
+static bool compare_cache_given(const struct compare *c, const char *name)
+{
+    if (sbio_options_given(c->cfg, name))
+        return true;
+    for (size_t a = 0; a < c->naxes; a++)
+        if (c->axes[a].kind == SBIO_AXIS_OPTION && !strcmp(c->axes[a].key, name))
+            return true;
+    return false;
+}
+
+/* Whether a setting says how the page cache is dropped. */
+static bool compare_cache_varied(const struct compare *c)
+{
+    for (size_t a = 0; a < c->naxes; a++)
+        if (c->axes[a].kind == SBIO_AXIS_OPTION &&
+            (!strcmp(c->axes[a].key, "drop-caches") || !strcmp(c->axes[a].key, "invalidate")))
+            return true;
+    return false;
+}
+
+/* What is dropped before each run (a script's: before its first phase): its name in the JSON's
+ * cache_drop (*words: as the first line says it). A script's phases and jobs may drop more
+ * (a phase's drop_caches, a job's invalidate). */
+static const char *compare_cache(const struct compare *c, const char **words)
+{
+    if (compare_cache_varied(c)) {
+        *words = ", the page cache dropped as each setting's --drop-caches and --invalidate say";
+        return "setting";
+    }
+    if (c->base.drop_caches) {
+        *words = ", the whole page cache dropped before each run (--drop-caches: every process's)";
+        return "drop_caches";
+    }
+    if (c->base.invalidate) {
+        *words = ", the set's pages dropped before each run (--invalidate)";
+        return "invalidate";
+    }
+    *words = c->script ? ", nothing dropped between runs but what the script's phases and jobs "
+                         "drop"
+                       : ", the page cache kept between runs";
+    return "none";
+}
+
 /* The lines that announce the compare; the seed of the run order (every rank runs the
  * settings in rank 0's). */
 static void compare_start(struct compare *c)
@@ -622,7 +673,8 @@ static void compare_start(struct compare *c)
     c->seed = cfg->rand_seed ? cfg->rand_seed : sbio_mix64(sbio_now_ns());
     sbio_mpi_bcast_u64(&c->seed);
     const char *order = cfg->order == 1 ? "random" : "interleaved";
-    const char *drop = c->base.drop_caches ? ", caches dropped before each run" : "";
+    const char *drop;
+    compare_cache(c, &drop);
     if (c->automatic)
         fprintf(c->out,
                 "sbio %s compare: %zu settings, each run until every 95%% confidence interval is "
@@ -926,7 +978,11 @@ static json_t *compare_json(const struct compare *c)
     json_object_set_new(docs, "metrics", mets);
     json_object_set_new(docs, "statistics", sbio_table_stats_json(&c->tab));
     json_object_set_new(docs, "order", json_string(cfg->order == 1 ? "random" : "interleaved"));
-    json_object_set_new(docs, "drop_caches", json_boolean(c->base.drop_caches));
+    const char *words, *cache = compare_cache(c, &words);
+    json_object_set_new(docs, "cache_drop", json_string(cache));
+    bool by_runs = !compare_cache_varied(c);
+    json_object_set_new(docs, "drop_caches", json_boolean(by_runs && c->base.drop_caches));
+    json_object_set_new(docs, "invalidate", json_boolean(by_runs && c->base.invalidate));
     json_object_set_new(docs, "interrupted", json_boolean(c->interrupted));
     json_t *sets = json_array();
     for (size_t s = 0; s < c->ns; s++)
@@ -1060,9 +1116,13 @@ int sbio_compare(const struct sbio_config *cfg, const struct sbio_topology *topo
             sbio_sched_note("--scheduler", c.base.scheduler);
             c.base.scheduler = sbio_sched_canonical(c.base.scheduler);
         }
-        /* Caches are dropped before every run by default: each run starts from the device. */
-        if (!sbio_options_given(cfg, "drop-caches"))
-            c.base.drop_caches = true;
+        /* Each run starts from the device: by default the set's own pages are dropped before
+         * it (--invalidate, as fio does), not the whole machine's page cache, which every other
+         * process on the box would have to read back; --drop-caches asks for that. Either
+         * option given, or varied, says what the user wants instead (--drop-caches=off: a
+         * warm set). */
+        if (!compare_cache_given(&c, "drop-caches") && !compare_cache_given(&c, "invalidate"))
+            c.base.invalidate = true;
         rc = compare_alloc(&c);
     }
     if (!rc && cfg->output && topo->rank == 0) {

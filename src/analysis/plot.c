@@ -1759,6 +1759,14 @@ static void plot_cmp_title(FILE *f, const struct plot_cmp *m)
 {
     json_t *doc = m->r->doc;
     json_t *order = json_object_get(doc, "order"), *drop = json_object_get(doc, "drop_caches");
+    const char *cache = json_string_value(json_object_get(doc, "cache_drop"));
+    /* What was dropped before each run; a document without cache_drop says it by drop_caches. */
+    const char *dropped = !cache ? NULL
+                          : !strcmp(cache, "invalidate")
+                              ? ", the set's pages dropped before each run"
+                          : !strcmp(cache, "drop_caches") ? ", caches dropped before each run"
+                          : !strcmp(cache, "none")        ? ", caches not dropped"
+                                                          : "";
     char reps[64], title[512], cmd[2048], legend[512];
     double rep = plot_num(doc, "repeat", NULL), most = plot_num(doc, "max_repeat", NULL);
     if (json_is_string(json_object_get(doc, "repeat")))
@@ -1768,9 +1776,10 @@ static void plot_cmp_title(FILE *f, const struct plot_cmp *m)
     snprintf(title, sizeof(title), "sbio compare: %zu setting%s × %s%s%s%s%s\n\n", m->ns,
              m->ns == 1 ? "" : "s", reps, json_is_string(order) ? ", " : "",
              json_is_string(order) ? json_string_value(order) : "",
-             !json_is_boolean(drop) ? ""
-             : json_is_true(drop)   ? ", caches dropped before each run"
-                                    : ", caches not dropped",
+             dropped                  ? dropped
+             : !json_is_boolean(drop) ? ""
+             : json_is_true(drop)     ? ", caches dropped before each run"
+                                      : ", caches not dropped",
              json_is_true(json_object_get(doc, "interrupted")) ? " (interrupted)" : "");
     size_t chars = m->c->width > 60 ? (m->c->width - 40) / 6 : 10;
     plot_command_line(doc, chars, cmd, sizeof(cmd));

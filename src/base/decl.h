@@ -206,6 +206,9 @@ struct sbio_settings {
     const char *const *queue;
     int nqueue;
     bool drop_caches;
+    /* --invalidate: the set's pages dropped before the run; a plain run's job does it itself,
+     * a script's run before its first phase (its jobs' own invalidate aside) */
+    bool invalidate;
     uint64_t memory_limit; /* bytes, 0: none */
     /* The reports: */
     uint64_t report_interval_s, log_interval_ms, percentile;

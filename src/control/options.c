@@ -153,7 +153,8 @@ static const struct optdef base_opts[] = {
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "sync and drop the page cache before the run (root)"},
+     "sync and drop the whole page cache before the run (root; compare drops the set's pages "
+     "alone by default, as --invalidate)"},
     {"repeat", NULL, T_UINT, OFF(repeat), "1", "auto", 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
      "compare: runs per setting; auto: until every CI is within --target-ci"},
     {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
@@ -189,7 +190,8 @@ static const struct optdef base_opts[] = {
     {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0, ALL_RUN, 0,
      "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
     {"invalidate", NULL, T_BOOL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "drop the set's pages from the page cache before the run (no root needed)"},
+     "drop the set's pages from the page cache before the run (no root needed; compare's "
+     "default)"},
     {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", SBIO_FADVISE_CHOICES, 0, 0, ALL_RUN, 0, "HINT",
      "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
     {"random-order", NULL, T_ENUM, OFF(random_order), "draw", SBIO_RANDOM_ORDER_CHOICES, 0, 0,
@@ -1670,6 +1672,7 @@ void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *
         .queue = cfg->queue,
         .nqueue = cfg->nqueue,
         .drop_caches = cfg->drop_caches,
+        .invalidate = cfg->invalidate,
         .memory_limit = cfg->memory_limit,
         .report_interval_s = cfg->report_interval_s,
         .log_interval_ms = cfg->log_interval_ms,

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cgroup.h"
 #include "decl_check.h"
 #include "environment.h"
@@ -204,11 +206,13 @@ static int pipeline_tree_shared(struct pipeline *s, const struct sbio_script *sc
 
 /* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
  * script's, when tree is not NULL) is checked against its manifest and put back as prepared
- * here, before any setting is changed: nothing a run measures. 0, -SBIO_EUSAGE (message
- * printed, nothing changed) or -errno. */
+ * here, before any setting is changed: nothing a run measures. With check, only what the run
+ * would find is checked and nothing is made or put back: the set opened as it is (none when
+ * seqwr would make it), a tree's manifest read. 0, -SBIO_EUSAGE (message printed, nothing
+ * changed) or -errno. */
 static int pipeline_open(struct pipeline *s, const struct sbio_settings *set,
                          const struct sbio_script *decl, const struct sbio_topology *topo,
-                         FILE *text)
+                         FILE *text, bool check)
 {
     memset(s, 0, sizeof(*s));
     s->set = set;
@@ -223,12 +227,17 @@ static int pipeline_open(struct pipeline *s, const struct sbio_settings *set,
     int rc = sbio_pipeline_check(set);
     if (!rc)
         rc = pipeline_target(set, &s->target);
+    if (!rc && decl->tree.set && check)
+        return sbio_tree_ready(set, &decl->tree, script);
     if (!rc && decl->tree.set)
         return pipeline_tree_mine(s) ? sbio_tree_open(&s->tree, set, &decl->tree, script, text) : 0;
+    bool create = !script && set->mode == SBIO_MODE_SEQWR;
     if (!rc && set->filename && !script)
         rc = sbio_fileset_open_device(&s->fs, set);
+    else if (!rc && check)
+        rc = sbio_fileset_ready(set, create, &s->fs);
     else if (!rc)
-        rc = sbio_fileset_open(&s->fs, set, !script && set->mode == SBIO_MODE_SEQWR, &s->created);
+        rc = sbio_fileset_open(&s->fs, set, create, &s->created);
     if (!rc && script && set->nfile_sizes)
         rc = pipeline_check_declared(s, script);
     return rc;
@@ -975,6 +984,27 @@ int sbio_pipeline_check_script(const struct sbio_settings *set, const struct sbi
     return 0;
 }
 
+int sbio_pipeline_check_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                            const struct sbio_topology *topo)
+{
+    struct pipeline s;
+    int rc = decl->plain ? 0 : sbio_pipeline_check_script(set, decl);
+    if (rc)
+        return rc;
+    rc = pipeline_open(&s, set, decl, topo, NULL, true);
+    /* The command line's job as its run checks it against the set before applying anything;
+     * a set seqwr would make is not there to check it against. (A script's phase refused at
+     * that check is one the script goes on without: its run is not refused.) */
+    if (!rc && decl->plain && s.fs.nfiles) {
+        struct pipeline_job jobs[SBIO_SCRIPT_MAX_JOBS];
+        memset(jobs, 0, sizeof(jobs));
+        rc = pipeline_phase_ready(&s, decl, 0, 0, jobs);
+        pipeline_jobs_free(jobs, decl->phases[0].njobs);
+    }
+    pipeline_close(&s);
+    return rc == -SBIO_EUSAGE || !rc ? rc : -SBIO_EUSAGE;
+}
+
 /* "a tree of 2000 slots (1000 files, 15.3 MiB)" */
 static void pipeline_tree_desc(const struct sbio_tree *t, char *buf, size_t len)
 {
@@ -1011,7 +1041,8 @@ static void pipeline_script_header(struct pipeline *ses, const struct sbio_scrip
                 t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s",
                 ses->set->file_per_rank ? "each rank its own file set in DIR/rank.N"
                                         : "one file set shared by every rank");
-    sbio_report_memgroup(ses->text, &ses->mem, pipeline_script_cold(s));
+    sbio_report_memgroup(ses->text, &ses->mem,
+                         pipeline_script_cold(s) || ses->set->drop_caches || ses->set->invalidate);
 }
 
 /* The script's end: its report() hook (rank 0's, with the merged document), and the run's
@@ -1150,8 +1181,38 @@ static const struct pipeline_kind plain_kind = {
     .end = plain_end,
 };
 
+/* A script's run under --drop-caches or --invalidate (compare's default) starts from the
+ * device as a plain run does: before its first phase the whole page cache is dropped (host
+ * leaders), or each file of the set written back and its pages dropped; a phase's drop_caches
+ * and a job's invalidate add their own. A tree's files are left, as its jobs leave them. 0 or
+ * -errno (message printed). */
+static int script_cold_start(struct pipeline *s)
+{
+    const struct sbio_settings *set = s->set;
+    if (set->drop_caches)
+        return s->topo->host_leader ? pipeline_drop_caches(s) : 0;
+    if (!set->invalidate || s->fs.dirfd < 0)
+        return 0;
+    for (unsigned i = 0; i < s->fs.nfiles; i++) {
+        const char *name = s->fs.files[i].name;
+        int fd = openat(s->fs.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        int rc = fd < 0 ? -errno : sbio_cache_invalidate(fd);
+        if (fd >= 0)
+            close(fd);
+        if (rc) {
+            sbio_err("--invalidate: %s/%s: %s", set->dir, name, strerror(-rc));
+            return rc;
+        }
+    }
+    fprintf(s->text,
+            "Page cache: the set's pages dropped before the first phase (--invalidate, %u "
+            "file%s)\n",
+            s->fs.nfiles, s->fs.nfiles == 1 ? "" : "s");
+    return 0;
+}
+
 /* A script: its settings applied for all its phases, its tree opened by every rank, its header
- * and the environment printed. */
+ * and the environment printed, the page cache dropped as the command line says. */
 static bool script_begin(struct pipeline *s, int *rc)
 {
     if (!*rc)
@@ -1165,6 +1226,9 @@ static bool script_begin(struct pipeline *s, int *rc)
         return false;
     pipeline_script_header(s, s->decl, s->seed);
     pipeline_describe(s, s->want_doc);
+    *rc = sbio_pipeline_agree(s->topo, script_cold_start(s), "could not drop the page cache");
+    if (*rc)
+        return false;
     s->phases = json_array();
     return true;
 }
@@ -1264,7 +1328,7 @@ int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script 
     int rc = decl->plain ? 0 : sbio_pipeline_check_script(set, decl);
     if (rc)
         return rc;
-    rc = pipeline_open(&s, set, decl, topo, text);
+    rc = pipeline_open(&s, set, decl, topo, text, false);
     s.interim = interim;
     s.doc = doc;
     /* The report hook reads the same document JSON output writes; rank 0's is the merged one. */

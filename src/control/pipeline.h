@@ -51,4 +51,14 @@ struct sbio_script;
  */
 int sbio_pipeline_check_script(const struct sbio_settings *set, const struct sbio_script *s);
 
+/* What a run of decl under set would refuse before it changes anything, found without
+ * changing anything (nothing made, written or put back; no setting applied): the checks
+ * above, the set (there and complete, of the shape the options or the script declare; a
+ * tree's manifest of the script's rule) and, for the command line's job, the job's own
+ * checks against the set (block size, O_DIRECT, the engine, descriptors). A set seqwr would
+ * make is not there to be checked. compare makes it for every setting before the first run.
+ * 0 or -SBIO_EUSAGE (message printed). */
+int sbio_pipeline_check_run(const struct sbio_settings *set, const struct sbio_script *decl,
+                            const struct sbio_topology *topo);
+
 #endif

@@ -294,27 +294,30 @@ void sbio_fileset_discard(struct sbio_fileset *fs)
     unlinkat(fs->dirfd, SBIO_MANIFEST, 0);
 }
 
-int sbio_fileset_ready(const struct sbio_settings *set)
+int sbio_fileset_ready(const struct sbio_settings *set, bool may_create, struct sbio_fileset *fs)
 {
-    struct sbio_fileset fs = {.dirfd = -1, .dir = set->dir};
+    *fs = (struct sbio_fileset){.dirfd = -1, .dir = set->dir};
     int dfd = sbio_fileset_open_dir(set, false);
     if (dfd < 0)
         return dfd;
-    int rc = sbio_manifest_read(dfd, &fs);
+    int rc = sbio_manifest_read(dfd, fs);
     if (rc == -EPERM) { /* said */
         close(dfd);
+        sbio_fileset_close(fs);
         return -SBIO_EUSAGE;
     }
     unsigned strays = 0;
     bool fresh = rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && !strays;
-    free(fs.files);
     close(dfd);
+    sbio_fileset_close(fs);
+    *fs = (struct sbio_fileset){.dirfd = -1, .dir = set->dir};
     /* seqwr makes its own set in an empty folder. */
-    if (fresh && set->mode == SBIO_MODE_SEQWR)
+    if (fresh && may_create)
         return 0;
     bool created;
-    rc = sbio_fileset_open(&fs, set, false, &created);
-    sbio_fileset_close(&fs);
+    rc = sbio_fileset_open(fs, set, false, &created);
+    if (rc)
+        sbio_fileset_close(fs);
     return rc ? -SBIO_EUSAGE : 0;
 }
 

@@ -29,10 +29,12 @@ int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_se
  * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
 int sbio_fileset_strays(int dirfd, unsigned *count);
 
-/* compare, before any setting is applied: would a run of set find its set? (a complete set
- * of the right shape; seqwr also an empty folder, which it fills). Opens, writes nothing.
- * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
-int sbio_fileset_ready(const struct sbio_settings *set);
+/* Before a run: would it find its set? (a complete set of the right shape; with may_create,
+ * as for seqwr, also an empty folder, which the run fills). Opens the set into *fs, for the
+ * run's checks against it, and writes nothing; fs->nfiles is 0 when the run would make the
+ * set. Returns 0 (close fs with sbio_fileset_close) or -SBIO_EUSAGE after the message a run
+ * would print (nothing left open). */
+int sbio_fileset_ready(const struct sbio_settings *set, bool may_create, struct sbio_fileset *fs);
 
 /* run: open the folder and load a complete set whose files all have their sizes.
  * With allow_create (seqwr) an empty folder gets a new set of empty files, marked

@@ -741,6 +741,18 @@ int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
     return rc;
 }
 
+int sbio_tree_ready(const struct sbio_settings *set, const struct sbio_tree_decl *d,
+                    const char *script)
+{
+    struct sbio_manifest_tree m;
+    int dirfd = sbio_fileset_open_dir(set, true);
+    if (dirfd < 0)
+        return dirfd;
+    int rc = tree_run_manifest(dirfd, set, d, script, &m);
+    close(dirfd);
+    return rc;
+}
+
 int sbio_tree_scan(struct sbio_tree *t)
 {
     struct tree_walk w;

@@ -29,6 +29,12 @@ int sbio_tree_cleanup(const struct sbio_settings *set, FILE *out);
 int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
                    const struct sbio_tree_decl *d, const char *script, FILE *out);
 
+/* Before a run: would sbio_tree_open accept the tree in set->dir for declaration d (its
+ * manifest there, complete, of d's rule)? Reads the manifest only, changes nothing. 0 or
+ * -SBIO_EUSAGE after the message a run would print. */
+int sbio_tree_ready(const struct sbio_settings *set, const struct sbio_tree_decl *d,
+                    const char *script);
+
 /* Fill t->cur_size from what is on disk now (a phase's start: another rank may have
  * changed the tree); mkdirs back to 0. Returns 0, -SBIO_EUSAGE for an entry the rule does
  * not name (said), or -errno. */

@@ -3,11 +3,17 @@
 # - --schedulers=none,mq-deadline,bfq --repeat=2 with a short rndrw: every run ran under its
 #   scheduler (the JSON's environment, read during the run), the summary is the runs' mean and
 #   sample sd, and afterwards every queue setting is as before with no state file left;
-# - caches dropped before each run by default (a seqrd compare reads at least its bytes from
-#   the device), not with --drop-caches=off on a warm set (device reads ~0);
+# - the set's pages dropped before each run by default (--invalidate: a seqrd compare reads at
+#   least its bytes from the device; strace: one POSIX_FADV_DONTNEED per file and run, no
+#   write to /proc/sys/vm/drop_caches), the whole page cache only with --drop-caches, nothing
+#   with --drop-caches=off on a warm set (device reads ~0); the first line and the JSON say which;
+#   a script's runs alike, before their first phase;
 # - a 2x2x2 grid (file-block-size x read_ahead_kb x file-test-mode, --repeat=2): 8 settings x
 #   2 runs, repeat-major order, each run's JSON shows its values, settings restored;
-# - bad input: exit 2, one line, no run started, nothing changed;
+# - bad input: exit 2, one line, no run started, nothing changed; what a run would refuse (no
+#   set, a set of another shape than the options or the script, a tree script on a flat set,
+#   a block larger than the files in one setting) is found before the first run: exit 2, one
+#   line, nothing printed, nothing on disk touched;
 # - SIGINT mid-compare: exit 130, the partial table, the run marked, everything restored;
 # - --order=random --rand-seed: a permutation per repeat, the same for the same seed;
 # - --metrics=time,reads,writes,fsyncs, of a plain run and of the sysbench-rndrw script: those
@@ -72,13 +78,14 @@ same_state "schedulers: every queue setting of $LOOP as before" "$BASE"
 no_state_file "schedulers: no state file left"
 eq "schedulers: 6 progress lines, repeat-major" "$(progress "$TMP/sched.out" | tr '\n' '|')" \
 	"1 scheduler=none|1 scheduler=mq-deadline|1 scheduler=bfq|2 scheduler=none|2 scheduler=mq-deadline|2 scheduler=bfq|"
-json_expect "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, caches dropped, not interrupted" \
+json_expect "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, the set invalidated (not the whole cache dropped), not interrupted" \
 	"$TMP/sched.json" '
 want = [{"key": "scheduler", "values": ["none", "mq-deadline", "bfq"]}]
 if d.get("schema") != "sbio-compare/1": print("schema", d.get("schema"))
 if d.get("axes") != want: print("axes", d.get("axes"))
 if d.get("repeat") != 2 or d.get("order") != "interleaved": print("repeat/order", d.get("repeat"), d.get("order"))
-if d.get("drop_caches") is not True or d.get("interrupted") is not False: print("drop_caches/interrupted", d.get("drop_caches"), d.get("interrupted"))'
+if d.get("cache_drop") != "invalidate" or d.get("invalidate") is not True or d.get("drop_caches") is not False: print("cache_drop/invalidate/drop_caches", d.get("cache_drop"), d.get("invalidate"), d.get("drop_caches"))
+if d.get("interrupted") is not False: print("interrupted", d.get("interrupted"))'
 json_expect "schedulers JSON: 3 settings x 2 runs, each status ok with a sbio-result/1 document" \
 	"$TMP/sched.json" '
 s = d["settings"]
@@ -138,25 +145,45 @@ check "schedulers: the footer says how many comparisons the correction covers" \
 	grep -qE '^\* significant at 5% after Holm–Bonferroni over the [0-9]+ comparisons of this table' "$TMP/sched.out"
 check "schedulers: says where the JSON went" grep -qF "Every run's result and the table's figures: $TMP/sched.json" "$TMP/sched.out"
 
-# --- Caches dropped before each run (the default): seqrd, each run reads from the device ---
+# --- The set's pages dropped before each run (the default, --invalidate): seqrd, each run
+# reads from the device, and no other process's pages are touched ---
 # 256 events: 4 MiB at 16K, the whole 16 MiB set at 64K; with --repeat=2 a run that kept the
 # previous runs' pages would read (some of) them from the cache.
 # shellcheck disable=SC2054 # the commas are the --vary list
 COLD=("${CMP[@]}" --vary file-block-size=16K,64K --file-test-mode=seqrd --events=256 --time=10 --repeat=2)
-expect_exit 0 "seqrd compare --vary file-block-size=16K,64K --repeat=2 (caches dropped by default): exit 0" \
-	"$SBIO" "${COLD[@]}" -o "$TMP/cold.json"
-json_expect "caches dropped: every run read its bytes (4 or 16 MiB) and the device read at least as much (result.devices[0].bytes_read)" \
+# strace -f: every file the compare and its runs open, and every fadvise call.
+expect_exit 0 "seqrd compare --vary file-block-size=16K,64K --repeat=2 (the set invalidated by default): exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/cold.st" "$SBIO" "${COLD[@]}" -o "$TMP/cold.json"
+json_expect "set invalidated: every run read its bytes (4 or 16 MiB) and the device read at least as much (result.devices[0].bytes_read)" \
 	"$TMP/cold.json" '
-if d["drop_caches"] is not True: print("drop_caches", d["drop_caches"])
+if d["cache_drop"] != "invalidate" or d["invalidate"] is not True or d["drop_caches"] is not False: print("cache_drop", d["cache_drop"], d["invalidate"], d["drop_caches"])
 for x in d["settings"]:
     want = 256 * (16384 if x["values"]["file-block-size"] == "16K" else 65536)
     if len(x["runs"]) != 2: print(x["name"], len(x["runs"]), "runs")
     for r in x["runs"]:
         res = r["result"]["result"]; rd = res["op_types"]["read"]["bytes"]; dev = res["devices"][0]["bytes_read"]
-        if r["status"] != "ok" or not r["result"]["config"]["drop_caches"]: print(x["name"], r["repeat"], r["status"], "drop_caches", r["result"]["config"]["drop_caches"])
+        cf = r["result"]["config"]
+        if r["status"] != "ok" or cf["drop_caches"] or not cf["invalidate"]: print(x["name"], r["repeat"], r["status"], "drop_caches", cf["drop_caches"], "invalidate", cf["invalidate"])
+        if (res["invalidation"] or {}).get("files") != 4: print(x["name"], r["repeat"], "invalidation", res["invalidation"])
         if rd != want or dev < rd: print(x["name"], "repeat", r["repeat"], "read", rd, "B (want", want, ") device", dev, "B")'
-check "caches dropped: the first line says so" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order, caches dropped before each run$' "$TMP/out"
-same_state "caches dropped: every queue setting as before" "$BASE"
+check "set invalidated: the first line says so" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order, the set.s pages dropped before each run (--invalidate)$' "$TMP/out"
+eq "set invalidated: /proc/sys/vm/drop_caches never opened (strace)" "$(grep -c 'drop_caches' "$TMP/cold.st")" 0
+# Each run drops each of the set's 4 files: 4 runs x 4 files.
+eq "set invalidated: 16 POSIX_FADV_DONTNEED calls, one per file of the set per run (strace)" \
+	"$(grep -E 'fadvise64\(.*POSIX_FADV_DONTNEED' "$TMP/cold.st" | grep -vc resumed)" 16
+same_state "set invalidated: every queue setting as before" "$BASE"
+
+# --- --drop-caches: the whole page cache, as asked ---
+expect_exit 0 "seqrd compare --drop-caches: exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/drop.st" "$SBIO" "${COLD[@]}" --drop-caches -o "$TMP/drop.json"
+json_expect "--drop-caches: the JSON says the whole cache was dropped before each run, not the set invalidated" "$TMP/drop.json" '
+if d["cache_drop"] != "drop_caches" or d["drop_caches"] is not True or d["invalidate"] is not False: print("cache_drop", d["cache_drop"], d["drop_caches"], d["invalidate"])
+for x in d["settings"]:
+    for r in x["runs"]:
+        cf = r["result"]["config"]
+        if r["status"] != "ok" or not cf["drop_caches"] or cf["invalidate"]: print(x["name"], r["status"], cf["drop_caches"], cf["invalidate"])'
+check "--drop-caches: the first line says the whole page cache is dropped" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order, the whole page cache dropped before each run (--drop-caches: every process.s)$' "$TMP/out"
+eq "--drop-caches: /proc/sys/vm/drop_caches opened once per run (strace)" "$(grep -c '/proc/sys/vm/drop_caches' "$TMP/drop.st")" 4
 
 # --- --drop-caches=off on a warm set: the device is hardly read ---
 # (Another process may drop the caches meanwhile: one retry.)
@@ -171,13 +198,13 @@ for x in d["settings"]:
 done
 eq "--drop-caches=off, warm: exit 0" "$RC" 0
 json_expect "--drop-caches=off, warm: every run read its bytes and the device under 2% of the set" "$TMP/warm.json" '
-if d["drop_caches"] is not False: print("drop_caches", d["drop_caches"])
+if d["drop_caches"] is not False or d["invalidate"] is not False or d["cache_drop"] != "none": print("drop_caches", d["drop_caches"], d["invalidate"], d["cache_drop"])
 for x in d["settings"]:
     for r in x["runs"]:
         res = r["result"]["result"]; rd = res["op_types"]["read"]["bytes"]; dev = res["devices"][0]["bytes_read"]
-        if r["status"] != "ok" or r["result"]["config"]["drop_caches"]: print(x["name"], r["status"], "drop_caches", r["result"]["config"]["drop_caches"])
+        if r["status"] != "ok" or r["result"]["config"]["drop_caches"] or r["result"]["config"]["invalidate"]: print(x["name"], r["status"], "drop_caches", r["result"]["config"]["drop_caches"])
         if rd < 4 << 20 or dev > '$((SETSZ / 50))': print(x["name"], "repeat", r["repeat"], "read", rd, "B, device", dev, "B")'
-check "--drop-caches=off: the first line does not claim dropping" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order$' "$TMP/out"
+check "--drop-caches=off: the first line says the page cache is kept" grep -q '^sbio .* compare: 2 settings x 2 repeats = 4 runs, interleaved order, the page cache kept between runs$' "$TMP/out"
 
 # --- A 2x2x2 grid: block size x read_ahead_kb x mode, twice ---
 GRID_BEFORE=$(queue_snap)
@@ -251,6 +278,72 @@ refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_
 refused "--metrics=time,bogus" "^sbio: --metrics=time,bogus: unknown metric 'bogus'; accepted: .*ops, mib, time, reads, writes, fsyncs, rmws, cpu, util, share, p50, p95, p99, p99.9; OP.mib for OP one of read, .*; OP.p50, .*, OP.mean for OP one of read, .*, readdir$" \
 	--schedulers=none --metrics=time,bogus
 refused "--metrics=time,time" "'time' given twice" --schedulers=none --metrics=time,time
+
+# --- What a run would refuse, found before the first run: no set, a set of another shape
+# than the options or the script declare, a setting the set cannot take. Exit 2, one line,
+# nothing run, nothing on disk touched (every file's size, mtime and ctime as before). ---
+# disk_snap DIR: every entry under DIR with its size, mtime and ctime.
+disk_snap() { find "$1" -printf '%p %s %T@ %C@\n' | sort; }
+# refused_run DESC PATTERN DIR ARGS…: sbio compare --dir=DIR ARGS… (2 settings x 2 repeats)
+# exits 2 with one line matching PATTERN, no progress line, no output file, DIR untouched.
+refused_run() {
+	local desc=$1 pat=$2 dir=$3 before disk
+	shift 3
+	before=$(queue_snap)
+	disk=$(disk_snap "$dir")
+	rm -f "$TMP/bad.json"
+	expect_exit 2 "$desc: exit 2" "$SBIO" compare --dir="$dir" --time=1 --repeat=2 -o "$TMP/bad.json" "$@"
+	stderr_one_line "$desc: one line"
+	check "$desc: the message matches /$pat/" grep -qE -- "$pat" "$TMP/err"
+	eq "$desc: nothing run (no output at all)" "$(wc -c <"$TMP/out")" 0
+	check "$desc: no output file" test ! -e "$TMP/bad.json"
+	eq "$desc: nothing on disk touched" "$(disk_snap "$dir")" "$disk"
+	same_state "$desc: nothing changed" "$before"
+}
+EMPTY=$MNT/empty
+mkdir -p "$EMPTY"
+cat >"$TMP/noset.lua" <<'LUA'
+phase "read" { time = 1, job "r" { mode = "rndrd", block = "4k" } }
+LUA
+cat >"$TMP/two.lua" <<'LUA'
+fileset { files = 2, size = "2M" }
+phase "read" { time = 1, job "r" { mode = "rndrd", block = "4k" } }
+LUA
+refused_run "--script (the set in --dir) in a folder without a set" "^sbio: no file set in $EMPTY" "$EMPTY" \
+	--script "$TMP/noset.lua" --vary threads=1,2
+refused_run "--script declaring a fileset, in a folder without a set" "^sbio: no file set in $EMPTY" "$EMPTY" \
+	--script "$TMP/two.lua" --vary threads=1,2
+refused_run "--script declaring 2 files, on a set of 4" "^sbio: .*two.lua declares 2 files, .* but the set in $D has 4 files" "$D" \
+	--script "$TMP/two.lua" --vary threads=1,2
+refused_run "--script of a file tree (fsmark) on a flat set" "^sbio: $D holds a flat file set" "$D" \
+	--script "$(cd "$(dirname "$0")/../.." && pwd)/workloads/fsmark.lua" --vary threads=1,2
+refused_run "--file-num=2 on a set of 4 files" "^sbio: --file-num=2 but the set in $D has 4 files" "$D" \
+	--file-num=2 --file-test-mode=rndrd --vary threads=1,2
+# The second setting's block is larger than the set's 4 MiB files: its runs would be refused.
+# A script's runs start from the device too: the set's 4 files invalidated before each run's
+# first phase by default, the whole page cache with --drop-caches (strace).
+expect_exit 0 "compare --script (the set in --dir) --vary threads=1,2: exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/sinv.st" "$SBIO" compare --dir="$D" --time=1 \
+	--script "$TMP/noset.lua" --vary threads=1,2 -o "$TMP/sinv.json"
+check "compare --script: the first line says the set's pages are dropped before each run" \
+	grep -q '^sbio .* compare: 2 settings x 1 repeats = 2 runs, interleaved order, the set.s pages dropped before each run (--invalidate)$' "$TMP/out"
+eq "compare --script: 8 POSIX_FADV_DONTNEED calls, one per file of the set per run (strace)" \
+	"$(grep -E 'fadvise64\(.*POSIX_FADV_DONTNEED' "$TMP/sinv.st" | grep -vc resumed)" 8
+eq "compare --script: /proc/sys/vm/drop_caches never opened (strace)" "$(grep -c 'drop_caches' "$TMP/sinv.st")" 0
+json_expect "compare --script: cache_drop invalidate in the JSON" "$TMP/sinv.json" '
+if d["cache_drop"] != "invalidate" or d["invalidate"] is not True or d["drop_caches"] is not False: print(d["cache_drop"], d["invalidate"], d["drop_caches"])'
+expect_exit 0 "compare --script --drop-caches: exit 0" \
+	strace -f -qq -e trace=openat,fadvise64 -o "$TMP/sdrop.st" "$SBIO" compare --dir="$D" --time=1 \
+	--script "$TMP/noset.lua" --vary threads=1,2 --drop-caches
+eq "compare --script --drop-caches: /proc/sys/vm/drop_caches opened once per run (strace)" \
+	"$(grep -c '/proc/sys/vm/drop_caches' "$TMP/sdrop.st")" 2
+eq "compare --script --drop-caches: no POSIX_FADV_DONTNEED (strace)" "$(grep -c 'POSIX_FADV_DONTNEED' "$TMP/sdrop.st")" 0
+refused_run "--vary file-block-size=16K,8M (8M larger than the files)" "^sbio: --file-block-size=8 MiB is larger than the files \(4 MiB\)" "$D" \
+	--file-test-mode=rndrd --vary file-block-size=16K,8M
+# O_DIRECT at a block that is not a whole logical sector: the second setting's runs refused.
+refused_run "--vary file-block-size=16K,1000 --file-extra-flags=direct (1000 B not sector-aligned)" \
+	"^sbio: --file-block-size=1000 B is not a multiple of [0-9]+ B, the O_DIRECT alignment of $D" "$D" \
+	--file-test-mode=rndrd --file-extra-flags=direct --vary file-block-size=16K,1000
 
 # --- --metrics=time,reads,writes,fsyncs: those columns, each mean ± sd of the runs' JSON ---
 # metrics_check DESC TABLE JSON RUNPATH: the table's rows (TABLE: compare's stdout) and the
@@ -469,7 +562,7 @@ check "--order=random: each repeat runs every setting once (12 lines, repeats 1,
 	test "$perm_ok" = true -a "$(awk '{ printf "%s", $1 }' "$TMP/rnd7a")" = 111122223333
 check "--order=random: not every repeat in the settings' order" \
 	test "$(awk '{ printf "%s ", $2 }' "$TMP/rnd7a")" != "$(for _ in 1 2 3; do printf 'file-block-size=%s ' 4K 8K 16K 32K; done)"
-check "--order=random: the first line says random order" grep -q '^sbio .* compare: 4 settings x 3 repeats = 12 runs, random order$' "$TMP/out"
+check "--order=random: the first line says random order" grep -q '^sbio .* compare: 4 settings x 3 repeats = 12 runs, random order, the page cache kept between runs$' "$TMP/out"
 json_expect "--order=random JSON: order random, 4 settings x 3 runs ok" "$TMP/rnd.json" '
 if d["order"] != "random": print("order", d["order"])
 for x in d["settings"]:

@@ -3,7 +3,8 @@
  * no root, no device settings). A plain run's event budget and seed reach the result; a run
  * that cannot start is refused with the usage code and no document; a script's phase splits
  * its events exactly between its jobs, its total merges them, and a phase the set refuses is
- * reported as refused while the script goes on. The script is built by hand (decl.h), so no
+ * reported as refused while the script goes on; what a run would refuse is found by a check
+ * that changes nothing. The script is built by hand (decl.h), so no
  * Lua runs here. */
 #include <errno.h>
 #include <jansson.h>
@@ -435,6 +436,119 @@ static void test_check_script_verify(void **state)
     free(s);
 }
 
+/* --invalidate holds for a script's run: the set's files are written back and their pages
+ * dropped before the first phase, and the header says so; without it nothing is said. */
+static void test_script_invalidate(void **state)
+{
+    (void)state;
+    static struct sbio_script s;
+    script_two_phases(&s);
+    s.nphases = 1; /* the phase that runs */
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    for (int inval = 0; inval < 2; inval++) {
+        struct sbio_config cfg;
+        char err[MSG_MAX];
+        assert_int_equal(parse_args(&cfg,
+                                    ARGV("run", g_set, inval ? "--invalidate" : "--invalidate=off"),
+                                    err, sizeof(err)),
+                         0);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        assert_non_null(out);
+        struct capture c;
+        cap_begin(&c);
+        int rc = sbio_pipeline_run(TS(&cfg), &s, &alone, out, out, NULL);
+        cap_end(&c, err, sizeof(err));
+        fclose(out);
+        assert_int_equal(rc, 0);
+        if (inval)
+            assert_has(buf, "Page cache: the set's pages dropped before the first phase "
+                            "(--invalidate, 2 files)\n");
+        else
+            assert_lacks(buf, "Page cache: the set's pages dropped");
+        free(buf);
+    }
+}
+
+/* What a run would refuse, found without changing anything: a plain run's job against the set
+ * (a block larger than the files), a folder without a set (but seqwr's, which the run makes:
+ * nothing is made by the check), a script's declared set of another shape. A script's phase
+ * the set refuses is one the script goes on without: not a refusal of its run. */
+static void test_check_run(void **state)
+{
+    (void)state;
+    const struct sbio_topology alone = SBIO_TOPOLOGY_ALONE;
+    char dir[PATH_MAX], opt[PATH_MAX + 16], err[MSG_MAX];
+    assert_int_equal(tmpdir_make(dir, sizeof(dir), "/tmp", "pipeline-check"), 0);
+    snprintf(opt, sizeof(opt), "--dir=%s", dir);
+    static const struct {
+        bool empty; /* in a folder without a set */
+        char *mode, *block;
+        int want;
+        const char *says;
+    } cases[] = {
+        {false, "--file-test-mode=rndrd", "--file-block-size=16K", 0, ""},
+        {false, "--file-test-mode=rndrd", "--file-block-size=4M", -SBIO_EUSAGE,
+         "--file-block-size=4 MiB is larger than the files (1 MiB)"},
+        {true, "--file-test-mode=rndrd", "--file-block-size=16K", -SBIO_EUSAGE, "no file set in "},
+        {true, "--file-test-mode=seqwr", "--file-block-size=16K", 0, ""},
+    };
+    static struct sbio_script decl;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sbio_config cfg;
+        assert_int_equal(parse_args(&cfg,
+                                    ARGV("run", cases[i].empty ? opt : g_set, "--file-num=2",
+                                         "--file-total-size=2M", "--ioengine=null", cases[i].mode,
+                                         cases[i].block, "--events=10"),
+                                    err, sizeof(err)),
+                         0);
+        assert_int_equal(sbio_options_validate(&cfg, 1), 0);
+        const struct sbio_settings *set = TS(&cfg);
+        sbio_options_declare(set, &cfg, &decl);
+        struct capture c;
+        cap_begin(&c);
+        int rc = sbio_pipeline_check_run(set, &decl, &alone);
+        cap_end(&c, err, sizeof(err));
+        assert_int_equal(rc, cases[i].want);
+        if (cases[i].says[0])
+            assert_has(err, cases[i].says);
+        else
+            assert_string_equal(err, "");
+    }
+    /* The seqwr check made nothing: the folder is still empty. */
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/sbio.manifest", dir);
+    assert_int_equal(stat(path, &st), -1);
+    snprintf(path, sizeof(path), "%s/test_file.0", dir);
+    assert_int_equal(stat(path, &st), -1);
+    assert_int_equal(tmpdir_remove(dir), 0);
+
+    /* A script: its too-big phase is no refusal; a declared set of 3 files is. */
+    struct sbio_script *s = calloc(1, sizeof(*s));
+    assert_non_null(s);
+    script_two_phases(s);
+    struct sbio_config cfg;
+    assert_int_equal(parse_args(&cfg, ARGV("run", g_set, "--ioengine=null"), err, sizeof(err)), 0);
+    struct sbio_settings set = *TS(&cfg);
+    struct capture c;
+    cap_begin(&c);
+    int rc = sbio_pipeline_check_run(&set, s, &alone);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    assert_string_equal(err, "");
+    uint64_t sizes[3] = {1 << 20, 1 << 20, 1 << 20};
+    set.nfile_sizes = 3;
+    set.file_sizes = sizes;
+    cap_begin(&c);
+    rc = sbio_pipeline_check_run(&set, s, &alone);
+    cap_end(&c, err, sizeof(err));
+    assert_int_equal(rc, -SBIO_EUSAGE);
+    assert_has(err, "hand-built.lua declares 3 files, 3 MiB, but the set in ");
+    free(s);
+}
+
 /* seqwr on an empty folder makes the set; a run that ends before the set is whole writes the
  * rest outside its measured time (the null engine writes nothing itself), so the set left is
  * complete, every file at its size. */
@@ -480,11 +594,17 @@ static void test_seqwr_creates(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_run),     cmocka_unit_test(test_plain_refused),
-        cmocka_unit_test(test_script_phases), cmocka_unit_test(test_script_ranks),
-        cmocka_unit_test(test_memory_limit),  cmocka_unit_test(test_memory_limit_missing),
-        cmocka_unit_test(test_checks),        cmocka_unit_test(test_check_script_verify),
+        cmocka_unit_test(test_plain_run),
+        cmocka_unit_test(test_plain_refused),
+        cmocka_unit_test(test_script_phases),
+        cmocka_unit_test(test_script_ranks),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_memory_limit_missing),
+        cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_check_script_verify),
         cmocka_unit_test(test_seqwr_creates),
+        cmocka_unit_test(test_check_run),
+        cmocka_unit_test(test_script_invalidate),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

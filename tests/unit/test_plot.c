@@ -631,6 +631,19 @@ static void test_compare_result(void **state)
     assert_has(gp, "set label 'n=3' at first 1,");
     assert_has(gp, "set label \"no successful run\\n(0 of 3)\" at first 2, graph 0.5 center");
     free(gp);
+    /* A compare that dropped the set's pages alone says so, whatever drop_caches says. */
+    json_t *doc = json_load_file(at("cmp.json"), 0, NULL);
+    assert_non_null(doc);
+    json_object_set_new(doc, "cache_drop", json_string("invalidate"));
+    json_object_set_new(doc, "drop_caches", json_false());
+    assert_int_equal(json_dump_file(doc, at("inv.json"), JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+    assert_int_equal(PLOT(err, at("inv.json"), "-o", at("inv.png"), "--keep-data", at("k5i")), 0);
+    gp = read_all(at("k5i/plot.gp"));
+    assert_non_null(gp);
+    assert_has(gp, "title \"sbio compare: 3 settings × 3 repeats, interleaved, the set\\047s pages "
+                   "dropped before each run\\n\\n\"");
+    free(gp);
 }
 
 /* A compare written by an older sbio, whose difference intervals were Fieller's and could reach
