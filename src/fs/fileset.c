@@ -157,6 +157,18 @@ int sbio_fileset_strays(int dirfd, unsigned *count)
     return 0;
 }
 
+void sbio_fileset_strays_refused(const char *dir, unsigned strays, bool cleanup)
+{
+    sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
+             "%ssbio prepare --adopt with the --file-num, --file-total-size and "
+             "--file-block-size they were made with takes %s over%s",
+             dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s", cleanup ? "nothing removed; " : "",
+             strays == 1 ? "it" : "them",
+             cleanup ? (strays == 1 ? " (then cleanup removes it), or remove it by hand"
+                                    : " (then cleanup removes them), or remove them by hand")
+                     : "");
+}
+
 /* seqwr on a folder without a set makes the set itself, as sysbench does: an incomplete
  * manifest and empty files, which the run writes and completes. */
 static int fileset_create(struct sbio_fileset *fs, const struct sbio_settings *set)
@@ -244,10 +256,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, 
     int rc = sbio_manifest_read(dfd, fs);
     unsigned strays = 0;
     if (rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && strays) {
-        sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
-                 "sbio prepare --adopt with the --file-num, --file-total-size and "
-                 "--file-block-size they were made with takes them over",
-                 set->dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s");
+        sbio_fileset_strays_refused(set->dir, strays, false);
         return -SBIO_EUSAGE;
     }
     if (rc == -ENOENT && allow_create) {

@@ -29,6 +29,12 @@ int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_se
  * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
 int sbio_fileset_strays(int dirfd, unsigned *count);
 
+/* Say in one line that dir has no manifest but strays (> 0) test_file.* files, made by
+ * sysbench perhaps, and how sbio takes them over (prepare --adopt); for cleanup also that it
+ * removed nothing and how they go. The callers refuse (-SBIO_EUSAGE): every command meets
+ * such a folder the same way. */
+void sbio_fileset_strays_refused(const char *dir, unsigned strays, bool cleanup);
+
 /* compare, before any setting is applied: would a run of set find its set? (a complete set
  * of the right shape; seqwr also an empty folder, which it fills). Opens, writes nothing.
  * Returns 0 or -SBIO_EUSAGE after the message a run would print. */

@@ -752,17 +752,18 @@ int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out)
         return sbio_tree_cleanup(set, out);
     }
     if (rc == -ENOENT) {
-        /* Idempotent: scripts run cleanup twice; no manifest means nothing of ours. */
+        /* Idempotent where there is nothing to remove (scripts run cleanup twice); test
+         * files no manifest names (a sysbench set) are what the user asked to remove, and a
+         * cleanup that leaves them must not pass for one that worked: refused as run and
+         * prepare refuse that folder, nothing touched. */
         unsigned left = 0;
         sbio_fileset_strays(dfd, &left);
-        fprintf(out, "No sbio file set in %s (no %s); nothing removed", set->dir, SBIO_MANIFEST);
-        if (left)
-            fprintf(out,
-                    ": left %u test_file.* file%s that no manifest names (made by sysbench? "
-                    "sbio prepare --adopt takes %s over, or remove %s by hand)",
-                    left, left == 1 ? "" : "s", left == 1 ? "it" : "them",
-                    left == 1 ? "it" : "them");
-        fputc('\n', out);
+        if (left) {
+            sbio_fileset_strays_refused(set->dir, left, true);
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
+        fprintf(out, "No sbio file set in %s (no %s); nothing removed\n", set->dir, SBIO_MANIFEST);
         rc = 0;
         goto out;
     }

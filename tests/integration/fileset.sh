@@ -190,8 +190,21 @@ eq "cleanup removes the manifest's files and the manifest, keeps foreign files" 
 	"$(listing "$d")" "notes.txt test_file.4 test_file.99"
 eq "cleanup: foreign file contents untouched" "$(cat "$d/test_file.99" "$d/notes.txt" "$d/test_file.4")" \
 	"$(printf 'foreign\nnotes\nalso-foreign')"
-expect_exit 0 "cleanup again (no manifest) is exit 0" "$SBIO" --dir="$d" cleanup
+# Again: no manifest, but test files no manifest names are there (the foreign ones): the user
+# asked to remove them and none was, so cleanup says so and fails (exit 2, as run and
+# prepare refuse that folder), touching nothing. With no test file left, nothing was asked:
+# exit 0, however often.
+expect_exit 2 "cleanup again, foreign test_file.* left (no manifest): exit 2" "$SBIO" --dir="$d" cleanup
+stderr_one_line "cleanup again, foreign test_file.* left: one line"
+err_has "cleanup again: names the 2 files, says nothing was removed, advises --adopt" \
+	"2 test_file.* files" "nothing removed" "prepare --adopt"
 eq "second cleanup removes nothing" "$(listing "$d")" "notes.txt test_file.4 test_file.99"
+rm -f "$d/test_file.4" "$d/test_file.99"
+for i in 1 2; do
+	expect_exit 0 "cleanup of a folder with neither a set nor test files ($i): exit 0" "$SBIO" --dir="$d" cleanup
+	out_has "cleanup with nothing to remove ($i) says so" "No sbio file set in $d (no sbio.manifest); nothing removed"
+done
+eq "cleanup with nothing to remove: the folder as it was" "$(listing "$d")" "notes.txt"
 e=$(newdir empty)
 expect_exit 0 "cleanup on an empty folder is exit 0" "$SBIO" --dir="$e" cleanup
 eq "cleanup on an empty folder creates nothing" "$(listing "$e")" ""
@@ -349,9 +362,10 @@ err_has "sysbench's set: run advises prepare --adopt" "4 test_file.* files" "pre
 expect_exit 2 "sysbench's set: prepare exits 2" "$SBIO" --dir="$d" --file-num=4 --file-total-size=1M prepare
 stderr_one_line "sysbench's set: prepare says one line"
 err_has "sysbench's set: prepare advises --adopt" "prepare --adopt"
-expect_exit 0 "sysbench's set: cleanup exits 0" "$SBIO" --dir="$d" cleanup
-out_has "sysbench's set: cleanup names what it left and why" \
-	"left 4 test_file.* files that no manifest names"
+expect_exit 2 "sysbench's set: cleanup removes nothing and exits 2" "$SBIO" --dir="$d" cleanup
+stderr_one_line "sysbench's set: cleanup says one line"
+err_has "sysbench's set: cleanup names the files, says nothing was removed, advises --adopt" \
+	"4 test_file.* files" "nothing removed" "prepare --adopt"
 expect_exit 2 "prepare --adopt with another --file-num: exit 2" \
 	"$SBIO" --dir="$d" --file-num=8 --file-total-size=1M prepare --adopt
 err_has "adopt, wrong count: names both counts" "4 test_file.* files" "8"

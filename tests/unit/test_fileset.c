@@ -676,7 +676,8 @@ static void test_prepare_open_cleanup(void **state)
     assert_int_equal(fs.dirfd, -1);
     assert_null(fs.files);
 
-    /* Cleanup removes the set and only the set; twice is fine. */
+    /* Cleanup removes the set and only the set. Again, the test file no manifest names is
+     * what is left to remove: refused, nothing touched. Without it, twice is fine. */
     write_text(t->dfd, "keep.txt", "mine");
     write_text(t->dfd, "test_file.4", "not in the manifest");
     make_cfg(&cfg, t, "cleanup");
@@ -684,8 +685,12 @@ static void test_prepare_open_cleanup(void **state)
     assert_int_equal(count_entries(t->path), 2);
     assert_true(exists(t->dfd, "keep.txt"));
     assert_true(exists(t->dfd, "test_file.4"));
-    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), -SBIO_EUSAGE);
     assert_int_equal(count_entries(t->path), 2);
+    assert_int_equal(unlinkat(t->dfd, "test_file.4", 0), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(count_entries(t->path), 1);
 }
 
 static void test_prepare_foreign_file(void **state)
@@ -713,10 +718,16 @@ static void test_prepare_foreign_file(void **state)
     assert_int_equal(count_entries(t->path), 1);
     assert_int_equal(read_all(t->dfd, "test_file.1", buf, sizeof(buf)), 13);
 
-    /* Nor does cleanup remove it. */
+    /* Nor does cleanup remove it: it says so and fails. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    char *out = NULL;
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_string_equal(out, "");
+    free(out);
+    assert_has(err, "1 test_file.* file (made by sysbench?): nothing removed; sbio prepare "
+                    "--adopt");
     assert_true(exists(t->dfd, "test_file.1"));
+    assert_int_equal(read_all(t->dfd, "test_file.1", buf, sizeof(buf)), 13);
 }
 
 static void test_prepare_symlink(void **state)
