@@ -800,7 +800,10 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
     return 0;
 }
 
-/* --file-extra-flags and the like apply to shared descriptors as to a thread's own. */
+/* --file-extra-flags and the like apply to shared descriptors as to a thread's own. An engine
+ * that maps the files (mmap) maps each once, with a state of its own for the opening (the
+ * mappings' access hint is in it), dropped once they are open: a mapping needs no engine
+ * state to be used or unmapped. */
 static int run_open_shared(struct run *r)
 {
     r->shared = calloc(r->lay.nfiles, sizeof(*r->shared));
@@ -808,19 +811,21 @@ static int run_open_shared(struct run *r)
         return -ENOMEM;
     for (unsigned i = 0; i < r->lay.nfiles; i++)
         r->shared[i].fd = -1;
-    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+    void *priv = NULL;
+    int rc = r->eng->flags & SBIO_ENG_MAPS ? run_engine_init(r, &priv, 0, NULL) : 0;
+    for (unsigned i = 0; i < r->lay.nfiles && !rc; i++) {
         r->shared[i].size = r->lay.size[i];
-        int rc =
-            r->eng->open_file(NULL, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
+        rc = r->eng->open_file(priv, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
         if (!rc)
             rc = sbio_cache_advise(r->shared[i].fd, r->fadv);
         if (rc) {
             char lbl[PATH_MAX + 300];
             sbio_err("%.200s: open: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
-            return rc;
         }
     }
-    return 0;
+    if (priv)
+        r->eng->cleanup(priv);
+    return rc;
 }
 
 /* Every check, then the run's memory (--verify's map, the threads' buffers and, when the
