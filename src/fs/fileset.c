@@ -230,7 +230,8 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
         if (!set->script && sbio_mode_writes(set->mode) &&
             fileset_check_writable(fs, f->name, &st, set))
             return -SBIO_EUSAGE;
-        if ((uint64_t)st.st_size != f->size) {
+        /* A short set's files get their sizes back before use (or seqwr empties them). */
+        if ((uint64_t)st.st_size != f->size && !(fs->seqwr_short && !fs->complete)) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
                      "; run sbio prepare again",
                      fs->dir, f->name, (uint64_t)st.st_size, f->size);
@@ -285,7 +286,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, 
         sbio_err("%s/%s: open: %s", set->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
     }
-    if (!fs->complete) {
+    if (!fs->complete && !fs->seqwr_short) {
         sbio_err("the file set in %s is incomplete (prepare was interrupted); run sbio "
                  "prepare again to finish it, or sbio cleanup",
                  set->dir);
@@ -526,6 +527,10 @@ int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script 
                             : open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lfd < 0)
         return 0;
+    /* A run that reads a set a seqwr run left short writes the rest first: alone. (The
+     * manifest changes only under an exclusive lock, which this one waits behind.) */
+    if (!exclusive && !set->filename && set->cmd == SBIO_CMD_RUN)
+        exclusive = sbio_manifest_left_short(lfd);
     int e = 0;
     pid_t pid = 0;
     /* A holder gone from /proc/locks by the time it is looked up has let go: try again. */

@@ -40,9 +40,12 @@ void sbio_fileset_strays_refused(const char *dir, unsigned strays, bool cleanup)
  * Returns 0 or -SBIO_EUSAGE after the message a run would print. */
 int sbio_fileset_ready(const struct sbio_settings *set);
 
-/* run: open the folder and load a complete set whose files all have their sizes.
- * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
- * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
+/* run: open the folder and load a complete set whose files all have their sizes, or a set a
+ * seqwr run left short (fs->seqwr_short, !fs->complete: its files' sizes unchecked), which
+ * the caller completes (sbio_fileset_finish_short) before anything reads it, unless its run
+ * is a seqwr that empties it anyway. With allow_create (seqwr) an empty folder gets a new
+ * set of empty files, marked incomplete, and *created is set. Returns 0, -SBIO_EUSAGE
+ * (message printed) or -errno. */
 int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, bool allow_create,
                       bool *created);
 

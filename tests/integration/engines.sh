@@ -51,8 +51,8 @@ fi
 have() { [ "$1" != io_uring ] || [ "$URING" = 1 ]; }
 
 # --- strace of one run: per-thread files (-ff), so the workers' calls (the measured phase)
-# are told apart from the main thread's (seqwr completes the set after the run with pwrite64
-# and fsync, whatever the engine). -y names the file of each fd: only calls on test_file.*
+# are told apart from the main thread's (a run after a seqwr that left the set short writes
+# the rest first with pwrite64 and fsync, whatever the engine). -y names the file of each fd: only calls on test_file.*
 # count (not the dynamic loader's pread64 of libc, nor the manifest). io_submit is traced
 # without dereferencing its iocb array (long); its return value is the number of iocbs the
 # kernel took.
@@ -105,7 +105,7 @@ strace_run() {
 #   --uring-fixed on two io_uring cells, and --file-fsync-all (fsync inside a write's event)
 #   on both queued engines;
 # - mmap (buffered only) with 1 and 4 threads on every mode; its seqwr goes past the set's
-#   2048 blocks so no completion pwrite follows and "no pread64/pwrite64 at all" holds.
+#   2048 blocks so that the next cell completes nothing and "no pread64/pwrite64 at all" holds.
 # Cells: engine mode direct(0|1) threads iodepth(- for unqueued engines) [extra option]
 CELLS=(
 	"sync seqwr 0 1 -"
@@ -145,7 +145,7 @@ for cell in "${CELLS[@]}"; do
 	[ "$direct" = 1 ] && opt+=(--file-extra-flags=direct) && name+=" direct"
 	[ -n "$extra" ] && opt+=("$extra") && name+=" $extra"
 	n=$N
-	[ "$eng $mode" = "mmap seqwr" ] && n=2500 # past the set's 2048 blocks: no completion afterwards
+	[ "$eng $mode" = "mmap seqwr" ] && n=2500 # past the set's 2048 blocks: nothing left to complete
 	strace_run cell run "${SET[@]}" "${opt[@]}" --events=$n
 	ev=$(events_of)
 	read -r r w f < <(rwf_of)

@@ -259,6 +259,25 @@ err_has "run on an incomplete set: says incomplete" "incomplete"
 expect_exit 0 "cleanup of an interrupted set: exit 0" "$SBIO" --dir="$d" cleanup
 eq "cleanup of an interrupted set removes everything" "$(listing "$d")" ""
 
+# --- a set a seqwr run left short: prepare writes the rest --------------------------------
+# mmap's seqwr keeps each file's size (a mapping needs it) and leaves holes where it did not
+# write: the manifest, not the sizes, says what is left.
+d=$(newdir seqwr-short)
+"$SBIO" --dir="$d" --file-num=4 --file-total-size=4M prepare >/dev/null 2>&1
+expect_exit 0 "mmap seqwr of 10 events on a prepared set" \
+	"$SBIO" --dir="$d" --ioengine=mmap --file-test-mode=seqwr --events=10 run
+eq "the set it left: marked short, every file at its size" \
+	"$(mf "$d" state) $(mf "$d" short) $(sizes "$d")" \
+	"incomplete seqwr test_file.0=1048576 test_file.1=1048576 test_file.2=1048576 test_file.3=1048576"
+expect_exit 0 "prepare on the set seqwr left short: exit 0" "$SBIO" --dir="$d" prepare
+out_has "prepare writes what seqwr left (4 MiB - 10 blocks of 16 KiB)" "$((4 * MiB - 10 * 16384)) bytes written"
+eq "after prepare: complete, no short= line" "$(mf "$d" state) $(mf "$d" short)" "complete "
+eq "after prepare: no file has a hole (SEEK_HOLE at its end)" \
+	"$(python3 -c 'import os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY)
+    print(os.lseek(fd, 0, os.SEEK_HOLE) == os.fstat(fd).st_size)' "$d"/test_file.* | sort -u)" True
+
 # --- bad command lines ---------------------------------------------------------------------
 b=$(newdir bad)
 # bad WANT ARGS…: exit 2, one non-note line on stderr containing WANT, nothing in $b.
