@@ -196,10 +196,7 @@ uint64_t sbio_stats_ops(const struct sbio_stats *s)
 
 uint64_t sbio_stats_busy_ns(const struct sbio_stats *s)
 {
-    uint64_t ns = 0;
-    for (int op = 0; op < SBIO_OP_NR; op++)
-        ns += s->lat[op].sum_ns;
-    return ns;
+    return s->end_ns > s->start_ns && s->start_ns != UINT64_MAX ? s->end_ns - s->start_ns : 0;
 }
 
 void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)
@@ -211,7 +208,5 @@ void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)
 
 double sbio_stats_secs(const struct sbio_stats *s)
 {
-    return s->end_ns > s->start_ns && s->start_ns != UINT64_MAX
-               ? (double)(s->end_ns - s->start_ns) / 1e9
-               : 0;
+    return (double)sbio_stats_busy_ns(s) / 1e9;
 }

@@ -151,7 +151,10 @@ void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h);
 /* The thread's measured time in seconds (first op to last), 0 when it never started. */
 double sbio_stats_secs(const struct sbio_stats *s);
 
-/* Busy time: the sum of all operation latencies, in ns. */
+/* Busy time, sysbench's "execution time": the thread's wall time in its measured phase (its
+ * event loop, from start_ns to end_ns), in ns; 0 when it never started. Not a sum of
+ * latencies: with requests in flight those overlap (a queue 8 deep sums to about 8 times
+ * the wall time), and an async engine's latency is not the time the thread spent on it. */
 uint64_t sbio_stats_busy_ns(const struct sbio_stats *s);
 
 #endif

@@ -22,6 +22,7 @@
 #include "meet.h"
 #include "mix.h"
 #include "mpi.h"
+#include "prepare.h"
 #include "engine.h"
 #include "ioprio.h"
 #include "report.h"
@@ -202,6 +203,46 @@ static int pipeline_tree_shared(struct pipeline *s, const struct sbio_script *sc
     if (!pipeline_tree_mine(s))
         rc = sbio_tree_open(&s->tree, s->set, &script->tree, script->path, s->text);
     return sbio_pipeline_agree(s->topo, rc, "could not open the file tree");
+}
+
+/* A set a seqwr run left short is completed before a run that reads it (a plain seqwr run
+ * empties it anyway), once the run's job is checked (a refused run writes nothing) and
+ * before any setting is changed, outside anything measured, saying so. Ranks sharing a set
+ * would complete it side by side: refused, with what to do. 0, -SBIO_EUSAGE or -errno
+ * (said). */
+static int pipeline_finish_short(struct pipeline *s, bool seqwr)
+{
+    struct sbio_fileset *fs = &s->fs;
+    if (seqwr || fs->dirfd < 0 || fs->raw || !sbio_manifest_left_short(fs->dirfd))
+        return 0;
+    /* The manifest says what is left, whoever left it: an earlier phase's job may have run
+     * in a process of its own. */
+    free(fs->files);
+    int rc = sbio_manifest_read(fs->dirfd, fs);
+    if (rc) {
+        if (rc == -EBADMSG)
+            sbio_fileset_damaged(s->set->dir, fs->damage);
+        else if (rc != -EPERM)
+            sbio_err("%s/%s: open: %s", s->set->dir, SBIO_MANIFEST, strerror(-rc));
+        return -SBIO_EUSAGE;
+    }
+    if (fs->complete || !fs->seqwr_short)
+        return 0;
+    if (s->topo->nranks > 1 && !s->set->file_per_rank) {
+        if (s->topo->rank == 0)
+            sbio_err("the set in %s was left short by a seqwr run and is shared by %u ranks: "
+                     "complete it first with sbio prepare --dir %s",
+                     s->set->dir, s->topo->nranks, s->set->dir);
+        return -SBIO_EUSAGE;
+    }
+    char b[32];
+    fprintf(s->text,
+            "Completing the set in %s, left short by a seqwr run: writing the %s it "
+            "lacks (not measured)\n",
+            s->set->dir, sbio_fmt_bytes(b, sizeof(b), sbio_fileset_unwritten(fs)));
+    fflush(s->text);
+    uint64_t written;
+    return sbio_fileset_finish_short(fs, &written);
 }
 
 /* Check and open the set (script: the one it declares; seqwr may create one). A tree (the
@@ -1093,6 +1134,9 @@ static int pipeline_phase(struct pipeline *ses, const struct pipeline_kind *kind
     struct pipeline_job jobs[SBIO_SCRIPT_MAX_JOBS];
     memset(jobs, 0, sizeof(jobs));
     kind->phase(ses, pi);
+    /* A phase starts on a whole set: what an earlier phase's seqwr left is written first. */
+    if (!rc && pi > 0)
+        rc = pipeline_finish_short(ses, false);
     unsigned mark = ses->cg.ndirs; /* the phase's groups are made after it */
     /* A tree as the phase finds it (earlier phases, other ranks changed it). */
     int ready = rc ? rc : ses->tree.rootfd >= 0 ? sbio_tree_scan(&ses->tree) : 0;
@@ -1133,6 +1177,8 @@ static int plain_ready(struct pipeline *s, int rc)
 {
     if (rc == -SBIO_EUSAGE && s->created)
         sbio_fileset_discard(&s->fs);
+    if (!rc)
+        rc = pipeline_finish_short(s, s->set->mode == SBIO_MODE_SEQWR);
     if (!rc)
         rc = pipeline_scope_verify(s, s->decl);
     if (!rc)
@@ -1215,6 +1261,8 @@ static int script_cold_start(struct pipeline *s)
  * and the environment printed, the page cache dropped as the command line says. */
 static bool script_begin(struct pipeline *s, int *rc)
 {
+    if (!*rc)
+        *rc = pipeline_finish_short(s, false);
     if (!*rc)
         *rc = pipeline_scope_verify(s, s->decl);
     if (!*rc)

@@ -28,8 +28,11 @@ enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };
 #define SBIO_ENG_NEEDS_ALIGN 2u /* buffers and offsets must be aligned even without O_DIRECT */
 #define SBIO_ENG_NO_IO       4u /* does no I/O at all (null) */
 #define SBIO_ENG_NO_DIRECT   8u /* O_DIRECT means nothing to it (mmap) */
-/* Its files are plain descriptors (sbio_engine_open_fd) with no per-thread state: the
- * threads of a run can share one per file when each cannot have its own. */
+/* Its files carry no per-thread state — plain descriptors (sbio_engine_open_fd), or a
+ * mapping every thread may use (mmap) — so the threads of a run can share one per file when
+ * each cannot have its own. Shared files are opened and closed by the runner, with a NULL
+ * priv, or with an engine state of their own when the engine maps them (SBIO_ENG_MAPS: the
+ * mappings' access hint is in that state). */
 #define SBIO_ENG_SHARED_FD 16u
 #define SBIO_ENG_MAPS      32u /* maps the files: the access hint is given to the mappings too */
 /* Without O_DIRECT the kernel runs most of its submissions synchronously (libaio): the text

@@ -96,6 +96,7 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
     out->user_s += r->user_s;
     out->sys_s += r->sys_s;
     out->completed_bytes += r->completed_bytes;
+    out->left_bytes += r->left_bytes;
     /* Jobs of a phase share the set: its tails are skipped once. */
     out->skipped_tails = sum ? out->skipped_tails + r->skipped_tails
                              : (unsigned)max_u(out->skipped_tails, r->skipped_tails);

@@ -49,6 +49,8 @@ struct sbio_run_result {
     int error;            /* first I/O error (-errno), or 0 */
     char error_msg[320];
     uint64_t completed_bytes; /* seqwr: written outside the measured time to complete the set */
+    uint64_t left_bytes;      /* seqwr: left unwritten for the next command (the manifest says
+                                 so), the run having ended before the set was whole again */
     unsigned skipped_tails;   /* O_DIRECT: misaligned file tails not issued */
     uint64_t skipped_bytes;
     uint64_t direct_align;

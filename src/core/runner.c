@@ -183,31 +183,64 @@ static int run_truncate(struct run *r)
     return 0;
 }
 
-/* Write back the sequential requests a seqwr run did not reach, outside the measured time,
- * so the set stays whole and valid. After a failed or lost write the issued requests are not
- * all on disk: everything is redone. */
-static int run_complete_seqwr(struct run *r, uint64_t *bytes)
+/* Mark the sequential requests [a, b) of a seqwr run as not written: each file they reach
+ * is to be written from the first of them on (a later slice another thread wrote in the
+ * same file is written again: the same content, and no hole is left). */
+static void run_seqwr_unreached(struct run *r, uint64_t a, uint64_t b)
 {
-    bool redo = run_failed(r) || __atomic_load_n(&r->lost_write, __ATOMIC_RELAXED);
-    int rc = 0;
-    *bytes = 0;
-    if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
-        for (unsigned t = 0; t < r->nthreads && !rc; t++) {
+    if (a >= b)
+        return;
+    unsigned f, last;
+    uint64_t off, off2;
+    uint32_t len, len2;
+    sbio_layout_seq(&r->lay, a, &f, &off, &len);
+    sbio_layout_seq(&r->lay, b - 1, &last, &off2, &len2);
+    struct sbio_fileset_file *file = &r->fs->files[f];
+    if (file->size - off > file->unwritten)
+        file->unwritten = file->size - off;
+    for (unsigned g = f + 1; g <= last; g++)
+        r->fs->files[g].unwritten = r->fs->files[g].size;
+}
+
+/* The end of a seqwr run. A run that ended before the set was whole again (time, events, a
+ * signal) leaves the rest for the next command: the manifest says what each file lacks,
+ * and the next run (or prepare) writes it before it starts, so that this run ends when its
+ * limit says and no later run reads a hole. A write drawn and never issued leaves a hole
+ * where the stream does not say: the whole set is left to write. A failed run's writes are
+ * not all on disk: everything is written again now. A run that made the set whole is marked
+ * complete. 0 or -errno (said). */
+static int run_end_seqwr(struct run *r, struct sbio_run_result *res)
+{
+    struct sbio_fileset *fs = r->fs;
+    if (run_failed(r)) {
+        int rc = sbio_seqwr_fill(fs, &r->lay, 0, r->lay.seq_units, &res->completed_bytes);
+        if (!rc) {
+            uint64_t more;
+            rc = sbio_fileset_complete(fs, &more); /* skipped tails, fsync, manifest complete */
+            res->completed_bytes += more;
+        }
+        return rc;
+    }
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        fs->files[i].unwritten = 0;
+    if (__atomic_load_n(&r->lost_write, __ATOMIC_RELAXED)) {
+        run_seqwr_unreached(r, 0, r->lay.seq_units);
+    } else if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
+        for (unsigned t = 0; t < r->nthreads; t++) {
             const struct sbio_wl *wl = &r->w[t].wl;
             uint64_t done = wl->slice_pos < wl->slice_units ? wl->slice_pos : wl->slice_units;
-            rc = sbio_seqwr_fill(r->fs, &r->lay, wl->slice_first + (redo ? 0 : done),
-                                 wl->slice_first + wl->slice_units, bytes);
+            run_seqwr_unreached(r, wl->slice_first + done, wl->slice_first + wl->slice_units);
         }
     } else {
-        uint64_t done = redo ? 0 : __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
-        rc = sbio_seqwr_fill(r->fs, &r->lay, done < r->lay.seq_units ? done : r->lay.seq_units,
-                             r->lay.seq_units, bytes);
+        uint64_t done = __atomic_load_n(&r->sh.seq_next, __ATOMIC_RELAXED);
+        run_seqwr_unreached(r, done < r->lay.seq_units ? done : r->lay.seq_units, r->lay.seq_units);
     }
-    if (!rc) {
-        uint64_t more;
-        rc = sbio_fileset_complete(r->fs, &more); /* skipped tails, fsync, manifest complete */
-        *bytes += more;
-    }
+    res->left_bytes = sbio_fileset_unwritten(fs);
+    if (res->left_bytes)
+        return sbio_fileset_mark(fs, false);
+    uint64_t more;
+    int rc = sbio_fileset_complete(fs, &more); /* skipped tails, fsync, manifest complete */
+    res->completed_bytes = more;
     return rc;
 }
 
@@ -800,7 +833,10 @@ static int run_checks(struct run *r, struct sbio_run_result *res)
     return 0;
 }
 
-/* --file-extra-flags and the like apply to shared descriptors as to a thread's own. */
+/* --file-extra-flags and the like apply to shared descriptors as to a thread's own. An engine
+ * that maps the files (mmap) maps each once, with a state of its own for the opening (the
+ * mappings' access hint is in it), dropped once they are open: a mapping needs no engine
+ * state to be used or unmapped. */
 static int run_open_shared(struct run *r)
 {
     r->shared = calloc(r->lay.nfiles, sizeof(*r->shared));
@@ -808,19 +844,21 @@ static int run_open_shared(struct run *r)
         return -ENOMEM;
     for (unsigned i = 0; i < r->lay.nfiles; i++)
         r->shared[i].fd = -1;
-    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+    void *priv = NULL;
+    int rc = r->eng->flags & SBIO_ENG_MAPS ? run_engine_init(r, &priv, 0, NULL) : 0;
+    for (unsigned i = 0; i < r->lay.nfiles && !rc; i++) {
         r->shared[i].size = r->lay.size[i];
-        int rc =
-            r->eng->open_file(NULL, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
+        rc = r->eng->open_file(priv, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
         if (!rc)
             rc = sbio_cache_advise(r->shared[i].fd, r->fadv);
         if (rc) {
             char lbl[PATH_MAX + 300];
             sbio_err("%.200s: open: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));
-            return rc;
         }
     }
-    return 0;
+    if (priv)
+        r->eng->cleanup(priv);
+    return rc;
 }
 
 /* Every check, then the run's memory (--verify's map, the threads' buffers and, when the
@@ -852,8 +890,15 @@ static int run_setup(struct run *r, struct sbio_run_result *res)
      * zeros into a real set. */
     r->seqwr = r->job->mode == SBIO_MODE_SEQWR && !r->job->mix && !r->job->hook &&
                !(r->eng->flags & SBIO_ENG_NO_IO) && !r->fs->raw;
-    if (r->seqwr && !r->env->created && (rc = sbio_fileset_mark(r->fs, false)))
-        return rc;
+    /* Emptied, the set is short until this run rewrites it: a kill leaves it marked so,
+     * every file to be written again by the next command. */
+    if (r->seqwr) {
+        r->fs->seqwr_short = true;
+        for (unsigned i = 0; i < r->fs->nfiles; i++)
+            r->fs->files[i].unwritten = r->fs->files[i].size;
+        if ((rc = sbio_fileset_mark(r->fs, false)))
+            return rc;
+    }
     if (r->seqwr && !r->warmup && (rc = run_truncate(r)))
         return rc;
     return 0;
@@ -903,8 +948,8 @@ static int runner_run(const struct sbio_job *job, const struct sbio_runner_env *
     run_collect(&r, res);
     if (r.seqwr || env->created) {
         /* A set created for this run by the null engine is still empty: fill it all. */
-        int crc = r.seqwr ? run_complete_seqwr(&r, &res->completed_bytes)
-                          : sbio_fileset_complete(r.fs, &res->completed_bytes);
+        int crc =
+            r.seqwr ? run_end_seqwr(&r, res) : sbio_fileset_complete(r.fs, &res->completed_bytes);
         if (crc && !res->error) {
             res->error = crc;
             snprintf(res->error_msg, sizeof(res->error_msg),

@@ -1,6 +1,7 @@
-/* seqwr measures writing into emptied files: the set is truncated before the measured phase,
- * and whatever a run did not rewrite is written back outside the measured time, so the set
- * stays whole and valid. */
+/* seqwr measures writing into emptied files: the set is truncated before the measured phase.
+ * What a run that ended early did not rewrite is left to the next command (the manifest
+ * marks the set short, prepare.h completes it); after a failed run everything is written
+ * back here, outside the measured time, so that the set stays whole and valid. */
 #ifndef SBIO_SEQWR_H
 #define SBIO_SEQWR_H
 

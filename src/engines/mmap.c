@@ -1,6 +1,10 @@
 /* mmap: each thread maps every file MAP_SHARED; reads and writes are memcpy, an fsync is
  * msync(MS_SYNC) of the whole mapping (--file-fsync-all: of the write's range). The data path makes
- * no system call: the page faults (reported by the runner) are the I/O. */
+ * no system call: the page faults (reported by the runner) are the I/O. When the open-file
+ * limit cannot give every thread its own descriptors, the runner maps each file once and the
+ * threads share the mappings (SBIO_ENG_SHARED_FD): a mapping's state is only read after it
+ * is made, and msync of a shared mapping writes back the file's dirty pages as any thread's
+ * own mapping would. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -192,7 +196,7 @@ static int mm_queue(void *priv, struct sbio_file *files, struct sbio_io *io)
 const struct sbio_engine_ops sbio_engine_mmap = {
     .name = "mmap",
     .kind = "fast mmaped",
-    .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT | SBIO_ENG_MAPS,
+    .flags = SBIO_ENG_SYNC | SBIO_ENG_NO_DIRECT | SBIO_ENG_MAPS | SBIO_ENG_SHARED_FD,
     .init = mm_init,
     .cleanup = mm_cleanup,
     .open_file = mm_open,

@@ -157,6 +157,18 @@ int sbio_fileset_strays(int dirfd, unsigned *count)
     return 0;
 }
 
+void sbio_fileset_strays_refused(const char *dir, unsigned strays, bool cleanup)
+{
+    sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
+             "%ssbio prepare --adopt with the --file-num, --file-total-size and "
+             "--file-block-size they were made with takes %s over%s",
+             dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s", cleanup ? "nothing removed; " : "",
+             strays == 1 ? "it" : "them",
+             cleanup ? (strays == 1 ? " (then cleanup removes it), or remove it by hand"
+                                    : " (then cleanup removes them), or remove them by hand")
+                     : "");
+}
+
 /* seqwr on a folder without a set makes the set itself, as sysbench does: an incomplete
  * manifest and empty files, which the run writes and completes. */
 static int fileset_create(struct sbio_fileset *fs, const struct sbio_settings *set)
@@ -218,7 +230,8 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
         if (!set->script && sbio_mode_writes(set->mode) &&
             fileset_check_writable(fs, f->name, &st, set))
             return -SBIO_EUSAGE;
-        if ((uint64_t)st.st_size != f->size) {
+        /* A short set's files get their sizes back before use (or seqwr empties them). */
+        if ((uint64_t)st.st_size != f->size && !(fs->seqwr_short && !fs->complete)) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
                      "; run sbio prepare again",
                      fs->dir, f->name, (uint64_t)st.st_size, f->size);
@@ -244,10 +257,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, 
     int rc = sbio_manifest_read(dfd, fs);
     unsigned strays = 0;
     if (rc == -ENOENT && !sbio_fileset_strays(dfd, &strays) && strays) {
-        sbio_err("no sbio file set in %s (no %s), but %u test_file.* file%s (made by sysbench?): "
-                 "sbio prepare --adopt with the --file-num, --file-total-size and "
-                 "--file-block-size they were made with takes them over",
-                 set->dir, SBIO_MANIFEST, strays, strays == 1 ? "" : "s");
+        sbio_fileset_strays_refused(set->dir, strays, false);
         return -SBIO_EUSAGE;
     }
     if (rc == -ENOENT && allow_create) {
@@ -276,7 +286,7 @@ int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, 
         sbio_err("%s/%s: open: %s", set->dir, SBIO_MANIFEST, strerror(-rc));
         return rc;
     }
-    if (!fs->complete) {
+    if (!fs->complete && !fs->seqwr_short) {
         sbio_err("the file set in %s is incomplete (prepare was interrupted); run sbio "
                  "prepare again to finish it, or sbio cleanup",
                  set->dir);
@@ -520,6 +530,10 @@ int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script 
                             : open(set->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lfd < 0)
         return 0;
+    /* A run that reads a set a seqwr run left short writes the rest first: alone. (The
+     * manifest changes only under an exclusive lock, which this one waits behind.) */
+    if (!exclusive && !set->filename && set->cmd == SBIO_CMD_RUN)
+        exclusive = sbio_manifest_left_short(lfd);
     int e = 0;
     pid_t pid = 0;
     /* A holder gone from /proc/locks by the time it is looked up has let go: try again. */

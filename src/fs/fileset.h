@@ -29,6 +29,12 @@ int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_se
  * sysbench, or what is left of one, when no manifest names them. Returns 0 or -errno. */
 int sbio_fileset_strays(int dirfd, unsigned *count);
 
+/* Say in one line that dir has no manifest but strays (> 0) test_file.* files, made by
+ * sysbench perhaps, and how sbio takes them over (prepare --adopt); for cleanup also that it
+ * removed nothing and how they go. The callers refuse (-SBIO_EUSAGE): every command meets
+ * such a folder the same way. */
+void sbio_fileset_strays_refused(const char *dir, unsigned strays, bool cleanup);
+
 /* Before a run: would it find its set? (a complete set of the right shape; with may_create,
  * as for seqwr, also an empty folder, which the run fills). Opens the set into *fs, for the
  * run's checks against it, and writes nothing; fs->nfiles is 0 when the run would make the
@@ -36,9 +42,12 @@ int sbio_fileset_strays(int dirfd, unsigned *count);
  * would print (nothing left open). */
 int sbio_fileset_ready(const struct sbio_settings *set, bool may_create, struct sbio_fileset *fs);
 
-/* run: open the folder and load a complete set whose files all have their sizes.
- * With allow_create (seqwr) an empty folder gets a new set of empty files, marked
- * incomplete, and *created is set. Returns 0, -SBIO_EUSAGE (message printed) or -errno. */
+/* run: open the folder and load a complete set whose files all have their sizes, or a set a
+ * seqwr run left short (fs->seqwr_short, !fs->complete: its files' sizes unchecked), which
+ * the caller completes (sbio_fileset_finish_short) before anything reads it, unless its run
+ * is a seqwr that empties it anyway. With allow_create (seqwr) an empty folder gets a new
+ * set of empty files, marked incomplete, and *created is set. Returns 0, -SBIO_EUSAGE
+ * (message printed) or -errno. */
 int sbio_fileset_open(struct sbio_fileset *fs, const struct sbio_settings *set, bool allow_create,
                       bool *created);
 

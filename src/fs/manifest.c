@@ -101,8 +101,14 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
     fprintf(f, "verify=%d\n", fs->verify ? 1 : 0);
     if (fs->adopted)
         fprintf(f, "adopted=1\n");
+    bool short_set = !fs->complete && fs->seqwr_short;
+    if (short_set) /* early: sbio_manifest_left_short reads the start alone */
+        fprintf(f, "short=seqwr\n");
     for (unsigned i = 0; i < fs->nfiles; i++)
         fprintf(f, "file.%u=%s %" PRIu64 "\n", i, fs->files[i].name, fs->files[i].size);
+    for (unsigned i = 0; short_set && i < fs->nfiles; i++)
+        if (fs->files[i].unwritten)
+            fprintf(f, "rewrite.%u=%" PRIu64 "\n", i, fs->files[i].size - fs->files[i].unwritten);
     return manifest_commit(dirfd, f);
 }
 
@@ -156,6 +162,7 @@ static void manifest_defaults(struct sbio_fileset *fs)
     fs->seed = 0;
     fs->verify = false;
     fs->adopted = false;
+    fs->seqwr_short = false;
     fs->prealloc = SBIO_PREALLOC_WRITE;
     fs->damage[0] = 0;
 }
@@ -185,6 +192,17 @@ static int manifest_file(struct sbio_fileset *fs, struct manifest_seen *seen, in
     fs->files[idx].size = size;
     fs->bytes += size;
     seen->files++;
+    return 0;
+}
+
+/* rewrite.N=OFFSET (line n), after file.N: where file N's unwritten bytes start. */
+static int manifest_rewrite(struct sbio_fileset *fs, int n, const char *k, const char *v)
+{
+    uint64_t idx, off;
+    if (sbio_parse_u64(k + 8, &idx) || idx >= fs->nfiles || !fs->files[idx].name[0] ||
+        sbio_parse_u64(v, &off) || off >= fs->files[idx].size || fs->files[idx].unwritten)
+        return manifest_bad(fs->damage, n, "bad rewrite entry");
+    fs->files[idx].unwritten = fs->files[idx].size - off;
     return 0;
 }
 
@@ -247,6 +265,12 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         *(k[0] == 'v' ? &fs->verify : &fs->adopted) = !strcmp(v, "1");
     } else if (!strncmp(k, "file.", 5)) {
         return manifest_file(fs, seen, n, k, v);
+    } else if (!strcmp(k, "short")) {
+        if (strcmp(v, "seqwr"))
+            return manifest_bad(fs->damage, n, "short is not seqwr");
+        fs->seqwr_short = true;
+    } else if (!strncmp(k, "rewrite.", 8)) {
+        return manifest_rewrite(fs, n, k, v);
     } else if (!strcmp(k, "set") && !strcmp(v, "tree")) {
         return -EMEDIUMTYPE; /* a file tree's: the caller says what that means to it */
     }
@@ -322,6 +346,22 @@ static int manifest_unique(struct sbio_fileset *fs, int n)
     return rc;
 }
 
+bool sbio_manifest_left_short(int dirfd)
+{
+    /* state= and short= come before the file entries: the first lines are enough. */
+    char buf[4096];
+    int fd = openat(dirfd, SBIO_MANIFEST, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    ssize_t n = !fstat(fd, &st) && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = 0;
+    return strstr(buf, "\nstate=incomplete\n") && strstr(buf, "\nshort=seqwr\n");
+}
+
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
 {
     manifest_defaults(fs);
@@ -338,6 +378,9 @@ int sbio_manifest_read(int dirfd, struct sbio_fileset *fs)
         rc = manifest_bad(fs->damage, n, "missing format, file_num or a file entry");
     if (!rc)
         rc = manifest_unique(fs, n);
+    /* Only a short set's files have bytes to write; a complete set's count for nothing. */
+    for (unsigned i = 0; !rc && i < fs->nfiles && !(fs->seqwr_short && !fs->complete); i++)
+        fs->files[i].unwritten = 0;
     if (rc) {
         free(fs->files);
         fs->files = NULL;

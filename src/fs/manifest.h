@@ -6,6 +6,10 @@
  * Keys: format, state, file_num, total_size, block_size, fill, prealloc, seed, verify,
  * adopted=1 for files prepare --adopt took over (their content is not sbio's fill), and
  * file.N=NAME SIZE for each file; unknown keys are skipped (a newer sbio may add some).
+ * A set a seqwr run left short (it empties the files and rewrites them; a run that ends
+ * before the set is whole leaves the rest for the next command) is state=incomplete with
+ * short=seqwr (before the file entries) and rewrite.N=OFFSET (after them) for each file
+ * whose bytes from OFFSET to its end are still to be written.
  *
  * A file tree's manifest (tree.h) has format, set=tree, state, seed and its rule instead of
  * the files: tree.files=N, tree.dirwidth=W, tree.size=LAW A B P (fixed, uniform, lognormal or
@@ -27,6 +31,8 @@
 struct sbio_fileset_file {
     char name[256]; /* relative to the folder, or a raw device's absolute path */
     uint64_t size;
+    uint64_t unwritten; /* a short set (seqwr_short): the bytes at the file's end still to be
+                           written (from size - unwritten on), 0 when it is whole */
 };
 
 /* Room for what a damaged manifest's reader found ("line N: why"). */
@@ -47,10 +53,13 @@ struct sbio_fileset {
     int prealloc; /* enum sbio_prealloc */
     unsigned nfiles;
     struct sbio_fileset_file *files;
-    uint64_t bytes; /* sum of the file sizes */
-    bool raw;       /* a raw block device (--filename): no manifest, nothing to prepare */
-    bool adopted;   /* files made by another program (prepare --adopt): their content is
-                     * unknown, so a verified run checks only the blocks it writes */
+    uint64_t bytes;   /* sum of the file sizes */
+    bool raw;         /* a raw block device (--filename): no manifest, nothing to prepare */
+    bool adopted;     /* files made by another program (prepare --adopt): their content is
+                       * unknown, so a verified run checks only the blocks it writes */
+    bool seqwr_short; /* with !complete: a seqwr run left the set short, each file's unwritten
+                       * bytes to be written before anything reads it (a set left incomplete
+                       * otherwise is an interrupted prepare's) */
     char damage[SBIO_MANIFEST_DAMAGE_LEN]; /* what sbio_manifest_read found damaged: "line N:
                                             * why" (with -EBADMSG) */
 };
@@ -74,6 +83,12 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs);
  * once, each name once, without '/'. Keys a manifest lacks get their defaults (state:
  * incomplete), and on an error fs->files is NULL. */
 int sbio_manifest_read(int dirfd, struct sbio_fileset *fs);
+
+/* Whether dirfd's manifest says a seqwr run left the set short (state=incomplete and
+ * short=seqwr among its first lines), read silently and trusting nothing: the choice of a
+ * lock (a run that will complete the set takes it alone), never of what is written; the
+ * manifest is read and checked when the set is opened. */
+bool sbio_manifest_left_short(int dirfd);
 
 /* A file tree's manifest: its rule (decl: files, dirwidth, size, prealloc; set and line are
  * not kept), seed and state. */

@@ -303,6 +303,43 @@ int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes)
     return rc;
 }
 
+uint64_t sbio_fileset_unwritten(const struct sbio_fileset *fs)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; fs->seqwr_short && !fs->complete && i < fs->nfiles; i++)
+        n += fs->files[i].unwritten;
+    return n;
+}
+
+int sbio_fileset_finish_short(struct sbio_fileset *fs, uint64_t *written_bytes)
+{
+    *written_bytes = 0;
+    uint64_t need, avail;
+    if (sbio_fileset_room(fs, &need, &avail)) {
+        char n[32], f[32];
+        sbio_err("%s: the set a seqwr run left short cannot be completed: it needs %s more, the "
+                 "file system has %s free; free some space and run again, or sbio cleanup",
+                 fs->dir, sbio_fmt_bytes(n, sizeof(n), need), sbio_fmt_bytes(f, sizeof(f), avail));
+        return -ENOSPC;
+    }
+    int rc = 0;
+    for (unsigned i = 0; i < fs->nfiles && !rc; i++) {
+        struct sbio_fileset_file *f = &fs->files[i];
+        if (!f->unwritten)
+            continue;
+        rc = sbio_fileset_write_range(fs, i, f->size - f->unwritten, f->unwritten);
+        if (!rc) {
+            *written_bytes += f->unwritten;
+            f->unwritten = 0;
+        }
+    }
+    uint64_t more = 0;
+    if (!rc)
+        rc = sbio_fileset_complete(fs, &more); /* skipped tails, fsync, manifest complete */
+    *written_bytes += more;
+    return rc;
+}
+
 int sbio_fileset_write_range(struct sbio_fileset *fs, unsigned file, uint64_t off, uint64_t len)
 {
     const char *name = fs->files[file].name;
@@ -527,6 +564,10 @@ static int prep_one(struct prep *pr, unsigned i)
         have = f->size;
     }
     have = sbio_fileset_written_end(fs, i, fd, have);
+    /* A set a seqwr run left short says where its files' unwritten bytes start: a hole in
+     * a fallocate set, or a slice another thread wrote beyond it, would hide it. */
+    if (f->unwritten && f->size - f->unwritten < have)
+        have = f->size - f->unwritten;
     pr->p.done += have;
     if (have < f->size || !pr->was_complete) {
         char sz[32];
@@ -752,17 +793,18 @@ int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out)
         return sbio_tree_cleanup(set, out);
     }
     if (rc == -ENOENT) {
-        /* Idempotent: scripts run cleanup twice; no manifest means nothing of ours. */
+        /* Idempotent where there is nothing to remove (scripts run cleanup twice); test
+         * files no manifest names (a sysbench set) are what the user asked to remove, and a
+         * cleanup that leaves them must not pass for one that worked: refused as run and
+         * prepare refuse that folder, nothing touched. */
         unsigned left = 0;
         sbio_fileset_strays(dfd, &left);
-        fprintf(out, "No sbio file set in %s (no %s); nothing removed", set->dir, SBIO_MANIFEST);
-        if (left)
-            fprintf(out,
-                    ": left %u test_file.* file%s that no manifest names (made by sysbench? "
-                    "sbio prepare --adopt takes %s over, or remove %s by hand)",
-                    left, left == 1 ? "" : "s", left == 1 ? "it" : "them",
-                    left == 1 ? "it" : "them");
-        fputc('\n', out);
+        if (left) {
+            sbio_fileset_strays_refused(set->dir, left, true);
+            rc = -SBIO_EUSAGE;
+            goto out;
+        }
+        fprintf(out, "No sbio file set in %s (no %s); nothing removed\n", set->dir, SBIO_MANIFEST);
         rc = 0;
         goto out;
     }

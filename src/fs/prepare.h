@@ -37,14 +37,25 @@ int sbio_fileset_prepare(const struct sbio_settings *set, const struct sbio_file
 int sbio_fileset_prepare_script(const struct sbio_settings *set, const struct sbio_script *script,
                                 const struct sbio_fileset_poll *poll, FILE *out);
 
-/* cleanup: remove the files the manifest names, then the manifest; out says
- * how many were there (or that there is no set: not an error, and which test_file.N it left
- * because no manifest names them). */
+/* cleanup: remove the files the manifest names, then the manifest; out says how many were
+ * there, or that there is no set (not an error when no test_file.N is there either).
+ * test_file.N that no manifest names (a set sysbench made) are left: -SBIO_EUSAGE after one
+ * line advising prepare --adopt. */
 int sbio_fileset_cleanup(const struct sbio_settings *set, FILE *out);
 
 /* Complete files shorter than their size (after a seqwr run stopped early), fsync them and
  * mark the manifest complete. Returns 0 or -errno (message printed). */
 int sbio_fileset_complete(struct sbio_fileset *fs, uint64_t *written_bytes);
+
+/* The bytes a set a seqwr run left short still lacks (its files' unwritten bytes); 0 for
+ * any other set. */
+uint64_t sbio_fileset_unwritten(const struct sbio_fileset *fs);
+
+/* Complete a set a seqwr run left short: each file's unwritten bytes written with prepare's
+ * content (and fsynced), then as sbio_fileset_complete. Refused when the file system lacks
+ * the room (-ENOSPC, said). *written_bytes: what was written. 0 or -errno (message printed
+ * with file, offset and call). */
+int sbio_fileset_finish_short(struct sbio_fileset *fs, uint64_t *written_bytes);
 
 /* Write the fill bytes of [off, off + len) of file `file` and fsync it (seqwr completion).
  * Returns 0 or -errno (message printed with file, offset and call). */

@@ -470,6 +470,7 @@ static void result_more_json(json_t *r, const struct sbio_report_of *of,
                                                "slope_pct_per_s", w->slope_pct_per_s)
                                    : json_null());
     json_object_set_new(r, "seqwr_completed_bytes", json_integer((json_int_t)res->completed_bytes));
+    json_object_set_new(r, "seqwr_left_bytes", json_integer((json_int_t)res->left_bytes));
     json_object_set_new(r, "direct_skipped_tail_bytes",
                         json_integer((json_int_t)res->skipped_bytes));
     if (res->nranks) {

@@ -647,6 +647,11 @@ static void text_extras(FILE *out, const struct sbio_report_of *of,
                 "seqwr: the run ended before the set was whole again; %s were written "
                 "outside the measured time to complete it\n",
                 sbio_fmt_bytes(a, sizeof(a), res->completed_bytes));
+    if (res->left_bytes)
+        fprintf(out,
+                "seqwr: the run ended before the set was whole again: %s of it left unwritten "
+                "(sbio.manifest says so); the next run, or sbio prepare, writes it first\n",
+                sbio_fmt_bytes(a, sizeof(a), res->left_bytes));
 }
 
 /* Page-cache state of the set around the measured phase. */

@@ -51,8 +51,8 @@ fi
 have() { [ "$1" != io_uring ] || [ "$URING" = 1 ]; }
 
 # --- strace of one run: per-thread files (-ff), so the workers' calls (the measured phase)
-# are told apart from the main thread's (seqwr completes the set after the run with pwrite64
-# and fsync, whatever the engine). -y names the file of each fd: only calls on test_file.*
+# are told apart from the main thread's (a run after a seqwr that left the set short writes
+# the rest first with pwrite64 and fsync, whatever the engine). -y names the file of each fd: only calls on test_file.*
 # count (not the dynamic loader's pread64 of libc, nor the manifest). io_submit is traced
 # without dereferencing its iocb array (long); its return value is the number of iocbs the
 # kernel took.
@@ -105,7 +105,7 @@ strace_run() {
 #   --uring-fixed on two io_uring cells, and --file-fsync-all (fsync inside a write's event)
 #   on both queued engines;
 # - mmap (buffered only) with 1 and 4 threads on every mode; its seqwr goes past the set's
-#   2048 blocks so no completion pwrite follows and "no pread64/pwrite64 at all" holds.
+#   2048 blocks so that the next cell completes nothing and "no pread64/pwrite64 at all" holds.
 # Cells: engine mode direct(0|1) threads iodepth(- for unqueued engines) [extra option]
 CELLS=(
 	"sync seqwr 0 1 -"
@@ -145,7 +145,7 @@ for cell in "${CELLS[@]}"; do
 	[ "$direct" = 1 ] && opt+=(--file-extra-flags=direct) && name+=" direct"
 	[ -n "$extra" ] && opt+=("$extra") && name+=" $extra"
 	n=$N
-	[ "$eng $mode" = "mmap seqwr" ] && n=2500 # past the set's 2048 blocks: no completion afterwards
+	[ "$eng $mode" = "mmap seqwr" ] && n=2500 # past the set's 2048 blocks: nothing left to complete
 	strace_run cell run "${SET[@]}" "${opt[@]}" --events=$n
 	ev=$(events_of)
 	read -r r w f < <(rwf_of)
@@ -375,6 +375,30 @@ for how in --ioengine=mmap --file-io-mode=mmap; do
 	expect_exit 2 "$how with --file-extra-flags=direct: exit 2" \
 		"$SBIO" run "${SET[@]}" $how --file-extra-flags=direct --file-test-mode=rndrd --events=100
 	stderr_one_line "$how with direct: one line on stderr"
+done
+
+# --- "Threads fairness: execution time" is each thread's wall time in its measured phase, on
+# every engine (sysbench's: the time its thread spent in the event loop), never a sum of
+# latencies: with 8 requests in flight those add up to about 8 times the run. Each thread's
+# busy_s in the JSON is its duration_s, within the run's elapsed time (the first start to the
+# last end), and the text's average is within the total time (both printed to 0.1 ms). ---
+for how in "--ioengine=sync" "--file-io-mode=async --file-async-backlog=8" \
+	"--ioengine=io_uring --iodepth=8" "--file-io-mode=mmap"; do
+	case $how in *io_uring*) have io_uring || continue ;; esac
+	sbio_json run "${SET[@]}" $how --file-test-mode=rndrd --threads=2 --time=2
+	rc=$?
+	json_expect "$how --time=2: every thread's busy_s is its duration_s, > 0 and <= elapsed_s (exit $rc)" "$RESULT" '
+r = d["result"]
+for t in r["threads"]:
+    if not (0 < t["busy_s"] <= r["elapsed_s"] and abs(t["busy_s"] - t["duration_s"]) < 1e-9):
+        print("thread %d: busy_s %s, duration_s %s, elapsed_s %s" % (t["thread"], t["busy_s"], t["duration_s"], r["elapsed_s"]))'
+	read -r tt ex < <(awk '/^ *total time:/ { sub(/s$/, "", $3); t = $3 }
+		/^ *execution time \(avg\/stddev\):/ { split($4, a, "/"); e = a[1] } END { print t, e }' "$TMP/out")
+	if awk -v t="$tt" -v e="$ex" 'BEGIN { exit !(t > 0 && e > 0 && e <= t + 0.0001) }'; then
+		ok "$how --time=2: execution time avg $ex s within total time $tt s"
+	else
+		notok "$how --time=2: execution time avg '$ex' s, want > 0 and <= total time '$tt' s"
+	fi
 done
 
 # --- data integrity: a read pass on every engine leaves the set as it was; rndwr keeps sizes ---

@@ -471,7 +471,8 @@ eq "cleanup after SIGTERM: removes the partial set" "$(listing "$TMP/prep-TERM")
 
 # === SIGINT / SIGTERM during a run ==========================================================
 # A slow seqwr: the files are emptied before the measured phase, so the set is short when the
-# signal comes; sbio must complete it (outside the measured time) or leave it marked incomplete.
+# signal comes; sbio stops at once and leaves it marked short (what each file lacks), and the
+# next run completes it before it starts.
 D=$TMP/runsig
 mkdir -p "$D"
 "$SBIO" prepare --dir="$D" --file-num=4 --file-total-size=4M --rand-seed=9 >/dev/null 2>&1
@@ -486,6 +487,14 @@ for sig in INT TERM; do
 		report_printed "SIG$sig during a seqwr run: the report is printed"
 		out_match "SIG$sig during a seqwr run: the report says it was interrupted by SIG$sig" "Interrupted by SIG$sig"
 		set_sound "SIG$sig during a seqwr run: nothing lost" "$D"
+		eq "SIG$sig during a seqwr run: the set is marked short" \
+			"$(mf "$D" state) $(mf "$D" short)" "incomplete seqwr"
+		out_match "SIG$sig during a seqwr run: the report says what is left and who writes it" \
+			'^seqwr: the run ended before the set was whole again: .* left unwritten'
+		expect_exit 0 "SIG$sig during a seqwr run: the next run" "$SBIO" run --dir="$D" \
+			--file-test-mode=rndrd --events=10
+		out_match "SIG$sig during a seqwr run: the next run completes the set first" \
+			'^Completing the set in .*, left short by a seqwr run'
 		set_complete "SIG$sig during a seqwr run: the set is complete again" "$D"
 	else
 		finish 5

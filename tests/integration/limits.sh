@@ -1,6 +1,7 @@
 #!/bin/bash
 # The stock limits a first run meets, and runs that cannot start: sysbench's classic
 # 16-thread command under `ulimit -n 1024` (descriptors shared, or the soft limit raised),
+# 16 threads of mmap under `ulimit -n 256` (mappings shared),
 # a limit too low for any plan (exit 2, one line, nothing printed on stdout), files this
 # user may not open and threads that cannot be created (the error alone, no report), a
 # block larger than the files (refused before the header). Real files, strace for what the
@@ -47,17 +48,47 @@ check "every thread opened every file ($n read-only opens >= 16 x 128)" test "$n
 eq "the JSON says each thread had its own" "$(json_get "$TMP/raised.json" result.descriptors)" \
 	per-thread
 
-# mmap gives each thread its own mappings: with too few descriptors it is refused before
+# mmap under a stock limit (ulimit -n 256, soft and hard): 16 threads x 128 files would need
+# 2048 descriptors and mappings of their own; each file is mapped once and the threads share
+# the mappings, as they share descriptors with the other engines. strace: each file opened
+# read-write at most twice (once checked before the header, once for the run) and mapped
+# once; every fsync the report counts is one msync; the events are those asked for.
+(
+	ulimit -n 256
+	strace -f -qq -y -e trace=openat,mmap,msync -o "$TMP/strace" "$SBIO" --threads=16 \
+		--file-io-mode=mmap --file-total-size=64M --file-test-mode=rndrw --events=4000 run \
+		-o "$TMP/mmap.json"
+) >"$TMP/out" 2>"$TMP/err"
+eq "16 threads of mmap under ulimit -n 256: exit status" "$?" 0
+check "the report says the files are shared by the threads" \
+	grep -q '^Files opened once and shared by the threads' "$TMP/out"
+eq "the JSON says so" "$(json_get "$TMP/mmap.json" result.descriptors)" shared
+n=$(rdwr_opens "$TMP/strace")
+check "each file is opened for the run once, not once per thread (got $n O_RDWR opens)" \
+	test "$n" -le 256
+eq "each of the 128 files is mapped once" \
+	"$(grep -E '^[0-9]+ +mmap\(.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -u | paste -sd ' ') $(grep -E '^[0-9]+ +mmap\(.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort -u | wc -l)" "1 128"
+read -r r w f < <(rwf_of "$TMP/mmap.json")
+read -r p e iw < <(pew_of "$TMP/mmap.json")
+if [[ "$r $w $f $p" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+	eq "the events asked for: reads + writes + periodic fsyncs" \
+		"$(events_of "$TMP/mmap.json") $((r + w + p))" "4000 4000"
+	eq "every fsync reported is one msync (strace)" "$(grep -cE '^[0-9]+ +msync\(' "$TMP/strace")" "$f"
+else
+	notok "the JSON's counts (reads, writes, fsyncs, periodic: '$r' '$w' '$f' '$p')"
+fi
+
+# A limit too low for any plan (128 shared descriptors do not fit under 100): refused before
 # anything is printed or started.
 (
-	ulimit -n 200
+	ulimit -n 100
 	"$SBIO" --threads=16 --ioengine=mmap --file-total-size=64M --file-test-mode=rndrd \
 		--time=1 run
 ) >"$TMP/out" 2>"$TMP/err"
 eq "too few descriptors for any plan: exit 2" "$?" 2
 stderr_one_line "one line on stderr"
-check "it says how many are needed, why, and names the hard limit" \
-	grep -q 'need [0-9]* open descriptors (the mmap engine gives each thread its own); the hard limit is 200 (ulimit -Hn)' "$TMP/err"
+check "it says how many are needed and names the hard limit" \
+	grep -q 'need [0-9]* open descriptors; the hard limit is 100 (ulimit -Hn)' "$TMP/err"
 check "nothing on stdout (no header, no report)" test ! -s "$TMP/out"
 
 # A block larger than the files: refused before the header.

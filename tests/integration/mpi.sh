@@ -165,6 +165,14 @@ eq "shared rndrd --random-order=once: 1024 preads, 1024 different blocks" \
 expect_exit 2 "seqwr on a shared set: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=seqwr --time=1
 check "seqwr on a shared set: the message says what to use instead" grep -q 'seqwr on a set shared by 2 ranks.*--file-per-rank' "$TMP/err"
 eq "seqwr on a shared set: said once, by rank 0" "$(grep -c 'seqwr on a set shared' "$TMP/err")" 1
+# A set one seqwr run left short: ranks sharing it would complete it side by side: refused,
+# said once, the set left as it was; prepare completes it.
+"$SBIO" run "${SET[@]}" --file-test-mode=seqwr --events=10 >/dev/null 2>&1
+expect_exit 2 "a short set shared by 2 ranks: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --time=1
+eq "a short set shared by 2 ranks: said once, by rank 0, with what to do" \
+	"$(grep -c 'left short by a seqwr run and is shared by 2 ranks: complete it first with sbio prepare' "$TMP/err") $(grep '^state=' "$D/sbio.manifest")" \
+	"1 state=incomplete"
+expect_exit 0 "a short set shared by ranks: prepare completes it" "$SBIO" prepare "${SET[@]}"
 expect_exit 2 "--warmup=auto under 2 ranks: refused (exit 2)" "${MPI[@]}" -np 2 "$SBIO" run "${SET[@]}" --file-test-mode=rndrd --warmup=auto --time=1
 eq "--warmup=auto under 2 ranks: said once, by rank 0" "$(grep -c 'warmup=auto under mpirun (2 ranks)' "$TMP/err")" 1
 # An MPMD launch with other options per rank ran and was merged as one workload ("2 threads

@@ -88,17 +88,26 @@ read -r r w f < <(rwf_of)
 near "--warmup-time=1 --time=1 --rate=1000: reads $r ~ 1000 a second" "$(awk -v e="${r:-0}" -v t="$el" 'BEGIN { print e / t }')" 1000 5
 
 # --- seqwr under --rate, stopped while a thread waits for its slot with a write drawn: the
-# set is completed once, not rewritten past its end (the drawn write is not skipped) ---
+# run ends at its limit and leaves the rest to the next command, the drawn write included
+# (not skipped); the next run writes it once, within the set, and the file is whole again ---
 W=$TMP/w
 mkdir -p "$W"
 "$SBIO" prepare --dir="$W" --file-num=1 --file-total-size=1M >/dev/null
 sbio_json run --dir="$W" --file-num=1 --file-total-size=1M --file-test-mode=seqwr --rate=7 --time=1
 ev=$(events_of)
 check "seqwr --rate=7 --time=1: $ev events, 7 or 8 (the slot at 1 s may be taken)" test "${ev:-0}" -ge 7 -a "${ev:-0}" -le 8
-done_b=$(json_get "$RESULT" result.seqwr_completed_bytes)
-check "seqwr --rate=7: completed $done_b bytes, at most the set's 1048576" test "${done_b:-0}" -le 1048576
-eq "seqwr --rate=7: the file is whole again" "$(stat -c %s "$W/test_file.0")" 1048576
-check "seqwr --rate=7: the manifest says complete" grep -qx 'state=complete' "$W/sbio.manifest"
+left=$(json_get "$RESULT" result.seqwr_left_bytes)
+check "seqwr --rate=7: left $left bytes, at most the set's 1048576 and at least what it did not write" \
+	test "${left:-0}" -le 1048576 -a "${left:-0}" -ge $((1048576 - ${ev:-0} * 16384))
+eq "seqwr --rate=7: nothing completed after the run; the manifest marks the set short" \
+	"$(json_get "$RESULT" result.seqwr_completed_bytes) $(grep -E '^(state|short)=' "$W/sbio.manifest" | paste -sd ' ')" \
+	"0 state=incomplete short=seqwr"
+"$SBIO" run --dir="$W" --file-test-mode=rndrd --events=10 >"$TMP/out" 2>"$TMP/err"
+eq "the next run: exit status, the file whole again with no hole, the manifest complete" \
+	"$? $(python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print(os.fstat(fd).st_size, os.lseek(fd, 0, os.SEEK_HOLE))' "$W/test_file.0") $(grep '^state=' "$W/sbio.manifest")" \
+	"0 1048576 1048576 state=complete"
 
 # --- --cpus pins the worker threads ---
 # worker_lists PID: the Cpus_allowed_list of every thread but the main one, sorted, one line.

@@ -1,6 +1,7 @@
 #!/bin/bash
 # sbio run: fidelity of the counts.
-# Every mode with 1, 2 and 8 threads; seqwr leaves the set whole; the reads, writes and fsyncs
+# Every mode with 1, 2 and 8 threads; what a seqwr run leaves short the next run completes;
+# the reads, writes and fsyncs
 # of the run's result equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
 # rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's
 # op mix; the page-cache note (warm buffered reads, O_DIRECT ones) judged by the device
@@ -45,17 +46,41 @@ for mode in seqwr seqrewr seqrd rndrd rndwr rndrw; do
 	done
 done
 
-# --- seqwr ended before the pass was complete: the set is whole again, outside the measured time ---
+# --- seqwr ended before the pass was complete: the run ends there, and what it did not
+# rewrite is left to the next command. The manifest marks the set short (which file from
+# where), the report says what is left and who writes it; the next run writes it before it
+# starts, says so, and reads no hole. ---
+left_of() { json_get "$RESULT" result.seqwr_left_bytes; }
 sbio_json run "${SET[@]}" --file-test-mode=seqwr --threads=2 --events=500
 eq "seqwr --events=500: exit status" "$?" 0
 read -r r w f < <(rwf_of)
-sizes=$(for i in 0 1 2 3; do stat -c %s "$D/test_file.$i"; done | sort -u | tr '\n' ' ')
-eq "seqwr --events=500: every file is full size again" "$sizes" "$FILE_SIZE "
-eq "seqwr --events=500: manifest state=complete" "$(grep '^state=' "$D/sbio.manifest")" "state=complete"
-check "seqwr --events=500: the report says what was completed outside the measured time" \
-	grep -q '^seqwr: .*outside the measured time' "$TMP/out"
-eq "seqwr --events=500: the completed amount = set - $w writes x 16 KiB" \
-	"$(completed_of)" $((NFILES * FILE_SIZE - w * BLOCK))
+eq "seqwr --events=500: the manifest marks the set short (state, short)" \
+	"$(grep -E '^(state|short)=' "$D/sbio.manifest" | paste -sd ' ')" "state=incomplete short=seqwr"
+# 500 blocks of 16 KiB: test_file.0 from block 500 on, the other three whole.
+eq "seqwr --events=500: the manifest says where each file's unwritten bytes start" \
+	"$(grep '^rewrite\.' "$D/sbio.manifest" | paste -sd ' ')" \
+	"rewrite.0=$((w * BLOCK)) rewrite.1=0 rewrite.2=0 rewrite.3=0"
+eq "seqwr --events=500: left = set - $w writes x 16 KiB; nothing completed after the run" \
+	"$(left_of) $(completed_of)" "$((NFILES * FILE_SIZE - w * BLOCK)) 0"
+check "seqwr --events=500: the report says what is left and who writes it" \
+	grep -q "^seqwr: the run ended before the set was whole again: .* left unwritten (sbio.manifest says so); the next run, or sbio prepare, writes it first$" "$TMP/out"
+eq "seqwr --events=500: the files as the run left them (test_file.0 $((w * BLOCK)) bytes, the rest empty)" \
+	"$(for i in 0 1 2 3; do stat -c %s "$D/test_file.$i"; done | paste -sd ' ')" "$((w * BLOCK)) 0 0 0"
+# The next run (a read of every block) writes the rest first and says so: then no file has a
+# hole or a byte missing.
+sbio_json run "${SET[@]}" --file-test-mode=seqrd --events=$((NFILES * FILE_SIZE / BLOCK))
+eq "the next run (seqrd): exit status" "$?" 0
+check "the next run says it completes the set first, and how much" \
+	grep -q "^Completing the set in $D, left short by a seqwr run: writing the .* it lacks (not measured)$" "$TMP/out"
+eq "after the next run: manifest complete, no short= or rewrite. line" \
+	"$(grep -cE '^(short|rewrite\.)' "$D/sbio.manifest") $(grep '^state=' "$D/sbio.manifest")" "0 state=complete"
+eq "after the next run: every file at its size, with no hole (SEEK_HOLE at the end)" \
+	"$(python3 -c 'import os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY)
+    print(os.fstat(fd).st_size, os.lseek(fd, 0, os.SEEK_HOLE))' "$D"/test_file.{0,1,2,3} | sort -u)" "$FILE_SIZE $FILE_SIZE"
+read -r r w f < <(rwf_of)
+eq "the next run read every block of the set" "$r" "$((NFILES * FILE_SIZE / BLOCK))"
 
 # --- the report's counts against the system calls strace sees ---
 # strace -ff writes one file per thread, so the worker threads' calls (the measured phase) are
@@ -102,7 +127,8 @@ eq "strace rndrw: no I/O on the set outside the worker threads (pread, pwrite, f
 	notok "strace rndrw: end fsyncs = 2 threads x $NFILES files (got $e, want $((2 * NFILES)))"
 
 # seqwr, 2 threads, --events=1000 (about 970 of the set's 2048 blocks): the workers' calls are
-# the report's; the main thread completes the rest outside the measured time.
+# the report's, and nothing is written after them; the next run writes the rest in its main
+# thread before its workers start (1 MiB pwrites, one fsync per file it wrote).
 strace_run seqwr run "${SET[@]}" --file-test-mode=seqwr --threads=2 --events=1000
 eq "strace seqwr: exit status" "$STRACE_RC" 0
 read -r r w f < <(rwf_of)
@@ -110,13 +136,18 @@ read -r p e iw < <(pew_of)
 eq "strace seqwr: reported writes = the workers' pwrite64 calls" "$w" "$WW"
 eq "strace seqwr: reported fsyncs ($p periodic + $e at end) = the workers' fsync calls" "$f" "$WF"
 eq "strace seqwr: reported reads = pread64 calls (0)" "$r $((WR + MR))" "0 0"
+eq "strace seqwr: nothing written on the set after the run (main thread: pwrite64, fsync)" "$MW $MF" "0 0"
 want=$((NFILES * FILE_SIZE - w * BLOCK))
-eq "strace seqwr: completion writes set - reported writes ($want bytes) in the main thread" "$MWB" "$want"
-[ "$MWMAX" -le 1048576 ] && ok "strace seqwr: completion writes in requests of at most 1 MiB ($MW pwrites)" ||
-	notok "strace seqwr: completion writes in requests of at most 1 MiB (largest $MWMAX)"
+eq "strace seqwr: left = set - reported writes ($want bytes)" "$(json_get "$RESULT" result.seqwr_left_bytes)" "$want"
 touched=$((NFILES - w * BLOCK / FILE_SIZE))
-eq "strace seqwr: completion fsyncs each file it wrote once" "$MF" "$touched"
-eq "strace seqwr: the completed amount = the main thread's pwrite64 bytes" "$(completed_of)" "$MWB"
+strace_run after run "${SET[@]}" --file-test-mode=rndrd --events=100
+read -r r w f < <(rwf_of)
+eq "strace, the run after: exit status; reads = the workers' pread64; the workers write nothing" \
+	"$STRACE_RC $r $WW $WF" "0 $WR 0 0"
+eq "strace, the run after: its main thread writes the set - the seqwr's writes ($want bytes) first" "$MWB" "$want"
+[ "$MWMAX" -le 1048576 ] && ok "strace, the run after: completion writes in requests of at most 1 MiB ($MW pwrites)" ||
+	notok "strace, the run after: completion writes in requests of at most 1 MiB (largest $MWMAX)"
+eq "strace, the run after: one fsync for each file it completed" "$MF" "$touched"
 
 # seqwr whose pass completes within the run (--events larger than the set's 2048 blocks):
 # nothing is completed afterwards, so every call on the set is the report's.

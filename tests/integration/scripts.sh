@@ -922,3 +922,21 @@ eq "iozone children: min <= avg <= max per process and Min xfer = 2 MiB (2048 kB
 		/Avg throughput/ { av = $2 + 0 }
 		/Min xfer/ { n++; if (!(mn <= av && av <= mx && $2 + 0 == 2048)) bad++ }
 		END { print n " phases, " bad + 0 " bad" }')" "4 phases, 0 bad"
+
+# A seqwr phase that ends before the set is whole again leaves the rest unwritten; the next
+# phase writes it first, says so, and reads every block of a whole set.
+PS=$(newdir short-phase)
+cat >"$TMP/short-phase.lua" <<'LUA'
+fileset { files = 4, size = "2M" }
+phase "w" { time = 0, events = 50, job "w" { mode = "seqwr", block = "16k" } }
+phase "r" { time = 0, events = 128, job "r" { mode = "seqrd", block = "16k" } }
+LUA
+"$SBIO" prepare --dir="$PS" --script "$TMP/short-phase.lua" >/dev/null 2>&1
+"$SBIO" run --dir="$PS" --script "$TMP/short-phase.lua" -o "$TMP/short-phase.json" >"$TMP/out" 2>"$TMP/err"
+eq "a short seqwr phase: exit status; left by phase 1, nothing by phase 2; phase 2's reads" \
+	"$? $(pyj "$TMP/short-phase.json" '[(p["jobs"][0]["result"]["result"]["seqwr_left_bytes"], p["jobs"][0]["result"]["result"]["op_types"]["read"]["ops"]) for p in d["phases"]]')" \
+	"0 [($((2 * 1048576 - 50 * 16384)), 0), (0, 128)]"
+eq "a short seqwr phase: the set is completed as phase 2 starts, saying so" \
+	"$(grep -oE '^(=== Phase [0-9]/2|Completing the set in [^ ]*, left short by a seqwr run)' "$TMP/out" | paste -sd '|')" \
+	"=== Phase 1/2|=== Phase 2/2|Completing the set in $PS, left short by a seqwr run"
+eq "a short seqwr phase: the set is complete after the run" "$(grep '^state=' "$PS/sbio.manifest")" "state=complete"

@@ -55,6 +55,27 @@ check "its line names flock's pid and command" grep -q "(pid $holder: flock -o -
 pkill -P "$holder" sleep
 wait "$holder" 2>/dev/null || true
 
+# A set a seqwr run left short: a run that only reads writes the rest first, so it takes the
+# set alone; beside a reader (a shared flock here) it refuses and touches nothing, and alone
+# it completes the set.
+expect_exit 0 "seqwr of 100 events: leaves the set short" "$SBIO" run $SET --file-test-mode=seqwr --events=100
+check "the manifest marks it short" grep -qx 'short=seqwr' "$D/sbio.manifest"
+flock -o -s "$D" sleep 60 &
+holder=$!
+PIDS+=("$holder")
+for _ in $(seq 100); do
+	grep -q "FLOCK .* $holder " /proc/locks && break
+	sleep 0.1
+done
+before=$(sums)
+expect_exit 1 "a reader on the short set beside another reader: refused" "$SBIO" run $SET --file-test-mode=rndrd --events=100
+check "its line names the other reader" grep -q "is in use (pid $holder: flock -o -s $D sleep 60)" "$TMP/err"
+eq "the short set untouched" "$(sums)" "$before"
+pkill -P "$holder" sleep
+wait "$holder" 2>/dev/null || true
+expect_exit 0 "alone, the reader completes the set and runs" "$SBIO" run $SET --file-test-mode=rndrd --events=100
+eq "the manifest says complete" "$(grep '^state=' "$D/sbio.manifest")" "state=complete"
+
 # prepare and cleanup at the same time, three times: each either does its work or refuses;
 # the folder ends with a whole set (manifest complete, every file of its size) or none at all.
 whole_or_none() {

@@ -213,7 +213,7 @@ static void test_manifest_roundtrip(void **state)
 {
     struct tdir *t = *state;
     struct sbio_fileset_file files[3] = {
-        {"test_file.0", 1000}, {"test_file.1", 0}, {"test_file.2", 1ULL << 50}};
+        {"test_file.0", 1000, 0}, {"test_file.1", 0, 0}, {"test_file.2", 1ULL << 50, 0}};
     struct sbio_fileset w = {
         .dirfd = -1,
         .complete = true,
@@ -277,7 +277,30 @@ static void test_manifest_roundtrip(void **state)
     assert_int_equal(sbio_manifest_write(t->dfd, &w), 0);
     assert_int_equal(read_manifest(t->dfd, &r, err, sizeof(err)), 0);
     assert_int_equal(r.fill, SBIO_FILL_RANDOM);
+    assert_false(r.seqwr_short);
     free(r.files);
+    assert_false(sbio_manifest_left_short(t->dfd));
+
+    /* A set a seqwr run left short: which bytes of each file are still to be written. */
+    w.seqwr_short = true;
+    files[0].unwritten = 600; /* from 400 on */
+    files[1].unwritten = 77;  /* all of it */
+    assert_int_equal(sbio_manifest_write(t->dfd, &w), 0);
+    assert_int_equal(read_manifest(t->dfd, &r, err, sizeof(err)), 0);
+    assert_false(r.complete);
+    assert_true(r.seqwr_short);
+    assert_int_equal(r.files[0].unwritten, 600);
+    assert_int_equal(r.files[1].unwritten, 77);
+    free(r.files);
+    assert_true(sbio_manifest_left_short(t->dfd));
+    /* Complete, it says nothing of it (whatever the fields held). */
+    w.complete = true;
+    assert_int_equal(sbio_manifest_write(t->dfd, &w), 0);
+    assert_int_equal(read_manifest(t->dfd, &r, err, sizeof(err)), 0);
+    assert_false(r.seqwr_short);
+    assert_int_equal(r.files[0].unwritten, 0);
+    free(r.files);
+    assert_false(sbio_manifest_left_short(t->dfd));
 }
 
 static void test_manifest_defaults(void **state)
@@ -353,6 +376,12 @@ static void test_manifest_damaged(void **state)
         {"verify 7", "format=1\nverify=7\nfile_num=1\nfile.0=test_file.0 1\n", 2},
         {"adopted yes", "format=1\nadopted=yes\nfile_num=1\nfile.0=test_file.0 1\n", 2},
         {"unknown prealloc", "format=1\nprealloc=magic\nfile_num=1\nfile.0=test_file.0 1\n", 2},
+        {"short by what", "format=1\nshort=prepare\nfile_num=1\nfile.0=test_file.0 1\n", 2},
+        {"rewrite before its file", "format=1\nfile_num=1\nrewrite.0=0\nfile.0=test_file.0 1\n", 3},
+        {"rewrite from its end", "format=1\nfile_num=1\nfile.0=test_file.0 1\nrewrite.0=1\n", 4},
+        {"rewrite twice", "format=1\nfile_num=1\nfile.0=test_file.0 9\nrewrite.0=1\nrewrite.0=2\n",
+         5},
+        {"rewrite of no file", "format=1\nfile_num=1\nfile.0=test_file.0 9\nrewrite.1=0\n", 4},
         {"empty", "", 0},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -676,7 +705,8 @@ static void test_prepare_open_cleanup(void **state)
     assert_int_equal(fs.dirfd, -1);
     assert_null(fs.files);
 
-    /* Cleanup removes the set and only the set; twice is fine. */
+    /* Cleanup removes the set and only the set. Again, the test file no manifest names is
+     * what is left to remove: refused, nothing touched. Without it, twice is fine. */
     write_text(t->dfd, "keep.txt", "mine");
     write_text(t->dfd, "test_file.4", "not in the manifest");
     make_cfg(&cfg, t, "cleanup");
@@ -684,8 +714,12 @@ static void test_prepare_open_cleanup(void **state)
     assert_int_equal(count_entries(t->path), 2);
     assert_true(exists(t->dfd, "keep.txt"));
     assert_true(exists(t->dfd, "test_file.4"));
-    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), -SBIO_EUSAGE);
     assert_int_equal(count_entries(t->path), 2);
+    assert_int_equal(unlinkat(t->dfd, "test_file.4", 0), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    assert_int_equal(count_entries(t->path), 1);
 }
 
 static void test_prepare_foreign_file(void **state)
@@ -713,10 +747,16 @@ static void test_prepare_foreign_file(void **state)
     assert_int_equal(count_entries(t->path), 1);
     assert_int_equal(read_all(t->dfd, "test_file.1", buf, sizeof(buf)), 13);
 
-    /* Nor does cleanup remove it. */
+    /* Nor does cleanup remove it: it says so and fails. */
     make_cfg(&cfg, t, "cleanup");
-    assert_int_equal(sbio_fileset_cleanup(TS(&cfg), stdout), 0);
+    char *out = NULL;
+    assert_int_equal(set_cmd_to(&cfg, &out, err, sizeof(err)), -SBIO_EUSAGE);
+    assert_string_equal(out, "");
+    free(out);
+    assert_has(err, "1 test_file.* file (made by sysbench?): nothing removed; sbio prepare "
+                    "--adopt");
     assert_true(exists(t->dfd, "test_file.1"));
+    assert_int_equal(read_all(t->dfd, "test_file.1", buf, sizeof(buf)), 13);
 }
 
 static void test_prepare_symlink(void **state)
