@@ -138,7 +138,7 @@ static void header_sysbench_files(FILE *out, const struct sbio_report_of *of,
             fprintf(out, "Periodic FSYNC enabled, calling %s() each %" PRIu64 " requests.\n",
                     sync_name(of), of->job->fsync_freq);
         if (of->job->fsync_end)
-            fprintf(out, "Calling fsync() at the end of test, Enabled.\n");
+            fprintf(out, "Calling %s() at the end of test, Enabled.\n", sync_name(of));
     }
     fprintf(out, "Using %s I/O mode\n", sbio_engine_kind(of->job->engine));
     if (of->job->verify)

@@ -412,7 +412,7 @@ for v in sync libaio io_uring mmap null "sync direct" "libaio direct" "io_uring 
 	have "$eng" || continue
 	opt=(--ioengine="$eng")
 	[ -n "${dio:-}" ] && opt+=(--file-extra-flags=direct)
-	sbio_json run "${ISET[@]}" "${opt[@]}" --file-test-mode=seqrd --events=$BLOCKS
+	sbio_json run "${ISET[@]}" "${opt[@]}" --file-test-mode=seqrd --events=$BLOCKS --time=0
 	rc=$?
 	read -r r w f < <(rwf_of)
 	eq "seqrd over the whole set, $v: exit status, reads, writes" "$rc $r $w" "0 $BLOCKS 0"
