@@ -65,18 +65,18 @@ lacks() {
 	else ok "$2"; fi
 }
 # calls WHO SYSCALL: the SYSCALL calls on test files in the last trace.
-calls() { grep -cE "^[0-9]+ $2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1"; }
+calls() { grep -cE "^[0-9]+ +$2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1"; }
 # sizes WHO SYSCALL: the sizes of those calls (a read's or write's count), one a line.
 sizes() {
 	local off=
 	case $2 in p*64) off=', [0-9]+' ;; esac
-	grep -E "^[0-9]+ $2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1" |
+	grep -E "^[0-9]+ +$2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1" |
 		sed -nE "s/.*, ([0-9]+)$off(\) += | <unfinished).*/\1/p"
 }
 # tid_offsets WHO SYSCALL: "TID OFFSET" of each pread64/pwrite64 on a test file.
 tid_offsets() {
-	grep -E "^[0-9]+ $2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1" |
-		sed -nE 's/^([0-9]+) .*, [0-9]+, ([0-9]+)(\) += | <unfinished).*/\1 \2/p'
+	grep -E "^[0-9]+ +$2\([0-9]+</[^>]*/test_file\." "$TMP/tr.$1" |
+		sed -nE 's/^([0-9]+) +.*, [0-9]+, ([0-9]+)(\) += | <unfinished).*/\1 \2/p'
 }
 # prep: the set P prepared by both tools in the current folders.
 prep() {
@@ -221,6 +221,38 @@ row_readonly() {
 }
 
 # ---------------------------------------------------------------- Workload
+# locks PROGRAM ARGS…: "EVENTS CALLS", the events of a run of PROGRAM ARGS… and how many times
+# the program's own code called pthread_mutex_lock (a breakpoint at each of its call sites,
+# found with objdump, counted by gdb).
+locks() {
+	local bin sites
+	bin=$(command -v "$1")
+	sites=$(objdump -d --no-show-raw-insn "$bin" |
+		sed -nE 's/^ *([0-9a-f]+):\s+call +[0-9a-f]+ <pthread_mutex_lock@plt>.*/\1/p' | paste -sd,)
+	(cd "$TMP/$D.$2" && gdb -q -batch -ex 'set pagination off' -ex 'break main' -ex run -ex "python
+import gdb
+m = gdb.execute('info proc mappings', to_string=True)
+base = min(int(l.split()[0], 16) for l in m.splitlines() if l.split() and l.split()[-1] == '$bin')
+for s in '$sites'.split(','):
+    if s:
+        gdb.execute('break *0x%x' % (base + int(s, 16)), to_string=True)
+        gdb.execute('ignore \$bpnum 1000000000', to_string=True)
+" -ex continue -ex 'info breakpoints' --args "${@:3}" 2>&1) |
+		awk '/total number of events:/ { e = $NF } /already hit/ && !/1 time$/ { n += $4 } END { print e + 0, n + 0 }'
+}
+row_request_generation() {
+	if ! command -v gdb >/dev/null; then
+		notok "needs gdb (scripts/install-deps.sh --test installs it)"
+		return
+	fi
+	folders lock2
+	prep
+	local w=("${P[@]}" --file-test-mode=rndrd run --events=600) e n
+	read -r e n < <(locks sysbench sy sysbench fileio "${w[@]}")
+	check "sysbench locks a mutex for each request ($n calls for $e events)" test "$e" = 600 -a "$n" -ge 600
+	read -r e n < <(locks "$SBIO" sb "$SBIO" "${w[@]}")
+	check "sbio does not ($n calls for $e events)" test "$e" = 600 -a "$n" -lt 60
+}
 row_periodic_fsync() {
 	folders pf
 	local P=(--file-num=4 --file-total-size=8M)
@@ -571,7 +603,7 @@ Two commands on one set	row_lock
 Fewer bytes than files (`--file-total-size=1 --file-num=4`)	row_fewer
 `run` on another shape	row_shape
 Read-only modes	row_readonly
-Request generation	pending:a mutex per request is not visible from outside sysbench in a short run
+Request generation	row_request_generation
 Periodic fsync	row_periodic_fsync
 Which files a round fsyncs	row_fsync_scope
 Random offsets	row_random_offsets
