@@ -275,7 +275,8 @@ row_fsync_scope() {
 	folders scope
 	local P=(--file-num=4 --file-total-size=8M)
 	prep
-	local w=(--file-num=4 --file-total-size=8M --file-test-mode=rndwr --file-fsync-freq=10 --events=100)
+	# A round after every write: "dirty" is the one file written, "every file" is 4.
+	local w=(--file-num=4 --file-total-size=8M --file-test-mode=rndwr --file-fsync-freq=1 --events=30)
 	sy "${w[@]}" --file-fsync-scope=dirty run
 	eq "sysbench has no --file-fsync-scope (exit 1)" "$SY_RC" 1
 	TRACE=fsync both "${w[@]}" run
@@ -581,7 +582,10 @@ row_values_merged() {
 	suite_refuses --file-merged-requests=100000
 	folders val
 	prep
-	refused "--file-merged-requests=65537" --events=10 --file-merged-requests=65537
+	# 512-byte blocks: sysbench allocates a merged request's buffer (65537 blocks).
+	refused "--file-merged-requests=65537" --events=10 --file-block-size=512 --file-merged-requests=65537
+	says sb "sbio names --file-merged-requests" '--file-merged-requests'
+
 }
 row_values_backlog() {
 	suite_refuses --file-async-backlog=0
