@@ -162,7 +162,7 @@ row_interrupted() {
 }
 row_whose() {
 	if ! need_root; then
-		notok "whose files: needs root (to give the set to nobody)"
+		skip "needs root (to give the set to nobody)"
 		return
 	fi
 	folders own
