@@ -136,7 +136,7 @@ SAN_CC := clang
 SAN_COMMON := -O1 -g -fno-omit-frame-pointer
 ASAN_FLAGS := $(SAN_COMMON) -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := $(SAN_COMMON) -fsanitize=thread
-TSAN_SKIP := docs diff bad_input fuzz_replay sysbench_oneliners
+TSAN_SKIP := docs diff bad_input fuzz_replay sysbench_oneliners sysbench_doc
 SAN_OPTS := halt_on_error=1:abort_on_error=0:exitcode=66
 
 test-asan: test-deps

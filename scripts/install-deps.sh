@@ -16,9 +16,10 @@ libjansson-dev"
 # Testing: cmocka; strace, fiu-utils, loop devices and ext4 (util-linux, e2fsprogs), procps,
 # gnuplot and python3 for the integration scripts; Open MPI for the MPI build and its test;
 # clang, its sanitizer runtimes and llvm-symbolizer for test-asan, test-tsan and fuzz;
-# clang-format; sysbench, which tests/integration/sysbench_suite.sh runs beside sbio.
+# clang-format; sysbench, which tests/integration/sysbench_suite.sh runs beside sbio, and gdb,
+# with which tests/integration/sysbench_doc.sh counts sysbench's lock calls.
 TEST_PKGS="libcmocka-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox python3 \
-libopenmpi-dev openmpi-bin clang clang-format libclang-rt-14-dev llvm sysbench"
+libopenmpi-dev openmpi-bin clang clang-format libclang-rt-14-dev llvm sysbench gdb"
 
 if [ "${1:-}" = --test ]; then
 	shift
