@@ -283,7 +283,7 @@ struct text_case {
     enum sbio_report_scope scope;
     void (*result)(struct sbio_run_result *r);
     struct label_want values[12], rows[4];
-    const char *has[8], *lacks[4];
+    const char *has[10], *lacks[4];
     void (*also)(const char *text, const struct sbio_run_result *r);
 };
 
@@ -299,7 +299,7 @@ static void check_case(const struct text_case *c)
     for (const struct label_want *v = c->rows; v < c->rows + 4 && v->label; v++)
         if (strcmp(row(t, v->label), v->want))
             fail_msg("%s: row '%s' is %s, want %s", c->what, v->label, row(t, v->label), v->want);
-    for (int i = 0; i < 8 && c->has[i]; i++)
+    for (int i = 0; i < 10 && c->has[i]; i++)
         if (!strstr(t, c->has[i]))
             fail_msg("%s: '%s' not found in:\n%s", c->what, c->has[i], t);
     for (int i = 0; i < 4 && c->lacks[i]; i++)
