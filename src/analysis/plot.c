@@ -958,8 +958,8 @@ struct plot_cmp {
     const char *metric; /* the bars' metric: the compare's first of ops and mib, else its first */
     struct sbio_table tab;
     bool have_tab; /* a run measured: the table has the latency percentiles */
-    bool old_ci;   /* the document's difference intervals are not the log ratio's (an older
-                      sbio's, which could reach below -100%): the bars' are computed again */
+    bool old_ci;   /* the document's difference intervals are not the log ratio's (they
+                      could reach below -100%): the bars' are computed again */
 };
 
 /* One bar: a setting's figure of the bars' metric in a block. NaN where the JSON has null or
@@ -1025,9 +1025,9 @@ static void plot_bar_read(const struct plot_cmp *m, size_t s, size_t ph, size_t 
             o->top = plot_at(vals, i);
 }
 
-/* Bar o's difference interval computed again against the baseline's bar base, as compare
- * computes it now (sbio_infer_diff_ci), from the figures the document keeps of each (mean,
- * sd, runs): for a document whose "statistics.ci" is not the log ratio's. */
+/* Bar o's difference interval against the baseline's bar base, by the log ratio
+ * (sbio_infer_diff_ci), from the figures the document keeps of each (mean, sd, runs): for a
+ * document whose "statistics.ci" is of another kind (one that could reach below -100%). */
 static void plot_bar_reci(struct plot_bar *o, const struct plot_bar *base)
 {
     double lo, hi;

@@ -248,7 +248,7 @@ void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s
         t_s, (double)(sbio_stats_bytes_read(cur) - sbio_stats_bytes_read(prev)) / SBIO_MIB * per_s,
         (double)(sbio_stats_bytes_written(cur) - sbio_stats_bytes_written(prev)) / SBIO_MIB * per_s,
         (double)syncs * per_s, pct,
-        pct && all.count ? (double)sbio_hist_percentile(&all, (double)pct) / 1e6 : 0.0);
+        all.count ? (double)sbio_hist_percentile(&all, (double)pct) / 1e6 : 0.0);
     fprintf(out, "      per op:");
     for (int op = 0; op < SBIO_OP_NR; op++) {
         if (!mode_has(of, cur, op))

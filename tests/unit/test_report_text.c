@@ -863,6 +863,11 @@ static void test_interval(void **state)
                               "      per op: read 0.00/s 0.00 MiB/s; write 0.00/s 0.00 MiB/s; "
                               "fsync 0.00/s;\n");
     free(text);
+    /* --percentile=0, as sysbench: the least latency's bucket, not 0 (a 100 us read). */
+    const struct how p0 = {.args = {"--percentile=0"}};
+    text = interval_text(&p0, 1, t_s, dt_s, cur, prev);
+    assert_non_null(strstr(text, "latency (ms,0%): 0.100\n"));
+    free(text);
 }
 
 /* Records n ops of type op, bytes and latency each, into s. */
