@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-DOC=$HERE/../../doc/sysbench.md
+DOC=${SYSBENCH_DOC:-$HERE/../../doc/sysbench.md} # another page: to see this test fail on it
 SUITE=$HERE/sysbench_suite.sh
 CORPUS=$HERE/../sysbench/oneliners.txt
 if ! command -v sysbench >/dev/null; then
@@ -19,6 +19,16 @@ if ! command -v sysbench >/dev/null; then
 fi
 echo "# $(sysbench --version) beside sbio"
 trap 'kill_pids; t_cleanup' EXIT
+# Every check of a row prints at least one result: ok and notok count them (RESULTS).
+RESULTS=0
+ok() {
+	RESULTS=$((RESULTS + 1))
+	echo "ok - $T: $1"
+}
+notok() {
+	RESULTS=$((RESULTS + 1))
+	echo "not ok - $T: $1"
+}
 
 P=(--file-num=2 --file-total-size=8M)
 
@@ -286,6 +296,35 @@ row_request_generation() {
 	check "sysbench locks a mutex for each request ($n calls for $e events)" test "$e" = 600 -a "$n" -ge 600
 	read -r e n < <(locks "$SBIO" sb "$SBIO" "${w[@]}")
 	check "sbio does not ($n calls for $e events)" test "$e" = 600 -a "$n" -lt 60
+}
+row_descriptors() {
+	folders fds
+	local P=(--file-num=32 --file-total-size=8M)
+	prep
+	local w=("${P[@]}" --file-test-mode=rndrd --threads=4 --events=200)
+	TRACE=openat sy "${w[@]}" run
+	TRACE=openat sb "${w[@]}" run -o "$TMP/fds.json"
+	local o='"test_file\.0", O_'
+	eq "4 threads: sysbench opens each file once" "$(grep -c "$o" "$TMP/tr.sy")" 1
+	check "sbio's threads each open it ($(grep -c "$o" "$TMP/tr.sb") opens, exit $SB_RC)" \
+		test "$(grep -c "$o" "$TMP/tr.sb")" -ge 4
+	eq "sbio's result says so" "$(json_get "$TMP/fds.json" result.descriptors)" per-thread
+	(
+		ulimit -n 40
+		sy "${w[@]}" run
+		sb "${w[@]}" run
+		echo "$SY_RC $SB_RC" >"$TMP/fds.rc"
+	)
+	eq "32 files under ulimit -n 40: sysbench runs, sbio refuses (exit 2)" "$(cat "$TMP/fds.rc")" "0 2"
+	says sb "sbio says so in one line, with the limit it needs" '^sbio: .* need [0-9]+ open descriptors; .*raise it \(ulimit -n [0-9]+\)'
+	eq "that one line" "$(wc -l <"$TMP/out.sb")" 1
+	(
+		ulimit -n 100
+		sb "${w[@]}" run -o "$TMP/fds.json"
+	)
+	says sb "under ulimit -n 100 the threads share one descriptor per file, and sbio says so" \
+		'^Files opened once and shared by the threads'
+	eq "sbio's result says so" "$(json_get "$TMP/fds.json" result.descriptors)" shared
 }
 row_periodic_fsync() {
 	folders pf
@@ -801,6 +840,7 @@ Fewer bytes than files (`--file-total-size=1 --file-num=4`)	row_fewer
 `run` on another shape	row_shape
 Read-only modes	row_readonly
 Request generation	row_request_generation
+Open descriptors	row_descriptors
 Periodic fsync	row_periodic_fsync
 Which files a round fsyncs	row_fsync_scope
 Random offsets	row_random_offsets
@@ -849,14 +889,23 @@ sizes with characters after the unit: `3G7`, `32M7`, `16K9`	row_values_sizes
 EOF
 )
 
-# The page's rows: the first cell of every table row but the header's and the rule's.
+# The page's rows: the first cell of every table line but each table's header (the line
+# above a rule |---|) and the rule itself; a row without a name gives an empty line.
 doc_rows() {
-	awk -F'|' '/^\| / { n = $2; gsub(/^ +| +$/, "", n); if (n != "" && n != "value" && n !~ /^-+$/) print n }' "$DOC"
+	awk -F'|' '/^\|/ && /^[|:\- ]+$/ { held = 0; next }
+		/^\|/ { if (held) print n; n = $2; gsub(/^ +| +$/, "", n); held = 1; next }
+		{ if (held) print n; held = 0 }
+		END { if (held) print n }' "$DOC"
 }
 dups=$(doc_rows | sort | uniq -d)
 eq "every row of doc/sysbench.md has a name of its own" "$dups" ""
+check "doc/sysbench.md has rows ($(doc_rows | wc -l))" test "$(doc_rows | wc -l)" -gt 0
 while IFS= read -r name; do
-	grep -qF -x -- "$name" <(cut -f1 <<<"$ROWS") || notok "doc/sysbench.md's row '$name' has no check here"
+	if [ -z "$name" ]; then
+		notok "doc/sysbench.md has a row without a name (its first cell)"
+	elif ! grep -qF -x -- "$name" <(cut -f1 <<<"$ROWS"); then
+		notok "doc/sysbench.md's row '$name' has no check here"
+	fi
 done < <(doc_rows)
 
 while IFS=$'\t' read -r name how; do
@@ -873,7 +922,11 @@ while IFS=$'\t' read -r name how; do
 			awk -F'\t' -v r="$name" '$1 == "differs" && $4 == r { f = 1 } END { exit !f }' "$CORPUS"
 		;;
 	pending:*) skip "no check yet: ${how#pending:}" ;;
-	*) "$how" ;;
+	*)
+		n0=$RESULTS
+		"$how"
+		[ "$RESULTS" -gt "$n0" ] || notok "its check $how printed no result"
+		;;
 	esac
 	T=$T0
 done <<<"$ROWS"
