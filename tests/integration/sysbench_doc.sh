@@ -534,6 +534,18 @@ row_verbosity() {
 	both "${P[@]}" --file-test-mode=rndrd --events=20 --verbosity=4 run
 	says sy "--verbosity=4: sysbench adds Done." '^Done\.$'
 	lacks sb "--verbosity=4: sbio prints what 3 does" '^Done\.$'
+	# A note (--max-requests, the old spelling) and a report: which reach the user, and where.
+	local v
+	for v in 1 2; do
+		(cd "$TMP/verb.sb" && "$SBIO" "${P[@]}" --file-test-mode=rndrd --max-requests=20 --verbosity=$v \
+			run -o "$TMP/verb.json" >"$TMP/verb.out" 2>"$TMP/verb.err")
+		eq "--verbosity=$v: sbio's report is written to -o, nothing on stdout" \
+			"$(json_get "$TMP/verb.json" result.events) $(wc -c <"$TMP/verb.out")" "20 0"
+		cp "$TMP/verb.err" "$TMP/out.sb"
+		if [ "$v" = 1 ]; then lacks sb "--verbosity=1: no note" 'note'; else
+			says sb "--verbosity=2: the note, on stderr" '^sbio: note: --max-requests'
+		fi
+	done
 }
 row_exit_codes() {
 	folders exit
