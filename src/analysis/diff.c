@@ -974,8 +974,9 @@ static void diff_differs_print(FILE *out, const struct diff_differs *d, bool gap
 
 /* Why one run a side gets no verdict, and how many runs would: the 95% interval of a mean of
  * n runs is t(0.975, n - 1) / sqrt(n) standard deviations of the runs either way. Printed
- * when a side has fewer than 2 runs (na, nb). */
-static void diff_noise_note(FILE *out, size_t na, size_t nb)
+ * when a side has fewer than 2 runs (na, nb); with --threshold (check), what the gate then
+ * compares. */
+static void diff_noise_note(FILE *out, size_t na, size_t nb, bool check, double thr)
 {
     if (na >= 2 && nb >= 2)
         return;
@@ -992,6 +993,12 @@ static void diff_noise_note(FILE *out, size_t na, size_t nb)
                              : "1 run of B",
             sbio_infer_halfwidth(1, 2, 0.95), sbio_infer_halfwidth(1, 3, 0.95),
             sbio_infer_halfwidth(1, 5, 0.95), sbio_infer_halfwidth(1, 10, 0.95));
+    if (check)
+        fprintf(out,
+                "--threshold=%g compares the single figures themselves, not a confidence "
+                "interval: it\nfires on a change of more than %g%% whether the change is real "
+                "or the runs' noise.\n",
+                thr, thr);
 }
 
 /* The table of two run results, after what differs; with check, -SBIO_EFAILED when a row is
@@ -1006,7 +1013,7 @@ static int diff_runs(FILE *out, json_t *a, json_t *b, const struct diff_differs 
     diff_differs_print(out, dd, true);
     diff_print_head(out, w);
     diff_print_rows(out, &t, "", w);
-    diff_noise_note(out, 1, 1);
+    diff_noise_note(out, 1, 1, check, thr);
     fflush(out); /* the table before the --threshold lines on stderr */
     return check && diff_threshold(&t, "", thr) ? -SBIO_EFAILED : 0;
 }
@@ -1340,7 +1347,7 @@ static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool
     const char *names[2] = {d->name[0], d->name[1]};
     diff_differs_print(out, &d->differs, false);
     sbio_table_print(&d->t, out, names);
-    diff_noise_note(out, d->t.nrun[0], d->t.nrun[1]);
+    diff_noise_note(out, d->t.nrun[0], d->t.nrun[1], check, thr);
     fflush(out); /* the table before the --threshold lines on stderr */
     return check ? diff_gate(d, where, thr) : 0;
 }

@@ -48,21 +48,48 @@ void sbio_stats_init(struct sbio_stats *s)
     for (int i = 0; i < SBIO_OP_NR; i++)
         stats_hist_init(&s->lat[i]);
     stats_hist_init(&s->datasync);
+    stats_hist_init(&s->end_sync);
     size_t head = offsetof(struct sbio_stats, bytes);
     memset((char *)s + head, 0, sizeof(*s) - head);
     s->start_ns = UINT64_MAX;
+    s->ev_sync_min_ns = UINT64_MAX;
 }
 
 static const struct sbio_hist *stats_hist_at(const struct sbio_stats *s, int i)
 {
-    return i < SBIO_OP_NR ? &s->lat[i] : &s->datasync;
+    return i < SBIO_OP_NR ? &s->lat[i] : i == SBIO_OP_NR ? &s->datasync : &s->end_sync;
+}
+
+void sbio_stats_begin_end_syncs(struct sbio_stats *s)
+{
+    if (s->end_sync.count)
+        return;
+    const struct sbio_hist *f = &s->lat[SBIO_FSYNC];
+    __atomic_store_n(&s->ev_sync_min_ns, f->count ? f->min_ns : UINT64_MAX, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->ev_sync_max_ns, f->count ? f->max_ns : 0, __ATOMIC_RELEASE);
+}
+
+/* The range of the fsyncs that were events: the fsyncs' own while no end fsync is in. */
+static void stats_event_sync_range(const struct sbio_stats *s, uint64_t *min, uint64_t *max)
+{
+    const struct sbio_hist *f = &s->lat[SBIO_FSYNC];
+    if (f->count == s->end_sync.count) {
+        *min = UINT64_MAX;
+        *max = 0;
+    } else if (!s->end_sync.count) {
+        *min = f->min_ns;
+        *max = f->max_ns;
+    } else {
+        *min = s->ev_sync_min_ns;
+        *max = s->ev_sync_max_ns;
+    }
 }
 
 /* One pass over the moment's fields, acquire loads: a later read of the sequence count comes
  * after them. */
 static void stats_moment_load(struct sbio_stats_moment *m, const struct sbio_stats *src)
 {
-    for (int i = 0; i <= SBIO_OP_NR; i++) {
+    for (int i = 0; i <= SBIO_OP_NR + 1; i++) {
         const struct sbio_hist *h = stats_hist_at(src, i);
         m->h[i].count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
         if (!m->h[i].count)
@@ -140,6 +167,9 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
         dst->bytes[i] = m.bytes[i];
     }
     stats_hist_snapshot(&dst->datasync, &src->datasync, &m, SBIO_OP_NR);
+    stats_hist_snapshot(&dst->end_sync, &src->end_sync, &m, SBIO_OP_NR + 1);
+    dst->ev_sync_min_ns = __atomic_load_n(&src->ev_sync_min_ns, __ATOMIC_ACQUIRE);
+    dst->ev_sync_max_ns = __atomic_load_n(&src->ev_sync_max_ns, __ATOMIC_ACQUIRE);
     dst->events = m.events;
     dst->end_fsyncs = m.end_fsyncs;
     dst->write_fsyncs = __atomic_load_n(&src->write_fsyncs, __ATOMIC_RELAXED);
@@ -153,11 +183,17 @@ void sbio_stats_snapshot(struct sbio_stats *dst, const struct sbio_stats *src)
 
 void sbio_stats_merge(struct sbio_stats *dst, const struct sbio_stats *src)
 {
+    uint64_t dmin, dmax, smin, smax;
+    stats_event_sync_range(dst, &dmin, &dmax);
+    stats_event_sync_range(src, &smin, &smax);
+    dst->ev_sync_min_ns = dmin < smin ? dmin : smin;
+    dst->ev_sync_max_ns = dmax > smax ? dmax : smax;
     for (int i = 0; i < SBIO_OP_NR; i++) {
         stats_hist_merge(&dst->lat[i], &src->lat[i]);
         dst->bytes[i] += src->bytes[i];
     }
     stats_hist_merge(&dst->datasync, &src->datasync);
+    stats_hist_merge(&dst->end_sync, &src->end_sync);
     dst->events += src->events;
     dst->end_fsyncs += src->end_fsyncs;
     dst->write_fsyncs += src->write_fsyncs;
@@ -204,6 +240,25 @@ void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h)
     sbio_hist_init(h);
     for (int op = 0; op < SBIO_OP_NR; op++)
         stats_hist_merge(h, &s->lat[op]);
+}
+
+void sbio_stats_event_lat(const struct sbio_stats *s, struct sbio_hist *h)
+{
+    sbio_stats_all_lat(s, h);
+    if (!s->end_sync.count)
+        return;
+    sbio_hist_sub(h, h, &s->end_sync);
+    uint64_t min, max;
+    stats_event_sync_range(s, &min, &max);
+    for (int op = 0; op < SBIO_OP_NR; op++) {
+        const struct sbio_hist *o = &s->lat[op];
+        if (op == SBIO_FSYNC || !o->count)
+            continue;
+        min = o->min_ns < min ? o->min_ns : min;
+        max = o->max_ns > max ? o->max_ns : max;
+    }
+    h->min_ns = h->count ? min : UINT64_MAX;
+    h->max_ns = h->count ? max : 0;
 }
 
 double sbio_stats_secs(const struct sbio_stats *s)

@@ -33,7 +33,7 @@ struct sbio_stats_moment {
     struct {
         uint64_t count, sum_ns, min_ns, max_ns;
         double sumsq;
-    } h[SBIO_OP_NR + 1]; /* lat[], then datasync */
+    } h[SBIO_OP_NR + 2]; /* lat[], then datasync, then end_sync */
     uint64_t bytes[SBIO_OP_NR], events, end_fsyncs;
 };
 
@@ -43,6 +43,8 @@ struct __attribute__((aligned(64))) sbio_stats {
     struct sbio_hist lat[SBIO_OP_NR]; /* latency per op type; lat[op].count = ops */
     struct sbio_hist datasync;        /* the fdatasyncs a script asked for (SBIO_IO_DATASYNC),
                                          also in lat[SBIO_FSYNC]: reports give them a row */
+    struct sbio_hist end_sync;        /* the --file-fsync-end fsyncs, also in lat[SBIO_FSYNC]:
+                                         sysbench's latency figures leave them out */
     uint64_t bytes[SBIO_OP_NR];
     uint64_t events;       /* reads + writes + periodic fsyncs: what --events counts */
     uint64_t end_fsyncs;   /* --file-fsync-end fsyncs: in lat[SBIO_FSYNC], not events */
@@ -53,6 +55,9 @@ struct __attribute__((aligned(64))) sbio_stats {
                          system call, not an event, in no other count */
     uint64_t verify_checked, verify_failed; /* --verify: blocks read and checked, bad ones */
     uint64_t start_ns, end_ns;              /* the thread's measured phase */
+    /* The least and the greatest latency of the fsyncs that were events (lat[SBIO_FSYNC] less
+     * end_sync), set when the first end fsync is recorded (sbio_stats_begin_end_syncs). */
+    uint64_t ev_sync_min_ns, ev_sync_max_ns;
     uint64_t seq; /* records begun + records ended: odd while the owner records */
     /* A reader's requests (raised by the reader only) and the last one answered (by the
      * owner, after it wrote published). */
@@ -82,17 +87,23 @@ static inline void stats_record_fields(struct sbio_stats *s, enum sbio_op op, ui
         sbio_hist_record(&s->datasync, lat_ns);
     if (bytes)
         __atomic_store_n(&s->bytes[op], s->bytes[op] + bytes, __ATOMIC_RELEASE);
-    if (is_event)
+    if (is_event) {
         __atomic_store_n(&s->events, s->events + 1, __ATOMIC_RELEASE);
-    else
+    } else {
+        sbio_hist_record(&s->end_sync, lat_ns);
         __atomic_store_n(&s->end_fsyncs, s->end_fsyncs + 1, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
     uint64_t req = __atomic_load_n(&s->req, __ATOMIC_ACQUIRE);
     if (__builtin_expect(req != s->ans, 0))
         sbio_stats_publish(s, req);
 }
 
-/* Hot path: record one completed operation. Single writer. */
+/* The owner, before its first end fsync (--file-fsync-end): the fsyncs so far are events;
+ * their least and greatest latency are kept for sbio_stats_event_lat. */
+void sbio_stats_begin_end_syncs(struct sbio_stats *s);
+
+/* Hot path: record one completed operation (is_event 0: an end fsync). Single writer. */
 static inline void sbio_stats_record(struct sbio_stats *s, enum sbio_op op, uint64_t lat_ns,
                                      uint64_t bytes, int is_event)
 {
@@ -147,6 +158,11 @@ uint64_t sbio_stats_ops(const struct sbio_stats *s);
 
 /* The latency of every operation type together, into h. */
 void sbio_stats_all_lat(const struct sbio_stats *s, struct sbio_hist *h);
+
+/* The latency of the events alone (every operation but the end fsyncs), into h: what
+ * sysbench's latency figures cover. Exact: counts, sums and buckets by difference, min and
+ * max from the fsyncs' range kept before the end fsyncs. */
+void sbio_stats_event_lat(const struct sbio_stats *s, struct sbio_hist *h);
 
 /* The thread's measured time in seconds (first op to last), 0 when it never started. */
 double sbio_stats_secs(const struct sbio_stats *s);

@@ -1250,23 +1250,49 @@ static int opt_check_set(const struct sbio_config *cfg)
     return 0;
 }
 
+/* The commands an option belongs to, as "prepare, run and cleanup", into buf. */
+static const char *opt_cmds_text(unsigned cmds, char *buf, size_t n)
+{
+    const char *w[SBIO_CMD_NR];
+    int k = 0;
+    for (int c = SBIO_CMD_PREPARE; c < SBIO_CMD_NR; c++)
+        if (cmds & SBIO_C(c))
+            w[k++] = sbio_cmd_name((enum sbio_cmd)c);
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < k && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s",
+                               i == 0       ? ""
+                               : i == k - 1 ? " and "
+                                            : ", ",
+                               w[i]);
+    return buf;
+}
+
+/* Whether an option given to cmd is another command's and means nothing to cmd. compare's,
+ * diff's and plot's own options mean nothing to another command (a run given --schedulers
+ * would silently run one setting); and compare, diff and plot take nothing but their own (a
+ * diff given --threads, a compare given --verbosity would quietly ignore it). prepare, run
+ * and cleanup take each other's options, as sysbench does: one command line, three verbs. */
+static bool opt_foreign(const struct optdef *d, enum sbio_cmd cmd)
+{
+    const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
+    if (!d->cmds || (d->cmds & SBIO_C(cmd)))
+        return false;
+    return !(d->cmds & ~own) || (SBIO_C(cmd) & own);
+}
+
 /* Options given that this command does not take: another command's own, or one not
  * implemented yet. */
 static int opt_check_given(const struct sbio_config *cfg)
 {
-    /* compare's, diff's and plot's own options mean nothing to another command: a run
-     * given --schedulers would silently run one setting. */
-    const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
     size_t nopts;
     const struct optdef *opts = opt_table(&nopts);
     for (size_t i = 0; i < nopts; i++) {
-        if ((cfg->given[i / 64] & (1ULL << (i % 64))) && opts[i].cmds && !(opts[i].cmds & ~own) &&
-            !(opts[i].cmds & SBIO_C(cfg->cmd))) {
+        if ((cfg->given[i / 64] & (1ULL << (i % 64))) && opt_foreign(&opts[i], cfg->cmd)) {
+            char cmds[96];
             sbio_err("--%s is an option of sbio %s, not of %s", opts[i].name,
-                     opts[i].cmds & SBIO_C(SBIO_CMD_COMPARE) ? "compare"
-                     : opts[i].cmds & SBIO_C(SBIO_CMD_DIFF)  ? "diff"
-                                                             : "plot",
-                     sbio_cmd_name(cfg->cmd));
+                     opt_cmds_text(opts[i].cmds, cmds, sizeof(cmds)), sbio_cmd_name(cfg->cmd));
             return -EINVAL;
         }
     }
@@ -1504,8 +1530,8 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
     case SBIO_CMD_NONE:
         sbio_err("no command given; accepted: %s (sbio help)", cmd_list());
         return -EINVAL;
-    case SBIO_CMD_DIFF: return opt_check_diff(cfg);
-    case SBIO_CMD_PLOT: return opt_check_plot(cfg);
+    case SBIO_CMD_DIFF: return opt_check_given(cfg) ? -EINVAL : opt_check_diff(cfg);
+    case SBIO_CMD_PLOT: return opt_check_given(cfg) ? -EINVAL : opt_check_plot(cfg);
     case SBIO_CMD_HELP:
         if (cfg->nargs > 1) {
             sbio_err("help takes at most one command, found '%s' after '%s'; accepted: sbio help "

@@ -1241,10 +1241,7 @@ static int script_cold_start(struct pipeline *s)
         return 0;
     for (unsigned i = 0; i < s->fs.nfiles; i++) {
         const char *name = s->fs.files[i].name;
-        int fd = openat(s->fs.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        int rc = fd < 0 ? -errno : sbio_cache_invalidate(fd);
-        if (fd >= 0)
-            close(fd);
+        int rc = sbio_cache_invalidate_at(s->fs.dirfd, name, 0, NULL);
         if (rc) {
             sbio_err("--invalidate: %s/%s: %s", set->dir, name, strerror(-rc));
             return rc;

@@ -205,8 +205,9 @@ static void run_seqwr_unreached(struct run *r, uint64_t a, uint64_t b)
 /* The end of a seqwr run. A run that ended before the set was whole again (time, events, a
  * signal) leaves the rest for the next command: the manifest says what each file lacks,
  * and the next run (or prepare) writes it before it starts, so that this run ends when its
- * limit says and no later run reads a hole. A write drawn and never issued leaves a hole
- * where the stream does not say: the whole set is left to write. A failed run's writes are
+ * limit says and no later run reads a hole. A write drawn and never issued (a thread that
+ * waited for its --rate slot, a full queue) is left to write with the rest of its file. A
+ * failed run's writes are
  * not all on disk: everything is written again now. A run that made the set whole is marked
  * complete. 0 or -errno (said). */
 static int run_end_seqwr(struct run *r, struct sbio_run_result *res)
@@ -223,9 +224,10 @@ static int run_end_seqwr(struct run *r, struct sbio_run_result *res)
     }
     for (unsigned i = 0; i < fs->nfiles; i++)
         fs->files[i].unwritten = 0;
-    if (__atomic_load_n(&r->lost_write, __ATOMIC_RELAXED)) {
-        run_seqwr_unreached(r, 0, r->lay.seq_units);
-    } else if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
+    for (unsigned t = 0; t < r->nthreads; t++)
+        if (r->w[t].lost_write)
+            run_seqwr_unreached(r, r->w[t].wl.last_unit, r->w[t].wl.last_unit + 1);
+    if (r->sh.seq_stream == SBIO_SEQ_PER_THREAD) {
         for (unsigned t = 0; t < r->nthreads; t++) {
             const struct sbio_wl *wl = &r->w[t].wl;
             uint64_t done = wl->slice_pos < wl->slice_units ? wl->slice_pos : wl->slice_units;
@@ -532,13 +534,9 @@ static int run_invalidate(struct run *r, struct sbio_run_result *res)
 {
     for (unsigned i = 0; i < r->lay.nfiles; i++) {
         char lbl[PATH_MAX + 300];
-        int fd = openat(r->fs->dirfd, r->fs->files[i].name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        int rc = fd < 0 ? -errno : sbio_cache_invalidate(fd);
         uint64_t bytes = 0;
-        if (!rc)
-            rc = sbio_cache_resident(fd, r->lay.size[i], &bytes);
-        if (fd >= 0)
-            close(fd);
+        int rc =
+            sbio_cache_invalidate_at(r->fs->dirfd, r->fs->files[i].name, r->lay.size[i], &bytes);
         if (rc) {
             snprintf(res->error_msg, sizeof(res->error_msg), "--invalidate: %.200s: %s",
                      run_file_label(r, i, lbl, sizeof(lbl)), strerror(-rc));

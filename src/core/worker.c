@@ -292,8 +292,7 @@ static void worker_loop(struct worker *w, bool measure)
         if (interval) {
             if (t < next_start && !sleep_until(r, next_start)) {
                 /* Drawn and never issued: seqwr's completion must not skip it. */
-                if (io.op == SBIO_WRITE)
-                    __atomic_store_n(&r->lost_write, 1, __ATOMIC_RELAXED);
+                w->lost_write = io.op == SBIO_WRITE;
                 break;
             }
             t = next_start;
@@ -534,8 +533,7 @@ static void worker_loop_queued(struct worker *w, bool measure)
     }
     /* A write drawn from the sequential stream but never issued (held for its rate slot, a
      * full queue, a --verify overlap) leaves a hole seqwr's completion must not skip. */
-    if (q.held && q.held->op == SBIO_WRITE)
-        __atomic_store_n(&r->lost_write, 1, __ATOMIC_RELAXED);
+    w->lost_write = q.held && q.held->op == SBIO_WRITE;
 out:
     free(q.free_ios);
     free(q.done);
@@ -562,6 +560,7 @@ static void run_one(struct worker *w, struct sbio_io *io)
 static void worker_end_fsyncs(struct worker *w)
 {
     struct sbio_io *io = &w->ios[0];
+    sbio_stats_begin_end_syncs(w->stats);
     sbio_wl_begin_end(&w->wl);
     while (!run_failed(w->run) && sbio_wl_next(&w->wl, io) > 0) {
         uint64_t t = sbio_now_ns();

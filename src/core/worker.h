@@ -62,6 +62,7 @@ struct worker {
     int err; /* -errno of the first failure */
     char err_msg[320];
     int done;
+    bool lost_write; /* stopped holding a sequential write it had drawn (wl.last_unit) */
     /* The thread's own CPU time and faults at the start and the end of its measured phase
      * (its entry of run's usage): the run's CPU figures and the faults probe's are their sum,
      * so that they cover the measured time and nothing else (not the threads' start, nor
@@ -108,7 +109,6 @@ struct run {
     uint64_t end_ns;
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
-    int lost_write;          /* a queued worker stopped holding a write it had drawn */
     bool own_budgets; /* --seq-stream=per-thread, a tree job: each thread its share of --events */
 };
 

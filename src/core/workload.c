@@ -389,6 +389,7 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
         } else {
             unit = __atomic_fetch_add(&w->shw->seq_next, 1, __ATOMIC_RELAXED) % lay->seq_units;
         }
+        w->last_unit = unit;
         sbio_layout_seq(lay, unit, &io->file, &io->offset, &io->len);
     } else {
         uint64_t blk;

@@ -109,6 +109,7 @@ struct sbio_wl {
     int64_t fsync_next;  /* next file of the current fsync round, -1: none */
     uint64_t *dirty_map; /* scope=dirty: files written since the last round */
     uint64_t slice_first, slice_units, slice_pos; /* per-thread sequential slice */
+    uint64_t last_unit; /* the sequential request of the last draw (sbio_layout_seq's unit) */
     uint64_t once_pos;  /* --random-order=once under --verify: this thread's blocks taken */
     uint64_t once_pass; /* the pass once_perm is for (UINT64_MAX: none yet) */
     struct sbio_perm once_perm;

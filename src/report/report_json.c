@@ -147,9 +147,12 @@ static json_t *config_json(const struct sbio_report_of *of, const struct sbio_fi
                                              : json_integer((json_int_t)of->job->warmup_s));
     json_object_set_new(c, "rate_ops_per_s", json_integer((json_int_t)of->job->rate));
     json_object_set_new(c, "ioengine", json_string(sbio_engine_name(of->job->engine)));
-    json_object_set_new(c, "iodepth", json_integer((json_int_t)of->job->iodepth));
+    /* The depth in effect: a synchronous engine has one request in flight per thread,
+     * whatever --iodepth says (so two sync runs never differ in it). */
+    bool queues = !sbio_engine_has(of->job->engine, SBIO_ENG_SYNC);
+    json_object_set_new(c, "iodepth", json_integer(queues ? (json_int_t)of->job->iodepth : 1));
     json_object_set_new(c, "iodepth_batch",
-                        json_integer((json_int_t)sbio_job_iodepth_batch(of->job)));
+                        json_integer(queues ? (json_int_t)sbio_job_iodepth_batch(of->job) : 1));
     json_object_set_new(c, "file_extra_flags",
                         json_string(sbio_extra_flags_str(buf, sizeof(buf), of->job->extra_flags)));
     json_object_set_new(c, "block_size_bytes", json_integer((json_int_t)of->job->block_size));

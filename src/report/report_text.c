@@ -226,8 +226,9 @@ static bool mode_has(const struct sbio_report_of *of, const struct sbio_stats *c
 }
 
 /* sysbench's interim line: "[ 1s ] reads: 1.23 MiB/s writes: 0.00 MiB/s fsyncs: 0.00/s
- * latency (ms,95%): 0.006" (all operations, --percentile's), then sbio's per operation type
- * on an indented line of its own, so that no sysbench label is repeated. */
+ * latency (ms,95%): 0.006" (every event: all operations but the end fsyncs, --percentile's), then
+ * sbio's per operation type on an indented line of its own, so that no sysbench label is repeated.
+ */
 void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s, double interval_s,
                           const struct sbio_stats *cur, const struct sbio_stats *prev)
 {
@@ -236,8 +237,8 @@ void sbio_report_interval(FILE *out, const struct sbio_report_of *of, double t_s
     uint64_t syncs = cur->lat[SBIO_FSYNC].count - prev->lat[SBIO_FSYNC].count + cur->write_fsyncs -
                      prev->write_fsyncs;
     struct sbio_hist all_cur, all_prev, all;
-    sbio_stats_all_lat(cur, &all_cur);
-    sbio_stats_all_lat(prev, &all_prev);
+    sbio_stats_event_lat(cur, &all_cur);
+    sbio_stats_event_lat(prev, &all_prev);
     sbio_hist_sub(&all, &all_cur, &all_prev);
     uint64_t pct = of->set->percentile;
     fprintf(
@@ -294,13 +295,13 @@ static void print_lat_row(FILE *out, int w, const char *name, const struct sbio_
     fputc('\n', out);
 }
 
-/* sysbench's --histogram block, every operation together: a row per bucket that has any,
- * its value in milliseconds (the bucket's midpoint), a bar scaled to the fullest (rounded),
- * the count; then sysbench's line of one space. */
+/* sysbench's --histogram block, every event together (not the end fsyncs): a row per bucket that
+ * has any, its value in milliseconds (the bucket's midpoint), a bar scaled to the fullest
+ * (rounded), the count; then sysbench's line of one space. */
 static void text_sysbench_histogram(FILE *out, const struct sbio_stats *t)
 {
     struct sbio_hist h;
-    sbio_stats_all_lat(t, &h);
+    sbio_stats_event_lat(t, &h);
     uint64_t maxc = 0;
     for (unsigned i = 0; i < SBIO_HIST_NBUCKETS; i++)
         if (h.buckets[i] > maxc)
@@ -408,7 +409,8 @@ static void text_stopped(FILE *out, const struct sbio_run_result *res, double se
 }
 
 /* sysbench's lines, line for line: operations and throughput per second, the general
- * statistics, the latency of every operation in milliseconds (sb_report_cumulative). */
+ * statistics, the latency of every event in milliseconds (sb_report_cumulative): the end
+ * fsyncs (--file-fsync-end) are no events, and sysbench times events only. */
 static void text_sysbench(FILE *out, const struct sbio_report_of *of,
                           const struct sbio_run_result *res, double secs)
 {
@@ -430,7 +432,7 @@ static void text_sysbench(FILE *out, const struct sbio_report_of *of,
     fprintf(out, "    total time:                          %.4fs\n", secs);
     fprintf(out, "    total number of events:              %" PRIu64 "\n", t->events);
     struct sbio_hist all;
-    sbio_stats_all_lat(t, &all);
+    sbio_stats_event_lat(t, &all);
     fprintf(out, "\nLatency (ms):\n");
     fprintf(out, "         min: %39.2f\n", all.count ? (double)all.min_ns / 1e6 : 0.0);
     fprintf(out, "         avg: %39.2f\n", sbio_hist_mean(&all) / 1e6);

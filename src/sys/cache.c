@@ -23,6 +23,18 @@ int sbio_cache_invalidate(int fd)
     return -rc;
 }
 
+int sbio_cache_invalidate_at(int dirfd, const char *name, uint64_t size, uint64_t *resident)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = sbio_cache_invalidate(fd);
+    if (!rc && resident)
+        rc = sbio_cache_resident(fd, size, resident);
+    close(fd);
+    return rc;
+}
+
 int sbio_cache_resident(int fd, uint64_t size, uint64_t *bytes)
 {
     long page = sysconf(_SC_PAGESIZE);

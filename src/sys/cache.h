@@ -16,6 +16,11 @@ int sbio_cache_invalidate(int fd);
  * read-only shared mapping, a window at a time. 0 or -errno. */
 int sbio_cache_resident(int fd, uint64_t size, uint64_t *bytes);
 
+/* --invalidate of one file of a set: name opened in dirfd (never through a symbolic link),
+ * its pages dropped (sbio_cache_invalidate); with resident, then the bytes of its first
+ * size bytes still resident (sbio_cache_resident). 0 or -errno. */
+int sbio_cache_invalidate_at(int dirfd, const char *name, uint64_t size, uint64_t *resident);
+
 /* The posix_fadvise and posix_madvise advice of an enum sbio_fadvise (auto resolved first,
  * sbio_job_fadvise), or -1 for none. */
 int sbio_cache_fadv(int hint);

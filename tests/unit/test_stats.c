@@ -307,6 +307,7 @@ static void test_stats_snapshot_moment(void **state)
 static void assert_stats_same(const struct sbio_stats *a, const struct sbio_stats *b)
 {
     assert_hist_equal(&a->datasync, &b->datasync);
+    assert_hist_equal(&a->end_sync, &b->end_sync);
     for (int op = 0; op < SBIO_OP_NR; op++) {
         assert_hist_equal(&a->lat[op], &b->lat[op]);
         assert_int_equal(a->bytes[op], b->bytes[op]);
@@ -395,16 +396,66 @@ static void test_stats_merge(void **state)
     free(s);
 }
 
+/* sysbench's latency covers events only: threads record events, then their end fsyncs
+ * (slower and faster than any event); the merged stats' event latency equals a histogram of
+ * the events alone, min and max included, and after a snapshot too. */
+static void test_stats_event_lat(void **state)
+{
+    (void)state;
+    struct sbio_stats *s = calloc(5, sizeof(*s));
+    assert_non_null(s);
+    struct sbio_stats *part = s, *merged = s + 3, *snap = s + 4;
+    struct sbio_hist *events = calloc(2, sizeof(*events)), *got = events + 1;
+    assert_non_null(events);
+    sbio_hist_init(events);
+    uint64_t rng = 777;
+    for (int i = 0; i < 5; i++)
+        sbio_stats_init(&s[i]);
+    for (int t = 0; t < 3; t++) {
+        for (int i = 0; i < 2000; i++) {
+            uint64_t r = sbio_rand64(&rng);
+            enum sbio_op op = (enum sbio_op)(r % 3); /* read, write, periodic fsync */
+            uint64_t lat = 5000 + (r >> 8) % 3000000;
+            sbio_stats_record(&part[t], op, lat, op == SBIO_FSYNC ? 0 : BLK, 1);
+            sbio_hist_record(events, lat);
+        }
+        sbio_stats_begin_end_syncs(&part[t]);
+        sbio_stats_record(&part[t], SBIO_FSYNC, 90000000 + (uint64_t)t, 0, 0);
+        sbio_stats_record(&part[t], SBIO_FSYNC, 100 + (uint64_t)t, 0, 0);
+    }
+    for (int t = 0; t < 3; t++)
+        sbio_stats_merge(merged, &part[t]);
+    assert_int_equal(merged->end_fsyncs, 6);
+    assert_int_equal(merged->end_sync.count, 6);
+    sbio_stats_snapshot(snap, merged);
+    const struct sbio_stats *of[] = {merged, snap, &part[0]};
+    for (int k = 0; k < 3; k++) {
+        sbio_stats_event_lat(of[k], got);
+        if (k == 2)
+            continue; /* one thread's events only: checked by count below */
+        assert_hist_equal(got, events);
+    }
+    assert_int_equal(got->count, 2000);
+    assert_true(got->max_ns < 90000000 && got->min_ns >= 5000);
+    /* Without end fsyncs the event latency is every operation's. */
+    sbio_stats_init(merged);
+    sbio_stats_record(merged, SBIO_FSYNC, 4000, 0, 1);
+    sbio_stats_record(merged, SBIO_READ, 9000, BLK, 1);
+    sbio_stats_event_lat(merged, got);
+    assert_int_equal(got->count, 2);
+    assert_int_equal(got->min_ns, 4000);
+    assert_int_equal(got->max_ns, 9000);
+    free(events);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_record),
-        cmocka_unit_test(test_stats_record_io),
-        cmocka_unit_test(test_stats_rmw),
-        cmocka_unit_test(test_stats_merge),
-        cmocka_unit_test(test_stats_fs_ops),
-        cmocka_unit_test(test_stats_untouched),
-        cmocka_unit_test(test_stats_snapshot_moment),
+        cmocka_unit_test(test_stats_record),    cmocka_unit_test(test_stats_record_io),
+        cmocka_unit_test(test_stats_rmw),       cmocka_unit_test(test_stats_merge),
+        cmocka_unit_test(test_stats_event_lat), cmocka_unit_test(test_stats_fs_ops),
+        cmocka_unit_test(test_stats_untouched), cmocka_unit_test(test_stats_snapshot_moment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
