@@ -434,7 +434,7 @@ row_rate() {
 	folders rate
 	prep
 	both "${P[@]}" --rate=2000000000 --file-test-mode=rndrd --time=1 run
-	# Rarely sysbench's exit races its FATAL line out of its buffered output: once more then.
+	# Rarely (once in six runs of this test) sysbench exits 1 without its FATAL line: once more then.
 	local i
 	for i in 1 2; do
 		grep -q 'The event queue is full' "$TMP/out.sy" && break
