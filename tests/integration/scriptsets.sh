@@ -4,6 +4,10 @@
 #   sysbench's lines ("writes/s", "reads, writes, syncs done") beside the bytes they wrote,
 #   and the whole-file reads beside the bytes read: the text's counts equal the JSON's op
 #   types, and the bytes written are the creates' files;
+# - a tree that prepare would make empty (prealloc 0, fsmark.lua's) is made by run itself in
+#   an empty folder, saying so, and compare's check before its first run accepts it too; a
+#   tree with files to prepare is still refused without prepare, and a sbio.tree no manifest
+#   names stops both;
 source "$(dirname "$0")/lib.sh"
 
 # --- A tree's creates are writes in sysbench's lines ---
@@ -32,3 +36,37 @@ r = d['phases'][0]['jobs'][0]['result']['result']
 want = r['op_types']['create']['ops'] / r['elapsed_s']
 got = float('$wps')
 if abs(got - want) > 0.011 + want * 1e-3: print('writes/s %s, creates/s %.2f' % (got, want))"
+
+# --- run makes a tree that has nothing to prepare (fsmark.lua) ---
+FSM="--files=20 --size=4096"
+mkdir -p "$TMP/fsm"
+# shellcheck disable=SC2086 # the options are words
+expect_exit 0 "fsmark.lua in an empty folder, no prepare: run" \
+	"$SBIO" run --script workloads/fsmark.lua --dir "$TMP/fsm" $FSM
+check "... says that it makes the empty tree" \
+	grep -q "^No file tree in $TMP/fsm: the script's tree has no file to prepare (prealloc 0), so the run makes it" "$TMP/out"
+check "... and runs: fs_mark's line of 20 files" grep -qE '^ +20 +4096 ' "$TMP/out"
+expect_exit 0 "... cleanup removes it" "$SBIO" cleanup --dir "$TMP/fsm"
+eq "... leaving the folder empty" "$(ls -A "$TMP/fsm")" ""
+# shellcheck disable=SC2086
+expect_exit 0 "compare with fsmark.lua in an empty folder, no prepare" \
+	"$SBIO" compare --script workloads/fsmark.lua --dir "$TMP/fsm" $FSM --schedulers=none --repeat=1
+check "... each phase compared" grep -q "^Job remove" "$TMP/out"
+"$SBIO" cleanup --dir "$TMP/fsm" >/dev/null 2>&1
+printf '%s\nphase "p" { time = 1, job "j" { mix = { stat = 1 } } }\n' \
+	'fileset { files = 20, dirwidth = 10, size = "1k", prealloc = 0.5 }' >"$TMP/half.lua"
+mkdir -p "$TMP/half"
+expect_exit 2 "a tree with files to prepare, no prepare: run refused" \
+	"$SBIO" run --script "$TMP/half.lua" --dir "$TMP/half"
+check "... naming prepare, nothing made" \
+	bash -c "grep -q 'no file tree in .*run sbio prepare' '$TMP/err' && [ -z \"\$(ls -A '$TMP/half')\" ]"
+mkdir -p "$TMP/fsm/sbio.tree"
+# shellcheck disable=SC2086
+expect_exit 2 "fsmark.lua beside a sbio.tree no manifest names: run refused" \
+	"$SBIO" run --script workloads/fsmark.lua --dir "$TMP/fsm" $FSM
+stderr_one_line "... in one line"
+# shellcheck disable=SC2086
+expect_exit 2 "... and compare refused before its first run" \
+	"$SBIO" compare --script workloads/fsmark.lua --dir "$TMP/fsm" $FSM --schedulers=none --repeat=1
+check "... saying why, nothing run" \
+	bash -c "grep -q 'sbio.tree is there but no sbio.manifest names it' '$TMP/err' && ! grep -q 'Job remove' '$TMP/out' && [ \"\$(ls -A '$TMP/fsm')\" = sbio.tree ]"
