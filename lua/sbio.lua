@@ -407,9 +407,9 @@ local function file_ranges(name, v)
              "0, a string of indexes and ranges (files = \"0-7,9\") or a list (files = {0, 1, 2})", 4)
     end
     local r = {}
-    local function add(a, b)
-        if a > 4294967294 or b > 4294967294 then bad("index " .. b .. " is too large") end
-        if b < a then bad("range " .. a .. "-" .. b .. " ends before it starts") end
+    local function add(a, b) -- nil, or why not
+        if a > 4294967294 or b > 4294967294 then return "index " .. b .. " is too large" end
+        if b < a then return "range " .. a .. "-" .. b .. " ends before it starts" end
         r[#r + 1] = {a, b}
     end
     if type(v) == "string" then
@@ -417,7 +417,8 @@ local function file_ranges(name, v)
             local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
             a = a or part:match("^%s*(%d+)%s*$")
             if not a then bad("'" .. v .. "': '" .. part .. "' is not an index or a range") end
-            add(tonumber(a), tonumber(b or a))
+            local why = add(tonumber(a), tonumber(b or a))
+            if why then bad(why) end
         end
     elseif type(v) == "table" then
         for k in pairs(v) do
@@ -430,7 +431,8 @@ local function file_ranges(name, v)
             if type(x) ~= "number" or x < 0 or x ~= math.floor(x) then
                 bad("{...}: " .. tostring(x) .. " is not a file's index (a whole number >= 0)")
             end
-            add(x, x)
+            local why = add(x, x)
+            if why then bad(why) end
         end
     else
         bad("(a " .. type(v) .. ")")
