@@ -160,6 +160,8 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
     w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
     w->fsync_next = -1;
     w->once_pass = UINT64_MAX;
+    /* A mix's fsync before any write goes to a file of the job's. */
+    w->last_file = sh->lay && sh->lay->own ? sh->lay->own[0] : 0;
     if (sh->fsync_scope == SBIO_SCOPE_DIRTY && sh->lay) {
         w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
         if (!w->dirty_map)
@@ -471,9 +473,5 @@ void sbio_wl_begin_end(struct sbio_wl *w)
     /* A mix asks for its end fsync itself (fsync_end), whatever it drew. */
     if (!w->sh->fsync_end || !(w->sh->mix || sbio_mode_writes(w->sh->mode)))
         return;
-    if (w->dirty_map) {
-        w->fsync_next = wl_fsync_find(w, 0);
-    } else {
-        w->fsync_next = 0;
-    }
+    w->fsync_next = wl_fsync_find(w, 0); /* the first file: dirty, or the job's */
 }
