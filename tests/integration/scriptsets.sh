@@ -122,6 +122,10 @@ check "... its writes at the file's end, from 2 MiB on, 3 KiB each, never overla
 import re, sys
 offs = sorted(int(m.group(1)) for m in (re.search(r'pwrite64\(.*, 3072, (\d+)\) = 3072', l) for l in open('$TMP/trace')) if m)
 sys.exit(not offs or offs != list(range(2097152, 2097152 + 3072 * len(offs), 3072)))"
+json_expect "the JSON's declared jobs say their files as ranges" "$RESULT" "
+j = d['phases'][0]['jobs']
+if j[0]['declared'].get('files') != [[0, 7]] or j[1]['declared'].get('files') != [[8, 8]]:
+    print([x['declared'].get('files') for x in j])"
 check "the job lines name their files" \
 	bash -c "grep -q '^--- Job readers (2 threads, sync, on files 0-7) ---' '$TMP/files.out' && grep -q '^--- Job log (1 thread, sync, on file 8) ---' '$TMP/files.out'"
 expect_exit 0 "a plain read-only run on the grown set: not taken for damaged" \
