@@ -333,7 +333,7 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
                     random_order = true, ioprio = true, group = true, flow = true,
-                    append = true}
+                    append = true, files = true}
 local GROUP_FIELDS = {weight = true, bfq_weight = true, max = true, latency = true}
 local MAX_FIELDS = {rbps = true, wbps = true, riops = true, wiops = true, device = true}
 local FADVISE = {none = true, auto = true, normal = true, random = true, sequential = true}
@@ -396,6 +396,61 @@ local function flow_list(name, f)
         end
     end
     return f
+end
+
+-- files = "0-7,9" or {0, 1, 2}: the set's files (numbered from 0, as ctx.file) a job works on,
+-- as a list of ranges {first, last}, sorted and merged; C checks them against the set.
+local FILE_RANGES_MAX = 16
+local function file_ranges(name, v)
+    local function bad(why)
+        fail("job " .. name .. ": files " .. why .. "; accepted: the set's files numbered from " ..
+             "0, a string of indexes and ranges (files = \"0-7,9\") or a list (files = {0, 1, 2})", 4)
+    end
+    local r = {}
+    local function add(a, b) -- nil, or why not
+        if a > 4294967294 or b > 4294967294 then return "index " .. b .. " is too large" end
+        if b < a then return "range " .. a .. "-" .. b .. " ends before it starts" end
+        r[#r + 1] = {a, b}
+    end
+    if type(v) == "string" then
+        for part in (v .. ","):gmatch("([^,]*),") do
+            local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+            a = a or part:match("^%s*(%d+)%s*$")
+            if not a then bad("'" .. v .. "': '" .. part .. "' is not an index or a range") end
+            local why = add(tonumber(a), tonumber(b or a))
+            if why then bad(why) end
+        end
+    elseif type(v) == "table" then
+        for k in pairs(v) do
+            if type(k) ~= "number" or k < 1 or k > #v or k ~= math.floor(k) then
+                bad("is a list, not a table with keys")
+            end
+        end
+        if #v == 0 then bad("is an empty list") end
+        for _, x in ipairs(v) do
+            if type(x) ~= "number" or x < 0 or x ~= math.floor(x) then
+                bad("{...}: " .. tostring(x) .. " is not a file's index (a whole number >= 0)")
+            end
+            local why = add(x, x)
+            if why then bad(why) end
+        end
+    else
+        bad("(a " .. type(v) .. ")")
+    end
+    table.sort(r, function(x, y) return x[1] < y[1] end)
+    local m = {}
+    for _, x in ipairs(r) do
+        local last = m[#m]
+        if last and x[1] <= last.last + 1 then
+            last.last = math.max(last.last, x[2])
+        else
+            m[#m + 1] = {first = x[1], last = x[2]}
+        end
+    end
+    if #m > FILE_RANGES_MAX then
+        bad("makes " .. #m .. " separate ranges, at most " .. FILE_RANGES_MAX)
+    end
+    return m
 end
 
 function job(name)
@@ -543,6 +598,14 @@ function job(name)
         j.blocks = size_list(name, "block", raw(t.block) or D.block)
         -- A tree job's append size: a size or a distribution, the block's by default.
         if t.append ~= nil then j.appends = size_list(name, "append", raw(t.append)) end
+        if t.files ~= nil then
+            if t.event or t.mode == "seqwr" then
+                fail("job " .. name .. ": files goes with a mix or a mode other than seqwr (" ..
+                     (t.event and "an event job chooses its files itself" or
+                      "seqwr writes the whole set") .. ")")
+            end
+            j.files = file_ranges(name, raw(t.files))
+        end
         local pat, why = pattern(t.pattern or "uniform")
         if not pat then fail("job " .. name .. ": " .. why) end
         j.pattern = pat

@@ -9,8 +9,9 @@
 -- Differences: fs_mark names its files with a time stamp and 24 random characters and
 -- makes each with O_CREAT | O_TRUNC; sbio's are f<slot> in one folder, made with O_CREAT |
 -- O_EXCL; fs_mark's "App overhead" column is not reproduced, nor its FSUse% column.
---   sbio prepare --script fsmark --dir=D     (an empty tree: every slot free)
 --   sbio run --script fsmark --dir=D --files=1000 --size=4096 --threads=2
+-- needs no prepare, as fs_mark needs none: the tree is empty (every slot free), and run makes
+-- it in a folder that has none.
 --
 -- Output: after sbio's reports, report() prints fs_mark's table: one line per loop with the
 -- files made so far (Count), Size and Files/sec (the loop's creates over its phase's time).

@@ -22,6 +22,7 @@
 #define SBIO_SCRIPT_MAX_PHASES 64
 #define SBIO_SCRIPT_MAX_BLOCKS 16
 #define SBIO_SCRIPT_MAX_FLOW   64
+#define SBIO_SCRIPT_MAX_FRANGE 16 /* a job's ranges of the set's files (files = "0-7,9") */
 
 enum sbio_pattern {
     SBIO_PAT_UNIFORM,
@@ -136,6 +137,10 @@ struct sbio_script_job {
     unsigned nappend;
     uint64_t append[SBIO_SCRIPT_MAX_BLOCKS];
     double append_weight[SBIO_SCRIPT_MAX_BLOCKS];
+    /* The set's files the job works on (a flat set): ranges first .. last of file indexes,
+     * sorted and apart; nfrange 0: every file. */
+    unsigned nfrange;
+    uint64_t frange_first[SBIO_SCRIPT_MAX_FRANGE], frange_last[SBIO_SCRIPT_MAX_FRANGE];
     int line; /* the script's line that declared the job, for messages */
     /* What only the command line sets (struct sbio_settings' job): a script cannot declare
      * these, its jobs take the command line's. */

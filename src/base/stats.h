@@ -149,6 +149,22 @@ static inline uint64_t sbio_stats_bytes_written(const struct sbio_stats *s)
            s->bytes[SBIO_APPEND] + s->bytes[SBIO_WRITEWHOLE];
 }
 
+/* Requests that read data, as sysbench's "reads/s" and "reads ... done" count them: the
+ * reads, and on a file tree the whole-file reads (one each, whatever its size). */
+static inline uint64_t sbio_stats_reads(const struct sbio_stats *s)
+{
+    return s->lat[SBIO_READ].count + s->lat[SBIO_READWHOLE].count;
+}
+
+/* Requests that write data, as sysbench's "writes/s" and "writes ... done" count them: the
+ * writes, and on a file tree the creates (which write the new file), appends and whole-file
+ * writes (one each), so that the counts and the bytes written tell of the same operations. */
+static inline uint64_t sbio_stats_writes(const struct sbio_stats *s)
+{
+    return s->lat[SBIO_WRITE].count + s->lat[SBIO_CREATE].count + s->lat[SBIO_APPEND].count +
+           s->lat[SBIO_WRITEWHOLE].count;
+}
+
 /* Whether s counted any file-system operation (an op type from SBIO_OP_FS_FIRST on) or
  * skipped a draw: what makes the reports show those op types. */
 bool sbio_stats_has_fs(const struct sbio_stats *s);

@@ -170,19 +170,66 @@ static bool phases_do(const struct sbio_script *s, unsigned pi, int op)
     return false;
 }
 
-/* Job j of a script without a tree: none of a tree's operations, flow or append. 0 or
- * -SBIO_EUSAGE (message printed). */
-static int check_flat_job(const struct sbio_script *s, const struct sbio_script_job *j)
+/* Job j's appends on a flat set: each writes at its file's end, so not through a mapping of
+ * the file's size (mmap), nor with O_DIRECT (the ends are not aligned), nor under --verify
+ * (it checks the set's blocks, which appends are not). 0 or -SBIO_EUSAGE (message printed). */
+static int check_flat_append(const struct sbio_settings *set, const struct sbio_script *s,
+                             const struct sbio_script_job *j)
 {
-    const char *what = j->nflow ? "flow" : j->nappend ? "append" : NULL;
-    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR && !what; op++)
-        what = job_does(j, op) ? sbio_mix_op_name(op) : NULL;
-    if (!what)
+    const char *why = j->engine == sbio_engine_id("mmap") ? "the mmap engine maps each file at "
+                                                            "its size and cannot write past it"
+                      : (j->flags & SBIO_XF_DIRECT)       ? "flags direct: the files' ends are "
+                                                            "not aligned for O_DIRECT"
+                      : set->verify ? "--verify checks the set's blocks, which appends are not"
+                                    : NULL;
+    if (!why)
         return 0;
-    sbio_err("%s:%d: job %s: %s needs a file tree; declare one with fileset { files = N, "
-             "dirwidth = W, size = ... }",
-             s->path, j->line, j->name, what);
+    sbio_err("%s:%d: job %s: append on a flat set writes past the end of its files: %s", s->path,
+             j->line, j->name, why);
     return -SBIO_EUSAGE;
+}
+
+/* Job j's files (files = "0-7,9") against the set's count n: every index below n, and no
+ * --verify (its threads own blocks over the whole set). 0 or -SBIO_EUSAGE (message printed). */
+static int check_flat_files(const struct sbio_settings *set, const struct sbio_script *s,
+                            const struct sbio_script_job *j, uint64_t n)
+{
+    if (!j->nfrange)
+        return 0;
+    uint64_t last = j->frange_last[j->nfrange - 1];
+    if (last >= n) {
+        sbio_err("%s:%d: job %s: files: file %" PRIu64 " is not in the set, which has %" PRIu64
+                 " file%s; accepted: indexes 0 to %" PRIu64,
+                 s->path, j->line, j->name, last, n, n == 1 ? "" : "s", n - 1);
+        return -SBIO_EUSAGE;
+    }
+    if (set->verify) {
+        sbio_err("%s:%d: job %s: files: --verify has each thread own blocks over the whole set; "
+                 "run without --verify, or without files",
+                 s->path, j->line, j->name);
+        return -SBIO_EUSAGE;
+    }
+    return 0;
+}
+
+/* Job j of a script without a tree: none of a tree's operations but append (at the end of
+ * a file of the set), no flow; its files among the set's. 0 or -SBIO_EUSAGE (message
+ * printed). */
+static int check_flat_job(const struct sbio_settings *set, const struct sbio_script *s,
+                          const struct sbio_script_job *j)
+{
+    const char *what = j->nflow ? "flow" : NULL;
+    for (int op = SBIO_MIX_FS_FIRST; op < SBIO_MIX_NR && !what; op++)
+        what = op != SBIO_MIX_APPEND && job_does(j, op) ? sbio_mix_op_name(op) : NULL;
+    if (what) {
+        sbio_err("%s:%d: job %s: %s needs a file tree; declare one with fileset { files = N, "
+                 "dirwidth = W, size = ... }",
+                 s->path, j->line, j->name, what);
+        return -SBIO_EUSAGE;
+    }
+    if (job_does(j, SBIO_MIX_APPEND) && check_flat_append(set, s, j))
+        return -SBIO_EUSAGE;
+    return check_flat_files(set, s, j, s->nfiles ? s->nfiles : set->file_num);
 }
 
 /* The operations that make a file the thread's current one (fsop.h): create and open; in
@@ -384,8 +431,13 @@ static int check_ops(const struct sbio_settings *set, const struct sbio_script *
         for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
             const struct sbio_script_job *j = &s->phases[pi].jobs[k];
             if (!s->tree.set)
-                rc = check_flat_job(s, j);
-            else if (!(rc = check_tree_job(s, j)))
+                rc = check_flat_job(set, s, j);
+            else if (j->nfrange) {
+                sbio_err("%s:%d: job %s: files picks files of a flat set; on a file tree each "
+                         "thread works on its own slots",
+                         s->path, j->line, j->name);
+                rc = -SBIO_EUSAGE;
+            } else if (!(rc = check_tree_job(s, j)))
                 rc = check_serve(s, pi, j);
         }
     for (unsigned pi = 0; pi < s->nphases && !rc && s->tree.set; pi++)

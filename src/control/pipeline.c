@@ -335,6 +335,55 @@ static int pipeline_scope_verify(struct pipeline *s, const struct sbio_script *s
     return writer ? sbio_fileset_mark(&s->fs, s->fs.complete) : 0;
 }
 
+/* ", on files 0-7,9" for a job on some of a flat set's files; "" for one on all. */
+static void pipeline_files_desc(char *buf, size_t len, const struct sbio_script_job *j)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned r = 0; r < j->nfrange && n < len; r++) {
+        int w = j->frange_first[r] == j->frange_last[r]
+                    ? snprintf(buf + n, len - n, "%s%" PRIu64,
+                               r                 ? ","
+                               : j->nfrange == 1 ? ", on file "
+                                                 : ", on files ",
+                               j->frange_first[r])
+                    : snprintf(buf + n, len - n, "%s%" PRIu64 "-%" PRIu64, r ? "," : ", on files ",
+                               j->frange_first[r], j->frange_last[r]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* A script's appends on a flat set (a mix with an append weight): the files appended to by an
+ * earlier run are cut back to their sizes when this run writes, then the files this script's
+ * jobs may append to are marked in the manifest before any is written, so that no later
+ * command takes them for damaged. Under MPI on a shared set rank 0 alone. 0 or -errno (said). */
+static int pipeline_appends(struct pipeline *s, const struct sbio_script *script)
+{
+    struct sbio_fileset *fs = &s->fs;
+    if (script->tree.set || fs->raw || fs->dirfd < 0 || !fs->nfiles ||
+        !(s->set->file_per_rank || s->topo->rank == 0))
+        return 0;
+    bool *grow = calloc(fs->nfiles, sizeof(bool)), any = false;
+    if (!grow)
+        return -ENOMEM;
+    for (unsigned pi = 0; pi < script->nphases; pi++)
+        for (unsigned k = 0; k < script->phases[pi].njobs; k++) {
+            const struct sbio_script_job *j = &script->phases[pi].jobs[k];
+            if (j->mode != SBIO_MODE_NONE || j->event || !(j->weight[SBIO_MIX_APPEND] > 0))
+                continue;
+            for (unsigned f = 0; f < fs->nfiles; f++)
+                for (unsigned r = 0; r < (j->nfrange ? j->nfrange : 1) && !grow[f]; r++)
+                    grow[f] = !j->nfrange || (f >= j->frange_first[r] && f <= j->frange_last[r]);
+            any = true;
+        }
+    int rc = sbio_fileset_cmd_writes(s->set, script) || any
+                 ? sbio_fileset_appends(fs, sbio_fileset_cmd_writes(s->set, script),
+                                        any ? grow : NULL, s->text)
+                 : 0;
+    free(grow);
+    return rc;
+}
+
 /* The environment, read once while sbio's settings are in effect: described in the text and
  * (want_env) kept for the JSON documents. */
 static void pipeline_describe(struct pipeline *s, bool want_env)
@@ -824,6 +873,8 @@ static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script
         char thr[64], ops[320] = "";
         if (jobs[k].job.tree)
             sbio_report_tree_ops(ops, sizeof(ops), &p->jobs[k]);
+        else
+            pipeline_files_desc(ops, sizeof(ops), &p->jobs[k]);
         fprintf(ses->text, "\n--- Job %s (%s, %s%s%s%s) ---\n", p->jobs[k].name,
                 pipeline_threads(thr, sizeof(thr), p->jobs[k].threads, ses->topo),
                 sbio_engine_name(p->jobs[k].engine), ops,
@@ -1182,6 +1233,8 @@ static int plain_ready(struct pipeline *s, int rc)
     if (!rc)
         rc = pipeline_scope_verify(s, s->decl);
     if (!rc)
+        rc = pipeline_appends(s, s->decl);
+    if (!rc)
         rc = pipeline_apply(s);
     return rc;
 }
@@ -1262,6 +1315,8 @@ static bool script_begin(struct pipeline *s, int *rc)
         *rc = pipeline_finish_short(s, false);
     if (!*rc)
         *rc = pipeline_scope_verify(s, s->decl);
+    if (!*rc)
+        *rc = pipeline_appends(s, s->decl);
     if (!*rc)
         *rc = pipeline_apply(s);
     *rc = sbio_pipeline_agree(s->topo, *rc, "refused the script");

@@ -650,6 +650,20 @@ static void read_job_flow(lua_State *L, int t, struct sbio_script_job *j)
     lua_pop(L, 1);
 }
 
+/* The job's files (the prelude has checked and merged them): ranges {first, last}. */
+static void read_job_files(lua_State *L, int t, struct sbio_script_job *j)
+{
+    lua_getfield(L, t, "files");
+    size_t n = lua_istable(L, -1) ? lua_objlen(L, -1) : 0;
+    for (size_t i = 1; i <= n && j->nfrange < SBIO_SCRIPT_MAX_FRANGE; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        j->frange_first[j->nfrange] = (uint64_t)field_num(L, lua_gettop(L), "first");
+        j->frange_last[j->nfrange++] = (uint64_t)field_num(L, lua_gettop(L), "last");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 static int read_job(lua_State *L, const char *path, struct sbio_script_job *j, char *err,
                     size_t errlen)
 {
@@ -700,6 +714,7 @@ static int read_job(lua_State *L, const char *path, struct sbio_script_job *j, c
                        errlen))
         return -EINVAL;
     read_job_flow(L, t, j);
+    read_job_files(L, t, j);
     lua_getfield(L, t, "pattern");
     field_str(L, lua_gettop(L), "kind", buf, sizeof(buf));
     for (int i = 0; i <= SBIO_PAT_HOT; i++)

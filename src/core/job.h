@@ -38,6 +38,10 @@ struct sbio_job {
      * no per-file descriptors. phase: the script's phase, for mkdir's names. NULL: the set. */
     struct sbio_tree *tree;
     unsigned phase;
+    /* A flat set's files the job works on: nfrange ranges of indexes, frange_first[i] ..
+     * frange_last[i] (the declaration's); nfrange 0: every file. */
+    unsigned nfrange;
+    const uint64_t *frange_first, *frange_last;
     uint64_t block_size;           /* random requests; a mix's offsets are in these units */
     const char *block_what;        /* how messages name the block size */
     uint64_t merged_requests;      /* sequential modes: blocks per request */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -305,6 +306,46 @@ static int run_check_flags(struct run *r, uint64_t *direct_align)
     return 0;
 }
 
+/* The layout of a job on some of the set's files (job->frange_*: ranges the declaration
+ * checked against the set). 0 or -ENOMEM. */
+static int run_layout_only(struct run *r, const uint64_t *sizes, uint64_t direct_align)
+{
+    const struct sbio_job *job = r->job;
+    unsigned n = r->fs->nfiles;
+    unsigned char *in = calloc(n ? n : 1, 1);
+    if (!in)
+        return -ENOMEM;
+    for (unsigned k = 0; k < job->nfrange; k++)
+        for (uint64_t f = job->frange_first[k]; f <= job->frange_last[k] && f < n; f++)
+            in[f] = 1;
+    int rc = sbio_layout_init_only(&r->lay, n, sizes, in, job->block_size, sbio_job_merged(job),
+                                   direct_align);
+    free(in);
+    return rc;
+}
+
+/* A mix's appends: each of the job's files' end as it is now (an earlier phase's appends
+ * included), where the first append to it writes. 0, -ENOMEM or -errno (message printed). */
+static int run_append_ends(struct run *r)
+{
+    r->append_end = calloc(r->lay.nfiles ? r->lay.nfiles : 1, sizeof(uint64_t));
+    if (!r->append_end)
+        return -ENOMEM;
+    for (unsigned i = 0; i < r->lay.nfiles; i++) {
+        struct stat st;
+        if (!sbio_layout_has(&r->lay, i))
+            continue;
+        if (fstatat(r->fs->dirfd, r->fs->files[i].name, &st, AT_SYMLINK_NOFOLLOW)) {
+            int e = errno;
+            char lbl[PATH_MAX + 300];
+            sbio_err("%.200s: stat: %s", run_file_label(r, i, lbl, sizeof(lbl)), strerror(e));
+            return -e;
+        }
+        r->append_end[i] = (uint64_t)st.st_size;
+    }
+    return 0;
+}
+
 /* The set as the generators see it. 0, -ENOMEM or -SBIO_EUSAGE. */
 static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_result *res)
 {
@@ -315,9 +356,14 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
         return -ENOMEM;
     for (unsigned i = 0; i < fs->nfiles; i++)
         sizes[i] = fs->files[i].size;
-    int rc = sbio_layout_init(&r->lay, fs->nfiles, sizes, job->block_size, sbio_job_merged(job),
-                              direct_align);
+    int rc = job->nfrange ? run_layout_only(r, sizes, direct_align)
+                          : sbio_layout_init(&r->lay, fs->nfiles, sizes, job->block_size,
+                                             sbio_job_merged(job), direct_align);
     free(sizes);
+    /* A mix's appends (on a flat set: a tree job has no layout). */
+    if (!rc && job->mix &&
+        job->mix->op_cum[SBIO_MIX_APPEND] > job->mix->op_cum[SBIO_MIX_APPEND - 1])
+        rc = run_append_ends(r);
     if (rc)
         return rc;
     r->req = sbio_job_req_bytes(job);
@@ -376,6 +422,7 @@ static void run_limits(struct run *r, struct sbio_run_result *res)
     res->seed = job->seed ? job->seed : sbio_mix64(sbio_now_ns() ^ (uint64_t)getpid());
     sbio_wl_shared_init(&r->sh, job, &r->lay, res->seed);
     r->sh.stop = &r->stop;
+    r->sh.append_end = r->append_end;
     if (r->env->all_threads) {
         /* One set, threads of others too: threads are numbered across them. */
         r->sh.threads = r->env->all_threads;
@@ -534,6 +581,8 @@ static int run_invalidate(struct run *r, struct sbio_run_result *res)
 {
     for (unsigned i = 0; i < r->lay.nfiles; i++) {
         char lbl[PATH_MAX + 300];
+        if (!sbio_layout_has(&r->lay, i))
+            continue;
         uint64_t bytes = 0;
         int rc =
             sbio_cache_invalidate_at(r->fs->dirfd, r->fs->files[i].name, r->lay.size[i], &bytes);
@@ -767,6 +816,7 @@ static void run_free(struct run *r, unsigned nworkers)
         if (r->shared[i].fd >= 0)
             r->eng->close_file(NULL, &r->shared[i]);
     free(r->shared);
+    free(r->append_end);
     sbio_layout_free(&r->lay);
     sbio_verify_map_free(&r->vmap);
     free(r->cpus);
@@ -845,6 +895,8 @@ static int run_open_shared(struct run *r)
     void *priv = NULL;
     int rc = r->eng->flags & SBIO_ENG_MAPS ? run_engine_init(r, &priv, 0, NULL) : 0;
     for (unsigned i = 0; i < r->lay.nfiles && !rc; i++) {
+        if (!sbio_layout_has(&r->lay, i))
+            continue;
         r->shared[i].size = r->lay.size[i];
         rc = r->eng->open_file(priv, &r->shared[i], r->fs->dirfd, r->fs->files[i].name, r->oflags);
         if (!rc)
@@ -978,6 +1030,8 @@ void sbio_runner_fds(const struct sbio_job *job, unsigned nfiles, uint64_t *own,
 static int run_probe_files(const struct run *r)
 {
     for (unsigned i = 0; i < r->lay.nfiles; i++) {
+        if (!sbio_layout_has(&r->lay, i))
+            continue;
         int fd = openat(r->fs->dirfd, r->fs->files[i].name,
                         (r->oflags & ~(r->eng->flags & SBIO_ENG_NO_DIRECT ? O_DIRECT : 0)) |
                             O_NOFOLLOW | O_CLOEXEC);

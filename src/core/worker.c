@@ -644,6 +644,8 @@ static void worker_open(struct worker *w)
         memcpy(w->files, r->shared, r->lay.nfiles * sizeof(*w->files));
     unsigned own = r->shared ? 0 : r->lay.nfiles;
     for (unsigned i = 0; i < own && !w->err; i++) {
+        if (!sbio_layout_has(&r->lay, i))
+            continue; /* not the job's: never opened */
         w->files[i].size = r->lay.size[i];
         int rc = r->eng->open_file(w->eng_priv, &w->files[i], r->fs->dirfd, r->fs->files[i].name,
                                    r->oflags);
@@ -725,7 +727,8 @@ void *sbio_worker_main(void *arg)
     if (w->wl.fsop) /* a tree job's current file: closed, not an operation */
         sbio_fsop_end(w->wl.fsop);
     for (unsigned i = 0; i < r->lay.nfiles && !r->shared; i++)
-        if (w->files[i].fd >= 0 || (r->eng->flags & SBIO_ENG_NO_IO))
+        if (w->files[i].fd >= 0 ||
+            ((r->eng->flags & SBIO_ENG_NO_IO) && sbio_layout_has(&r->lay, i)))
             r->eng->close_file(w->eng_priv, &w->files[i]);
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     return NULL;

@@ -78,6 +78,7 @@ struct run {
     const struct sbio_engine_ops *eng;
     struct sbio_fileset *fs;
     struct sbio_layout lay;
+    uint64_t *append_end; /* a mix's appends on a flat set: each file's end (workload.h) */
     struct sbio_wl_shared sh;
     struct sbio_mix mix; /* --verify's partition, a tree job: the job's mix set up for a
                             thread's blocks or slots */

@@ -54,7 +54,37 @@ void sbio_layout_free(struct sbio_layout *l)
     free(l->size);
     free(l->seq_first);
     free(l->rnd_first);
+    free(l->in);
+    free(l->own);
     l->size = l->seq_first = l->rnd_first = NULL;
+    l->in = NULL;
+    l->own = NULL;
+}
+
+int sbio_layout_init_only(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
+                          const unsigned char *in, uint64_t block, uint64_t merged,
+                          uint64_t direct_align)
+{
+    uint64_t *only = calloc(nfiles ? nfiles : 1, sizeof(uint64_t));
+    if (!only)
+        return -ENOMEM;
+    for (unsigned i = 0; i < nfiles; i++)
+        only[i] = in[i] ? sizes[i] : 0;
+    int rc = sbio_layout_init(l, nfiles, only, block, merged, direct_align);
+    free(only);
+    if (rc)
+        return rc;
+    l->in = malloc(nfiles);
+    l->own = calloc(nfiles, sizeof(unsigned));
+    if (!l->in || !l->own) {
+        sbio_layout_free(l);
+        return -ENOMEM;
+    }
+    memcpy(l->in, in, nfiles);
+    for (unsigned i = 0; i < nfiles; i++)
+        if (in[i])
+            l->own[l->nown++] = i;
+    return 0;
 }
 
 /* Largest i with first[i] <= x (first is non-decreasing, first[0] = 0). */
@@ -130,6 +160,8 @@ int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
     w->rng = sbio_mix64(sh->seed ^ sbio_mix64(thread + 1));
     w->fsync_next = -1;
     w->once_pass = UINT64_MAX;
+    /* A mix's fsync before any write goes to a file of the job's. */
+    w->last_file = sh->lay && sh->lay->own ? sh->lay->own[0] : 0;
     if (sh->fsync_scope == SBIO_SCOPE_DIRTY && sh->lay) {
         w->dirty_map = calloc((sh->lay->nfiles + 63) / 64, sizeof(uint64_t));
         if (!w->dirty_map)
@@ -169,7 +201,10 @@ void sbio_wl_fini(struct sbio_wl *w)
 /* The first file at or after `from` that the current fsync round covers, or -1. */
 static int64_t wl_fsync_find(const struct sbio_wl *w, uint64_t from)
 {
-    unsigned n = w->sh->lay->nfiles;
+    const struct sbio_layout *lay = w->sh->lay;
+    unsigned n = lay->nfiles;
+    while (!w->dirty_map && from < n && !sbio_layout_has(lay, (unsigned)from))
+        from++;
     if (!w->dirty_map)
         return from < n ? (int64_t)from : -1;
     for (uint64_t i = from; i < n;) {
@@ -257,6 +292,25 @@ static uint64_t wl_mix_block(struct sbio_wl *w, const struct sbio_mix *m)
     return sbio_mix_block(m, &w->rng, wl_own_blocks(w), &w->slice_pos) * sh->threads + w->thread;
 }
 
+/* A mix's append on a flat set: the append size at the end of one of the job's files, drawn
+ * uniformly, where no other append of the run writes (sh->append_end). A write. */
+static int wl_mix_append(struct sbio_wl *w, const struct sbio_mix *m, struct sbio_io *io)
+{
+    const struct sbio_layout *lay = w->sh->lay;
+    unsigned n = lay->own ? lay->nown : lay->nfiles;
+    unsigned k = (unsigned)sbio_rand_below(&w->rng, n);
+    unsigned f = lay->own ? lay->own[k] : k;
+    uint64_t len = sbio_mix_append_size(m, &w->rng);
+    io->op = SBIO_WRITE;
+    io->flags = 0;
+    io->file = f;
+    io->offset = __atomic_fetch_add(&w->shw->append_end[f], len, __ATOMIC_RELAXED);
+    io->len = (uint32_t)len;
+    w->last_file = f;
+    wl_mark_dirty(w, f);
+    return 1;
+}
+
 /* A script's mix: the operation by weight, the size from its distribution, the block from
  * its pattern (in units of the job's smallest size), clipped at the end of the file. */
 static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
@@ -273,6 +327,8 @@ static int wl_mix_next(struct sbio_wl *w, struct sbio_io *io)
         io->len = 0;
         return 1;
     }
+    if (mop == SBIO_MIX_APPEND && w->sh->append_end)
+        return wl_mix_append(w, m, io);
     uint64_t len = sbio_mix_size(m, &w->rng);
     sbio_layout_block(lay, wl_mix_block(w, m), &io->file, &io->offset);
     if (io->offset + len > lay->size[io->file])
@@ -418,9 +474,5 @@ void sbio_wl_begin_end(struct sbio_wl *w)
     /* A mix asks for its end fsync itself (fsync_end), whatever it drew. */
     if (!w->sh->fsync_end || !(w->sh->mix || sbio_mode_writes(w->sh->mode)))
         return;
-    if (w->dirty_map) {
-        w->fsync_next = wl_fsync_find(w, 0);
-    } else {
-        w->fsync_next = 0;
-    }
+    w->fsync_next = wl_fsync_find(w, 0); /* the first file: dirty, or the job's */
 }

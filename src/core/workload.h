@@ -38,6 +38,12 @@ struct sbio_layout {
     bool uniform;           /* every file the same size: division instead of a search */
     unsigned skipped_tails; /* O_DIRECT: misaligned tails left out */
     uint64_t skipped_bytes;
+    /* A job on some of the set's files (sbio_layout_only): in[f] says whether file f is one
+     * of them (the others have size 0 here: nothing is drawn in them, no fsync round reaches
+     * them), own lists them; NULL: every file. */
+    unsigned char *in;
+    unsigned *own;
+    unsigned nown;
 };
 
 /* Build the layout. direct_align is the O_DIRECT alignment (0 without O_DIRECT).
@@ -45,6 +51,16 @@ struct sbio_layout {
 int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes, uint64_t block,
                      uint64_t merged, uint64_t direct_align);
 void sbio_layout_free(struct sbio_layout *l);
+/* A layout of the job's files only, those with in[f] set (nfiles flags): the others count as
+ * files of size 0 (sizes is not changed). Returns 0 or -ENOMEM (l left empty). */
+int sbio_layout_init_only(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes,
+                          const unsigned char *in, uint64_t block, uint64_t merged,
+                          uint64_t direct_align);
+/* Whether the layout's job works on file f. */
+static inline bool sbio_layout_has(const struct sbio_layout *l, unsigned f)
+{
+    return !l->in || l->in[f];
+}
 /* Map a sequential request index to file, offset and length. */
 void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file, uint64_t *off,
                      uint32_t *len);
@@ -82,6 +98,10 @@ struct sbio_wl_shared {
     const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
     const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
     const int *stop;                  /* the run's stop flag, for the hook; may be NULL */
+    /* A mix's appends on a flat set: each file's end, where the next append writes (taken
+     * with an atomic add, so that threads appending to one file never overlap); NULL when
+     * the mix has none. */
+    uint64_t *append_end;
     /* The shared sequential stream, alone on its cache line. */
     _Alignas(64) uint64_t seq_next;
     char pad[56];

@@ -230,8 +230,10 @@ static int fileset_check_files(const struct sbio_fileset *fs, const struct sbio_
         if (!set->script && sbio_mode_writes(set->mode) &&
             fileset_check_writable(fs, f->name, &st, set))
             return -SBIO_EUSAGE;
-        /* A short set's files get their sizes back before use (or seqwr empties them). */
-        if ((uint64_t)st.st_size != f->size && !(fs->seqwr_short && !fs->complete)) {
+        /* A short set's files get their sizes back before use (or seqwr empties them); a
+         * file a script appended to may be longer (sbio_fileset_appends). */
+        if ((uint64_t)st.st_size != f->size && !(fs->seqwr_short && !fs->complete) &&
+            !(f->appended && (uint64_t)st.st_size > f->size)) {
             sbio_err("%s/%s is %" PRIu64 " bytes, the manifest says %" PRIu64
                      "; run sbio prepare again",
                      fs->dir, f->name, (uint64_t)st.st_size, f->size);
@@ -562,4 +564,58 @@ int sbio_fileset_lock(const struct sbio_settings *set, const struct sbio_script 
              "alone; wait for that one to end, or use another %s",
              set->filename ? "--filename" : "--dir", what, who, set->filename ? "device" : "--dir");
     return -SBIO_EFAILED;
+}
+
+/* File i of fs, marked appended, cut back to its size when longer: *bytes grows by what was
+ * cut. 0 or -errno (said). */
+static int fileset_cut(struct sbio_fileset *fs, unsigned i, uint64_t *bytes)
+{
+    struct sbio_fileset_file *f = &fs->files[i];
+    int fd = openat(fs->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    int rc = fd < 0 || fstat(fd, &st) ? -errno : 0;
+    if (!rc && (uint64_t)st.st_size > f->size) {
+        if (ftruncate(fd, (off_t)f->size))
+            rc = -errno;
+        else
+            *bytes += (uint64_t)st.st_size - f->size;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        sbio_err("%s/%s: cutting back to %" PRIu64 " bytes: %s", fs->dir, f->name, f->size,
+                 strerror(-rc));
+    return rc;
+}
+
+int sbio_fileset_appends(struct sbio_fileset *fs, bool cut, const bool *grow, FILE *out)
+{
+    bool changed = false;
+    unsigned files = 0;
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        struct sbio_fileset_file *f = &fs->files[i];
+        uint64_t before = bytes;
+        if (cut && f->appended) {
+            int rc = fileset_cut(fs, i, &bytes);
+            if (rc)
+                return rc;
+            files += bytes > before;
+        }
+        bool mark = grow ? grow[i] : false;
+        if ((cut || mark) && f->appended != mark) {
+            f->appended = mark;
+            changed = true;
+        }
+    }
+    if (files) {
+        char b[32];
+        fprintf(out,
+                "Set in %s put back as prepared (before the run, not measured): %u file%s cut "
+                "back to %s size, %s appended by an earlier run removed\n",
+                fs->dir, files, files == 1 ? "" : "s", files == 1 ? "its" : "their",
+                sbio_fmt_bytes(b, sizeof(b), bytes));
+        fflush(out);
+    }
+    return changed ? sbio_fileset_mark(fs, fs->complete) : 0;
 }

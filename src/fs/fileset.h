@@ -62,6 +62,12 @@ void sbio_fileset_discard(struct sbio_fileset *fs);
  * exclusively. */
 int sbio_fileset_open_device(struct sbio_fileset *fs, const struct sbio_settings *set);
 
+/* A script's appends (a flat set): with cut (a command that writes), each file marked
+ * appended that is longer than its size is cut back to it, and out says so in one line; then
+ * the files of grow (nfiles flags, or NULL) are marked appended, the others unmarked when cut.
+ * The manifest is written when a mark changes. 0 or -errno (said). */
+int sbio_fileset_appends(struct sbio_fileset *fs, bool cut, const bool *grow, FILE *out);
+
 /* Mark the manifest incomplete or complete (before truncating for seqwr, after). */
 int sbio_fileset_mark(struct sbio_fileset *fs, bool complete);
 

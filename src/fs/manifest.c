@@ -109,6 +109,9 @@ int sbio_manifest_write(int dirfd, const struct sbio_fileset *fs)
     for (unsigned i = 0; short_set && i < fs->nfiles; i++)
         if (fs->files[i].unwritten)
             fprintf(f, "rewrite.%u=%" PRIu64 "\n", i, fs->files[i].size - fs->files[i].unwritten);
+    for (unsigned i = 0; i < fs->nfiles; i++)
+        if (fs->files[i].appended)
+            fprintf(f, "appended.%u=1\n", i);
     return manifest_commit(dirfd, f);
 }
 
@@ -195,6 +198,17 @@ static int manifest_file(struct sbio_fileset *fs, struct manifest_seen *seen, in
     return 0;
 }
 
+/* appended.N=1 (line n), after file.N: file N may be longer than its size. */
+static int manifest_appended(struct sbio_fileset *fs, int n, const char *k, const char *v)
+{
+    uint64_t idx;
+    if (sbio_parse_u64(k + 9, &idx) || idx >= fs->nfiles || !fs->files[idx].name[0] ||
+        strcmp(v, "1"))
+        return manifest_bad(fs->damage, n, "bad appended entry");
+    fs->files[idx].appended = true;
+    return 0;
+}
+
 /* rewrite.N=OFFSET (line n), after file.N: where file N's unwritten bytes start. */
 static int manifest_rewrite(struct sbio_fileset *fs, int n, const char *k, const char *v)
 {
@@ -271,6 +285,8 @@ static int manifest_key(struct sbio_fileset *fs, struct manifest_seen *seen, int
         fs->seqwr_short = true;
     } else if (!strncmp(k, "rewrite.", 8)) {
         return manifest_rewrite(fs, n, k, v);
+    } else if (!strncmp(k, "appended.", 9)) {
+        return manifest_appended(fs, n, k, v);
     } else if (!strcmp(k, "set") && !strcmp(v, "tree")) {
         return -EMEDIUMTYPE; /* a file tree's: the caller says what that means to it */
     }

@@ -9,7 +9,8 @@
  * A set a seqwr run left short (it empties the files and rewrites them; a run that ends
  * before the set is whole leaves the rest for the next command) is state=incomplete with
  * short=seqwr (before the file entries) and rewrite.N=OFFSET (after them) for each file
- * whose bytes from OFFSET to its end are still to be written.
+ * whose bytes from OFFSET to its end are still to be written. appended.N=1 (after the file
+ * entries) marks a file a script's appends may have made longer than its size.
  *
  * A file tree's manifest (tree.h) has format, set=tree, state, seed and its rule instead of
  * the files: tree.files=N, tree.dirwidth=W, tree.size=LAW A B P (fixed, uniform, lognormal or
@@ -33,6 +34,9 @@ struct sbio_fileset_file {
     uint64_t size;
     uint64_t unwritten; /* a short set (seqwr_short): the bytes at the file's end still to be
                            written (from size - unwritten on), 0 when it is whole */
+    bool appended;      /* a script's appends may have grown it past size (appended.N=1): its
+                           bytes past size are no part of the set, cut by the next command that
+                           writes */
 };
 
 /* Room for what a damaged manifest's reader found ("line N: why"). */

@@ -668,12 +668,17 @@ int sbio_tree_cleanup(const struct sbio_settings *set, FILE *out)
 
 /* ---- a run's open and scan ---- */
 
-/* The manifest a run's tree must have: there, complete, d's rule. 0 or -SBIO_EUSAGE (said). */
+/* The manifest a run's tree must have: there, complete, d's rule. 0, TREE_RUN_MAKES when
+ * there is none and d prepares no file (prealloc 0: the run makes the empty tree itself, as
+ * seqwr makes a flat set), or -SBIO_EUSAGE (said). */
+#define TREE_RUN_MAKES 1
 static int tree_run_manifest(int dirfd, const struct sbio_settings *set,
                              const struct sbio_tree_decl *d, const char *script,
                              struct sbio_manifest_tree *m)
 {
     int rc = tree_read_manifest(dirfd, set->dir, m);
+    if (rc == -ENOENT && !sbio_tree_decl_made(d))
+        return TREE_RUN_MAKES;
     if (rc == -ENOENT) {
         sbio_err("no file tree in %s (no %s); run sbio prepare --script %s --dir %s first",
                  set->dir, SBIO_MANIFEST, script, set->dir);
@@ -711,6 +716,23 @@ static void tree_say_repair(const struct sbio_tree *t, const struct tree_fix *fx
             fx->folders, fx->folders == 1 ? "" : "s", fx->mdirs);
 }
 
+/* A run's tree that prepare would make empty (TREE_RUN_MAKES): made now, as prepare makes
+ * it (its checks, its manifest, its line), saying why first; then its manifest, in m. 0 or
+ * what prepare or the reading returned. */
+static int tree_run_make(int dirfd, const struct sbio_settings *set, const struct sbio_tree_decl *d,
+                         const char *script, struct sbio_manifest_tree *m, FILE *out)
+{
+    fprintf(out,
+            "No file tree in %s: the script's tree has no file to prepare (prealloc %g), so "
+            "the run makes it, as prepare would (not measured)\n",
+            set->dir, d->prealloc);
+    fflush(out);
+    int rc = sbio_tree_prepare(set, d, out);
+    if (!rc && (rc = tree_run_manifest(dirfd, set, d, script, m)) == TREE_RUN_MAKES)
+        rc = -EIO; /* prepare wrote no manifest: not expected */
+    return rc;
+}
+
 int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
                    const struct sbio_tree_decl *d, const char *script, FILE *out)
 {
@@ -721,6 +743,8 @@ int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
     if (dirfd < 0)
         return dirfd;
     int rc = tree_run_manifest(dirfd, set, d, script, &m);
+    if (rc == TREE_RUN_MAKES)
+        rc = tree_run_make(dirfd, set, d, script, &m, out);
     if (!rc)
         rc = sbio_tree_shape(t, d, set->dir, m.seed, script);
     if (!rc && !(t->cur_size = malloc(t->files * sizeof(*t->cur_size))))
@@ -749,6 +773,20 @@ int sbio_tree_ready(const struct sbio_settings *set, const struct sbio_tree_decl
     if (dirfd < 0)
         return dirfd;
     int rc = tree_run_manifest(dirfd, set, d, script, &m);
+    if (rc == TREE_RUN_MAKES) {
+        /* The run would make it: as prepare would, refused when something is in its way. */
+        struct sbio_tree t = {.rootfd = -1, .dir = set->dir};
+        rc = tree_open_root(&t, dirfd);
+        if (!rc) {
+            sbio_err("%s/%s is there but no %s names it; nothing was touched: remove it, or use "
+                     "another --dir",
+                     set->dir, SBIO_TREE_ROOT, SBIO_MANIFEST);
+            rc = -SBIO_EUSAGE;
+        } else if (rc == -ENOENT) {
+            rc = 0;
+        }
+        sbio_tree_close(&t);
+    }
     close(dirfd);
     return rc;
 }

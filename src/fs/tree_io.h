@@ -21,7 +21,9 @@ int sbio_tree_prepare(const struct sbio_settings *set, const struct sbio_tree_de
 int sbio_tree_cleanup(const struct sbio_settings *set, FILE *out);
 
 /* run: open the tree prepare made (the manifest must be complete and its rule the
- * declaration's, else -SBIO_EUSAGE with the difference named), scan it and repair it to
+ * declaration's, else -SBIO_EUSAGE with the difference named; with no manifest, a declaration
+ * that prepares no file has its empty tree made here, as sbio_tree_prepare makes it, saying so
+ * on out first), scan it and repair it to
  * prepare's state outside any measured time — free slots prepare filled are made again,
  * files in slots prepare left free removed, sizes put back, m… folders removed — saying on
  * out what it repaired (nothing when there was nothing). Leaves t open with cur_size; on
@@ -30,7 +32,8 @@ int sbio_tree_open(struct sbio_tree *t, const struct sbio_settings *set,
                    const struct sbio_tree_decl *d, const char *script, FILE *out);
 
 /* Before a run: would sbio_tree_open accept the tree in set->dir for declaration d (its
- * manifest there, complete, of d's rule)? Reads the manifest only, changes nothing. 0 or
+ * manifest there, complete, of d's rule; or none, for a declaration that prepares no file,
+ * with no sbio.tree in the way)? Reads only, changes nothing. 0 or
  * -SBIO_EUSAGE after the message a run would print. */
 int sbio_tree_ready(const struct sbio_settings *set, const struct sbio_tree_decl *d,
                     const char *script);

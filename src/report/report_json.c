@@ -829,6 +829,13 @@ json_t *sbio_json_declared(const struct sbio_script_job *sj)
     char prio[24];
     json_object_set_new(d, "ioprio", json_string(sbio_ioprio_name(prio, sizeof(prio), sj->ioprio)));
     json_object_set_new(d, "group", group_declared(&sj->group));
+    if (sj->nfrange) { /* a flat set's files the job works on: [first, last] ranges */
+        json_t *files = json_array();
+        for (unsigned r = 0; r < sj->nfrange; r++)
+            json_array_append_new(files, json_pack("[I,I]", (json_int_t)sj->frange_first[r],
+                                                   (json_int_t)sj->frange_last[r]));
+        json_object_set_new(d, "files", files);
+    }
     for (unsigned k = 0; k < sj->nblocks; k++)
         json_array_append_new(blocks, json_pack("{s:I,s:f}", "bytes", (json_int_t)sj->block[k],
                                                 "weight", sj->block_weight[k]));

@@ -418,10 +418,8 @@ static void text_sysbench(FILE *out, const struct sbio_report_of *of,
     double per_s = secs > 0 ? 1 / secs : 0;
     uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs;
     fprintf(out, "\nFile operations:\n");
-    fprintf(out, "    reads/s:                      %4.2f\n",
-            (double)t->lat[SBIO_READ].count * per_s);
-    fprintf(out, "    writes/s:                     %4.2f\n",
-            (double)t->lat[SBIO_WRITE].count * per_s);
+    fprintf(out, "    reads/s:                      %4.2f\n", (double)sbio_stats_reads(t) * per_s);
+    fprintf(out, "    writes/s:                     %4.2f\n", (double)sbio_stats_writes(t) * per_s);
     fprintf(out, "    fsyncs/s:                     %4.2f\n", (double)fsyncs * per_s);
     fprintf(out, "\nThroughput:\n");
     fprintf(out, "    read, MiB/s:                  %4.2f\n",
@@ -453,7 +451,7 @@ static void text_counts(FILE *out, const struct sbio_run_result *res)
     uint64_t fsyncs = t->lat[SBIO_FSYNC].count + t->write_fsyncs, rmw = t->lat[SBIO_RMW].count;
     fprintf(out, "\nOperations counted:\n");
     fprintf(out, "    reads, writes, syncs done:           %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
-            t->lat[SBIO_READ].count, t->lat[SBIO_WRITE].count, fsyncs);
+            sbio_stats_reads(t), sbio_stats_writes(t), fsyncs);
     if (rmw)
         fprintf(out, "    read-modify-writes done:             %" PRIu64 " (%.2f a second)\n", rmw,
                 res->elapsed_ns ? (double)rmw * 1e9 / (double)res->elapsed_ns : 0);

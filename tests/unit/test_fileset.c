@@ -213,7 +213,9 @@ static void test_manifest_roundtrip(void **state)
 {
     struct tdir *t = *state;
     struct sbio_fileset_file files[3] = {
-        {"test_file.0", 1000, 0}, {"test_file.1", 0, 0}, {"test_file.2", 1ULL << 50, 0}};
+        {"test_file.0", 1000, 0, false},
+        {"test_file.1", 0, 0, true}, /* appended.1=1: a script's appends may have grown it */
+        {"test_file.2", 1ULL << 50, 0, false}};
     struct sbio_fileset w = {
         .dirfd = -1,
         .complete = true,
@@ -246,6 +248,7 @@ static void test_manifest_roundtrip(void **state)
     for (unsigned i = 0; i < 3; i++) {
         assert_string_equal(r.files[i].name, files[i].name);
         assert_true(r.files[i].size == files[i].size);
+        assert_true(r.files[i].appended == files[i].appended);
     }
     assert_true(r.bytes == 1000 + (1ULL << 50));
     free(r.files);

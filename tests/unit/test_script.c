@@ -267,6 +267,52 @@ static void test_mix_rmw(void **state)
     assert_has(err, "mix: unknown operation 'rmv'; accepted: read, write, fsync, fdatasync, rmw");
 }
 
+/* files = "…" or {…}: the indexes and ranges sorted and merged into ranges, in C as
+ * frange_first/last; bad values one line naming the job and what is accepted. */
+static void test_files_field(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p =
+        write_script("files.lua", "phase \"a\" { job \"r\" { files = \" 9, 0-3,2-5 ,7\" },\n"
+                                  "  job \"l\" { files = { 8, 1, 2, 3 }, mix = { append = 1 } },\n"
+                                  "  job \"all\" { } }\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
+    const struct sbio_script_job *r = &s.phases[0].jobs[0], *l = &s.phases[0].jobs[1];
+    assert_int_equal(r->nfrange, 3);
+    assert_true(r->frange_first[0] == 0 && r->frange_last[0] == 5);
+    assert_true(r->frange_first[1] == 7 && r->frange_last[1] == 7);
+    assert_true(r->frange_first[2] == 9 && r->frange_last[2] == 9);
+    assert_int_equal(l->nfrange, 2);
+    assert_true(l->frange_first[0] == 1 && l->frange_last[0] == 3);
+    assert_true(l->frange_first[1] == 8 && l->frange_last[1] == 8);
+    assert_true(l->weight[SBIO_MIX_APPEND] == 1);
+    assert_int_equal(s.phases[0].jobs[2].nfrange, 0);
+    sbio_script_free(&s);
+    static const char *const bad[][2] = {
+        {"files = \"3-1\"", "job j: files range 3-1 ends before it starts; accepted: the set's "
+                            "files numbered from 0"},
+        {"files = \"1,,2\"", "job j: files '1,,2': '' is not an index or a range"},
+        {"files = { 1.5 }", "job j: files {...}: 1.5 is not a file's index"},
+        {"files = { a = 1 }", "job j: files is a list, not a table with keys"},
+        {"files = true", "job j: files (a boolean)"},
+        {"files = \"0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32\"",
+         "job j: files makes 17 separate ranges, at most 16"},
+        {"mode = \"seqwr\", files = \"1\"", "job j: files goes with a mix or a mode other than "
+                                            "seqwr (seqwr writes the whole set)"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char text[256];
+        snprintf(text, sizeof(text), "phase \"a\" {\n job \"j\" { %s } }\n", bad[i][0]);
+        p = write_script("files_bad.lua", text);
+        err[0] = '\0';
+        assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), -EINVAL);
+        assert_has(err, "files_bad.lua:2: ");
+        assert_has(err, bad[i][1]);
+    }
+}
+
 /* fsync_end is the job's own: true and false as declared, on when a mode job is silent (the
  * option table's default, as sysbench). */
 static void test_fsync_end(void **state)
@@ -537,12 +583,19 @@ static void test_sandbox(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_script),      cmocka_unit_test(test_overrides),
-        cmocka_unit_test(test_bad_scripts),      cmocka_unit_test(test_names_and_defaults_from_c),
-        cmocka_unit_test(test_fsync_end),        cmocka_unit_test(test_mix_rmw),
-        cmocka_unit_test(test_access_fields),    cmocka_unit_test(test_no_phase_and_missing),
-        cmocka_unit_test(test_ioprio_field),     cmocka_unit_test(test_group_field),
-        cmocka_unit_test(test_event_out_of_set), cmocka_unit_test(test_sandbox),
+        cmocka_unit_test(test_good_script),
+        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_bad_scripts),
+        cmocka_unit_test(test_names_and_defaults_from_c),
+        cmocka_unit_test(test_fsync_end),
+        cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_files_field),
+        cmocka_unit_test(test_access_fields),
+        cmocka_unit_test(test_no_phase_and_missing),
+        cmocka_unit_test(test_ioprio_field),
+        cmocka_unit_test(test_group_field),
+        cmocka_unit_test(test_event_out_of_set),
+        cmocka_unit_test(test_sandbox),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -929,6 +929,90 @@ static void test_mix_rmw(void **state)
     gen_free(&g);
 }
 
+/* A job on some of the set's files (sbio_layout_init_only): a mix's reads, writes and appends
+ * reach those files only, every one of them; appends take each file's end in turn from
+ * sh.append_end, the append size each, never overlapping; the end fsyncs cover only the
+ * job's files. */
+static void test_mix_files_append(void **state)
+{
+    (void)state;
+    struct gen g;
+    static const uint64_t sizes[] = {8 * BLK, 8 * BLK, 8 * BLK, 8 * BLK, 16 * BLK};
+    static const unsigned char in[] = {0, 1, 1, 0, 1};
+    gen_config(&g, SBIO_MODE_RNDRW);
+    assert_int_equal(sbio_layout_init_only(&g.lay, 5, sizes, in, BLK, 0, 0), 0);
+    assert_int_equal(g.lay.nown, 3);
+    assert_true(g.lay.rnd_blocks == 32);
+    struct sbio_script_job sj = {.threads = 1,
+                                 .nblocks = 1,
+                                 .block = {BLK},
+                                 .block_weight = {1},
+                                 .nappend = 1,
+                                 .append = {3000},
+                                 .append_weight = {1},
+                                 .pattern = SBIO_PAT_UNIFORM,
+                                 .fsync_end = true};
+    sj.weight[SBIO_MIX_READ] = 1;
+    sj.weight[SBIO_MIX_WRITE] = 1;
+    sj.weight[SBIO_MIX_APPEND] = 2;
+    sj.weight[SBIO_MIX_FDATASYNC] = 0.5; /* to the file last written: one of the job's */
+    struct sbio_mix m;
+    sbio_mix_init(&m, &sj, 8);
+    struct sbio_job job;
+    test_job_from_config(&job, &g.cfg);
+    job.mix = &m;
+    job.fsync_end = true;
+    sbio_wl_shared_init(&g.sh, &job, &g.lay, SEED);
+    uint64_t ends[5] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]};
+    g.sh.append_end = ends;
+    struct sbio_wl w;
+    struct sbio_io io;
+    assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+    unsigned per_file[5] = {0}, appends[5] = {0};
+    uint64_t next[5] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]};
+    for (unsigned i = 0; i < 3000; i++) {
+        next_op(&w, &io);
+        assert_true(io.file < 5 && in[io.file]);
+        if (io.op == SBIO_FSYNC)
+            continue;
+        per_file[io.file]++;
+        if (io.offset >= sizes[io.file]) { /* an append: the file's end so far, 3000 bytes */
+            assert_int_equal(io.op, SBIO_WRITE);
+            assert_int_equal(io.len, 3000);
+            assert_true(io.offset == next[io.file]);
+            next[io.file] += 3000;
+            appends[io.file]++;
+        } else {
+            assert_true(io.offset + io.len <= sizes[io.file]);
+        }
+    }
+    for (unsigned f = 0; f < 5; f++) {
+        if (!in[f])
+            continue;
+        assert_true(per_file[f] > 300 && appends[f] > 200);
+        assert_true(ends[f] == next[f]);
+    }
+    sbio_wl_begin_end(&w);
+    unsigned fsynced = 0;
+    while (sbio_wl_next(&w, &io) == 1) {
+        assert_int_equal(io.op, SBIO_FSYNC);
+        assert_true(in[io.file]);
+        fsynced++;
+    }
+    assert_int_equal(fsynced, 3);
+    sbio_wl_fini(&w);
+    /* Syncs before any write (a reader's): to one of the job's files too. */
+    sj.weight[SBIO_MIX_WRITE] = sj.weight[SBIO_MIX_APPEND] = 0;
+    sbio_mix_init(&m, &sj, 8);
+    assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+    for (unsigned i = 0; i < 100; i++) {
+        next_op(&w, &io);
+        assert_true(in[io.file]);
+    }
+    sbio_wl_fini(&w);
+    gen_free(&g);
+}
+
 /* --random-order=once: over several passes, two threads taking from the shared counter
  * visit every block exactly once per pass, and the second pass is another order; under
  * --verify's partition each thread visits its own blocks once per pass. */
@@ -1073,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_end_fsyncs),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_mix_rmw),
+        cmocka_unit_test(test_mix_files_append),
         cmocka_unit_test(test_random_once),
         cmocka_unit_test(test_mix_partition),
     };
