@@ -614,6 +614,29 @@ check "event() error: stderr has the traceback" grep -q 'stack traceback' "$TMP/
 check "event() error: stderr names the script file and line" grep -qF "$SD/broken.lua:8:" "$TMP/err"
 check "event() error: the traceback names event()'s frame" grep -qE "$SD/broken.lua:8: in function" "$TMP/err"
 
+# --- ctx's fields are Lua numbers: ctx.seq % 10 and math.floor(ctx.seq / 500) (the doc's
+# example) decide the operations: of 1000 events, writes where seq % 10 == 9 or seq is in
+# 500..999: 50 + 500 ---
+cat >"$SD/ctxseq.lua" <<'LUA'
+fileset { files = 4, size = "16M" }
+local bs = 4096
+function event(ctx)
+    local per = math.floor(sbio.files[1] / bs)
+    local blk = sbio.rand(per * #sbio.files)
+    local w = ctx.seq % 10 == 9 or math.floor(ctx.seq / 500) == 1
+    ctx.op = w and sbio.WRITE or sbio.READ
+    ctx.file = math.floor(blk / per)
+    ctx.offset = (blk % per) * bs
+    ctx.len = bs
+    return true
+end
+phase "custom" { time = 0, events = 1000, job "j" { threads = 1, block = "4k", event = true } }
+LUA
+expect_exit 0 "event() with math.floor(ctx.seq / 500) and ctx.seq % 10: exit 0" \
+	"$SBIO" run --dir="$Q" --script "$SD/ctxseq.lua" --rand-seed=1
+eq "event() on ctx.seq: the reads and writes it chose (450 reads, 550 writes)" \
+	"$(section "$TMP/out" '--- Job j' | rwf)" "450 550 0"
+
 # --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
 cat >"$SD/two.lua" <<'EOF'
 fileset { files = 4, size = "16M" }
