@@ -637,6 +637,21 @@ expect_exit 0 "event() with math.floor(ctx.seq / 500) and ctx.seq % 10: exit 0" 
 eq "event() on ctx.seq: the reads and writes it chose (450 reads, 550 writes)" \
 	"$(section "$TMP/out" '--- Job j' | rwf)" "450 550 0"
 
+# --- prepare's header says the set's sizes: sysbench's "N files, X each" line for one size,
+# each size counted when they differ ---
+cat >"$SD/unequal.lua" <<'LUA'
+fileset { sizes = { "1M", "1M", "1M", "1M", "1M", "1M", "1M", "1M", "2M" } }
+phase "p" { time = 1, job "j" { block = "4k" } }
+LUA
+expect_exit 0 "prepare a set of 8 files of 1 MiB and one of 2 MiB" \
+	"$SBIO" prepare --dir="$(newdir unequal)" --script "$SD/unequal.lua"
+check "prepare's header: 9 files: 8 of 1 MiB, 1 of 2 MiB, 10 MiB total" \
+	grep -qx '9 files: 8 of 1 MiB, 1 of 2 MiB, 10 MiB total' "$TMP/out"
+expect_exit 0 "prepare a set of 3 equal files" \
+	"$SBIO" prepare --dir="$(newdir equal)" --file-num=3 --file-total-size=3M
+check "prepare's header for equal files: 3 files, 1 MiB each, 3 MiB total" \
+	grep -qx '3 files, 1 MiB each, 3 MiB total' "$TMP/out"
+
 # --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
 cat >"$SD/two.lua" <<'EOF'
 fileset { files = 4, size = "16M" }
