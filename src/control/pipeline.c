@@ -163,6 +163,7 @@ struct pipeline {
     json_t *phases;    /* a script's phases[] */
     int st;            /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
     unsigned refused;  /* a script's phases refused (the same on every rank) */
+    bool script_error; /* a job of this rank's stopped by the script's event(): no more phases */
     uint64_t seed;     /* rank 0's, on every rank */
     char fd_note[256]; /* how the phase's files are opened ("" when as usual) */
 };
@@ -810,9 +811,10 @@ static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script
         measured = measured && jobs[k].res.measured;
         if (!jobs[k].res.measured) {
             if (want_doc)
-                json_array_append_new(jj, json_pack("{s:s,s:o,s:s}", "name", p->jobs[k].name,
+                json_array_append_new(jj, json_pack("{s:s,s:o,s:s,s:o}", "name", p->jobs[k].name,
                                                     "declared", sbio_json_declared(&p->jobs[k]),
-                                                    "error", jobs[k].res.error_msg));
+                                                    "error", jobs[k].res.error_msg, "errors",
+                                                    sbio_json_errors(&jobs[k].res)));
             continue;
         }
         bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
@@ -930,15 +932,18 @@ static int pipeline_phase_agree(const struct pipeline *ses, const struct sbio_sc
 }
 
 /* Run phase p's ready jobs (rc: whether they are), meeting the other ranks before and after;
- * under MPI the jobs meet them through this rank's main thread (meet.h). 0, -SBIO_EUSAGE
- * (refused here or on another rank) or the first failure to start, the same on every rank. */
+ * under MPI the jobs meet them through this rank's main thread (meet.h). A phase of several
+ * jobs meets too, alone: a job that fails (an I/O error, the script's event()) stops its
+ * siblings at once, not at the end of their time. 0, -SBIO_EUSAGE (refused here or on
+ * another rank) or the first failure to start, the same on every rank. */
 static int pipeline_phase_run(struct pipeline *ses, const struct sbio_script_phase *p,
                               struct pipeline_job *jobs, int rc)
 {
     struct sbio_runner_sync up;
     struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&up);
-    struct sbio_meet *meet = watch ? sbio_meet_new(p->njobs, &up) : NULL;
-    if (watch && !meet)
+    bool meets = !rc && (watch || p->njobs > 1);
+    struct sbio_meet *meet = meets ? sbio_meet_new(p->njobs, watch ? &up : NULL) : NULL;
+    if (meets && !meet)
         rc = -ENOMEM;
     rc = pipeline_phase_agree(ses, p, rc, "refused", "refused the run");
     fflush(ses->text);
@@ -1328,6 +1333,9 @@ static int script_done(struct pipeline *s, const struct sbio_script_phase *p,
     } else {
         json_object_set_new(pj, "jobs", json_array());
     }
+    for (unsigned k = 0; k < p->njobs && !rc; k++)
+        s->script_error =
+            s->script_error || (jobs[k].res.error && jobs[k].res.error_kind == SBIO_ERROR_SCRIPT);
     json_array_append_new(s->phases, pj);
     return rc;
 }
@@ -1366,6 +1374,18 @@ static const struct pipeline_kind script_kind = {
     .end = script_end,
 };
 
+/* The phases from pi on are not run: after the script's error in event() (a bug that the
+ * next phases would meet again; go -EINVAL, here or on another rank) they are named. */
+static void pipeline_not_run(struct pipeline *s, unsigned pi, int go)
+{
+    if (go != -EINVAL || s->topo->rank != 0)
+        return;
+    fprintf(s->text, "\nNot run after the script's error:");
+    for (unsigned i = pi; i < s->decl->nphases; i++)
+        fprintf(s->text, "%s phase %s", i > pi ? "," : "", s->decl->phases[i].name);
+    fputc('\n', s->text);
+}
+
 int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script *decl,
                       const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
 {
@@ -1398,9 +1418,11 @@ int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script 
     int first = rc; /* a plain run's first phase meets the other ranks with it */
     rc = 0;
     for (unsigned pi = 0; pi < decl->nphases && !rc; pi++) {
-        if ((pi || !decl->plain) &&
-            sbio_mpi_agree(sbio_stop_requested() || s.st == 130 ? -EINTR : 0, NULL))
+        int go = sbio_stop_requested() || s.st == 130 ? -EINTR : s.script_error ? -EINVAL : 0;
+        if ((pi || !decl->plain) && (go = sbio_mpi_agree(go, NULL))) {
+            pipeline_not_run(&s, pi, go);
             break;
+        }
         rc = pipeline_phase(&s, kind, pi, pi ? 0 : first);
     }
     int rrc = pipeline_restore(&s);

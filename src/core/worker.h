@@ -59,7 +59,8 @@ struct worker {
     int cpu;    /* -1: not pinned */
     int ioprio; /* the I/O priority the kernel keeps for the thread, read back once set */
     uint64_t local_budget;
-    int err; /* -errno of the first failure */
+    int err;      /* -errno of the first failure */
+    int err_kind; /* its enum sbio_error_kind */
     char err_msg[320];
     int done;
     /* The thread's own CPU time and faults at the start and the end of its measured phase
