@@ -652,6 +652,46 @@ expect_exit 0 "prepare a set of 3 equal files" \
 check "prepare's header for equal files: 3 files, 1 MiB each, 3 MiB total" \
 	grep -qx '3 files, 1 MiB each, 3 MiB total' "$TMP/out"
 
+# --- the script's error in event() stops its phase at once: the sibling job (30 s) and the
+# later phase do not run on; named as the script's error (FILE:LINE), not an I/O error;
+# exit 1; JSON errors[].kind = script. Also when it fails in the warm-up (no job waits for
+# the one that failed at a meeting). timeout: a run that went on would take 60 s ---
+cat >"$SD/jobfails.lua" <<'LUA'
+fileset { files = 4, size = "16M" }
+local n = 0
+function event(ctx)
+    n = n + 1
+    if n > 50 then
+        local t = nil
+        return t.x -- line 7
+    end
+    ctx.op, ctx.file, ctx.offset, ctx.len = sbio.READ, 0, 0, 4096
+    return true
+end
+phase "p" { time = 30,
+    job "bad" { block = "4k", event = true },
+    job "other" { block = "4k", mix = { read = 1 } },
+}
+phase "later" { time = 30, job "z" { block = "4k" } }
+LUA
+expect_exit 1 "event() fails beside a 30 s job: exit 1, within the timeout" \
+	timeout 25 "$SBIO" run --dir="$Q" --script "$SD/jobfails.lua" -o "$TMP/jobfails.json"
+check "event() fails: stderr names the script's file and line" \
+	grep -qF "$SD/jobfails.lua:7: attempt to index" "$TMP/err"
+check "event() fails: no word of an I/O error" \
+	test -z "$(grep -i 'I/O error' "$TMP/out" "$TMP/err")"
+check "event() fails: the job's report says the script's error" \
+	grep -qF "*** Stopped by the script's error: $SD/jobfails.lua:7:" "$TMP/out"
+check "event() fails: the later phase is named as not run" \
+	grep -qx "Not run after the script's error: phase later" "$TMP/out"
+eq "event() fails: JSON: one phase, the job's error of kind script, the sibling ran < 10 s of its 30" \
+	"$(pyj "$TMP/jobfails.json" '(len(d["phases"]), [e["kind"] for e in d["phases"][0]["jobs"][0]["result"]["result"]["errors"]], d["phases"][0]["total"]["result"]["errors"][0]["kind"], d["phases"][0]["jobs"][1]["result"]["result"]["elapsed_s"] < 10)')" \
+	"(1, ['script'], 'script', True)"
+expect_exit 1 "event() fails in the warm-up beside a 30 s job: exit 1, within the timeout" \
+	timeout 25 "$SBIO" run --dir="$Q" --script "$SD/jobfails.lua" --warmup-time=20 -o "$TMP/jobfails.json"
+eq "event() fails in the warm-up: JSON: the job's error of kind script" \
+	"$(pyj "$TMP/jobfails.json" '[e["kind"] for e in d["phases"][0]["jobs"][0]["errors"]]')" "['script']"
+
 # --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
 cat >"$SD/two.lua" <<'EOF'
 fileset { files = 4, size = "16M" }
