@@ -410,7 +410,7 @@ struct pipeline_job {
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
-    char block_what[160];            /* which declaration set the block size */
+    char block_what[PATH_MAX + 160]; /* which declaration set the block size */
     struct sbio_cgroup_job group;    /* its I/O group for the phase (version NONE: none) */
     char group_desc[PATH_MAX + 256]; /* the group as the kernel shows it, for the report */
     struct sbio_jobproc proc;        /* a job in a v2 group: its process */
@@ -731,8 +731,8 @@ static int pipeline_job_build(struct pipeline_job *j, struct pipeline *s, unsign
     } else {
         w->name = sj->name;
         w->seed = sbio_mix64((seed + pi) ^ (uint64_t)(k + 1));
-        snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
-                 sj->name);
+        snprintf(j->block_what, sizeof(j->block_what), "%s:%d: phase \"%s\", job \"%s\": block",
+                 d->path, sj->line, p->name, sj->name);
         w->block_what = j->block_what;
     }
     int rc = sj->mode == SBIO_MODE_NONE ? pipeline_job_ops(j, s, sj) : 0;

@@ -692,6 +692,26 @@ expect_exit 1 "event() fails in the warm-up beside a 30 s job: exit 1, within th
 eq "event() fails in the warm-up: JSON: the job's error of kind script" \
 	"$(pyj "$TMP/jobfails.json" '[e["kind"] for e in d["phases"][0]["jobs"][0]["errors"]]')" "['script']"
 
+# --- an error about one job of a phase names that job's line (a: 4, j: 5), not the phase's
+# (2): j's group value, --verify's partition (a named first, clashing with j), j's block
+# larger than the files ---
+for c in group:"5: job j: group weight 100000" verify:'4: --verify: phase "p", job "a": ' \
+	block:'5: phase "p", job "j": block=8 MiB is larger than the files'; do
+	n=${c%%:*}
+	case $n in
+	group) f='group = { weight = 100000 }' ;;
+	verify) f='mode = "seqrd"' ;;
+	block) f='block = "8M"' ;;
+	esac
+	printf 'fileset { files = 4, size = "16M" }\nphase "p" {\n    time = 1,\n    job "a" { block = "4k" },\n    job "j" {\n        %s,\n    },\n}\n' \
+		"$f" >"$SD/jobline-$n.lua"
+	args=()
+	[ "$n" = verify ] && args=(--verify)
+	expect_exit 2 "jobline-$n.lua: refused" "$SBIO" run --dir="$Q" --script "$SD/jobline-$n.lua" "${args[@]}"
+	check "jobline-$n.lua: the message starts with the job's FILE:LINE: (${c#*:})" \
+		grep -qF "sbio: $SD/jobline-$n.lua:${c#*:}" "$TMP/err"
+done
+
 # --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
 cat >"$SD/two.lua" <<'EOF'
 fileset { files = 4, size = "16M" }

@@ -186,6 +186,11 @@ static const struct {
      "job j: event = true, but the script defines no event(ctx) function"},
     {"event = true\nphase \"p\" {\n job \"j\" { event = true } }\n", 3,
      "no event(ctx) function (event is a boolean)"},
+    /* An error about one job of a phase names that job's line, not the phase's. */
+    {"phase \"p\" {\n  job \"a\" {},\n  job \"j\" {\n    mode = \"seqwr\",\n  },\n}\n", 3,
+     "phase p: job j is a seqwr job, which empties the files the other jobs use"},
+    {"local w = job \"w\" { mode = \"seqwr\" }\nphase \"p\" {\n  job \"a\" {},\n  w,\n}\n", 1,
+     "phase p: job w is a seqwr job"},
 };
 
 static void test_bad_scripts(void **state)
