@@ -855,7 +855,7 @@ else
 		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
 	check "refused: stderr says why (the 4 KiB alignment)" grep -q 'multiple of 4 KiB' "$TMP/err"
 	check "refused: the message names the script's phase and job, not an option never typed" \
-		grep -q '^sbio: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
+		grep -q '^sbio: [^ ]*bonnie-direct\.lua:[0-9]*: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
 	check "refused: no --file-block-size in the messages" bash -c "! grep -q -- --file-block-size '$TMP/err'"
 	rows=$(report_rows "$TMP/out")
 	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \
