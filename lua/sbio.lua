@@ -461,7 +461,8 @@ function job(name)
         check_fields("job " .. name, t, JOB_FIELDS, 1)
         local j = {name = name, threads = t.threads or D.threads, engine = t.engine or D.engine,
                    iodepth = t.iodepth or 1, rate = t.rate or 0, think = t.think or 0,
-                   line = debug.getinfo(2, "l").currentline}
+                   line = debug.getinfo(2, "l").currentline,
+                   src = debug.getinfo(2, "S").short_src}
         if type(j.threads) ~= "number" or j.threads < 1 or j.threads ~= math.floor(j.threads) then
             fail("job " .. name .. ": threads must be a whole number >= 1")
         end
@@ -654,8 +655,10 @@ function phase(name)
             end
             seen[j.name] = j
             if j.mode == "seqwr" and #p.jobs > 1 then
-                fail("phase " .. name .. ": a seqwr job empties the files the other jobs " ..
-                     "use: give it a phase of its own")
+                -- about the job: at its line, not the phase's
+                error(j.src .. ":" .. j.line .. ": phase " .. name .. ": job " .. j.name ..
+                      " is a seqwr job, which empties the files the other jobs use: give it " ..
+                      "a phase of its own", 0)
             end
         end
         if type(p.time) ~= "number" or p.time < 0 then fail("phase " .. name .. ": time >= 0") end

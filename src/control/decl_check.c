@@ -83,7 +83,8 @@ static int check_verify(const struct sbio_script *s, unsigned sharing)
             char buf[320];
             const char *why = check_verify_clash(p, k, buf, sizeof(buf));
             if (why) {
-                sbio_err("--verify: phase \"%s\", job \"%s\": %s", p->name, p->jobs[k].name, why);
+                sbio_err("%s:%d: --verify: phase \"%s\", job \"%s\": %s", s->path, p->jobs[k].line,
+                         p->name, p->jobs[k].name, why);
                 return -SBIO_EUSAGE;
             }
         }
@@ -99,7 +100,9 @@ static int check_groups(const struct sbio_target *t, const struct sbio_script *s
     for (unsigned pi = 0; pi < s->nphases && !rc; pi++)
         for (unsigned k = 0; k < s->phases[pi].njobs && !rc; k++) {
             const struct sbio_script_job *j = &s->phases[pi].jobs[k];
-            rc = sbio_cgroup_spec_check(&j->group, j->name, t);
+            char who[PATH_MAX + 96];
+            snprintf(who, sizeof(who), "%s:%d: job %s", s->path, j->line, j->name);
+            rc = sbio_cgroup_spec_check(&j->group, who, t);
         }
     return rc;
 }
@@ -133,17 +136,18 @@ static int check_ranks(const struct sbio_settings *set, const struct sbio_script
             uint64_t ev = sbio_job_events(p, k, total, before);
             if ((ev && ev < n) || (j->rate && j->rate < n)) {
                 bool events = ev && ev < n;
-                sbio_err("phase \"%s\", job \"%s\": %s %" PRIu64 "%s over %u ranks leaves some "
-                         "ranks none; accepted: at least %u (one per rank)",
-                         p->name, j->name,
+                sbio_err("%s:%d: phase \"%s\", job \"%s\": %s %" PRIu64 "%s over %u ranks leaves "
+                         "some ranks none; accepted: at least %u (one per rank)",
+                         s->path, j->line, p->name, j->name,
                          events ? "its share of the phase's events," : "a rate of",
                          events ? ev : j->rate, events ? "" : " ops/s", n, n);
                 return -SBIO_EUSAGE;
             }
             if (j->mode == SBIO_MODE_SEQWR && !set->file_per_rank) {
-                sbio_err("phase \"%s\", job \"%s\": seqwr on a set shared by %u ranks empties "
-                         "the files every rank writes; accepted: --file-per-rank, or seqrewr",
-                         p->name, j->name, n);
+                sbio_err("%s:%d: phase \"%s\", job \"%s\": seqwr on a set shared by %u ranks "
+                         "empties the files every rank writes; accepted: --file-per-rank, or "
+                         "seqrewr",
+                         s->path, j->line, p->name, j->name, n);
                 return -SBIO_EUSAGE;
             }
         }

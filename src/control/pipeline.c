@@ -163,6 +163,7 @@ struct pipeline {
     json_t *phases;    /* a script's phases[] */
     int st;            /* the worst of the jobs' statuses: 0, 1 failed, 130 interrupted */
     unsigned refused;  /* a script's phases refused (the same on every rank) */
+    bool script_error; /* a job of this rank's stopped by the script's event(): no more phases */
     uint64_t seed;     /* rank 0's, on every rank */
     char fd_note[256]; /* how the phase's files are opened ("" when as usual) */
 };
@@ -458,7 +459,7 @@ struct pipeline_job {
     struct sbio_run_result res;
     int rc;
     pthread_t tid;
-    char block_what[160];            /* which declaration set the block size */
+    char block_what[PATH_MAX + 160]; /* which declaration set the block size */
     struct sbio_cgroup_job group;    /* its I/O group for the phase (version NONE: none) */
     char group_desc[PATH_MAX + 256]; /* the group as the kernel shows it, for the report */
     struct sbio_jobproc proc;        /* a job in a v2 group: its process */
@@ -779,8 +780,8 @@ static int pipeline_job_build(struct pipeline_job *j, struct pipeline *s, unsign
     } else {
         w->name = sj->name;
         w->seed = sbio_mix64((seed + pi) ^ (uint64_t)(k + 1));
-        snprintf(j->block_what, sizeof(j->block_what), "phase \"%s\", job \"%s\": block", p->name,
-                 sj->name);
+        snprintf(j->block_what, sizeof(j->block_what), "%s:%d: phase \"%s\", job \"%s\": block",
+                 d->path, sj->line, p->name, sj->name);
         w->block_what = j->block_what;
     }
     int rc = sj->mode == SBIO_MODE_NONE ? pipeline_job_ops(j, s, sj) : 0;
@@ -859,9 +860,10 @@ static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script
         measured = measured && jobs[k].res.measured;
         if (!jobs[k].res.measured) {
             if (want_doc)
-                json_array_append_new(jj, json_pack("{s:s,s:o,s:s}", "name", p->jobs[k].name,
+                json_array_append_new(jj, json_pack("{s:s,s:o,s:s,s:o}", "name", p->jobs[k].name,
                                                     "declared", sbio_json_declared(&p->jobs[k]),
-                                                    "error", jobs[k].res.error_msg));
+                                                    "error", jobs[k].res.error_msg, "errors",
+                                                    sbio_json_errors(&jobs[k].res)));
             continue;
         }
         bool wr = p->jobs[k].mode != SBIO_MODE_NONE ? sbio_mode_writes(p->jobs[k].mode)
@@ -981,15 +983,18 @@ static int pipeline_phase_agree(const struct pipeline *ses, const struct sbio_sc
 }
 
 /* Run phase p's ready jobs (rc: whether they are), meeting the other ranks before and after;
- * under MPI the jobs meet them through this rank's main thread (meet.h). 0, -SBIO_EUSAGE
- * (refused here or on another rank) or the first failure to start, the same on every rank. */
+ * under MPI the jobs meet them through this rank's main thread (meet.h). A phase of several
+ * jobs meets too, alone: a job that fails (an I/O error, the script's event()) stops its
+ * siblings at once, not at the end of their time. 0, -SBIO_EUSAGE (refused here or on
+ * another rank) or the first failure to start, the same on every rank. */
 static int pipeline_phase_run(struct pipeline *ses, const struct sbio_script_phase *p,
                               struct pipeline_job *jobs, int rc)
 {
     struct sbio_runner_sync up;
     struct sbio_mpi_watch *watch = rc ? NULL : sbio_mpi_watch_new(&up);
-    struct sbio_meet *meet = watch ? sbio_meet_new(p->njobs, &up) : NULL;
-    if (watch && !meet)
+    bool meets = !rc && (watch || p->njobs > 1);
+    struct sbio_meet *meet = meets ? sbio_meet_new(p->njobs, watch ? &up : NULL) : NULL;
+    if (meets && !meet)
         rc = -ENOMEM;
     rc = pipeline_phase_agree(ses, p, rc, "refused", "refused the run");
     fflush(ses->text);
@@ -1380,6 +1385,9 @@ static int script_done(struct pipeline *s, const struct sbio_script_phase *p,
     } else {
         json_object_set_new(pj, "jobs", json_array());
     }
+    for (unsigned k = 0; k < p->njobs && !rc; k++)
+        s->script_error =
+            s->script_error || (jobs[k].res.error && jobs[k].res.error_kind == SBIO_ERROR_SCRIPT);
     json_array_append_new(s->phases, pj);
     return rc;
 }
@@ -1418,6 +1426,18 @@ static const struct pipeline_kind script_kind = {
     .end = script_end,
 };
 
+/* The phases from pi on are not run: after the script's error in event() (a bug that the
+ * next phases would meet again; go -EINVAL, here or on another rank) they are named. */
+static void pipeline_not_run(struct pipeline *s, unsigned pi, int go)
+{
+    if (go != -EINVAL || s->topo->rank != 0)
+        return;
+    fprintf(s->text, "\nNot run after the script's error:");
+    for (unsigned i = pi; i < s->decl->nphases; i++)
+        fprintf(s->text, "%s phase %s", i > pi ? "," : "", s->decl->phases[i].name);
+    fputc('\n', s->text);
+}
+
 int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script *decl,
                       const struct sbio_topology *topo, FILE *text, FILE *interim, json_t **doc)
 {
@@ -1450,9 +1470,11 @@ int sbio_pipeline_run(const struct sbio_settings *set, const struct sbio_script 
     int first = rc; /* a plain run's first phase meets the other ranks with it */
     rc = 0;
     for (unsigned pi = 0; pi < decl->nphases && !rc; pi++) {
-        if ((pi || !decl->plain) &&
-            sbio_mpi_agree(sbio_stop_requested() || s.st == 130 ? -EINTR : 0, NULL))
+        int go = sbio_stop_requested() || s.st == 130 ? -EINTR : s.script_error ? -EINVAL : 0;
+        if ((pi || !decl->plain) && (go = sbio_mpi_agree(go, NULL))) {
+            pipeline_not_run(&s, pi, go);
             break;
+        }
         rc = pipeline_phase(&s, kind, pi, pi ? 0 : first);
     }
     int rrc = pipeline_restore(&s);

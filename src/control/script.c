@@ -104,14 +104,17 @@ static int pcall(lua_State *L, int nargs, int nres, char *err, size_t errlen)
 }
 
 /* The layout of the per-event hook's context: this C struct and, through
- * __sbio_ctx_fields (script_open), the prelude's FFI sbio_ctx, from this one list. */
+ * __sbio_ctx_fields (script_open), the prelude's FFI sbio_ctx, from this one list. Every
+ * field reads as a Lua number: a 64-bit integer field would read as 64-bit cdata, which
+ * math.floor and string.format("%d") refuse, so offset and seq are doubles (whole numbers
+ * exact up to 2^53, 8 PiB of offsets, more operations than a thread makes). */
 #define SBIO_CTX_FIELDS                                                                            \
     int32_t op;                                                                                    \
     uint32_t file;                                                                                 \
-    uint64_t offset;                                                                               \
+    double offset;                                                                                 \
     uint32_t len;                                                                                  \
     uint32_t thread;                                                                               \
-    uint64_t seq;
+    double seq;
 struct sbio_ctx_c {
     SBIO_CTX_FIELDS
 };
@@ -1066,18 +1069,43 @@ fail:
 /* --verify stamps and checks whole blocks: a request that starts or ends inside one would
  * stamp a header where none is read back, or read part of a block's checksum. 0 or -1
  * (message in err). */
-static int hook_check_whole(const struct sbio_script_hook *h, const struct sbio_ctx_c *c, char *err,
-                            size_t len)
+static int hook_check_whole(const struct sbio_script_hook *h, unsigned file, uint64_t off,
+                            uint32_t n, char *err, size_t len)
 {
-    uint64_t b = h->verify_block, end = c->offset + c->len;
-    if (!b || (c->offset % b == 0 && (end % b == 0 || end == h->file_sizes[c->file])))
+    uint64_t b = h->verify_block, end = off + n;
+    if (!b || (off % b == 0 && (end % b == 0 || end == h->file_sizes[file])))
         return 0;
     char blk[32];
     snprintf(err, len,
              "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is not whole blocks of %s; "
              "--verify checks whole blocks",
-             h->s->path, c->offset, c->len, sbio_fmt_bytes(blk, sizeof(blk), b));
+             h->s->path, off, n, sbio_fmt_bytes(blk, sizeof(blk), b));
     return -1;
+}
+
+/* A read's or a write's place, from what event() set: a whole offset (a Lua number), the
+ * request inside file c->file and at most the job's block, whole blocks under --verify.
+ * 0 with *off, or -1 (message in err). */
+static int hook_range(const struct sbio_script_hook *h, const struct sbio_ctx_c *c, uint64_t *off,
+                      char *err, size_t len)
+{
+    uint64_t fsize = h->file_sizes[c->file];
+    if (!(c->offset >= 0 && c->offset < 0x1p63 && c->offset == floor(c->offset))) {
+        snprintf(err, len, "%s: event(): ctx.offset %.17g is not a whole number of bytes >= 0",
+                 h->s->path, c->offset);
+        return -1;
+    }
+    *off = (uint64_t)c->offset;
+    if (!c->len || c->len > h->max_len || *off > fsize || c->len > fsize - *off) {
+        char fsz[32], blk[32];
+        snprintf(err, len,
+                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%s) or "
+                 "longer than the job's block (%s)",
+                 h->s->path, *off, c->len, c->file, sbio_fmt_bytes(fsz, sizeof(fsz), fsize),
+                 sbio_fmt_bytes(blk, sizeof(blk), h->max_len));
+        return -1;
+    }
+    return hook_check_whole(h, c->file, *off, c->len, err, len);
 }
 
 static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
@@ -1087,7 +1115,7 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
     struct sbio_ctx_c *c = st->ctx;
     memset(c, 0, sizeof(*c));
     c->thread = st->thread;
-    c->seq = st->seq++;
+    c->seq = (double)st->seq++;
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
     /* The grace after a stop is this call's: a stop the hook saw during an earlier one (the
@@ -1141,21 +1169,11 @@ static int hook_next(void *p, struct sbio_io *io, char *err, size_t len)
         io->len = 0;
         return 1;
     }
-    if (!c->len || c->len > h->max_len || c->offset > h->file_sizes[c->file] ||
-        c->len > h->file_sizes[c->file] - c->offset) {
-        char fsz[32], blk[32];
-        snprintf(err, len,
-                 "%s: event(): ctx.offset %" PRIu64 " + ctx.len %u is outside file %u (%s) or "
-                 "longer than the job's block (%s)",
-                 h->s->path, c->offset, c->len, c->file,
-                 sbio_fmt_bytes(fsz, sizeof(fsz), h->file_sizes[c->file]),
-                 sbio_fmt_bytes(blk, sizeof(blk), h->max_len));
-        return -1;
-    }
-    if (hook_check_whole(h, c, err, len))
+    uint64_t off;
+    if (hook_range(h, c, &off, err, len))
         return -1;
     io->op = c->op ? SBIO_WRITE : SBIO_READ;
-    io->offset = c->offset;
+    io->offset = off;
     io->len = c->len;
     return 1;
 }

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *sbio_error_kind_name(int kind)
+{
+    return kind == SBIO_ERROR_SCRIPT ? "script" : "io";
+}
+
 void sbio_run_result_free(struct sbio_run_result *res)
 {
     free(res->per_thread);
@@ -112,6 +117,7 @@ static void result_fold(struct sbio_run_result *out, const struct sbio_run_resul
         out->stop_signal = r->stop_signal;
     if (r->error && !out->error) {
         out->error = r->error;
+        out->error_kind = r->error_kind;
         result_msg(out->error_msg, sizeof(out->error_msg), r->error_msg, i, hosts);
     }
     if (r->verify_msg[0] && !out->verify_msg[0])

@@ -37,6 +37,13 @@ struct sbio_warmup_result {
     double measured_from_s, window_s, spread_pct, slope_pct_per_s;
 };
 
+/* What stopped a run that failed: an I/O call (or sbio itself: a thread, the memory), or a
+ * script's event(ctx) (a Lua error, or a request it asked that cannot be made). */
+enum sbio_error_kind { SBIO_ERROR_IO, SBIO_ERROR_SCRIPT };
+
+/* "io" or "script", as the JSON names them. */
+const char *sbio_error_kind_name(int kind);
+
 struct sbio_run_result {
     unsigned threads;
     struct sbio_stats *per_thread; /* [threads] */
@@ -47,6 +54,7 @@ struct sbio_run_result {
     double user_s, sys_s; /* CPU of the process over the measured phase */
     int stop_signal;      /* SIGINT/SIGTERM that interrupted the run, or 0 */
     int error;            /* first I/O error (-errno), or 0 */
+    int error_kind;       /* what failed (enum sbio_error_kind) */
     char error_msg[320];
     uint64_t completed_bytes; /* seqwr: written outside the measured time to complete the set */
     uint64_t left_bytes;      /* seqwr: left unwritten for the next command (the manifest says

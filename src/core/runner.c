@@ -784,6 +784,7 @@ static void run_collect(struct run *r, struct sbio_run_result *res)
             snprintf(res->verify_msg, sizeof(res->verify_msg), "%s", w->verify_msg);
         if (w->err && !res->error) {
             res->error = w->err;
+            res->error_kind = w->err_kind;
             snprintf(res->error_msg, sizeof(res->error_msg), "%s", w->err_msg);
         }
     }

@@ -15,6 +15,7 @@
 #include "cgroup.h"
 #include "ioprio.h"
 #include "probe.h"
+#include "result.h"
 #include "util.h"
 #include "vocab.h"
 
@@ -186,6 +187,7 @@ HOT int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
     int got = sbio_wl_next(&w->wl, io);
     if (got < 0) {
         w->err = -EINVAL;
+        w->err_kind = w->wl.sh->hook ? SBIO_ERROR_SCRIPT : SBIO_ERROR_IO;
         snprintf(w->err_msg, sizeof(w->err_msg), "%.300s", w->wl.hook_err);
         run_halt(w->run, true);
         return -1;

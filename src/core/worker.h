@@ -59,7 +59,8 @@ struct worker {
     int cpu;    /* -1: not pinned */
     int ioprio; /* the I/O priority the kernel keeps for the thread, read back once set */
     uint64_t local_budget;
-    int err; /* -errno of the first failure */
+    int err;      /* -errno of the first failure */
+    int err_kind; /* its enum sbio_error_kind */
     char err_msg[320];
     int done;
     bool lost_write; /* stopped holding a sequential write it had drawn (wl.last_unit) */

@@ -55,6 +55,42 @@ int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_settings *set,
     return 0;
 }
 
+void sbio_fileset_sizes_str(const struct sbio_fileset *fs, char *buf, size_t len)
+{
+    enum { SHOWN = 4 };
+    uint64_t size[SHOWN], lo = UINT64_MAX, hi = 0;
+    unsigned count[SHOWN], k = 0;
+    bool more = false;
+    for (unsigned i = 0; i < fs->nfiles; i++) {
+        uint64_t s = fs->files[i].size;
+        lo = s < lo ? s : lo;
+        hi = s > hi ? s : hi;
+        unsigned j = 0;
+        while (j < k && size[j] != s)
+            j++;
+        if (j < k)
+            count[j]++;
+        else if (k < SHOWN)
+            size[k] = s, count[k++] = 1;
+        else
+            more = true;
+    }
+    char a[32], b[32];
+    if (k <= 1) {
+        snprintf(buf, len, "%u files, %s each", fs->nfiles, sbio_fmt_bytes(a, sizeof(a), hi));
+        return;
+    }
+    if (more) {
+        snprintf(buf, len, "%u files of %s to %s", fs->nfiles, sbio_fmt_bytes(a, sizeof(a), lo),
+                 sbio_fmt_bytes(b, sizeof(b), hi));
+        return;
+    }
+    size_t n = (size_t)snprintf(buf, len, "%u files:", fs->nfiles);
+    for (unsigned j = 0; j < k && n < len; j++)
+        n += (size_t)snprintf(buf + n, len - n, "%s %u of %s", j ? "," : "", count[j],
+                              sbio_fmt_bytes(a, sizeof(a), size[j]));
+}
+
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_settings *set)
 {
     if (set->file_num_given && set->file_num != fs->nfiles) {

@@ -21,6 +21,11 @@
  * or -SBIO_EUSAGE after one line when that is 0 bytes (fewer bytes than files). */
 int sbio_fileset_shape(struct sbio_fileset *fs, const struct sbio_settings *set, uint64_t seed);
 
+/* The set's files and their sizes in words: "9 files, 32 MiB each" when they are all one
+ * size (sysbench's line, which scripts parse), else "9 files: 8 of 32 MiB, 1 of 64 MiB" (each
+ * size in the order the files have it), or "100 files of 4 KiB to 64 MiB" past four sizes. */
+void sbio_fileset_sizes_str(const struct sbio_fileset *fs, char *buf, size_t len);
+
 /* Compare the explicitly given --file-num / --file-total-size with the manifest's.
  * Returns 0 or -SBIO_EUSAGE after a message naming both values. */
 int sbio_fileset_check_shape(const struct sbio_fileset *fs, const struct sbio_settings *set);

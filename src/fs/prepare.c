@@ -501,10 +501,9 @@ static int prep_load(struct prep *pr)
 static void prep_announce(const struct prep *pr)
 {
     const struct sbio_fileset *fs = &pr->fs;
-    char each[32], total[32];
-    fprintf(pr->out, "%u files, %s each, %s total\n", fs->nfiles,
-            sbio_fmt_bytes(each, sizeof(each), fs->nfiles ? fs->files[0].size : 0),
-            sbio_fmt_bytes(total, sizeof(total), fs->bytes));
+    char each[32], total[32], files[160];
+    sbio_fileset_sizes_str(fs, files, sizeof(files));
+    fprintf(pr->out, "%s, %s total\n", files, sbio_fmt_bytes(total, sizeof(total), fs->bytes));
     fprintf(pr->out, "Extra file open flags: %s\n",
             sbio_extra_flags_str(each, sizeof(each), pr->set->extra_flags));
     if (pr->had_manifest && fs->complete)

@@ -92,7 +92,7 @@ struct sbio_phase_row {
     bool measured; /* false: the phase measured nothing (refused, or a job did not start) */
     double secs;
     uint64_t ops, bytes_read, bytes_written, avg_ns, p99_ns;
-    int error, stop_signal; /* as in the result */
+    int error, error_kind, stop_signal; /* as in the result */
 };
 struct sbio_phase_table {
     struct sbio_phase_row *rows;
@@ -163,6 +163,10 @@ int sbio_report_csv_header(char *buf, size_t len, bool script);
  * describes the run, and a mix is no sysbench mode): its threads, engine, blocks, kind (mode,
  * mix with its pattern, event) and page-cache, priority and group settings. */
 json_t *sbio_json_declared(const struct sbio_script_job *sj);
+
+/* The errors that stopped a run, as its document's result.errors: [] or [{kind ("io",
+ * "script"), message, errno}]. */
+json_t *sbio_json_errors(const struct sbio_run_result *res);
 
 /* ", on the tree: stat 4, create 1" (a tree job's mix weights) or ", on the tree: flow open,
  * readwhole, close", into buf, cut short with "…" if it is too long. */

@@ -385,6 +385,16 @@ static json_t *ranks_json(const struct sbio_run_result *res)
     return a;
 }
 
+json_t *sbio_json_errors(const struct sbio_run_result *res)
+{
+    json_t *errs = json_array();
+    if (res->error)
+        json_array_append_new(errs, json_pack("{s:s,s:s,s:i}", "kind",
+                                              sbio_error_kind_name(res->error_kind), "message",
+                                              res->error_msg, "errno", -res->error));
+    return errs;
+}
+
 /* How the run ended: its signal and errors. */
 static void result_end_json(json_t *r, const struct sbio_run_result *res)
 {
@@ -394,11 +404,7 @@ static void result_end_json(json_t *r, const struct sbio_run_result *res)
                         : res->stop_signal == SIGTERM ? json_string("SIGTERM")
                         : res->stop_signal            ? json_integer(res->stop_signal)
                                                       : json_null());
-    json_t *errs = json_array();
-    if (res->error)
-        json_array_append_new(
-            errs, json_pack("{s:s,s:i}", "message", res->error_msg, "errno", -res->error));
-    json_object_set_new(r, "errors", errs);
+    json_object_set_new(r, "errors", sbio_json_errors(res));
 }
 
 static json_t *cpu_json(const struct sbio_run_result *res, double secs)

@@ -395,7 +395,9 @@ static void text_stopped(FILE *out, const struct sbio_run_result *res, double se
                                               : "a signal",
                 secs);
     if (res->error)
-        fprintf(out, "\n*** Stopped by an I/O error: %s ***\n", res->error_msg);
+        fprintf(out, "\n*** Stopped by %s: %s ***\n",
+                res->error_kind == SBIO_ERROR_SCRIPT ? "the script's error" : "an I/O error",
+                res->error_msg);
     /* Every thread stops at its first completion past the limit: one operation's latency
      * late, unless the device or the CPU kept a thread (a loaded machine). Past 1% (at least
      * 10 ms), the time measured is said to be more than the limit. */
@@ -857,6 +859,7 @@ int sbio_report_phase_add(struct sbio_phase_table *t, const char *name, unsigned
     row->avg_ns = (uint64_t)sbio_hist_mean(&all);
     row->p99_ns = sbio_hist_percentile(&all, 99);
     row->error = res->error;
+    row->error_kind = res->error_kind;
     row->stop_signal = res->stop_signal;
     return 0;
 }
@@ -876,9 +879,10 @@ static void phase_row(FILE *out, const struct sbio_phase_row *r, int w)
             s > 0 ? (double)r->bytes_written / SBIO_MIB / s : 0,
             sbio_fmt_ns(avg, sizeof(avg), (double)r->avg_ns),
             sbio_fmt_ns(p99, sizeof(p99), (double)r->p99_ns),
-            r->error         ? "  stopped by an I/O error"
-            : r->stop_signal ? "  interrupted"
-                             : "");
+            r->error && r->error_kind == SBIO_ERROR_SCRIPT ? "  stopped by the script's error"
+            : r->error                                     ? "  stopped by an I/O error"
+            : r->stop_signal                               ? "  interrupted"
+                                                           : "");
 }
 
 void sbio_report_phases(FILE *out, struct sbio_phase_table *t)

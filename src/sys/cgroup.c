@@ -631,74 +631,74 @@ static void cgroup_dev_list(const struct sbio_target *t, char *buf, size_t len)
 }
 
 /* The hierarchy's own checks: weights in range with their files, latency on v2. */
-static int cgroup_check_hier(const struct sbio_cgroup_spec *g, const char *job,
+static int cgroup_check_hier(const struct sbio_cgroup_spec *g, const char *who,
                              const struct sbio_cgroup_hier *h)
 {
     bool v1 = h->version == SBIO_CGROUP_V1;
     unsigned wmax = v1 ? 1000 : 10000;
     if (g->weight > wmax) {
-        sbio_err("job %s: group weight %u is out of range; accepted: 1 to %u (%s)", job, g->weight,
+        sbio_err("%s: group weight %u is out of range; accepted: 1 to %u (%s)", who, g->weight,
                  wmax, v1 ? "cgroup v1 blkio.weight" : "cgroup v2 io.weight");
         return -SBIO_EUSAGE;
     }
     if (g->weight && v1 && !cgroup_has_file(h, "blkio.weight")) {
-        sbio_err("job %s: group weight: this kernel's blkio controller (cgroup v1) has no "
+        sbio_err("%s: group weight: this kernel's blkio controller (cgroup v1) has no "
                  "blkio.weight (CFQ's, gone since Linux 5.0); use bfq_weight (blkio.bfq.weight, "
                  "1 to 1000) with the bfq scheduler",
-                 job);
+                 who);
         return -SBIO_EUSAGE;
     }
     if (g->bfq_weight > 1000) {
-        sbio_err("job %s: group bfq_weight %u is out of range; accepted: 1 to 1000", job,
+        sbio_err("%s: group bfq_weight %u is out of range; accepted: 1 to 1000", who,
                  g->bfq_weight);
         return -SBIO_EUSAGE;
     }
     if (g->bfq_weight && v1 && !cgroup_has_file(h, "blkio.bfq.weight") &&
         !cgroup_has_file(h, "blkio.bfq.io_service_bytes")) {
-        sbio_err("job %s: group bfq_weight: bfq is not loaded (%s has no blkio.bfq.weight); "
+        sbio_err("%s: group bfq_weight: bfq is not loaded (%s has no blkio.bfq.weight); "
                  "modprobe bfq, or select it with --scheduler=bfq",
-                 job, h->mount);
+                 who, h->mount);
         return -SBIO_EUSAGE;
     }
     if (g->latency_us && v1) {
-        sbio_err("job %s: group latency needs cgroup v2 (io.latency); this kernel's io "
+        sbio_err("%s: group latency needs cgroup v2 (io.latency); this kernel's io "
                  "controller is cgroup v1 blkio",
-                 job);
+                 who);
         return -SBIO_EUSAGE;
     }
     return 0;
 }
 
-int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
+int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *who,
                            const struct sbio_target *t)
 {
     if (!g->set)
         return 0;
     if (geteuid() != 0 && !cgroup_fake_root()) {
-        sbio_err("job %s: a group needs root (sbio makes a control group for the job)", job);
+        sbio_err("%s: a group needs root (sbio makes a control group for the job)", who);
         return -SBIO_EUSAGE;
     }
     struct sbio_cgroup_hier h;
     if (sbio_cgroup_find("io", &h)) {
-        sbio_err("job %s: group: this kernel mounts no blkio (cgroup v1) or io (cgroup v2) "
+        sbio_err("%s: group: this kernel mounts no blkio (cgroup v1) or io (cgroup v2) "
                  "controller",
-                 job);
+                 who);
         return -SBIO_EUSAGE;
     }
-    int rc = cgroup_check_hier(g, job, &h);
+    int rc = cgroup_check_hier(g, who, &h);
     if (rc)
         return rc;
     char devs[512];
     cgroup_dev_list(t, devs, sizeof(devs));
     if (cgroup_spec_limits(g) && !t->ndev) {
-        sbio_err("job %s: group max and latency need a block device; the set is on %s", job,
+        sbio_err("%s: group max and latency need a block device; the set is on %s", who,
                  t->fstype[0] ? t->fstype : "none");
         return -SBIO_EUSAGE;
     }
     if (g->max_dev[0] && !cgroup_named_dev(g->max_dev, t)) {
-        sbio_err("job %s: group max device '%s' is not one of the set's; accepted: the name, "
+        sbio_err("%s: group max device '%s' is not one of the set's; accepted: the name, "
                  "/dev/NAME or MAJ:MIN of %s",
-                 job, g->max_dev, devs);
+                 who, g->max_dev, devs);
         return -SBIO_EUSAGE;
     }
     return 0;

@@ -159,12 +159,13 @@ struct sbio_cgroup_job {
     unsigned major[SBIO_MAX_DEVS], minor[SBIO_MAX_DEVS];
 };
 
-/* Check job's group g before anything runs, against the set's devices t: root, the io
+/* Check a job's group g before anything runs, against the set's devices t (who: how the
+ * messages name the job, "FILE:LINE: job NAME"): root, the io
  * (v2) or blkio (v1) controller, each weight in its hierarchy's range and its file present
  * (v1 blkio.weight is CFQ's; blkio.bfq.weight exists once bfq is loaded), latency only on
  * v2, the device of `max` one of t's (its name, /dev/NAME or MAJ:MIN). 0, or -SBIO_EUSAGE
  * (util.h) with one line said. Nothing is made. */
-int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *job,
+int sbio_cgroup_spec_check(const struct sbio_cgroup_spec *g, const char *who,
                            const struct sbio_target *t);
 
 /* Make job's group (named after it, sanitized) in cg and write g's settings: v1

@@ -495,7 +495,7 @@ LUA
 mkdir -p "$TMP/fakecg"
 echo "io memory" >"$TMP/fakecg/cgroup.controllers"
 export SBIO_CGROUP_ROOT=$TMP/fakecg
-refused "--script --vary weight=100,10001 (a group weight out of range)" '^sbio: job r: group weight 10001 is out of range; accepted: 1 to 10000 \(cgroup v2 io.weight\)$' \
+refused "--script --vary weight=100,10001 (a group weight out of range)" '^sbio: [^ ]*/vary-group\.lua:2: job r: group weight 10001 is out of range; accepted: 1 to 10000 \(cgroup v2 io.weight\)$' \
 	--script "$TMP/vary-group.lua" --vary weight=100,10001
 unset SBIO_CGROUP_ROOT
 check "the group refused: nothing made in the fake cgroup root" test -z "$(find "$TMP/fakecg" -mindepth 1 -not -name cgroup.controllers)"

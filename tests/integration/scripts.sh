@@ -614,6 +614,104 @@ check "event() error: stderr has the traceback" grep -q 'stack traceback' "$TMP/
 check "event() error: stderr names the script file and line" grep -qF "$SD/broken.lua:8:" "$TMP/err"
 check "event() error: the traceback names event()'s frame" grep -qE "$SD/broken.lua:8: in function" "$TMP/err"
 
+# --- ctx's fields are Lua numbers: ctx.seq % 10 and math.floor(ctx.seq / 500) (the doc's
+# example) decide the operations: of 1000 events, writes where seq % 10 == 9 or seq is in
+# 500..999: 50 + 500 ---
+cat >"$SD/ctxseq.lua" <<'LUA'
+fileset { files = 4, size = "16M" }
+local bs = 4096
+function event(ctx)
+    local per = math.floor(sbio.files[1] / bs)
+    local blk = sbio.rand(per * #sbio.files)
+    local w = ctx.seq % 10 == 9 or math.floor(ctx.seq / 500) == 1
+    ctx.op = w and sbio.WRITE or sbio.READ
+    ctx.file = math.floor(blk / per)
+    ctx.offset = (blk % per) * bs
+    ctx.len = bs
+    return true
+end
+phase "custom" { time = 0, events = 1000, job "j" { threads = 1, block = "4k", event = true } }
+LUA
+expect_exit 0 "event() with math.floor(ctx.seq / 500) and ctx.seq % 10: exit 0" \
+	"$SBIO" run --dir="$Q" --script "$SD/ctxseq.lua" --rand-seed=1
+eq "event() on ctx.seq: the reads and writes it chose (450 reads, 550 writes)" \
+	"$(section "$TMP/out" '--- Job j' | rwf)" "450 550 0"
+
+# --- prepare's header says the set's sizes: sysbench's "N files, X each" line for one size,
+# each size counted when they differ ---
+cat >"$SD/unequal.lua" <<'LUA'
+fileset { sizes = { "1M", "1M", "1M", "1M", "1M", "1M", "1M", "1M", "2M" } }
+phase "p" { time = 1, job "j" { block = "4k" } }
+LUA
+expect_exit 0 "prepare a set of 8 files of 1 MiB and one of 2 MiB" \
+	"$SBIO" prepare --dir="$(newdir unequal)" --script "$SD/unequal.lua"
+check "prepare's header: 9 files: 8 of 1 MiB, 1 of 2 MiB, 10 MiB total" \
+	grep -qx '9 files: 8 of 1 MiB, 1 of 2 MiB, 10 MiB total' "$TMP/out"
+expect_exit 0 "prepare a set of 3 equal files" \
+	"$SBIO" prepare --dir="$(newdir equal)" --file-num=3 --file-total-size=3M
+check "prepare's header for equal files: 3 files, 1 MiB each, 3 MiB total" \
+	grep -qx '3 files, 1 MiB each, 3 MiB total' "$TMP/out"
+
+# --- the script's error in event() stops its phase at once: the sibling job (30 s) and the
+# later phase do not run on; named as the script's error (FILE:LINE), not an I/O error;
+# exit 1; JSON errors[].kind = script. Also when it fails in the warm-up (no job waits for
+# the one that failed at a meeting). timeout: a run that went on would take 60 s ---
+cat >"$SD/jobfails.lua" <<'LUA'
+fileset { files = 4, size = "16M" }
+local n = 0
+function event(ctx)
+    n = n + 1
+    if n > 50 then
+        local t = nil
+        return t.x -- line 7
+    end
+    ctx.op, ctx.file, ctx.offset, ctx.len = sbio.READ, 0, 0, 4096
+    return true
+end
+phase "p" { time = 30,
+    job "bad" { block = "4k", event = true },
+    job "other" { block = "4k", mix = { read = 1 } },
+}
+phase "later" { time = 30, job "z" { block = "4k" } }
+LUA
+expect_exit 1 "event() fails beside a 30 s job: exit 1, within the timeout" \
+	timeout 25 "$SBIO" run --dir="$Q" --script "$SD/jobfails.lua" -o "$TMP/jobfails.json"
+check "event() fails: stderr names the script's file and line" \
+	grep -qF "$SD/jobfails.lua:7: attempt to index" "$TMP/err"
+check "event() fails: no word of an I/O error" \
+	test -z "$(grep -i 'I/O error' "$TMP/out" "$TMP/err")"
+check "event() fails: the job's report says the script's error" \
+	grep -qF "*** Stopped by the script's error: $SD/jobfails.lua:7:" "$TMP/out"
+check "event() fails: the later phase is named as not run" \
+	grep -qx "Not run after the script's error: phase later" "$TMP/out"
+eq "event() fails: JSON: one phase, the job's error of kind script, the sibling ran < 10 s of its 30" \
+	"$(pyj "$TMP/jobfails.json" '(len(d["phases"]), [e["kind"] for e in d["phases"][0]["jobs"][0]["result"]["result"]["errors"]], d["phases"][0]["total"]["result"]["errors"][0]["kind"], d["phases"][0]["jobs"][1]["result"]["result"]["elapsed_s"] < 10)')" \
+	"(1, ['script'], 'script', True)"
+expect_exit 1 "event() fails in the warm-up beside a 30 s job: exit 1, within the timeout" \
+	timeout 25 "$SBIO" run --dir="$Q" --script "$SD/jobfails.lua" --warmup-time=20 -o "$TMP/jobfails.json"
+eq "event() fails in the warm-up: JSON: the job's error of kind script" \
+	"$(pyj "$TMP/jobfails.json" '[e["kind"] for e in d["phases"][0]["jobs"][0]["errors"]]')" "['script']"
+
+# --- an error about one job of a phase names that job's line (a: 4, j: 5), not the phase's
+# (2): j's group value, --verify's partition (a named first, clashing with j), j's block
+# larger than the files ---
+for c in group:"5: job j: group weight 100000" verify:'4: --verify: phase "p", job "a": ' \
+	block:'5: phase "p", job "j": block=8 MiB is larger than the files'; do
+	n=${c%%:*}
+	case $n in
+	group) f='group = { weight = 100000 }' ;;
+	verify) f='mode = "seqrd"' ;;
+	block) f='block = "8M"' ;;
+	esac
+	printf 'fileset { files = 4, size = "16M" }\nphase "p" {\n    time = 1,\n    job "a" { block = "4k" },\n    job "j" {\n        %s,\n    },\n}\n' \
+		"$f" >"$SD/jobline-$n.lua"
+	args=()
+	[ "$n" = verify ] && args=(--verify)
+	expect_exit 2 "jobline-$n.lua: refused" "$SBIO" run --dir="$Q" --script "$SD/jobline-$n.lua" "${args[@]}"
+	check "jobline-$n.lua: the message starts with the job's FILE:LINE: (${c#*:})" \
+		grep -qF "sbio: $SD/jobline-$n.lua:${c#*:}" "$TMP/err"
+done
+
 # --- two jobs side by side: each reported, all jobs in total; JSON sbio-script/1 ---
 cat >"$SD/two.lua" <<'EOF'
 fileset { files = 4, size = "16M" }
@@ -757,7 +855,7 @@ else
 		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
 	check "refused: stderr says why (the 4 KiB alignment)" grep -q 'multiple of 4 KiB' "$TMP/err"
 	check "refused: the message names the script's phase and job, not an option never typed" \
-		grep -q '^sbio: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
+		grep -q '^sbio: [^ ]*bonnie-direct\.lua:[0-9]*: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
 	check "refused: no --file-block-size in the messages" bash -c "! grep -q -- --file-block-size '$TMP/err'"
 	rows=$(report_rows "$TMP/out")
 	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \

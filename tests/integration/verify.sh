@@ -260,8 +260,9 @@ for c in 'evpair p ev event(ctx) chooses its offsets itself' \
 	shift 3
 	expect_exit 2 "--verify refuses $f.lua" "$SBIO" run --script "$TMP/$f.lua" --dir="$JD" --verify
 	stderr_one_line "$f.lua: one line"
-	check "$f.lua: the message names the phase, the job and why" \
-		grep -qF "sbio: --verify: phase \"$ph\", job \"$job\": $*" "$TMP/err"
+	check "$f.lua: the message starts with FILE:LINE, names the phase and the job" \
+		grep -qE "^sbio: [^ ]*/$f\.lua:[0-9]+: --verify: phase \"$ph\", job \"$job\": " "$TMP/err"
+	check "$f.lua: the message says why" grep -qF ": --verify: phase \"$ph\", job \"$job\": $*" "$TMP/err"
 done
 eq "the refused runs left the set as it was" "$(cat "$JD"/test_file.* | md5sum)" "$sum0"
 
@@ -365,4 +366,4 @@ check "mpirun -np 2: the message names the job, the rank and the block" grep -q 
 expect_exit 2 "mpirun -np 2: an event job on a set both ranks share is refused" \
 	"${MPI[@]}" -np 2 "$SBIO" run --script "$TMP/event.lua" --dir="$JD" --verify
 check "mpirun -np 2: the event job's refusal names the phase and the job" \
-	grep -q '^sbio: --verify: phase "walk", job "ev": event(ctx) chooses' "$TMP/err"
+	grep -q '^sbio: [^ ]*event\.lua:[0-9]*: --verify: phase "walk", job "ev": event(ctx) chooses' "$TMP/err"

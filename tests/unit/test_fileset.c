@@ -1300,6 +1300,30 @@ static void test_lock(void **state)
     assert_int_equal(fd, -1);
 }
 
+/* The set's sizes in words: sysbench's "N files, X each" for one size, each size counted
+ * otherwise (in the files' order), a range past four sizes. */
+static void test_sizes_str(void **state)
+{
+    (void)state;
+    struct sbio_fileset_file f[9];
+    struct sbio_fileset fs = {.files = f, .nfiles = 9};
+    char buf[160];
+    for (unsigned i = 0; i < 9; i++)
+        f[i].size = 32 << 20;
+    sbio_fileset_sizes_str(&fs, buf, sizeof(buf));
+    assert_string_equal(buf, "9 files, 32 MiB each");
+    f[8].size = 64 << 20;
+    sbio_fileset_sizes_str(&fs, buf, sizeof(buf));
+    assert_string_equal(buf, "9 files: 8 of 32 MiB, 1 of 64 MiB");
+    f[0].size = 4096;
+    f[1].size = 1 << 20;
+    sbio_fileset_sizes_str(&fs, buf, sizeof(buf));
+    assert_string_equal(buf, "9 files: 1 of 4 KiB, 1 of 1 MiB, 6 of 32 MiB, 1 of 64 MiB");
+    f[2].size = 1 << 30;
+    sbio_fileset_sizes_str(&fs, buf, sizeof(buf));
+    assert_string_equal(buf, "9 files of 4 KiB to 1 GiB");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
@@ -1332,6 +1356,7 @@ int main(void)
         T(test_prepare_whole_blocks),
         T(test_trusted),
         T(test_lock),
+        T(test_sizes_str),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -250,7 +250,7 @@ static const struct fspec warmup_spec[] = {
     {"auto", JT_BOOL},    {"settled", JT_BOOL},   {"measured_from_s", JT_NUM},
     {"window_s", JT_NUM}, {"spread_pct", JT_NUM}, {"slope_pct_per_s", JT_NUM},
 };
-static const struct fspec error_spec[] = {{"message", JT_STR}, {"errno", JT_INT}};
+static const struct fspec error_spec[] = {{"kind", JT_STR}, {"message", JT_STR}, {"errno", JT_INT}};
 /* The op types of a run without file-system operations (a built-in mode's): its document has
  * these four only. */
 #define NOPK SBIO_OP_FS_FIRST
@@ -1534,6 +1534,7 @@ static void test_error_and_signal(void **state)
                  true);
     assert_string_equal(jstr(r->ctx, errs, "0/message"), msg);
     assert_int_equal(jint(r->ctx, errs, "0/errno"), EIO);
+    assert_string_equal(jstr(r->ctx, errs, "0/kind"), "io");
     check_csv(r->ctx, doc, back);
     json_decref(doc);
     json_decref(back);

@@ -186,6 +186,11 @@ static const struct {
      "job j: event = true, but the script defines no event(ctx) function"},
     {"event = true\nphase \"p\" {\n job \"j\" { event = true } }\n", 3,
      "no event(ctx) function (event is a boolean)"},
+    /* An error about one job of a phase names that job's line, not the phase's. */
+    {"phase \"p\" {\n  job \"a\" {},\n  job \"j\" {\n    mode = \"seqwr\",\n  },\n}\n", 3,
+     "phase p: job j is a seqwr job, which empties the files the other jobs use"},
+    {"local w = job \"w\" { mode = \"seqwr\" }\nphase \"p\" {\n  job \"a\" {},\n  w,\n}\n", 1,
+     "phase p: job w is a seqwr job"},
 };
 
 static void test_bad_scripts(void **state)
@@ -508,6 +513,59 @@ static void test_event_out_of_set(void **state)
     sbio_script_free(&s);
 }
 
+/* ctx's fields are Lua numbers: math.floor, % and string.format("%d") take ctx.seq and
+ * ctx.offset as they come (64-bit cdata would make math.floor fail), and what event() derives
+ * from them is the operation sbio issues. An offset that is not a whole number of bytes >= 0
+ * is the script's error, named. */
+static void test_event_ctx_numbers(void **state)
+{
+    (void)state;
+    struct sbio_script s;
+    char err[512] = "";
+    const char *p = write_script(
+        "ctxnum.lua", "fileset { files = 2, size = \"16M\" }\n"
+                      "phase \"p\" { job \"j\" { block = \"4k\", event = true } }\n"
+                      "function event(ctx)\n"
+                      "    assert(type(ctx.seq) == 'number' and type(ctx.offset) == 'number')\n"
+                      "    assert(string.format('%d', ctx.seq) == tostring(ctx.seq))\n"
+                      "    ctx.op = (ctx.seq % 10 == 9) and sbio.WRITE or sbio.READ\n"
+                      "    ctx.file = math.floor(ctx.seq / 5) % 2\n"
+                      "    ctx.offset = math.floor(ctx.seq / 2) * 4096\n"
+                      "    ctx.len = 4096\n"
+                      "    if ctx.seq == 20 then ctx.offset = 0.5 end\n"
+                      "    if ctx.seq == 21 then ctx.offset = -4096 end\n"
+                      "    return true\n"
+                      "end\n");
+    assert_int_equal(sbio_script_load(p, NULL, NULL, 0, false, &s, err, sizeof(err)), 0);
+    uint64_t size[2] = {16 << 20, 16 << 20};
+    struct sbio_script_hook hook = {.s = &s, .nfiles = 2, .file_sizes = size, .max_len = 4096};
+    const struct sbio_hook_ops *ops = sbio_script_hook_ops(&hook);
+    assert_non_null(ops);
+    void *st = ops->create(ops->arg, 0, 1, NULL, err, sizeof(err));
+    assert_non_null(st);
+    struct sbio_io io;
+    for (unsigned seq = 0; seq < 20; seq++) {
+        if (ops->next(st, &io, err, sizeof(err)) != 1)
+            fail_msg("event %u: %s", seq, err);
+        assert_int_equal(io.op, seq % 10 == 9 ? SBIO_WRITE : SBIO_READ);
+        assert_int_equal(io.file, seq / 5 % 2);
+        assert_int_equal(io.offset, (uint64_t)(seq / 2) * 4096);
+        assert_int_equal(io.len, 4096);
+    }
+    char want[700];
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: event(): ctx.offset 0.5 is not a whole number of bytes >= 0",
+             p);
+    assert_string_equal(err, want);
+    assert_int_equal(ops->next(st, &io, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want),
+             "%s: event(): ctx.offset -4096 is not a whole number of bytes >= 0", p);
+    assert_string_equal(err, want);
+    ops->destroy(st);
+    free((void *)ops);
+    sbio_script_free(&s);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -596,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_group_field),
         cmocka_unit_test(test_event_out_of_set),
         cmocka_unit_test(test_sandbox),
+        cmocka_unit_test(test_event_ctx_numbers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
