@@ -809,9 +809,21 @@ static int tune_lock(struct sbio_tune *tu, const struct sbio_target *t)
     return 0;
 }
 
+/* A knob's place in the order of application: iosched/ tunables, nr_requests, the limits
+ * that move other values (writing max_sectors_kb raises read_ahead_kb to twice it, on 6.x
+ * kernels), the rest. */
+static int knob_pass(const char *key)
+{
+    if (!strncmp(key, "iosched/", 8))
+        return 0;
+    if (!strcmp(key, "nr_requests"))
+        return 1;
+    return !strcmp(key, "max_sectors_kb") ? 2 : 3;
+}
+
 /* Plan every setting and record every original before the first change: the scheduler
  * switch resets nr_requests, so its original must be read before it. Order of application:
- * scheduler, iosched/ tunables, nr_requests, the rest. 0 or -errno. */
+ * scheduler, then knob_pass's. 0 or -errno. */
 static int tune_plan(struct sbio_tune *tu, const struct sbio_target *t, const char *scheduler,
                      const char *const *queue, int nqueue)
 {
@@ -822,14 +834,13 @@ static int tune_plan(struct sbio_tune *tu, const struct sbio_target *t, const ch
     if (scheduler)
         for (unsigned i = 0; i < t->ndev && !rc; i++)
             rc = add_item(tu, &t->dev[i], "scheduler", sbio_sched_canonical(scheduler), false);
-    for (int pass = 0; pass < 3 && !rc; pass++) {
+    for (int pass = 0; pass < 4 && !rc; pass++) {
         for (int q = 0; q < nqueue && !rc; q++) {
             const char *eq = strchr(queue[q], '=');
             char key[64];
             snprintf(key, sizeof(key), "%.*s", (int)(eq - queue[q]), queue[q]);
             bool iosched = !strncmp(key, "iosched/", 8);
-            int kpass = iosched ? 0 : !strcmp(key, "nr_requests") ? 1 : 2;
-            if (kpass != pass)
+            if (knob_pass(key) != pass)
                 continue;
             const struct sbio_blockdev *devs[SBIO_MAX_DEVS];
             unsigned nd = knob_devs(t, key, devs);
@@ -848,8 +859,34 @@ static int tune_plan(struct sbio_tune *tu, const struct sbio_target *t, const ch
     return rc;
 }
 
+/* Every setting read back once all are written: each must still be what its own write left
+ * (a later write can move another knob), or the run would be labelled with a value it does
+ * not have. 0, -SBIO_EUSAGE (said) or -errno. */
+static int tune_read_back(struct sbio_tune *tu, const struct sbio_target *t)
+{
+    for (unsigned i = 0; i < tu->nitems; i++) {
+        const struct sbio_tune_item *it = &tu->items[i];
+        char now[128];
+        if (!it->want[0] || !it->set[0])
+            continue;
+        int rc = item_current(t, it, now, sizeof(now));
+        if (rc)
+            return rc;
+        if (strcmp(now, it->set)) {
+            sbio_err("%s/queue/%s: %s once every setting was written (it was %s after its own "
+                     "write): another setting moved it; nothing run",
+                     find_dev(t, it->dev)->dir, it->knob, now, it->set);
+            /* sbio's own writes moved it: the restore must know it as sbio's. */
+            snprintf(tu->items[i].set, sizeof(tu->items[i].set), "%s", now);
+            state_write(tu);
+            return -SBIO_EUSAGE;
+        }
+    }
+    return 0;
+}
+
 /* Apply the planned items in order; a tunable of a scheduler switched to by this run is
- * checked once the switch happened. 0, -SBIO_EUSAGE or -errno. */
+ * checked once the switch happened; then every one read back. 0, -SBIO_EUSAGE or -errno. */
 static int tune_apply_items(struct sbio_tune *tu, const struct sbio_target *t, FILE *out)
 {
     int rc = 0;
@@ -868,7 +905,7 @@ static int tune_apply_items(struct sbio_tune *tu, const struct sbio_target *t, F
         }
         rc = apply_item(tu, it, out);
     }
-    return rc;
+    return rc ? rc : tune_read_back(tu, t);
 }
 
 int sbio_tune_apply(struct sbio_tune *tu, struct sbio_target *t, const char *scheduler,
