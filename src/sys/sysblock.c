@@ -977,8 +977,12 @@ static int restore_items(const struct sbio_target *t, struct sbio_tune_item *ite
         if (log)
             fprintf(log, "restored %s scheduler: %s\n", items[i].dev, items[i].orig);
     }
-    for (unsigned j = n; j-- > 0;) {
-        if (j >= 64 || !ours[j] || !strcmp(items[j].knob, "scheduler"))
+    /* max_sectors_kb before the rest (writing it raises read_ahead_kb), then the rest in
+     * reverse. */
+    for (unsigned k = 0; k < 2 * n; k++) {
+        unsigned j = k < n ? n - 1 - k : 2 * n - 1 - k;
+        if (j >= 64 || !ours[j] || !strcmp(items[j].knob, "scheduler") ||
+            (knob_pass(items[j].knob) == 2) != (k < n))
             continue;
         bool gone = false;
         for (unsigned i = 0; i < n && i < 64; i++)

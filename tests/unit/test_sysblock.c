@@ -77,6 +77,9 @@ static struct {
         char path[PATH_MAX];
         char value[64];
     } shadow[256]; /* last value of each file: what a refused write leaves in place */
+    /* A kernel whose write of moves[0] sets moves[1] to moves[2] (none when moves[0] is ""):
+     * what the read-back after all writes must catch. */
+    const char *moves[3];
 } fk;
 
 static const char *const fk_scheds[] = {"none", "mq-deadline", "kyber", "bfq"};
@@ -231,9 +234,22 @@ static ssize_t fk_write(const char *path, const void *buf, size_t n)
         char hw[64];
         fmt(p, sizeof(p), "%s/queue/max_hw_sectors_kb", devdir);
         read_trim(p, hw, sizeof(hw));
-        put_abs(path, strtoull(value, NULL, 10) > strtoull(hw, NULL, 10) ? hw : value);
+        const char *in = strtoull(value, NULL, 10) > strtoull(hw, NULL, 10) ? hw : value;
+        put_abs(path, in);
+        /* As 6.x kernels do: read_ahead_kb is raised to twice max_sectors_kb. */
+        char ra[64];
+        fmt(p, sizeof(p), "%s/queue/read_ahead_kb", devdir);
+        read_trim(p, ra, sizeof(ra));
+        if (strtoull(ra, NULL, 10) < 2 * strtoull(in, NULL, 10)) {
+            fmt(ra, sizeof(ra), "%llu", 2 * strtoull(in, NULL, 10));
+            put_abs(p, ra);
+        }
     } else {
         put_abs(path, value);
+    }
+    if (fk.moves[0] && !strcmp(knob, fk.moves[0])) {
+        fmt(p, sizeof(p), "%s/queue/%s", devdir, fk.moves[1]);
+        put_abs(p, fk.moves[2]);
     }
     if (fk.nlog < sizeof(fk.log) / sizeof(fk.log[0]))
         fmt(fk.log[fk.nlog++], sizeof(fk.log[0]), "%s %s=%s", dev, knob, value);
@@ -1252,8 +1268,9 @@ static void test_historical_apply(void **state)
     assert_string_equal(sysv(f, VDA "/queue/scheduler"), "none [mq-deadline] kyber bfq");
 }
 
-/* --scheduler, iosched/, nr_requests and the rest: written in that order, every original
- * recorded in the state file before the first write, every one put back by restore. */
+/* --scheduler, iosched/, nr_requests, max_sectors_kb and the rest: written in that order,
+ * every original recorded in the state file before the first write, every one put back by
+ * restore. */
 static void test_cycle(void **state)
 {
     struct fx *f = *state;
@@ -1272,8 +1289,8 @@ static void test_cycle(void **state)
     assert_string_equal(log_text(), "vda scheduler=bfq\n"
                                     "vda iosched/slice_idle=0\n"
                                     "vda nr_requests=32\n"
-                                    "vda read_ahead_kb=2048\n"
-                                    "vda max_sectors_kb=4096\n");
+                                    "vda max_sectors_kb=4096\n"
+                                    "vda read_ahead_kb=2048\n");
     assert_int_equal(fk.writes_without_state, 0);
 
     /* In effect: nr_requests survived the switch because it came after it. */
@@ -1298,8 +1315,8 @@ static void test_cycle(void **state)
         "item=vda scheduler mq-deadline bfq\n"
         "item=vda iosched/slice_idle - 0\n"
         "item=vda nr_requests 77 32\n"
-        "item=vda read_ahead_kb 128 2048\n"
-        "item=vda max_sectors_kb 1280 2048\n",
+        "item=vda max_sectors_kb 1280 2048\n"
+        "item=vda read_ahead_kb 128 2048\n",
         BOOT_ID, (int)getpid());
     assert_string_equal(st, want);
     assert_true(lock_held(f, "vda"));
@@ -1331,6 +1348,43 @@ static void test_cycle(void **state)
     assert_int_equal(restore(&tu, err), 0);
     assert_int_equal(fk.nlog, 0);
     assert_false(exists(f->state) && exists(sp));
+}
+
+/* Knobs that move each other: max_sectors_kb is written before read_ahead_kb (writing it
+ * raises read_ahead_kb, as 6.x kernels do), so both are in effect as asked, and restored
+ * likewise; a knob another write moved is caught by the read-back after all writes: refused,
+ * everything put back. */
+static void test_knob_order(void **state)
+{
+    struct fx *f = *state;
+    struct sbio_target t;
+    struct sbio_tune tu;
+    char err[MSG_MAX], out[MSG_MAX];
+    vda_target(f, &t);
+    const char *q[] = {"read_ahead_kb=128", "max_sectors_kb=512"};
+    put(f, "sys/" VDA "/queue/read_ahead_kb", "4096");
+    assert_int_equal(apply(&tu, &t, NULL, q, 2, out, err), 0);
+    assert_string_equal(log_text(), "vda max_sectors_kb=512\n"
+                                    "vda read_ahead_kb=128\n");
+    assert_string_equal(sysv(f, VDA "/queue/read_ahead_kb"), "128");
+    assert_string_equal(sysv(f, VDA "/queue/max_sectors_kb"), "512");
+    log_reset();
+    assert_int_equal(restore(&tu, err), 0);
+    assert_string_equal(err, "");
+    assert_string_equal(sysv(f, VDA "/queue/read_ahead_kb"), "4096");
+    assert_string_equal(sysv(f, VDA "/queue/max_sectors_kb"), "1280");
+
+    /* A kernel where writing nomerges moves read_ahead_kb. */
+    const char *q2[] = {"read_ahead_kb=256", "nomerges=1"};
+    fk.moves[0] = "nomerges", fk.moves[1] = "read_ahead_kb", fk.moves[2] = "8192";
+    log_reset();
+    assert_int_equal(apply(&tu, &t, NULL, q2, 2, out, err), -SBIO_EUSAGE);
+    fk.moves[0] = NULL;
+    assert_has(err, "/queue/read_ahead_kb: 8192 once every setting was written (it was 256 "
+                    "after its own write): another setting moved it; nothing run");
+    assert_false(tu.active);
+    assert_string_equal(sysv(f, VDA "/queue/read_ahead_kb"), "4096");
+    assert_string_equal(sysv(f, VDA "/queue/nomerges"), "0");
 }
 
 /* Plain files (no fake kernel): the scheduler reads back as the single name written. */
@@ -1775,6 +1829,7 @@ int main(void)
         T(test_queue_device_forms),
         T(test_refusals),
         T(test_cycle),
+        T(test_knob_order),
         T(test_cycle_plain_files),
         T(test_scheduler_resets_nr_requests),
         T(test_same_scheduler_iosched),
