@@ -127,34 +127,42 @@ else
 	notok "--queue read_ahead_kb=$RA: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
 fi
 
-# --- --scheduler=bfq --queue nr_requests=N: the switch resets nr_requests, so N in effect
-# mid-run proves sbio sets it after the switch. The test learns bfq's default on its own device.
-echo bfq >"$Q/scheduler"
-NRBFQ=$(knob nr_requests)
+# --- --scheduler=$TS --queue nr_requests=N --queue iosched/$TK=$TV: the switch resets
+# nr_requests, so N in effect mid-run proves sbio sets it after the switch, and the tunable
+# that sbio sets it on the new scheduler. bfq (its slice_idle) where the kernel offers it, else
+# mq-deadline (its fifo_batch). The test learns the scheduler's default on its own device.
+if sched_offered bfq; then
+	TS=bfq TK=slice_idle TV=0
+else
+	TS=mq-deadline TK=fifo_batch TV=8
+fi
+echo $TS >"$Q/scheduler"
+NRTS=$(knob nr_requests)
+[ "$(cat "$Q/iosched/$TK" 2>/dev/null)" = $TV ] && TV=4
 echo "$SCHED0" | sed 's/.*\[\(.*\)\].*/\1/' >"$Q/scheduler"
 echo "$NR0" >"$Q/nr_requests"
 N=64
-[ "$NRBFQ" = $N ] && N=32
+[ "$NRTS" = $N ] && N=32
 [ "$N" = "$NR0" ] && N=48
-[ "$(queue_snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after learning bfq's nr_requests"
-if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=bfq --queue nr_requests=$N --queue iosched/slice_idle=0; then
+[ "$(queue_snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after learning $TS's nr_requests"
+if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=$TS --queue nr_requests=$N --queue iosched/$TK=$TV; then
 	mid_s=$(cur_sched)
 	mid_n=$(knob nr_requests)
-	mid_i=$(cat "$Q/iosched/slice_idle" 2>/dev/null)
+	mid_i=$(cat "$Q/iosched/$TK" 2>/dev/null)
 	finish 15
-	eq "--scheduler=bfq: bfq in effect mid-run" "$mid_s" bfq
-	eq "--scheduler=bfq --queue nr_requests=$N (bfq's default after a switch: $NRBFQ): $N in effect mid-run" "$mid_n" "$N"
-	eq "--scheduler=bfq --queue iosched/slice_idle=0: 0 in effect mid-run" "$mid_i" 0
-	eq "--scheduler=bfq --queue nr_requests=$N: exit 0" "$RC" 0
-	check "--scheduler=bfq: the environment section shows nr_requests=$N" \
+	eq "--scheduler=$TS: $TS in effect mid-run" "$mid_s" $TS
+	eq "--scheduler=$TS --queue nr_requests=$N ($TS's default after a switch: $NRTS): $N in effect mid-run" "$mid_n" "$N"
+	eq "--scheduler=$TS --queue iosched/$TK=$TV: $TV in effect mid-run" "$mid_i" $TV
+	eq "--scheduler=$TS --queue nr_requests=$N: exit 0" "$RC" 0
+	check "--scheduler=$TS: the environment section shows nr_requests=$N" \
 		grep -q "^ .* nr_requests=$N " "$TMP/out"
-	eq "--scheduler=bfq: nr_requests restored to $NR0 after" "$(knob nr_requests)" "$NR0"
-	eq "--scheduler=bfq: the scheduler line after the run is exactly the original" "$(knob scheduler)" "$SCHED0"
-	same_state "--scheduler=bfq --queue nr_requests=$N: every queue setting as before" "$BASE"
-	no_state_file "--scheduler=bfq: no state file left"
+	eq "--scheduler=$TS: nr_requests restored to $NR0 after" "$(knob nr_requests)" "$NR0"
+	eq "--scheduler=$TS: the scheduler line after the run is exactly the original" "$(knob scheduler)" "$SCHED0"
+	same_state "--scheduler=$TS --queue nr_requests=$N: every queue setting as before" "$BASE"
+	no_state_file "--scheduler=$TS: no state file left"
 else
 	finish 15
-	notok "--scheduler=bfq --queue nr_requests=$N: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
+	notok "--scheduler=$TS --queue nr_requests=$N: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
 fi
 
 # --- A scheduler switch resets nr_requests; a user's own nr_requests must survive the run
@@ -219,8 +227,8 @@ no_state_file "a plain sbio run after SIGKILL: the state file is removed"
 
 # --- The lock: a second sbio tuning the same device while the first runs ---
 if start_run "$TMP/out1" "${RUN[@]}" --time=3 --scheduler=kyber; then
-	expect_exit 2 "a second sbio --scheduler=bfq on $LOOP while the first runs: exit 2" \
-		"$SBIO" "${RUN[@]}" --time=1 --scheduler=bfq --queue nr_requests=32
+	expect_exit 2 "a second sbio --scheduler=$TS on $LOOP while the first runs: exit 2" \
+		"$SBIO" "${RUN[@]}" --time=1 --scheduler=$TS --queue nr_requests=32
 	stderr_one_line "the second sbio: one line"
 	check "the second sbio: names the lock ($SBIO_STATE_DIR/$LOOP.lock)" grep -qF "$SBIO_STATE_DIR/$LOOP.lock" "$TMP/err"
 	eq "the second sbio changed nothing: kyber still in effect" "$(cur_sched) $(knob nr_requests)" "kyber $(grep -o "nr_requests=[0-9]*" "$TMP/out1" | head -1 | cut -d= -f2)"
@@ -267,8 +275,8 @@ refused "--queue no_such_knob=1" 'no_such_knob' "$SBIO" "${RUN[@]}" --time=1 --q
 refused "--queue nr_requests=abc" "nr_requests.*abc" "$SBIO" "${RUN[@]}" --time=1 --queue nr_requests=abc
 # The kernel refuses more than the tag space allows with EINVAL (and raises 0 to 4: below).
 refused "--queue nr_requests=100000" "nr_requests.*100000" "$SBIO" "${RUN[@]}" --time=1 --queue nr_requests=100000
-refused "--scheduler=bfq --queue nr_requests=100000 (refused after the switch)" "nr_requests.*100000" \
-	"$SBIO" "${RUN[@]}" --time=1 --scheduler=bfq --queue nr_requests=100000
+refused "--scheduler=$TS --queue nr_requests=100000 (refused after the switch)" "nr_requests.*100000" \
+	"$SBIO" "${RUN[@]}" --time=1 --scheduler=$TS --queue nr_requests=100000
 refused "--scheduler=kyber --queue iosched/slice_idle=0 (kyber has none)" "slice_idle" \
 	"$SBIO" "${RUN[@]}" --time=1 --scheduler=kyber --queue iosched/slice_idle=0
 refused "--queue iosched/slice_idle=0 under scheduler none" "slice_idle" \
@@ -299,7 +307,9 @@ eq "the machine's /sys mount is untouched by that" "$(findmnt -no OPTIONS /sys)"
 # --- Schedulers compared by hand: switched through sysfs between runs, without --scheduler.
 # Every result records the scheduler in effect by its name, the queue settings and the
 # scheduler's tunables as sysfs shows them; the CSV's scheduler column is filled; sbio diff
-# shows the scheduler first; sbio plot names the bar groups by it. ---
+# shows the scheduler first; sbio plot names the bar groups by it. mq-deadline against bfq, or
+# where the kernel has no bfq another scheduler without mq-deadline's fifo_batch. ---
+read -r _ HB <<<"$(sched_pick 2 mq-deadline bfq kyber none)"
 HAND=(run "${SET[@]}" --file-test-mode=rndrd --time=1 --rate=2000)
 # settings_match FILE: the JSON's environment.devices[0] against sysfs now: its name, the
 # parsed scheduler, nr_requests and read_ahead_kb as integers, every iosched/ tunable (and no
@@ -327,7 +337,7 @@ print('; '.join(bad))
 PY
 }
 rm -f "$TMP/hand.csv"
-for s in mq-deadline bfq; do
+for s in mq-deadline $HB; do
 	echo $s >"$Q/scheduler"
 	eq "by hand: echo $s > $Q/scheduler took effect" "$(cur_sched)" $s
 	expect_exit 0 "by hand under $s: run -o hand-$s.json" "$SBIO" "${HAND[@]}" -o "$TMP/hand-$s.json"
@@ -340,11 +350,11 @@ echo "$NR0" >"$Q/nr_requests"
 same_state "by hand: $LOOP back to its settings" "$BASE"
 eq "by hand: the CSV's scheduler column is the one in effect in each run" \
 	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scheduler") c = i; next } { print $c }' "$TMP/hand.csv" | paste -sd ' ')" \
-	"mq-deadline bfq"
-expect_exit 0 "by hand: sbio diff hand-mq-deadline.json hand-bfq.json: exit 0" "$SBIO" diff \
-	"$TMP/hand-mq-deadline.json" "$TMP/hand-bfq.json"
-eq "by hand: diff's first row, before the figures, is the scheduler: mq-deadline in A, bfq in B" \
-	"$(sed -n 3p "$TMP/out" | tr -s ' ')" "$LOOP scheduler mq-deadline bfq"
+	"mq-deadline $HB"
+expect_exit 0 "by hand: sbio diff hand-mq-deadline.json hand-$HB.json: exit 0" "$SBIO" diff \
+	"$TMP/hand-mq-deadline.json" "$TMP/hand-$HB.json"
+eq "by hand: diff's first row, before the figures, is the scheduler: mq-deadline in A, $HB in B" \
+	"$(sed -n 3p "$TMP/out" | tr -s ' ')" "$LOOP scheduler mq-deadline $HB"
 check "by hand: diff lists the settings under a 'setting A B' heading right after its first line" \
 	grep -qE '^setting +A +B$' <(sed -n 2p "$TMP/out")
 first_metric=$(grep -n '^metric ' "$TMP/out" | cut -d: -f1)
@@ -354,25 +364,32 @@ check "by hand: every setting row ($last_setting) comes before the figures (line
 check "by hand: diff lists a tunable only mq-deadline has (fifo_batch: '-' in B)" \
 	grep -qE "^$LOOP iosched/fifo_batch +[0-9]+ +-$" "$TMP/out"
 expect_exit 0 "by hand: sbio plot of both results" "$SBIO" plot "$TMP/hand-mq-deadline.json" \
-	"$TMP/hand-bfq.json" -o "$TMP/hand.png" --keep-data "$TMP/hand-plot"
+	"$TMP/hand-$HB.json" -o "$TMP/hand.png" --keep-data "$TMP/hand-plot"
 eq "by hand: the plot names each bar group by its scheduler" \
 	"$(awk '!/^#/ { print $1 }' "$TMP/hand-plot/compare.dat" | tr -d '"' | paste -sd ' ')" \
-	"scheduler=mq-deadline scheduler=bfq"
+	"scheduler=mq-deadline scheduler=$HB"
 
 # --- Historical scheduler names: taken as their heirs with a note; two names of one
 # scheduler refused ---
-if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=cfq; then
-	mid=$(cur_sched)
-	finish 15
-	eq "--scheduler=cfq: exit 0" "$RC" 0
-	eq "--scheduler=cfq: bfq in effect mid-run" "$mid" bfq
-	check "--scheduler=cfq: the note says cfq → bfq and why" \
-		grep -qx 'sbio: note: --scheduler: cfq → bfq (the single-queue schedulers left Linux in 5.0)' "$TMP/out.err"
-	check "--scheduler=cfq: prints '$LOOP scheduler: bfq (was none)'" grep -qx "$LOOP scheduler: bfq (was none)" "$TMP/out"
-	same_state "--scheduler=cfq: every queue setting as before" "$BASE"
+# cfq is taken as bfq: where the kernel has no bfq, sbio refuses it saying so.
+if sched_offered bfq; then
+	if start_run "$TMP/out" "${RUN[@]}" --time=2 --scheduler=cfq; then
+		mid=$(cur_sched)
+		finish 15
+		eq "--scheduler=cfq: exit 0" "$RC" 0
+		eq "--scheduler=cfq: bfq in effect mid-run" "$mid" bfq
+		check "--scheduler=cfq: the note says cfq → bfq and why" \
+			grep -qx 'sbio: note: --scheduler: cfq → bfq (the single-queue schedulers left Linux in 5.0)' "$TMP/out.err"
+		check "--scheduler=cfq: prints '$LOOP scheduler: bfq (was none)'" grep -qx "$LOOP scheduler: bfq (was none)" "$TMP/out"
+		same_state "--scheduler=cfq: every queue setting as before" "$BASE"
+	else
+		finish 15
+		notok "--scheduler=cfq: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
+	fi
 else
-	finish 15
-	notok "--scheduler=cfq: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
+	refused "--scheduler=cfq where the kernel has no bfq" \
+		"^sbio: --scheduler=cfq: cfq \\(taken as bfq\\) is not offered by $LOOP, which offers $(sched_list | paste -sd ' ' | sed 's/ /, /g')$" \
+		"$SBIO" "${RUN[@]}" --time=2 --scheduler=cfq
 fi
 rm -f "$TMP/hist.json"
 expect_exit 0 "compare --schedulers=noop,deadline: exit 0" "$SBIO" compare "${SET[@]}" \
@@ -385,13 +402,22 @@ eq "compare --schedulers=noop,deadline: each run went through that scheduler" \
 	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
 	"none mq-deadline"
 same_state "compare --schedulers=noop,deadline: every queue setting as before" "$BASE"
-expect_exit 0 "compare --scheduler=cfq --vary threads=1,2: exit 0" "$SBIO" compare "${SET[@]}" \
-	--file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off --scheduler=cfq --vary threads=1,2 -o "$TMP/hist.json"
-eq "compare --scheduler=cfq --vary threads=1,2: the note once, not at every run" "$(grep -c 'note: --scheduler: cfq → bfq' "$TMP/err")" 1
-eq "compare --scheduler=cfq --vary threads=1,2: both runs under bfq" \
-	"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
-	"bfq bfq"
-same_state "compare --scheduler=cfq: every queue setting as before" "$BASE"
+if sched_offered bfq; then
+	expect_exit 0 "compare --scheduler=cfq --vary threads=1,2: exit 0" "$SBIO" compare "${SET[@]}" \
+		--file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off --scheduler=cfq --vary threads=1,2 -o "$TMP/hist.json"
+	eq "compare --scheduler=cfq --vary threads=1,2: the note once, not at every run" "$(grep -c 'note: --scheduler: cfq → bfq' "$TMP/err")" 1
+	eq "compare --scheduler=cfq --vary threads=1,2: both runs under bfq" \
+		"$(json_get "$TMP/hist.json" settings.0.runs.0.result.environment.scheduler settings.1.runs.0.result.environment.scheduler | paste -sd ' ')" \
+		"bfq bfq"
+	same_state "compare --scheduler=cfq: every queue setting as before" "$BASE"
+else
+	rm -f "$TMP/hist.json"
+	refused "compare --scheduler=cfq --vary threads=1,2 where the kernel has no bfq" \
+		"(cfq \\(taken as bfq\\)|bfq) is not offered by $LOOP, which offers $(sched_list | paste -sd ' ' | sed 's/ /, /g')$" \
+		"$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --events=200 --repeat=1 --drop-caches=off \
+		--scheduler=cfq --vary threads=1,2 -o "$TMP/hist.json"
+	check "compare --scheduler=cfq where the kernel has no bfq: no output file" test ! -e "$TMP/hist.json"
+fi
 
 # --- Values the kernel changes silently: the run reports the value in effect ---
 # nr_requests=0: the kernel raises it to its minimum.

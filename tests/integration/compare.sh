@@ -1,6 +1,7 @@
 #!/bin/bash
 # sbio compare: on its own loop device with ext4, as root.
-# - --schedulers=none,mq-deadline,bfq --repeat=2 with a short rndrw: every run ran under its
+# - --schedulers=none,mq-deadline,bfq (or, where the kernel has no bfq, a third scheduler it
+#   offers) --repeat=2 with a short rndrw: every run ran under its
 #   scheduler (the JSON's environment, read during the run), the summary is the runs' mean and
 #   sample sd, and afterwards every queue setting is as before with no state file left;
 # - the set's pages dropped before each run by default (--invalidate: a seqrd compare reads at
@@ -68,19 +69,26 @@ echo none >"$Q/scheduler"
 eq "test setup: $LOOP came with scheduler ${SCHED_FOUND:-?}; set to none" "$(cur_sched)" none
 BASE=$(queue_snap)
 RA0=$(knob read_ahead_kb)
+# Three schedulers, S1 S2 S3: none, mq-deadline and bfq, or a third the device offers where the
+# kernel has no bfq.
+if ! SCH=$(sched_pick 3 none mq-deadline bfq); then
+	skip_kernel "$LOOP offers fewer than 3 schedulers ($SCH): the checks compare 3"
+	exit 0
+fi
+read -r S1 S2 S3 <<<"$SCH"
 
-# --- Schedulers: none, mq-deadline, bfq, twice each, a short rndrw ---
-expect_exit 0 "compare --schedulers=none,mq-deadline,bfq --repeat=2 (rndrw, 2 threads, 1 s): exit 0" \
-	"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline,bfq --repeat=2 \
+# --- Schedulers: S1, S2, S3, twice each, a short rndrw ---
+expect_exit 0 "compare --schedulers=$S1,$S2,$S3 --repeat=2 (rndrw, 2 threads, 1 s): exit 0" \
+	"$SBIO" "${CMP[@]}" --schedulers=$S1,$S2,$S3 --repeat=2 \
 	--file-test-mode=rndrw --threads=2 --time=1 -o "$TMP/sched.json"
 cp "$TMP/out" "$TMP/sched.out"
 same_state "schedulers: every queue setting of $LOOP as before" "$BASE"
 no_state_file "schedulers: no state file left"
 eq "schedulers: 6 progress lines, repeat-major" "$(progress "$TMP/sched.out" | tr '\n' '|')" \
-	"1 scheduler=none|1 scheduler=mq-deadline|1 scheduler=bfq|2 scheduler=none|2 scheduler=mq-deadline|2 scheduler=bfq|"
+	"1 scheduler=$S1|1 scheduler=$S2|1 scheduler=$S3|2 scheduler=$S1|2 scheduler=$S2|2 scheduler=$S3|"
 json_expect "schedulers JSON: schema sbio-compare/1, one axis, repeat 2, interleaved, the set invalidated (not the whole cache dropped), not interrupted" \
 	"$TMP/sched.json" '
-want = [{"key": "scheduler", "values": ["none", "mq-deadline", "bfq"]}]
+want = [{"key": "scheduler", "values": ["'"$S1"'", "'"$S2"'", "'"$S3"'"]}]
 if d.get("schema") != "sbio-compare/1": print("schema", d.get("schema"))
 if d.get("axes") != want: print("axes", d.get("axes"))
 if d.get("repeat") != 2 or d.get("order") != "interleaved": print("repeat/order", d.get("repeat"), d.get("order"))
@@ -89,7 +97,7 @@ if d.get("interrupted") is not False: print("interrupted", d.get("interrupted"))
 json_expect "schedulers JSON: 3 settings x 2 runs, each status ok with a sbio-result/1 document" \
 	"$TMP/sched.json" '
 s = d["settings"]
-if [x["name"] for x in s] != ["scheduler=none", "scheduler=mq-deadline", "scheduler=bfq"]: print("names", [x["name"] for x in s])
+if [x["name"] for x in s] != ["scheduler='"$S1"'", "scheduler='"$S2"'", "scheduler='"$S3"'"]: print("names", [x["name"] for x in s])
 for x in s:
     if x["values"] != {"scheduler": x["name"].split("=")[1]}: print(x["name"], "values", x["values"])
     if [(r["repeat"], r["status"]) for r in x["runs"]] != [(1, "ok"), (2, "ok")]: print(x["name"], [(r["repeat"], r["status"]) for r in x["runs"]])
@@ -136,8 +144,8 @@ for i in (1, 2):
 TABLE=$(sed -n '/^setting /,/^$/p' "$TMP/sched.out")
 check "schedulers table: a header with ops/s, read/write/fsync p99, each with its Δ" \
 	grep -qE '^setting +runs +ops/s +Δ ops/s +read p99 +Δ read p99 +write p99 +Δ write p99 +fsync p99 +Δ fsync p99$' <<<"$TABLE"
-check "schedulers table: scheduler=none 2/2 … (baseline)" grep -qE '^scheduler=none +2/2 .*\(baseline\)$' <<<"$TABLE"
-for s in mq-deadline bfq; do
+check "schedulers table: scheduler=$S1 2/2 … (baseline)" grep -qE "^scheduler=$S1 +2/2 .*\(baseline\)$" <<<"$TABLE"
+for s in $S2 $S3; do
 	check "schedulers table: scheduler=$s 2/2, ops/s mean ± sd, Δ% [CI] or [unbounded]" \
 		grep -qE "^scheduler=$s +2/2 +[0-9]+ ± [0-9]+ +[+-][0-9.]+% \[([+-][0-9.]+%, [+-][0-9.]+%|unbounded)\]( \*)? " <<<"$TABLE"
 done
@@ -270,7 +278,8 @@ refused() {
 }
 refused "--vary no_such_option=1,2" 'no_such_option' --vary no_such_option=1,2
 refused "--vary file-num=1,2 (defines the set)" 'file-num' --vary file-num=1,2
-refused "--schedulers=none,cfq2" '--schedulers=none,cfq2: cfq2 is not offered by .*none.*mq-deadline.*kyber.*bfq' --schedulers=none,cfq2
+refused "--schedulers=none,cfq2" "--schedulers=none,cfq2: cfq2 is not offered by $LOOP, which offers $(sched_list | paste -sd ' ' | sed 's/ /, /g')\$" \
+	--schedulers=none,cfq2
 refused "compare without --schedulers or --vary" '--schedulers.*--vary|--vary.*--schedulers'
 # A value the kernel refuses, in the last setting: found before the first run, not after it.
 refused "--vary read_ahead_kb=128,abc (a value the kernel refuses)" 'read_ahead_kb.*abc' --vary read_ahead_kb=128,abc
@@ -503,7 +512,7 @@ same_state "script options: every queue setting as before" "$BASE"
 
 # --- SIGINT mid-compare: the run in progress is marked and left out, the table so far is
 # printed, everything restored, exit 130 ---
-"$SBIO" "${CMP[@]}" --schedulers=none,mq-deadline,bfq --repeat=2 --file-test-mode=rndrd \
+"$SBIO" "${CMP[@]}" --schedulers=$S1,$S2,$S3 --repeat=2 --file-test-mode=rndrd \
 	--time=3 -o "$TMP/int.json" >"$TMP/int.out" 2>"$TMP/int.err" &
 BG=$!
 PIDS+=("$BG")
@@ -514,7 +523,7 @@ while ! grep -qs '^\[2/6\]' "$TMP/int.out" && kill -0 "$BG" 2>/dev/null && [ $n 
 done
 # Into the second run: its scheduler set (then caches dropped and the threads started).
 mid=
-while [ "$mid" != mq-deadline ] && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
+while [ "$mid" != "$S2" ] && kill -0 "$BG" 2>/dev/null && [ $n -gt 0 ]; do
 	sleep 0.1
 	n=$((n - 1))
 	mid=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler")
@@ -529,16 +538,16 @@ done
 kill -0 "$BG" 2>/dev/null && kill -KILL "$BG"
 wait "$BG"
 RC=$?
-eq "SIGINT: mq-deadline was in effect during the second run" "$mid" mq-deadline
+eq "SIGINT: $S2 was in effect during the second run" "$mid" "$S2"
 eq "SIGINT during run 2 of 6: exit 130" "$RC" 130
 check "SIGINT: says Interrupted" grep -q 'Interrupted' "$TMP/int.out"
-eq "SIGINT: no run after the interrupted one" "$(progress "$TMP/int.out" | tr '\n' '|')" "1 scheduler=none|1 scheduler=mq-deadline|"
-check "SIGINT: the interrupted run is marked ('[2/6] repeat 1, scheduler=mq-deadline: interrupted … excluded')" \
-	grep -qE '^\[2/6\] repeat 1, scheduler=mq-deadline: interrupted.*excluded' "$TMP/int.out"
-check "SIGINT: the partial table: scheduler=none 1/2 with its figures" grep -qE '^scheduler=none +1/2 +[0-9]+ ± 0 ' "$TMP/int.out"
-check "SIGINT: the partial table: scheduler=mq-deadline 0/2 (the interrupted run excluded)" grep -qE '^scheduler=mq-deadline +0/2 ' "$TMP/int.out"
-check "SIGINT: the partial table: scheduler=bfq 0/2" grep -qE '^scheduler=bfq +0/2 ' "$TMP/int.out"
-json_expect "SIGINT JSON: interrupted, none's run ok, mq-deadline's run marked interrupted, runs_ok 1/0/0" "$TMP/int.json" '
+eq "SIGINT: no run after the interrupted one" "$(progress "$TMP/int.out" | tr '\n' '|')" "1 scheduler=$S1|1 scheduler=$S2|"
+check "SIGINT: the interrupted run is marked ('[2/6] repeat 1, scheduler=$S2: interrupted … excluded')" \
+	grep -qE "^\[2/6\] repeat 1, scheduler=$S2: interrupted.*excluded" "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=$S1 1/2 with its figures" grep -qE "^scheduler=$S1 +1/2 +[0-9]+ ± 0 " "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=$S2 0/2 (the interrupted run excluded)" grep -qE "^scheduler=$S2 +0/2 " "$TMP/int.out"
+check "SIGINT: the partial table: scheduler=$S3 0/2" grep -qE "^scheduler=$S3 +0/2 " "$TMP/int.out"
+json_expect "SIGINT JSON: interrupted, $S1's run ok, $S2's run marked interrupted, runs_ok 1/0/0" "$TMP/int.json" '
 if d["interrupted"] is not True: print("interrupted", d["interrupted"])
 got = [[r["status"] for r in x["runs"]] for x in d["settings"]]
 if got != [["ok"], ["interrupted"], []]: print("statuses", got)

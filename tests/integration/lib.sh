@@ -32,8 +32,11 @@ kill_pids() {
 
 ok() { echo "ok - $T: $1"; }
 notok() { echo "not ok - $T: $1"; }
-# skip REASON: under CI=true the runner turns it into a failure.
+# skip REASON: under CI=true the runner turns it into a failure (CI has root and loop devices).
 skip() { echo "ok - $T: # SKIP $1"; }
+# skip_kernel WHAT: a skip for a feature this kernel lacks ("# SKIP kernel: WHAT"), the one kind
+# of skip CI=true counts as skipped, not failed: no machine set-up can run the check there.
+skip_kernel() { skip "kernel: $1"; }
 
 # check DESC CMD…: passes when CMD succeeds.
 check() {
@@ -328,16 +331,39 @@ no_state_file() {
 knob() { cat "$Q/$1"; }
 cur_sched() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$Q/scheduler"; }
 
+# sched_list [DEV]: the schedulers the loop device DEV (default $LOOP) offers, one a line, in
+# the kernel's order.
+sched_list() { tr -d '[]' <"/sys/block/${1:-$LOOP}/queue/scheduler" | tr ' ' '\n' | grep -v '^$'; }
+# sched_offered NAME: the test's loop device ($LOOP) offers scheduler NAME (its module loaded
+# first when the kernel lists it not).
+sched_offered() {
+	sched_list | grep -qx -- "$1" || modprobe "$1" 2>/dev/null
+	sched_list | grep -qx -- "$1"
+}
+# sched_pick N PREFERRED…: N different schedulers the test's loop device ($LOOP) offers, on one
+# line: those of PREFERRED it offers, in that order, then the others it offers, in the kernel's
+# order. For checks that need two or three schedulers, not one in particular. Fewer offered:
+# prints those, status 1 (the caller skips with skip_kernel).
+sched_pick() {
+	local n=$1 s got
+	shift
+	got=$({
+		for s in "$@"; do sched_offered "$s" && echo "$s"; done
+		sched_list
+	} | awk '!seen[$0]++' | head -n "$n" | paste -sd ' ')
+	echo "$got"
+	[ "$(wc -w <<<"$got")" -eq "$n" ]
+}
+
 # loop_sched SCHED: the test's loop device ($LOOP, its queue $Q) switched to SCHED (its module
 # loaded when the kernel lists it not), the scheduler it had kept for loop_cleanup, which puts
-# it back (a queue's settings outlive the device's detach). No such scheduler: a skip, and the
-# script ends.
+# it back (a queue's settings outlive the device's detach). No such scheduler: a skip
+# ("kernel: no SCHED scheduler"), and the script ends.
 SCHED_DEV= SCHED_OLD=
 loop_sched() {
 	Q=/sys/block/$LOOP/queue
-	grep -qw "$1" "$Q/scheduler" || modprobe "$1" 2>/dev/null
-	if ! grep -qw "$1" "$Q/scheduler"; then
-		skip "no $1 scheduler in this kernel"
+	if ! sched_offered "$1"; then
+		skip_kernel "no $1 scheduler"
 		exit 0
 	fi
 	SCHED_OLD=$(cur_sched)
