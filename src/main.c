@@ -126,6 +126,7 @@ struct run_outputs {
     FILE *text, *machine, *devnull;
     int err;         /* the first write error of --output's stream (sbio_util_stream) */
     bool csv_header; /* CSV appends one line per run under a single header */
+    bool made;       /* --output did not exist: this command made it */
 };
 
 static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
@@ -137,10 +138,15 @@ static int open_outputs(const struct sbio_config *cfg, unsigned rank, FILE *out,
     if (cfg->output) {
         bool csv = cfg->output_format == SBIO_OUT_CSV;
         char why[512];
-        int fd = sbio_util_open_output(AT_FDCWD, cfg->output,
-                                       csv ? SBIO_OUTPUT_APPEND : SBIO_OUTPUT_TRUNCATE, why,
-                                       sizeof(why));
-        FILE *f = fd >= 0 ? sbio_util_stream(fd, csv ? "a" : "w", &o->err) : NULL;
+        struct stat st;
+        o->made = lstat(cfg->output, &st) && errno == ENOENT;
+        /* A report or a document replaces the file at its first write: a run refused before
+         * (a script's job the system cannot serve…) leaves it as it was. */
+        int fd = sbio_util_open_output(
+            AT_FDCWD, cfg->output, csv ? SBIO_OUTPUT_APPEND : SBIO_OUTPUT_LATER, why, sizeof(why));
+        FILE *f = fd < 0 ? NULL
+                  : csv  ? sbio_util_stream(fd, "a", &o->err)
+                         : sbio_util_stream_later(fd, "w", &o->err);
         if (!f) {
             sbio_err("--output %s: %s", cfg->output, fd < 0 ? why : strerror(errno));
             if (fd >= 0)
@@ -248,6 +254,11 @@ static int cmd_run(const struct sbio_config *cfg, const struct sbio_settings *se
         json_decref(doc);
     }
     int crc = close_outputs(cfg, &o, out);
+    /* Refused: an --output this command made and never wrote goes, nothing else is left. */
+    struct stat st;
+    if (rc == -SBIO_EUSAGE && o.made && !lstat(cfg->output, &st) && S_ISREG(st.st_mode) &&
+        st.st_size == 0)
+        unlink(cfg->output);
     if (lock >= 0)
         close(lock);
     return rc ? rc : crc;

@@ -529,12 +529,21 @@ out:
 struct util_stream {
     int fd;
     int *err;
+    bool empty_first; /* SBIO_OUTPUT_LATER: the file emptied before the first write */
 };
 
 static ssize_t util_stream_write(void *cookie, const char *buf, size_t len)
 {
     struct util_stream *u = cookie;
     size_t done = 0;
+    if (u->empty_first) {
+        u->empty_first = false;
+        if (ftruncate(u->fd, 0) || lseek(u->fd, 0, SEEK_SET) < 0) {
+            if (!*u->err)
+                *u->err = errno;
+            return -1;
+        }
+    }
     while (done < len) {
         ssize_t n = write(u->fd, buf + done, len - done);
         if (n < 0 && errno == EINTR)
@@ -559,16 +568,27 @@ static int util_stream_close(void *cookie)
     return rc && errno != EINTR ? -1 : 0;
 }
 
-FILE *sbio_util_stream(int fd, const char *mode, int *err)
+static FILE *util_stream_new(int fd, const char *mode, int *err, bool empty_first)
 {
     struct util_stream *u = malloc(sizeof(*u));
     if (!u)
         return NULL;
-    *u = (struct util_stream){.fd = fd, .err = err};
+    *u = (struct util_stream){.fd = fd, .err = err, .empty_first = empty_first};
     *err = 0;
     FILE *f = fopencookie(
         u, mode, (cookie_io_functions_t){.write = util_stream_write, .close = util_stream_close});
     if (!f)
         free(u);
     return f;
+}
+
+FILE *sbio_util_stream(int fd, const char *mode, int *err)
+{
+    return util_stream_new(fd, mode, err, false);
+}
+
+FILE *sbio_util_stream_later(int fd, const char *mode, int *err)
+{
+    struct stat st;
+    return util_stream_new(fd, mode, err, !fstat(fd, &st) && S_ISREG(st.st_mode));
 }

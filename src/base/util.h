@@ -149,6 +149,8 @@ char *sbio_util_escape(char *buf, size_t len, const char *s, size_t max);
 /* What sbio_util_open_output does with a file already at the path. */
 enum sbio_output_mode {
     SBIO_OUTPUT_TRUNCATE, /* written from its start: a report, a JSON document */
+    SBIO_OUTPUT_LATER,    /* as TRUNCATE, but left as it is until the first write of its
+                           * sbio_util_stream_later stream, which empties it first */
     SBIO_OUTPUT_APPEND,   /* appended to: CSV lines under one header */
     SBIO_OUTPUT_NEW,      /* a new file: one there already is removed first when it is a
                            * regular file of this user's with no other name, else refused */
@@ -176,5 +178,10 @@ int sbio_util_open_output(int dirfd, const char *path, enum sbio_output_mode mod
  * did and errno has long moved on. Closing the stream closes fd, unless it is one of the
  * standard descriptors (0, 1, 2), which stay open. NULL with errno set. */
 FILE *sbio_util_stream(int fd, const char *mode, int *err);
+
+/* As sbio_util_stream, for fd opened with SBIO_OUTPUT_LATER: a regular file is emptied just
+ * before the stream's first write, so that a command refused before it wrote anything leaves
+ * the file as it was. */
+FILE *sbio_util_stream_later(int fd, const char *mode, int *err);
 
 #endif

@@ -459,6 +459,23 @@ else
 fi
 echo "$MS0" >"$Q/max_sectors_kb"
 [ "$(queue_snap)" = "$BASE" ] || notok "test setup: $LOOP back to its settings after the max_sectors_kb checks"
+# Knobs that move each other: on 6.x kernels writing max_sectors_kb raises read_ahead_kb to
+# twice it (echo 128 >read_ahead_kb; echo 512 >max_sectors_kb leaves 1024). Given in either
+# order, the run has both as asked (written limits first) and everything is put back after.
+MSQ=$((HW / 2 > 64 ? HW / 2 : 64))
+for order in "read_ahead_kb=128 max_sectors_kb=$MSQ" "max_sectors_kb=$MSQ read_ahead_kb=128"; do
+	set -- $order # two words: split on purpose
+	if start_run "$TMP/out" "${RUN[@]}" --time=2 --queue "$1" --queue "$2"; then
+		mid="$(knob read_ahead_kb) $(knob max_sectors_kb)"
+		finish 15
+		eq "--queue $1 --queue $2: both in effect mid-run as asked (read_ahead_kb, max_sectors_kb)" "$mid" "128 $MSQ"
+		eq "--queue $1 --queue $2: exit 0" "$RC" 0
+		same_state "--queue $1 --queue $2: every queue setting restored" "$BASE"
+	else
+		finish 15
+		notok "--queue $1 --queue $2: the run never started (exit $RC: $(head -c 300 "$TMP/out.err" | tr '\n' ' '))"
+	fi
+done
 
 # --- --drop-caches: a seqrd run over the whole set once must read it all from the device ---
 SEQ=(run "${SET[@]}" --file-test-mode=seqrd --time=30 --events=$((SETSZ / BS)))

@@ -98,6 +98,16 @@ eq "seqwr, end fsyncs only: the --histogram block counts the 200 events" \
 	"$(awk '/^Latency histogram/ { on = 1; next } on && /^ *$/ { on = 0 } on && $NF ~ /^[0-9]+$/ { n += $NF } END { print n }' "$TMP/out")" 200
 check "seqwr, end fsyncs only: there were end fsyncs" test "$(json_get "$RESULT" result.op_types.fsync.end)" -gt 0
 
+# --- a run refused after -o was opened leaves no output file made for it, and an existing
+# one as it was (the file is emptied only at the first write) ---
+mkdir -p "$TMP/noset"
+rm -f "$TMP/noset/new.json"
+"$SBIO" run --dir="$TMP/noset" --file-test-mode=rndrd -o "$TMP/noset/new.json" >"$TMP/out" 2>"$TMP/err"
+eq "run on no set -o new.json: exit 2, no file left" "$?/$(ls "$TMP/noset" | wc -l)" "2/0"
+echo keep >"$TMP/noset/old.json"
+"$SBIO" run "${SET[@]}" --file-test-mode=rndrd --events=10 --cpus=4095 -o "$TMP/noset/old.json" >"$TMP/out" 2>"$TMP/err"
+eq "run --cpus=4095 -o old.json: exit 2, the file as it was" "$?/$(cat "$TMP/noset/old.json")" "2/keep"
+
 # --- seqwr under --rate, stopped while a thread waits for its slot with a write drawn: the
 # run ends at its limit and leaves the rest to the next command, the drawn write included
 # (not skipped); the next run writes it once, within the set, and the file is whole again ---
