@@ -2,7 +2,9 @@
 # sbio plot: charts of real results from real runs.
 # The data files kept with --keep-data hold the JSON's values; the PNGs have the asked size
 # (from the IHDR chunk) and are not blank; --size and .svg work; bad input is exit 2 with one
-# line and writes nothing. Three 2-second runs on a 2 x 8 MiB set under $TMP.
+# line and writes nothing. Two 2-second runs with time series and runs of a set number of events
+# (the figures they are checked against are the JSON's, whatever the run's length) on a 2 x 8
+# MiB set under $TMP.
 source "$(dirname "$0")/lib.sh"
 
 D=$TMP/set
@@ -96,7 +98,7 @@ expect_exit 0 "run rndrw, 2 threads, --log-interval=200" "$SBIO" run "${SET[@]}"
 expect_exit 0 "run seqrd, 1 thread, --report-interval=1" "$SBIO" run "${SET[@]}" \
 	--file-test-mode=seqrd --threads=1 --time=2 --report-interval=1 -o "$TMP/seq.json"
 expect_exit 0 "run rndrd, 2 threads, no time series" "$SBIO" run "${SET[@]}" \
-	--file-test-mode=rndrd --threads=2 --time=2 -o "$TMP/nots.json"
+	--file-test-mode=rndrd --threads=2 --time=0 --events=20000 -o "$TMP/nots.json"
 # The figures of rw.json the checks below compare with, read at once (json_map): RW[PATH].
 declare -A RW
 json_map RW "$TMP/rw.json" schema 'result.samples.#'
@@ -373,7 +375,7 @@ for s, where, op, q in zip(a[0::4], a[1::4], a[2::4], a[3::4]):
 PY
 }
 expect_exit 0 "compare rndrw over 3 block sizes, 2 repeats" "$SBIO" compare "${SET[@]}" \
-	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=1 \
+	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=0 --events=4000 \
 	--drop-caches=off -o "$TMP/cmpdoc.json"
 declare -A CD
 json_map CD "$TMP/cmpdoc.json" schema settings.{0,1,2}.phases.0.jobs.0.metrics.{read,write}.p99.mean
