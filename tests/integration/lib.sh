@@ -383,3 +383,22 @@ loop_cleanup() {
 	[ -n "$LOOP" ] && losetup -d "/dev/$LOOP"
 	LOOP=
 }
+
+# json_map ARRAY FILE PATH…: json_get FILE PATH… with one python3 for them all, into the
+# associative array ARRAY (declared by the caller: declare -A ARRAY), ARRAY[PATH] = its value
+# ("(no PATH)" when it is not there, as json_get prints it; every PATH a "(not JSON: …)" when
+# FILE is not JSON). Status 1 when a PATH is missing or FILE is not JSON.
+json_map() {
+	local -n jm_arr=$1
+	local jm_file=$2 jm_i jm_vals
+	shift 2
+	mapfile -t jm_vals < <(json_get "$jm_file" "$@")
+	jm_arr=()
+	for ((jm_i = 1; jm_i <= $#; jm_i++)); do
+		jm_arr[${!jm_i}]=${jm_vals[jm_i - 1]:-${jm_vals[0]:-(nothing)}}
+	done
+	for jm_i in "${jm_vals[@]}"; do
+		case $jm_i in "(no "* | "(not JSON: "*) return 1 ;; esac
+	done
+	return 0
+}

@@ -2,7 +2,9 @@
 # sbio plot: charts of real results from real runs.
 # The data files kept with --keep-data hold the JSON's values; the PNGs have the asked size
 # (from the IHDR chunk) and are not blank; --size and .svg work; bad input is exit 2 with one
-# line and writes nothing. Three 2-second runs on a 2 x 8 MiB set under $TMP.
+# line and writes nothing. Two 2-second runs with time series and runs of a set number of events
+# (the figures they are checked against are the JSON's, whatever the run's length) on a 2 x 8
+# MiB set under $TMP.
 source "$(dirname "$0")/lib.sh"
 
 D=$TMP/set
@@ -96,8 +98,18 @@ expect_exit 0 "run rndrw, 2 threads, --log-interval=200" "$SBIO" run "${SET[@]}"
 expect_exit 0 "run seqrd, 1 thread, --report-interval=1" "$SBIO" run "${SET[@]}" \
 	--file-test-mode=seqrd --threads=1 --time=2 --report-interval=1 -o "$TMP/seq.json"
 expect_exit 0 "run rndrd, 2 threads, no time series" "$SBIO" run "${SET[@]}" \
-	--file-test-mode=rndrd --threads=2 --time=2 -o "$TMP/nots.json"
-eq "the result's schema" "$(json_get "$TMP/rw.json" schema)" sbio-result/1
+	--file-test-mode=rndrd --threads=2 --time=0 --events=20000 -o "$TMP/nots.json"
+# The figures of rw.json the checks below compare with, read at once (json_map): RW[PATH].
+declare -A RW
+json_map RW "$TMP/rw.json" schema 'result.samples.#'
+nsamples=${RW[result.samples.#]}
+[[ $nsamples =~ ^[0-9]+$ ]] || nsamples=0
+last=$((nsamples > 0 ? nsamples - 1 : 0))
+json_map RW "$TMP/rw.json" schema 'result.samples.#' result.samples.{0,$last}.t_s \
+	result.samples.{0,$last}.{read,write,fsync}.ops_per_s \
+	result.op_types.{read,write,fsync}.latency.percentiles_ns.{50,90,99,99.9} \
+	result.op_types.{read,write,fsync}.ops_per_s
+eq "the result's schema" "${RW[schema]}" sbio-result/1
 
 # --- one result: throughput over time and latency percentiles ---
 mkdir -p "$TMP/tmpdir"
@@ -119,17 +131,16 @@ mkdir "$TMP/keep"
 expect_exit 0 "plot one result --keep-data" "$SBIO" plot "$TMP/rw.json" -o "$TMP/one-k.png" --keep-data "$K"
 eq "--keep-data keeps the script and the data files" "$(cd "$K" && printf '%s ' *)" \
 	"percentiles.dat plot.gp throughput.dat "
-nsamples=$(json_get "$TMP/rw.json" 'result.samples.#')
 if [ "$nsamples" -ge 5 ]; then ok "rndrw recorded $nsamples samples"; else notok "rndrw recorded $nsamples samples, want >= 5 (2 s at 200 ms)"; fi
 eq "throughput.dat has one row per sample" "$(grep -vc '^#' "$K/throughput.dat")" "$nsamples"
 for s in 0 $((nsamples - 1)); do
 	near "throughput.dat row $((s + 1)) t_s = samples[$s].t_s" "$(col "$K/throughput.dat" $((s + 1)) 1)" \
-		"$(json_get "$TMP/rw.json" "result.samples.$s.t_s")" 0.0001
+		"${RW[result.samples.$s.t_s]}" 0.0001
 	c=2
 	for op in read write fsync; do
 		near "throughput.dat row $((s + 1)) $op ops/s = samples[$s].$op.ops_per_s" \
 			"$(col "$K/throughput.dat" $((s + 1)) $c)" \
-			"$(json_get "$TMP/rw.json" "result.samples.$s.$op.ops_per_s")" 0.0001
+			"${RW[result.samples.$s.$op.ops_per_s]}" 0.0001
 		c=$((c + 1))
 	done
 done
@@ -140,7 +151,7 @@ for p in 50 90 99 99.9; do
 	for op in read write fsync; do
 		eq "percentiles.dat p$p $op = op_types.$op.latency.percentiles_ns.$p" \
 			"$(col "$K/percentiles.dat" $row $c)" \
-			"$(json_get "$TMP/rw.json" "result.op_types.$op.latency.percentiles_ns.$p")"
+			"${RW[result.op_types.$op.latency.percentiles_ns.$p]}"
 		c=$((c + 1))
 	done
 	row=$((row + 1))
@@ -197,15 +208,14 @@ eq "alike.svg: 12 value labels, none overlapping another" "$overlaps" "12 0"
 
 # --- several results compared by hand: each group named by the device settings that differ
 # (results written as sbio writes them, on one device under two schedulers) ---
-for s in mq-deadline bfq; do
-	python3 - "$TMP/nots.json" "$TMP/by-$s.json" "$s" <<'PY'
+python3 - "$TMP/nots.json" "$TMP/by-" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-line = ' '.join('[%s]' % n if n == sys.argv[3] else n for n in ('none', 'mq-deadline', 'kyber', 'bfq'))
-d['environment']['devices'] = [{'name': 'sdz', 'queue': {'scheduler': line, 'nr_requests': '64'}, 'iosched': {}}]
-json.dump(d, open(sys.argv[2], 'w'))
+for s in ('mq-deadline', 'bfq'):
+    d = json.load(open(sys.argv[1]))
+    line = ' '.join('[%s]' % n if n == s else n for n in ('none', 'mq-deadline', 'kyber', 'bfq'))
+    d['environment']['devices'] = [{'name': 'sdz', 'queue': {'scheduler': line, 'nr_requests': '64'}, 'iosched': {}}]
+    json.dump(d, open(sys.argv[2] + s + '.json', 'w'))
 PY
-done
 K=$TMP/keep/byhand
 expect_exit 0 "plot two results under two schedulers" "$SBIO" plot "$TMP/by-mq-deadline.json" \
 	"$TMP/by-bfq.json" -o "$TMP/byhand.png" --keep-data "$K"
@@ -231,25 +241,27 @@ not_blank "cmp.png is not blank" "$TMP/cmp.png"
 eq "compare.dat has one row per run, named after the file" \
 	"$(awk '!/^#/ { printf "%s ", $1 }' "$K/compare.dat")" '"rw" "seq" "nots" '
 row=1
+declare -A R
 for r in rw seq nots; do
+	json_map R "$TMP/$r.json" result.op_types.{read,write,fsync}.ops_per_s result.op_types.read.latency.percentiles_ns.99
 	# columns: name, then a quoted description of several words: count fields from the end.
 	c=-5
 	for op in read write fsync; do
 		got=$(awk -v r=$row -v c=$c '!/^#/ && ++n == r { print $(NF + c) }' "$K/compare.dat")
 		near "compare.dat $r $op ops/s = op_types.$op.ops_per_s" "$got" \
-			"$(json_get "$TMP/$r.json" "result.op_types.$op.ops_per_s")" 0.0001
+			"${R[result.op_types.$op.ops_per_s]}" 0.0001
 		c=$((c + 1))
 	done
 	got=$(awk -v r=$row '!/^#/ && ++n == r { print $(NF - 2) }' "$K/compare.dat")
 	eq "compare.dat $r read p99 = op_types.read.latency.percentiles_ns.99" "$got" \
-		"$(json_get "$TMP/$r.json" "result.op_types.read.latency.percentiles_ns.99")"
+		"${R[result.op_types.read.latency.percentiles_ns.99]}"
 	row=$((row + 1))
 done
 eq "compare.dat: a read-only run has no write p99 (NaN, no bar)" \
 	"$(awk '!/^#/ && ++n == 2 { print $(NF - 1) }' "$K/compare.dat")" NaN
 eq "compare.dat rw fsync p99 = op_types.fsync.latency.percentiles_ns.99" \
 	"$(awk '!/^#/ && ++n == 1 { print $NF }' "$K/compare.dat")" \
-	"$(json_get "$TMP/rw.json" "result.op_types.fsync.latency.percentiles_ns.99")"
+	"${RW[result.op_types.fsync.latency.percentiles_ns.99]}"
 expect_exit 0 "plot two results --size 800x600" "$SBIO" plot "$TMP/rw.json" "$TMP/seq.json" \
 	-o "$TMP/cmp-small.png" --size 800x600
 eq "cmp-small.png is 800x600" "$(png_size "$TMP/cmp-small.png")" "800 600"
@@ -312,49 +324,62 @@ blk() {
 # bars_match DESC DAT DOC JOB: each setting's row of a bar panel's data file is the compare's
 # figures of settings[s].phases[0].jobs[JOB].metrics.ops.
 bars_match() {
-	local s m row verdict want sig
-	for s in $(seq 0 $(($(json_get "$3" 'settings.#') - 1))); do
+	local s m row verdict want sig n
+	local -A J
+	json_map J "$3" 'settings.#'
+	n=${J[settings.#]}
+	[[ $n =~ ^[0-9]+$ ]] || n=0
+	json_map J "$3" $(for ((s = 0; s < n; s++)); do
+		printf "settings.$s.phases.0.jobs.$4.metrics.ops.%s " n mean stddev ci95.0 ci95.1 verdict diff_pct p_holm
+	done)
+	for ((s = 0; s < n; s++)); do
 		m=settings.$s.phases.0.jobs.$4.metrics.ops
 		row=$((s + 1))
-		numeq "$1 setting $s: n" "$(blk "$2" 0 $row 4)" "$(json_get "$3" $m.n)"
-		numeq "$1 setting $s: mean" "$(blk "$2" 0 $row 5)" "$(json_get "$3" $m.mean)"
-		numeq "$1 setting $s: stddev" "$(blk "$2" 0 $row 6)" "$(json_get "$3" $m.stddev)"
-		numeq "$1 setting $s: ci95 low" "$(blk "$2" 0 $row 7)" "$(json_get "$3" $m.ci95.0)"
-		numeq "$1 setting $s: ci95 high" "$(blk "$2" 0 $row 8)" "$(json_get "$3" $m.ci95.1)"
-		verdict=$(json_get "$3" $m.verdict)
+		numeq "$1 setting $s: n" "$(blk "$2" 0 $row 4)" "${J[$m.n]}"
+		numeq "$1 setting $s: mean" "$(blk "$2" 0 $row 5)" "${J[$m.mean]}"
+		numeq "$1 setting $s: stddev" "$(blk "$2" 0 $row 6)" "${J[$m.stddev]}"
+		numeq "$1 setting $s: ci95 low" "$(blk "$2" 0 $row 7)" "${J[$m.ci95.0]}"
+		numeq "$1 setting $s: ci95 high" "$(blk "$2" 0 $row 8)" "${J[$m.ci95.1]}"
+		verdict=${J[$m.verdict]}
 		case $verdict in significant) sig=1 ;; "within noise") sig=0 ;; *) sig=-1 ;; esac
 		eq "$1 setting $s: significant ($verdict)" "$(blk "$2" 0 $row 14)" $sig
 		[ $s = 0 ] && continue
-		numeq "$1 setting $s: diff_pct" "$(blk "$2" 0 $row 9)" "$(json_get "$3" $m.diff_pct)"
-		numeq "$1 setting $s: p_holm" "$(blk "$2" 0 $row 13)" "$(json_get "$3" $m.p_holm)"
-		want=$(awk -v d="$(json_get "$3" $m.diff_pct)" -v s=$sig \
+		numeq "$1 setting $s: diff_pct" "$(blk "$2" 0 $row 9)" "${J[$m.diff_pct]}"
+		numeq "$1 setting $s: p_holm" "$(blk "$2" 0 $row 13)" "${J[$m.p_holm]}"
+		want=$(awk -v d="${J[$m.diff_pct]}" -v s=$sig \
 			'BEGIN { printf "%+.1f%%%s", d, s == 1 ? " *" : "" }')
 		contains "$1 setting $s is annotated '$want'" "set label '$want' at first $s," "$K/plot.gp"
 	done
+	[ "$n" -gt 0 ] || notok "$1: no settings in $3"
 	want=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print(sum(len(s["phases"][0]["jobs"][int(sys.argv[2])]["metrics"]["ops"]["values"]) for s in d["settings"]))' "$3" "$4")
 	eq "$1: a row per run value" "$(awk '/^$/ { if (++e == 2) i++; next } { e = 0 } !/^#/ && i == 1' "$2" | wc -l)" "$want"
 }
-# lat_mean DOC S PHJOB OP Q: the mean over setting S's runs that ended ok of their PHJOB
-# (a python expression of the run's document d) op_types.OP percentile Q.
+# lat_mean DOC S PHJOB OP Q [S PHJOB OP Q]…: for each quadruple, one a line, the mean over
+# setting S's runs that ended ok of their PHJOB (a python expression of the run's document d)
+# op_types.OP percentile Q (one python3 for them all).
 lat_mean() {
 	python3 - "$@" <<'PY'
 import json, sys
-doc, s, where, op, q = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-v = []
-for run in json.load(open(doc))['settings'][s]['runs']:
-    if run['status'] != 'ok':
-        continue
-    d = run['result']
-    v.append(eval(where)['result']['op_types'][op]['latency']['percentiles_ns'][q])
-print('%.10g' % (sum(v) / len(v)))
+doc = json.load(open(sys.argv[1]))
+a = sys.argv[2:]
+for s, where, op, q in zip(a[0::4], a[1::4], a[2::4], a[3::4]):
+    v = []
+    for run in doc['settings'][int(s)]['runs']:
+        if run['status'] != 'ok':
+            continue
+        d = run['result']
+        v.append(eval(where)['result']['op_types'][op]['latency']['percentiles_ns'][q])
+    print('%.10g' % (sum(v) / len(v)))
 PY
 }
 expect_exit 0 "compare rndrw over 3 block sizes, 2 repeats" "$SBIO" compare "${SET[@]}" \
-	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=1 \
+	--file-test-mode=rndrw --vary file-block-size=4K,16K,64K --repeat=2 --time=0 --events=4000 \
 	--drop-caches=off -o "$TMP/cmpdoc.json"
-eq "the compare result's schema" "$(json_get "$TMP/cmpdoc.json" schema)" sbio-compare/1
+declare -A CD
+json_map CD "$TMP/cmpdoc.json" schema settings.{0,1,2}.phases.0.jobs.0.metrics.{read,write}.p99.mean
+eq "the compare result's schema" "${CD[schema]}" sbio-compare/1
 K=$TMP/keep/cmpdoc
 mkdir -p "$TMP/tmpdir2"
 TMPDIR=$TMP/tmpdir2 expect_exit 0 "plot a compare result" "$SBIO" plot "$TMP/cmpdoc.json" -o "$TMP/cmpdoc.png"
@@ -375,13 +400,16 @@ contains "the bars have their CI as error bars" 'with boxerrorbars lc rgb variab
 contains "the latency panel is on a log scale" 'set logscale y' "$K/plot.gp"
 # The latency panel's p99 is the compare's own read.p99 column (two paths, one figure); its
 # p50 the mean of the runs' documents' p50.
+mapfile -t P50 < <(lat_mean "$TMP/cmpdoc.json" 0 d read 50 0 d write 50 1 d read 50 1 d write 50 2 d read 50 2 d write 50)
+k=0
 for s in 0 1 2; do
 	for op in read write; do
 		[ $op = read ] && i=$s || i=$((3 + s))
 		numeq "latency: setting $s $op p99 = the compare's $op.p99 mean" "$(blk "$K/phase1-job1-latency.dat" $i 3 3)" \
-			"$(json_get "$TMP/cmpdoc.json" settings.$s.phases.0.jobs.0.metrics.$op.p99.mean)"
+			"${CD[settings.$s.phases.0.jobs.0.metrics.$op.p99.mean]}"
 		numeq "latency: setting $s $op p50 = the mean of the runs' p50" "$(blk "$K/phase1-job1-latency.dat" $i 1 3)" \
-			"$(lat_mean "$TMP/cmpdoc.json" $s d $op 50)"
+			"${P50[k]:-NaN}"
+		k=$((k + 1))
 	done
 done
 check "the kept compare script redraws the chart" \
@@ -431,20 +459,30 @@ eq "the total has no latency block: reads and writes are each one job's" \
 	"$(grep -c '^# index [0-9]*: \(read\|write\), setting' "$K/phase1-total-latency.dat")" 0
 check "the total's latency file has nothing to plot" sh -c "! grep -q \"'phase1-total-latency.dat' index\" '$K/plot.gp'"
 contains "the total's latency panel says why it is empty" "each op type was done by one job:\\nsee its own panel" "$K/plot.gp"
+declare -A RV
+json_map RV "$TMP/rvw.json" settings.{0,1}.phases.0.jobs.0.metrics.read.p99.ci95.0
+QS=(50 95 99 99.9)
+LA=()
+for s in 0 1; do
+	for q in "${QS[@]}"; do
+		LA+=("$s" "d['phases'][0]['jobs'][0]['result']" read "$q" "$s" "d['phases'][0]['jobs'][1]['result']" write "$q")
+	done
+done
+mapfile -t LM < <(lat_mean "$TMP/rvw.json" "${LA[@]}")
+k=0
 for s in 0 1; do
 	row=0
-	for q in 50 95 99 99.9; do
+	for q in "${QS[@]}"; do
 		row=$((row + 1))
 		numeq "readers' read p$q, setting $s = the mean of the runs' documents" \
-			"$(blk "$K/phase1-job1-latency.dat" $s $row 3)" \
-			"$(lat_mean "$TMP/rvw.json" $s "d['phases'][0]['jobs'][0]['result']" read $q)"
+			"$(blk "$K/phase1-job1-latency.dat" $s $row 3)" "${LM[k]:-NaN}"
 		numeq "writer's write p$q, setting $s = the mean of the runs' documents" \
-			"$(blk "$K/phase1-job2-latency.dat" $s $row 3)" \
-			"$(lat_mean "$TMP/rvw.json" $s "d['phases'][0]['jobs'][1]['result']" write $q)"
+			"$(blk "$K/phase1-job2-latency.dat" $s $row 3)" "${LM[k + 1]:-NaN}"
+		k=$((k + 2))
 	done
 	numeq "readers' read p99 CI, setting $s = the compare's read.p99 ci95" \
 		"$(blk "$K/phase1-job1-latency.dat" $s 3 4)" \
-		"$(json_get "$TMP/rvw.json" settings.$s.phases.0.jobs.0.metrics.read.p99.ci95.0)"
+		"${RV[settings.$s.phases.0.jobs.0.metrics.read.p99.ci95.0]}"
 done
 check "the kept two-job script redraws the chart" \
 	sh -c "cd '$K' && rm -f '$TMP/rvw.png' && gnuplot plot.gp 2>/dev/null && test -s '$TMP/rvw.png'"

@@ -50,42 +50,40 @@ expect_exit 0 "run rndrw with a time series" "$SBIO" run "${SET[@]}" --file-test
 	--time=1 --log-interval=200 -o "$TMP/run.json"
 expect_exit 0 "compare 2 block sizes" "$SBIO" compare "${SET[@]}" --file-test-mode=rndrw \
 	--vary file-block-size=4K,16K --repeat=2 --time=1 --drop-caches=off -o "$TMP/cmp.json"
-# A device and its settings, as a run on a block device records them (this set is on tmpfs).
-python3 - "$TMP/run.json" <<'PY'
+# A device and its settings, as a run on a block device records them (this set is on tmpfs);
+# run2.json the same under another scheduler.
+python3 - "$TMP/run.json" "$TMP/run2.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d.setdefault('environment', {})['devices'] = [{'name': 'sda', 'role': 'top',
     'queue': {'scheduler': 'none [mq-deadline]', 'nr_requests': '64'},
     'iosched': {'fifo_batch': '16'}}]
 json.dump(d, open(sys.argv[1], 'w'))
-PY
-cp "$TMP/run.json" "$TMP/run2.json"
-python3 - "$TMP/run2.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
 d['environment']['devices'][0]['queue']['scheduler'] = 'none bfq [kyber]'
-json.dump(d, open(sys.argv[1], 'w'))
+json.dump(d, open(sys.argv[2], 'w'))
 PY
 
-# craft IN OUT PATH VALUE: IN with the string at PATH (dotted; a number is a list index; a
-# key "KEY=" renames KEY to VALUE instead) set to VALUE, into OUT.
+# craft IN OUT PATH VALUE [IN OUT PATH VALUE]…: IN with the string at PATH (dotted; a number is
+# a list index; a key "KEY=" renames KEY to VALUE instead) set to VALUE, into OUT; each
+# quadruple from IN as it is on disk (one python3 for them all).
 craft() {
 	python3 - "$@" <<'PY'
 import json, sys
-src, dst, path, value = sys.argv[1:5]
-d = json.load(open(src))
-keys = path.split('.')
-o = d
-for k in keys[:-1]:
-    o = o[int(k)] if isinstance(o, list) else o[k]
-last = keys[-1]
-if last.endswith('='):
-    o[value] = o.pop(last[:-1])
-elif isinstance(o, list):
-    o[int(last)] = value
-else:
-    o[last] = value
-json.dump(d, open(dst, 'w'))
+a = sys.argv[1:]
+for src, dst, path, value in zip(a[0::4], a[1::4], a[2::4], a[3::4]):
+    d = json.load(open(src))
+    keys = path.split('.')
+    o = d
+    for k in keys[:-1]:
+        o = o[int(k)] if isinstance(o, list) else o[k]
+    last = keys[-1]
+    if last.endswith('='):
+        o[value] = o.pop(last[:-1])
+    elif isinstance(o, list):
+        o[int(last)] = value
+    else:
+        o[last] = value
+    json.dump(d, open(dst, 'w'))
 PY
 }
 
@@ -112,29 +110,48 @@ CMP_FIELDS=(settings.0.name settings.1.name settings.0.phases.0.name settings.1.
 	settings.0.phases.0.jobs.0.metrics.ops.unit settings.1.phases.0.jobs.0.metrics.ops.unit
 	settings.1.phases.0.jobs.0.metrics.ops.verdict order command_line.1 command_line.2)
 
+# The crafted results, all made at once before the plots: $TMP/evil/K.I.json (field K, payload
+# I) and K.nl.json (field K with a line break).
+src_of() { case $1 in settings.* | metrics.* | order | command_line.*) echo "$TMP/cmp.json" ;; *) echo "$TMP/run.json" ;; esac; }
+FIELDS=("${RUN_FIELDS[@]}" "${CMP_FIELDS[@]}")
+mkdir "$TMP/evil"
+jobs=()
+for k in "${!FIELDS[@]}"; do
+	f=${FIELDS[$k]}
+	src=$(src_of "$f")
+	for i in "${!PAYLOADS[@]}"; do jobs+=("$src" "$TMP/evil/$k.$i.json" "$f" "${PAYLOADS[$i]}"); done
+	# A line break would end the quoted string whatever the quoting.
+	jobs+=("$src" "$TMP/evil/$k.nl.json" "$f" "x'
+!touch $M.nl
+set output '$VICTIM'
+x")
+done
+craft "${jobs[@]}"
+eq "every crafted result was written" "$(ls "$TMP/evil" | wc -l)" $((${#FIELDS[@]} * (${#PAYLOADS[@]} + 1)))
+
+# The charts go to SVG: the script sbio writes differs between SVG and PNG in its terminal line
+# only, and every field is quoted the same in both; gnuplot draws an SVG much faster. (The
+# sandbox's PNG is checked below.)
 rm -f "$TMP/out" "$TMP/err"
 before=$(files_of "$TMP")
-for f in "${RUN_FIELDS[@]}" "${CMP_FIELDS[@]}"; do
-	case $f in settings.* | metrics.* | order | command_line.*) src=$TMP/cmp.json ;; *) src=$TMP/run.json ;; esac
+for k in "${!FIELDS[@]}"; do
+	f=${FIELDS[$k]}
+	src=$(src_of "$f")
 	for i in "${!PAYLOADS[@]}"; do
-		craft "$src" "$TMP/evil.json" "$f" "${PAYLOADS[$i]}"
+		evil=$TMP/evil/$k.$i.json
 		# One run alone (title), and beside another (labels in the data file, tick labels).
 		if [ "$src" = "$TMP/run.json" ]; then
-			expect_exit 0 "$f, payload $i: one run charted" "$SBIO" plot "$TMP/evil.json" -o "$TMP/c.png"
+			expect_exit 0 "$f, payload $i: one run charted" "$SBIO" plot "$evil" -o "$TMP/c.svg"
 			no_marks "$f, payload $i, one run"
-			expect_exit 0 "$f, payload $i: two runs charted" "$SBIO" plot "$TMP/evil.json" "$TMP/run2.json" -o "$TMP/c.png"
+			expect_exit 0 "$f, payload $i: two runs charted" "$SBIO" plot "$evil" "$TMP/run2.json" -o "$TMP/c.svg"
 		else
-			expect_exit 0 "$f, payload $i: the compare charted" "$SBIO" plot "$TMP/evil.json" -o "$TMP/c.png"
+			expect_exit 0 "$f, payload $i: the compare charted" "$SBIO" plot "$evil" -o "$TMP/c.svg"
 		fi
 		no_marks "$f, payload $i"
 	done
-	# A line break would end the quoted string whatever the quoting: refused, nothing written.
-	craft "$src" "$TMP/evil.json" "$f" "x'
-!touch $M.nl
-set output '$VICTIM'
-x"
+	# A line break: refused, nothing written.
 	rm -f "$TMP/c.png"
-	expect_exit 2 "$f with a line break: refused" "$SBIO" plot "$TMP/evil.json" -o "$TMP/c.png"
+	expect_exit 2 "$f with a line break: refused" "$SBIO" plot "$TMP/evil/$k.nl.json" -o "$TMP/c.png"
 	stderr_one_line "$f with a line break: one line"
 	# The message's spelling of the field: settings[0].name; a key renamed: its parent's.
 	where=$(sed -E 's/\.([0-9]+)/[\1]/g' <<<"$f")
@@ -147,8 +164,9 @@ x"
 	check "$f with a line break: no chart" test ! -e "$TMP/c.png"
 	no_marks "$f with a line break"
 done
-rm -f "$TMP/c.png" "$TMP/evil.json" "$TMP/out" "$TMP/err" "$TMP/err.flat"
+rm -f "$TMP/c.png" "$TMP/c.svg" "$TMP/evil.json" "$TMP/out" "$TMP/err" "$TMP/err.flat"
 eq "nothing but the chart was written in all those plots" "$(files_of "$TMP")" "$before"
+rm -rf "$TMP/evil"
 
 # An escape sequence in a field plot names in a message reaches the terminal escaped.
 craft "$TMP/run.json" "$TMP/evil.json" schema $'\e[2J\e]0;pwned\a'
@@ -219,8 +237,9 @@ for a in "${ATTACKS[@]}"; do
 	fi
 	rm -f "$M"*
 	echo "root's secret" >"$VICTIM"
-	# Under sbio the same line acts on nothing, whatever gnuplot then says.
-	PATH="$TMP/bin:$PATH" "$SBIO" plot "$TMP/run.json" -o "$TMP/c.png" >"$TMP/out" 2>"$TMP/err"
+	# Under sbio the same line acts on nothing, whatever gnuplot then says (an SVG: the line
+	# runs before sbio's script, whose terminal makes no difference to it).
+	PATH="$TMP/bin:$PATH" "$SBIO" plot "$TMP/run.json" -o "$TMP/c.svg" >"$TMP/out" 2>"$TMP/err"
 	no_marks "under sbio: $a"
 done
 # The sandbox lets gnuplot draw: a fake gnuplot with nothing of its own draws sbio's chart.

@@ -20,7 +20,8 @@ VICTIM=$TMP/victim
 mkdir -p "$SET"
 echo "precious" >"$VICTIM"
 touch -d '2020-01-01 00:00:00' "$VICTIM"
-victim_state() { echo "$(md5sum <"$VICTIM") $(stat -c %Y "$VICTIM")"; }
+# victim_state [FILE]: the victim's (or FILE's) content and mtime.
+victim_state() { echo "$(md5sum <"${1:-$VICTIM}") $(stat -c %Y "${1:-$VICTIM}")"; }
 V0=$(victim_state)
 
 # script FILE BODY WHERE: a script of one event job over a 1 MiB file whose BODY runs at load
@@ -51,74 +52,97 @@ script "$TMP/plain.lua" "" load
 expect_exit 0 "a plain event script prepares its set" "$SBIO" prepare --dir="$SET" --script "$TMP/plain.lua"
 SET0=$(ls -A "$SET" | paste -sd ' ')
 
-# Each escape, as Lua: what it would do if it worked is touch the marker or change the victim.
-ESCAPES=(
-	"os.execute('touch $MARK')"
-	"io.popen('touch $MARK')"
-	"io.open('$MARK', 'w'):write('x')"
-	"local s = io.open('/etc/shadow'):read('*a')"
-	"io.lines('$VICTIM')"
-	"os.remove('$VICTIM')"
-	"os.rename('$VICTIM', '$MARK')"
-	"dofile('$VICTIM')"
-	"loadfile('$VICTIM')"
-	"require('ffi').C.system('touch $MARK')"
-	"ffi.C.system('touch $MARK')"
-	"require('os').execute('touch $MARK')"
-	"package.loadlib('libc.so.6', 'system')"
-	"debug.getregistry()"
-	"debug.sethook()"
-	"getfenv(0).os.execute('touch $MARK')"
-	"setfenv(1, {})"
-	"jit.on()"
-	"loadstring('\\\\27LJ\\\\2')()"
-	"load('\\\\27LJ\\\\2')()"
-	"loadstring('os.execute([[touch $MARK]])')()"
-	"string.dump(function() end)"
-	"local d = ('').dump; d(function() end)"
-	"getmetatable('').__index.dump(function() end)"
-	"rawget(getmetatable(''), '__index').execute('touch $MARK')"
-	"os.exit(0)"
-	"os.getenv('HOME'):len()"
-	"collectgarbage('stop')"
-	"newproxy(true)"
-	"_G.os.execute('touch $MARK')"
-	"module('x')"
-	"local c = sbio.new_ctx(); local p = c + 1"
-	"local c = sbio.new_ctx(); c[100000] = 1"
-	"local c = sbio.new_ctx(); c.nope = 1"
-)
-n=0
-for e in "${ESCAPES[@]}"; do
-	n=$((n + 1))
-	for where in load event report; do
-		script "$TMP/esc.lua" "$e" "$where"
-		want=1
-		[ "$where" = load ] && want=2
-		"$SBIO" run --dir="$SET" --script "$TMP/esc.lua" --ioengine=null >"$TMP/out" 2>"$TMP/err"
+# Each escape, as Lua: what it would do if it worked is touch the marker MARK or change the
+# victim VICTIM. escapes MARK VICTIM: the list in ESCAPES.
+escapes() {
+	ESCAPES=(
+		"os.execute('touch $1')"
+		"io.popen('touch $1')"
+		"io.open('$1', 'w'):write('x')"
+		"local s = io.open('/etc/shadow'):read('*a')"
+		"io.lines('$2')"
+		"os.remove('$2')"
+		"os.rename('$2', '$1')"
+		"dofile('$2')"
+		"loadfile('$2')"
+		"require('ffi').C.system('touch $1')"
+		"ffi.C.system('touch $1')"
+		"require('os').execute('touch $1')"
+		"package.loadlib('libc.so.6', 'system')"
+		"debug.getregistry()"
+		"debug.sethook()"
+		"getfenv(0).os.execute('touch $1')"
+		"setfenv(1, {})"
+		"jit.on()"
+		"loadstring('\\\\27LJ\\\\2')()"
+		"load('\\\\27LJ\\\\2')()"
+		"loadstring('os.execute([[touch $1]])')()"
+		"string.dump(function() end)"
+		"local d = ('').dump; d(function() end)"
+		"getmetatable('').__index.dump(function() end)"
+		"rawget(getmetatable(''), '__index').execute('touch $1')"
+		"os.exit(0)"
+		"os.getenv('HOME'):len()"
+		"collectgarbage('stop')"
+		"newproxy(true)"
+		"_G.os.execute('touch $1')"
+		"module('x')"
+		"local c = sbio.new_ctx(); local p = c + 1"
+		"local c = sbio.new_ctx(); c[100000] = 1"
+		"local c = sbio.new_ctx(); c.nope = 1"
+	)
+}
+# The escapes run in two lanes side by side (none is timed): lane K takes the escapes whose
+# number is K modulo 2, in its folder $TMP/laneK with a marker, a victim (the same content and
+# mtime) and a copy of the set of its own, so each check sees only what its own escape did.
+# Its TAP lines go to $TMP/laneK/tap, printed once both lanes are done.
+escape_lane() {
+	local k=$1 L=$TMP/lane$1 e n=0 where want rc
+	local LM=$L/marker LV=$L/victim LS=$L/set
+	mkdir -p "$L"
+	cp -a "$VICTIM" "$LV"
+	cp -a "$SET" "$LS"
+	escapes "$LM" "$LV"
+	for e in "${ESCAPES[@]}"; do
+		n=$((n + 1))
+		[ $((n % 2)) -eq "$k" ] || continue
+		for where in load event report; do
+			script "$L/esc.lua" "$e" "$where"
+			want=1
+			[ "$where" = load ] && want=2
+			"$SBIO" run --dir="$LS" --script "$L/esc.lua" --ioengine=null >"$L/out" 2>"$L/err"
+			rc=$?
+			if [ "$rc" -ne "$want" ]; then
+				notok "escape $n in $where ($e): exit $rc, want $want; stderr: $(head -c 300 "$L/err" | tr '\n' ' ')"
+			elif [ "$(grep -c '^sbio: ' "$L/err")" -lt 1 ] || ! grep -q 'esc.lua' "$L/err"; then
+				notok "escape $n in $where ($e): no line naming the script: $(head -c 300 "$L/err" | tr '\n' ' ')"
+			elif [ -e "$LM" ] || [ "$(victim_state "$LV")" != "$V0" ] || [ "$(ls -A "$LS" | paste -sd ' ')" != "$SET0" ]; then
+				notok "escape $n in $where ($e): something was touched"
+				rm -f "$LM"
+			else
+				ok "escape $n in $where refused, nothing touched: $e"
+			fi
+		done
+		# --help reads the script's options: in the sandbox too, whatever --script-trusted says.
+		script "$L/esc.lua" "$e" load
+		"$SBIO" --script "$L/esc.lua" --script-trusted --help >"$L/out" 2>"$L/err"
 		rc=$?
-		if [ "$rc" -ne "$want" ]; then
-			notok "escape $n in $where ($e): exit $rc, want $want; stderr: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-		elif [ "$(grep -c '^sbio: ' "$TMP/err")" -lt 1 ] || ! grep -q 'esc.lua' "$TMP/err"; then
-			notok "escape $n in $where ($e): no line naming the script: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-		elif [ -e "$MARK" ] || [ "$(victim_state)" != "$V0" ] || [ "$(ls -A "$SET" | paste -sd ' ')" != "$SET0" ]; then
-			notok "escape $n in $where ($e): something was touched"
-			rm -f "$MARK"
+		if [ -e "$LM" ] || [ "$(victim_state "$LV")" != "$V0" ] || [ "$rc" -ne 2 ]; then
+			notok "escape $n under --help --script-trusted: exit $rc, marker $([ -e "$LM" ] && echo present || echo absent)"
+			rm -f "$LM"
 		else
-			ok "escape $n in $where refused, nothing touched: $e"
+			ok "escape $n under --help --script-trusted: refused (sandboxed), nothing touched"
 		fi
-	done
-	# --help reads the script's options: in the sandbox too, whatever --script-trusted says.
-	script "$TMP/esc.lua" "$e" load
-	"$SBIO" --script "$TMP/esc.lua" --script-trusted --help >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ -e "$MARK" ] || [ "$(victim_state)" != "$V0" ] || [ "$rc" -ne 2 ]; then
-		notok "escape $n under --help --script-trusted: exit $rc, marker $([ -e "$MARK" ] && echo present || echo absent)"
-		rm -f "$MARK"
-	else
-		ok "escape $n under --help --script-trusted: refused (sandboxed), nothing touched"
-	fi
-done
+	done >"$L/tap"
+}
+escape_lane 0 &
+lane0=$!
+escape_lane 1
+wait "$lane0"
+cat "$TMP/lane0/tap" "$TMP/lane1/tap"
+escapes "$MARK" "$VICTIM"
+eq "every escape was tried, in one lane or the other" \
+	"$(cat "$TMP/lane0/tap" "$TMP/lane1/tap" | grep -c '^\(not \)\?ok - [^:]*: escape [0-9]* ')" $((4 * ${#ESCAPES[@]}))
 
 # sbio's own tables changed by the script: the event hook takes the ctx, sbio.rand and the
 # file sizes from the prelude, not from what the script left in sbio.
@@ -190,21 +214,52 @@ ends_within() {
 }
 trap 'kill_pids; t_cleanup' EXIT
 
+# The cases that run until a limit in seconds stops them (a declaration's or report()'s 10 s,
+# the 1 s after --time) run side by side, each with its own files: each ends by its own
+# clock, and none is checked for how long it took, only for ending within a generous bound of
+# its own start. A run among them has a copy of the set of its own (an event script's run
+# takes its set alone: on a shared one it would be refused, with the same exit status). bg_start NAME CMD…: CMD in the background, stdout and stderr in $TMP/NAME.out
+# and $TMP/NAME.err. bg_end NAME SECS DESC: CMD ended by itself within SECS of its start, else
+# it is killed (not ok); its status in $TMP/NAME.rc.
+declare -A BG_PID BG_START
+bg_start() {
+	local name=$1
+	shift
+	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	BG_PID[$name]=$!
+	BG_START[$name]=$SECONDS
+	PIDS+=("$!")
+}
+bg_end() {
+	local name=$1 secs=$2 desc=$3 pid=${BG_PID[$1]}
+	while kill -0 "$pid" 2>/dev/null && [ $((SECONDS - BG_START[$name])) -lt "$secs" ]; do
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		notok "$desc: still running after $secs s"
+		kill -KILL "$pid"
+	else
+		ok "$desc"
+	fi
+	wait "$pid"
+	echo $? >"$TMP/$name.rc"
+}
+
 # Loops as LuaJIT's JIT would compile them: the script runs interpreted, so the hook sees them.
-for loop in "while true do end" "local t = {} for i = 1, 1e12 do t[i % 100 + 1] = i end"; do
-	script "$TMP/loop.lua" "$loop" load
-	ends_within 60 "a declaration's endless loop ($loop) ends" "$SBIO" --script "$TMP/loop.lua" --help
-	eq "a declaration's endless loop ($loop): exit 2" "$(cat "$TMP/rc")" 2
-	check "a declaration's endless loop ($loop): one line naming the script's line" \
-		grep -q "^sbio: $TMP/loop.lua:3: still running after 10 s" "$TMP/err"
-	script "$TMP/loop.lua" "$loop" report
-	ends_within 60 "report()'s endless loop ($loop) ends" "$SBIO" run --dir="$SET" --script "$TMP/loop.lua" --ioengine=null
-	eq "report()'s endless loop: exit 1" "$(cat "$TMP/rc")" 1
+# Each case's script is loop.lua in a folder of its own (the messages name it).
+LOOPS=("while true do end" "local t = {} for i = 1, 1e12 do t[i % 100 + 1] = i end")
+for i in "${!LOOPS[@]}"; do
+	mkdir -p "$TMP/decl$i" "$TMP/rep$i"
+	script "$TMP/decl$i/loop.lua" "${LOOPS[$i]}" load
+	bg_start decl$i "$SBIO" --script "$TMP/decl$i/loop.lua" --help
+	script "$TMP/rep$i/loop.lua" "${LOOPS[$i]}" report
+	cp -a "$SET" "$TMP/rep$i/set"
+	bg_start rep$i "$SBIO" run --dir="$TMP/rep$i/set" --script "$TMP/rep$i/loop.lua" --ioengine=null
 done
 # pcall cannot keep a stopped script going.
-script "$TMP/loop.lua" "while true do pcall(function() while true do end end) end" load
-ends_within 60 "an endless loop inside pcall inside a loop ends" "$SBIO" --script "$TMP/loop.lua" --help
-eq "an endless loop inside pcall: exit 2" "$(cat "$TMP/rc")" 2
+mkdir -p "$TMP/pcall"
+script "$TMP/pcall/loop.lua" "while true do pcall(function() while true do end end) end" load
+bg_start pcall "$SBIO" --script "$TMP/pcall/loop.lua" --help
 
 # Pattern matching runs in C, where the hook cannot reach: a backtracking pattern that would
 # take minutes is refused before it starts, as a function and as a method.
@@ -233,10 +288,8 @@ function event(ctx)
 end
 LUA
 sed -i 's/^phase "p".*$//' "$TMP/stuck.lua"
-ends_within 60 "event() stuck in a loop: --time ends it" "$SBIO" run --dir="$SET" --script "$TMP/stuck.lua" --time=1 --ioengine=null
-eq "event() stuck, --time: exit 1 (the script did not return)" "$(cat "$TMP/rc")" 1
-check "event() stuck, --time: the report is printed" grep -q 'total number of events' "$TMP/out"
-check "event() stuck, --time: the line it was stuck at" grep -q "stuck.lua:10: still running 1 s after sbio was asked to stop (the time limit)" "$TMP/err"
+cp -a "$SET" "$TMP/stuckset"
+bg_start stuck "$SBIO" run --dir="$TMP/stuckset" --script "$TMP/stuck.lua" --time=1 --ioengine=null
 for sig in INT TERM; do
 	"$SBIO" run --dir="$SET" --script "$TMP/stuck.lua" --ioengine=null >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
@@ -268,5 +321,26 @@ ends_within 60 "event()'s growing strings, their errors caught by pcall: the run
 eq "event()'s growing strings: exit 1" "$(cat "$TMP/rc")" 1
 check "event()'s growing strings: the memory line" grep -q "the script uses more than 256 MiB of memory" "$TMP/err"
 
-check "after everything: no marker" test ! -e "$MARK"
-eq "after everything: the victim is unchanged" "$(victim_state)" "$V0"
+# The side-by-side cases: each ended, with its status and its one line.
+for i in "${!LOOPS[@]}"; do
+	loop=${LOOPS[$i]}
+	bg_end decl$i 60 "a declaration's endless loop ($loop) ends"
+	eq "a declaration's endless loop ($loop): exit 2" "$(cat "$TMP/decl$i.rc")" 2
+	check "a declaration's endless loop ($loop): one line naming the script's line" \
+		grep -q "^sbio: $TMP/decl$i/loop.lua:3: still running after 10 s" "$TMP/decl$i.err"
+	bg_end rep$i 60 "report()'s endless loop ($loop) ends"
+	eq "report()'s endless loop: exit 1" "$(cat "$TMP/rep$i.rc")" 1
+	check "report()'s endless loop ($loop): the line says the limit" \
+		grep -q "^sbio: report(): $TMP/rep$i/loop.lua:[0-9]*: still running after 10 s" "$TMP/rep$i.err"
+done
+bg_end pcall 60 "an endless loop inside pcall inside a loop ends"
+eq "an endless loop inside pcall: exit 2" "$(cat "$TMP/pcall.rc")" 2
+bg_end stuck 60 "event() stuck in a loop: --time ends it"
+eq "event() stuck, --time: exit 1 (the script did not return)" "$(cat "$TMP/stuck.rc")" 1
+check "event() stuck, --time: the report is printed" grep -q 'total number of events' "$TMP/stuck.out"
+check "event() stuck, --time: the line it was stuck at" grep -q "stuck.lua:10: still running 1 s after sbio was asked to stop (the time limit)" "$TMP/stuck.err"
+
+check "after everything: no marker" test ! -e "$MARK" -a ! -e "$TMP/lane0/marker" -a ! -e "$TMP/lane1/marker"
+for v in "$VICTIM" "$TMP/lane0/victim" "$TMP/lane1/victim"; do
+	eq "after everything: the victim $v is unchanged" "$(victim_state "$v")" "$V0"
+done

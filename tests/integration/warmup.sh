@@ -28,7 +28,8 @@ SET=(--dir="$D" --file-num=2 --file-total-size=16M)
 strace -f -qq -c -e trace=pread64 -o "$TMP/st" "$SBIO" run "${SET[@]}" --file-test-mode=rndrd \
 	--threads=1 --rate=500 --warmup=auto --time=2 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 eq "flat: exit status" "$?" 0
-read -r settled from < <(json_get "$RESULT" result.warmup.settled result.warmup.measured_from_s | paste -sd ' ')
+read -r settled from reads < <(json_get "$RESULT" result.warmup.settled result.warmup.measured_from_s \
+	result.op_types.read.ops | paste -sd ' ')
 eq "flat: settled" "$settled" true
 # A stall of the shared machine longer than 50 ms puts a second outside ±5% (and the next,
 # which catches up, too): one more try, untraced, before it counts as a failure. Samples are
@@ -45,7 +46,6 @@ awk -v f="${from2:-$from}" 'BEGIN { exit !(f >= 5 && f < 7.5) }' &&
 	notok "flat: settled after ${from2:-${from:-?}} s$again, want 5 to 7 s"
 check "flat: the report says when measuring began" \
 	grep -qE '^Warm-up: auto, settled after [0-9.]+ s \(last 5 s within ±[0-9.]+%, slope [-+][0-9.]+%/s\); measuring from there$' "$TMP/out"
-reads=$(json_get "$RESULT" result.op_types.read.ops)
 near "flat: measured reads $reads ~ 2 s at 500/s" "${reads:-0}" 1000 5
 seen=$(awk '$NF == "pread64" { print $4 }' "$TMP/st")
 near "flat: preads strace saw ($seen) - measured reads = the warm-up's ~500/s x $from s" \
@@ -55,7 +55,7 @@ near "flat: preads strace saw ($seen) - measured reads = the warm-up's ~500/s x 
 sbio_json run "${SET[@]}" --file-test-mode=rndrd --threads=2 --rate=1000 --warmup=auto \
 	--time=0 --events=1500
 eq "--events=1500: exit status, settled, events counted" \
-	"$?/$(json_get "$RESULT" result.warmup.settled)/$(events_of)" "0/true/1500"
+	"$?/$(json_get "$RESULT" result.warmup.settled result.events | paste -sd /)" "0/true/1500"
 
 # --- a cold cache: the throughput climbs, then settles ---
 C=$TMP/cold
@@ -70,13 +70,13 @@ awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 56000) }' &&
 	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 56000 (a cold cache)"
 "$SBIO" run "${COLD[@]}" --warmup=auto --warmup-max=40 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 eq "cold, --warmup=auto: exit status" "$?" 0
-read -r auto from < <(json_get "$RESULT" result.warmup.auto result.warmup.measured_from_s | paste -sd ' ')
+read -r auto from first < <(json_get "$RESULT" result.warmup.auto result.warmup.measured_from_s \
+	result.samples.0.read.ops_per_s | paste -sd ' ')
 awk -v f="${from:-0}" 'BEGIN { exit !(f >= 5 && f <= 41) }' &&
 	ok "cold, --warmup=auto ($auto): measuring began after $from s (the window at least, the cap at most)" ||
 	notok "cold, --warmup=auto: measuring began after ${from:-?} s, want 5 to 41 s"
 check "cold, --warmup=auto: the report says when measuring began" \
 	grep -qE '^Warm-up: auto, (not )?settled after [0-9.]+ s .*; measuring from there$' "$TMP/out"
-first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
 awk -v r="${first:-0}" 'BEGIN { exit !(r >= 56000) }' &&
 	ok "cold, --warmup=auto: the first measured second ran at $first/s, the cold start not in it" ||
 	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 56000"
@@ -101,8 +101,8 @@ awk -v a="${a:-0}" -v b="${b:-99}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !
 eq "script: the report says it for each job and the phase" \
 	"$(grep -c '^Warm-up: auto, settled after' "$TMP/out")" 3
 
-# --- compare passes it to every run ---
-"$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --vary rate=500,1000 --time=1 --warmup=auto \
+# --- compare passes it to every run (each a set number of events after its warm-up) ---
+"$SBIO" compare "${SET[@]}" --file-test-mode=rndrd --vary rate=500,1000 --time=0 --events=200 --warmup=auto \
 	-o "$TMP/c.json" >"$TMP/out" 2>"$TMP/err"
 eq "compare --warmup=auto: exit status, each run settled" \
 	"$?/$(json_get "$TMP/c.json" settings.{0,1}.runs.0.result.result.warmup.settled | paste -sd ' ')" \
