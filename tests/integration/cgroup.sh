@@ -102,7 +102,7 @@ elif ! $HAVE_BFQ; then
 		notok "prepare on the loop device: $(head -c 300 "$TMP/err")"
 	"$SBIO" run --script="$TMP/nobfq.lua" --dir="$MNT" >"$TMP/out" 2>"$TMP/err"
 	eq "a group's bfq_weight where the kernel has no bfq: exit 2" "$?" 2
-	check "it says bfq is not loaded" grep -q "^sbio: job j: group bfq_weight: bfq is not loaded" "$TMP/err"
+	check "it says bfq is not loaded" grep -q "^sbio: .*nobfq\.lua:3: job j: group bfq_weight: bfq is not loaded" "$TMP/err"
 	stderr_one_line "one line"
 	check "nothing on stdout" test ! -s "$TMP/out"
 	limit_checks
