@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "sanitize.h"
 
 struct mmap_file {
     char *map;
@@ -63,11 +64,15 @@ static int mm_copy(void *dst, const void *src, size_t len, int fd)
     sigjmp_buf jb;
     if (sigsetjmp(jb, 0)) {
         mm_jmp = NULL;
+        sbio_race_payload_end();
         struct statvfs vfs;
         return !fstatvfs(fd, &vfs) && vfs.f_bavail == 0 ? -ENOSPC : -EIO;
     }
     mm_jmp = &jb;
+    /* Threads sharing one mapping copy the same offsets as they would with pread/pwrite. */
+    sbio_race_payload_begin();
     memcpy(dst, src, len);
+    sbio_race_payload_end();
     mm_jmp = NULL;
     return 0;
 }

@@ -67,7 +67,7 @@ n=$(rdwr_opens "$TMP/strace")
 check "each file is opened for the run once, not once per thread (got $n O_RDWR opens)" \
 	test "$n" -le 256
 eq "each of the 128 files is mapped once" \
-	"$(grep -E '^[0-9]+ +mmap\(.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -u | paste -sd ' ') $(grep -E '^[0-9]+ +mmap\(.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort -u | wc -l)" "1 128"
+	"$(grep -E '^[0-9]+ +mmap\(.*MAP_SHARED.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -u | paste -sd ' ') $(grep -E '^[0-9]+ +mmap\(.*MAP_SHARED.*<[^>]*/test_file\.[0-9]+>' "$TMP/strace" | grep -o 'test_file\.[0-9]*' | sort -u | wc -l)" "1 128"
 read -r r w f < <(rwf_of "$TMP/mmap.json")
 read -r p e iw < <(pew_of "$TMP/mmap.json")
 if [[ "$r $w $f $p" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]]; then
