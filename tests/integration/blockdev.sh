@@ -477,6 +477,35 @@ for order in "read_ahead_kb=128 max_sectors_kb=$MSQ" "max_sectors_kb=$MSQ read_a
 	fi
 done
 
+# The blockdev-perftest experiment's own grid through compare: every cell ran at the values it
+# is labelled with, as each run's result read them back from sysfs (its environment).
+SW=$MNT/sweep
+mkdir -p "$SW"
+SWEEP=(--script "$(cd "$(dirname "$0")/../.." && pwd)/workloads/blockdev-sweep.lua" --dir="$SW" --size=8M --sizes=1M --runs=1)
+expect_exit 0 "blockdev-sweep: prepare its set" "$SBIO" prepare "${SWEEP[@]}"
+expect_exit 0 "compare blockdev-sweep --vary read_ahead_kb=128,2048 --vary max_sectors_kb=64,$MSQ: exit 0" \
+	"$SBIO" compare "${SWEEP[@]}" --vary read_ahead_kb=128,2048 --vary max_sectors_kb=64,$MSQ \
+	--repeat=1 -o "$TMP/grid.json"
+eq "compare blockdev-sweep grid: each cell's runs read back the values of its label ($LOOP)" \
+	"$(python3 - "$TMP/grid.json" "$LOOP" <<'PY'
+import json, sys
+doc, dev = json.load(open(sys.argv[1])), sys.argv[2]
+bad, n = [], 0
+for s in doc["settings"]:
+    want = {k: int(v) for k, v in s["values"].items()}
+    for r in s["runs"]:
+        for p in (r["result"] or {}).get("phases", []):
+            for j in p["jobs"]:
+                for d in j["result"]["environment"]["devices"]:
+                    if d["name"] != dev: continue
+                    n += 1
+                    got = {k: d["settings"].get(k) for k in want}
+                    if got != want: bad.append("%s ran at %s" % (s["name"], got))
+print("; ".join(bad) if bad else "%d cells, %d runs read back" % (len(doc["settings"]), n))
+PY
+)" "4 cells, 4 runs read back"
+same_state "compare blockdev-sweep grid: every queue setting restored" "$BASE"
+
 # --- --drop-caches: a seqrd run over the whole set once must read it all from the device ---
 SEQ=(run "${SET[@]}" --file-test-mode=seqrd --time=30 --events=$((SETSZ / BS)))
 s0=$(sectors_read)
