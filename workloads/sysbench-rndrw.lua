@@ -14,9 +14,11 @@
 -- kernel memory controller needed; doc/compare.md). Buffered, the set's pages are dropped
 -- before the run (the job's invalidate), so the run starts with none of the set cached and
 -- what it caches is charged to its group. Buffered without --memory-limit, the page cache is
--- this machine's, and a set smaller than it is read from memory after the first touch. Under sysbench 1.0
--- the same command line runs 10 s instead (--time=10), and its --events counts fsyncs too;
--- here --events counts requests, reads + writes, as 0.4's --max-requests did:
+-- this machine's, and a set smaller than it is read from memory after the first touch.
+-- Under sysbench 1.0 the same command line runs 10 s instead (--time=10), and its --events
+-- counts fsyncs too; here --events counts requests, reads + writes, as 0.4's --max-requests
+-- did (sbio runs the 0.4 command line itself with --max-requests=10000 counted the same way,
+-- but each thread makes its own fsync rounds; doc/sysbench.md):
 --   sbio prepare --script sysbench-rndrw --dir=D
 --   sbio run     --script sysbench-rndrw --dir=D            # 2 GiB, 10000 requests, O_DIRECT
 --   sbio run     --script sysbench-rndrw --dir=D --direct=off --memory-limit=256M  # the post's
