@@ -6,13 +6,22 @@
 -- "Time spent for test" (0.4.12 prints it as "total time") and the CPU figures of the shell's
 -- `time` around the run ("0.04s user 5.24s system 1% cpu 4:51.62 total").
 --
--- The set cannot sit in the page cache: every read and write is O_DIRECT (sysbench's
--- --file-extra-flags=direct), so each request reaches the device whatever the RAM, as the
--- post's did. Under sysbench 1.0 the same command line runs
--- 10 s instead (--time=10), and its --events counts fsyncs too; here --events counts
--- requests, reads + writes, as 0.4's --max-requests did:
+-- The post ran buffered (0.4's default) on a machine of 256 MB of RAM, whose page cache could
+-- hold little of the 2 GiB set. By default every read and write here is O_DIRECT (sysbench's
+-- --file-extra-flags=direct): each request reaches the device whatever the RAM. --direct=off
+-- runs buffered, as the post did; with sbio's --memory-limit=256M the run is in a memory
+-- control group of that machine's RAM, which bounds the page cache it can fill (root and a
+-- kernel memory controller needed; doc/compare.md). Buffered, the set's pages are dropped
+-- before the run (the job's invalidate), so the run starts with none of the set cached and
+-- what it caches is charged to its group. Buffered without --memory-limit, the page cache is
+-- this machine's, and a set smaller than it is read from memory after the first touch.
+-- Under sysbench 1.0 the same command line runs 10 s instead (--time=10), and its --events
+-- counts fsyncs too; here --events counts requests, reads + writes, as 0.4's --max-requests
+-- did (sbio runs the 0.4 command line itself with --max-requests=10000 counted the same way,
+-- but each thread makes its own fsync rounds; doc/sysbench.md):
 --   sbio prepare --script sysbench-rndrw --dir=D
---   sbio run     --script sysbench-rndrw --dir=D            # the post: 2 GiB, 10000 requests
+--   sbio run     --script sysbench-rndrw --dir=D            # 2 GiB, 10000 requests, O_DIRECT
+--   sbio run     --script sysbench-rndrw --dir=D --direct=off --memory-limit=256M  # the post's
 --   sbio compare --script sysbench-rndrw --dir=D --schedulers=none,mq-deadline,bfq --repeat=3 \
 --        --metrics=time,reads,writes,fsyncs
 -- The default is the post's scale (2 GiB, 10000 requests); --events=N makes N requests, and
@@ -31,7 +40,9 @@
 --   sbio counts these fsyncs as events and periodic fsyncs in its own report; report() below
 --   counts as 0.4 did.
 --
--- Output: after sbio's report, report() prints sysbench 0.4's lines from the result:
+-- Output: after sbio's report, report() prints how the files were opened (O_DIRECT, or
+-- buffered and the memory group's limit as the kernel holds it, result.memory_group), then
+-- sysbench 0.4's lines from the result:
 --   Operations performed: R Read, W Write, O Other   reads, writes, fsyncs (op_types.*.ops)
 --   Read / Written / Total transferred (Mb/sec)      bytes / 2^20 (0.4's Mb), over total time
 --   Requests/sec executed                            (reads + writes) / total time
@@ -47,6 +58,7 @@
 option("size", "2G", "size of the set (sysbench's --file-total-size)")
 option("events", 10000, "requests, reads + writes (sysbench 0.4's --max-requests)")
 option("threads", 16, "worker threads (sysbench's --num-threads)")
+option("direct", true, "O_DIRECT reads and writes; off: buffered, as the post (with --memory-limit=256M)")
 
 local FILES, BLOCK, FREQ, RATIO = 128, 16384, 100, 1.5
 local N, T = options.events, options.threads
@@ -58,7 +70,10 @@ fileset { files = FILES, size = options.size }
 
 phase "rndrw" {
     time = 0,
-    job "sysbench" { threads = T, block = "16k", flags = "direct", event = true },
+    -- Buffered, the set's pages are dropped first: what prepare left in the page cache is
+    -- outside the memory group and would not count against its limit.
+    job "sysbench" { threads = T, block = "16k", flags = options.direct and "direct" or "",
+                     invalidate = not options.direct, event = true },
 }
 
 -- Each thread's Lua state has its own copy of these.
@@ -136,6 +151,14 @@ function report(result)
     if p.refused then print("rndrw: refused"); return end
     local r = p.jobs[1].result.result
     local o = r.op_types
+    local mg = r.memory_group
+    if options.direct then
+        print("File I/O: O_DIRECT")
+    elseif mg then
+        print(string.format("File I/O: buffered, memory group limit %d MiB", math.floor(mg.limit_bytes / 1048576)))
+    else
+        print("File I/O: buffered, no memory limit (the page cache is this machine's)")
+    end
     local t = r.elapsed_s
     local rq = o.read.ops + o.write.ops
     local mb = 1048576

@@ -215,6 +215,7 @@ struct sbio_settings {
      * a script's run before its first phase (its jobs' own invalidate aside) */
     bool invalidate;
     uint64_t memory_limit; /* bytes, 0: none */
+    bool events_rw;        /* --max-requests: a mode job's events are its reads and writes only */
     /* The reports: */
     uint64_t report_interval_s, log_interval_ms, percentile;
     bool histogram;

@@ -65,7 +65,8 @@ static const struct optdef base_opts[] = {
     {"threads", "num-threads", T_UINT, OFF(threads), "1", NULL, 1, 100000, ALL_RUN, 0, "N",
      "number of worker threads"},
     {"events", "max-requests", T_UINT, OFF(events), "0", NULL, 0, UINT64_MAX, ALL_RUN, 0, "N",
-     "total number of events (reads, writes, periodic fsyncs) over all threads; 0: no limit"},
+     "total number of events (reads, writes, periodic fsyncs) over all threads; 0: no limit; "
+     "as --max-requests reads and writes only (sysbench 0.4)"},
     {"time", "max-time", T_UINT, OFF(time_s), "10", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
      "limit on the run's duration in seconds; 0: no limit"},
     {"warmup-time", NULL, T_UINT, OFF(warmup_s), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "N",
@@ -812,7 +813,14 @@ static int parse_option(struct sbio_config *cfg, const char *name, size_t nlen, 
     const struct optdef *d = opt_find(name, nlen, &old);
     if (!d)
         return opt_unknown(name, nlen);
-    if (old)
+    bool events = !strcmp(d->name, "events");
+    if (events)
+        cfg->events_rw = old;
+    if (old && events)
+        sbio_note("%s--%s is sysbench's old spelling of --%s; it counts reads and writes, the "
+                  "fsyncs come on top, as in sysbench 0.4",
+                  opt_where, d->old, d->name);
+    else if (old)
         sbio_note("%s--%s is sysbench's old spelling of --%s", opt_where, d->old, d->name);
     if (d->type == T_BOOL || d->type == T_EBOOL || d->type == T_IGNORE_BOOL ||
         d->type == T_INIT_RNG) {
@@ -1700,6 +1708,7 @@ void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *
         .drop_caches = cfg->drop_caches,
         .invalidate = cfg->invalidate,
         .memory_limit = cfg->memory_limit,
+        .events_rw = cfg->events_rw,
         .report_interval_s = cfg->report_interval_s,
         .log_interval_ms = cfg->log_interval_ms,
         .percentile = cfg->percentile,

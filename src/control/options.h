@@ -31,6 +31,9 @@ struct sbio_config {
     uint64_t threads;
     uint64_t time_s; /* 0: no limit */
     uint64_t events; /* 0: no limit */
+    /* Spelled --max-requests (sysbench 0.4): a mode's events are its reads and writes, the
+     * fsyncs come on top, as 0.4 counted; spelled --events, the fsyncs count too (1.0). */
+    bool events_rw;
     uint64_t warmup_s;
     bool warmup_auto;      /* --warmup=auto: until the throughput settles (steady.h) */
     uint64_t warmup_max_s; /* --warmup=auto's cap */

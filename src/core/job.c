@@ -90,6 +90,7 @@ void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, u
         .think_us = sj->think_us,
         .time_s = p->time_s,
         .events = events,
+        .events_rw = mode && set->events_rw,
         .warmup_s = cl->warmup_s,
         .warmup_auto = cl->warmup_auto,
         .warmup_max_s = cl->warmup_max_s,

@@ -61,7 +61,8 @@ struct sbio_job {
     uint64_t think_us; /* pause between a thread's operations */
     /* How long: 0 is no limit for both (then until a signal). */
     uint64_t time_s, events, warmup_s;
-    bool warmup_auto;      /* --warmup=auto (warmup_s 0): until the throughput settles */
+    bool events_rw;   /* the events are the reads and writes: fsyncs spend none (sysbench 0.4) */
+    bool warmup_auto; /* --warmup=auto (warmup_s 0): until the throughput settles */
     uint64_t warmup_max_s; /* its cap */
     double warmup_tol_pct; /* its tolerance (steady.h) */
     uint64_t seed;         /* the job's random seed, never 0 once the pipeline has drawn it */

@@ -341,6 +341,22 @@ row_periodic_fsync() {
 	eq "sbio: no thread's period ends, no periodic fsync; 16 at the end" \
 		"$(calls sb fsync) $(pew_of "$TMP/pf.json")" "16 0 16 0"
 }
+row_max_requests() {
+	folders mreq
+	local P=(--file-num=4 --file-total-size=8M)
+	prep
+	# One thread: every fsync on a test file is a periodic one but the 4 at the end.
+	local w=(--file-num=4 --file-total-size=8M --file-test-mode=rndrw --max-requests=1000)
+	TRACE=pread64,pwrite64,fsync both "${w[@]}" run
+	local rw_sy rw_sb
+	rw_sy=$(($(calls sy pread64) + $(calls sy pwrite64))) rw_sb=$(($(calls sb pread64) + $(calls sb pwrite64)))
+	eq "sysbench: reads + writes + periodic fsyncs = 1000 ($rw_sy reads and writes)" \
+		"$((rw_sy + $(calls sy fsync) - 4))" 1000
+	eq "sbio: 1000 reads and writes, the fsyncs ($(calls sb fsync)) on top" "$rw_sb" 1000
+	TRACE=pread64,pwrite64,fsync sb "${w[@]/--max-requests/--events}" run
+	eq "sbio --events=1000 counts as sysbench --max-requests=1000 ($rw_sy reads and writes)" \
+		"$(($(calls sb pread64) + $(calls sb pwrite64) + $(calls sb fsync) - 4))" 1000
+}
 row_fsync_scope() {
 	folders scope
 	local P=(--file-num=4 --file-total-size=8M)
@@ -863,6 +879,7 @@ Read-only modes	row_readonly
 Request generation	row_request_generation
 Open descriptors	row_descriptors
 Periodic fsync	row_periodic_fsync
+`--max-requests=N`	row_max_requests
 Which files a round fsyncs	row_fsync_scope
 Random offsets	row_random_offsets
 Sequential tails under O_DIRECT	row_direct_tails

@@ -460,11 +460,26 @@ static void test_old_spellings(void **state)
     /* One note per old spelling, naming both spellings. */
     assert_int_equal(count_char(err, '\n'), 5);
     assert_has(err, "sbio: note: --num-threads is sysbench's old spelling of --threads\n");
-    assert_has(err, "--max-requests is sysbench's old spelling of --events\n");
+    assert_has(err, "--max-requests is sysbench's old spelling of --events; it counts reads and "
+                    "writes, the fsyncs come on top, as in sysbench 0.4\n");
+    /* Spelled as sysbench 0.4 spelled it, the limit counts as 0.4 counted (reads and writes). */
+    assert_true(cfg.events_rw);
     assert_has(err, "--max-time is sysbench's old spelling of --time\n");
     assert_has(err, "--tx-rate is sysbench's old spelling of --rate\n");
     assert_has(err, "--test=fileio");
     assert_int_equal(validate(&cfg, err, sizeof(err)), 0);
+
+    /* --events keeps sysbench 1.0's count (fsyncs are events); the last spelling given wins. */
+    expect_ok(&cfg, ARGV("--events=10", "--file-test-mode=rndrw", "run"), err, sizeof(err));
+    assert_false(cfg.events_rw);
+    expect_ok(&cfg, ARGV("--events=10", "--max-requests=20", "--file-test-mode=rndrw", "run"), err,
+              sizeof(err));
+    assert_true(cfg.events_rw);
+    assert_int_equal(cfg.events, 20);
+    expect_ok(&cfg, ARGV("--max-requests=20", "--events=10", "--file-test-mode=rndrw", "run"), err,
+              sizeof(err));
+    assert_false(cfg.events_rw);
+    assert_int_equal(cfg.events, 10);
 
     /* sysbench's positional test name is accepted too. */
     expect_ok(&cfg, ARGV("fileio", "--file-test-mode=seqwr", "run"), err, sizeof(err));
