@@ -58,9 +58,26 @@ for fs in set roundrobin; do
 	eq "pass, $fs: 40 drops at the start of passes 2 to 5 (JSON pass_drops)" "$drops" 40
 	eq "pass, $fs: POSIX_FADV_DONTNEED 5 passes x 10 files (strace)" "$dontneed" 50
 done
-grep -q '^Page cache at each new pass: 40 drops of a file.s pages (invalidate = "pass"), outside the requests. latencies$' \
+grep -q '^Page cache at each new pass: 40 drops of a file.s pages, outside the requests. latencies$' \
 	"$TMP/pass-set-seqrd.txt"
 check "the text report counts the drops" [ $? -eq 0 ]
+
+# --- the command line's job: --invalidate=pass ---
+SET=(--dir="$MNT/cl" --file-num=4 --file-total-size=4M --file-block-size=32k)
+mkdir -p "$MNT/cl"
+expect_exit 0 "prepare a 4-file set" "$SBIO" prepare "${SET[@]}"
+strace -f -qq -e trace=fadvise64 -o "$TMP/cl.st" "$SBIO" run "${SET[@]}" --file-test-mode=seqrd \
+	--invalidate=pass --events=384 -o "$TMP/cl.json" >"$TMP/cl.txt" 2>&1
+eq "--invalidate=pass, seqrd over 3 passes: POSIX_FADV_DONTNEED 3 passes x 4 files (strace)" \
+	"$(grep -c 'POSIX_FADV_DONTNEED' "$TMP/cl.st")" 12
+eq "--invalidate=pass: 8 drops at a pass in the JSON, config.invalidate_pass true" \
+	"$(json_get "$TMP/cl.json" result.invalidation.pass_drops config.invalidate_pass | paste -sd ' ')" "8 true"
+grep -q '^Page cache: the set.s pages dropped before the run and each file.s again at each new pass over it (--invalidate=pass)$' "$TMP/cl.txt"
+check "--invalidate=pass: the report says so" [ $? -eq 0 ]
+expect_exit 2 "--invalidate=pass with rndrd in independent draws: refused" "$SBIO" run "${SET[@]}" \
+	--file-test-mode=rndrd --invalidate=pass --events=10
+expect_exit 2 "--invalidate=pass with --script: refused (a job says it)" "$SBIO" run \
+	--script "$TMP/inv.lua" --dir="$D" --invalidate=pass
 
 read -r asked dev drops < <(cell once set seqrd)
 eq "once: the cell read 5 passes of 10 MiB" "$asked" "$MIB50"
