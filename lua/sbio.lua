@@ -332,7 +332,7 @@ local JOB_FIELDS = {threads = true, engine = true, iodepth = true, flags = true,
                     block = true, pattern = true, rate = true, think = true, name = true,
                     mode = true, fsync_freq = true, fsync_end = true, rw_ratio = true,
                     event = true, stream = true, invalidate = true, fadvise = true,
-                    random_order = true, ioprio = true, group = true, flow = true,
+                    random_order = true, ioprio = true, group = true, flow = true, file_service = true,
                     append = true, files = true}
 local GROUP_FIELDS = {weight = true, bfq_weight = true, max = true, latency = true}
 local MAX_FIELDS = {rbps = true, wbps = true, riops = true, wiops = true, device = true}
@@ -512,12 +512,29 @@ function job(name)
         end
         j.stream = t.stream or "shared"
         j.invalidate, j.fadvise = D.invalidate, t.fadvise or D.fadvise
+        j.invalidate_pass = false
         if t.invalidate ~= nil then
-            if type(t.invalidate) ~= "boolean" then
+            local v = t.invalidate
+            if v ~= true and v ~= false and v ~= "once" and v ~= "pass" then
                 fail("job " .. name .. ": invalidate '" .. tostring(t.invalidate) ..
-                     "': accepted: true, false")
+                     "': accepted: true or \"once\", \"pass\", false")
             end
-            j.invalidate = t.invalidate
+            j.invalidate = v ~= false
+            j.invalidate_pass = v == "pass"
+        end
+        if j.invalidate_pass and (t.event or t.mix or t.flow or
+                                  (t.mode and t.mode:match("^rnd") and
+                                   (t.random_order or D.random_order) ~= "once")) then
+            fail("job " .. name .. ": invalidate = \"pass\" goes with a sequential mode " ..
+                 "(seqwr, seqrewr, seqrd) or a random one with random_order = \"once\"")
+        end
+        j.file_service = t.file_service or "set"
+        if j.file_service ~= "set" and j.file_service ~= "roundrobin" then
+            fail("job " .. name .. ": file_service '" .. tostring(t.file_service) ..
+                 "': accepted: set, roundrobin")
+        end
+        if j.file_service == "roundrobin" and t.mode ~= "seqrd" and t.mode ~= "seqrewr" then
+            fail("job " .. name .. ": file_service = \"roundrobin\" goes with mode seqrd or seqrewr")
         end
         if not FADVISE[j.fadvise] then
             fail("job " .. name .. ": fadvise '" .. tostring(j.fadvise) ..

@@ -124,7 +124,10 @@ struct sbio_script_job {
     uint64_t fsync_freq;
     bool fsync_end; /* a mode job: fsync every file at the end of its phase (a mix: never) */
     double rw_ratio;
-    bool invalidate;               /* drop the set's pages before the phase (--invalidate) */
+    bool invalidate; /* drop the set's pages before the phase (--invalidate) */
+    bool file_rr;    /* file_service = "roundrobin": sequential requests go to the files in turn */
+    bool invalidate_pass;          /* invalidate = "pass": each file's pages dropped again at
+                                      each new pass over it (fio's invalidate=1, time-based) */
     int fadvise;                   /* enum sbio_fadvise (--fadvise) */
     int random_order;              /* enum sbio_random_order (--random-order) */
     int ioprio;                    /* I/O priority (ioprio.h); 0: the command line's --ioprio */

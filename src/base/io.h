@@ -63,6 +63,11 @@ static inline const char *sbio_op_name(int op)
     16u /* a read-modify-write under way: op is SBIO_READ for its read, then SBIO_WRITE for        \
            the write back (start_ns stays the read's) */
 
+/* A job's invalidate = "pass": before this io is issued (outside its latency), drop the
+ * pages of its file (it starts a new pass over it), or of every file of the job's. */
+#define SBIO_IO_DROP     32u
+#define SBIO_IO_DROP_ALL 64u
+
 struct sbio_io {
     enum sbio_op op;
     unsigned flags;

@@ -26,6 +26,7 @@ enum opt_type {
     T_ENGINE,     /* an engine's name, from the registry (engine.h): its id */
     T_IOPRIO,     /* CLASS[:LEVEL] or none (ioprio.h): the kernel's value */
     T_WARMUP,     /* auto, or N seconds (as --warmup-time) */
+    T_INVAL,      /* --invalidate: a boolean (on = once), once or pass: 0, 1 or 2 in an int */
     T_TEST,       /* --test=fileio: sysbench's old way to name the test */
     T_CONFIG,     /* --config-file=FILE: read before the command line (sbio_options_parse) */
     T_INIT_RNG,   /* sysbench 0.4's --init-rng: sbio's default already; boolean */
@@ -190,9 +191,11 @@ static const struct optdef base_opts[] = {
      "stop at the first verification failure"},
     {"seq-stream", NULL, T_ENUM, OFF(seq_stream), "shared", "shared|per-thread", 0, 0, ALL_RUN, 0,
      "KIND", "sequential modes: one shared stream, or one slice of the set per thread"},
-    {"invalidate", NULL, T_BOOL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
-     "drop the set's pages from the page cache before the run (no root needed; compare's "
-     "default)"},
+    {"invalidate", NULL, T_INVAL, OFF(invalidate), "off", NULL, 0, 0, ALL_RUN, 0,
+     "on|off|once|pass",
+     "drop the set's pages from the page cache before the run (on, once: no root needed; "
+     "compare's default), and each file's again at each new pass over it (pass: fio's "
+     "invalidate=1)"},
     {"fadvise", NULL, T_ENUM, OFF(fadvise), "none", SBIO_FADVISE_CHOICES, 0, 0, ALL_RUN, 0, "HINT",
      "access hint for every descriptor (madvise for mmap); auto: by the mode's access order"},
     {"random-order", NULL, T_ENUM, OFF(random_order), "draw", SBIO_RANDOM_ORDER_CHOICES, 0, 0,
@@ -352,6 +355,7 @@ static void opt_accepted(const struct optdef *d, char *buf, size_t len)
     case T_BOOL:
     case T_EBOOL:
     case T_INIT_RNG: snprintf(buf, len, "on/off, true/false, yes/no, 1/0"); break;
+    case T_INVAL: snprintf(buf, len, "on/off, true/false, yes/no, 1/0, once, pass"); break;
     case T_UINT:
         if (d->max == UINT64_MAX)
             snprintf(buf, len, "an integer from %" PRIu64, d->min);
@@ -518,6 +522,13 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         if (sbio_parse_bool(value, (bool *)(base + d->off)))
             return opt_bad(d, value, NULL);
         return 0;
+    case T_INVAL: {
+        bool on = false;
+        if (strcmp(value, "once") && strcmp(value, "pass") && sbio_parse_bool(value, &on))
+            return opt_bad(d, value, NULL);
+        *(int *)(base + d->off) = !strcmp(value, "pass") ? 2 : !strcmp(value, "once") || on;
+        return 0;
+    }
     case T_EBOOL: {
         bool on;
         if (sbio_parse_bool(value, &on))
@@ -823,7 +834,7 @@ static int parse_option(struct sbio_config *cfg, const char *name, size_t nlen, 
     else if (old)
         sbio_note("%s--%s is sysbench's old spelling of --%s", opt_where, d->old, d->name);
     if (d->type == T_BOOL || d->type == T_EBOOL || d->type == T_IGNORE_BOOL ||
-        d->type == T_INIT_RNG) {
+        d->type == T_INIT_RNG || d->type == T_INVAL) {
         /* A boolean never takes the next word: "--histogram run" is on + command. */
         if (!value)
             value = "on";
@@ -1414,6 +1425,17 @@ static int opt_check_workload(const struct sbio_config *cfg)
                  opt_choices(opt_named("file-test-mode")->choices, ", ", modes, sizeof(modes)));
         return -EINVAL;
     }
+    if (cfg->invalidate == 2 && cfg->script) {
+        sbio_err("--invalidate=pass is the command line's job's; a script's job asks with "
+                 "invalidate = \"pass\"; accepted with --script: on, off");
+        return -EINVAL;
+    }
+    if (cfg->invalidate == 2 && !mode_varies && !sbio_mode_sequential(cfg->mode) &&
+        cfg->random_order != SBIO_ORDER_ONCE) {
+        sbio_err("--invalidate=pass goes with a sequential mode (seqwr, seqrewr, seqrd) or "
+                 "--random-order=once; --random-order=draw has no passes");
+        return -EINVAL;
+    }
     if (cfg->random_order == SBIO_ORDER_ONCE && !cfg->script && !mode_varies &&
         sbio_mode_sequential(cfg->mode)) {
         sbio_err("--random-order=once goes with a random mode (rndrd, rndwr, rndrw); "
@@ -1655,7 +1677,8 @@ static void options_job(const struct sbio_config *cfg, struct sbio_script_job *j
         .fsync_freq = cfg->fsync_freq,
         .fsync_end = cfg->fsync_end,
         .rw_ratio = cfg->rw_ratio,
-        .invalidate = cfg->invalidate,
+        .invalidate = cfg->invalidate != 0,
+        .invalidate_pass = cfg->invalidate == 2,
         .fadvise = cfg->fadvise,
         .random_order = cfg->random_order,
         .ioprio = cfg->ioprio,
@@ -1706,7 +1729,7 @@ void sbio_options_settings(const struct sbio_config *cfg, struct sbio_settings *
         .queue = cfg->queue,
         .nqueue = cfg->nqueue,
         .drop_caches = cfg->drop_caches,
-        .invalidate = cfg->invalidate,
+        .invalidate = cfg->invalidate != 0,
         .memory_limit = cfg->memory_limit,
         .events_rw = cfg->events_rw,
         .report_interval_s = cfg->report_interval_s,

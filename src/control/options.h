@@ -86,15 +86,17 @@ struct sbio_config {
     uint64_t max_repeat;         /* compare --repeat=auto: --max-repeat */
     uint64_t max_compare_time_s; /* compare: --max-compare-time, 0: none */
     int seq_stream;              /* enum sbio_seq_stream */
-    bool invalidate;             /* drop the set's pages (POSIX_FADV_DONTNEED) before the run */
-    int fadvise;                 /* enum sbio_fadvise */
-    int random_order;            /* enum sbio_random_order */
-    int ioprio;                  /* --ioprio: the kernel's value (ioprio.h), 0: none */
-    int fsync_scope;             /* enum sbio_fsync_scope */
-    int prealloc;                /* enum sbio_prealloc */
-    int fill;                    /* enum sbio_fill */
-    bool adopt;                  /* prepare --adopt */
-    uint64_t fill_pct;           /* compressible:P */
+    /* --invalidate: 0 off; 1 on (once): the set's pages dropped (POSIX_FADV_DONTNEED) before the
+     * run; 2 pass: and each file's again at each new pass over it */
+    int invalidate;
+    int fadvise;       /* enum sbio_fadvise */
+    int random_order;  /* enum sbio_random_order */
+    int ioprio;        /* --ioprio: the kernel's value (ioprio.h), 0: none */
+    int fsync_scope;   /* enum sbio_fsync_scope */
+    int prealloc;      /* enum sbio_prealloc */
+    int fill;          /* enum sbio_fill */
+    bool adopt;        /* prepare --adopt */
+    uint64_t fill_pct; /* compressible:P */
     const char *cpus;
     int order;           /* compare: 0 sequential, 1 random */
     const char *metrics; /* compare: --metrics=LIST, NULL: the default table */

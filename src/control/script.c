@@ -499,6 +499,9 @@ static int read_job_cache(lua_State *L, int t, struct sbio_script_job *j, char *
 {
     char buf[64];
     j->invalidate = field_bool(L, t, "invalidate");
+    j->invalidate_pass = field_bool(L, t, "invalidate_pass");
+    field_str(L, t, "file_service", buf, sizeof(buf));
+    j->file_rr = !strcmp(buf, "roundrobin");
     field_str(L, t, "fadvise", buf, sizeof(buf));
     for (int h = SBIO_FADV_NONE; h <= SBIO_FADV_SEQUENTIAL; h++)
         if (!strcmp(buf, sbio_fadvise_name(h)))

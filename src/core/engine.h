@@ -113,6 +113,10 @@ struct sbio_engine_ops {
      * f->fd; f->size is already set. Returns 0 or -errno. */
     int (*open_file)(void *priv, struct sbio_file *f, int dirfd, const char *name, int oflags);
     int (*close_file)(void *priv, struct sbio_file *f);
+    /* Optional: drop f's pages from the page cache at the start of a sequential pass over it
+     * (invalidate = "pass"; mmap: the mapping's pages unmapped first, as fio unmaps the file
+     * it closes at the end of a pass). Without it, POSIX_FADV_DONTNEED of f->fd. 0 or -errno. */
+    int (*drop)(void *priv, struct sbio_file *f);
     /* Optional: after all files are open (register files and buffers). 0 or -errno. */
     int (*post_open)(void *priv, struct sbio_file *files, unsigned nfiles, struct sbio_io *ios,
                      unsigned nios);

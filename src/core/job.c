@@ -73,6 +73,8 @@ void sbio_job_declare(struct sbio_job *job, const struct sbio_script_phase *p, u
         .max_len = big,
         .seq_stream = sj->stream,
         .invalidate = sj->invalidate,
+        .invalidate_pass = sj->invalidate_pass,
+        .file_rr = sj->file_rr,
         .fadvise = sj->fadvise,
         .random_order = sj->random_order,
         .ioprio = sj->ioprio != SBIO_IOPRIO_NONE ? sj->ioprio : cl->ioprio,

@@ -42,12 +42,18 @@ struct sbio_job {
      * frange_last[i] (the declaration's); nfrange 0: every file. */
     unsigned nfrange;
     const uint64_t *frange_first, *frange_last;
-    uint64_t block_size;           /* random requests; a mix's offsets are in these units */
-    const char *block_what;        /* how messages name the block size */
-    uint64_t merged_requests;      /* sequential modes: blocks per request */
-    uint64_t max_len;              /* a mix or hook: its largest request, the buffers' size */
-    int seq_stream;                /* enum sbio_seq_stream */
-    bool invalidate;               /* drop the set's pages before the run (outside its time) */
+    uint64_t block_size;      /* random requests; a mix's offsets are in these units */
+    const char *block_what;   /* how messages name the block size */
+    uint64_t merged_requests; /* sequential modes: blocks per request */
+    uint64_t max_len;         /* a mix or hook: its largest request, the buffers' size */
+    int seq_stream;           /* enum sbio_seq_stream */
+    bool invalidate;          /* drop the set's pages before the run (outside its time) */
+    /* file_service = "roundrobin" (fio's default file_service_type): a sequential mode's
+     * requests go to the job's files in turn, each file read or written from its start on */
+    bool file_rr;
+    /* invalidate = "pass": a file's pages dropped (POSIX_FADV_DONTNEED, no write-back first,
+     * as fio) each time the job starts a new pass over it, outside every request's latency */
+    bool invalidate_pass;
     int fadvise;                   /* enum sbio_fadvise */
     int random_order;              /* enum sbio_random_order */
     int ioprio;                    /* each worker thread's I/O priority (ioprio.h), 0: inherited */

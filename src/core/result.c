@@ -182,6 +182,7 @@ int sbio_result_merge(struct sbio_run_result *out, const struct sbio_run_result 
     unsigned queued = 0;
     for (unsigned i = 0; i < n; i++) {
         result_fold(out, &parts[i], i, kind, kind == SBIO_MERGE_RANKS ? hosts : NULL);
+        out->pass_drops += parts[i].pass_drops;
         if (parts[i].depth_max) {
             depth += parts[i].depth_avg;
             queued++;

@@ -78,6 +78,9 @@ struct sbio_run_result {
      * and the bytes of the set (of set_bytes) still resident after that (mincore). */
     unsigned invalidated;
     uint64_t resident_bytes, set_bytes;
+    /* invalidate = "pass": the drops of a file's pages at the start of a pass after the first
+     * (each a POSIX_FADV_DONTNEED), warm-up included; those before the run are invalidated. */
+    uint64_t pass_drops;
     /* Queued engines: ios in flight after each submission, over all threads. */
     double depth_avg;
     uint64_t depth_max;

@@ -369,6 +369,12 @@ static int run_layout(struct run *r, uint64_t direct_align, struct sbio_run_resu
     r->req = sbio_job_req_bytes(job);
     res->skipped_tails = r->lay.skipped_tails;
     res->skipped_bytes = r->lay.skipped_bytes;
+    if (job->file_rr && !r->lay.rr_units) {
+        sbio_err("file_service = \"roundrobin\": the job's files have different numbers of "
+                 "requests of %" PRIu64 " bytes; accepted: files of one size",
+                 r->lay.req);
+        return -SBIO_EUSAGE;
+    }
     /* No whole block anywhere in the set is bad input for every mode: a sequential run
      * would issue nothing but short tails. */
     if (!r->lay.rnd_blocks) {
@@ -789,6 +795,7 @@ static void run_collect(struct run *r, struct sbio_run_result *res)
         }
     }
     res->depth_avg = dn ? (double)dsum / (double)dn : 0;
+    res->pass_drops = __atomic_load_n(&r->pass_drops, __ATOMIC_RELAXED);
     /* Every thread read back the job's priority, or the run failed naming the one that did
      * not: the first thread's is the run's. */
     res->ioprio = r->job->ioprio && r->nthreads ? r->w[0].ioprio : SBIO_IOPRIO_NONE;

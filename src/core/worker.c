@@ -4,6 +4,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -177,7 +178,32 @@ static bool sleep_until(struct run *r, uint64_t deadline_ns)
  * into both loops (a call each cost about 10 instructions of the null engine's ~260 per op). */
 #define HOT static inline __attribute__((always_inline))
 
-/* Draw the thread's next operation into io, within the event budget. 1: an op; 0: the end
+/* invalidate = "pass": the pages of io's file (SBIO_IO_DROP: a sequential pass over it
+ * starts), or of every file of the job's (SBIO_IO_DROP_ALL: a pass of the once order starts),
+ * dropped before io is issued: before its start time is taken. As fio, a failed drop is not
+ * an error (the file is read from the cache then); each drop done is counted. */
+static __attribute__((noinline)) void worker_drop(struct worker *w, struct sbio_io *io)
+{
+    struct run *r = w->run;
+    unsigned first = io->file, last = io->file;
+    if (io->flags & SBIO_IO_DROP_ALL) {
+        first = 0;
+        last = r->lay.nfiles ? r->lay.nfiles - 1 : 0;
+    }
+    for (unsigned f = first; f <= last && f < r->lay.nfiles; f++) {
+        if (!sbio_layout_has(&r->lay, f) || w->files[f].fd < 0)
+            continue;
+        int rc = (io->flags & SBIO_IO_DROP) && r->eng->drop
+                     ? r->eng->drop(w->eng_priv, &w->files[f])
+                     : sbio_cache_advise(w->files[f].fd, POSIX_FADV_DONTNEED);
+        if (!rc)
+            __atomic_fetch_add(&r->pass_drops, 1, __ATOMIC_RELAXED);
+    }
+    io->flags &= ~(SBIO_IO_DROP | SBIO_IO_DROP_ALL);
+}
+
+/* Draw the thread's next operation into io, within the event budget. 1: an op (2: after
+ * worker_drop dropped pages for it: its start time is to be taken after that); 0: the end
  * (budget spent, or the stream ended); -1: a script's event() failed (the run stops with its
  * message, the traceback is printed). */
 HOT int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
@@ -195,6 +221,10 @@ HOT int worker_draw(struct worker *w, struct sbio_io *io, bool budget)
     /* Under --max-requests (sysbench 0.4's count) an fsync spends no event. */
     if (got && budget && !(io->op == SBIO_FSYNC && w->run->job->events_rw))
         w->local_budget--;
+    if (got > 0 && (io->flags & (SBIO_IO_DROP | SBIO_IO_DROP_ALL))) {
+        worker_drop(w, io);
+        return 2;
+    }
     return got;
 }
 
@@ -291,7 +321,10 @@ static void worker_loop(struct worker *w, bool measure)
     uint64_t t = sbio_now_ns();
     uint64_t next_start = worker_first_slot(w, t);
 
-    while (!run_stopped(r) && worker_draw(w, &io, budget) > 0) {
+    int got;
+    while (!run_stopped(r) && (got = worker_draw(w, &io, budget)) > 0) {
+        if (got == 2)
+            t = sbio_now_ns(); /* the drop is no part of the request's latency */
         if (interval) {
             if (t < next_start && !sleep_until(r, next_start)) {
                 /* Drawn and never issued: seqwr's completion must not skip it. */

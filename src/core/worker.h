@@ -109,6 +109,9 @@ struct run {
      * completes past it, so a main thread that wakes late (a loaded machine) does not
      * lengthen the run. On stop's cache line: read with it at every op. */
     uint64_t end_ns;
+    /* invalidate = "pass": the drops of a file's pages at the start of a pass (not the one
+     * before the run), over all threads */
+    _Alignas(64) uint64_t pass_drops;
     _Alignas(64) uint64_t budget_left;
     _Alignas(64) int failed; /* a worker failed: everyone stops */
     bool own_budgets; /* --seq-stream=per-thread, a tree job: each thread its share of --events */

@@ -11,6 +11,23 @@
 #include "perm.h"
 #include "util.h"
 
+/* l->rr_units: the sequential requests of every one of the job's files, if all have as
+ * many. */
+static void layout_rr(struct sbio_layout *l)
+{
+    uint64_t u = UINT64_MAX;
+    l->rr_units = 0;
+    for (unsigned f = 0; f < l->nfiles; f++) {
+        if (!sbio_layout_has(l, f))
+            continue;
+        uint64_t k = l->seq_first[f + 1] - l->seq_first[f];
+        if (u != UINT64_MAX && k != u)
+            return;
+        u = k;
+    }
+    l->rr_units = u == UINT64_MAX ? 0 : u;
+}
+
 int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *sizes, uint64_t block,
                      uint64_t merged, uint64_t direct_align)
 {
@@ -46,6 +63,7 @@ int sbio_layout_init(struct sbio_layout *l, unsigned nfiles, const uint64_t *siz
     }
     l->seq_units = l->seq_first[nfiles];
     l->rnd_blocks = l->rnd_first[nfiles];
+    layout_rr(l);
     return 0;
 }
 
@@ -84,6 +102,7 @@ int sbio_layout_init_only(struct sbio_layout *l, unsigned nfiles, const uint64_t
     for (unsigned i = 0; i < nfiles; i++)
         if (in[i])
             l->own[l->nown++] = i;
+    layout_rr(l);
     return 0;
 }
 
@@ -136,19 +155,23 @@ void sbio_wl_shared_init(struct sbio_wl_shared *sh, const struct sbio_job *job,
                          const struct sbio_layout *lay, uint64_t seed)
 {
     /* As sysbench: --file-fsync-all replaces the periodic and the end fsyncs. */
-    *sh = (struct sbio_wl_shared){.lay = lay,
-                                  .mode = job->mode,
-                                  .seq_stream = job->seq_stream,
-                                  .threads = job->threads,
-                                  .fsync_freq = job->fsync_all ? 0 : job->fsync_freq,
-                                  .fsync_all = job->fsync_all,
-                                  .fsync_end = job->fsync_all ? false : job->fsync_end,
-                                  .fsync_scope = job->fsync_scope,
-                                  .rw_ratio = job->rw_ratio,
-                                  .seed = seed,
-                                  .once = job->random_order == SBIO_ORDER_ONCE,
-                                  .mix = job->mix,
-                                  .hook = job->hook};
+    *sh = (struct sbio_wl_shared){
+        .lay = lay,
+        .mode = job->mode,
+        .seq_stream = job->seq_stream,
+        .threads = job->threads,
+        .fsync_freq = job->fsync_all ? 0 : job->fsync_freq,
+        .fsync_all = job->fsync_all,
+        .fsync_end = job->fsync_all ? false : job->fsync_end,
+        .fsync_scope = job->fsync_scope,
+        .rw_ratio = job->rw_ratio,
+        .seed = seed,
+        .once = job->random_order == SBIO_ORDER_ONCE,
+        .rr = job->file_rr,
+        .drop_pass = job->invalidate_pass &&
+                     (sbio_mode_sequential(job->mode) || !(job->extra_flags & SBIO_XF_DIRECT)),
+        .mix = job->mix,
+        .hook = job->hook};
 }
 
 int sbio_wl_init(struct sbio_wl *w, struct sbio_wl_shared *sh, unsigned thread)
@@ -245,7 +268,7 @@ static void wl_mark_dirty(struct sbio_wl *w, unsigned f)
  * the set (each has its own counter), each thread walks its own blocks (those with
  * block % threads == thread, threads numbered across processes) in an order of its own. The
  * thread keeps the current pass's permutation: its round keys are made once a pass. */
-static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
+static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n, bool *new_pass)
 {
     const struct sbio_wl_shared *sh = w->sh;
     uint64_t t = sh->threads, k, m = n, seed = sh->seed;
@@ -256,6 +279,7 @@ static uint64_t wl_once_block(struct sbio_wl *w, uint64_t n)
     } else {
         k = __atomic_fetch_add(&w->shw->once_next, 1, __ATOMIC_RELAXED);
     }
+    *new_pass = k >= m && k % m == 0;
     if (k / m != w->once_pass) {
         w->once_pass = k / m;
         sbio_perm_init(&w->once_perm, m, sbio_perm_pass_key(seed, w->once_pass));
@@ -285,8 +309,9 @@ static uint64_t wl_own_blocks(const struct sbio_wl *w)
 static uint64_t wl_mix_block(struct sbio_wl *w, const struct sbio_mix *m)
 {
     const struct sbio_wl_shared *sh = w->sh;
+    bool new_pass;
     if (sh->once && m->pattern == SBIO_PAT_UNIFORM)
-        return wl_once_block(w, sh->lay->rnd_blocks);
+        return wl_once_block(w, sh->lay->rnd_blocks, &new_pass);
     if (!sh->partition)
         return sbio_mix_block(m, &w->rng, sh->lay->rnd_blocks, &w->slice_pos);
     return sbio_mix_block(m, &w->rng, wl_own_blocks(w), &w->slice_pos) * sh->threads + w->thread;
@@ -438,19 +463,29 @@ int sbio_wl_next(struct sbio_wl *w, struct sbio_io *io)
     io->op = op;
     io->flags = op == SBIO_WRITE && sh->fsync_all ? SBIO_IO_FSYNC_AFTER : 0;
     if (sbio_mode_sequential(sh->mode)) {
-        uint64_t unit;
+        uint64_t unit, k;
         if (w->slice_units) {
-            unit = w->slice_first + w->slice_pos % w->slice_units;
-            w->slice_pos++;
+            k = w->slice_pos++;
+            unit = w->slice_first + k % w->slice_units;
         } else {
-            unit = __atomic_fetch_add(&w->shw->seq_next, 1, __ATOMIC_RELAXED) % lay->seq_units;
+            k = __atomic_fetch_add(&w->shw->seq_next, 1, __ATOMIC_RELAXED);
+            unit = k % lay->seq_units;
         }
+        bool slice_start = w->slice_units && unit == w->slice_first;
+        if (sh->rr)
+            unit = sbio_layout_rr(lay, unit);
         w->last_unit = unit;
         sbio_layout_seq(lay, unit, &io->file, &io->offset, &io->len);
+        if (sh->drop_pass && k >= (w->slice_units ? w->slice_units : lay->seq_units) &&
+            (io->offset == 0 || slice_start))
+            io->flags |= SBIO_IO_DROP;
     } else {
         uint64_t blk;
         if (sh->once) {
-            blk = wl_once_block(w, lay->rnd_blocks);
+            bool new_pass;
+            blk = wl_once_block(w, lay->rnd_blocks, &new_pass);
+            if (new_pass && sh->drop_pass)
+                io->flags |= SBIO_IO_DROP_ALL;
         } else if (sh->partition) {
             /* A block belongs to one thread, so no two threads race on it. */
             blk = sbio_rand_below(&w->rng, wl_own_blocks(w)) * sh->threads + w->thread;

@@ -44,6 +44,9 @@ struct sbio_layout {
     unsigned char *in;
     unsigned *own;
     unsigned nown;
+    /* The sequential requests of each of the job's files when they all have as many (the
+     * round-robin file service needs it), 0 when they differ. */
+    uint64_t rr_units;
 };
 
 /* Build the layout. direct_align is the O_DIRECT alignment (0 without O_DIRECT).
@@ -64,6 +67,15 @@ static inline bool sbio_layout_has(const struct sbio_layout *l, unsigned f)
 /* Map a sequential request index to file, offset and length. */
 void sbio_layout_seq(const struct sbio_layout *l, uint64_t unit, unsigned *file, uint64_t *off,
                      uint32_t *len);
+/* The round-robin file service (fio's file_service_type=roundrobin): request pos of a pass
+ * is request pos / n of the job's file pos % n (n files, rr_units set), as a sequential
+ * request index for sbio_layout_seq. */
+static inline uint64_t sbio_layout_rr(const struct sbio_layout *l, uint64_t pos)
+{
+    unsigned n = l->own ? l->nown : l->nfiles;
+    unsigned f = l->own ? l->own[pos % n] : (unsigned)(pos % n);
+    return l->seq_first[f] + pos / n;
+}
 /* Map a whole-block index to file and offset. */
 void sbio_layout_block(const struct sbio_layout *l, uint64_t blk, unsigned *file, uint64_t *off);
 
@@ -95,6 +107,11 @@ struct sbio_wl_shared {
     bool once;      /* --random-order=once */
     bool once_own;  /* once: each thread walks its own blocks (see partition), as under --verify
                        or when several processes share the set */
+    /* invalidate = "pass": a sequential request that starts a file's pass after the first is
+     * flagged SBIO_IO_DROP, a random block that starts a pass of the once order after the
+     * first SBIO_IO_DROP_ALL (not under O_DIRECT, as fio) */
+    bool drop_pass;
+    bool rr; /* file_service = "roundrobin": sequential requests one file after the other */
     const struct sbio_mix *mix;       /* a script's mix: op, size and block drawn per op */
     const struct sbio_hook_ops *hook; /* a script's event(ctx), called per op */
     const int *stop;                  /* the run's stop flag, for the hook; may be NULL */

@@ -145,6 +145,17 @@ static int mm_close(void *priv, struct sbio_file *f)
     return rc;
 }
 
+/* invalidate = "pass": the mapping's pages unmapped (MADV_DONTNEED: a dirty page stays dirty
+ * in the page cache), as fio's munmap at the end of a pass, then the file's pages dropped. */
+static int mm_drop(void *priv, struct sbio_file *f)
+{
+    (void)priv;
+    const struct mmap_file *m = f->eng;
+    if (m && m->map && madvise(m->map, m->len, MADV_DONTNEED))
+        return -errno;
+    return -posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 /* msync(MS_SYNC) of [lo, hi), widened to whole pages as msync needs. */
 static int mm_sync(const struct mmap_priv *p, struct mmap_file *m, uint64_t lo, uint64_t hi)
 {
@@ -208,5 +219,6 @@ const struct sbio_engine_ops sbio_engine_mmap = {
     .cleanup = mm_cleanup,
     .open_file = mm_open,
     .close_file = mm_close,
+    .drop = mm_drop,
     .queue = mm_queue,
 };

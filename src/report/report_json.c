@@ -186,6 +186,8 @@ static json_t *config_json(const struct sbio_report_of *of, const struct sbio_fi
     json_object_set_new(c, "queue", q);
     json_object_set_new(c, "drop_caches", json_boolean(of->set->drop_caches));
     json_object_set_new(c, "invalidate", json_boolean(of->job->invalidate));
+    json_object_set_new(c, "invalidate_pass", json_boolean(of->job->invalidate_pass));
+    json_object_set_new(c, "file_service", json_string(of->job->file_rr ? "roundrobin" : "set"));
     json_object_set_new(c, "fadvise", json_string(sbio_fadvise_name(of->job->fadvise)));
     json_object_set_new(c, "random_order",
                         json_string(sbio_random_order_name(of->job->random_order)));
@@ -452,9 +454,10 @@ static void result_more_json(json_t *r, const struct sbio_report_of *of,
     sbio_result_probe_json(r, res, SBIO_PROBE_PAGE_CACHE);
     json_object_set_new(r, "invalidation",
                         res->invalidated
-                            ? json_pack("{s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
+                            ? json_pack("{s:I,s:I,s:I,s:I}", "files", (json_int_t)res->invalidated,
                                         "resident_bytes", (json_int_t)res->resident_bytes,
-                                        "set_bytes", (json_int_t)res->set_bytes)
+                                        "set_bytes", (json_int_t)res->set_bytes, "pass_drops",
+                                        (json_int_t)res->pass_drops)
                             : json_null());
     char prio[24];
     json_object_set_new(r, "ioprio",
@@ -830,6 +833,8 @@ json_t *sbio_json_declared(const struct sbio_script_job *sj)
     json_object_set_new(d, "rate_ops_per_s", json_integer((json_int_t)sj->rate));
     json_object_set_new(d, "think_us", json_integer((json_int_t)sj->think_us));
     json_object_set_new(d, "invalidate", json_boolean(sj->invalidate));
+    json_object_set_new(d, "invalidate_pass", json_boolean(sj->invalidate_pass));
+    json_object_set_new(d, "file_service", json_string(sj->file_rr ? "roundrobin" : "set"));
     json_object_set_new(d, "fadvise", json_string(sbio_fadvise_name(sj->fadvise)));
     json_object_set_new(d, "random_order", json_string(sbio_random_order_name(sj->random_order)));
     char prio[24];

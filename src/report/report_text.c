@@ -40,7 +40,15 @@ static const char *mode_long(int mode)
  * nothing for sysbench's defaults. */
 static void text_access(FILE *out, const struct sbio_report_of *of)
 {
-    if (of->job->invalidate)
+    if (of->job->file_rr)
+        fprintf(out, "File service: one request per file in turn, each file from its start on "
+                     "(file_service = \"roundrobin\")\n");
+    if (of->job->invalidate_pass)
+        fprintf(out,
+                "Page cache: the set's pages dropped before the run and each file's again at "
+                "each new pass over it (%s)\n",
+                of->job->name ? "invalidate = \"pass\"" : "--invalidate=pass");
+    else if (of->job->invalidate)
         fprintf(out, "Page cache: the set's pages dropped before the run (--invalidate)\n");
     if (of->job->fadvise != SBIO_FADV_NONE)
         fprintf(out, "Access hint: %s%s on every descriptor%s\n",
@@ -669,6 +677,11 @@ static void text_cache(FILE *out, const struct sbio_run_result *res)
                 sbio_fmt_bytes(t, sizeof(t), res->set_bytes), res->invalidated,
                 res->invalidated == 1 ? "" : "s");
     }
+    if (res->pass_drops)
+        fprintf(out,
+                "Page cache at each new pass: %" PRIu64 " drop%s of a file's pages, outside "
+                "the requests' latencies\n",
+                res->pass_drops, res->pass_drops == 1 ? "" : "s");
     sbio_result_probe_text(out, res, SBIO_PROBE_PAGE_CACHE);
     sbio_result_probe_text(out, res, SBIO_PROBE_MEMSTAT);
 }

@@ -192,6 +192,8 @@ static const struct fspec config_spec[] = {
     {"queue", JT_ARR_STR},
     {"drop_caches", JT_BOOL},
     {"invalidate", JT_BOOL},
+    {"invalidate_pass", JT_BOOL},
+    {"file_service", JT_STR},
     {"fadvise", JT_STR},
     {"random_order", JT_STR},
     {"ioprio", JT_STR},

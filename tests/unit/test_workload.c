@@ -1076,6 +1076,64 @@ static void test_random_once(void **state)
     check_once(true);
 }
 
+/* invalidate = "pass" and file_service = "roundrobin" over three files of four requests each:
+ * the round-robin order takes one request of each file in turn, each file from its start;
+ * the first request of a file in every pass after the first carries SBIO_IO_DROP (its pages
+ * dropped before it is issued), and no other request. In the once order, the first block of
+ * every pass after the first carries SBIO_IO_DROP_ALL. */
+static void test_pass_drops_roundrobin(void **state)
+{
+    (void)state;
+    const uint64_t sizes[] = {4 * BLK, 4 * BLK, 4 * BLK};
+    struct gen g;
+    gen_config(&g, SBIO_MODE_SEQRD);
+    gen_layout(&g, sizes, 3, BLK, 0, 0);
+    assert_int_equal(g.lay.rr_units, 4);
+    for (int rr = 0; rr <= 1; rr++) {
+        gen_share(&g);
+        g.sh.rr = rr;
+        g.sh.drop_pass = true;
+        struct sbio_wl w;
+        struct sbio_io io;
+        assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+        for (unsigned i = 0; i < 3 * 12; i++) {
+            next_req(&w, &io);
+            unsigned f = rr ? i % 3 : i % 12 / 4;
+            uint64_t off = (rr ? i % 12 / 3 : i % 4) * BLK;
+            assert_int_equal(io.file, f);
+            assert_int_equal(io.offset, off);
+            assert_int_equal(!!(io.flags & SBIO_IO_DROP), i >= 12 && off == 0);
+            assert_int_equal(io.flags & SBIO_IO_DROP_ALL, 0);
+        }
+        sbio_wl_fini(&w);
+    }
+    gen_free(&g);
+
+    /* Files of different sizes have no round-robin order. */
+    const uint64_t mixed[] = {4 * BLK, 3 * BLK};
+    gen_config(&g, SBIO_MODE_SEQRD);
+    gen_layout(&g, mixed, 2, BLK, 0, 0);
+    assert_int_equal(g.lay.rr_units, 0);
+    gen_free(&g);
+
+    /* rndrd in the once order: a pass is the set's 12 blocks. */
+    gen_config(&g, SBIO_MODE_RNDRD);
+    g.cfg.random_order = SBIO_ORDER_ONCE;
+    gen_layout(&g, sizes, 3, BLK, 0, 0);
+    gen_share(&g);
+    g.sh.drop_pass = true;
+    struct sbio_wl w;
+    struct sbio_io io;
+    assert_int_equal(sbio_wl_init(&w, &g.sh, 0), 0);
+    for (unsigned i = 0; i < 3 * 12; i++) {
+        next_req(&w, &io);
+        assert_int_equal(!!(io.flags & SBIO_IO_DROP_ALL), i >= 12 && i % 12 == 0);
+        assert_int_equal(io.flags & SBIO_IO_DROP, 0);
+    }
+    sbio_wl_fini(&w);
+    gen_free(&g);
+}
+
 /* --verify's partition over a mix: three threads of 1000 blocks (thread 0 owns 334 of them,
  * the others 333); every pattern draws only the thread's own blocks (block % 3 == thread, inside
  * the set), the seq pattern walks them in order, and zipf and pareto stay skewed toward the
@@ -1158,6 +1216,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_mix_rmw),
         cmocka_unit_test(test_mix_files_append),
+        cmocka_unit_test(test_pass_drops_roundrobin),
         cmocka_unit_test(test_random_once),
         cmocka_unit_test(test_mix_partition),
     };
