@@ -29,14 +29,20 @@
 -- buffered; --direct-write-only: the write cell alone O_DIRECT, as bonnie++ 2.00a -D does.
 -- Under strace -f -c (64 MiB, 8k chunks, bonnie++ -s 64:8k) bonnie++'s rewrite makes 8192
 -- read, 8193 lseek, 8192 write, 1 fsync; this script's rewrite cell with --direct-write-only
--- 8192 read, 8192 lseek, 8192 write, 1 fsync, in the same order with the same sizes. The
--- rewrite's ratio to bonnie++ swung both ways between chunk sizes and rounds on a shared
--- disk (0.66 at 8k, 2.59 at 32k): the device, not the calls, which differ by one lseek.
+-- 8192 read, 8192 lseek, 8192 write, 1 fsync, in the same order with the same sizes, and on
+-- a loop device both rewrites read the file once from it (1 GiB file, 32k chunks). Under
+-- strace both rewrites ran at the same speed (0.98 of bonnie++'s K/sec); without it, on a
+-- loop device over tmpfs, this cell's rewrite was 0.97-1.9 times bonnie++'s at 8k and 3.9-6.3
+-- times at 32k, bonnie++'s read(2) taking longer per call (77 against 30 us under strace -w)
+-- for the same bytes from the same device: not explained.
 -- The default O_DIRECT rewrite measures the device's speed one chunk at a time, which
 -- bonnie++ -D's buffered rewrite never does.
 --
 -- The table against bonnie++'s output: MiB/s × 1024 is bonnie++'s K/sec (its K is KiB); %CPU
--- is bonnie++'s %CP, user + system CPU time over the test's elapsed time. The rewrite row's
+-- is bonnie++'s %CP, user + system CPU time over the test's elapsed time, in percent of one
+-- CPU: here the cell's one worker thread's CPU time (result.cpu.user_pct + system_pct), from
+-- its start to its end fsync, over the cell's elapsed time, so never above 100; bonnie++'s is
+-- its process's (getrusage), of which the test's loop is all but a few system calls. The rewrite row's
 -- MiB/s counts each chunk once (op_types.rmw.mib_per_s), as bonnie++'s K/sec does, though each
 -- is read and written.
 option("size", "64M", "file size")
