@@ -30,11 +30,11 @@
 -- Under strace -f -c (64 MiB, 8k chunks, bonnie++ -s 64:8k) bonnie++'s rewrite makes 8192
 -- read, 8193 lseek, 8192 write, 1 fsync; this script's rewrite cell with --direct-write-only
 -- 8192 read, 8192 lseek, 8192 write, 1 fsync, in the same order with the same sizes, and on
--- a loop device both rewrites read the file once from it (1 GiB file, 32k chunks). Under
--- strace both rewrites ran at the same speed (0.98 of bonnie++'s K/sec); without it, on a
--- loop device over tmpfs, this cell's rewrite was 0.97-1.9 times bonnie++'s at 8k and 3.9-6.3
--- times at 32k, bonnie++'s read(2) taking longer per call (77 against 30 us under strace -w)
--- for the same bytes from the same device: not explained.
+-- a loop device both rewrites read the file once from it (1 GiB file, 32k chunks). Their
+-- speeds do not follow the calls: on a loop device over tmpfs, rounds of the same 1 GiB cell
+-- one after the other gave this rewrite 0.31 to 6.3 times bonnie++'s K/sec, either side
+-- ahead, with the same calls and bytes each time (not explained); under strace, whose cost
+-- evens the calls out, 0.98.
 -- The default O_DIRECT rewrite measures the device's speed one chunk at a time, which
 -- bonnie++ -D's buffered rewrite never does.
 --
