@@ -12,9 +12,12 @@
 -- three block tests, one process on one file:
 --   write    Sequential Output "Block": write(2) of each chunk in order  (seqwr)
 --   rewrite  Sequential Output "Rewrite": per chunk, read(2) it, increment one byte (byte k
---            of chunk k, modulo the chunk size), lseek back one chunk, write(2) it  (a mix of
---            read-modify-writes, rmw = 1, pattern "seq", one thread: one event per chunk, a
---            pread and a pwrite at the same offset, its latency both)
+--            of chunk k, modulo the chunk size), lseek(2) back one chunk, write(2) it  (a mix
+--            of read-modify-writes, rmw = 1, pattern "seq", one thread: one event per chunk,
+--            its latency all three calls; the sync engine makes bonnie++'s calls, read at the
+--            file position, lseek(fd, -CHUNK, SEEK_CUR), write, on a descriptor opened O_RDWR
+--            as bonnie++ reopens it; bonnie++'s one lseek to 0 before its loop is not made, a
+--            new descriptor being there already)
 --   read     Sequential Input "Block": read(2) of each chunk in order  (seqrd)
 -- fsync_end = true in all three: bonnie++ closes the file inside each test's timed part and
 -- its close (CFileOp::Close) always calls fsync first, with or without -b, so its write and
@@ -24,13 +27,22 @@
 -- so they go through the page cache. Here every cell is O_DIRECT by default: the rewrite cell
 -- is bonnie++'s rewrite loop at the device, one request at a time. --direct=off: every cell
 -- buffered; --direct-write-only: the write cell alone O_DIRECT, as bonnie++ 2.00a -D does.
--- Measured beside bonnie++ 2.00a -D on ext4 (256 MiB file, 4k/16k/64k chunks, three runs
--- each, interleaved): --direct-write-only's rewrite came to 0.89-0.91 of bonnie++'s K/sec
--- (medians) at a like %CP; the default O_DIRECT rewrite to 0.14-0.36 of it, the device's
--- speed one chunk at a time, which bonnie++ -D's buffered rewrite never measures.
+-- Under strace -f -c (64 MiB, 8k chunks, bonnie++ -s 64:8k) bonnie++'s rewrite makes 8192
+-- read, 8193 lseek, 8192 write, 1 fsync; this script's rewrite cell with --direct-write-only
+-- 8192 read, 8192 lseek, 8192 write, 1 fsync, in the same order with the same sizes, and on
+-- a loop device both rewrites read the file once from it (1 GiB file, 32k chunks). Their
+-- speeds do not follow the calls: on a loop device over tmpfs, rounds of the same 1 GiB cell
+-- one after the other gave this rewrite 0.31 to 6.3 times bonnie++'s K/sec, either side
+-- ahead, with the same calls and bytes each time (not explained); under strace, whose cost
+-- evens the calls out, 0.98.
+-- The default O_DIRECT rewrite measures the device's speed one chunk at a time, which
+-- bonnie++ -D's buffered rewrite never does.
 --
 -- The table against bonnie++'s output: MiB/s × 1024 is bonnie++'s K/sec (its K is KiB); %CPU
--- is bonnie++'s %CP, user + system CPU time over the test's elapsed time. The rewrite row's
+-- is bonnie++'s %CP, user + system CPU time over the test's elapsed time, in percent of one
+-- CPU: here the cell's one worker thread's CPU time (result.cpu.user_pct + system_pct), from
+-- its start to its end fsync, over the cell's elapsed time, so never above 100; bonnie++'s is
+-- its process's (getrusage), of which the test's loop is all but a few system calls. The rewrite row's
 -- MiB/s counts each chunk once (op_types.rmw.mib_per_s), as bonnie++'s K/sec does, though each
 -- is read and written.
 option("size", "64M", "file size")

@@ -20,6 +20,12 @@ struct sbio_file {
     int fd;
     uint64_t size;
     void *eng; /* engine-private per-file state (mmap: the mapping) */
+    /* sync's read-modify-writes go by the descriptor's file position (bonnie++'s rewrite's
+     * read, lseek back, write): where the thread's last one left it (pos_known), so the next
+     * read at that offset needs no lseek. A descriptor the threads share (shared) has no
+     * position of one thread's: pread and pwrite there. */
+    uint64_t pos;
+    bool pos_known, shared;
 };
 
 enum { SBIO_Q_DONE, SBIO_Q_QUEUED, SBIO_Q_BUSY };

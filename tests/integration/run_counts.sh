@@ -5,9 +5,10 @@
 # of the run's result equal the pread64/pwrite64/fsync calls strace sees; --events=N is exact; the
 # rndrw ratio; --rand-seed reproduces the offsets; a sysbench command line gives sysbench's
 # op mix; the page-cache note (warm buffered reads, O_DIRECT ones) judged by the device
-# counters; --rate reached against asked; a read-modify-write is one pread and one pwrite at
-# the same offset (strace), changes one byte of its block on every engine, and is one device
-# read and one write under O_DIRECT; bonnie-direct's rewrite reads as often as it writes.
+# counters; --rate reached against asked; a read-modify-write on the sync engine makes
+# bonnie++'s rewrite's calls (strace: read at the file position, lseek back one block, write),
+# changes one byte of its block on every engine, and is one device read and one write under
+# O_DIRECT; bonnie-direct's rewrite makes as many of each as bonnie++ 2.00a's.
 # Small sets (4 x 8 MiB) under $TMP only.
 source "$(dirname "$0")/lib.sh"
 
@@ -95,7 +96,7 @@ strace_run() {
 	shift
 	rm -rf "$dir" "$RESULT"
 	mkdir -p "$dir"
-	strace -ff -qq -y -e trace=execve,pread64,pwrite64,fsync,fdatasync -o "$dir/tr" \
+	strace -ff -qq -y -e trace=execve,pread64,pwrite64,read,write,lseek,fsync,fdatasync -o "$dir/tr" \
 		"$SBIO" "$@" -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
 	STRACE_RC=$?
 	main=$(grep -l '^execve(' "$dir"/tr.*)
@@ -269,19 +270,31 @@ rmw_of() {
 strace_run rmw run --script "$RMW" --dir="$RD"
 eq "strace rmw: exit status" "$STRACE_RC" 0
 eq "strace rmw: rmw ops and events" "$(rmw_of)" "256 256"
-eq "strace rmw: pread64 calls = pwrite64 calls = events; no fsync (a mix ends without one)" \
-	"$WR $WW $WF" "256 256 0"
-# In the worker's own trace each pread64 is followed by the pwrite64 of the same length at
-# the same offset, and the next pair is the next block.
+# calls_of NAME: "PREAD64 PWRITE64 READ LSEEK WRITE FSYNC" on the set's files, all traces of
+# strace_run NAME together.
+calls_of() {
+	cat "$TMP"/strace."$1"/tr.* | awk '
+		/^[a-z0-9]+\([0-9]+<[^>]*\/test_file\.[0-9]+>/ { c[substr($0, 1, index($0, "(") - 1)]++ }
+		END { printf "%d %d %d %d %d %d\n", c["pread64"], c["pwrite64"], c["read"], c["lseek"],
+		      c["write"], c["fsync"] }'
+}
+# bonnie++ 2.00a's rewrite, per chunk: read(2) at the file position, lseek(2) back one chunk
+# (SEEK_CUR), write(2); the descriptor starts at 0, so no lseek before the first read.
+eq "strace rmw: no pread64 or pwrite64; read calls = lseek calls = write calls = events; no fsync (a mix ends without one)" \
+	"$(calls_of rmw)" "0 0 256 256 256 0"
+# In the worker's own trace each read is followed by an lseek back over it to the block's
+# offset and the write of the same length, and the next read is the next block.
 pairs=$(cat "$TMP"/strace.rmw/tr.* | awk '
-	/^p(read|write)64\([0-9]+<[^>]*\/test_file\.0>/ {
-		off = $(NF - 2); sub(/\)$/, "", off); n = $(NF - 3) + 0 # …, LEN, OFFSET) = RESULT
-		if ($0 ~ /^pread64/) { if (want != "") bad++; want = off " " n; next }
-		if (want != off " " n || off != k * 16384) bad++
-		want = ""; k++
+	/^(read|lseek|write)\([0-9]+<[^>]*\/test_file\.0>/ {
+		call = substr($0, 1, index($0, "(") - 1)
+		if (call == "read") { if (st != "") bad++; st = "r"; if ($NF + 0 != 16384) bad++ }
+		else if (call == "lseek") {
+			if (st != "r" || $(NF - 3) != "-16384," || $(NF - 2) != "SEEK_CUR)" || $NF + 0 != k * 16384) bad++
+			st = "l"
+		} else { if (st != "l" || $NF + 0 != 16384) bad++; st = ""; k++ }
 	}
 	END { printf "%d %d\n", k, bad }')
-eq "strace rmw: 256 pread64/pwrite64 pairs, each at the same offset, the blocks in order" "$pairs" "256 0"
+eq "strace rmw: 256 read/lseek-back/write triples, each block in place, the blocks in order" "$pairs" "256 0"
 
 # changed_bytes BEFORE AFTER: "DIFFERING-BYTES BAD" — a read-modify-write of each 16 KiB block
 # k changes exactly its byte k, by one (bonnie++'s rewrite); any other difference is BAD.
@@ -299,23 +312,24 @@ for e in sync libaio io_uring mmap; do
 		"$(changed_bytes "$TMP/before" "$RD/test_file.0")" "256 0"
 done
 
-# bonnie-direct's rewrite cell: the worker of that phase (the one trace with both calls)
-# issues one pread64 and one pwrite64 per chunk, as many as the cell's events.
+# bonnie-direct's rewrite cell: the worker of that phase (the one trace with reads and
+# writes) makes bonnie++ 2.00a's rewrite's calls, one read, lseek and write per chunk, as many
+# as the cell's events, and then one fsync (bonnie++'s close).
 BD=$TMP/bonnie
 mkdir -p "$BD"
-BARGS=(--script "$WL/bonnie-direct.lua" --dir="$BD" --size=4M --sizes=16k)
+BARGS=(--script "$WL/bonnie-direct.lua" --dir="$BD" --size=4M --sizes=16k --direct-write-only=on)
 expect_exit 0 "prepare bonnie-direct (4 MiB)" "$SBIO" prepare "${BARGS[@]}"
 strace_run bonnie run "${BARGS[@]}"
 eq "strace bonnie-direct: exit status" "$STRACE_RC" 0
 rw=$(for f in "$TMP"/strace.bonnie/tr.*; do
-	awk '/^pread64\([0-9]+<[^>]*\/test_file\.0>/ { r++ } /^pwrite64\([0-9]+<[^>]*\/test_file\.0>/ { w++ }
-		/^fsync\([0-9]+<[^>]*\/test_file\.0>/ { f++ } END { if (r && w) printf "%d %d %d\n", r, w, f }' "$f"
+	awk '/^(read|lseek|write|pread64|pwrite64|fsync)\([0-9]+<[^>]*\/test_file\.0>/ { c[substr($0, 1, index($0, "(") - 1)]++ }
+		END { if (c["read"] && c["write"]) printf "%d %d %d %d %d %d\n", c["read"], c["lseek"], c["write"], c["pread64"], c["pwrite64"], c["fsync"] }' "$f"
 done)
 cell=$(json_get "$RESULT" phases.1.name phases.1.jobs.0.result.result.op_types.rmw.ops \
 	phases.1.jobs.0.result.result.events | paste -sd ' ')
 eq "bonnie-direct: the rewrite cell's rmw ops and events (4 MiB / 16 KiB)" "$cell" "rewrite 16k 256 256"
-eq "strace bonnie-direct: one thread reads and writes, as many reads as writes as events, then fsyncs once (bonnie++'s close)" \
-	"$rw" "256 256 1"
+eq "strace bonnie-direct: one thread makes read, lseek, write per chunk (256 each), no pread64/pwrite64, then fsyncs once" \
+	"$rw" "256 256 256 0 0 1"
 eq "bonnie-direct: the rewrite's end fsync is reported" \
 	"$(json_get "$RESULT" phases.1.jobs.0.result.result.op_types.fsync.end)" 1
 check "bonnie-direct: the rewrite job's line says 'fsync at end'" \
