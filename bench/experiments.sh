@@ -242,8 +242,62 @@ cold() { # before every run: dirty pages written, then the page cache dropped (r
 }
 # SCRIPT OPTION: does the workload have that option (its --help's first section)?
 has_opt() {
-	"$SBIO" --script "$1" --help 2>/dev/null | awk -v o="  --$2=" '
-		/^$/ { exit } index($0, o) == 1 { found = 1 } END { exit !found }'
+	local h
+	h=$("$SBIO" --script "$1" --help 2>/dev/null) || true
+	awk -v o="  --$2=" '/^$/ { exit } index($0, o) == 1 { found = 1 } END { exit !found }' <<<"$h"
+}
+# An experiment that cannot go on says why in its section (fail.EXP) and stops; the others
+# run, their tables are printed, and the script's exit code is 1.
+fail() { # EXP LINE
+	[ -e "$W/fail.$1" ] || printf '%s\n' "$2" >"$W/fail.$1"
+	exit 1
+}
+need() { # EXP TOOL…: the tools the experiment runs, installed?
+	local e=$1 t
+	shift
+	for t; do
+		command -v "$t" >/dev/null ||
+			fail "$e" "**Not run**: \`$t\` is not installed (\`make experiments\` installs it)."
+	done
+}
+last_err() { # FILE: its last non-empty line, ": LINE", or nothing
+	local l
+	l=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c 1-200) || true
+	[ -z "$l" ] || printf ': %s' "$l"
+}
+# shellcheck disable=SC2317 # called from the ERR trap
+on_err() { # EXP STATUS COMMAND: the ERR trap of an experiment's subshell (the first failure)
+	[ -e "$W/fail.$1" ] ||
+		printf '**Failed**: %s exited %s%s\n' "\`$(cut -c 1-160 <<<"$3")\`" "$2" \
+			"$(last_err "$W/err.$1")" >"$W/fail.$1"
+}
+# parse EXP ROUND TOOL KIND FILE ARGS…: the tool's output (FILE) read by x.py KIND into
+# results.tsv; output that gives no figure fails the experiment.
+parse() {
+	local e=$1 r=$2 t=$3 k=$4 f=$5
+	shift 5
+	if ! x "$k" "$f" "$@" >"$W/cells.$e" 2>"$W/perr.$e" || [ ! -s "$W/cells.$e" ]; then
+		fail "$e" "**Failed** in round $r: no figure in the $([ "$t" = orig ] && echo "original's" || echo "sbio") output ($(basename "$f")$(last_err "$W/perr.$e"); it begins: $(head -c 120 "$f" 2>/dev/null | tr -s '\n\t' '  '))."
+	fi
+	record "$e" "$r" "$t" <"$W/cells.$e"
+}
+# run_exp EXP: the experiment in a subshell of its own (set -e, pipefail, its stderr kept in
+# err.EXP); when it fails, its section says why and the next one runs.
+FAILED=
+run_exp() {
+	local e=$1 rc
+	set +e
+	(
+		set -eE -o pipefail
+		trap 'on_err '"$e"' $? "$BASH_COMMAND"' ERR
+		case $e in 1) exp1 ;; 2) exp2 ;; 3) exp3 ;; 4) exp4 ;; 5) exp5 ;; 6) exp6 ;; 7) exp7 ;; esac
+	) 2>"$W/err.$e"
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] && return 0
+	[ -e "$W/fail.$e" ] || echo "**Failed** (exit $rc)$(last_err "$W/err.$e")." >"$W/fail.$e"
+	FAILED+=" $e"
+	say "exp $e: $(cat "$W/fail.$e")"
 }
 sbio_run() { # JSON WORKLOAD OPTIONS…: one sbio run of a workload
 	local out=$1 wl=$2
@@ -253,7 +307,7 @@ sbio_run() { # JSON WORKLOAD OPTIONS…: one sbio run of a workload
 }
 note() { echo "$2" >>"$W/notes.$1"; } # EXP LINE: said under the experiment's table
 head_of() { printf '%s\n' "$2" >>"$W/head.$1"; } # EXP LINE: said above it
-say() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+say() { echo "[$(date -u +%H:%M:%S)] $*" >&3; } # progress, on the first stderr
 
 # 1. sysbench fileio rndrw: a fixed number of requests, 16 threads, 128 files, O_DIRECT;
 # the figure is sysbench's "total time" (the post's "Time spent for test").
@@ -261,6 +315,7 @@ exp1() {
 	local wl=workloads/sysbench-rndrw.lua d=$W/e1 r
 	local -a opts=("--dir=$d/sbio" "--threads=$E1_THREADS")
 	local -a sb=(fileio --file-num=128 "--file-total-size=$E1_SIZE")
+	need 1 sysbench
 	mkdir -p "$d/sbio" "$d/orig"
 	if has_opt "$wl" events; then
 		opts+=("--events=$E1_EVENTS")
@@ -284,9 +339,9 @@ exp1() {
 		cold
 		(cd "$d/orig" && sysbench "${sb[@]}" --file-test-mode=rndrw --threads="$E1_THREADS" \
 			--events="$sb_events" --time=0 --file-extra-flags=direct run >"$d/orig.txt")
-		x e1_orig "$d/orig.txt" | record 1 "$r" orig
+		parse 1 "$r" orig e1_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e1_sbio "$d/sbio.json" | record 1 "$r" sbio
+		parse 1 "$r" sbio e1_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -299,6 +354,7 @@ exp2() {
 	local wl=workloads/iozone.lua d=$W/e2 r
 	local -a opts=("--dir=$d/sbio" "--size=$E2_SIZE" "--threads=$E2_THREADS"
 		"--record=$E2_RECORD")
+	need 2 fio
 	mkdir -p "$d/sbio" "$d/orig"
 	cat >"$d/iozone.fio" <<-EOF
 		[global]
@@ -331,9 +387,9 @@ exp2() {
 		rm -f "$d"/orig/iozone.*
 		cold
 		fio --output-format=json --output="$d/orig.json" "$d/iozone.fio" >/dev/null
-		x e2_orig "$d/orig.json" | record 2 "$r" orig
+		parse 2 "$r" orig e2_orig "$d/orig.json"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e2_sbio "$d/sbio.json" | record 2 "$r" sbio
+		parse 2 "$r" sbio e2_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -347,6 +403,7 @@ exp3() {
 		"--depth=$E3_DEPTH")
 	local -A engine=([sync]="--ioengine=psync" [mmap]="--ioengine=mmap"
 		[libaio]="--ioengine=libaio --iodepth=$E3_DEPTH" [direct]="--ioengine=psync --direct=1")
+	need 3 fio
 	mkdir -p "$d"
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	files=$(for i in $(seq 0 9); do printf '%s:' "$d/test_file.$i"; done)
@@ -362,11 +419,11 @@ exp3() {
 				fio --output-format=json --output="$d/orig.json" --name="${cell// /-}" \
 					--filename="$files" --size="$E3_SIZE" --bs="$E3_BLOCK" --rw="$m" \
 					--runtime="$E3_TIME" --time_based ${engine[$w]} >/dev/null
-				x e3_orig "$d/orig.json" "$cell" | record 3 "$r" orig
+				parse 3 "$r" orig e3_orig "$d/orig.json" "$cell"
 			done
 		done
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e3_sbio "$d/sbio.json" | record 3 "$r" sbio
+		parse 3 "$r" sbio e3_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -379,6 +436,7 @@ exp3() {
 exp4() {
 	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
 	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig") wopt=()
+	need 4 bonnie++
 	# Opened as bonnie++ opens it: O_DIRECT for the block write alone.
 	has_opt "$wl" direct-write-only && wopt=(--direct-write-only=on)
 	[ "$ROOT" = 1 ] && bon+=(-u root)
@@ -394,10 +452,10 @@ exp4() {
 			chunk=${c%%:*} mib=${c#*:}
 			cold
 			bonnie++ "${bon[@]}" -s "$mib:$chunk:10:1" >"$d/orig.csv" 2>/dev/null
-			x e4_orig "$d/orig.csv" "$chunk" | record 4 "$r" orig
+			parse 4 "$r" orig e4_orig "$d/orig.csv" "$chunk"
 			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk" \
 				"${wopt[@]}"
-			x e4_sbio "$d/sbio.json" | record 4 "$r" sbio
+			parse 4 "$r" sbio e4_sbio "$d/sbio.json"
 		done
 	done
 	no=$(grep -c "^4	.*	orig	" "$RES" || true)
@@ -414,6 +472,7 @@ exp5() {
 	local wl=workloads/blockdev-sweep.lua d=$W/e5 r mode bs i s f
 	local -a opts=("--dir=$d" "--size=$E5_SIZE" "--runs=$E5_RUNS" "--sizes=$E5_SIZES")
 	local size
+	need 5 dd
 	size=$(to_bytes "$E5_SIZE")
 	mkdir -p "$d"
 	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
@@ -432,11 +491,12 @@ exp5() {
 						"${flag[@]}" 2>&1 | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' |
 						awk -v s="$s" -v b="$size" '{ print s + b / 1048576 / $1 }')
 				done
-				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' |
-					record 5 "$r" orig
+				[ -n "$s" ] || fail 5 "**Failed** in round $r: dd printed no time for bs=$bs (its output: $(last_err "$W/err.5"))."
+				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' >"$d/cells"
+				record 5 "$r" orig <"$d/cells"
 			done
 			sbio_run "$d/sbio.json" "$wl" "${opts[@]}" "${sflag[@]}"
-			x e5_sbio "$d/sbio.json" "$mode" | record 5 "$r" sbio
+			parse 5 "$r" sbio e5_sbio "$d/sbio.json" "$mode"
 		done
 	done
 	rm -rf "$d"
@@ -450,10 +510,9 @@ exp6() {
 	local wl=workloads/fsmark.lua d=$W/6 r
 	local -a fm=(-n "$E6_FILES" -s "$E6_SIZE" -t "$E6_THREADS")
 	local -a opts=("--dir=$d/sbio" "--files=$E6_FILES" "--size=$E6_SIZE" "--threads=$E6_THREADS")
-	if [ ${#d} -ge 38 ]; then
-		note 6 "Not run: fs_mark needs a folder path under 40 bytes, and $d/o is longer (a shorter DIR)."
-		return 0
-	fi
+	need 6 fs_mark
+	[ ${#d} -lt 38 ] ||
+		fail 6 "**Not run**: fs_mark needs a folder path under 40 bytes, and $d/o has $((${#d} + 2)) (a shorter DIR or TMPDIR)."
 	mkdir -p "$d/o" "$d/sbio"
 	head_of 6 "fs_mark 3.3: \`fs_mark -d DIR ${fm[*]}\`; sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: files/s."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
@@ -462,9 +521,9 @@ exp6() {
 		cold
 		rm -f "$d/o/fs_log.txt"
 		(cd "$d" && fs_mark -d "$d/o" "${fm[@]}") >"$d/orig.txt" 2>&1
-		x e6_orig "$d/orig.txt" | record 6 "$r" orig
+		parse 6 "$r" orig e6_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e6_sbio "$d/sbio.json" | record 6 "$r" sbio
+		parse 6 "$r" sbio e6_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -474,6 +533,7 @@ exp6() {
 exp7() {
 	local wl=workloads/postmark.lua d=$W/e7 r
 	local -a opts=("--dir=$d/sbio" "--number=$E7_NUMBER" "--transactions=$E7_TRANSACTIONS")
+	need 7 postmark
 	mkdir -p "$d/orig" "$d/sbio"
 	head_of 7 "PostMark 1.51: \`set location DIR\`, \`set number $E7_NUMBER\`, \`set transactions $E7_TRANSACTIONS\`, \`run\` (its other settings at their defaults); sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: transactions/s of the transaction phase."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
@@ -482,9 +542,9 @@ exp7() {
 		cold
 		printf 'set location %s\nset number %s\nset transactions %s\nrun\nquit\n' "$d/orig" \
 			"$E7_NUMBER" "$E7_TRANSACTIONS" | (cd "$d/orig" && postmark) >"$d/orig.txt" 2>&1
-		x e7_orig "$d/orig.txt" | record 7 "$r" orig
+		parse 7 "$r" orig e7_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e7_sbio "$d/sbio.json" | record 7 "$r" sbio
+		parse 7 "$r" sbio e7_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -497,19 +557,15 @@ TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
 	[6]="Experiment 6: fs_mark"
 	[7]="Experiment 7: PostMark")
 START=$(date -u +%s)
-for e in $EXPS; do
-	case $e in
-	1) exp1 ;;
-	2) exp2 ;;
-	3) exp3 ;;
-	4) exp4 ;;
-	5) exp5 ;;
-	6) exp6 ;;
-	7) exp7 ;;
-	esac
-done
+exec 3>&2
+for e in $EXPS; do run_exp "$e"; done
 SECS=$(($(date -u +%s) - START))
 
+version() { # TOOL: its --version's first line, or that it is not there
+	local v
+	v=$("$1" --version 2>/dev/null | head -n 1) || true
+	echo "${v:-$1: no version (not installed?)}"
+}
 # The section: the machine, the command, then per experiment its commands, table and notes.
 {
 	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
@@ -521,18 +577,18 @@ SECS=$(($(date -u +%s) - START))
 	echo
 	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
 	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})."
-	echo "- $($SBIO --version 2>&1 | head -n 1), $(fio --version), $(sysbench --version), $(dd --version | head -n 1)."
+	echo "- $($SBIO --version 2>&1 | head -n 1), $(version fio), $(version sysbench), $(version dd)."
 	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1") $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
 	for e in $EXPS; do
 		echo
 		echo "#### ${TITLE[$e]}"
-		echo
-		cat "$W/head.$e"
-		echo
-		x table "$RES" "$e"
+		[ -f "$W/head.$e" ] && { echo; cat "$W/head.$e"; }
+		[ -f "$W/fail.$e" ] && { echo; cat "$W/fail.$e"; }
+		grep -q "^$e	" "$RES" && { echo; x table "$RES" "$e"; }
 		[ -f "$W/notes.$e" ] && { echo; cat "$W/notes.$e"; }
 	done
 } >"$W/section.md"
 cat "$W/section.md"
 [ -n "${OUT:-}" ] && x splice "$OUT" "$W/section.md" "$BEGIN_MARK" "$END_MARK"
+[ -z "$FAILED" ] || { say "failed:$FAILED (each one's section says why)"; exit 1; }
 exit 0

@@ -1,0 +1,36 @@
+#!/bin/bash
+# bench/experiments.sh when an experiment cannot run: its section says why, the other
+# experiments' tables are printed, the exit code is 1; bad settings: one line, exit 2.
+# Tiny settings (a few seconds): the experiments themselves are make experiments' work.
+. "$(dirname "$0")/lib.sh"
+EXP=$(cd "$(dirname "$0")/../.." && pwd)/bench/experiments.sh
+export SBIO
+
+if ! command -v python3 >/dev/null || ! command -v fs_mark >/dev/null; then
+	skip "python3 and fs_mark are needed (make experiments installs them)"
+	exit 0
+fi
+
+# A folder whose path is too long for fs_mark: experiment 6 says so instead of dying.
+LONG=$TMP/a-folder-with-a-rather-long-name-for-fs_mark
+mkdir -p "$LONG"
+expect_exit 1 "fs_mark's path limit: exit 1" env EXPS=6 ROUNDS=1 DIR="$LONG" bash "$EXP"
+check "fs_mark's path limit: experiment 6's section says why it did not run" \
+	grep -q 'Not run.*fs_mark needs a folder path under 40 bytes' "$TMP/out"
+check "fs_mark's path limit: the section's title is printed" grep -qx '#### Experiment 6: fs_mark' "$TMP/out"
+
+# sysbench failing (exit 3) and PostMark printing no figure, fs_mark working: experiments 1
+# and 7 say why, experiment 6's table is printed.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "stub: the disk is on fire" >&2\nexit 3\n' >"$TMP/bin/sysbench"
+printf '#!/bin/sh\necho "no transactions here"\n' >"$TMP/bin/postmark"
+chmod +x "$TMP/bin/sysbench" "$TMP/bin/postmark"
+expect_exit 1 "a tool failing, one giving no figure: exit 1" env PATH="$TMP/bin:$PATH" \
+	EXPS="1 7 6" ROUNDS=1 E6_FILES=5 E7_NUMBER=10 E7_TRANSACTIONS=10 DIR=/tmp bash "$EXP"
+sect() { awk -v t="#### Experiment $1:" 'index($0, "#### ") == 1 { on = index($0, t) == 1 } on' "$TMP/out"; }
+check "a failing tool: experiment 1 names the command, its exit code and its last error line" \
+	eval 'sect 1 | grep -q "Failed.*sysbench.*exited 3: stub: the disk is on fire"'
+check "output without a figure: experiment 7 says so" \
+	eval 'sect 7 | grep -q "Failed.*no figure in the original.s output.*no transactions here"'
+check "experiment 6 ran: its table is printed" eval 'sect 6 | grep -q "^| files/s | [0-9]"'
+check "experiment 7's sbio run was not reached: no table" eval '! sect 7 | grep -q "^| cell"'
