@@ -135,9 +135,9 @@ def e2_sbio(path):
         s = sum((t["bytes_read"] + t["bytes_written"]) / t["duration_s"]
                 for t in res(p)["threads"] if t["duration_s"] > 0)
         out(p["name"] + " (MiB/s)", s / MIB)
-def e2_orig(path):
+def e2_orig(*paths):
     sums, order = {}, []
-    for j in js(path)["jobs"]:
+    for j in (j for p in paths for j in js(p)["jobs"]):
         n = j["jobname"]
         if n not in sums: order.append(n); sums[n] = 0
         sums[n] += j["read"]["bw_bytes"] + j["write"]["bw_bytes"]
@@ -347,47 +347,32 @@ exp1() {
 }
 
 # 2. iozone -i0 -i1 -c -t N -s S -r R, by fio (iozone is not in Debian main): one file per
-# process, written fresh (no preallocation), rewritten, read and read again from the page
-# cache as iozone does (no invalidation, no fadvise), no fsync; each phase's "Children see"
-# figure (the sum of each process's own rate) against fio's per-job rates summed.
+# process, written fresh (created, written, closed), rewritten, read and read again from the
+# page cache as iozone does (no invalidation, no fadvise), no fsync. One fio run per phase:
+# a job file with the four jobs would have fio lay the read jobs' files out (write them
+# whole, ftruncate, fsync) before its first job, so its "write" would be an overwrite. Each
+# phase's "Children see" figure (the sum of each process's own rate) against fio's per-job
+# rates summed.
 exp2() {
-	local wl=workloads/iozone.lua d=$W/e2 r
+	local wl=workloads/iozone.lua d=$W/e2 r j
 	local -a opts=("--dir=$d/sbio" "--size=$E2_SIZE" "--threads=$E2_THREADS"
 		"--record=$E2_RECORD")
+	local -a fio=("--directory=$d/orig" "--filename_format=iozone.\$jobnum" "--numjobs=$E2_THREADS"
+		"--size=$E2_SIZE" "--bs=$E2_RECORD" --ioengine=psync --invalidate=0 --fadvise_hint=0
+		--fallocate=none --end_fsync=0)
 	need 2 fio
 	mkdir -p "$d/sbio" "$d/orig"
-	cat >"$d/iozone.fio" <<-EOF
-		[global]
-		directory=$d/orig
-		filename_format=iozone.\$jobnum
-		numjobs=$E2_THREADS
-		size=$E2_SIZE
-		bs=$E2_RECORD
-		ioengine=psync
-		invalidate=0
-		fadvise_hint=0
-		fallocate=none
-		end_fsync=0
-		[write]
-		rw=write
-		[rewrite]
-		stonewall
-		rw=write
-		[read]
-		stonewall
-		rw=read
-		[re-read]
-		stonewall
-		rw=read
-	EOF
-	head_of 2 "fio: one job file, four stonewalled jobs of $E2_THREADS processes each (\`numjobs=$E2_THREADS size=$E2_SIZE bs=$E2_RECORD ioengine=psync invalidate=0 fadvise_hint=0 fallocate=none end_fsync=0\`, rw=write, write, read, read on the same per-process files, removed before each run); sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: iozone's \"Children see throughput\" (the sum of each process's own rate), in MiB/s."
+	head_of 2 "fio: one run per phase, \`fio --name=PHASE --rw=MODE ${fio[*]:1}\`, for write (rw=write, on no file: fio creates it), rewrite (write), read and re-read (read), on the same per-process files, removed before each round; sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: iozone's \"Children see throughput\" (the sum of each process's own rate), in MiB/s."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	for r in $(seq "$ROUNDS"); do
 		say "exp 2 round $r"
 		rm -f "$d"/orig/iozone.*
 		cold
-		fio --output-format=json --output="$d/orig.json" "$d/iozone.fio" >/dev/null
-		parse 2 "$r" orig e2_orig "$d/orig.json"
+		for j in write:write rewrite:write read:read re-read:read; do
+			fio --output-format=json --output="$d/orig.${j%%:*}.json" --name="${j%%:*}" \
+				--rw="${j#*:}" "${fio[@]}" >/dev/null
+		done
+		parse 2 "$r" orig e2_orig "$d"/orig.{write,rewrite,read,re-read}.json
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
 		parse 2 "$r" sbio e2_sbio "$d/sbio.json"
 	done

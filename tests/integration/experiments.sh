@@ -34,3 +34,19 @@ check "output without a figure: experiment 7 says so" \
 	eval 'sect 7 | grep -q "Failed.*no figure in the original.s output.*no transactions here"'
 check "experiment 6 ran: its table is printed" eval 'sect 6 | grep -q "^| files/s | [0-9]"'
 check "experiment 7's sbio run was not reached: no table" eval '! sect 7 | grep -q "^| cell"'
+
+# Experiment 2's workload: iozone's -s is each child's file. --size=2M --threads=2: two files
+# of 2 MiB, and in every phase each thread moves its own 2 MiB once.
+mkdir -p "$TMP/ioz"
+"$SBIO" prepare --script "$(dirname "$EXP")/../workloads/iozone.lua" --dir="$TMP/ioz" --size=2M \
+	--threads=2 >/dev/null 2>&1
+"$SBIO" run --script "$(dirname "$EXP")/../workloads/iozone.lua" --dir="$TMP/ioz" --size=2M \
+	--threads=2 --output-format=json -o "$TMP/ioz.json" >/dev/null 2>&1
+eq "iozone.lua --size=2M --threads=2: two files of 2 MiB" \
+	"$(stat -c %s "$TMP"/ioz/test_file.* | paste -sd ' ')" "2097152 2097152"
+eq "iozone.lua --size=2M --threads=2: each thread moves 2 MiB in each phase" \
+	"$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:%s" % (p["name"], ",".join(str(t["bytes_read"] + t["bytes_written"])
+      for t in p["jobs"][0]["result"]["result"]["threads"])) for p in d["phases"]))' "$TMP/ioz.json")" \
+	"write:2097152,2097152 rewrite:2097152,2097152 read:2097152,2097152 re-read:2097152,2097152"
