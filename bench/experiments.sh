@@ -17,6 +17,12 @@
 #   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
 #   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
 #   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about 90 s).
+#   DEVICE (where the runs go; a folder by default, as DIR): "loop", a loop device of its own
+#   (direct I/O on when the kernel allows it) over an image file in DIR, with its own ext4,
+#   mounted in the work folder and detached at the end; "ram", the same over an image in a
+#   tmpfs of its own, a device no other work on the machine reaches; a folder path: DIR.
+#   loop and ram need root. DEV_SIZE: the image's size (by default what the chosen
+#   experiments keep on disk at once, with room for the file system).
 #   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
 #   E2_SIZE (512M, per file), E2_THREADS (2), E2_RECORD (128k)
 #   E3_SIZE (2G, the ten files), E3_TIME (2 s per cell), E3_BLOCK (32k), E3_DEPTH (16)
@@ -99,6 +105,21 @@ for e in $EXPS; do
 	case $e in [1-7]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 7" ;; esac
 done
 BASE=${DIR:-${TMPDIR:-/var/tmp}}
+DEVICE=${DEVICE:-}
+case $DEVICE in
+'') ;;
+loop | ram)
+	[ "$(id -u)" = 0 ] ||
+		usage_error "DEVICE=$DEVICE: needs root (a loop device, its file system, a mount); run it as root, or DEVICE=FOLDER"
+	for t in losetup mkfs.ext4 mount umount; do
+		command -v "$t" >/dev/null || usage_error "DEVICE=$DEVICE: needs $t (util-linux, e2fsprogs)"
+	done
+	;;
+*)
+	[ -d "$DEVICE" ] || usage_error "DEVICE=$DEVICE: expected ram, loop or a folder"
+	BASE=$DEVICE
+	;;
+esac
 [ -d "$BASE" ] || usage_error "DIR=$BASE: not a folder (the runs need a folder on a file system, never a raw device)"
 if [ -n "${OUT:-}" ]; then
 	{ [ -f "$OUT" ] && grep -qxF "$BEGIN_MARK" "$OUT" && grep -qxF "$END_MARK" "$OUT"; } ||
@@ -106,9 +127,82 @@ if [ -n "${OUT:-}" ]; then
 fi
 [ -x "$SBIO" ] || usage_error "SBIO=$SBIO: not an executable (build it with make)"
 
+# dev_need: the bytes the chosen experiments keep on disk at once (an experiment removes its
+# files at its end): sysbench's and sbio's sets, fio's and sbio's files, the matrix's set,
+# bonnie's file beside sbio's per chunk size, the sweep's file, fs_mark's and sbio's files.
+dev_need() {
+	local e n max=0 c e4=0 e4max=0
+	for c in $E4_CELLS; do
+		e4=$((e4 + ${c#*:}))
+		[ "${c#*:}" -le "$e4max" ] || e4max=${c#*:}
+	done
+	for e in $EXPS; do
+		case $e in
+		1) n=$((2 * $(to_bytes "$E1_SIZE"))) ;;
+		2) n=$((2 * E2_THREADS * $(to_bytes "$E2_SIZE"))) ;;
+		3) n=$(to_bytes "$E3_SIZE") ;;
+		4) n=$(((e4 + e4max) * 1048576)) ;;
+		5) n=$(to_bytes "$E5_SIZE") ;;
+		6) n=$((2 * E6_FILES * E6_THREADS * (E6_SIZE + 4096))) ;;
+		7) n=$((64 * 1048576)) ;;
+		esac
+		[ "$n" -le "$max" ] || max=$n
+	done
+	echo $((max + max / 4 + 256 * 1048576))
+}
+if [ -n "${DEV_SIZE:-}" ]; then
+	sized DEV_SIZE "$DEV_SIZE"
+	DEV_BYTES=$(to_bytes "$DEV_SIZE")
+else
+	DEV_BYTES=$(dev_need)
+fi
+if [ "$DEVICE" = ram ]; then
+	avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo) # MiB
+	[ $((DEV_BYTES >> 20)) -lt $((avail - 1024)) ] ||
+		usage_error "DEVICE=ram: the image needs $((DEV_BYTES >> 20)) MiB, more than the $avail MiB of free memory less 1 GiB (smaller sizes: QUICK=1, E*_SIZE, DEV_SIZE)"
+fi
+
 W=$(mktemp -d "$BASE/sbio-experiments.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+R=$W # the folder the runs use: on the device measured
+LOOP='' MNT='' RAMFS='' DEVDESC=''
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() { # the device's mount, the loop device and the tmpfs undone, then the work folder
+	[ -z "$MNT" ] || umount "$MNT" 2>/dev/null || umount -l "$MNT" || true
+	[ -z "$LOOP" ] || losetup -d "$LOOP" || true
+	[ -z "$RAMFS" ] || umount "$RAMFS" 2>/dev/null || umount -l "$RAMFS" || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
 trap 'exit 130' INT TERM
+# DEVICE=loop|ram: an image (in DIR, or in a tmpfs of its own), a loop device over it (direct
+# I/O when the kernel allows it), a new ext4 on it, mounted as the runs' folder.
+setup_device() {
+	local img dio src fstype
+	if [ "$DEVICE" = ram ]; then
+		RAMFS=$W/ram
+		mkdir "$RAMFS"
+		mount -t tmpfs -o size=$((DEV_BYTES + 16777216)),mode=0700 sbio-experiments "$RAMFS"
+		img=$RAMFS/disk.img
+	else
+		img=$W/disk.img
+	fi
+	truncate -s "$DEV_BYTES" "$img"
+	LOOP=$(losetup --find --show --direct-io=on "$img" 2>/dev/null) || LOOP=$(losetup --find --show "$img")
+	dio=$(cat "/sys/block/${LOOP#/dev/}/loop/dio" 2>/dev/null || echo 0)
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >/dev/null
+	MNT=$W/m
+	mkdir "$MNT"
+	mount "$LOOP" "$MNT"
+	R=$MNT
+	if [ "$DEVICE" = ram ]; then
+		DEVDESC="DEVICE=ram: $LOOP over a $((DEV_BYTES >> 20)) MiB image in a tmpfs (RAM) of its own"
+	else
+		read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+		DEVDESC="DEVICE=loop: $LOOP over a $((DEV_BYTES >> 20)) MiB image file on $src ($fstype)"
+	fi
+	DEVDESC+=", direct I/O $([ "$dio" = 1 ] && echo on || echo off), its own ext4"
+}
+[ -z "$DEVICE" ] || [ "$DEVICE" = "$BASE" ] || setup_device
 RES=$W/results.tsv
 : >"$RES"
 ROOT=0
@@ -312,7 +406,7 @@ say() { echo "[$(date -u +%H:%M:%S)] $*" >&3; } # progress, on the first stderr
 # 1. sysbench fileio rndrw: a fixed number of requests, 16 threads, 128 files, O_DIRECT;
 # the figure is sysbench's "total time" (the post's "Time spent for test").
 exp1() {
-	local wl=workloads/sysbench-rndrw.lua d=$W/e1 r
+	local wl=workloads/sysbench-rndrw.lua d=$R/e1 r
 	local -a opts=("--dir=$d/sbio" "--threads=$E1_THREADS")
 	local -a sb=(fileio --file-num=128 "--file-total-size=$E1_SIZE")
 	need 1 sysbench
@@ -354,7 +448,7 @@ exp1() {
 # phase's "Children see" figure (the sum of each process's own rate) against fio's per-job
 # rates summed.
 exp2() {
-	local wl=workloads/iozone.lua d=$W/e2 r j
+	local wl=workloads/iozone.lua d=$R/e2 r j
 	local -a opts=("--dir=$d/sbio" "--size=$E2_SIZE" "--threads=$E2_THREADS"
 		"--record=$E2_RECORD")
 	local -a fio=("--directory=$d/orig" "--filename_format=iozone.\$jobnum" "--numjobs=$E2_THREADS"
@@ -383,7 +477,7 @@ exp2() {
 # (invalidate=1, fadvise_hint=1, the random map, end_fsync=0, file_service_type=roundrobin),
 # time-based like the matrix: each cell's MiB/s.
 exp3() {
-	local wl=workloads/fio-matrix.lua d=$W/e3 r m w files i cell
+	local wl=workloads/fio-matrix.lua d=$R/e3 r m w files i cell
 	local -a opts=("--dir=$d" "--size=$E3_SIZE" "--time=$E3_TIME" "--block=$E3_BLOCK"
 		"--depth=$E3_DEPTH")
 	local -A engine=([sync]="--ioengine=psync" [mmap]="--ioengine=mmap"
@@ -419,7 +513,7 @@ exp3() {
 # bonnie++ 2.00a opens the file with O_DIRECT for its block write only: its rewrite and
 # block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
 exp4() {
-	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
+	local wl=workloads/bonnie-direct.lua d=$R/e4 r c chunk mib no ns
 	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig") wopt=()
 	need 4 bonnie++
 	# Opened as bonnie++ opens it: O_DIRECT for the block write alone.
@@ -454,7 +548,7 @@ exp4() {
 # \`dd if=FILE of=/dev/null bs=B count=SIZE/B [iflag=direct]\`, dd's seconds; a cell's figure
 # is the average of its runs' MiB/s (the file's size over each run's seconds).
 exp5() {
-	local wl=workloads/blockdev-sweep.lua d=$W/e5 r mode bs i s f
+	local wl=workloads/blockdev-sweep.lua d=$R/e5 r mode bs i s f
 	local -a opts=("--dir=$d" "--size=$E5_SIZE" "--runs=$E5_RUNS" "--sizes=$E5_SIZES")
 	local size
 	need 5 dd
@@ -492,7 +586,7 @@ exp5() {
 # removes its files after the loop (no -k), outside its figure.
 exp6() {
 	# fs_mark refuses a -d path of 40 bytes or more: short names.
-	local wl=workloads/fsmark.lua d=$W/6 r
+	local wl=workloads/fsmark.lua d=$R/6 r
 	local -a fm=(-n "$E6_FILES" -s "$E6_SIZE" -t "$E6_THREADS")
 	local -a opts=("--dir=$d/sbio" "--files=$E6_FILES" "--size=$E6_SIZE" "--threads=$E6_THREADS")
 	need 6 fs_mark
@@ -516,7 +610,7 @@ exp6() {
 # 7. PostMark with its defaults but the pool and the transactions (E7_NUMBER,
 # E7_TRANSACTIONS), in a folder of its own; its "seconds of transactions (N per second)".
 exp7() {
-	local wl=workloads/postmark.lua d=$W/e7 r
+	local wl=workloads/postmark.lua d=$R/e7 r
 	local -a opts=("--dir=$d/sbio" "--number=$E7_NUMBER" "--transactions=$E7_TRANSACTIONS")
 	need 7 postmark
 	mkdir -p "$d/orig" "$d/sbio"
@@ -553,7 +647,7 @@ version() { # TOOL: its --version's first line, or that it is not there
 }
 # The section: the machine, the command, then per experiment its commands, table and notes.
 {
-	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+	read -r src fstype < <(df --output=source,fstype "$R" | tail -n 1)
 	# The disk of the file system's device (vda for vda1; loop0 and nvme0n1 are disks).
 	dev=$(basename "$(readlink -f "$src")")
 	[ -e "/sys/block/$dev" ] || dev=$(basename "$(readlink -f "/sys/class/block/$dev/..")")
@@ -561,9 +655,9 @@ version() { # TOOL: its --version's first line, or that it is not there
 	echo "### Run on $(date -u +%Y-%m-%d) ($(date -u +%H:%M) UTC)"
 	echo
 	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
-	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})."
+	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})${DEVDESC:+: $DEVDESC}."
 	echo "- $($SBIO --version 2>&1 | head -n 1), $(version fio), $(version sysbench), $(version dd)."
-	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1") $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
+	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1")${DEVICE:+ DEVICE=$DEVICE} $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
 	for e in $EXPS; do
 		echo
 		echo "#### ${TITLE[$e]}"

@@ -50,3 +50,33 @@ d = json.load(open(sys.argv[1]))
 print(" ".join("%s:%s" % (p["name"], ",".join(str(t["bytes_read"] + t["bytes_written"])
       for t in p["jobs"][0]["result"]["result"]["threads"])) for p in d["phases"]))' "$TMP/ioz.json")" \
 	"write:2097152,2097152 rewrite:2097152,2097152 read:2097152,2097152 re-read:2097152,2097152"
+
+# DEVICE: a bad value is refused in one line (exit 2) before anything runs.
+expect_exit 2 "DEVICE=floppy: exit 2" env DEVICE=floppy EXPS=6 ROUNDS=1 E6_FILES=5 DIR=/tmp bash "$EXP"
+stderr_one_line "DEVICE=floppy: one line on stderr"
+check "DEVICE=floppy: the line names DEVICE and what is accepted" grep -q 'DEVICE=floppy: expected ram, loop or a folder' "$TMP/err"
+check "DEVICE=floppy: nothing ran (no section)" test ! -s "$TMP/out"
+if ! need_root; then
+	skip "DEVICE=loop and ram need root"
+	exit 0
+fi
+if setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$EXP"; then
+	expect_exit 2 "DEVICE=loop as a user: exit 2" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env DEVICE=loop EXPS=6 ROUNDS=1 E6_FILES=5 DIR=/tmp bash "$EXP"
+	check "DEVICE=loop as a user: the line says root is needed" grep -q 'DEVICE=loop: needs root' "$TMP/err"
+else
+	skip "the script is out of reach of user nobody"
+fi
+# DEVICE=loop and ram: the runs on a loop device of their own (its own ext4), named in the
+# section's machine line; the loop device detached and unmounted at the end.
+for dv in loop ram; do
+	expect_exit 0 "DEVICE=$dv: exit 0" env DEVICE=$dv EXPS=6 ROUNDS=1 E6_FILES=5 DIR=/tmp bash "$EXP"
+	line=$(grep '^- Folder on ' "$TMP/out")
+	loopdev=$(grep -oP '^- Folder on \K/dev/loop\d+(?= \(ext4)' <<<"$line")
+	check "DEVICE=$dv: the runs' folder is on a loop device's ext4 ($line)" test -n "$loopdev"
+	check "DEVICE=$dv: the machine line says which device" grep -q "DEVICE=$dv: $loopdev over a [0-9]* MiB image" <<<"$line"
+	check "DEVICE=$dv: experiment 6's table is printed" grep -q '^| files/s | [0-9]' "$TMP/out"
+	check "DEVICE=$dv: the loop device is detached at the end" \
+		eval "! losetup -n -O BACK-FILE ${loopdev:-/dev/loop-none} 2>/dev/null | grep -q sbio-experiments"
+	check "DEVICE=$dv: nothing of the run is left mounted" eval '! grep -q "/tmp/sbio-experiments\." /proc/mounts'
+done
