@@ -11,13 +11,26 @@ if ! command -v python3 >/dev/null || ! command -v fs_mark >/dev/null; then
 	exit 0
 fi
 
-# A folder whose path is too long for fs_mark: experiment 6 says so instead of dying.
+# A folder whose path is too long for fs_mark (40 bytes): it runs through a link of a short
+# path in /tmp, the section says so, and the link is removed at the end.
 LONG=$TMP/a-folder-with-a-rather-long-name-for-fs_mark
 mkdir -p "$LONG"
-expect_exit 1 "fs_mark's path limit: exit 1" env EXPS=6 ROUNDS=1 DIR="$LONG" bash "$EXP"
-check "fs_mark's path limit: experiment 6's section says why it did not run" \
-	grep -q 'Not run.*fs_mark needs a folder path under 40 bytes' "$TMP/out"
-check "fs_mark's path limit: the section's title is printed" grep -qx '#### Experiment 6: fs_mark' "$TMP/out"
+expect_exit 0 "fs_mark's path limit: exit 0" env EXPS=6 ROUNDS=1 E6_FILES=5 DIR="$LONG" bash "$EXP"
+check "fs_mark's path limit: experiment 6's table is printed" grep -q '^| files/s | [0-9]' "$TMP/out"
+link=$(grep -oP 'fs_mark ran in \S+ through a link of a shorter path, \K/tmp/sbio-fm\.\w+' "$TMP/out")
+check "fs_mark's path limit: the section names the link fs_mark ran through" test -n "$link"
+check "fs_mark's path limit: the link is removed at the end" test ! -L "${link:-/nonexistent}"
+
+# fs_mark not installed (a PATH without it): experiment 6 says so, exit 1.
+mkdir -p "$TMP/nofsmark"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case ${f##*/} in fs_mark) ;; *) [ -e "$TMP/nofsmark/${f##*/}" ] || ln -s "$f" "$TMP/nofsmark/${f##*/}" ;; esac
+done
+expect_exit 1 "fs_mark not installed: exit 1" env PATH="$TMP/nofsmark" EXPS=6 ROUNDS=1 E6_FILES=5 \
+	DIR=/tmp bash "$EXP"
+check "fs_mark not installed: experiment 6's section says so" \
+	grep -q '^\*\*Not run\*\*: .fs_mark. is not installed' "$TMP/out"
+check "fs_mark not installed: the section's title is printed" grep -qx '#### Experiment 6: fs_mark' "$TMP/out"
 
 # sysbench failing (exit 3) and PostMark printing no figure, fs_mark working: experiments 1
 # and 7 say why, experiment 6's table is printed.
