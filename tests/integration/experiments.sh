@@ -48,6 +48,15 @@ check "output without a figure: experiment 7 says so" \
 check "experiment 6 ran: its table is printed" eval 'sect 6 | grep -q "^| files/s | [0-9]"'
 check "experiment 7's sbio run was not reached: no table" eval '! sect 7 | grep -q "^| cell"'
 
+# bonnie++ printing +++++ for every test (too short to time): no figure, not a failure; the
+# section says why its column is empty.
+printf '#!/bin/sh\necho "1.98,2.00a,sbio,1,1796461515,1M,,10,1,,,+++++,+++,+++++,+++,,,+++++,+++,+++++,+++,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"\n' \
+	>"$TMP/bin/bonnie++"
+chmod +x "$TMP/bin/bonnie++"
+expect_exit 0 "bonnie++ printing +++++: exit 0" env PATH="$TMP/bin:$PATH" EXPS=4 ROUNDS=1 \
+	E4_CELLS=4k:1 DIR=/tmp bash "$EXP"
+check "bonnie++ printing +++++: the section says why there is no figure" grep -q 'bonnie++ printed +++++' "$TMP/out"
+
 # Experiment 2's workload: iozone's -s is each child's file. --size=2M --threads=2: two files
 # of 2 MiB, and in every phase each thread moves its own 2 MiB once.
 mkdir -p "$TMP/ioz"
