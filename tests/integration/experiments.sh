@@ -69,6 +69,27 @@ expect_exit 0 "bonnie++ printing +++++: exit 0" env EXPS=4 ROUNDS=1 \
 	E4_CELLS=4k:1 DIR=/tmp bash "$EXP"
 check "bonnie++ printing +++++: the section says why there is no figure" grep -q 'bonnie++ printed +++++' "$TMP/out"
 
+# Experiment 2's reference: one fio run per phase (write, rewrite, read, re-read), the write
+# on no file (a single job file would have fio lay the read jobs' files out first). The fio
+# stub logs each run's job name, mode and the files in its folder, and writes its JSON.
+cat >"$TMP/bin/fio" <<'STUB'
+#!/bin/bash
+[ "$1" = --version ] && { echo fio-stub; exit 0; }
+for a; do
+	case $a in --output=*) out=${a#*=} ;; --name=*) name=${a#*=} ;; --rw=*) rw=${a#*=} ;;
+	--directory=*) dir=${a#*=} ;; *.fio) name=jobfile ;; esac
+done
+echo "$name ${rw:-?} files:$(ls "${dir:-/nonexistent}" 2>/dev/null | grep -c iozone)" >>"$FIO_LOG"
+echo "{\"jobs\": [{\"jobname\": \"$name\", \"read\": {\"bw_bytes\": 1048576}, \"write\": {\"bw_bytes\": 0}}]}" >"$out"
+[ "$name" = jobfile ] || [ "$rw" = read ] || touch "$dir/iozone.0"
+STUB
+chmod +x "$TMP/bin/fio"
+FIO_LOG=$TMP/fio.log expect_exit 0 "experiment 2 with a fio stub: exit 0" env EXPS=2 ROUNDS=1 E2_SIZE=1M \
+	E2_THREADS=1 DIR=/tmp bash "$EXP"
+eq "experiment 2: one fio run per phase, the write on no file" "$(paste -sd '|' "$TMP/fio.log")" \
+	"write write files:0|rewrite write files:1|read read files:1|re-read read files:1"
+eq "experiment 2: a row per phase" "$(grep -cE '^\| (write|rewrite|read|re-read) \(MiB/s\) \|' "$TMP/out")" 4
+
 # Experiment 2's workload: iozone's -s is each child's file. --size=2M --threads=2: two files
 # of 2 MiB, and in every phase each thread moves its own 2 MiB once.
 mkdir -p "$TMP/ioz"
