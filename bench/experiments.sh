@@ -20,7 +20,8 @@
 #   DEVICE (where the runs go; a folder by default, as DIR): "loop", a loop device of its own
 #   (direct I/O on when the kernel allows it) over an image file in DIR, with its own ext4,
 #   mounted in the work folder and detached at the end; "ram", the same over an image in a
-#   tmpfs of its own, a device no other work on the machine reaches; a folder path: DIR.
+#   tmpfs of its own, a device no other work on the machine reaches (not zram: its cost
+#   depends on how the data compresses, and the tools write different data); a folder: DIR.
 #   loop and ram need root. DEV_SIZE: the image's size (by default what the chosen
 #   experiments keep on disk at once, with room for the file system).
 #   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
