@@ -17,6 +17,13 @@
 #   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
 #   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
 #   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about 90 s).
+#   DEVICE (where the runs go; a folder by default, as DIR): "loop", a loop device of its own
+#   (direct I/O on when the kernel allows it) over an image file in DIR, with its own ext4,
+#   mounted in the work folder and detached at the end; "ram", the same over an image in a
+#   tmpfs of its own, a device no other work on the machine reaches (not zram: its cost
+#   depends on how the data compresses, and the tools write different data); a folder: DIR.
+#   loop and ram need root. DEV_SIZE: the image's size (by default what the chosen
+#   experiments keep on disk at once, with room for the file system).
 #   E1_EVENTS (10000), E1_SIZE (1G), E1_THREADS (16)
 #   E2_SIZE (512M, per file), E2_THREADS (2), E2_RECORD (128k)
 #   E3_SIZE (2G, the ten files), E3_TIME (2 s per cell), E3_BLOCK (32k), E3_DEPTH (16)
@@ -99,6 +106,21 @@ for e in $EXPS; do
 	case $e in [1-7]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 7" ;; esac
 done
 BASE=${DIR:-${TMPDIR:-/var/tmp}}
+DEVICE=${DEVICE:-}
+case $DEVICE in
+'') ;;
+loop | ram)
+	[ "$(id -u)" = 0 ] ||
+		usage_error "DEVICE=$DEVICE: needs root (a loop device, its file system, a mount); run it as root, or DEVICE=FOLDER"
+	for t in losetup mkfs.ext4 mount umount; do
+		command -v "$t" >/dev/null || usage_error "DEVICE=$DEVICE: needs $t (util-linux, e2fsprogs)"
+	done
+	;;
+*)
+	[ -d "$DEVICE" ] || usage_error "DEVICE=$DEVICE: expected ram, loop or a folder"
+	BASE=$DEVICE
+	;;
+esac
 [ -d "$BASE" ] || usage_error "DIR=$BASE: not a folder (the runs need a folder on a file system, never a raw device)"
 if [ -n "${OUT:-}" ]; then
 	{ [ -f "$OUT" ] && grep -qxF "$BEGIN_MARK" "$OUT" && grep -qxF "$END_MARK" "$OUT"; } ||
@@ -106,9 +128,83 @@ if [ -n "${OUT:-}" ]; then
 fi
 [ -x "$SBIO" ] || usage_error "SBIO=$SBIO: not an executable (build it with make)"
 
+# dev_need: the bytes the chosen experiments keep on disk at once (an experiment removes its
+# files at its end): sysbench's and sbio's sets, fio's and sbio's files, the matrix's set,
+# bonnie's file beside sbio's per chunk size, the sweep's file, fs_mark's and sbio's files.
+dev_need() {
+	local e n max=0 c e4=0 e4max=0
+	for c in $E4_CELLS; do
+		e4=$((e4 + ${c#*:}))
+		[ "${c#*:}" -le "$e4max" ] || e4max=${c#*:}
+	done
+	for e in $EXPS; do
+		case $e in
+		1) n=$((2 * $(to_bytes "$E1_SIZE"))) ;;
+		2) n=$((2 * E2_THREADS * $(to_bytes "$E2_SIZE"))) ;;
+		3) n=$(to_bytes "$E3_SIZE") ;;
+		4) n=$(((e4 + e4max) * 1048576)) ;;
+		5) n=$(to_bytes "$E5_SIZE") ;;
+		6) n=$((2 * E6_FILES * E6_THREADS * (E6_SIZE + 4096))) ;;
+		7) n=$((64 * 1048576)) ;;
+		esac
+		[ "$n" -le "$max" ] || max=$n
+	done
+	echo $((max + max / 4 + 256 * 1048576))
+}
+if [ -n "${DEV_SIZE:-}" ]; then
+	sized DEV_SIZE "$DEV_SIZE"
+	DEV_BYTES=$(to_bytes "$DEV_SIZE")
+else
+	DEV_BYTES=$(dev_need)
+fi
+if [ "$DEVICE" = ram ]; then
+	avail=$(awk '/MemAvailable/ { print int($2 / 1024) }' /proc/meminfo) # MiB
+	[ $((DEV_BYTES >> 20)) -lt $((avail - 1024)) ] ||
+		usage_error "DEVICE=ram: the image needs $((DEV_BYTES >> 20)) MiB, more than the $avail MiB of free memory less 1 GiB (smaller sizes: QUICK=1, E*_SIZE, DEV_SIZE)"
+fi
+
 W=$(mktemp -d "$BASE/sbio-experiments.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+R=$W # the folder the runs use: on the device measured
+LOOP='' MNT='' RAMFS='' DEVDESC=''
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() { # the device's mount, the loop device and the tmpfs undone, then the work folder
+	[ -z "$MNT" ] || umount "$MNT" 2>/dev/null || umount -l "$MNT" || true
+	[ -z "$LOOP" ] || losetup -d "$LOOP" || true
+	[ -z "$RAMFS" ] || umount "$RAMFS" 2>/dev/null || umount -l "$RAMFS" || true
+	[ ! -f "$W/links" ] || xargs -r rm -f <"$W/links" || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
 trap 'exit 130' INT TERM
+# DEVICE=loop|ram: an image (in DIR, or in a tmpfs of its own), a loop device over it (direct
+# I/O when the kernel allows it), a new ext4 on it, mounted as the runs' folder.
+setup_device() {
+	local img dio src fstype
+	if [ "$DEVICE" = ram ]; then
+		RAMFS=$W/ram
+		mkdir "$RAMFS"
+		mount -t tmpfs -o size=$((DEV_BYTES + 16777216)),mode=0700 sbio-experiments "$RAMFS"
+		img=$RAMFS/disk.img
+	else
+		img=$W/disk.img
+	fi
+	truncate -s "$DEV_BYTES" "$img"
+	LOOP=$(losetup --find --show --direct-io=on "$img" 2>/dev/null) || LOOP=$(losetup --find --show "$img")
+	dio=$(cat "/sys/block/${LOOP#/dev/}/loop/dio" 2>/dev/null || echo 0)
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" >/dev/null
+	MNT=$W/m
+	mkdir "$MNT"
+	mount "$LOOP" "$MNT"
+	R=$MNT
+	if [ "$DEVICE" = ram ]; then
+		DEVDESC="DEVICE=ram: $LOOP over a $((DEV_BYTES >> 20)) MiB image in a tmpfs (RAM) of its own"
+	else
+		read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+		DEVDESC="DEVICE=loop: $LOOP over a $((DEV_BYTES >> 20)) MiB image file on $src ($fstype)"
+	fi
+	DEVDESC+=", direct I/O $([ "$dio" = 1 ] && echo on || echo off), its own ext4"
+}
+[ -z "$DEVICE" ] || [ "$DEVICE" = "$BASE" ] || setup_device
 RES=$W/results.tsv
 : >"$RES"
 ROOT=0
@@ -135,9 +231,9 @@ def e2_sbio(path):
         s = sum((t["bytes_read"] + t["bytes_written"]) / t["duration_s"]
                 for t in res(p)["threads"] if t["duration_s"] > 0)
         out(p["name"] + " (MiB/s)", s / MIB)
-def e2_orig(path):
+def e2_orig(*paths):
     sums, order = {}, []
-    for j in js(path)["jobs"]:
+    for j in (j for p in paths for j in js(p)["jobs"]):
         n = j["jobname"]
         if n not in sums: order.append(n); sums[n] = 0
         sums[n] += j["read"]["bw_bytes"] + j["write"]["bw_bytes"]
@@ -242,8 +338,64 @@ cold() { # before every run: dirty pages written, then the page cache dropped (r
 }
 # SCRIPT OPTION: does the workload have that option (its --help's first section)?
 has_opt() {
-	"$SBIO" --script "$1" --help 2>/dev/null | awk -v o="  --$2=" '
-		/^$/ { exit } index($0, o) == 1 { found = 1 } END { exit !found }'
+	local h
+	h=$("$SBIO" --script "$1" --help 2>/dev/null) || true
+	awk -v o="  --$2=" '/^$/ { exit } index($0, o) == 1 { found = 1 } END { exit !found }' <<<"$h"
+}
+# An experiment that cannot go on says why in its section (fail.EXP) and stops; the others
+# run, their tables are printed, and the script's exit code is 1.
+fail() { # EXP LINE
+	[ -e "$W/fail.$1" ] || printf '%s\n' "$2" >"$W/fail.$1"
+	exit 1
+}
+need() { # EXP TOOL…: the tools the experiment runs, installed?
+	local e=$1 t
+	shift
+	for t; do
+		command -v "$t" >/dev/null ||
+			fail "$e" "**Not run**: \`$t\` is not installed (\`make experiments\` installs it)."
+	done
+}
+last_err() { # FILE: its last non-empty line, ": LINE", or nothing
+	local l
+	l=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c 1-200) || true
+	[ -z "$l" ] || printf ': %s' "$l"
+}
+# shellcheck disable=SC2317 # called from the ERR trap
+on_err() { # EXP STATUS COMMAND: the ERR trap of an experiment's subshell (the first failure)
+	[ -e "$W/fail.$1" ] ||
+		printf '**Failed**: %s exited %s%s\n' "\`$(cut -c 1-160 <<<"$3")\`" "$2" \
+			"$(last_err "$W/err.$1")" >"$W/fail.$1"
+}
+# parse EXP ROUND TOOL KIND FILE ARGS…: the tool's output (FILE) read by x.py KIND into
+# results.tsv; output that gives no figure fails the experiment (unless EMPTY_OK=1: bonnie++
+# prints +++++ for a test too short to time).
+parse() {
+	local e=$1 r=$2 t=$3 k=$4 f=$5
+	shift 5
+	if ! x "$k" "$f" "$@" >"$W/cells.$e" 2>"$W/perr.$e" ||
+		{ [ ! -s "$W/cells.$e" ] && [ "${EMPTY_OK:-0}" != 1 ]; }; then
+		fail "$e" "**Failed** in round $r: no figure in the $([ "$t" = orig ] && echo "original's" || echo "sbio") output ($(basename "$f")$(last_err "$W/perr.$e"); it begins: $(head -c 120 "$f" 2>/dev/null | tr -s '\n\t' '  '))."
+	fi
+	record "$e" "$r" "$t" <"$W/cells.$e"
+}
+# run_exp EXP: the experiment in a subshell of its own (set -e, pipefail, its stderr kept in
+# err.EXP); when it fails, its section says why and the next one runs.
+FAILED=
+run_exp() {
+	local e=$1 rc
+	set +e
+	(
+		set -eE -o pipefail
+		trap 'on_err '"$e"' $? "$BASH_COMMAND"' ERR
+		case $e in 1) exp1 ;; 2) exp2 ;; 3) exp3 ;; 4) exp4 ;; 5) exp5 ;; 6) exp6 ;; 7) exp7 ;; esac
+	) 2>"$W/err.$e"
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] && return 0
+	[ -e "$W/fail.$e" ] || echo "**Failed** (exit $rc)$(last_err "$W/err.$e")." >"$W/fail.$e"
+	FAILED+=" $e"
+	say "exp $e: $(cat "$W/fail.$e")"
 }
 sbio_run() { # JSON WORKLOAD OPTIONS…: one sbio run of a workload
 	local out=$1 wl=$2
@@ -253,14 +405,15 @@ sbio_run() { # JSON WORKLOAD OPTIONS…: one sbio run of a workload
 }
 note() { echo "$2" >>"$W/notes.$1"; } # EXP LINE: said under the experiment's table
 head_of() { printf '%s\n' "$2" >>"$W/head.$1"; } # EXP LINE: said above it
-say() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+say() { echo "[$(date -u +%H:%M:%S)] $*" >&3; } # progress, on the first stderr
 
 # 1. sysbench fileio rndrw: a fixed number of requests, 16 threads, 128 files, O_DIRECT;
 # the figure is sysbench's "total time" (the post's "Time spent for test").
 exp1() {
-	local wl=workloads/sysbench-rndrw.lua d=$W/e1 r
+	local wl=workloads/sysbench-rndrw.lua d=$R/e1 r
 	local -a opts=("--dir=$d/sbio" "--threads=$E1_THREADS")
 	local -a sb=(fileio --file-num=128 "--file-total-size=$E1_SIZE")
+	need 1 sysbench
 	mkdir -p "$d/sbio" "$d/orig"
 	if has_opt "$wl" events; then
 		opts+=("--events=$E1_EVENTS")
@@ -284,56 +437,42 @@ exp1() {
 		cold
 		(cd "$d/orig" && sysbench "${sb[@]}" --file-test-mode=rndrw --threads="$E1_THREADS" \
 			--events="$sb_events" --time=0 --file-extra-flags=direct run >"$d/orig.txt")
-		x e1_orig "$d/orig.txt" | record 1 "$r" orig
+		parse 1 "$r" orig e1_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e1_sbio "$d/sbio.json" | record 1 "$r" sbio
+		parse 1 "$r" sbio e1_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
 
 # 2. iozone -i0 -i1 -c -t N -s S -r R, by fio (iozone is not in Debian main): one file per
-# process, written fresh (no preallocation), rewritten, read and read again from the page
-# cache as iozone does (no invalidation, no fadvise), no fsync; each phase's "Children see"
-# figure (the sum of each process's own rate) against fio's per-job rates summed.
+# process, written fresh (created, written, closed), rewritten, read and read again from the
+# page cache as iozone does (no invalidation, no fadvise), no fsync. One fio run per phase:
+# a job file with the four jobs would have fio lay the read jobs' files out (write them
+# whole, ftruncate, fsync) before its first job, so its "write" would be an overwrite. Each
+# phase's "Children see" figure (the sum of each process's own rate) against fio's per-job
+# rates summed.
 exp2() {
-	local wl=workloads/iozone.lua d=$W/e2 r
+	local wl=workloads/iozone.lua d=$R/e2 r j
 	local -a opts=("--dir=$d/sbio" "--size=$E2_SIZE" "--threads=$E2_THREADS"
 		"--record=$E2_RECORD")
+	local -a fio=("--directory=$d/orig" "--filename_format=iozone.\$jobnum" "--numjobs=$E2_THREADS"
+		"--size=$E2_SIZE" "--bs=$E2_RECORD" --ioengine=psync --invalidate=0 --fadvise_hint=0
+		--fallocate=none --end_fsync=0)
+	need 2 fio
 	mkdir -p "$d/sbio" "$d/orig"
-	cat >"$d/iozone.fio" <<-EOF
-		[global]
-		directory=$d/orig
-		filename_format=iozone.\$jobnum
-		numjobs=$E2_THREADS
-		size=$E2_SIZE
-		bs=$E2_RECORD
-		ioengine=psync
-		invalidate=0
-		fadvise_hint=0
-		fallocate=none
-		end_fsync=0
-		[write]
-		rw=write
-		[rewrite]
-		stonewall
-		rw=write
-		[read]
-		stonewall
-		rw=read
-		[re-read]
-		stonewall
-		rw=read
-	EOF
-	head_of 2 "fio: one job file, four stonewalled jobs of $E2_THREADS processes each (\`numjobs=$E2_THREADS size=$E2_SIZE bs=$E2_RECORD ioengine=psync invalidate=0 fadvise_hint=0 fallocate=none end_fsync=0\`, rw=write, write, read, read on the same per-process files, removed before each run); sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: iozone's \"Children see throughput\" (the sum of each process's own rate), in MiB/s."
+	head_of 2 "fio: one run per phase, \`fio --name=PHASE --rw=MODE ${fio[*]:1}\`, for write (rw=write, on no file: fio creates it), rewrite (write), read and re-read (read), on the same per-process files, removed before each round; sbio: \`sbio run --script $wl ${opts[*]:1}\`. Figure: iozone's \"Children see throughput\" (the sum of each process's own rate), in MiB/s."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	for r in $(seq "$ROUNDS"); do
 		say "exp 2 round $r"
 		rm -f "$d"/orig/iozone.*
 		cold
-		fio --output-format=json --output="$d/orig.json" "$d/iozone.fio" >/dev/null
-		x e2_orig "$d/orig.json" | record 2 "$r" orig
+		for j in write:write rewrite:write read:read re-read:read; do
+			fio --output-format=json --output="$d/orig.${j%%:*}.json" --name="${j%%:*}" \
+				--rw="${j#*:}" "${fio[@]}" >/dev/null
+		done
+		parse 2 "$r" orig e2_orig "$d"/orig.{write,rewrite,read,re-read}.json
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e2_sbio "$d/sbio.json" | record 2 "$r" sbio
+		parse 2 "$r" sbio e2_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -342,11 +481,12 @@ exp2() {
 # (invalidate=1, fadvise_hint=1, the random map, end_fsync=0, file_service_type=roundrobin),
 # time-based like the matrix: each cell's MiB/s.
 exp3() {
-	local wl=workloads/fio-matrix.lua d=$W/e3 r m w files i cell
+	local wl=workloads/fio-matrix.lua d=$R/e3 r m w files i cell
 	local -a opts=("--dir=$d" "--size=$E3_SIZE" "--time=$E3_TIME" "--block=$E3_BLOCK"
 		"--depth=$E3_DEPTH")
 	local -A engine=([sync]="--ioengine=psync" [mmap]="--ioengine=mmap"
 		[libaio]="--ioengine=libaio --iodepth=$E3_DEPTH" [direct]="--ioengine=psync --direct=1")
+	need 3 fio
 	mkdir -p "$d"
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	files=$(for i in $(seq 0 9); do printf '%s:' "$d/test_file.$i"; done)
@@ -362,11 +502,11 @@ exp3() {
 				fio --output-format=json --output="$d/orig.json" --name="${cell// /-}" \
 					--filename="$files" --size="$E3_SIZE" --bs="$E3_BLOCK" --rw="$m" \
 					--runtime="$E3_TIME" --time_based ${engine[$w]} >/dev/null
-				x e3_orig "$d/orig.json" "$cell" | record 3 "$r" orig
+				parse 3 "$r" orig e3_orig "$d/orig.json" "$cell"
 			done
 		done
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e3_sbio "$d/sbio.json" | record 3 "$r" sbio
+		parse 3 "$r" sbio e3_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -377,8 +517,9 @@ exp3() {
 # bonnie++ 2.00a opens the file with O_DIRECT for its block write only: its rewrite and
 # block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
 exp4() {
-	local wl=workloads/bonnie-direct.lua d=$W/e4 r c chunk mib no ns
+	local wl=workloads/bonnie-direct.lua d=$R/e4 r c chunk mib no ns
 	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig") wopt=()
+	need 4 bonnie++
 	# Opened as bonnie++ opens it: O_DIRECT for the block write alone.
 	has_opt "$wl" direct-write-only && wopt=(--direct-write-only=on)
 	[ "$ROOT" = 1 ] && bon+=(-u root)
@@ -394,10 +535,10 @@ exp4() {
 			chunk=${c%%:*} mib=${c#*:}
 			cold
 			bonnie++ "${bon[@]}" -s "$mib:$chunk:10:1" >"$d/orig.csv" 2>/dev/null
-			x e4_orig "$d/orig.csv" "$chunk" | record 4 "$r" orig
+			EMPTY_OK=1 parse 4 "$r" orig e4_orig "$d/orig.csv" "$chunk"
 			sbio_run "$d/sbio.json" "$wl" --dir="$d/sbio-$chunk" --size="${mib}M" --sizes="$chunk" \
 				"${wopt[@]}"
-			x e4_sbio "$d/sbio.json" | record 4 "$r" sbio
+			parse 4 "$r" sbio e4_sbio "$d/sbio.json"
 		done
 	done
 	no=$(grep -c "^4	.*	orig	" "$RES" || true)
@@ -411,9 +552,10 @@ exp4() {
 # \`dd if=FILE of=/dev/null bs=B count=SIZE/B [iflag=direct]\`, dd's seconds; a cell's figure
 # is the average of its runs' MiB/s (the file's size over each run's seconds).
 exp5() {
-	local wl=workloads/blockdev-sweep.lua d=$W/e5 r mode bs i s f
+	local wl=workloads/blockdev-sweep.lua d=$R/e5 r mode bs i s f
 	local -a opts=("--dir=$d" "--size=$E5_SIZE" "--runs=$E5_RUNS" "--sizes=$E5_SIZES")
 	local size
+	need 5 dd
 	size=$(to_bytes "$E5_SIZE")
 	mkdir -p "$d"
 	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
@@ -432,11 +574,12 @@ exp5() {
 						"${flag[@]}" 2>&1 | sed -n 's/.* copied, \([0-9.e-]*\) s,.*/\1/p' |
 						awk -v s="$s" -v b="$size" '{ print s + b / 1048576 / $1 }')
 				done
-				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' |
-					record 5 "$r" orig
+				[ -n "$s" ] || fail 5 "**Failed** in round $r: dd printed no time for bs=$bs (its output: $(last_err "$W/err.5"))."
+				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' >"$d/cells"
+				record 5 "$r" orig <"$d/cells"
 			done
 			sbio_run "$d/sbio.json" "$wl" "${opts[@]}" "${sflag[@]}"
-			x e5_sbio "$d/sbio.json" "$mode" | record 5 "$r" sbio
+			parse 5 "$r" sbio e5_sbio "$d/sbio.json" "$mode"
 		done
 	done
 	rm -rf "$d"
@@ -446,25 +589,31 @@ exp5() {
 # 16 KiB writes and fsynced before its close (-S 1); Files/sec of its one loop. fs_mark
 # removes its files after the loop (no -k), outside its figure.
 exp6() {
-	# fs_mark refuses a -d path of 40 bytes or more: short names.
-	local wl=workloads/fsmark.lua d=$W/6 r
+	local wl=workloads/fsmark.lua d=$R/6 r fmd
 	local -a fm=(-n "$E6_FILES" -s "$E6_SIZE" -t "$E6_THREADS")
 	local -a opts=("--dir=$d/sbio" "--files=$E6_FILES" "--size=$E6_SIZE" "--threads=$E6_THREADS")
-	if [ ${#d} -ge 38 ]; then
-		note 6 "Not run: fs_mark needs a folder path under 40 bytes, and $d/o is longer (a shorter DIR)."
-		return 0
-	fi
+	need 6 fs_mark
 	mkdir -p "$d/o" "$d/sbio"
+	fmd=$d/o
+	if [ ${#fmd} -ge 40 ]; then
+		# fs_mark refuses a -d path of 40 bytes or more: a link of a short path to the folder
+		# (in /tmp, removed at the end).
+		fmd=$(mktemp -u /tmp/sbio-fm.XXXXXX)
+		ln -s "$d/o" "$fmd" 2>/dev/null ||
+			fail 6 "**Not run**: fs_mark needs a folder path under 40 bytes, $d/o has $((${#d} + 2)), and no link to it could be made in /tmp (a shorter DIR)."
+		echo "$fmd" >>"$W/links"
+		note 6 "fs_mark ran in $d/o through a link of a shorter path, $fmd: it takes a -d path under 40 bytes."
+	fi
 	head_of 6 "fs_mark 3.3: \`fs_mark -d DIR ${fm[*]}\`; sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: files/s."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	for r in $(seq "$ROUNDS"); do
 		say "exp 6 round $r"
 		cold
 		rm -f "$d/o/fs_log.txt"
-		(cd "$d" && fs_mark -d "$d/o" "${fm[@]}") >"$d/orig.txt" 2>&1
-		x e6_orig "$d/orig.txt" | record 6 "$r" orig
+		(cd "$d" && fs_mark -d "$fmd" "${fm[@]}") >"$d/orig.txt" 2>&1
+		parse 6 "$r" orig e6_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e6_sbio "$d/sbio.json" | record 6 "$r" sbio
+		parse 6 "$r" sbio e6_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -472,8 +621,9 @@ exp6() {
 # 7. PostMark with its defaults but the pool and the transactions (E7_NUMBER,
 # E7_TRANSACTIONS), in a folder of its own; its "seconds of transactions (N per second)".
 exp7() {
-	local wl=workloads/postmark.lua d=$W/e7 r
+	local wl=workloads/postmark.lua d=$R/e7 r
 	local -a opts=("--dir=$d/sbio" "--number=$E7_NUMBER" "--transactions=$E7_TRANSACTIONS")
+	need 7 postmark
 	mkdir -p "$d/orig" "$d/sbio"
 	head_of 7 "PostMark 1.51: \`set location DIR\`, \`set number $E7_NUMBER\`, \`set transactions $E7_TRANSACTIONS\`, \`run\` (its other settings at their defaults); sbio: \`sbio run --script $wl ${opts[*]:1}\` (prepared once: an empty tree). Figure: transactions/s of the transaction phase."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
@@ -482,9 +632,9 @@ exp7() {
 		cold
 		printf 'set location %s\nset number %s\nset transactions %s\nrun\nquit\n' "$d/orig" \
 			"$E7_NUMBER" "$E7_TRANSACTIONS" | (cd "$d/orig" && postmark) >"$d/orig.txt" 2>&1
-		x e7_orig "$d/orig.txt" | record 7 "$r" orig
+		parse 7 "$r" orig e7_orig "$d/orig.txt"
 		sbio_run "$d/sbio.json" "$wl" "${opts[@]}"
-		x e7_sbio "$d/sbio.json" | record 7 "$r" sbio
+		parse 7 "$r" sbio e7_sbio "$d/sbio.json"
 	done
 	rm -rf "$d"
 }
@@ -497,22 +647,18 @@ TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
 	[6]="Experiment 6: fs_mark"
 	[7]="Experiment 7: PostMark")
 START=$(date -u +%s)
-for e in $EXPS; do
-	case $e in
-	1) exp1 ;;
-	2) exp2 ;;
-	3) exp3 ;;
-	4) exp4 ;;
-	5) exp5 ;;
-	6) exp6 ;;
-	7) exp7 ;;
-	esac
-done
+exec 3>&2
+for e in $EXPS; do run_exp "$e"; done
 SECS=$(($(date -u +%s) - START))
 
+version() { # TOOL: its --version's first line, or that it is not there
+	local v
+	v=$("$1" --version 2>/dev/null | head -n 1) || true
+	echo "${v:-$1: no version (not installed?)}"
+}
 # The section: the machine, the command, then per experiment its commands, table and notes.
 {
-	read -r src fstype < <(df --output=source,fstype "$BASE" | tail -n 1)
+	read -r src fstype < <(df --output=source,fstype "$R" | tail -n 1)
 	# The disk of the file system's device (vda for vda1; loop0 and nvme0n1 are disks).
 	dev=$(basename "$(readlink -f "$src")")
 	[ -e "/sys/block/$dev" ] || dev=$(basename "$(readlink -f "/sys/class/block/$dev/..")")
@@ -520,19 +666,19 @@ SECS=$(($(date -u +%s) - START))
 	echo "### Run on $(date -u +%Y-%m-%d) ($(date -u +%H:%M) UTC)"
 	echo
 	echo "- Kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory."
-	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})."
-	echo "- $($SBIO --version 2>&1 | head -n 1), $(fio --version), $(sysbench --version), $(dd --version | head -n 1)."
-	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1") $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
+	echo "- Folder on $src ($fstype; scheduler: ${sched:-unknown})${DEVDESC:+: $DEVDESC}."
+	echo "- $($SBIO --version 2>&1 | head -n 1), $(version fio), $(version sysbench), $(version dd)."
+	echo "- Command: \`ROUNDS=$ROUNDS EXPS=\"$EXPS\"$([ "$QUICK" = 1 ] && echo " QUICK=1")${DEVICE:+ DEVICE=$DEVICE} $CMDLINE\`, $ROUNDS round$([ "$ROUNDS" -gt 1 ] && echo s), $((SECS / 60)) min $((SECS % 60)) s."
 	for e in $EXPS; do
 		echo
 		echo "#### ${TITLE[$e]}"
-		echo
-		cat "$W/head.$e"
-		echo
-		x table "$RES" "$e"
+		[ -f "$W/head.$e" ] && { echo; cat "$W/head.$e"; }
+		[ -f "$W/fail.$e" ] && { echo; cat "$W/fail.$e"; }
+		grep -q "^$e	" "$RES" && { echo; x table "$RES" "$e"; }
 		[ -f "$W/notes.$e" ] && { echo; cat "$W/notes.$e"; }
 	done
 } >"$W/section.md"
 cat "$W/section.md"
 [ -n "${OUT:-}" ] && x splice "$OUT" "$W/section.md" "$BEGIN_MARK" "$END_MARK"
+[ -z "$FAILED" ] || { say "failed:$FAILED (each one's section says why)"; exit 1; }
 exit 0

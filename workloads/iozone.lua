@@ -30,10 +30,16 @@ option("size", "256M", "file size")
 option("threads", 1, "processes (iozone -t)")
 option("record", "128k", "record size")
 
-fileset { files = options.threads, size = options.size }
+-- iozone's -s is each child's file: the set is N files of --size each.
+local file = sbio.size(options.size)
+if not file or file <= 0 then
+    error(string.format("--size=%s: expected each file's size, a number with k, M or G",
+                        tostring(options.size)), 0)
+end
+fileset { files = options.threads, size = file * options.threads }
 
 -- One pass over every file per phase, as iozone does: events = records in the set.
-local records = math.floor(sbio.size(options.size) / sbio.size(options.record))
+local records = math.floor(file / sbio.size(options.record)) * options.threads
 
 local function seq(name, mode)
     return phase(name) {

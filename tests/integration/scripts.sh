@@ -986,7 +986,7 @@ fi
 # own kB/s, kB = 1024 bytes), "Parent sees" (all kB over the phase), min / max / avg per
 # process and "Min xfer" (the smallest child's kB); each printed figure is checked against
 # the JSON's threads[] (bytes / duration_s), to the printed two decimals.
-run_wl iozone "$(newdir iozone-children)" --size=6M --threads=3
+run_wl iozone "$(newdir iozone-children)" --size=2M --threads=3
 rc_ok iozone
 eq "iozone children: one \"Children see\" line per phase, iozone's names, 3 children" \
 	"$(grep -oP '^\tChildren see throughput for +\K\d+ [a-z -]+?(?= += )' "$TMP/iozone.out" | paste -sd '|')" \
