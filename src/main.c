@@ -494,6 +494,11 @@ static int load_script(struct sbio_config *cfg, const char *path, struct sbio_sc
         sbio_err("%s", serr);
         return -SBIO_EUSAGE;
     }
+    if (sbio_script_select(script, cfg->phase, cfg->nphase, serr, sizeof(serr))) {
+        sbio_err("%s", serr);
+        sbio_script_free(script);
+        return -SBIO_EUSAGE;
+    }
     cfg->script = script->path;
     if (script->nfiles) {
         cfg->nfile_sizes = script->nfiles;

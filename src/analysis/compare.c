@@ -560,6 +560,10 @@ static int compare_setting(struct compare *c, size_t s, struct sbio_config *conf
         sbio_err("--vary, setting %s: %s", c->names[s], err);
         return -EINVAL;
     }
+    if (sbio_script_select(c->cur, conf->phase, conf->nphase, err, sizeof(err))) {
+        sbio_err("--vary, setting %s: %s", c->names[s], err);
+        return -EINVAL;
+    }
     return compare_same_shape(c, c->names[s]);
 }
 

@@ -152,6 +152,8 @@ static const struct optdef base_opts[] = {
      "compare: a setting and its values (repeatable)"},
     {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, 0, "KEY=VALUE",
      "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
+    {"phase", NULL, T_LIST, OFF(phase), "", NULL, 0, 0, ALL_RUN, 0, "NAME[,NAME]",
+     "run only these phases of the script, in the script's order (repeatable)"},
     {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -562,8 +564,10 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     case T_STR: *(const char **)(base + d->off) = value; return 0;
     case T_LIST: {
         const char **arr = (const char **)(base + d->off);
-        int *count = d->off == OFF(vary) ? &cfg->nvary : &cfg->nqueue;
-        if (!strchr(value, '='))
+        int *count = d->off == OFF(vary)    ? &cfg->nvary
+                     : d->off == OFF(queue) ? &cfg->nqueue
+                                            : &cfg->nphase;
+        if (d->off != OFF(phase) && !strchr(value, '='))
             return opt_bad(d, value, "has no '='");
         if (*count >= SBIO_MAX_LIST)
             return opt_bad(d, value, "is one too many");
@@ -1434,6 +1438,10 @@ static int opt_check_workload(const struct sbio_config *cfg)
         cfg->random_order != SBIO_ORDER_ONCE) {
         sbio_err("--invalidate=pass goes with a sequential mode (seqwr, seqrewr, seqrd) or "
                  "--random-order=once; --random-order=draw has no passes");
+        return -EINVAL;
+    }
+    if (cfg->nphase && !cfg->script) {
+        sbio_err("--phase=%s names a phase of a script; give --script", cfg->phase[0]);
         return -EINVAL;
     }
     if (cfg->random_order == SBIO_ORDER_ONCE && !cfg->script && !mode_varies &&

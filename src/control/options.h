@@ -79,6 +79,8 @@ struct sbio_config {
     const char *vary[SBIO_MAX_LIST];
     int nqueue;
     const char *queue[SBIO_MAX_LIST];
+    int nphase; /* --phase: the script's phases to run (each a name or a comma list) */
+    const char *phase[SBIO_MAX_LIST];
     const char *queue_device;
     bool drop_caches;
     uint64_t repeat;             /* compare: runs per setting; 0: --repeat=auto */

@@ -951,6 +951,71 @@ int sbio_script_load(const char *path, const char *const *names, const char *con
     return rc;
 }
 
+/* Whether phase name is one of sel's: a whole entry, or one name of its comma list. */
+static bool phase_selected(const char *name, const char *const *sel, int nsel)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < nsel; i++) {
+        if (!strcmp(sel[i], name))
+            return true;
+        for (const char *p = sel[i]; *p;) {
+            size_t len = strcspn(p, ",");
+            if (len == n && !strncmp(p, name, n))
+                return true;
+            p += len + (p[len] == ',');
+        }
+    }
+    return false;
+}
+
+/* The first name of sel that is no phase of s (written into bad), or false: all are. */
+static bool phase_unknown(const struct sbio_script *s, const char *const *sel, int nsel, char *bad,
+                          size_t badlen)
+{
+    for (int i = 0; i < nsel; i++) {
+        bool whole = false;
+        for (unsigned pi = 0; pi < s->nphases && !whole; pi++)
+            whole = !strcmp(s->phases[pi].name, sel[i]);
+        for (const char *p = sel[i]; !whole && *p;) {
+            size_t len = strcspn(p, ",");
+            bool known = false;
+            for (unsigned pi = 0; pi < s->nphases && !known; pi++)
+                known = strlen(s->phases[pi].name) == len && !strncmp(s->phases[pi].name, p, len);
+            if (!known) {
+                snprintf(bad, badlen, "%.*s", (int)len, p);
+                return true;
+            }
+            p += len + (p[len] == ',');
+        }
+    }
+    return false;
+}
+
+int sbio_script_select(struct sbio_script *s, const char *const *sel, int nsel, char *err,
+                       size_t errlen)
+{
+    char bad[128];
+    if (!nsel)
+        return 0;
+    if (phase_unknown(s, sel, nsel, bad, sizeof(bad))) {
+        int n =
+            snprintf(err, errlen, "--phase=%s: %s has no such phase; its phases: ", bad, s->path);
+        for (unsigned pi = 0; pi < s->nphases && n >= 0 && (size_t)n < errlen; pi++)
+            n += snprintf(err + n, errlen - (size_t)n, "%s\"%s\"", pi ? ", " : "",
+                          s->phases[pi].name);
+        return -EINVAL;
+    }
+    unsigned kept = 0;
+    for (unsigned pi = 0; pi < s->nphases; pi++)
+        if (phase_selected(s->phases[pi].name, sel, nsel)) {
+            if (kept != pi)
+                s->phases[kept] = s->phases[pi];
+            kept++;
+        }
+    s->nphases = kept;
+    return 0;
+}
+
 void sbio_script_free(struct sbio_script *s)
 {
     free(s->file_size);

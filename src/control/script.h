@@ -39,6 +39,12 @@ const char *sbio_script_find(const char *name, char *buf, size_t len);
 int sbio_script_load(const char *path, const char *const *names, const char *const *values,
                      int nover, bool trusted, struct sbio_script *out, char *err, size_t errlen);
 
+/* Keep only the phases sel names (--phase: each entry a phase's name or a comma list of
+ * names), in the script's order; nsel 0 keeps all. A name that is no phase of s: -EINVAL,
+ * err says which and lists the phases, s unchanged. */
+int sbio_script_select(struct sbio_script *s, const char *const *sel, int nsel, char *err,
+                       size_t errlen);
+
 void sbio_script_free(struct sbio_script *s);
 
 /* The script's report(result), when it has one: called with the run's whole result (the

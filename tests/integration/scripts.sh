@@ -1032,3 +1032,29 @@ eq "a short seqwr phase: the set is completed as phase 2 starts, saying so" \
 	"$(grep -oE '^(=== Phase [0-9]/2|Completing the set in [^ ]*, left short by a seqwr run)' "$TMP/out" | paste -sd '|')" \
 	"=== Phase 1/2|=== Phase 2/2|Completing the set in $PS, left short by a seqwr run"
 eq "a short seqwr phase: the set is complete after the run" "$(grep '^state=' "$PS/sbio.manifest")" "state=complete"
+
+# --phase runs only the phases named (repeatable, or a comma list), in the script's order,
+# and reports only those; a name the script lacks is refused (exit 2, one line listing the
+# phases, no file made).
+SEL=$(newdir phase-select)
+cat >"$TMP/phases3.lua" <<'LUA'
+fileset { files = 1, size = "1M" }
+phase "a one" { time = 0, events = 8, job "j" { mode = "seqrd", block = "4k" } }
+phase "b" { time = 0, events = 16, job "j" { mode = "seqrd", block = "4k" } }
+phase "c" { time = 0, events = 32, job "j" { mode = "rndwr", block = "4k", fsync_freq = 0 } }
+LUA
+"$SBIO" prepare --dir="$SEL" --script "$TMP/phases3.lua" >/dev/null 2>&1
+"$SBIO" run --dir="$SEL" --script "$TMP/phases3.lua" --phase=c --phase "a one" -o "$TMP/sel.json" >"$TMP/out" 2>"$TMP/err"
+eq "--phase c --phase 'a one': exit status; the phases run, in the script's order, with their events" \
+	"$? $(pyj "$TMP/sel.json" '[(p["name"], p["jobs"][0]["result"]["result"]["events"]) for p in d["phases"]]')" \
+	"0 [('a one', 8), ('c', 32)]"
+eq "--phase: the text report has only the phases named" \
+	"$(grep -oE '^=== Phase [0-9]/[0-9]: [a-z]+( one)?' "$TMP/out" | paste -sd '|')" "=== Phase 1/2: a one|=== Phase 2/2: c"
+"$SBIO" run --dir="$SEL" --script "$TMP/phases3.lua" --phase=b,c -o "$TMP/sel.json" >"$TMP/out" 2>"$TMP/err"
+eq "--phase=b,c: a comma list" "$? $(pyj "$TMP/sel.json" '[p["name"] for p in d["phases"]]')" "0 ['b', 'c']"
+NOSEL=$(newdir phase-unknown)
+expect_exit 2 "--phase=nope: refused" "$SBIO" run --dir="$NOSEL" --script "$TMP/phases3.lua" --phase=b,nope -o "$NOSEL/r.json"
+eq "--phase=nope: one line naming it and listing the phases" \
+	"$(wc -l <"$TMP/err") $(grep -c -- '--phase=nope: .* no such phase; its phases: "a one", "b", "c"$' "$TMP/err")" "1 1"
+eq "--phase=nope: nothing made" "$(ls -A "$NOSEL")" ""
+expect_exit 2 "--phase without --script: refused" "$SBIO" run --dir="$NOSEL" --file-test-mode=seqrd --phase=b

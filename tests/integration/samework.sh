@@ -1,0 +1,111 @@
+#!/bin/bash
+# Same work: one small cell of each experiment run by the original tool and by sbio's
+# workload, each on a private loop device, through bench/samework.sh: the device's counters
+# (sectors read and written) and the system calls on the cell's file system (reads, writes,
+# fsyncs, fadvise, truncates, unlinks, opens, closes) agree within 2%, or the figure is a
+# documented exception, named below with why. A deliberately different sbio run (fewer
+# requests than the original's) is caught. As root, with a loop device; under CI=true a
+# missing one fails instead of skipping. About 15 s.
+source "$(dirname "$0")/lib.sh"
+trap t_cleanup EXIT
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WL=$ROOT/workloads
+SW=$ROOT/bench/samework.sh
+export SBIO_STATE_DIR=$TMP/state
+
+# Not root, no loop device or no original tool: skipped, except under CI, where all are there.
+missing() {
+	if [ "${CI:-}" = true ]; then
+		notok "$1 (CI=true: the same-work check must run)"
+	else
+		skip "$1"
+	fi
+	exit 0
+}
+need_root || missing "needs root (loop devices)"
+for t in losetup mkfs.ext4 strace fio sysbench fs_mark postmark dd; do
+	command -v "$t" >/dev/null || missing "needs $t"
+done
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+[ -e /dev/loop-control ] || missing "needs loop devices (/dev/loop-control)"
+
+# cell DESC SAMEWORK-ARGS…: the cell agrees (exit 0); its table as TAP comments.
+cell() {
+	local desc=$1 rc
+	shift
+	"$SW" --mb 96 --name "$desc" "$@" >"$TMP/sw.out" 2>"$TMP/sw.err"
+	rc=$?
+	sed 's/^/# /' "$TMP/sw.out" "$TMP/sw.err"
+	if [ "$rc" -eq 0 ]; then ok "$desc: same work"; else notok "$desc: same work (exit $rc)"; fi
+}
+
+# sbio's own opens and closes of the set before and around a run (the set checked against
+# its manifest, each file opened read-only, the pages dropped per file) are no I/O of the
+# original's: opens and close are the exception of every cell that runs on a prepared set.
+OWN=opens,close
+
+# fio, one matrix cell: a pass of 32 KiB O_DIRECT random writes over ten files, fio's
+# --direct=1 job against fio-matrix.lua's "randwrite direct" phase with --events (the pass:
+# 10 MiB / 32 KiB = 320 requests), so the work is fixed, not timed.
+FIO="fio --name=cell --directory=\$D --nrfiles=10 --filesize=1M --bs=32k --rw=randwrite --ioengine=psync --direct=1 --invalidate=1 --fadvise_hint=1 --end_fsync=0"
+SBIO_FIO="$SBIO run --script $WL/fio-matrix.lua --dir=\$D --size=10M --phase='randwrite direct'"
+cell "fio randwrite direct, 10 x 1 MiB, 32 KiB" --allow "$OWN" \
+	--orig-prep "$FIO --create_only=1 >/dev/null" --orig "$FIO >/dev/null" \
+	--sbio-prep "$SBIO prepare --script $WL/fio-matrix.lua --dir=\$D --size=10M >/dev/null" \
+	--sbio "$SBIO_FIO --events=320 >/dev/null"
+
+# The proof that the check can fail: sbio asked for 300 requests where fio makes 320.
+"$SW" --mb 96 --name "fio randwrite direct, 300 requests" --allow "$OWN" \
+	--orig-prep "$FIO --create_only=1 >/dev/null" --orig "$FIO >/dev/null" \
+	--sbio-prep "$SBIO prepare --script $WL/fio-matrix.lua --dir=\$D --size=10M >/dev/null" \
+	--sbio "$SBIO_FIO --events=300 >/dev/null" >"$TMP/sw.out" 2>"$TMP/sw.err"
+eq "different work (300 requests for fio's 320): exit 1, writes and write sectors marked" \
+	"$? $(grep -cE '^  (writes|write sectors) .*<<$' "$TMP/sw.out")" "1 2"
+
+# dd, blockdev-perftest's read loop: one 8 MiB file read with 1 MiB O_DIRECT reads, dd
+# iflag=direct against blockdev-sweep.lua --sizes=1M --runs=1 --direct=on.
+cell "dd 8 MiB, bs=1M, iflag=direct" --allow "$OWN" \
+	--orig-prep "dd if=/dev/urandom of=\$D/f bs=1M count=8 status=none" \
+	--orig "dd if=\$D/f of=/dev/null bs=1M count=8 iflag=direct status=none" \
+	--sbio-prep "$SBIO prepare --script $WL/blockdev-sweep.lua --dir=\$D --size=8M >/dev/null" \
+	--sbio "$SBIO run --script $WL/blockdev-sweep.lua --dir=\$D --size=8M --sizes=1M --runs=1 --direct=on >/dev/null"
+
+# fs_mark, its default test at 100 files of 4 KiB (fs_mark writes its log in the folder it
+# is started in: started outside the file system).
+# Each of the 100 fsyncs commits ext4's journal; how many blocks a commit writes varies from
+# run to run, and sbio writes its manifest (file and folder fsynced) around the run: sbio's
+# write sectors came 3-5% over fs_mark's 7464 (256 to 392 sectors) in four runs. --slack
+# 768 sectors (384 KiB) on the device's figures; the calls are checked to 2%.
+cell "fs_mark -n 100 -s 4096" --allow "$OWN" --slack 768 \
+	--orig "cd / && fs_mark -d \$D/fsm -n 100 -s 4096 -t 1 >/dev/null" \
+	--sbio "mkdir \$D/fsm && $SBIO run --script $WL/fsmark.lua --dir=\$D/fsm --files=100 --size=4096 >/dev/null"
+
+# sysbench 1.0.20's fileio rndrw with O_DIRECT against sysbench-rndrw.lua, one thread:
+# 1.0's --events=1000 counts each periodic fsync round of the 128 files as an event, so its
+# 1000 events are 488 requests (293 reads, 195 writes) and 4 rounds; sysbench-rndrw.lua's
+# --events counts requests as 0.4's --max-requests did: --events=488 (640 fsyncs each side).
+# With 2 threads 1.0 fsyncs per thread (each thread every 100 of its own requests and at its
+# end: 768 fsyncs measured) where 0.4, which the workload follows, fsyncs per 100 of the
+# whole test and once at the end (640): a cell of one thread is the same work in both.
+SB="sysbench fileio --file-num=128 --file-total-size=16M --file-test-mode=rndrw --file-extra-flags=direct --threads=1 --events=1000 --time=0"
+# 640 fsyncs, each a journal commit of a varying size: write sectors came -1% to +2.2%
+# apart (up to 152 sectors of about 6800) in six runs: --slack 256 sectors (128 KiB).
+cell "sysbench 1.0 rndrw direct, 16 MiB, 1 thread" --allow "$OWN" --slack 256 \
+	--orig-prep "$SB prepare >/dev/null" --orig "$SB run >/dev/null" \
+	--sbio-prep "$SBIO prepare --script $WL/sysbench-rndrw.lua --dir=\$D --size=16M >/dev/null" \
+	--sbio "$SBIO run --script $WL/sysbench-rndrw.lua --dir=\$D --size=16M --threads=1 --events=488 >/dev/null"
+
+# Left out, as they differ today (measured with bench/samework.sh, 96-160 MiB images):
+# - PostMark (number 100, transactions 200, its defaults otherwise): reads 207 vs 181,
+#   writes 485 vs 437, unlinks 199 vs 185 (sectors agree): PostMark's own random draws
+#   against sbio's mix, a few percent apart at any size this test can afford; with every
+#   draw fixed (size 4096 4096, bias read 10, bias create 10) PostMark made 200 writes and
+#   200 unlinks ("200 created" over the pool and the transactions) where postmark.lua made
+#   300 and 300: the transactions' create half is not PostMark's.
+# - bonnie++ 2.00a (-D -s 16:16k -n 0 -f -x 1 -r 8) against bonnie-direct.lua
+#   --direct-write-only --sizes=16k: the block tests' calls agree (writes 1024, rewrite 1024
+#   reads + 1024 writes, reads 1024), but bonnie++ always runs its random-seeks test, which
+#   the workload has no cell for: reads 10240 vs 2048, writes 2840 vs 2048, fsync 10 vs 4,
+#   read sectors 39472 vs 32808, write sectors 78760 vs 65992.
+# - iozone: not installed here; the experiment's reference is a fio job.
