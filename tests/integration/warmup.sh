@@ -68,8 +68,18 @@ first=$(json_get "$RESULT" result.samples.0.read.ops_per_s)
 awk -v r="${first:-1e9}" 'BEGIN { exit !(r < 56000) }' &&
 	ok "cold, no warm-up: the first measured second ran at $first/s, below 70% of the rate" ||
 	notok "cold, no warm-up: the first measured second ran at ${first:-?}/s, want < 56000 (a cold cache)"
-"$SBIO" run "${COLD[@]}" --warmup=auto --warmup-max=40 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
-eq "cold, --warmup=auto: exit status" "$?" 0
+# Another process dropping the machine's page cache mid-run (a benchmark's `echo 3 >
+# /proc/sys/vm/drop_caches`) makes the set cold again after the warm-up: the kernel counts
+# every such drop (/proc/vmstat drop_pagecache), and a run that saw one is made again, once.
+drops() { awk '$1 == "drop_pagecache" { print $2 }' /proc/vmstat; }
+for _ in 1 2; do
+	d0=$(drops)
+	"$SBIO" run "${COLD[@]}" --warmup=auto --warmup-max=40 -o "$RESULT" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ "$(drops)" = "$d0" ] && break
+	echo "# the page cache was dropped by another process during the run: made again" >&2
+done
+eq "cold, --warmup=auto: exit status" "$rc" 0
 read -r auto from first < <(json_get "$RESULT" result.warmup.auto result.warmup.measured_from_s \
 	result.samples.0.read.ops_per_s | paste -sd ' ')
 awk -v f="${from:-0}" 'BEGIN { exit !(f >= 5 && f <= 41) }' &&
@@ -77,9 +87,13 @@ awk -v f="${from:-0}" 'BEGIN { exit !(f >= 5 && f <= 41) }' &&
 	notok "cold, --warmup=auto: measuring began after ${from:-?} s, want 5 to 41 s"
 check "cold, --warmup=auto: the report says when measuring began" \
 	grep -qE '^Warm-up: auto, (not )?settled after [0-9.]+ s .*; measuring from there$' "$TMP/out"
-awk -v r="${first:-0}" 'BEGIN { exit !(r >= 56000) }' &&
-	ok "cold, --warmup=auto: the first measured second ran at $first/s, the cold start not in it" ||
-	notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 56000"
+if [ "$(drops)" != "$d0" ]; then
+	skip "cold, --warmup=auto: the first measured second: another process dropped the page cache during both runs"
+else
+	awk -v r="${first:-0}" 'BEGIN { exit !(r >= 56000) }' &&
+		ok "cold, --warmup=auto: the first measured second ran at $first/s, the cold start not in it" ||
+		notok "cold, --warmup=auto: the first measured second ran at ${first:-?}/s, want >= 56000"
+fi
 
 # --- a script phase of two jobs: one start of measuring ---
 S=$TMP/script
