@@ -22,7 +22,9 @@
 # reads = read+pread64+readv+preadv+preadv2, writes = write+pwrite64+writev+pwritev+pwritev2,
 # fsync, fdatasync, opens = open+openat+creat, fadvise64, ftruncate, close, msync, unlink
 # (unlink+unlinkat). sbio's own book-keeping file in the folder (sbio.manifest, written as
-# sbio.manifest.tmp and renamed) is left out: it is no part of the original's work.
+# sbio.manifest.tmp, fsynced, renamed, and the folder fsynced) is left out: it is no part of
+# the original's work. A call that failed (returned -1, such as fio's unlink of a file that
+# does not exist yet) did no work and is not counted.
 #
 # Each figure is printed for both sides with the ratio sbio/original; a sector or call figure
 # that differs by more than 2% is marked "<<" and fails the check (exit 1) unless it is
@@ -139,17 +141,25 @@ groups = {"reads": ("read", "pread64", "readv", "preadv", "preadv2"),
 of = {c: g for g, cs in groups.items() for c in cs}
 bookkeeping = re.compile(r"\"(?:[^\"]*/)?sbio\.manifest(?:\.tmp)?\"")
 call = re.compile(r"^\d+\s+([a-z0-9_]+)\((.*)$")
+failed = re.compile(r"\) += -1 E[A-Z]+ \(")  # a call that failed did no work
 def calls(s):
     mnt = open(f"{w}/{s}.mnt").read().strip()
     m = re.escape(mnt)
     own = r"(?!(?:[^>\"]*/)?sbio\.manifest(?:\.tmp)?[>\"])"  # sbio's book-keeping
     inside = re.compile(r"<" + m + r"(/+" + own + r"[^>]*)?>|\"" + m + r"/+" + own)
     n = dict.fromkeys(groups, 0)
+    manifest_dir = {}  # pid -> the folder whose manifest that thread has just closed
     for line in open(f"{w}/{s}.strace", errors="replace"):
         m = call.match(line)
         if not m or m.group(1) not in of or "resumed>" in line:
             continue
-        if bookkeeping.search(line):
+        pid, folder = line.split()[0], manifest_dir.pop(line.split()[0], None)
+        c = re.match(r"close\(\d+<(.*)/sbio\.manifest\.tmp>\)", f"{m.group(1)}({m.group(2)}")
+        if c:
+            manifest_dir[pid] = c.group(1)
+        if folder is not None and m.group(1) == "fsync" and f"<{folder}>)" in line:
+            continue  # the folder's fsync that makes the manifest's rename durable
+        if bookkeeping.search(line) or failed.search(line):
             continue
         if inside.search(re.sub(r"AT_FDCWD<[^>]*>", "AT_FDCWD", line)):
             n[of[m.group(1)]] += 1
