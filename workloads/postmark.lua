@@ -34,7 +34,9 @@
 -- the proportions are PostMark's but not the exact counts, and transactions = operations /
 -- 2; an append writes --write bytes in one pwrite, to any file (PostMark appends a random
 -- amount up to the file's room below --max-size, 1547 bytes on average with its defaults,
--- in chunks of its write size or its buffer, and never to a full file); files are f<slot>
+-- in chunks of its write size or its buffer, and never to a full file); with --buffering
+-- off and a file a whole number of --read or --write blocks, PostMark ends the file's reads
+-- or writes with an empty call (read or write of 0 bytes), sbio does not; files are f<slot>
 -- in one folder (PostMark: numbers in creation order). PostMark times in whole seconds:
 -- give it enough transactions for tens of seconds before comparing rates.
 --   sbio prepare --script postmark --dir=D     (an empty tree)
