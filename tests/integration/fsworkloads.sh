@@ -8,6 +8,7 @@
 #   fsync (the counts equal), and its files all gone after its remove phase;
 # - postmark.lua's three phases: the pool made, the transactions' read/append and
 #   create/delete halves in PostMark's proportions, nothing left after the delete phase;
+#   with every draw pinned, each phase's counts exactly PostMark's;
 # - sbio compare --script varmail --schedulers=none,bfq (another scheduler where the kernel
 #   has no bfq): each run under its scheduler (the JSON's environment), a row per operation of
 #   the flow, the scheduler put back;
@@ -130,6 +131,26 @@ ra = o(t, 'readwhole') + o(t, 'append')
 if n != 800 or abs(ra - 400) > 3 * 800 ** 0.5 / 2: print('transactions', n, ra)
 left = 200 + o(t, 'create') - o(t, 'unlink') - o(ph['delete'], 'unlink')
 if left != 0: print('files left', left)"
+
+# postmark with every draw pinned (one size, every transaction a read and a create):
+# PostMark's sequence, whatever the draws: 200 files, then 200 transactions of a read and a
+# create until the table's 400 slots are full, 200 of a read alone, 400 files deleted.
+D=$MNT/pmfix
+mkdir -p "$D"
+PMFIX="--number=200 --transactions=400 --min-size=4096 --max-size=4096 --bias-read=10 --bias-create=10"
+# shellcheck disable=SC2086 # the options are words
+expect_exit 0 "postmark pinned: run $PMFIX" "$SBIO" run --script postmark --dir="$D" $PMFIX \
+	-o "$TMP/pmfix.json"
+json_expect "postmark pinned: create 200; read+create 200 each; read 200 with the table full; 400 deleted" \
+	"$TMP/pmfix.json" "
+ph = {p['name']: p['jobs'][0]['result']['result']['op_types'] for p in d['phases']}
+got = {n: {k: v['ops'] for k, v in o.items() if k != 'close' and v['ops']} for n, o in ph.items()}
+want = {'create': {'create': 200}, 'transactions': {'readwhole': 200, 'create': 200},
+        'transactions, table full': {'readwhole': 200}, 'delete': {'unlink': 400}}
+if got != want: print(got)"
+check "postmark pinned: report() counts 400 transactions" grep -qF -- "seconds of transactions (400," "$TMP/out"
+# shellcheck disable=SC2086
+expect_exit 0 "postmark pinned: cleanup" "$SBIO" cleanup --script postmark --dir="$D" $PMFIX
 
 # --- compare --script varmail --schedulers=none,S2: bfq, or another scheduler the device
 # offers where the kernel has no bfq ---
