@@ -1075,6 +1075,10 @@ static int hook_setup(lua_State *L)
     lua_pushlightuserdata(L, &st->rng);
     lua_pushcclosure(L, script_rand, 1);
     lua_rawset(L, 2);
+    /* The job's largest request, so that one event() can serve jobs of several block sizes. */
+    lua_pushliteral(L, "block");
+    lua_pushnumber(L, (double)h->max_len);
+    lua_rawset(L, 2);
     lua_getfield(L, 1, "files");
     for (unsigned i = 0; i < h->nfiles; i++) {
         lua_pushnumber(L, (double)h->file_sizes[i]);
