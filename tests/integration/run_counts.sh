@@ -317,7 +317,8 @@ done
 # as the cell's events, and then one fsync (bonnie++'s close).
 BD=$TMP/bonnie
 mkdir -p "$BD"
-BARGS=(--script "$WL/bonnie-direct.lua" --dir="$BD" --size=4M --sizes=16k --direct-write-only=on)
+BARGS=(--script "$WL/bonnie-direct.lua" --dir="$BD" --size=4M --sizes=16k --direct-write-only=on
+	--seeks=100 --seek-procs=2 --seed=1)
 expect_exit 0 "prepare bonnie-direct (4 MiB)" "$SBIO" prepare "${BARGS[@]}"
 strace_run bonnie run "${BARGS[@]}"
 eq "strace bonnie-direct: exit status" "$STRACE_RC" 0
@@ -334,6 +335,36 @@ eq "bonnie-direct: the rewrite's end fsync is reported" \
 	"$(json_get "$RESULT" phases.1.jobs.0.result.result.op_types.fsync.end)" 1
 check "bonnie-direct: the rewrite job's line says 'fsync at end'" \
 	grep -q '^--- Job rewrite (1 thread, sync, fsync at end) ---$' "$TMP/out"
+# bonnie-direct's seeks cell: bonnie++ -s 4:16k:100:2 -z 1's seek test, its 100 tickets
+# (glibc's rand() after srand(1)) dealt to 2 threads: per ticket a pread64 of the chunk (the
+# ticket modulo 256 chunks), and for the 8 tickets that are multiples of 10 a pwrite64 of the
+# same chunk right after it; each thread fsyncs at its end and thread 0 once first (bonnie++'s
+# parent's close). The chunks read, in ticket order, are the ones bonnie++ -z 1 seeks to.
+# The seeks cell's workers: the traces with pread64 and an fsync (the read cell's worker
+# fsyncs nothing), thread 0 first (its two fsyncs to thread 1's one).
+sk=$(for f in "$TMP"/strace.bonnie/tr.*; do
+	grep -q '^pread64([0-9]*<[^>]*/test_file\.0>' "$f" &&
+		echo "$(grep -c '^fsync([0-9]*<[^>]*/test_file\.0>' "$f") $f"
+done | awk '$1 > 0' | sort -k1,1nr | cut -d' ' -f2-)
+seeks=$(for f in $sk; do
+	awk '/^(pread64|pwrite64|fsync)\([0-9]+<[^>]*\/test_file\.0>/ { c[substr($0, 1, index($0, "(") - 1)]++ }
+		END { printf "%d %d %d\n", c["pread64"], c["pwrite64"], c["fsync"] }' "$f"
+done | awk '{ r += $1; w += $2; f += $3; n++ } END { printf "%d %d %d %d\n", n, r, w, f }')
+eq "strace bonnie-direct: the seeks cell's 2 threads: 100 pread64, 8 pwrite64, 3 fsync" "$seeks" "2 100 8 3"
+# Thread t's k-th read is ticket t + 2k: interleaved, they are the tickets in order.
+got=$(for f in $sk; do
+	awk '/^pread64\([0-9]+<[^>]*\/test_file\.0>/ { print $(NF - 2) + 0 }' "$f" | paste -sd ' '
+done | python3 -c 'import sys
+rows = [[int(v) // 16384 for v in l.split()] for l in sys.stdin if l.strip()]
+out, i = [], 0
+while any(i < len(r) for r in rows):
+    out += [r[i] for r in rows if i < len(r)]
+    i += 1
+print(" ".join(map(str, out[:12])))')
+want=$(python3 -c 'import ctypes
+c = ctypes.CDLL(None); c.srand(1)
+print(" ".join(str(c.rand() % 256) for _ in range(12)))')
+eq "strace bonnie-direct: the seeks read glibc rand()'s chunks after srand(1), as bonnie++ -z 1" "$got" "$want"
 
 # --- reads the page cache served are said to be so; O_DIRECT's are not ---
 # Each run is judged by its own device counters (the result's devices[0], from

@@ -198,18 +198,24 @@ else
 	skip "strace is not installed: the end fsyncs not counted"
 fi
 
-# --- bonnie-direct: MiB/s and %CPU per cell (write, rewrite, read x size) ---
-run_wl bonnie-direct "$(newdir bonnie)" --size=4M --sizes=4k,16k
+# --- bonnie-direct: MiB/s and %CPU per cell (write, rewrite, read, seeks x size) ---
+run_wl bonnie-direct "$(newdir bonnie)" --size=4M --sizes=4k,16k --seeks=200 --seek-procs=3
 rc_ok bonnie-direct
 rows=$(report_rows "$TMP/bonnie-direct.out")
 eq "bonnie-direct: report() table, one row per cell" \
 	"$(tail -n +2 <<<"$rows" | awk '{ printf "%s/%s ", $1, $2 }')" \
-	"4k/write 4k/rewrite 4k/read 16k/write 16k/rewrite 16k/read "
+	"4k/write 4k/rewrite 4k/read 4k/seeks 16k/write 16k/rewrite 16k/read 16k/seeks "
 pos "bonnie-direct: MiB/s > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $3 }')
 pos "bonnie-direct: %CPU > 0 in every cell" $(tail -n +2 <<<"$rows" | awk '{ print $4 }')
 eq "bonnie-direct: every cell ran with O_DIRECT" \
-	"$(json_get "$TMP/bonnie-direct.json" 'phases.#' phases.{0..5}.jobs.0.result.config.file_extra_flags | paste -sd ' ')" \
-	"6 direct direct direct direct direct direct"
+	"$(json_get "$TMP/bonnie-direct.json" 'phases.#' phases.{0..7}.jobs.0.result.config.file_extra_flags | paste -sd ' ')" \
+	"8 direct direct direct direct direct direct direct direct"
+# The seeks cell: bonnie++ -z 1's first 200 tickets (glibc's rand() after srand(1)), 15 of them
+# updates (a multiple of 10: the chunk read, then written back), over 3 threads, each fsyncing
+# at its end, thread 0 also once first (bonnie++'s parent's close): 200 reads, 15 writes, 4 fsyncs.
+eq "bonnie-direct: the seeks cell's reads, writes and fsyncs (200 seeks, 3 processes, -z 1)" \
+	"$(json_get "$TMP/bonnie-direct.json" phases.3.jobs.0.result.result.op_types.{read,write,fsync}.ops | paste -sd ' ')" \
+	"200 15 4"
 
 # --- sysbench-rndrw: sysbench 0.4's fixed requests (reads + writes = --events) over O_DIRECT ---
 # On ext4 over a loop device of its own when root (the device's counters are the run's own;
@@ -839,30 +845,30 @@ elif ! mkfs.ext4 -q -F -b 4096 "$LOOP" >"$TMP/err" 2>&1 || ! mkdir -p "$MNT" || 
 	notok "mkfs.ext4 -b 4096 and mount of $LOOP: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 else
 	mkdir -p "$MNT/b"
-	BARGS=(--dir="$MNT/b" --script "$WL/bonnie-direct.lua" --size=2M --sizes=4k,6k)
+	BARGS=(--dir="$MNT/b" --script "$WL/bonnie-direct.lua" --size=2M --sizes=4k,6k --seeks=20 --seek-procs=1)
 	"$SBIO" prepare "${BARGS[@]}" >/dev/null 2>&1
 	expect_exit 2 "bonnie-direct 4k,6k on 4 KiB sectors: exit 2 (a refused cell is the script's input that cannot run here)" \
 		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.json"
 	check "refused: the last line says how many phases were refused" \
-		grep -q "^sbio: .*bonnie-direct.lua: 3 of 6 phases refused (the reasons above)$" "$TMP/err"
-	eq "refused: the 3 cells at 6k are reported refused" \
-		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|"
+		grep -q "^sbio: .*bonnie-direct.lua: 4 of 8 phases refused (the reasons above)$" "$TMP/err"
+	eq "refused: the 4 cells at 6k are reported refused" \
+		"$(grep -oP '^Phase \K.* refused(?= )' "$TMP/out" | tr '\n' '|')" "write 6k refused|rewrite 6k refused|read 6k refused|seeks 6k refused|"
 	check "refused: stderr says why (the 4 KiB alignment)" grep -q 'multiple of 4 KiB' "$TMP/err"
 	check "refused: the message names the script's phase and job, not an option never typed" \
 		grep -q '^sbio: [^ ]*bonnie-direct\.lua:[0-9]*: phase "write 6k", job "[^"]*": block=6 KiB is not a multiple of 4 KiB' "$TMP/err"
 	check "refused: no --file-block-size in the messages" bash -c "! grep -q -- --file-block-size '$TMP/err'"
 	rows=$(report_rows "$TMP/out")
 	eq "refused: report() rows at 6k say refused" "$(awk '$1 == "6k" { printf "%s:%s ", $2, $3 }' <<<"$rows")" \
-		"write:refused rewrite:refused read:refused "
+		"write:refused rewrite:refused read:refused seeks:refused "
 	pos "refused: the script went on: the 4k cells ran (MiB/s > 0)" $(awk '$1 == "4k" { print $3 }' <<<"$rows")
 	eq "refused, JSON: phases marked refused" \
 		"$(pyj "$TMP/refused.json" '" ".join(str(bool(p.get("refused"))) for p in d["phases"])')" \
-		"False False False True True True"
+		"False False False False True True True True"
 	expect_exit 2 "bonnie-direct 4k,6k on 4 KiB sectors, -o refused.csv: exit 2" \
 		"$SBIO" run "${BARGS[@]}" -o "$TMP/refused.csv"
 	eq "refused, CSV: a line per phase; a refused one without a job, its error 'phase refused'" \
 		"$(awk -F, 'NR > 1 { print $1 ":" $2 ":" $NF }' "$TMP/refused.csv" | paste -sd '|')" \
-		"write 4k:write:|rewrite 4k:rewrite:|read 4k:read:|write 6k::phase refused|rewrite 6k::phase refused|read 6k::phase refused"
+		"write 4k:write:|rewrite 4k:rewrite:|read 4k:read:|seeks 4k:seeks:|write 6k::phase refused|rewrite 6k::phase refused|read 6k::phase refused|seeks 6k::phase refused"
 fi
 
 # --- fio-matrix (started at the top): the 4 x 4 table of MiB/s ---
