@@ -513,15 +513,18 @@ exp3() {
 
 # 4. bonnie++ -D, one run per chunk size: block write, rewrite and block read of a file of
 # the cell's size (-f: no per-character tests; -n 0: no file-creation tests; the seek test,
-# which cannot be left out, cut to 10 seeks by one process), K/sec as MiB/s, and %CPU.
+# which cannot be left out, cut to 10 seeks by one process, its tickets from -z 1; sbio's seeks
+# cell the same: --seeks=10 --seek-procs=1 --seed=1), K/sec as MiB/s, and %CPU.
 # bonnie++ 2.00a opens the file with O_DIRECT for its block write only: its rewrite and
 # block read reopen it without (strace shows O_RDWR alone), so those two are buffered.
 exp4() {
 	local wl=workloads/bonnie-direct.lua d=$R/e4 r c chunk mib no ns
-	local -a bon=(-q -D -f -n 0 -r 0 -m sbio -d "$d/orig") wopt=()
+	local -a bon=(-q -D -f -n 0 -r 0 -z 1 -m sbio -d "$d/orig") wopt=()
 	need 4 bonnie++
 	# Opened as bonnie++ opens it: O_DIRECT for the block write alone.
 	has_opt "$wl" direct-write-only && wopt=(--direct-write-only=on)
+	# bonnie++'s seek test as -s MIB:CHUNK:10:1 -z 1 runs it.
+	has_opt "$wl" seeks && wopt+=(--seeks=10 --seek-procs=1 --seed=1)
 	[ "$ROOT" = 1 ] && bon+=(-u root)
 	mkdir -p "$d/orig"
 	head_of 4 "bonnie++ 2.00a: \`bonnie++ ${bon[*]/$d\/orig/DIR} -s MIB:CHUNK:10:1\`; sbio: \`sbio run --script $wl --size=MIBM --sizes=CHUNK ${wopt[*]}\`, for CHUNK:MIB in $E4_CELLS. Figures: MiB/s (bonnie's K/sec ÷ 1024) and %CPU (user + system, of one CPU)."
