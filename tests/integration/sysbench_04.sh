@@ -126,10 +126,10 @@ if [ -z "$MEMBASE" ]; then
 fi
 # 4000 random 16 KiB requests on a 64 MiB set touch about 40 MiB of it: without a limit the
 # page cache keeps them; under a 16 MiB group's limit it holds at most 16 MiB. The group
-# charges sbio's own memory too: under ThreadSanitizer (make test-tsan) its shadow memory
-# takes some 40 MiB and a 16 MiB group kills it, so that run's limit is 32 MiB.
+# charges sbio's own memory too: under the sanitizers (make test-asan, test-tsan) their
+# shadow memory takes some 20-40 MiB and a 16 MiB group kills sbio, so there it is 32 MiB.
 LIM=16
-[ -n "${TSAN_OPTIONS:-}" ] && LIM=32
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && LIM=32
 LIMB=$((LIM * 1048576))
 LIMP=$((LIM * 256))
 B=(run "${RW[@]}" --direct=off --events=4000)
