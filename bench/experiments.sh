@@ -337,12 +337,15 @@ def e7_orig(path):
 def fmt(v):
     return "%.0f" % v if abs(v) >= 100 else "%.1f" % v if abs(v) >= 10 else "%.3g" % v
 def table(resfile, exp):
-    vals, cells = {}, []
+    # The cells in the order sbio's rows give them (every cell has one; bonnie++ leaves out
+    # a test it printed +++++ for), then any the original alone gave.
+    vals, cells = {}, {"sbio": [], "orig": []}
     for line in open(resfile):
         e, cell, rnd, tool, v = line.rstrip("\n").split("\t")
         if e != exp: continue
-        if cell not in vals: cells.append(cell); vals[cell] = {}
-        vals[cell].setdefault(rnd, {})[tool] = float(v)
+        if cell not in cells[tool]: cells[tool].append(cell)
+        vals.setdefault(cell, {}).setdefault(rnd, {})[tool] = float(v)
+    cells = cells["sbio"] + [c for c in cells["orig"] if c not in cells["sbio"]]
     print("| cell | original | sbio | sbio/original | min–max | within 10% |")
     print("|---|---:|---:|---:|---:|---|")
     for c in cells:
