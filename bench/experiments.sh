@@ -1,9 +1,16 @@
 #!/bin/bash
 # make experiments: each shipped experiment workload run beside the original tool it
-# reproduces, interleaved (original, sbio, original, sbio …), ROUNDS rounds, the page cache
-# dropped (as root) before every run; one markdown table per experiment: cell, the
-# original's and sbio's medians, the median of the per-round ratios sbio/original and their
-# min–max. doc/experiments.md says what each experiment is and holds the last run's tables.
+# reproduces, two checks per experiment (CHECKS):
+#   speed: interleaved (original, sbio, original, sbio …), ROUNDS rounds, the runs' file
+#     system's page cache dropped before every run (its own pages only: see cold); a table
+#     per experiment: cell, the original's and sbio's medians, the median of the per-round
+#     ratios sbio/original, their min–max, and whether the median is within 10% (0.90–1.10;
+#     a cell outside is marked <<);
+#   work: each cell once through bench/samework.sh (the original and sbio each on a private
+#     loop device; the device's counters and the system calls within 2%); a table per
+#     experiment: cell, the figures that differ (original → sbio, marked <<), the verdict.
+# A cell that differs or is outside 10% is shown, marked; it does not change the exit code.
+# doc/experiments.md says what each experiment is and holds the last run's tables.
 #   1  workloads/sysbench-rndrw.lua  vs  sysbench fileio rndrw, fixed requests, O_DIRECT
 #   2  workloads/iozone.lua          vs  fio, iozone-like jobs (write, rewrite, read, re-read)
 #   3  workloads/fio-matrix.lua      vs  fio, one job per cell, fio's defaults
@@ -12,12 +19,17 @@
 #   6  workloads/fsmark.lua          vs  fs_mark (files/s: create, write, fsync, close)
 #   7  workloads/postmark.lua        vs  PostMark (transactions/s)
 # Settings (environment):
-#   ROUNDS (3), EXPS (the experiments to run: "1 2 3 4 5 6 7"), SBIO (./sbio),
+#   ROUNDS (5), EXPS (the experiments to run: "1 2 3 4 5 6 7"), SBIO (./sbio),
+#   CHECKS ("work speed": both; "work" or "speed" alone), SAMEWORK (bench/samework.sh: the
+#   same-work check of one cell, called with its options; it needs root, strace and loop
+#   devices, and says why in the cell's row when it cannot run),
 #   DIR (a folder on the disk to measure, /var/tmp by default ($TMPDIR when set); the runs
 #   use a new folder inside it, removed at the end), OUT (a markdown file with the markers
 #   below: the tables and the machine are written between them, e.g. OUT=doc/experiments.md),
-#   QUICK=1 (tiny sizes and 1 round: checks the script end to end in about 90 s).
-#   DEVICE (where the runs go; a folder by default, as DIR): "loop", a loop device of its own
+#   QUICK=1 (tiny sizes, 1 round, four of the matrix's sixteen same-work cells: checks the
+#   script end to end in about 3 minutes).
+#   DEVICE (where the speed runs go; "ram" as root when neither DEVICE nor DIR is given,
+#   otherwise a folder, DIR): "loop", a loop device of its own
 #   (direct I/O on when the kernel allows it) over an image file in DIR, with its own ext4,
 #   mounted in the work folder and detached at the end; "ram", the same over an image in a
 #   tmpfs of its own, a device no other work on the machine reaches (not zram: its cost
@@ -36,10 +48,18 @@
 # rndrw's events) are left out, and the table says what that run measured instead.
 # Needs fio, sysbench, bonnie++, dd, fs_mark (fsmark), postmark and python3: `make
 # experiments` installs what is missing.
-# The defaults take about 12 minutes on a 2-CPU VM with a virtio disk (exp 3 half of it).
+# The same-work cells are sized for a small image: each caption says what its cells ran.
+# The defaults take about 25 minutes on a 2-CPU VM (DEVICE=ram).
 set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
+# As root the runs never drop the machine's whole page cache (sbio's fio-matrix.lua and
+# blockdev-sweep.lua do, as root, and other work on the machine would feel it): the script
+# runs in a mount namespace of its own in which /proc/sys/vm/drop_caches is a file of its
+# own (bound over it below); the caches it needs cold are its own file system's (cold).
+if [ "$(id -u)" = 0 ] && [ -z "${SBIO_EXP_NS:-}" ] && unshare -m --propagation private true 2>/dev/null; then
+	exec unshare -m --propagation private env SBIO_EXP_NS=1 bash "$PWD/bench/$(basename "$0")" "$@"
+fi
 CMDLINE="bench/$(basename "$0")${*:+ $*}"
 SBIO=${SBIO:-$PWD/sbio}
 QUICK=${QUICK:-0}
@@ -56,7 +76,9 @@ if [ "$QUICK" = 1 ]; then
 	: "${E3_TIME:=1}" "${E4_CELLS:=4k:16 64k:16}" "${E5_SIZE:=16M}" "${E5_RUNS:=1}" "${E5_SIZES:=4M,64K}"
 	: "${E6_FILES:=50}" "${E7_NUMBER:=100}" "${E7_TRANSACTIONS:=100}"
 fi
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
+CHECKS=${CHECKS:-work speed}
+SAMEWORK=${SAMEWORK:-$PWD/bench/samework.sh}
 EXPS=${EXPS:-1 2 3 4 5 6 7}
 E1_EVENTS=${E1_EVENTS:-10000} E1_SIZE=${E1_SIZE:-1G} E1_THREADS=${E1_THREADS:-16}
 E2_SIZE=${E2_SIZE:-512M} E2_THREADS=${E2_THREADS:-2} E2_RECORD=${E2_RECORD:-128k}
@@ -105,7 +127,16 @@ done
 for e in $EXPS; do
 	case $e in [1-7]) ;; *) usage_error "EXPS=$EXPS: expected experiment numbers 1 to 7" ;; esac
 done
+for c in $CHECKS; do
+	case $c in work | speed) ;; *) usage_error "CHECKS=$CHECKS: expected work, speed or both" ;; esac
+done
+[ -n "$CHECKS" ] || usage_error "CHECKS is empty: expected work, speed or both"
+checks() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
 BASE=${DIR:-${TMPDIR:-/var/tmp}}
+# As root, with neither DEVICE nor DIR given: the runs go to a loop device over RAM.
+if [ -z "${DEVICE:-}" ] && [ -z "${DIR:-}" ] && [ "$(id -u)" = 0 ] && checks speed; then
+	DEVICE=ram
+fi
 DEVICE=${DEVICE:-}
 case $DEVICE in
 '') ;;
@@ -164,15 +195,27 @@ if [ "$DEVICE" = ram ]; then
 fi
 
 W=$(mktemp -d "$BASE/sbio-experiments.XXXXXX")
+NODROP=
+if [ -n "${SBIO_EXP_NS:-}" ]; then
+	: >"$W/drop_caches"
+	if mount --bind "$W/drop_caches" /proc/sys/vm/drop_caches 2>/dev/null; then
+		NODROP=/proc/sys/vm/drop_caches
+	else
+		echo "experiments.sh: note: /proc/sys/vm/drop_caches could not be hidden: sbio's runs that drop caches drop the machine's" >&2
+	fi
+fi
 R=$W # the folder the runs use: on the device measured
 LOOP='' MNT='' RAMFS='' DEVDESC=''
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() { # the device's mount, the loop device and the tmpfs undone, then the work folder
+	[ -z "$NODROP" ] || umount "$NODROP" 2>/dev/null || true
 	[ -z "$MNT" ] || umount "$MNT" 2>/dev/null || umount -l "$MNT" || true
 	[ -z "$LOOP" ] || losetup -d "$LOOP" || true
 	[ -z "$RAMFS" ] || umount "$RAMFS" 2>/dev/null || umount -l "$RAMFS" || true
 	[ ! -f "$W/links" ] || xargs -r rm -f <"$W/links" || true
 	rm -rf "$W"
+	[ -z "${SWTMP:-}" ] || umount "$SWTMP" 2>/dev/null || umount -l "$SWTMP" 2>/dev/null || true
+	[ -z "${SWTMP:-}" ] || rmdir "$SWTMP" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -204,12 +247,11 @@ setup_device() {
 	fi
 	DEVDESC+=", direct I/O $([ "$dio" = 1 ] && echo on || echo off), its own ext4"
 }
-[ -z "$DEVICE" ] || [ "$DEVICE" = "$BASE" ] || setup_device
+[ -z "$DEVICE" ] || [ "$DEVICE" = "$BASE" ] || ! checks speed || setup_device
 RES=$W/results.tsv
 : >"$RES"
 ROOT=0
 [ "$(id -u)" = 0 ] && ROOT=1
-[ "$ROOT" = 1 ] || echo "note: not root: the page cache is not dropped before the runs" >&2
 
 # The parsing and the tables (python3): each KIND reads one tool's output and prints
 # "cell<TAB>value" lines; "table EXP" prints that experiment's table from results.tsv.
@@ -295,14 +337,17 @@ def e7_orig(path):
 def fmt(v):
     return "%.0f" % v if abs(v) >= 100 else "%.1f" % v if abs(v) >= 10 else "%.3g" % v
 def table(resfile, exp):
-    vals, cells = {}, []
+    # The cells in the order sbio's rows give them (every cell has one; bonnie++ leaves out
+    # a test it printed +++++ for), then any the original alone gave.
+    vals, cells = {}, {"sbio": [], "orig": []}
     for line in open(resfile):
         e, cell, rnd, tool, v = line.rstrip("\n").split("\t")
         if e != exp: continue
-        if cell not in vals: cells.append(cell); vals[cell] = {}
-        vals[cell].setdefault(rnd, {})[tool] = float(v)
-    print("| cell | original | sbio | sbio/original | min–max |")
-    print("|---|---:|---:|---:|---:|")
+        if cell not in cells[tool]: cells[tool].append(cell)
+        vals.setdefault(cell, {}).setdefault(rnd, {})[tool] = float(v)
+    cells = cells["sbio"] + [c for c in cells["orig"] if c not in cells["sbio"]]
+    print("| cell | original | sbio | sbio/original | min–max | within 10% |")
+    print("|---|---:|---:|---:|---:|---|")
     for c in cells:
         rounds = vals[c].values()
         o = [r["orig"] for r in rounds if "orig" in r]
@@ -311,7 +356,25 @@ def table(resfile, exp):
         med = lambda x: fmt(statistics.median(x)) if x else "—"
         rng = "%.2f–%.2f" % (min(q), max(q)) if q else "—"
         rat = "%.2f" % statistics.median(q) if q else "—"
-        print("| %s | %s | %s | %s | %s |" % (c, med(o), med(s), rat, rng))
+        ok = "—" if not q else "yes" if 0.9 <= statistics.median(q) <= 1.1 else "**no** <<"
+        print("| %s | %s | %s | %s | %s | %s |" % (c, med(o), med(s), rat, rng, ok))
+def swrow(cell, outfile, rc, errfile):
+    # A row of the same-work table from bench/samework.sh's output: the figures it marked
+    # "<<" (over 2%, not allowed), "original → sbio (ratio)", and the verdict.
+    marked = []
+    for l in open(outfile, errors="replace"):
+        m = re.match(r"^  (\S+(?: \S+)?)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S.*)$", l)
+        if m and m.group(5).strip() == "<<":
+            marked.append("%s %s → %s (%s) <<" % m.group(1, 2, 3, 4))
+    err = [l.strip() for l in open(errfile, errors="replace") if l.strip()]
+    last = (err[-1] if err else "no message")[:200].replace("|", "/")
+    rc = int(rc)
+    if rc == 0: verdict = "same work"
+    elif rc == 1: verdict = "**differs** <<"
+    elif rc == 77: verdict = "not checked: " + last
+    else: verdict = "**failed** (exit %d): %s" % (rc, last)
+    figs = "; ".join(marked) if marked else ("same work" if rc <= 1 else "—")
+    print("| %s | %s | %s |" % (cell, figs, verdict))
 def splice(path, body, begin, end):
     text = open(path).read()
     a, b = text.index(begin + "\n") + len(begin) + 1, text.index(end)
@@ -320,7 +383,7 @@ kind = sys.argv[1]
 {"e1_sbio": e1_sbio, "e1_orig": e1_orig, "e2_sbio": e2_sbio, "e2_orig": e2_orig,
  "e3_sbio": e3_sbio, "e3_orig": e3_orig, "e4_sbio": e4_sbio, "e4_orig": e4_orig,
  "e5_sbio": e5_sbio, "e6_sbio": e6_sbio, "e6_orig": e6_orig, "e7_sbio": e7_sbio,
- "e7_orig": e7_orig, "table": table, "splice": splice}[kind](*sys.argv[2:])
+ "e7_orig": e7_orig, "table": table, "swrow": swrow, "splice": splice}[kind](*sys.argv[2:])
 EOF
 x() { python3 "$W/x.py" "$@"; }
 
@@ -331,10 +394,23 @@ record() {
 		printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$cell" "$2" "$3" "$v" >>"$RES"
 	done
 }
-cold() { # before every run: dirty pages written, then the page cache dropped (root)
-	sync
-	[ "$ROOT" = 1 ] && echo 3 >/proc/sys/vm/drop_caches
-	return 0
+# cold: before every run, the runs' file system's dirty pages written and its cached pages
+# dropped, nothing else's: on a device of its own (DEVICE=loop|ram) by unmounting and
+# mounting it again; in a folder, each file's pages (posix_fadvise DONTNEED, file by file).
+cold() {
+	sync -f "$R" 2>/dev/null || sync
+	if [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; then
+		mount "$LOOP" "$MNT" && return 0
+	fi
+	python3 -c 'import os, sys
+for top, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        try:
+            fd = os.open(os.path.join(top, f), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)' "$R"
 }
 # SCRIPT OPTION: does the workload have that option (its --help's first section)?
 has_opt() {
@@ -561,7 +637,7 @@ exp5() {
 	need 5 dd
 	size=$(to_bytes "$E5_SIZE")
 	mkdir -p "$d"
-	head_of 5 "dd (GNU coreutils): per block size B and run, caches dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: \`sbio run --script $wl ${opts[*]:1}\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
+	head_of 5 "dd (GNU coreutils): per block size B and run, the file system's pages dropped, \`dd if=FILE of=/dev/null bs=B count=$E5_SIZE/B\`, and with \`iflag=direct\`, $E5_RUNS run$([ "$E5_RUNS" -gt 1 ] && echo s) each, on the sweep's own file; sbio: the same per block size and run, \`sbio run --script $wl --size=$E5_SIZE --runs=1 --sizes=B\`, and with \`--direct=on\`. Figure: the average of the runs' MiB/s (blockdev-perftest's)."
 	"$SBIO" prepare --script "$wl" "${opts[@]}" >/dev/null
 	f=$d/test_file.0
 	for r in $(seq "$ROUNDS"); do
@@ -581,8 +657,20 @@ exp5() {
 				awk -v s="$s" -v n="$E5_RUNS" -v c="$mode $bs" 'BEGIN { printf "%s\t%.6g\n", c, s / n }' >"$d/cells"
 				record 5 "$r" orig <"$d/cells"
 			done
-			sbio_run "$d/sbio.json" "$wl" "${opts[@]}" "${sflag[@]}"
-			parse 5 "$r" sbio e5_sbio "$d/sbio.json" "$mode"
+			# sbio: one run of one block size per invocation, the file system's pages dropped
+			# before each (cold), as before each of dd's; a cell's figure is its runs' mean.
+			: >"$d/sruns"
+			for bs in ${E5_SIZES//,/ }; do
+				for i in $(seq "$E5_RUNS"); do
+					sbio_run "$d/sbio.json" "$wl" "${opts[@]:0:2}" --runs=1 --sizes="$bs" "${sflag[@]}"
+					x e5_sbio "$d/sbio.json" "$mode" >>"$d/sruns" ||
+						fail 5 "**Failed** in round $r: no figure in sbio's output for bs=$bs."
+				done
+			done
+			awk -F '\t' '{ s[$1] += $2; n[$1]++; if (!($1 in o)) { o[$1] = ++k; c[k] = $1 } }
+				END { for (i = 1; i <= k; i++) printf "%s\t%.6g\n", c[i], s[c[i]] / n[c[i]] }' \
+				"$d/sruns" >"$d/cells"
+			record 5 "$r" sbio <"$d/cells"
 		done
 	done
 	rm -rf "$d"
@@ -642,6 +730,165 @@ exp7() {
 	rm -rf "$d"
 }
 
+# Same work: each experiment's cells run once more through bench/samework.sh (SAMEWORK):
+# the original's command and sbio's, each on a private loop device of its own (an image in
+# a tmpfs of this script's, so no other work reaches it), the device's counters and the
+# system calls on its file system compared within 2%. One row per cell: the figures
+# samework.sh marked (original → sbio, the ratio, its mark) and the verdict. The sizes are
+# capped to what a small image holds (the table's caption says which); opens and close are
+# allowed to differ everywhere: sbio opens and closes the set to check it against its
+# manifest before a run, which is no I/O of the original's.
+# cap SIZE MIB: SIZE, or MIB M when SIZE is larger.
+cap() {
+	if [ "$(to_bytes "$1")" -gt $(($2 * 1048576)) ]; then echo "${2}M"; else echo "$1"; fi
+}
+mib_of() { echo $((($(to_bytes "$1") + 1048575) / 1048576)); } # SIZE in MiB, rounded up
+# sw_cell EXP CELL MIB SAMEWORK-ARGS…: one cell through samework.sh on an image of MIB MiB
+# (at least 96); its row into work.EXP.
+sw_cell() {
+	local e=$1 cell=$2 mb=$3 rc
+	shift 3
+	[ "$mb" -ge 96 ] || mb=96
+	say "exp $e same work: $cell"
+	if [ -n "$SWTMP" ]; then
+		mount -o remount,size=$((2 * mb + 64))m "$SWTMP" 2>/dev/null || true
+	fi
+	rc=0
+	TMPDIR=${SWTMP:-${TMPDIR:-/tmp}} SBIO="$SBIO" "$SAMEWORK" --mb "$mb" --name "$cell" \
+		--allow opens,close "$@" >"$W/sw.out" 2>"$W/sw.err" </dev/null || rc=$?
+	cat "$W/sw.out" >>"$W/sw.log.$e"
+	x swrow "$cell" "$W/sw.out" "$rc" "$W/sw.err" >>"$W/work.$e" ||
+		echo "| $cell | — | **failed**: no row from samework.sh's output |" >>"$W/work.$e"
+}
+wneed() { # EXP TOOL…: a row saying the experiment's cells are not checked when a tool is missing
+	local e=$1 t
+	shift
+	for t; do
+		command -v "$t" >/dev/null && continue
+		echo "| all | — | not checked: \`$t\` is not installed |" >>"$W/work.$e"
+		return 1
+	done
+}
+wcap() { printf '%s\n' "$2" >>"$W/wcap.$1"; } # EXP LINE: the same-work table's caption
+
+work1() {
+	local wl=$PWD/workloads/sysbench-rndrw.lua size sbe
+	wneed 1 sysbench || return 0
+	size=$(cap "$E1_SIZE" 64)
+	sbe=$((E1_EVENTS + 128 * E1_THREADS * (E1_EVENTS / E1_THREADS / 100)))
+	local sbc="sysbench fileio --file-num=128 --file-total-size=$size"
+	wcap 1 "The experiment's requests and threads on a set of $size; write sectors within 256 sectors (128 KiB: each fsync commits ext4's journal, of a size that varies from run to run)."
+	sw_cell 1 "rndrw direct, $E1_EVENTS requests, $E1_THREADS threads, $size" $(($(mib_of "$size") + 64)) --slack 256 \
+		--orig-prep "$sbc prepare >/dev/null" \
+		--orig "$sbc --file-test-mode=rndrw --threads=$E1_THREADS --events=$sbe --time=0 --file-extra-flags=direct run >/dev/null" \
+		--sbio-prep "\"\$SBIO\" prepare --script $wl --dir=\$D --size=$size >/dev/null" \
+		--sbio "\"\$SBIO\" run --script $wl --dir=\$D --size=$size --threads=$E1_THREADS --events=$E1_EVENTS --direct=on >/dev/null"
+}
+work2() {
+	local wl=$PWD/workloads/iozone.lua size j orig=
+	wneed 2 fio || return 0
+	size=$(cap "$E2_SIZE" 32)
+	for j in write:write rewrite:write read:read re-read:read; do
+		orig+="fio --name=${j%%:*} --rw=${j#*:} --directory=\$D --filename_format='iozone.\$jobnum' --numjobs=$E2_THREADS --size=$size --bs=$E2_RECORD --ioengine=psync --invalidate=0 --fadvise_hint=0 --fallocate=none --end_fsync=0 >/dev/null && "
+	done
+	wcap 2 "iozone is not installed here: the reference is the experiment's fio runs, the four phases as one cell; $E2_THREADS files of $size."
+	sw_cell 2 "write, rewrite, read, re-read, $E2_THREADS x $size, $E2_RECORD" $((E2_THREADS * $(mib_of "$size") + 64)) \
+		--orig "${orig% && }" \
+		--sbio-prep "\"\$SBIO\" prepare --script $wl --dir=\$D --size=$size --threads=$E2_THREADS --record=$E2_RECORD >/dev/null" \
+		--sbio "\"\$SBIO\" run --script $wl --dir=\$D --size=$size --threads=$E2_THREADS --record=$E2_RECORD >/dev/null"
+}
+work3() {
+	local wl=$PWD/workloads/fio-matrix.lua size n m w c fio
+	local -A engine=([sync]="--ioengine=psync" [mmap]="--ioengine=mmap"
+		[libaio]="--ioengine=libaio --iodepth=$E3_DEPTH" [direct]="--ioengine=psync --direct=1")
+	wneed 3 fio || return 0
+	size=$(cap "$E3_SIZE" 40)
+	n=$(($(to_bytes "$size") / $(to_bytes "$E3_BLOCK")))
+	wcap 3 "One pass over a set of $size in ten files ($n requests of $E3_BLOCK: fio without --time_based on ten files of its own, sbio's cell with --events=$n), not the timed cells."
+	local cells="read:sync read:mmap read:libaio read:direct randread:sync randread:mmap randread:libaio randread:direct write:sync write:mmap write:libaio write:direct randwrite:sync randwrite:mmap randwrite:libaio randwrite:direct"
+	if [ "$QUICK" = 1 ]; then
+		cells="read:sync randread:mmap write:libaio randwrite:direct"
+		wcap 3 "QUICK=1: four of the sixteen cells, one per mode and engine."
+	fi
+	for c in $cells; do
+		m=${c%:*} w=${c#*:}
+		fio="fio --name=cell --directory=\$D --nrfiles=10 --filesize=$(($(to_bytes "$size") / 10)) --bs=$E3_BLOCK --rw=$m ${engine[$w]} --end_fsync=0"
+		sw_cell 3 "$m $w" $(($(mib_of "$size") + 64)) \
+			--orig-prep "$fio --create_only=1 >/dev/null" --orig "$fio >/dev/null" \
+			--sbio-prep "\"\$SBIO\" prepare --script $wl --dir=\$D --size=$size --block=$E3_BLOCK --depth=$E3_DEPTH >/dev/null" \
+			--sbio "\"\$SBIO\" run --script $wl --dir=\$D --size=$size --block=$E3_BLOCK --depth=$E3_DEPTH --phase='$m $w' --events=$n >/dev/null"
+	done
+}
+work4() {
+	local wl=$PWD/workloads/bonnie-direct.lua c chunk mib wo="" u=""
+	wneed 4 bonnie++ || return 0
+	has_opt "$wl" direct-write-only && wo=--direct-write-only=on
+	[ "$ROOT" = 1 ] && u="-u root"
+	wcap 4 "Each chunk size on a file of at most 32 MiB (bonnie's block write, rewrite, read and its seek test, which it always runs, against the workload's cells)."
+	for c in $E4_CELLS; do
+		chunk=${c%%:*} mib=${c#*:}
+		[ "$mib" -le 32 ] || mib=32
+		sw_cell 4 "$chunk, $mib MiB" $((2 * mib + 64)) \
+			--orig "bonnie++ -q -D -f -n 0 -r 0 -m sbio -d \$D -s $mib:$chunk:10:1 $u >/dev/null 2>&1" \
+			--sbio-prep "mkdir \$D/s && \"\$SBIO\" prepare --script $wl --dir=\$D/s --size=${mib}M >/dev/null" \
+			--sbio "\"\$SBIO\" run --script $wl --dir=\$D/s --size=${mib}M --sizes=$chunk $wo >/dev/null"
+	done
+}
+work5() {
+	local wl=$PWD/workloads/blockdev-sweep.lua size mode bs flag sflag orig
+	size=$(cap "$E5_SIZE" 64)
+	wcap 5 "A file of $size, one run per cell (each run of the experiment is another such run, the file system's pages dropped before it)."
+	for mode in buffered direct; do
+		flag='' sflag=''
+		[ "$mode" = direct ] && flag=iflag=direct sflag=--direct=on
+		for bs in ${E5_SIZES//,/ }; do
+			if [ "$(to_bytes "$bs")" -gt "$(to_bytes "$size")" ]; then
+				echo "| $mode $bs | — | not checked: the block is larger than the $size file |" >>"$W/work.5"
+				continue
+			fi
+			orig="dd if=\$D/test_file.0 of=/dev/null bs=$bs count=$(($(to_bytes "$size") / $(to_bytes "$bs"))) $flag status=none"
+			sw_cell 5 "$mode $bs" $(($(mib_of "$size") + 64)) \
+				--orig-prep "dd if=/dev/urandom of=\$D/test_file.0 bs=1M count=$(mib_of "$size") status=none" --orig "$orig" \
+				--sbio-prep "\"\$SBIO\" prepare --script $wl --dir=\$D --size=$size >/dev/null" \
+				--sbio "\"\$SBIO\" run --script $wl --dir=\$D --size=$size --runs=1 --sizes=$bs $sflag >/dev/null"
+		done
+	done
+}
+work6() {
+	local wl=$PWD/workloads/fsmark.lua
+	wneed 6 fs_mark || return 0
+	wcap 6 "The experiment's settings; sectors within 768 (384 KiB: each fsync commits ext4's journal, of a size that varies from run to run, and sbio writes its manifest around the run)."
+	sw_cell 6 "fs_mark -n $E6_FILES -s $E6_SIZE -t $E6_THREADS" \
+		$((2 * E6_FILES * E6_THREADS * (E6_SIZE + 4096) / 1048576 + 64)) --slack 768 \
+		--orig "cd / && fs_mark -d \$D/f -n $E6_FILES -s $E6_SIZE -t $E6_THREADS >/dev/null" \
+		--sbio "mkdir \$D/f && \"\$SBIO\" run --script $wl --dir=\$D/f --files=$E6_FILES --size=$E6_SIZE --threads=$E6_THREADS >/dev/null"
+}
+work7() {
+	local wl=$PWD/workloads/postmark.lua
+	wneed 7 postmark || return 0
+	wcap 7 "The experiment's settings."
+	sw_cell 7 "number $E7_NUMBER, transactions $E7_TRANSACTIONS" 128 \
+		--orig-prep "mkdir \$D/o" \
+		--orig "cd / && printf '%s\\n' \"set location \$D/o\" 'set number $E7_NUMBER' 'set transactions $E7_TRANSACTIONS' run quit | postmark >/dev/null" \
+		--sbio-prep "mkdir \$D/s && \"\$SBIO\" prepare --script $wl --dir=\$D/s --number=$E7_NUMBER --transactions=$E7_TRANSACTIONS >/dev/null" \
+		--sbio "\"\$SBIO\" run --script $wl --dir=\$D/s --number=$E7_NUMBER --transactions=$E7_TRANSACTIONS >/dev/null"
+}
+# run_work EXP: the experiment's same-work rows (work.EXP); a cell that cannot run says why
+# in its row.
+run_work() {
+	: >"$W/work.$1"
+	(
+		set +e
+		case $1 in 1) work1 ;; 2) work2 ;; 3) work3 ;; 4) work4 ;; 5) work5 ;; 6) work6 ;; 7) work7 ;; esac
+	) 2>"$W/werr.$1" || true
+	[ -s "$W/work.$1" ] ||
+		echo "| all | — | **failed**: no cell was checked$(last_err "$W/werr.$1") |" >>"$W/work.$1"
+}
+if checks work && [ "$ROOT" = 1 ] && [ -e /dev/loop-control ]; then
+	SWTMP=$(mktemp -d /tmp/sw.XXXXXX)
+	mount -t tmpfs -o size=256m,mode=0700 sbio-samework "$SWTMP" || { rmdir "$SWTMP"; SWTMP=; }
+fi
+
 TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
 	[2]="Experiment 2: iozone write, rewrite, read, re-read"
 	[3]="Experiment 3: the fio matrix"
@@ -651,7 +898,10 @@ TITLE=([1]="Experiment 1: sysbench fileio rndrw, fixed requests, O_DIRECT"
 	[7]="Experiment 7: PostMark")
 START=$(date -u +%s)
 exec 3>&2
-for e in $EXPS; do run_exp "$e"; done
+for e in $EXPS; do
+	! checks speed || run_exp "$e"
+	! checks work || run_work "$e"
+done
 SECS=$(($(date -u +%s) - START))
 
 version() { # TOOL: its --version's first line, or that it is not there
@@ -676,9 +926,21 @@ version() { # TOOL: its --version's first line, or that it is not there
 		echo
 		echo "#### ${TITLE[$e]}"
 		[ -f "$W/head.$e" ] && { echo; cat "$W/head.$e"; }
-		[ -f "$W/fail.$e" ] && { echo; cat "$W/fail.$e"; }
-		grep -q "^$e	" "$RES" && { echo; x table "$RES" "$e"; }
-		[ -f "$W/notes.$e" ] && { echo; cat "$W/notes.$e"; }
+		if checks speed; then
+			echo
+			echo "Same speed: the medians of $ROUNDS interleaved round$([ "$ROUNDS" -gt 1 ] && echo s); a cell whose median ratio is outside 0.90–1.10 is marked <<."
+			[ -f "$W/fail.$e" ] && { echo; cat "$W/fail.$e"; }
+			grep -q "^$e	" "$RES" && { echo; x table "$RES" "$e"; }
+			[ -f "$W/notes.$e" ] && { echo; cat "$W/notes.$e"; }
+		fi
+		if checks work; then
+			echo
+			echo "Same work (bench/samework.sh, once per cell: each side on a private loop device; the device's sectors and the system calls on its file system within 2%, a figure over it listed and marked <<; the device's request and flush counts are not listed, as the block layer merges requests differently; nor are opens and closes: sbio opens and closes its set to check it against its manifest before a run).$([ -f "$W/wcap.$e" ] && printf ' %s' "$(cat "$W/wcap.$e")")"
+			echo
+			echo "| cell | figures that differ (original → sbio) | verdict |"
+			echo "|---|---|---|"
+			cat "$W/work.$e"
+		fi
 	done
 } >"$W/section.md"
 cat "$W/section.md"

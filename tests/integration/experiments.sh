@@ -23,6 +23,26 @@ printf '    68            5        51200       1217.1              454\n'
 STUB
 chmod +x "$TMP/bin/fs_mark"
 export PATH="$TMP/bin:$PATH"
+# bench/samework.sh (the same-work check: root, loop devices) as a stub: it logs each cell's
+# name and prints a table of samework.sh's format; a cell whose name matches the pattern
+# SW_DIFFER has sbio's writes 10% under the original's (marked <<, exit 1).
+cat >"$TMP/samework" <<'STUB'
+#!/bin/bash
+while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done
+echo "$name" >>"${SW_LOG:-/dev/null}"
+echo "same work: $name"
+printf '  %-16s %12s %12s %7s\n' figure original sbio ratio
+printf '  %-16s %12s %12s %7s %s\n' "write sectors" 2048 2048 1.000 ""
+# shellcheck disable=SC2053 # a pattern
+if [[ $name == ${SW_DIFFER:-no cell} ]]; then
+	printf '  %-16s %12s %12s %7s %s\n' writes 100 90 0.900 "<<"
+	echo "  differ by more than 2%: writes"
+	exit 1
+fi
+printf '  %-16s %12s %12s %7s %s\n' writes 100 100 1.000 ""
+STUB
+chmod +x "$TMP/samework"
+export SAMEWORK=$TMP/samework
 
 # A folder whose path is too long for fs_mark (40 bytes): it runs through a link of a short
 # path in /tmp, the section says so, and the link is removed at the end.
@@ -58,7 +78,7 @@ check "a failing tool: experiment 1 names the command, its exit code and its las
 check "output without a figure: experiment 7 says so" \
 	eval 'sect 7 | grep -q "Failed.*no figure in the original.s output.*no transactions here"'
 check "experiment 6 ran: its table is printed" eval 'sect 6 | grep -q "^| files/s | [0-9]"'
-check "experiment 7's sbio run was not reached: no table" eval '! sect 7 | grep -q "^| cell"'
+check "experiment 7's sbio run was not reached: no table" eval '! sect 7 | grep -q "^| cell | original"'
 
 # bonnie++ printing +++++ for every test (too short to time): no figure, not a failure; the
 # section says why its column is empty.
@@ -89,6 +109,9 @@ FIO_LOG=$TMP/fio.log expect_exit 0 "experiment 2 with a fio stub: exit 0" env EX
 eq "experiment 2: one fio run per phase, the write on no file" "$(paste -sd '|' "$TMP/fio.log")" \
 	"write write files:0|rewrite write files:1|read read files:1|re-read read files:1"
 eq "experiment 2: a row per phase" "$(grep -cE '^\| (write|rewrite|read|re-read) \(MiB/s\) \|' "$TMP/out")" 4
+# The stub's 1 MiB/s is far from sbio's rate: every row is outside 10% and marked.
+eq "experiment 2: the cells outside 10% are marked" \
+	"$(grep -cE '^\| (write|rewrite|read|re-read) \(MiB/s\) \|.*\| \*\*no\*\* << \|$' "$TMP/out")" 4
 
 # Experiment 2's workload: iozone's -s is each child's file. --size=2M --threads=2: two files
 # of 2 MiB, and in every phase each thread moves its own 2 MiB once.
@@ -105,6 +128,31 @@ d = json.load(open(sys.argv[1]))
 print(" ".join("%s:%s" % (p["name"], ",".join(str(t["bytes_read"] + t["bytes_written"])
       for t in p["jobs"][0]["result"]["result"]["threads"])) for p in d["phases"]))' "$TMP/ioz.json")" \
 	"write:2097152,2097152 rewrite:2097152,2097152 read:2097152,2097152 re-read:2097152,2097152"
+
+# Same work: each experiment's cells through samework.sh (SAMEWORK), one row per cell under
+# the experiment's speed table; a cell that differs shows its figures and is marked.
+SW_LOG=$TMP/sw.log SW_DIFFER='direct 64K' expect_exit 0 "same work: exit 0" env EXPS="5 6" \
+	ROUNDS=1 E5_SIZE=1M E5_RUNS=1 E5_SIZES=1M,64K E6_FILES=5 DIR=/tmp bash "$EXP"
+eq "same work: samework.sh ran each cell" "$(paste -sd '|' "$TMP/sw.log")" \
+	"buffered 1M|buffered 64K|direct 1M|direct 64K|fs_mark -n 5 -s 51200 -t 1"
+check "same work: the table's header" eval 'sect 5 | grep -qxF "| cell | figures that differ (original → sbio) | verdict |"'
+check "same work: a cell that agrees" eval 'sect 5 | grep -qxF "| direct 1M | same work | same work |"'
+check "same work: a cell that differs shows its figure and is marked" \
+	eval 'sect 5 | grep -qxF "| direct 64K | writes 100 → 90 (0.900) << | **differs** << |"'
+check "same work: experiment 6's table" eval 'sect 6 | grep -qxF "| fs_mark -n 5 -s 51200 -t 1 | same work | same work |"'
+check "same work: the speed table is there too" eval 'sect 6 | grep -q "^| files/s | [0-9]"'
+check "same work: the speed table says which cells are within 10%" \
+	grep -qxF '| cell | original | sbio | sbio/original | min–max | within 10% |' "$TMP/out"
+# CHECKS: one of the two; a bad value refused.
+: >"$TMP/sw.log"
+SW_LOG=$TMP/sw.log expect_exit 0 "CHECKS=speed: exit 0" env CHECKS=speed EXPS=6 ROUNDS=1 E6_FILES=5 DIR=/tmp bash "$EXP"
+check "CHECKS=speed: no same-work table, samework.sh not run" \
+	eval "! grep -q '^| cell | figures' '$TMP/out' && test ! -s '$TMP/sw.log'"
+SW_LOG=$TMP/sw.log expect_exit 0 "CHECKS=work: exit 0" env CHECKS=work EXPS=6 E6_FILES=5 DIR=/tmp bash "$EXP"
+check "CHECKS=work: the same-work table alone" \
+	eval "grep -q '^| cell | figures' '$TMP/out' && ! grep -q '^| cell | original' '$TMP/out'"
+expect_exit 2 "CHECKS=fast: exit 2" env CHECKS=fast EXPS=6 DIR=/tmp bash "$EXP"
+check "CHECKS=fast: the line says what is accepted" grep -q 'CHECKS=fast: expected work, speed or both' "$TMP/err"
 
 # DEVICE: a bad value is refused in one line (exit 2) before anything runs.
 expect_exit 2 "DEVICE=floppy: exit 2" env DEVICE=floppy EXPS=6 ROUNDS=1 E6_FILES=5 DIR=/tmp bash "$EXP"
@@ -135,3 +183,12 @@ for dv in loop ram; do
 		eval "! losetup -n -O BACK-FILE ${loopdev:-/dev/loop-none} 2>/dev/null | grep -q sbio-experiments"
 	check "DEVICE=$dv: nothing of the run is left mounted" eval '! grep -q "/tmp/sbio-experiments\." /proc/mounts'
 done
+# The same-work check itself (bench/samework.sh, strace, loop devices) on one small cell:
+# dd's O_DIRECT reads and blockdev-sweep.lua's --direct=on cell do the same work.
+if command -v strace >/dev/null && [ -e /dev/loop-control ]; then
+	expect_exit 0 "bench/samework.sh on a dd cell: exit 0" env -u SAMEWORK CHECKS=work EXPS=5 E5_SIZE=4M \
+		E5_RUNS=1 E5_SIZES=1M DIR=/tmp bash "$EXP"
+	check "bench/samework.sh on a dd cell: direct 1M, same work" grep -qE '^\| direct 1M \| .* \| same work \|$' "$TMP/out"
+else
+	skip "the same-work check needs strace and loop devices"
+fi
