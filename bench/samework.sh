@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--name) NAME=$2; shift 2 ;;
 	--mb) MB=$2; shift 2 ;;
-	--allow) ALLOW=$2; shift 2 ;;
+	--allow) ALLOW=${ALLOW:+$ALLOW,}$2; shift 2 ;;
 	--strict-requests) STRICT_REQ=true; shift ;;
 	--slack) SLACK=$2; shift 2 ;;
 	--keep) KEEP=$2; shift 2 ;;
