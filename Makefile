@@ -175,7 +175,7 @@ bench:
 # make experiments: the seven experiment workloads beside the tools they reproduce (sysbench,
 # fio, bonnie++, dd, fs_mark, PostMark), both checks: the same work per cell (device counters
 # and system calls, bench/samework.sh) and the same speed (5 interleaved rounds, on a loop
-# device over RAM as root); about 25 minutes, never part of make test (see doc/experiments.md).
+# device over RAM as root); about 17 minutes, never part of make test (see doc/experiments.md).
 experiments:
 	@./scripts/install-deps.sh fio sysbench bonnie++ fsmark postmark python3 strace
 	@$(MAKE) --no-print-directory all

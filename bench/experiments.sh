@@ -52,7 +52,7 @@
 # Needs fio, sysbench, bonnie++, dd, fs_mark (fsmark), postmark and python3: `make
 # experiments` installs what is missing.
 # The same-work cells are sized for a small image: each caption says what its cells ran.
-# The defaults take about 25 minutes on a 2-CPU VM (DEVICE=ram).
+# The defaults take about 17 minutes on a 2-CPU VM (DEVICE=ram, both checks).
 set -eu
 export LC_ALL=C
 cd "$(dirname "$0")/.."
