@@ -70,6 +70,9 @@ fi
 for t in losetup mkfs.ext4 strace python3; do
 	command -v "$t" >/dev/null || { echo "$0: needs $t" >&2; exit 77; }
 done
+# LeakSanitizer cannot work under strace (it stops the process with a fatal error): a sbio
+# built with AddressSanitizer runs here with its leak check off.
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/samework.XXXXXX")
 LOOP=

@@ -843,6 +843,23 @@ static const char *pipeline_threads(char *buf, size_t len, unsigned n,
     return buf;
 }
 
+/* Why job k measured nothing when it has no error of its own: the phase never started,
+ * stopped by a sibling's failure (named), a signal, or another rank. Into buf. */
+static const char *pipeline_unstarted_why(char *buf, size_t len, const struct pipeline_job *jobs,
+                                          unsigned n, unsigned k, const char *name)
+{
+    const char *cause =
+        jobs[k].res.stop_signal ? "a signal stopped the run" : "another rank of the run failed";
+    for (unsigned i = 0; i < n; i++)
+        if (i != k && jobs[i].res.error_msg[0]) {
+            cause = jobs[i].res.error_msg;
+            break;
+        }
+    snprintf(buf, len, "job %s: measured nothing: the phase stopped before its start (%s)", name,
+             cause);
+    return buf;
+}
+
 /* The text report of each job of a phase and, for several jobs, of their total (tot, NULL
  * when there is none); their JSON into pj. The worst job's status into *status. */
 static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script_phase *p,
@@ -859,10 +876,15 @@ static void pipeline_report_phase(struct pipeline *ses, const struct sbio_script
         /* A job that failed while starting measured nothing: its error (above) alone. */
         measured = measured && jobs[k].res.measured;
         if (!jobs[k].res.measured) {
+            char why[sizeof(jobs[k].res.error_msg) + 160];
+            const char *msg = jobs[k].res.error_msg;
+            if (!msg[0])
+                sbio_note("%s", msg = pipeline_unstarted_why(why, sizeof(why), jobs, p->njobs, k,
+                                                             p->jobs[k].name));
             if (want_doc)
                 json_array_append_new(jj, json_pack("{s:s,s:o,s:s,s:o}", "name", p->jobs[k].name,
                                                     "declared", sbio_json_declared(&p->jobs[k]),
-                                                    "error", jobs[k].res.error_msg, "errors",
+                                                    "error", msg, "errors",
                                                     sbio_json_errors(&jobs[k].res)));
             continue;
         }

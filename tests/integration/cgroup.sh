@@ -321,10 +321,14 @@ for sig in INT TERM; do
 		"$(json_get "$TMP/v2$sig.json" phases.0.jobs.{0,1}.result.result.interrupted | paste -sd ' ')" "true true"
 	check "v2, SIG$sig: the reader measured its reads" awk "BEGIN { exit !($(json_get "$TMP/v2$sig.json" phases.0.jobs.0.result.result.op_types.read.ops) > 0) }"
 done
-# The job's process killed: the job fails saying how, the other job is reported, exit 1.
+# The job's process killed while it reads (its read calls, /proc/PID/io's syscr, in the
+# thousands: the set-up makes a few): the job fails saying how, the other job is reported,
+# exit 1.
+reading() { [ "$(awk '$1 == "syscr:" { print $2 }' "/proc/$1/io" 2>/dev/null || echo 0)" -ge 1000 ]; }
 start_run "$TMP/v2kill" run --script="$TMP/v2.lua" --dir="$V2SET" --time=3 -o "$TMP/v2kill.json"
 wait_for test -s "$FAKE/sbio.$BG/the_reader/cgroup.procs" || notok "the v2 group gets its process"
 CHILD=$(head -n1 "$FAKE/sbio.$BG/the_reader/cgroup.procs")
+wait_for reading "$CHILD" || notok "the job's process reads"
 kill -KILL "$CHILD"
 wait "$BG"
 eq "v2, the job's process killed: exit 1" "$?" 1
@@ -332,4 +336,21 @@ check "it says the job's process was killed by SIGKILL" \
 	grep -q "job the reader: its process (pid $CHILD) was killed by signal 9" "$TMP/v2kill.err"
 eq "the other job measured its writes" \
 	"$(json_get "$TMP/v2kill.json" phases.0.jobs.1.result.result.interrupted)" false
+# Killed the moment it is in its group, maybe before the phase starts: the other job then
+# measured its writes, or it says it measured nothing and why (never an empty report).
+start_run "$TMP/v2k0" run --script="$TMP/v2.lua" --dir="$V2SET" --time=3 -o "$TMP/v2k0.json"
+wait_for test -s "$FAKE/sbio.$BG/the_reader/cgroup.procs" || notok "the v2 group gets its process"
+CHILD=$(head -n1 "$FAKE/sbio.$BG/the_reader/cgroup.procs")
+kill -KILL "$CHILD"
+wait "$BG"
+eq "v2, the job's process killed at once: exit 1" "$?" 1
+W0=$(json_get "$TMP/v2k0.json" phases.0.jobs.1.result.result.interrupted)
+E0=$(json_get "$TMP/v2k0.json" phases.0.jobs.1.error)
+if [ "$W0" = false ] || [ "$E0" = "job writer: measured nothing: the phase stopped before its start (job the reader: its process (pid $CHILD) was killed by signal 9 (Killed))" ]; then
+	ok "the other job measured its writes or says why it did not"
+else
+	notok "the other job measured its writes or says why it did not (interrupted '$W0', error '$E0')"
+fi
+check "the other job's note on stderr when it measured nothing" \
+	sh -c "[ '$W0' = false ] || grep -q '^sbio: note: job writer: measured nothing: the phase stopped before its start' '$TMP/v2k0.err'"
 unset SBIO_CGROUP_ROOT

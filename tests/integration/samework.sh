@@ -13,9 +13,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WL=$ROOT/workloads
 SW=$ROOT/bench/samework.sh
 export SBIO_STATE_DIR=$TMP/state
-# bench/samework.sh runs sbio under strace -f, where LeakSanitizer cannot work (it stops the
-# process with a fatal error): under make test-asan the leak check is off for these runs.
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 
 # Not root, no loop device or no original tool: skipped, except under CI, where all are there.
 missing() {
