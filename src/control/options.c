@@ -515,6 +515,49 @@ static int opt_set_warmup(struct sbio_config *cfg, const struct optdef *d, const
     return 0;
 }
 
+static int opt_set_double(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    double v;
+    char num[64];
+    /* A percentage may say so: --target-ci=5% */
+    size_t l = strlen(value);
+    snprintf(num, sizeof(num), "%.*s",
+             (int)(l && value[l - 1] == '%' && !strcmp(d->arg, "PCT") ? l - 1 : l), value);
+    if (sbio_parse_double(num, &v))
+        return opt_bad(d, value, NULL);
+    *(double *)((char *)cfg + d->off) = v;
+    return 0;
+}
+
+/* --vary, --queue (NAME=VALUE each) and --phase: appended to their list. */
+static int opt_set_list(struct sbio_config *cfg, const struct optdef *d, const char *value)
+{
+    const char **arr = (const char **)((char *)cfg + d->off);
+    int *count = d->off == OFF(vary)    ? &cfg->nvary
+                 : d->off == OFF(queue) ? &cfg->nqueue
+                                        : &cfg->nphase;
+    if (d->off != OFF(phase) && !strchr(value, '='))
+        return opt_bad(d, value, "has no '='");
+    if (*count >= SBIO_MAX_LIST)
+        return opt_bad(d, value, "is one too many");
+    arr[(*count)++] = value;
+    return 0;
+}
+
+/* sysbench 0.4 drew the same offsets every run unless --init-rng=on seeded its generator
+ * from the clock, which sbio always does unless --rand-seed=N. */
+static int opt_set_init_rng(const struct optdef *d, const char *value)
+{
+    bool on;
+    if (sbio_parse_bool(value, &on))
+        return opt_bad(d, value, NULL);
+    if (!on)
+        sbio_note("%s--init-rng=off: sysbench 0.4 then repeated its offsets run after run; "
+                  "sbio seeds from the clock, --rand-seed=N repeats a run",
+                  opt_where);
+    return 0;
+}
+
 /* Parse value into cfg according to d. */
 static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *value)
 {
@@ -540,18 +583,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
     }
     case T_UINT:
     case T_SIZE: return opt_set_number(cfg, d, value);
-    case T_DOUBLE: {
-        double v;
-        char num[64];
-        /* A percentage may say so: --target-ci=5% */
-        size_t l = strlen(value);
-        snprintf(num, sizeof(num), "%.*s",
-                 (int)(l && value[l - 1] == '%' && !strcmp(d->arg, "PCT") ? l - 1 : l), value);
-        if (sbio_parse_double(num, &v))
-            return opt_bad(d, value, NULL);
-        *(double *)(base + d->off) = v;
-        return 0;
-    }
+    case T_DOUBLE: return opt_set_double(cfg, d, value);
     case T_ENUM: return opt_set_enum(cfg, d, value);
     case T_FLAGS: return opt_set_flags(cfg, d, value);
     case T_ENGINE: {
@@ -562,18 +594,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         return 0;
     }
     case T_STR: *(const char **)(base + d->off) = value; return 0;
-    case T_LIST: {
-        const char **arr = (const char **)(base + d->off);
-        int *count = d->off == OFF(vary)    ? &cfg->nvary
-                     : d->off == OFF(queue) ? &cfg->nqueue
-                                            : &cfg->nphase;
-        if (d->off != OFF(phase) && !strchr(value, '='))
-            return opt_bad(d, value, "has no '='");
-        if (*count >= SBIO_MAX_LIST)
-            return opt_bad(d, value, "is one too many");
-        arr[(*count)++] = value;
-        return 0;
-    }
+    case T_LIST: return opt_set_list(cfg, d, value);
     case T_FILL: return opt_set_fill(cfg, d, value);
     case T_IOPRIO: {
         const char *why = NULL;
@@ -586,18 +607,7 @@ static int opt_set(struct sbio_config *cfg, const struct optdef *d, const char *
         /* The note comes once the whole line is known (opt_note_test). */
         return strcmp(value, "fileio") ? opt_bad(d, value, "is not a test sbio runs") : 0;
     case T_CONFIG: return 0; /* read before the command line (sbio_options_parse) */
-    case T_INIT_RNG: {
-        /* sysbench 0.4 drew the same offsets every run unless --init-rng=on seeded its
-         * generator from the clock, which sbio always does unless --rand-seed=N. */
-        bool on;
-        if (sbio_parse_bool(value, &on))
-            return opt_bad(d, value, NULL);
-        if (!on)
-            sbio_note("%s--init-rng=off: sysbench 0.4 then repeated its offsets run after run; "
-                      "sbio seeds from the clock, --rand-seed=N repeats a run",
-                      opt_where);
-        return 0;
-    }
+    case T_INIT_RNG: return opt_set_init_rng(d, value);
     case T_IGNORE:
     case T_IGNORE_BOOL:
         sbio_note("%s--%s does not concern file I/O; ignored", opt_where, d->name);
