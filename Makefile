@@ -197,7 +197,7 @@ install: sbio
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/sbio.1
 	install -m 0644 README.md doc/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/sbio/workloads
-	install -m 0644 workloads/*.lua $(DESTDIR)$(PREFIX)/share/sbio/workloads/
+	install -m 0644 workloads/*.lua workloads/*.battery $(DESTDIR)$(PREFIX)/share/sbio/workloads/
 
 format:
 	clang-format -i $(FORMAT_FILES)

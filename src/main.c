@@ -23,6 +23,7 @@
 #include "report.h"
 #include "runner.h"
 #include "script.h"
+#include "survey.h"
 #include "tree_io.h"
 #include "pipeline.h"
 #include "topology.h"
@@ -671,6 +672,7 @@ static int run_command(struct command *c, FILE *out)
     case SBIO_CMD_RUN: return cmd_run(cfg, &c->set, topo, script, &c->script, out);
     case SBIO_CMD_COMPARE: return cmd_compare(cfg, &c->set, topo, script, out);
     case SBIO_CMD_DIFF: return topo->rank ? 0 : diff_cmd(cfg, out);
+    case SBIO_CMD_SURVEY: return topo->rank ? 0 : sbio_survey(cfg, out);
     default: sbio_err("%s: not implemented yet", sbio_cmd_name(cfg->cmd)); return -SBIO_EUSAGE;
     }
 }

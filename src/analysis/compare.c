@@ -209,7 +209,9 @@ static int setting_cfg(const struct sbio_config *base, unsigned nranks, const st
 {
     *out = *base;
     out->cmd = SBIO_CMD_RUN;
-    sbio_options_forget(out, SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF)); /* --metrics */
+    /* compare's own options (--metrics, shared with diff; --schedulers, with survey) */
+    sbio_options_forget(out,
+                        SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_SURVEY));
     out->output = NULL;
     out->output_format = SBIO_OUT_TEXT;
     out->report_interval_s = 0;

@@ -132,6 +132,17 @@ const char *sbio_table_metric_name(size_t i)
     return i < NMETRICS ? metrics[i].name : NULL;
 }
 
+const char *sbio_table_metric_header(size_t i)
+{
+    return i < NMETRICS ? metrics[i].header : NULL;
+}
+
+const char *sbio_table_metric_unit(size_t i)
+{
+    return i < NMETRICS ? metrics[i].unit : NULL;
+}
+
+
 double sbio_table_metric_value(size_t i, json_t *doc, json_t *share)
 {
     if (i >= NMETRICS)

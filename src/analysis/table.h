@@ -29,6 +29,9 @@ struct json_t;
 /* Metric i's name as --metrics spells it ("ops", "read.p99", ...), or NULL past the end of
  * the catalogue. */
 const char *sbio_table_metric_name(size_t i);
+/* Metric i's column header ("read p99", "MiB/s") and unit in the JSON ("ns", "MiB/s"). */
+const char *sbio_table_metric_header(size_t i);
+const char *sbio_table_metric_unit(size_t i);
 
 /* Metric i's value in a block's document (an sbio-result/1, or a script job's or phase
  * total's), share its entry of the phase's shares (NULL: none). NAN when the document does

@@ -72,8 +72,8 @@ const char *sbio_random_order_name(int order)
 const char *const sbio_cmd_names[SBIO_CMD_NR] = {
     [SBIO_CMD_NONE] = "",           [SBIO_CMD_PREPARE] = "prepare", [SBIO_CMD_RUN] = "run",
     [SBIO_CMD_CLEANUP] = "cleanup", [SBIO_CMD_COMPARE] = "compare", [SBIO_CMD_DIFF] = "diff",
-    [SBIO_CMD_PLOT] = "plot",       [SBIO_CMD_RESTORE] = "restore", [SBIO_CMD_HELP] = "help",
-    [SBIO_CMD_VERSION] = "version",
+    [SBIO_CMD_SURVEY] = "survey",   [SBIO_CMD_PLOT] = "plot",       [SBIO_CMD_RESTORE] = "restore",
+    [SBIO_CMD_HELP] = "help",       [SBIO_CMD_VERSION] = "version",
 };
 
 const char *sbio_cmd_name(enum sbio_cmd cmd)

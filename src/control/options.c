@@ -43,6 +43,7 @@ enum opt_type {
 #define SET_CMDS (SBIO_C(SBIO_CMD_PREPARE) | ALL_RUN)
 /* Where the set is: every command that works on one. */
 #define DIR_CMDS (SET_CMDS | SBIO_C(SBIO_CMD_CLEANUP))
+#define SURVEY   SBIO_C(SBIO_CMD_SURVEY)
 #define OFF(f)   offsetof(struct sbio_config, f)
 
 struct optdef {
@@ -120,7 +121,8 @@ static const struct optdef base_opts[] = {
     {"file-rw-ratio", NULL, T_DOUBLE, OFF(rw_ratio), "1.5", NULL, 0, 0, ALL_RUN, 0, "R",
      "reads per write in rndrw (kept exactly per thread); 0: writes only, as sysbench"},
     /* sbio's own */
-    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, DIR_CMDS, 0, "DIR", "folder of the file set"},
+    {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, DIR_CMDS | SURVEY, 0, "DIR",
+     "folder of the file set (survey: of the workloads' sets, a folder each)"},
     {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
      "run on a raw block device instead of a file set (needs --allow-destroy)"},
     {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
@@ -140,38 +142,40 @@ static const struct optdef base_opts[] = {
     {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN, 0,
      "FMT", "report format: text, json or csv"},
     {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
-     ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF), 0, "FILE",
+     ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF) | SURVEY, 0, "FILE",
      "write the report to FILE (-o)"},
     {"log-interval", NULL, T_UINT, OFF(log_interval_ms), "0", NULL, 0, UINT32_MAX, ALL_RUN, 0, "MS",
      "record interim samples every MS milliseconds without printing them"},
     {"scheduler", NULL, T_STR, OFF(scheduler), "", NULL, 0, 0, ALL_RUN, 0, "NAME",
      "I/O scheduler to set on the file set's device for the run (restored after)"},
-    {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
-     "LIST", "compare: schedulers to run the workload under"},
+    {"schedulers", NULL, T_STR, OFF(schedulers), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE) | SURVEY,
+     0, "LIST",
+     "compare, survey: schedulers to run the workload under (survey: default every one the "
+     "device offers)"},
     {"vary", NULL, T_LIST, OFF(vary), "", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0, "KEY=LIST",
      "compare: a setting and its values (repeatable)"},
     {"queue", NULL, T_LIST, OFF(queue), "", NULL, 0, 0, ALL_RUN, 0, "KEY=VALUE",
      "queue knob to set for the run, e.g. read_ahead_kb=2048 (repeatable)"},
     {"phase", NULL, T_LIST, OFF(phase), "", NULL, 0, 0, ALL_RUN, 0, "NAME[,NAME]",
      "run only these phases of the script, in the script's order (repeatable)"},
-    {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
+    {"queue-device", NULL, T_STR, OFF(queue_device), "", NULL, 0, 0, ALL_RUN | SURVEY, 0, "DEV",
      "block device whose queue to tune when --dir has none"},
     {"drop-caches", NULL, T_BOOL, OFF(drop_caches), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "sync and drop the whole page cache before the run (root; compare drops the set's pages "
      "alone by default, as --invalidate)"},
     {"repeat", NULL, T_UINT, OFF(repeat), "1", "auto", 1, 10000, SBIO_C(SBIO_CMD_COMPARE), 0, "N",
      "compare: runs per setting; auto: until every CI is within --target-ci"},
-    {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0, SBIO_C(SBIO_CMD_COMPARE), 0,
-     "PCT",
+    {"target-ci", NULL, T_DOUBLE, OFF(target_ci), "5", NULL, 0, 0,
+     SBIO_C(SBIO_CMD_COMPARE) | SURVEY, 0, "PCT",
      "compare --repeat=auto: the widest 95% CI half-width a setting stops at, % of the mean"},
     /* At least the 3 runs --repeat=auto always makes (SBIO_COMPARE_MIN_AUTO). */
-    {"max-repeat", NULL, T_UINT, OFF(max_repeat), "10", NULL, 3, 10000, SBIO_C(SBIO_CMD_COMPARE), 0,
-     "N", "compare --repeat=auto: the most runs per setting"},
+    {"max-repeat", NULL, T_UINT, OFF(max_repeat), "10", NULL, 3, 10000,
+     SBIO_C(SBIO_CMD_COMPARE) | SURVEY, 0, "N", "compare --repeat=auto: the most runs per setting"},
     {"max-compare-time", NULL, T_UINT, OFF(max_compare_time_s), "0", NULL, 0, UINT32_MAX,
      SBIO_C(SBIO_CMD_COMPARE), 0, "N",
      "compare: start no run that would end after N seconds of the compare; 0: no limit"},
     {"order", NULL, T_ENUM, OFF(order), "sequential", "sequential|random", 0, 0,
-     SBIO_C(SBIO_CMD_COMPARE), 0, "ORDER", "compare: order of settings within a round"},
+     SBIO_C(SBIO_CMD_COMPARE) | SURVEY, 0, "ORDER", "compare: order of settings within a round"},
     {"metrics", NULL, T_STR, OFF(metrics), "", NULL, 0, 0,
      SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF), 0, "LIST",
      "compare, diff: the table's columns, each mean ± sd and the difference with its CI: ops, "
@@ -183,6 +187,14 @@ static const struct optdef base_opts[] = {
      "the table (several runs a side, scripts, compares, --metrics), a latency or time higher, "
      "there judged by the bound of its 95% CI nearest zero, else by the point difference "
      "(off unless given)"},
+    {"budget", NULL, T_STR, OFF(budget), "30m", NULL, 0, 0, SURVEY, 0, "TIME",
+     "survey: the time the whole survey may take (e.g. 10m, 1h30m, 90s), planned before it "
+     "starts"},
+    {"battery", NULL, T_STR, OFF(battery), "survey.battery", NULL, 0, 0, SURVEY, 0, "FILE",
+     "survey: the workloads, a line each (path, or a name from the installed workloads)"},
+    {"format", NULL, T_ENUM, OFF(survey_format), "text", "text|mail", 0, 0, SURVEY, 0, "FMT",
+     "survey: text, or mail (every line within 72 columns, the matrix four schedulers at a "
+     "time)"},
     {"keep-data", NULL, T_STR, OFF(keep_data), "", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "DIR",
      "plot: keep the data files and the script given to gnuplot in DIR"},
     {"size", NULL, T_STR, OFF(plot_size), "1200x800", NULL, 0, 0, SBIO_C(SBIO_CMD_PLOT), 0, "WxH",
@@ -310,6 +322,8 @@ static const char *const cmd_help[SBIO_CMD_NR] = {
     [SBIO_CMD_COMPARE] = "run one workload under every setting of --schedulers / --vary, repeated",
     [SBIO_CMD_DIFF] = "diff A.json B.json, or A1.json A2.json… -- B1.json B2.json…: the "
                       "difference of every metric of two results, or of two sides' runs",
+    [SBIO_CMD_SURVEY] = "which scheduler for which workload: a battery of workloads, each "
+                        "compared under every scheduler, within --budget; one matrix",
     [SBIO_CMD_PLOT] = "plot R.json… -o chart.png: chart JSON results with gnuplot",
     [SBIO_CMD_RESTORE] = "restore device settings an sbio that was killed or crashed left",
     [SBIO_CMD_HELP] = "help [COMMAND]: the options (of one command)",
@@ -1256,6 +1270,24 @@ static int opt_check_plot(const struct sbio_config *cfg)
     return 0;
 }
 
+/* survey takes no words after the command; its budget and battery it checks itself. */
+static int opt_check_survey(const struct sbio_config *cfg)
+{
+    if (cfg->nargs) {
+        sbio_err("survey takes no arguments, found '%s'; accepted: sbio survey --dir=DIR "
+                 "[--schedulers=LIST] [--budget=TIME] [--battery=FILE] [--format=text|mail] "
+                 "[-o survey.json]",
+                 cfg->args[0]);
+        return -EINVAL;
+    }
+    if (!(cfg->target_ci > 0 && cfg->target_ci < 100)) {
+        sbio_err("--target-ci=%g: accepted: a percentage above 0 and below 100, e.g. 5%%",
+                 cfg->target_ci);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 /* The file set a command that works on one is given, and the words after the command. */
 static int opt_check_set(const struct sbio_config *cfg)
 {
@@ -1309,7 +1341,8 @@ static const char *opt_cmds_text(unsigned cmds, char *buf, size_t n)
  * and cleanup take each other's options, as sysbench does: one command line, three verbs. */
 static bool opt_foreign(const struct optdef *d, enum sbio_cmd cmd)
 {
-    const unsigned own = SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT);
+    const unsigned own =
+        SBIO_C(SBIO_CMD_COMPARE) | SBIO_C(SBIO_CMD_DIFF) | SBIO_C(SBIO_CMD_PLOT) | SURVEY;
     if (!d->cmds || (d->cmds & SBIO_C(cmd)))
         return false;
     return !(d->cmds & ~own) || (SBIO_C(cmd) & own);
@@ -1580,6 +1613,7 @@ int sbio_options_validate(struct sbio_config *cfg, unsigned nranks)
         return -EINVAL;
     case SBIO_CMD_DIFF: return opt_check_given(cfg) ? -EINVAL : opt_check_diff(cfg);
     case SBIO_CMD_PLOT: return opt_check_given(cfg) ? -EINVAL : opt_check_plot(cfg);
+    case SBIO_CMD_SURVEY: return opt_check_given(cfg) ? -EINVAL : opt_check_survey(cfg);
     case SBIO_CMD_HELP:
         if (cfg->nargs > 1) {
             sbio_err("help takes at most one command, found '%s' after '%s'; accepted: sbio help "

@@ -119,6 +119,9 @@ struct sbio_config {
     uint64_t engine_opt[SBIO_ENGINE_MAX_OPTS];
     const char *keep_data; /* plot: keep gnuplot's data files in this folder */
     const char *plot_size; /* plot: WIDTHxHEIGHT */
+    const char *budget;    /* survey: --budget as typed */
+    const char *battery;   /* survey: --battery */
+    int survey_format;     /* survey: 0 text, 1 mail */
     bool file_per_rank;    /* MPI: each rank its own set in DIR/rank.N */
     uint64_t memory_limit; /* --memory-limit: bytes (cgroup.h), 0: none */
 

@@ -46,6 +46,11 @@ static void script_not_found(const char *file, const char *const *dirs, size_t n
 
 const char *sbio_script_find(const char *name, char *buf, size_t len)
 {
+    return sbio_workload_find(name, ".lua", buf, len);
+}
+
+const char *sbio_workload_find(const char *name, const char *suffix, char *buf, size_t len)
+{
     if (strchr(name, '/') || !access(name, R_OK)) {
         if (!access(name, R_OK)) {
             snprintf(buf, len, "%s", name);
@@ -56,16 +61,17 @@ const char *sbio_script_find(const char *name, char *buf, size_t len)
     }
     const char *env = getenv("SBIO_WORKLOADS");
     const char *dirs[] = {env && *env ? env : NULL, SBIO_WORKLOADS_DIR, "workloads"};
-    bool ext = strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".lua");
+    size_t sl = strlen(suffix);
+    bool ext = strlen(name) > sl && !strcmp(name + strlen(name) - sl, suffix);
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         if (!dirs[i])
             continue;
-        snprintf(buf, len, "%s/%s%s", dirs[i], name, ext ? "" : ".lua");
+        snprintf(buf, len, "%s/%s%s", dirs[i], name, ext ? "" : suffix);
         if (!access(buf, R_OK))
             return buf;
     }
     char file[256];
-    snprintf(file, sizeof(file), "%.240s%s", name, ext ? "" : ".lua");
+    snprintf(file, sizeof(file), "%.240s%s", name, ext ? "" : suffix);
     script_not_found(file, dirs, sizeof(dirs) / sizeof(dirs[0]), buf, len);
     return NULL;
 }

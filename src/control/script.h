@@ -23,6 +23,9 @@
  * for oltp.lua in /usr/local/share/sbio/workloads and ./workloads …"), or why the path
  * cannot be read. */
 const char *sbio_script_find(const char *name, char *buf, size_t len);
+/* The same for any file of the workloads folder: suffix (".lua", ".battery") is added to a
+ * bare name that lacks it. */
+const char *sbio_workload_find(const char *name, const char *suffix, char *buf, size_t len);
 
 /* Load and run the script's declarations with the option overrides given (names without
  * dashes, values as typed on the command line). 0, or -EINVAL with one line in err:

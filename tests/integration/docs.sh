@@ -11,7 +11,7 @@ for opt in $(grep -E '^  --' "$TMP/help" | grep -v 'not implemented yet' | sed -
 	esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
 	if grep -q -- "$esc" "$MAN"; then ok "man page documents $opt"; else notok "man page lacks $opt"; fi
 done
-for cmd in prepare run cleanup compare diff plot restore help version; do
+for cmd in prepare run cleanup compare survey diff plot restore help version; do
 	check "man page documents the $cmd command" grep -q "^\.B $cmd\|^\.B plot" "$MAN"
 	check "README names the $cmd command" grep -q "\`$cmd" "$ROOT/README.md"
 	check "doc/options.md's table of commands has $cmd" grep -q "^| \`$cmd[\` ]" "$ROOT/doc/options.md"

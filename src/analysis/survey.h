@@ -1,0 +1,135 @@
+/* sbio survey: which scheduler for which workload on one device. A battery of workloads
+ * (shipped scripts or built-in modes, each with the metrics that matter for it) is run under
+ * every scheduler the device offers, each workload as one compare (schedulers interleaved
+ * within each round, --repeat=auto), within a time budget planned before anything runs. The
+ * answer is one matrix, workloads × schedulers: each cell's mean with its 95% CI and its
+ * difference to the row's best mean, tested (Welch's test of the log ratio) and corrected
+ * with Holm–Bonferroni over the whole matrix, and a verdict per row that names a winner only
+ * when the test says so.
+ *
+ * The battery, one workload per line ('#' starts a comment):
+ *   NAME SCRIPT SECONDS METRICS [--OPTION=VALUE ...]
+ * NAME the row's name; SCRIPT a workload script (as --script finds it), or '-' for sbio's
+ * built-in modes; SECONDS about how long one run lasts (what the plan counts; the run's own
+ * length is the options' business, --time=S); METRICS [JOB/]METRIC:higher|lower[,...], each a
+ * row of the matrix (a metric of --metrics, of the job named, or of the phase's jobs
+ * together); OPTIONS the workload's options, given to its prepare, compare and cleanup. */
+#ifndef SBIO_SURVEY_H
+#define SBIO_SURVEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "options.h"
+
+#define SBIO_SURVEY_MAX_LINES   24
+#define SBIO_SURVEY_MAX_METRICS 4
+#define SBIO_SURVEY_MAX_ROWS    (SBIO_SURVEY_MAX_LINES * SBIO_SURVEY_MAX_METRICS)
+#define SBIO_SURVEY_MAX_OPTS    16
+#define SBIO_SURVEY_MAX_SCHEDS  8
+/* --repeat=auto's least runs per setting, and what the plan adds to each run's SECONDS (the
+ * run's start, the drop of its set's pages, the scheduler's switch). */
+#define SBIO_SURVEY_MIN_RUNS   3
+#define SBIO_SURVEY_OVERHEAD_S 0.5
+
+struct sbio_survey_metric {
+    char job[64];  /* "": the phase's jobs together (or its only job) */
+    size_t metric; /* index in the table's metric catalogue */
+    int better;    /* +1: higher is better, -1: lower */
+};
+
+struct sbio_survey_line {
+    char name[48];
+    char script[256]; /* "-": the built-in modes */
+    double seconds;
+    struct sbio_survey_metric m[SBIO_SURVEY_MAX_METRICS];
+    size_t nm;
+    char *opt[SBIO_SURVEY_MAX_OPTS];
+    size_t nopt;
+};
+
+struct sbio_survey_battery {
+    struct sbio_survey_line line[SBIO_SURVEY_MAX_LINES];
+    size_t n, nrows;
+};
+
+/* The battery in text (path names it in messages) into b (zeroed first). 0, or -EINVAL with
+ * one line in err ("FILE:LINE: what was wrong; accepted: ..."), or -ENOMEM. */
+int sbio_survey_battery_parse(const char *text, const char *path, struct sbio_survey_battery *b,
+                              char *err, size_t errlen);
+void sbio_survey_battery_free(struct sbio_survey_battery *b);
+
+/* The plan of a survey: each line's least time (nsched × SBIO_SURVEY_MIN_RUNS runs of its
+ * SECONDS + SBIO_SURVEY_OVERHEAD_S) and its share of the budget (its least time, and of the
+ * rest in proportion to it). */
+struct sbio_survey_plan {
+    double least[SBIO_SURVEY_MAX_LINES], share[SBIO_SURVEY_MAX_LINES];
+    double least_total, budget;
+};
+
+/* 0, or -ERANGE when the least time is over the budget (p->least_total says how much it
+ * needs; the shares are then the least times). */
+int sbio_survey_plan(const struct sbio_survey_battery *b, size_t nsched, double budget_s,
+                     struct sbio_survey_plan *p);
+
+/* Line i's share of what is left of the budget (left_s) when lines i.. are still to run:
+ * left_s in proportion to their least times, never below its own least time. */
+double sbio_survey_share(const struct sbio_survey_plan *p, size_t n, size_t i, double left_s);
+
+/* "10m", "90s", "1h30m", "2h", "600" (seconds) into seconds (above 0, at most 7 days). 0 or
+ * -EINVAL. */
+int sbio_survey_parse_budget(const char *s, double *out);
+
+/* ---- the matrix ---- */
+
+struct sbio_survey_cell {
+    size_t n;
+    double *val;             /* n values (owned by the matrix) */
+    double mean, sd, half;   /* half: the 95% CI's half-width, NAN for n < 2 */
+    double diff_pct, lo, hi; /* to the row's best: %, its 95% CI (NAN: none) */
+    double p, p_holm;        /* the test against the best, Holm's over the matrix; -1: none */
+    bool best, sig;          /* the row's best mean; significantly different from it */
+};
+
+struct sbio_survey_row {
+    char workload[48], job[64];
+    size_t metric; /* index in the table's metric catalogue */
+    int better;
+    struct sbio_survey_cell cell[SBIO_SURVEY_MAX_SCHEDS];
+    size_t best; /* SIZE_MAX: no cell has a value */
+};
+
+struct sbio_survey_matrix {
+    size_t nrows, ns, ntests;
+    char sched[SBIO_SURVEY_MAX_SCHEDS][32];
+    struct sbio_survey_row row[SBIO_SURVEY_MAX_ROWS];
+};
+
+/* Set row r's cell s to n values (copied). 0 or -ENOMEM. */
+int sbio_survey_cell_set(struct sbio_survey_matrix *m, size_t r, size_t s, const double *v,
+                         size_t n);
+void sbio_survey_matrix_free(struct sbio_survey_matrix *m);
+
+/* Every cell's figures from its values: the best of each row, the tests against it, Holm's
+ * correction over the whole matrix (significant: adjusted p below 5%). */
+void sbio_survey_matrix_compute(struct sbio_survey_matrix *m);
+
+/* Row r's verdict in a sentence (never a winner without a significant difference). */
+void sbio_survey_verdict(const struct sbio_survey_matrix *m, size_t r, char *buf, size_t len);
+
+/* The matrix as text: mail keeps every line within 72 columns (four schedulers' columns at a
+ * time, the verdicts wrapped), else one table as wide as it needs. head: lines printed first
+ * (may be NULL). */
+void sbio_survey_print(const struct sbio_survey_matrix *m, const char *head, bool mail, FILE *out);
+
+/* The matrix as JSON (rows, cells, verdicts). */
+struct json_t;
+struct json_t *sbio_survey_matrix_json(const struct sbio_survey_matrix *m);
+
+/* The survey command. 0; -SBIO_EUSAGE (one line, nothing touched); -SBIO_EFAILED (a
+ * workload failed; the others are reported); -EINTR (interrupted: what was measured is
+ * reported, the settings restored by each compare). */
+int sbio_survey(const struct sbio_config *cfg, FILE *out);
+
+#endif
