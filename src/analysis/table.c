@@ -142,7 +142,6 @@ const char *sbio_table_metric_unit(size_t i)
     return i < NMETRICS ? metrics[i].unit : NULL;
 }
 
-
 double sbio_table_metric_value(size_t i, json_t *doc, json_t *share)
 {
     if (i >= NMETRICS)

@@ -840,9 +840,10 @@ static void test_unknown_and_missing(void **state)
     expect_bad(ARGV("run", "--file-test-mod=seqrd"), "'--file-test-mod'", "sbio help", NULL);
     expect_bad(ARGV("--bogus", "run"), "'--bogus'", "sbio help", NULL);
     expect_bad(ARGV("run", "-t", "4"), "'-t'", "--name=value", NULL);
-    expect_bad(ARGV("frobnicate"), "'frobnicate'",
-               "accepted: prepare, run, cleanup, compare, diff, survey, plot, restore, help, version",
-               NULL);
+    expect_bad(
+        ARGV("frobnicate"), "'frobnicate'",
+        "accepted: prepare, run, cleanup, compare, diff, survey, plot, restore, help, version",
+        NULL);
     expect_bad(ARGV("--threads=4", "rnu"), "'rnu'", "prepare, run", NULL);
     expect_bad(ARGV("run", "--threads"), "--threads", "needs a value", "from 1 to 100000");
     expect_bad(ARGV("run", "--file-test-mode"), "--file-test-mode", "needs a value", "rndrw");
