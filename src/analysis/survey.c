@@ -972,10 +972,10 @@ static int line_step(struct survey *s, size_t i, const char *cmd, const char *ex
     return rc;
 }
 
-/* The --metrics of workload i's compare: its metrics' names, each once. */
+/* The --metrics=LIST of workload i's compare: its metrics' names, each once. */
 static void line_metrics(const struct sbio_survey_line *l, char *buf, size_t len)
 {
-    buf[0] = 0;
+    snprintf(buf, len, "--metrics=");
     for (size_t k = 0; k < l->nm; k++) {
         const char *name = sbio_table_metric_name(l->m[k].metric);
         bool seen = false;
@@ -983,7 +983,7 @@ static void line_metrics(const struct sbio_survey_line *l, char *buf, size_t len
             seen |= l->m[j].metric == l->m[k].metric;
         if (!seen) {
             size_t n = strlen(buf);
-            snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
+            snprintf(buf + n, len - n, "%s%s", buf[n - 1] == '=' ? "" : ",", name);
         }
     }
 }
@@ -1026,9 +1026,7 @@ static void line_run(struct survey *s, size_t i)
         char mt[48], met[256], out[PATH_MAX + 80], sch[sizeof(s->list) + 16], tci[48], mr[48],
             ord[48];
         snprintf(mt, sizeof(mt), "--max-compare-time=%.0f", floor(share > 1 ? share : 1));
-        line_metrics(l, met, sizeof(met) - 12);
-        memmove(met + 10, met, strlen(met) + 1);
-        memcpy(met, "--metrics=", 10);
+        line_metrics(l, met, sizeof(met));
         snprintf(json, sizeof(json), "%s/%s.json", s->tmp, l->name);
         snprintf(out, sizeof(out), "--output=%s", json);
         snprintf(sch, sizeof(sch), "--schedulers=%s", s->list);
