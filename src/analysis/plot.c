@@ -40,11 +40,13 @@
 #include "infer.h"
 #include "io.h"
 #include "report.h"
+#include "survey.h"
 #include "table.h"
 #include "util.h"
 
 #define PLOT_SCHEMA      "sbio-result/1"
 #define PLOT_CMP_SCHEMA  "sbio-compare/1"
+#define PLOT_SRV_SCHEMA  "sbio-survey/1"
 #define PLOT_SCRIPT      "plot.gp"
 #define PLOT_THROUGHPUT  "throughput.dat"
 #define PLOT_PERCENTILES "percentiles.dat"
@@ -73,8 +75,9 @@ struct plot_run {
     json_t *doc;
     json_t *result;
     json_t *op_types;
-    json_t *samples;  /* array, possibly empty */
-    json_t *settings; /* a compare result's settings[] (non-empty), else NULL */
+    json_t *samples;                   /* array, possibly empty */
+    json_t *settings;                  /* a compare result's settings[] (non-empty), else NULL */
+    struct sbio_survey_matrix *survey; /* a survey's matrix, computed again, else NULL */
 };
 
 /* The op types a chart of runs has a data column for, op[k] column k's: read, write and
@@ -212,6 +215,24 @@ static int plot_load_compare(struct plot_run *r)
     return 0;
 }
 
+/* A survey is charted from its matrix, every figure computed again from the cells' values. */
+static int plot_load_survey(struct plot_run *r)
+{
+    char err[256];
+    if (!(r->survey = calloc(1, sizeof(*r->survey))))
+        return -ENOMEM;
+    int rc = sbio_survey_matrix_from_json(r->doc, r->survey, err, sizeof(err));
+    if (rc == -EINVAL || (!rc && !r->survey->nrows)) {
+        sbio_err("plot: %s: %s: the file is truncated, was edited or was written by an older "
+                 "sbio",
+                 r->path, rc ? err : "a survey without rows in its matrix");
+        return -SBIO_EUSAGE;
+    }
+    if (!rc)
+        plot_run_name(r);
+    return rc;
+}
+
 /* Whether a string of v, or a key, holds a control character (sbio_util_control): where it
  * is ("config.file_test_mode", "settings[1].name") into where (len bytes, l used). */
 static bool plot_find_control(json_t *v, char *where, size_t len, size_t l)
@@ -285,13 +306,16 @@ static int plot_load(struct plot_run *r)
         return plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, true)
                    ? -SBIO_EUSAGE
                    : plot_load_compare(r);
+    if (json_is_string(schema) && !strcmp(json_string_value(schema), PLOT_SRV_SCHEMA))
+        return plot_check_text(r) ? -SBIO_EUSAGE : plot_load_survey(r);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), PLOT_SCHEMA)) {
-        sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\" or \"%s\")",
+        sbio_err("plot: %s: not an sbio result (\"schema\" is %s%s%s, want \"%s\", \"%s\" or "
+                 "\"%s\")",
                  r->path, json_is_string(schema) ? "\"" : "",
                  json_is_string(schema)
                      ? sbio_util_escape(shown, sizeof(shown), json_string_value(schema), 60)
                      : "absent",
-                 json_is_string(schema) ? "\"" : "", PLOT_SCHEMA, PLOT_CMP_SCHEMA);
+                 json_is_string(schema) ? "\"" : "", PLOT_SCHEMA, PLOT_CMP_SCHEMA, PLOT_SRV_SCHEMA);
         return -SBIO_EUSAGE;
     }
     if (plot_check_text(r) || sbio_diff_check_types("plot", r->path, r->doc, false))
@@ -1868,9 +1892,203 @@ static int plot_write_compare_files(const struct plot_ctx *c, const struct plot_
     return rc;
 }
 
+/* ---- a survey's chart: a panel per row of its matrix, a bar per scheduler ---- */
+
+/* A survey chart's bars: the row's best, a scheduler significantly different from it, one
+ * that is not (or untested). */
+#define PLOT_SRV_BEST_RGB  0x2ca02c
+#define PLOT_SRV_WORSE_RGB 0xd62728
+#define PLOT_SRV_SAME_RGB  0x9ecae1
+
+/* The panels' grid: as square as the chart allows, wider than tall. */
+static void plot_srv_grid(size_t n, size_t *rows, size_t *cols)
+{
+    *cols = n <= 2 ? n : n <= 4 ? 2 : n <= 9 ? 3 : 4;
+    *rows = (n + *cols - 1) / *cols;
+}
+
+/* rowR.dat: index 0 a line per scheduler (slot, mean, CI low, CI high, 0 best, 1 significantly
+ * different from the best, 2 not), index 1 a line per run (slot, value), in the row's unit
+ * as the panel's axis shows it. */
+static int plot_srv_write_row(const struct plot_ctx *c, const struct sbio_survey_matrix *m,
+                              size_t r, double div)
+{
+    char name[32];
+    int rc = 0;
+    snprintf(name, sizeof(name), "row%zu.dat", r);
+    FILE *f = plot_create(c, name, &rc);
+    if (!f)
+        return rc;
+    const struct sbio_survey_row *row = &m->row[r];
+    fprintf(f,
+            "# matrix.rows[%zu]: %s / %s / %s, divided by %g\n# slot mean ci_low ci_high "
+            "kind\n",
+            r, row->workload, row->job[0] ? row->job : "-", sbio_table_metric_name(row->metric),
+            div);
+    for (size_t s = 0; s < m->ns; s++) {
+        const struct sbio_survey_cell *e = &row->cell[s];
+        double h = isnan(e->half) ? 0 : e->half;
+        fprintf(f, "%zu", s);
+        plot_put(f, e->n ? e->mean / div : NAN);
+        plot_put(f, e->n ? (e->mean - h) / div : NAN);
+        plot_put(f, e->n ? (e->mean + h) / div : NAN);
+        fprintf(f, " %d\n", e->best ? 0 : e->sig ? 1 : 2);
+    }
+    fprintf(f, "\n\n# slot value\n");
+    for (size_t s = 0; s < m->ns; s++)
+        for (size_t i = 0; i < row->cell[s].n; i++) {
+            fprintf(f, "%zu", s);
+            plot_put(f, row->cell[s].val[i] / div);
+            fputc('\n', f);
+        }
+    return plot_close(f, name);
+}
+
+/* Over each bar: "best", or its difference to the best with "*" when significant; "no runs"
+ * in an empty slot. Returns the highest point of the row (value or CI), in the shown unit. */
+static double plot_srv_labels(FILE *f, const struct sbio_survey_row *row, size_t ns, double div)
+{
+    double top = 0;
+    for (size_t s = 0; s < ns; s++) {
+        const struct sbio_survey_cell *e = &row->cell[s];
+        double t = e->mean + (isnan(e->half) ? 0 : e->half);
+        for (size_t i = 0; i < e->n; i++)
+            t = e->val[i] > t ? e->val[i] : t;
+        top = e->n && t / div > top ? t / div : top;
+    }
+    for (size_t s = 0; s < ns; s++) {
+        const struct sbio_survey_cell *e = &row->cell[s];
+        char d[48];
+        if (!e->n) {
+            fprintf(f,
+                    "set label 'no runs' at first %zu, graph 0.5 center font ',9' tc rgb "
+                    "'#505050'\n",
+                    s);
+            continue;
+        }
+        if (e->best)
+            snprintf(d, sizeof(d), "best\nn=%zu", e->n);
+        else if (isnan(e->diff_pct))
+            snprintf(d, sizeof(d), "n=%zu", e->n);
+        else
+            snprintf(d, sizeof(d),
+                     fabs(e->diff_pct) >= 10 ? "%+.0f%%%s\nn=%zu" : "%+.1f%%%s\nn=%zu", e->diff_pct,
+                     e->sig ? " *" : "", e->n);
+        double t = e->mean + (isnan(e->half) ? 0 : e->half);
+        for (size_t i = 0; i < e->n; i++)
+            t = e->val[i] > t ? e->val[i] : t;
+        fprintf(f, "set label ");
+        plot_dquote(f, d);
+        fprintf(f, " at first %zu, first %.6g center offset 0,1.3 font ',9'\n", s, t / div);
+    }
+    return top;
+}
+
+/* Row r's panel: its title (workload, job and metric, unit, which way is better), a bar per
+ * scheduler with its 95% CI, every run a circle. */
+static int plot_srv_panel(FILE *f, const struct plot_ctx *c, const struct sbio_survey_matrix *m,
+                          size_t r, size_t cols)
+{
+    const struct sbio_survey_row *row = &m->row[r];
+    double div;
+    const char *unit = sbio_survey_row_unit(row, &div);
+    int rc = plot_srv_write_row(c, m, r, div);
+    if (rc)
+        return rc;
+    char label[160], title[320], ylabel[64];
+    sbio_survey_row_label(row, label, sizeof(label));
+    snprintf(title, sizeof(title), "%s: %s", row->workload, label);
+    snprintf(ylabel, sizeof(ylabel), "%s, %s is better", strcmp(unit, "us") ? unit : "µs",
+             row->better > 0 ? "higher" : "lower");
+    fprintf(f, "set title ");
+    plot_quote(f, title);
+    fprintf(f, " font ',10'\nset ylabel ");
+    plot_quote(f, ylabel);
+    fputc('\n', f);
+    double top = plot_srv_labels(f, row, m->ns, div);
+    fprintf(f, "set yrange [0:%.6g]\nset xrange [-0.6:%zu.6]\n", top > 0 ? top * 1.25 : 1,
+            m->ns - 1);
+    /* Slanted names when the slots are narrower than the longest (about 7 px a character). */
+    size_t longest = 0;
+    for (size_t s = 0; s < m->ns; s++)
+        longest = strlen(m->sched[s]) > longest ? strlen(m->sched[s]) : longest;
+    double slot = ((double)c->width / (double)cols - 100) / (double)m->ns;
+    bool slant = slot < 7.0 * (double)longest + 10;
+    fprintf(f, "set xtics nomirror scale 0 %s (", slant ? "rotate by -30 left" : "norotate");
+    for (size_t s = 0; s < m->ns; s++) {
+        fprintf(f, "%s", s ? ", " : "");
+        plot_quote(f, m->sched[s]);
+        fprintf(f, " %zu", s);
+    }
+    fprintf(f,
+            ")\nplot 'row%zu.dat' index 0 using 1:2:3:4:(0.6):($5 == 0 ? 0x%06x : $5 == 1 ? "
+            "0x%06x : 0x%06x) with boxerrorbars lc rgb variable notitle, \\\n    '' index 1 "
+            "using 1:2 with points pt 6 ps 0.7 lc rgb '#202020' notitle\nunset label\n",
+            r, PLOT_SRV_BEST_RGB, PLOT_SRV_WORSE_RGB, PLOT_SRV_SAME_RGB);
+    return 0;
+}
+
+/* The chart's title: the device, the machine, the budget; the legend under it. */
+static void plot_srv_title(FILE *f, const struct plot_ctx *c, const struct plot_run *r, size_t rows,
+                           size_t cols)
+{
+    json_t *env = json_object_get(r->doc, "environment");
+    const char *dev = json_string_value(json_object_get(r->doc, "device"));
+    const char *host = json_string_value(json_object_get(env, "hostname"));
+    const char *kernel = json_string_value(json_object_get(env, "kernel"));
+    double budget = plot_num(r->doc, "budget_s", NULL), took = plot_num(r->doc, "took_s", NULL);
+    const struct sbio_survey_matrix *m = r->survey;
+    char title[512], legend[512];
+    snprintf(title, sizeof(title),
+             "sbio survey of %s%s%s%s%s: %zu rows × %zu schedulers, took "
+             "%.0f s of a %.0f s budget%s",
+             dev ? dev : "?", host ? " on " : "", host ? host : "", kernel ? ", Linux " : "",
+             kernel ? kernel : "", m->nrows, m->ns, isnan(took) ? 0 : took,
+             isnan(budget) ? 0 : budget,
+             json_is_true(json_object_get(r->doc, "interrupted")) ? " (interrupted)" : "");
+    snprintf(legend, sizeof(legend),
+             "bars: mean and 95%% CI of n runs, o a run; green the row's best, red significantly "
+             "different from it (*: 5%% after Holm over the %zu tests of the matrix, Welch's "
+             "test of the log ratio), blue not",
+             m->ntests);
+    plot_cut(title, sizeof(title), c->width > 60 ? (c->width - 40) / 7 : 10);
+    plot_cut(legend, sizeof(legend), c->width > 60 ? (c->width - 40) / 6 : 10);
+    size_t tl = strlen(title);
+    snprintf(title + tl, sizeof(title) - tl, "\n\n");
+    fprintf(f, "set multiplot layout %zu,%zu title ", rows, cols);
+    plot_dquote(f, title);
+    fprintf(f, " font ',13'\nset label 98 ");
+    plot_quote(f, legend);
+    fprintf(f, " at screen 0.5, screen %.4f center font ',9' tc rgb '#404040'\n",
+            1 - 34.0 / c->height);
+}
+
+static int plot_write_survey_files(const struct plot_ctx *c, const struct plot_run *r)
+{
+    const struct sbio_survey_matrix *m = r->survey;
+    size_t rows, cols;
+    int rc = 0;
+    plot_srv_grid(m->nrows, &rows, &cols);
+    FILE *f = plot_create(c, PLOT_SCRIPT, &rc);
+    if (!f)
+        return rc;
+    fprintf(f, "# Written by sbio plot; redraw with: cd THIS_FOLDER && gnuplot %s\n", PLOT_SCRIPT);
+    plot_write_terminal(f, c);
+    fprintf(f, "set lmargin 10\nset rmargin 2\nset style fill solid 1.0 border rgb '#404040'\n"
+               "unset key\nset errorbars lw 1.5 lc rgb '#202020'\n");
+    plot_srv_title(f, c, r, rows, cols);
+    for (size_t i = 0; i < m->nrows && !rc; i++)
+        rc = plot_srv_panel(f, c, m, i, cols);
+    fprintf(f, "unset multiplot\n");
+    int crc = plot_close(f, PLOT_SCRIPT);
+    return rc ? rc : crc;
+}
+
 static int plot_write_files(const struct plot_ctx *c)
 {
     int rc;
+    if (c->runs[0].survey)
+        return plot_write_survey_files(c, &c->runs[0]);
     if (c->runs[0].settings)
         return plot_write_compare_files(c, &c->runs[0]);
     if (c->nruns == 1) {
@@ -2478,17 +2696,17 @@ static int plot_load_all(struct plot_ctx *c)
     /* A compare result's chart is its own: mixed with runs or another compare, neither the
      * slots nor the baseline would mean anything. */
     for (int i = 0; i < c->nruns && c->nruns > 1; i++) {
-        if (c->runs[i].settings) {
-            sbio_err("plot: %s is a compare result: chart it on its own (sbio plot %s -o "
+        if (c->runs[i].settings || c->runs[i].survey) {
+            sbio_err("plot: %s is a %s result: chart it on its own (sbio plot %s -o "
                      "chart.png), not with other results",
-                     c->runs[i].path, c->runs[i].path);
+                     c->runs[i].path, c->runs[i].survey ? "survey" : "compare", c->runs[i].path);
             return -SBIO_EUSAGE;
         }
     }
     if (c->nruns > 1)
         plot_label_runs(c);
     plot_ops_of(c);
-    if (c->nruns == 1 && !c->runs[0].settings &&
+    if (c->nruns == 1 && !c->runs[0].settings && !c->runs[0].survey &&
         (!c->runs[0].samples || !json_array_size(c->runs[0].samples)))
         sbio_note("%s: " PLOT_NO_SAMPLES " (the throughput panel is empty)", c->runs[0].path);
     return 0;
@@ -2520,6 +2738,12 @@ int sbio_plot(const struct sbio_plot_opts *opt)
     if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_find_gnuplot(c)) ||
         (rc = plot_make_dir(c, &made)))
         goto out;
+    /* A survey's chart grows downwards with its rows (about 260 px a row of panels). */
+    if (c->runs[0].survey && !(opt->plot_size && *opt->plot_size)) {
+        size_t rows, cols;
+        plot_srv_grid(c->runs[0].survey->nrows, &rows, &cols);
+        c->height = 90 + 260 * (unsigned)rows;
+    }
     /* A chart that cannot be opened leaves no folder of this command's behind. */
     if ((rc = plot_open_output(c))) {
         if (made)
@@ -2539,8 +2763,12 @@ out:
     }
     if (c->dirfd >= 0)
         close(c->dirfd);
-    for (int i = 0; i < c->nruns; i++)
+    for (int i = 0; i < c->nruns; i++) {
         json_decref(c->runs[i].doc);
+        if (c->runs[i].survey)
+            sbio_survey_matrix_free(c->runs[i].survey);
+        free(c->runs[i].survey);
+    }
     free(c);
     return rc;
 }

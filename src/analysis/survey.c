@@ -383,7 +383,7 @@ void sbio_survey_matrix_compute(struct sbio_survey_matrix *m)
 }
 
 /* Row r's label: "readers read p99" (the job, when the row names one, and the metric). */
-static void row_label(const struct sbio_survey_row *row, char *buf, size_t len)
+void sbio_survey_row_label(const struct sbio_survey_row *row, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s", row->job, row->job[0] ? " " : "",
              sbio_table_metric_header(row->metric));
@@ -428,7 +428,7 @@ void sbio_survey_verdict(const struct sbio_survey_matrix *m, size_t r, char *buf
 {
     const struct sbio_survey_row *row = &m->row[r];
     char label[160], same[256], worse[256];
-    row_label(row, label, sizeof(label));
+    sbio_survey_row_label(row, label, sizeof(label));
     if (row->best == SIZE_MAX) {
         snprintf(buf, len, "%s, %s: no figures", row->workload, label);
         return;
@@ -463,7 +463,7 @@ void sbio_survey_verdict(const struct sbio_survey_matrix *m, size_t r, char *buf
 
 /* A row's unit as its cells show it, and the divisor from the JSON's unit: durations in the
  * unit that fits the row's best mean. */
-static const char *row_unit(const struct sbio_survey_row *row, double *div)
+const char *sbio_survey_row_unit(const struct sbio_survey_row *row, double *div)
 {
     const char *u = sbio_table_metric_unit(row->metric);
     *div = 1;
@@ -549,7 +549,7 @@ static int col_width(const struct sbio_survey_matrix *m)
     int w = SURVEY_COL;
     for (size_t r = 0; r < m->nrows; r++) {
         double div;
-        row_unit(&m->row[r], &div);
+        sbio_survey_row_unit(&m->row[r], &div);
         for (size_t s = 0; s < m->ns; s++) {
             char l1[48], l2[48];
             fmt_cell(&m->row[r].cell[s], div, l1, l2, sizeof(l1));
@@ -575,8 +575,8 @@ static void print_block(const struct sbio_survey_matrix *m, size_t s0, size_t s1
         const struct sbio_survey_row *row = &m->row[r];
         char label[160], l1[SBIO_SURVEY_MAX_SCHEDS][48], l2[SBIO_SURVEY_MAX_SCHEDS][48];
         double div;
-        const char *unit = row_unit(row, &div);
-        row_label(row, label, sizeof(label));
+        const char *unit = sbio_survey_row_unit(row, &div);
+        sbio_survey_row_label(row, label, sizeof(label));
         /* The unit unless the header says it ("write MiB/s"). */
         size_t hl = strlen(label), ul = strlen(unit);
         bool said = (hl >= ul && !strcmp(label + hl - ul, unit)) ||
@@ -702,6 +702,109 @@ json_t *sbio_survey_matrix_json(const struct sbio_survey_matrix *m)
     }
     return json_pack("{s:o,s:I,s:f,s:o}", "schedulers", sched, "tests", (json_int_t)m->ntests,
                      "alpha", 0.05, "rows", rows);
+}
+
+/* A string field of o: the text, or NULL when absent, not a string, or longer than max - 1. */
+static const char *doc_str(json_t *o, const char *key, size_t max)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v && strlen(v) < max ? v : NULL;
+}
+
+/* Row r's fields from its JSON (the cells' values set by the caller). 0 or -EINVAL (err). */
+static int row_from_json(struct sbio_survey_matrix *m, size_t r, json_t *row, char *err, size_t len)
+{
+    struct sbio_survey_row *o = &m->row[r];
+    const char *w = doc_str(row, "workload", sizeof(o->workload));
+    const char *met = json_string_value(json_object_get(row, "metric"));
+    const char *bet = json_string_value(json_object_get(row, "better"));
+    json_t *job = json_object_get(row, "job");
+    int idx = met ? sbio_table_metric_index(met) : -1;
+    const char *bad = !w                                                           ? "workload"
+                      : idx < 0                                                    ? "metric"
+                      : !bet || (strcmp(bet, "higher") && strcmp(bet, "lower"))    ? "better"
+                      : !json_is_null(job) && !doc_str(row, "job", sizeof(o->job)) ? "job"
+                      : json_array_size(json_object_get(row, "cells")) != m->ns    ? "cells"
+                                                                                   : NULL;
+    if (bad) {
+        snprintf(err, len, "matrix.rows[%zu].%s is not what sbio writes there", r, bad);
+        return -EINVAL;
+    }
+    snprintf(o->workload, sizeof(o->workload), "%s", w);
+    snprintf(o->job, sizeof(o->job), "%s", json_is_null(job) ? "" : json_string_value(job));
+    o->metric = (size_t)idx;
+    o->better = !strcmp(bet, "higher") ? 1 : -1;
+    return 0;
+}
+
+/* Cell s of row r from its JSON: its scheduler's name must be the matrix's, its values finite
+ * numbers. 0, -EINVAL (err) or -ENOMEM. */
+static int cell_from_json(struct sbio_survey_matrix *m, size_t r, size_t s, json_t *cell, char *err,
+                          size_t len)
+{
+    json_t *vals = json_object_get(cell, "values"), *v;
+    const char *name = json_string_value(json_object_get(cell, "scheduler"));
+    size_t n = json_array_size(vals), i;
+    if (!name || strcmp(name, m->sched[s]) || !json_is_array(vals) || n > 100000) {
+        snprintf(err, len, "matrix.rows[%zu].cells[%zu] is not %s's cell with its values", r, s,
+                 m->sched[s]);
+        return -EINVAL;
+    }
+    double *x = malloc((n ? n : 1) * sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    json_array_foreach(vals, i, v)
+    {
+        x[i] = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!isfinite(x[i])) {
+            snprintf(err, len, "matrix.rows[%zu].cells[%zu].values[%zu] is not a number", r, s, i);
+            free(x);
+            return -EINVAL;
+        }
+    }
+    int rc = sbio_survey_cell_set(m, r, s, x, n);
+    free(x);
+    return rc;
+}
+
+int sbio_survey_matrix_from_json(json_t *doc, struct sbio_survey_matrix *m, char *err, size_t len)
+{
+    json_t *mat = json_object_get(doc, "matrix");
+    json_t *sched = json_object_get(mat, "schedulers"), *rows = json_object_get(mat, "rows");
+    memset(m, 0, sizeof(*m));
+    m->ns = json_array_size(sched);
+    m->nrows = json_array_size(rows);
+    if (!json_is_array(sched) || !m->ns || m->ns > SBIO_SURVEY_MAX_SCHEDS || !json_is_array(rows) ||
+        m->nrows > SBIO_SURVEY_MAX_ROWS) {
+        snprintf(err, len,
+                 "matrix.schedulers (1 to %d names) or matrix.rows (at most %d) is not what sbio "
+                 "writes there",
+                 SBIO_SURVEY_MAX_SCHEDS, SBIO_SURVEY_MAX_ROWS);
+        m->ns = m->nrows = 0;
+        return -EINVAL;
+    }
+    for (size_t s = 0; s < m->ns; s++) {
+        const char *n = json_string_value(json_array_get(sched, s));
+        if (!n || !*n || strlen(n) >= sizeof(m->sched[s])) {
+            snprintf(err, len, "matrix.schedulers[%zu] is not a scheduler's name", s);
+            return -EINVAL;
+        }
+        snprintf(m->sched[s], sizeof(m->sched[s]), "%s", n);
+    }
+    int rc = 0;
+    for (size_t r = 0; r < m->nrows && !rc; r++) {
+        json_t *row = json_array_get(rows, r);
+        rc = row_from_json(m, r, row, err, len);
+        for (size_t s = 0; s < m->ns && !rc; s++)
+            rc =
+                cell_from_json(m, r, s, json_array_get(json_object_get(row, "cells"), s), err, len);
+    }
+    if (rc) {
+        sbio_survey_matrix_free(m);
+        return rc;
+    }
+    sbio_survey_matrix_compute(m);
+    return 0;
 }
 
 /* ---- the command ---- */

@@ -23,6 +23,8 @@
 
 #include "options.h"
 
+struct json_t;
+
 #define SBIO_SURVEY_MAX_LINES   24
 #define SBIO_SURVEY_MAX_METRICS 4
 #define SBIO_SURVEY_MAX_ROWS    (SBIO_SURVEY_MAX_LINES * SBIO_SURVEY_MAX_METRICS)
@@ -124,8 +126,21 @@ void sbio_survey_verdict(const struct sbio_survey_matrix *m, size_t r, char *buf
 void sbio_survey_print(const struct sbio_survey_matrix *m, const char *head, bool mail, FILE *out);
 
 /* The matrix as JSON (rows, cells, verdicts). */
-struct json_t;
 struct json_t *sbio_survey_matrix_json(const struct sbio_survey_matrix *m);
+
+/* The matrix of a survey's document (sbio-survey/1, read from a file: untrusted): the
+ * schedulers, each row's workload, job, metric and direction and each cell's values, checked
+ * (names within their bounds, the metric in the catalogue, every value a finite number);
+ * every figure is computed again from the values (sbio_survey_matrix_compute), none taken from
+ * the file. 0; -EINVAL with one line in err naming the field; -ENOMEM. */
+int sbio_survey_matrix_from_json(struct json_t *doc, struct sbio_survey_matrix *m, char *err,
+                                 size_t len);
+
+/* Row r's label ("readers read p99": the job when the row names one, and the metric's header)
+ * and its unit as the matrix shows it: durations in the unit that fits the row's best mean
+ * (*div: the JSON's unit per shown unit), other units as the metric's. */
+void sbio_survey_row_label(const struct sbio_survey_row *row, char *buf, size_t len);
+const char *sbio_survey_row_unit(const struct sbio_survey_row *row, double *div);
 
 /* The survey command. 0; -SBIO_EUSAGE (one line, nothing touched); -SBIO_EFAILED (a
  * workload failed; the others are reported); -EINTR (interrupted: what was measured is

@@ -61,6 +61,15 @@ d.setdefault('environment', {})['devices'] = [{'name': 'sda', 'role': 'top',
 json.dump(d, open(sys.argv[1], 'w'))
 d['environment']['devices'][0]['queue']['scheduler'] = 'none bfq [kyber]'
 json.dump(d, open(sys.argv[2], 'w'))
+# A survey's document as sbio survey writes it (its matrix; a survey needs a loop device and
+# minutes, and plot reads the matrix alone).
+json.dump({'schema': 'sbio-survey/1', 'device': 'loop9', 'budget_s': 60, 'took_s': 50,
+    'environment': {'hostname': 'box', 'kernel': '6.1'},
+    'matrix': {'schedulers': ['none', 'mq-deadline'], 'rows': [{'workload': 'seq', 'job': 'readers',
+        'metric': 'read.p99', 'better': 'lower', 'cells': [
+            {'scheduler': 'none', 'values': [1e6, 1.1e6, 0.9e6]},
+            {'scheduler': 'mq-deadline', 'values': [2e6, 2.1e6, 1.9e6]}]}]}},
+    open(sys.argv[1].replace('run.json', 'srv.json'), 'w'))
 PY
 
 # craft IN OUT PATH VALUE [IN OUT PATH VALUE]…: IN with the string at PATH (dotted; a number is
@@ -83,6 +92,11 @@ for src, dst, path, value in zip(a[0::4], a[1::4], a[2::4], a[3::4]):
         o[int(last)] = value
     else:
         o[last] = value
+    # A survey's cells name their scheduler as the matrix's list does.
+    if path.startswith('matrix.schedulers.'):
+        for r in d['matrix']['rows']:
+            for i, c in enumerate(r['cells']):
+                c['scheduler'] = d['matrix']['schedulers'][i]
     json.dump(d, open(dst, 'w'))
 PY
 }
@@ -109,17 +123,39 @@ CMP_FIELDS=(settings.0.name settings.1.name settings.0.phases.0.name settings.1.
 	settings.0.phases.0.jobs.0.name settings.1.phases.0.jobs.0.name metrics.0
 	settings.0.phases.0.jobs.0.metrics.ops.unit settings.1.phases.0.jobs.0.metrics.ops.unit
 	settings.1.phases.0.jobs.0.metrics.ops.verdict order command_line.1 command_line.2)
+# Those of a survey: the device, the machine, the schedulers, the rows' workloads and jobs.
+# A survey's names have bounds (a scheduler's 31 bytes), so its payloads are short ones, each
+# making a marker where gnuplot runs: the kept data folder $TMP/kd.
+SRV_FIELDS=(device environment.hostname environment.kernel matrix.schedulers.1
+	matrix.rows.0.workload matrix.rows.0.job)
+SRV_PAYLOADS=(
+	"x'.system('touch MARK.sq').'"
+	"x\".system(\"touch MARK.dq\").\""
+	"\`touch MARK.bq\`"
+	"x';set print 'MARK.p';print 1;'"
+	"x\";system(\"touch MARK.s\");\""
+)
 
 # The crafted results, all made at once before the plots: $TMP/evil/K.I.json (field K, payload
 # I) and K.nl.json (field K with a line break).
-src_of() { case $1 in settings.* | metrics.* | order | command_line.*) echo "$TMP/cmp.json" ;; *) echo "$TMP/run.json" ;; esac; }
-FIELDS=("${RUN_FIELDS[@]}" "${CMP_FIELDS[@]}")
+src_of() {
+	case $1 in
+	settings.* | metrics.* | order | command_line.*) echo "$TMP/cmp.json" ;;
+	device | environment.hostname | environment.kernel | matrix.*) echo "$TMP/srv.json" ;;
+	*) echo "$TMP/run.json" ;;
+	esac
+}
+FIELDS=("${RUN_FIELDS[@]}" "${CMP_FIELDS[@]}" "${SRV_FIELDS[@]}")
 mkdir "$TMP/evil"
 jobs=()
 for k in "${!FIELDS[@]}"; do
 	f=${FIELDS[$k]}
 	src=$(src_of "$f")
-	for i in "${!PAYLOADS[@]}"; do jobs+=("$src" "$TMP/evil/$k.$i.json" "$f" "${PAYLOADS[$i]}"); done
+	for i in "${!PAYLOADS[@]}"; do
+		p=${PAYLOADS[$i]}
+		[ "$src" = "$TMP/srv.json" ] && p=${SRV_PAYLOADS[$i]}
+		jobs+=("$src" "$TMP/evil/$k.$i.json" "$f" "$p")
+	done
 	# A line break would end the quoted string whatever the quoting.
 	jobs+=("$src" "$TMP/evil/$k.nl.json" "$f" "x'
 !touch $M.nl
@@ -144,6 +180,10 @@ for k in "${!FIELDS[@]}"; do
 			expect_exit 0 "$f, payload $i: one run charted" "$SBIO" plot "$evil" -o "$TMP/c.svg"
 			no_marks "$f, payload $i, one run"
 			expect_exit 0 "$f, payload $i: two runs charted" "$SBIO" plot "$evil" "$TMP/run2.json" -o "$TMP/c.svg"
+		elif [ "$src" = "$TMP/srv.json" ]; then
+			expect_exit 0 "$f, payload $i: the survey charted" "$SBIO" plot "$evil" -o "$TMP/c.svg" --keep-data "$TMP/kd"
+			no_marks "$f, payload $i, in the kept folder"
+			rm -rf "$TMP/kd"
 		else
 			expect_exit 0 "$f, payload $i: the compare charted" "$SBIO" plot "$evil" -o "$TMP/c.svg"
 		fi

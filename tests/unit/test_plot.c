@@ -855,8 +855,8 @@ static void test_bad_input(void **state)
     } cases[] = {
         {"text.json", NULL, "text.json: not JSON (line 1 column "},
         {"fio.json", NULL,
-         "fio.json: not an sbio result (\"schema\" is \"fio-result/3\", want \"sbio-result/1\" "
-         "or \"sbio-compare/1\")\n"},
+         "fio.json: not an sbio result (\"schema\" is \"fio-result/3\", want \"sbio-result/1\", "
+         "\"sbio-compare/1\" or \"sbio-survey/1\")\n"},
         {"noops.json", NULL,
          "noops.json: an sbio result without result.op_types: the file is "
          "truncated or was edited\n"},
@@ -877,6 +877,110 @@ static void test_bad_input(void **state)
         assert_int_equal(strchr(err, '\n') - err, (long)strlen(err) - 1);
     }
     assert_int_equal(access(at("k8"), F_OK), -1);
+    assert_int_equal(access(at("x.png"), F_OK), -1);
+}
+
+/* A survey of two schedulers, two rows: throughput where b is clearly lower, a latency (ns)
+ * where they are alike; its cells' figures in the file are wrong on purpose (plot computes
+ * them again from the values). */
+static void write_survey_doc(const char *path, const char *row1_cells)
+{
+    char doc[4096];
+    snprintf(
+        doc, sizeof(doc),
+        "{\"schema\": \"sbio-survey/1\", \"device\": \"loop7\", \"budget_s\": 600, "
+        "\"took_s\": 512, \"environment\": {\"hostname\": \"box\", \"kernel\": \"6.1\"},\n"
+        " \"matrix\": {\"schedulers\": [\"mq-deadline\", \"none\"], \"rows\": [\n"
+        "  {\"workload\": \"seq\", \"job\": null, \"metric\": \"read.mib\", \"better\": "
+        "\"higher\", \"cells\": [\n"
+        "    {\"scheduler\": \"mq-deadline\", \"values\": [100, 102, 98, 101, 99], \"mean\": "
+        "1},\n"
+        "    {\"scheduler\": \"none\", \"values\": [50, 51, 49, 50, 50], \"mean\": 1e9}]},\n"
+        "  {\"workload\": \"mix\", \"job\": \"readers\", \"metric\": \"read.p99\", \"better\": "
+        "\"lower\", \"cells\": %s}]}}\n",
+        row1_cells);
+    write_file(path, doc);
+}
+
+static const char survey_row1[] =
+    "[{\"scheduler\": \"mq-deadline\", \"values\": [2000000, 2100000, 1900000]},\n"
+    " {\"scheduler\": \"none\", \"values\": [2050000, 1950000, 2060000]}]";
+
+/* One data line of rowN.dat: slot, mean, CI low, CI high, kind. */
+static void check_survey_line(const char *rows, size_t s, const double *v, size_t n, double div,
+                              int kind)
+{
+    double mean, sd;
+    sbio_infer_mean_sd(v, n, &mean, &sd);
+    double h = sbio_infer_halfwidth(sd, n, 0.95);
+    char want[256];
+    snprintf(want, sizeof(want), "%zu %.10g %.10g %.10g %d\n", s, mean / div, (mean - h) / div,
+             (mean + h) / div, kind);
+    assert_has(rows, want);
+}
+
+/* A survey: a panel per row, a bar per scheduler; the data files hold each cell's mean and
+ * 95% CI computed from its values (not the file's figures), in the panel's unit; the best
+ * green, a significantly different one red, a like one blue. */
+static void test_survey_chart(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_survey_doc(at("sv.json"), survey_row1);
+    assert_int_equal(PLOT(err, at("sv.json"), "-o", at("sv.png"), "--keep-data", at("ks")), 0);
+    char *r0 = data_rows(at("ks/row0.dat")), *r1 = data_rows(at("ks/row1.dat"));
+    static const double a[] = {100, 102, 98, 101, 99}, b[] = {50, 51, 49, 50, 50};
+    static const double c[] = {2000000, 2100000, 1900000}, d[] = {2050000, 1950000, 2060000};
+    check_survey_line(r0, 0, a, 5, 1, 0);
+    check_survey_line(r0, 1, b, 5, 1, 1);
+    check_survey_line(r1, 0, c, 3, 1e6, 0);
+    check_survey_line(r1, 1, d, 3, 1e6, 2);
+    assert_has(r0, "\n1 50\n1 51\n1 49\n");
+    assert_has(r1, "\n0 2\n0 2.1\n0 1.9\n");
+    char *gp = read_all(at("ks/plot.gp"));
+    assert_has(gp, "set multiplot layout 1,2 title \"sbio survey of loop7 on box, Linux 6.1: 2 "
+                   "rows \303\227 2 schedulers, took 512 s of a 600 s budget\\n\\n\"");
+    assert_has(gp, "set title 'seq: read MiB/s'");
+    assert_has(gp, "set ylabel 'ms, lower is better'");
+    assert_has(gp, "set label \"-50% *\\nn=5\" at first 1,");
+    assert_has(gp, "set label \"best\\nn=5\" at first 0,");
+    assert_has(gp, "set xtics nomirror scale 0 norotate ('mq-deadline' 0, 'none' 1)");
+    free(r0);
+    free(r1);
+    free(gp);
+}
+
+/* A survey's matrix read from a file is checked field by field: one line naming the field,
+ * nothing written. */
+static void test_survey_bad(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    static const struct {
+        const char *cells, *msg;
+    } cases[] = {
+        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, \"2\"]}, {\"scheduler\": \"none\", "
+         "\"values\": []}]",
+         "matrix.rows[1].cells[0].values[1] is not a number"},
+        {"[{\"scheduler\": \"bfq\", \"values\": [1]}, {\"scheduler\": \"none\", \"values\": []}]",
+         "matrix.rows[1].cells[0] is not mq-deadline's cell with its values"},
+        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1]}]", "matrix.rows[1].cells is not"},
+        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, 1e999]}, {\"scheduler\": \"none\", "
+         "\"values\": []}]",
+         "not JSON"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_survey_doc(at("bad.json"), cases[i].cells);
+        assert_int_equal(PLOT(err, at("bad.json"), "-o", at("x.png"), "--keep-data", at("k9")),
+                         -SBIO_EUSAGE);
+        assert_has(err, cases[i].msg);
+        assert_int_equal(strchr(err, '\n') - err, (long)strlen(err) - 1);
+    }
+    write_survey_doc(at("sv.json"), survey_row1);
+    write_file(at("r1.json"), run_rw);
+    assert_int_equal(PLOT(err, at("r1.json"), at("sv.json"), "-o", at("x.png")), -SBIO_EUSAGE);
+    assert_has(err, "sv.json is a survey result: chart it on its own");
+    assert_int_equal(access(at("k9"), F_OK), -1);
     assert_int_equal(access(at("x.png"), F_OK), -1);
 }
 
@@ -916,6 +1020,7 @@ int main(void)
         cmocka_unit_test(test_size),           cmocka_unit_test(test_gnuplot_errors),
         cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_labels_by_settings),
         cmocka_unit_test(test_labels_apart),   cmocka_unit_test(test_fs_ops),
+        cmocka_unit_test(test_survey_chart),   cmocka_unit_test(test_survey_bad),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
