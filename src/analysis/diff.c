@@ -52,20 +52,21 @@
 
 #include "infer.h"
 #include "report.h"
+#include "survey.h"
 #include "table.h"
 #include "util.h"
 #include "version.h"
 
 #define DIFF_ACCEPTED                                                                              \
     "accepted: results of 'sbio run -o' (sbio-result/1; sbio-script/1 with --script) or of "       \
-    "'sbio compare -o' (sbio-compare/1)"
+    "'sbio compare -o' (sbio-compare/1) or of 'sbio survey -o' (sbio-survey/1)"
 #define DIFF_MAX_ROWS     64
 #define DIFF_MAX_SETTINGS 128
 #define DIFF_NAME_W       16 /* metric column; wider names widen it */
 #define DIFF_VAL_W        14
 #define DIFF_PCT_W        9
 
-enum diff_doc { DIFF_RUN, DIFF_COMPARE, DIFF_SCRIPT };
+enum diff_doc { DIFF_RUN, DIFF_COMPARE, DIFF_SCRIPT, DIFF_SURVEY };
 
 /* What a row measures decides which direction is worse. */
 enum diff_kind {
@@ -400,6 +401,9 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
     } else if (!strcmp(schema, "sbio-compare/1")) {
         *kind = DIFF_COMPARE;
         need = json_is_array(json_object_get(d, "settings")) ? NULL : "a \"settings\" array";
+    } else if (!strcmp(schema, "sbio-survey/1")) {
+        *kind = DIFF_SURVEY;
+        need = json_is_object(json_object_get(d, "matrix")) ? NULL : "a \"matrix\" object";
     } else {
         sbio_err("diff: %s: schema \"%s\" is not one diff reads; " DIFF_ACCEPTED, path, schema);
         goto bad;
@@ -409,7 +413,7 @@ static int diff_load(const char *path, json_t **doc, enum diff_doc *kind)
         sbio_err("diff: %s: schema %s but no %s; " DIFF_ACCEPTED, path, schema, need);
         goto bad;
     }
-    if (sbio_diff_check_types("diff", path, d, *kind == DIFF_COMPARE))
+    if (*kind != DIFF_SURVEY && sbio_diff_check_types("diff", path, d, *kind == DIFF_COMPARE))
         goto bad;
     if (*kind == DIFF_COMPARE && diff_check_names(path, d))
         goto bad;
@@ -787,6 +791,27 @@ static json_t *diff_facts(json_t *doc, enum diff_fact_kind kind)
             snprintf(pre, sizeof(pre), "#%zu device", i);
             json_object_set(flat, pre, json_object_get(dev, "name"));
         }
+    } else if (json_is_array(json_object_get(doc, "workloads"))) {
+        /* A survey's: each workload's script, length and options, by its name. */
+        json_array_foreach(json_object_get(doc, "workloads"), i, j)
+        {
+            const char *name = json_string_value(json_object_get(j, "name"));
+            json_t *w = json_pack("{s:O?,s:O?}", "script", json_object_get(j, "script"), "seconds",
+                                  json_object_get(j, "seconds")),
+                   *o;
+            json_array_foreach(json_object_get(j, "options"), k, o)
+            {
+                /* "--time=5": its name, its value. */
+                const char *opt = json_string_value(o), *eq = opt ? strchr(opt, '=') : NULL;
+                char key[128];
+                if (!opt)
+                    continue;
+                snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - opt) : (int)strlen(opt), opt);
+                json_object_set_new(w, key, json_string(eq ? eq + 1 : ""));
+            }
+            diff_flatten(flat, name ? name : "?", ' ', w, NULL);
+            json_decref(w);
+        }
     } else if (!json_object_get(doc, "phases")) {
         diff_flatten(flat, "", '.', json_object_get(doc, "config"), "rand_seed");
     } else {
@@ -966,9 +991,7 @@ static void diff_differs_print(FILE *out, const struct diff_differs *d, bool gap
                 (int)(wa > sbio_text_cols(a) ? wa - sbio_text_cols(a) : 0), "", a,
                 (int)(wb > sbio_text_cols(b) ? wb - sbio_text_cols(b) : 0), "", b);
     }
-    fprintf(out,
-            "(%zu of %zu settings differ: every difference below is theirs together, not one "
-            "setting's)\n%s",
+    fprintf(out, "(%zu of %zu settings differ: every change below is theirs together)\n%s",
             json_array_size(d->rows), all, gap ? "\n" : "");
 }
 
@@ -1058,7 +1081,10 @@ struct diff_cmp {
 
 static const char *diff_kind_name(enum diff_doc k)
 {
-    return k == DIFF_COMPARE ? "compare" : k == DIFF_SCRIPT ? "script" : "run";
+    return k == DIFF_COMPARE  ? "compare"
+           : k == DIFF_SURVEY ? "survey"
+           : k == DIFF_SCRIPT ? "script"
+                              : "run";
 }
 
 static void diff_input_free(struct diff_input *in)
@@ -1073,19 +1099,20 @@ static void diff_input_free(struct diff_input *in)
 static int diff_check_kinds(const struct diff_input *in)
 {
     for (size_t i = 1; i < in->n; i++) {
-        if ((in->kind[i] == DIFF_COMPARE) == (in->kind[0] == DIFF_COMPARE))
+        bool one_a_side = in->kind[0] == DIFF_COMPARE || in->kind[0] == DIFF_SURVEY;
+        if (in->kind[i] == in->kind[0] ||
+            (!one_a_side && in->kind[i] != DIFF_COMPARE && in->kind[i] != DIFF_SURVEY))
             continue;
         sbio_err("diff: %s is a %s result but %s a %s result; accepted: run results "
                  "(sbio-result/1, sbio-script/1) on both sides, or one compare result "
-                 "(sbio-compare/1) a side",
+                 "(sbio-compare/1) a side, or one survey (sbio-survey/1) a side",
                  in->path[0], diff_kind_name(in->kind[0]), in->path[i],
                  diff_kind_name(in->kind[i]));
         return -SBIO_EUSAGE;
     }
-    if (in->kind[0] == DIFF_COMPARE && in->n != 2) {
-        sbio_err("diff: %zu compare results; accepted: one a side, sbio diff CMP_A.json "
-                 "CMP_B.json",
-                 in->n);
+    if ((in->kind[0] == DIFF_COMPARE || in->kind[0] == DIFF_SURVEY) && in->n != 2) {
+        sbio_err("diff: %zu %s results; accepted: one a side, sbio diff A.json B.json", in->n,
+                 diff_kind_name(in->kind[0]));
         return -SBIO_EUSAGE;
     }
     return 0;
@@ -1479,6 +1506,8 @@ static json_t *diff_cmp_json(const struct diff_cmp *d, bool gated)
                      gated ? d->fired : json_null());
 }
 
+static int diff_write_doc(const struct sbio_diff_opts *opt, int fd, json_t *doc);
+
 /* -o FILE: the sbio-diff/1 document of the tables d[0..n) over the columns col[0..ncol) (and,
  * of two compares, the settings not compared: skipped, else NULL). 0, or -SBIO_EFAILED after
  * one line on stderr. */
@@ -1502,6 +1531,13 @@ static int diff_write(const struct sbio_diff_opts *opt, int fd, const struct dif
                                              : json_null());
     json_object_set_new(doc, "comparisons", cmps);
     json_object_set_new(doc, "not_compared", skipped ? json_incref(skipped) : json_null());
+    return diff_write_doc(opt, fd, doc);
+}
+
+/* doc (its reference taken) into -o's file, opened before anything was computed. 0, or
+ * -SBIO_EFAILED after one line on stderr. */
+static int diff_write_doc(const struct sbio_diff_opts *opt, int fd, json_t *doc)
+{
     /* The file was opened (not truncated) before anything was computed: emptied now. */
     struct stat st;
     int err = 0;
@@ -1655,6 +1691,182 @@ static int diff_pair(const struct sbio_diff_opts *opt, int fd, FILE *out,
     return rc == -ENOMEM ? -SBIO_EFAILED : rc;
 }
 
+/* "loop0, Linux 6.1, box": what a survey ran on. */
+static void diff_survey_what(json_t *doc, char *buf, size_t len)
+{
+    json_t *env = json_object_get(doc, "environment");
+    const char *dev = json_string_value(json_object_get(doc, "device"));
+    const char *k = json_string_value(json_object_get(env, "kernel"));
+    const char *h = json_string_value(json_object_get(env, "hostname"));
+    snprintf(buf, len, "%s, Linux %s, %s", dev ? dev : "?", k ? k : "?", h ? h : "?");
+}
+
+/* --threshold on the difference of two surveys: a cell fires when B is worse than A past
+ * thr% over its whole 95% CI (without one, by its point change). One line on stderr each;
+ * how many fired. */
+static int diff_survey_gate(const struct sbio_survey_diff *d, double thr)
+{
+    int n = 0;
+    for (size_t r = 0; r < d->nrows; r++)
+        for (size_t k = 0; k < d->ns; k++) {
+            const struct sbio_survey_change *c = &d->c[r][k];
+            const struct sbio_survey_row *row = &d->a->row[d->ra[r]];
+            bool ci = !isnan(c->lo);
+            double bound = !ci ? c->pct : row->better > 0 ? c->hi : c->lo;
+            if (isnan(bound) || (row->better > 0 ? !(bound < -thr) : !(bound > thr)))
+                continue;
+            char label[160];
+            sbio_survey_row_label(row, label, sizeof(label));
+            sbio_err("diff: %s, %s, %s: %+.1f%% in B against A: %s %s %+g%% (--threshold=%g)",
+                     row->workload, label, d->a->sched[d->sa[k]], c->pct,
+                     ci ? "the whole 95% CI" : "no CI (1 run on a side), the point difference",
+                     row->better > 0 ? "below" : "above", row->better > 0 ? -thr : thr, thr);
+            n++;
+        }
+    return n;
+}
+
+/* The rows and schedulers of one survey the other lacks, into skipped and one line each. */
+static json_t *diff_survey_skipped(const struct sbio_survey_diff *d, FILE *out)
+{
+    json_t *sk = json_pack("{s:[],s:[],s:[],s:[]}", "rows_only_in_a", "rows_only_in_b",
+                           "schedulers_only_in_a", "schedulers_only_in_b");
+    const struct sbio_survey_matrix *m[2] = {d->a, d->b};
+    for (int side = 0; side < 2; side++) {
+        for (size_t r = 0; r < m[side]->nrows; r++) {
+            bool found = false;
+            for (size_t i = 0; i < d->nrows && !found; i++)
+                found = (side ? d->rb[i] : d->ra[i]) == r;
+            if (found)
+                continue;
+            char label[400];
+            sbio_survey_row_label(&m[side]->row[r], label, sizeof(label));
+            fprintf(out, "row %s, %s: only in %c, not compared\n", m[side]->row[r].workload, label,
+                    side ? 'B' : 'A');
+            json_array_append_new(json_object_get(sk, side ? "rows_only_in_b" : "rows_only_in_a"),
+                                  json_pack("{s:s,s:s}", "workload", m[side]->row[r].workload,
+                                            "metric",
+                                            sbio_table_metric_name(m[side]->row[r].metric)));
+        }
+        for (size_t s = 0; s < m[side]->ns; s++) {
+            const char *name = m[side]->sched[s];
+            bool found = false;
+            for (size_t k = 0; k < m[!side]->ns && !found; k++)
+                found = !strcmp(m[!side]->sched[k], name);
+            if (found)
+                continue;
+            fprintf(out, "scheduler %s: only in %c, not compared\n", name, side ? 'B' : 'A');
+            json_array_append_new(
+                json_object_get(sk, side ? "schedulers_only_in_b" : "schedulers_only_in_a"),
+                json_string(name));
+        }
+    }
+    return sk;
+}
+
+/* Whether a survey's document has a workload of that name (the first len bytes of name). */
+static bool diff_survey_has(json_t *doc, const char *name, size_t len)
+{
+    json_t *w;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "workloads"), i, w)
+    {
+        const char *n = json_string_value(json_object_get(w, "name"));
+        if (n && strlen(n) == len && !strncmp(n, name, len))
+            return true;
+    }
+    return false;
+}
+
+/* Of the workloads' settings that differ, those of workloads both surveys ran: the others'
+ * rows are named "only in A/B" after the table. */
+static void diff_survey_common(struct diff_differs *d, const struct diff_input *in)
+{
+    for (size_t i = json_array_size(d->rows); i-- > 0;) {
+        json_t *r = json_array_get(d->rows, i);
+        const char *kind = json_string_value(json_object_get(r, "kind"));
+        const char *name = json_string_value(json_object_get(r, "name"));
+        size_t len = name ? strcspn(name, " ") : 0;
+        if (kind && !strcmp(kind, diff_fact_kind_name[DIFF_FACT_WORKLOAD]) &&
+            (!diff_survey_has(in->doc[0], name, len) || !diff_survey_has(in->doc[1], name, len)))
+            json_array_remove(d->rows, i);
+    }
+}
+
+/* The matrices of two surveys, read from their files (untrusted) and computed again. 0, or
+ * -SBIO_EUSAGE after one line on stderr. */
+static int diff_survey_load(const struct diff_input *in, struct sbio_survey_matrix *m)
+{
+    for (int side = 0; side < 2; side++) {
+        char err[256];
+        int rc = sbio_survey_matrix_from_json(in->doc[side], &m[side], err, sizeof(err));
+        if (rc == -EINVAL)
+            sbio_err("diff: %s: %s; " DIFF_ACCEPTED, in->path[side], err);
+        if (rc)
+            return rc == -EINVAL ? -SBIO_EUSAGE : rc;
+    }
+    return 0;
+}
+
+/* Two surveys: B's change from A per cell both have, in the matrix's layout, within 72
+ * columns; -SBIO_EFAILED when --threshold fired or -o could not be written. */
+static int diff_surveys(const struct sbio_diff_opts *opt, int fd, FILE *out,
+                        const struct diff_input *in, bool check, double thr)
+{
+    struct sbio_survey_matrix *m = calloc(2, sizeof(*m));
+    struct sbio_survey_diff *d = calloc(1, sizeof(*d));
+    int rc = m && d ? diff_survey_load(in, m) : -ENOMEM;
+    if (!rc && sbio_survey_diff_compute(&m[0], &m[1], d)) {
+        sbio_err("diff: %s and %s share no row (workload, job and metric) or no scheduler: "
+                 "nothing to compare",
+                 in->path[0], in->path[1]);
+        rc = -SBIO_EUSAGE;
+    }
+    if (!rc) {
+        char wa[400], wb[400];
+        diff_survey_what(in->doc[0], wa, sizeof(wa));
+        diff_survey_what(in->doc[1], wb, sizeof(wb));
+        fprintf(out, "sbio diff of two surveys:\n  A = %s (%s)\n  B = %s (%s)\n", in->path[0], wa,
+                in->path[1], wb);
+        /* The machine's and the device's settings each survey recorded (its first run's). */
+        struct diff_differs dd;
+        diff_differs_read(&dd, &in->doc[0], 1, &in->doc[1], 1);
+        diff_survey_common(&dd, in);
+        diff_differs_print(out, &dd, false);
+        sbio_survey_diff_print(d, true, out);
+        fputc('\n', out);
+        json_t *skipped = diff_survey_skipped(d, out);
+        fflush(out);
+        int fired = check ? diff_survey_gate(d, thr) : 0;
+        if (fd >= 0) {
+            json_t *doc = json_object(), *argv = json_array();
+            for (int i = 0; i < opt->argc; i++)
+                json_array_append_new(argv, json_string(opt->argv[i]));
+            json_object_set_new(doc, "schema", json_string("sbio-diff/1"));
+            json_object_set_new(doc, "sbio_version", json_string(SBIO_VERSION));
+            json_object_set_new(doc, "command_line", argv);
+            json_object_set_new(doc, "kind", json_string("surveys"));
+            json_object_set_new(doc, "threshold_pct",
+                                opt->threshold_given ? json_integer((json_int_t)opt->threshold)
+                                                     : json_null());
+            json_object_set_new(doc, "differs", json_incref(dd.rows));
+            json_object_set_new(doc, "surveys", sbio_survey_diff_json(d));
+            json_object_set_new(doc, "not_compared", json_incref(skipped));
+            rc = diff_write_doc(opt, fd, doc);
+        }
+        json_decref(skipped);
+        json_decref(dd.rows);
+        rc = rc ? rc : fired ? -SBIO_EFAILED : 0;
+    }
+    if (m) {
+        sbio_survey_matrix_free(&m[0]);
+        sbio_survey_matrix_free(&m[1]);
+    }
+    free(m);
+    free(d);
+    return rc;
+}
+
 /* -o FILE, opened before anything is computed or printed (sbio_util_open_output: no planted
  * link, no file of another user's in a sticky folder) and emptied only when the document is
  * written: a path that cannot be written is one line and nothing else. *made when the file
@@ -1685,7 +1897,9 @@ int sbio_diff(const struct sbio_diff_opts *opt, FILE *out)
     }
     bool check = opt->threshold_given;
     double thr = (double)opt->threshold;
-    if (in.kind[0] == DIFF_COMPARE)
+    if (in.kind[0] == DIFF_SURVEY)
+        rc = diff_surveys(opt, fd, out, &in, check, thr);
+    else if (in.kind[0] == DIFF_COMPARE)
         rc = diff_compares(opt, fd, out, &in, check, thr);
     else if (in.n == 2 && in.na == 1 && in.kind[0] == DIFF_RUN && in.kind[1] == DIFF_RUN &&
              !opt->metrics)

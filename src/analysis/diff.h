@@ -30,15 +30,17 @@ struct sbio_diff_opts {
  * per metric: A, B and the % difference, never marked better or worse, and a line saying why
  * (one run a side does not measure noise) and how many runs would; for several runs a side,
  * script results or --metrics, the comparison table (table.h) of A's runs against B's (that
- * line too when a side has one run); for two compares, that table per setting of both. With
- * -o, the settings that differ and the tables' figures (sbio-diff/1) to opt->output. Returns 0;
- * -SBIO_EFAILED when --threshold=P is given explicitly and B is worse than A by more than P%
- * (rows: a throughput metric's point difference; the table: the whole 95% CI of a throughput
- * metric below -P%, or of a latency or time metric above +P%; each named in one line on
- * stderr after the table), or when -o could not be written;
- * -SBIO_EUSAGE for bad input (a file that is not an sbio result, a compare beside runs or two
- * on a side, files whose phases or jobs differ, a bad --metrics) with one line on stderr and
- * nothing written to out. */
+ * line too when a side has one run); for two compares, that table per setting of both; for two
+ * surveys (sbio-survey/1, one a side), B's change from A per cell both have (rows matched by
+ * workload, job and metric, schedulers by name), its 95% CI and Welch's test of the log ratio, Holm
+ * over the table, in the survey's layout within 72 columns (survey.h). With -o, the settings that
+ * differ and the tables' figures (sbio-diff/1) to opt->output. Returns 0; -SBIO_EFAILED when
+ * --threshold=P is given explicitly and B is worse than A by more than P% (rows: a throughput
+ * metric's point difference; the table and a survey's cells: the whole 95% CI of a throughput
+ * metric below -P%, or of a latency or time metric above +P%; each named in one line on stderr
+ * after the table), or when -o could not be written; -SBIO_EUSAGE for bad input (a file that is not
+ * an sbio result, a compare beside runs or two on a side, files whose phases or jobs differ, a bad
+ * --metrics) with one line on stderr and nothing written to out. */
 int sbio_diff(const struct sbio_diff_opts *opt, FILE *out);
 
 /* Whether each field diff and plot read from a result (doc, loaded from path; a compare's

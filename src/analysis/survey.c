@@ -543,48 +543,48 @@ static int text_cols(const char *s)
     return cols;
 }
 
+/* A table of rows × schedulers as the survey prints it: a heading line per row, then up to
+ * two lines of cells, a column per scheduler. The matrix and the difference of two surveys
+ * fill it through these. */
+struct grid {
+    const void *ctx;
+    size_t nrows, ns;
+    const char *const *names; /* the columns' headings */
+    void (*head)(const void *ctx, size_t r, char *buf, size_t len);
+    void (*cell)(const void *ctx, size_t r, size_t s, char *l1, char *l2, size_t len);
+};
+
 /* The columns' width: SURVEY_COL, or the widest cell's text and a space. */
-static int col_width(const struct sbio_survey_matrix *m)
+static int col_width(const struct grid *g)
 {
     int w = SURVEY_COL;
-    for (size_t r = 0; r < m->nrows; r++) {
-        double div;
-        sbio_survey_row_unit(&m->row[r], &div);
-        for (size_t s = 0; s < m->ns; s++) {
-            char l1[48], l2[48];
-            fmt_cell(&m->row[r].cell[s], div, l1, l2, sizeof(l1));
+    for (size_t r = 0; r < g->nrows; r++)
+        for (size_t s = 0; s < g->ns; s++) {
+            char l1[64], l2[64];
+            g->cell(g->ctx, r, s, l1, l2, sizeof(l1));
             int c = (text_cols(l1) > text_cols(l2) ? text_cols(l1) : text_cols(l2)) + 1;
             w = c > w ? c : w;
         }
-    }
-    for (size_t s = 0; s < m->ns; s++) {
-        int c = text_cols(m->sched[s]) + 1;
+    for (size_t s = 0; s < g->ns; s++) {
+        int c = text_cols(g->names[s]) + 1;
         w = c > w ? c : w;
     }
     return w;
 }
 
 /* Columns s0..s1 of every row, each w wide. */
-static void print_block(const struct sbio_survey_matrix *m, size_t s0, size_t s1, int w, FILE *out)
+static void print_block(const struct grid *g, size_t s0, size_t s1, int w, FILE *out)
 {
     fprintf(out, "%*s", SURVEY_INDENT, "");
     for (size_t s = s0; s < s1; s++)
-        put_col(out, m->sched[s], w, s + 1 == s1);
+        put_col(out, g->names[s], w, s + 1 == s1);
     fputc('\n', out);
-    for (size_t r = 0; r < m->nrows; r++) {
-        const struct sbio_survey_row *row = &m->row[r];
-        char label[160], l1[SBIO_SURVEY_MAX_SCHEDS][48], l2[SBIO_SURVEY_MAX_SCHEDS][48];
-        double div;
-        const char *unit = sbio_survey_row_unit(row, &div);
-        sbio_survey_row_label(row, label, sizeof(label));
-        /* The unit unless the header says it ("write MiB/s"). */
-        size_t hl = strlen(label), ul = strlen(unit);
-        bool said = (hl >= ul && !strcmp(label + hl - ul, unit)) ||
-                    (!strcmp(unit, "ops/s") && hl > 2 && !strcmp(label + hl - 2, "/s"));
-        fprintf(out, "%s: %s%s%s (%s is better)\n", row->workload, label, said ? "" : ", ",
-                said ? "" : unit, row->better > 0 ? "higher" : "lower");
+    for (size_t r = 0; r < g->nrows; r++) {
+        char head[320], l1[SBIO_SURVEY_MAX_SCHEDS][64], l2[SBIO_SURVEY_MAX_SCHEDS][64];
+        g->head(g->ctx, r, head, sizeof(head));
+        fprintf(out, "%s\n", head);
         for (size_t s = s0; s < s1; s++)
-            fmt_cell(&row->cell[s], div, l1[s], l2[s], sizeof(l1[s]));
+            g->cell(g->ctx, r, s, l1[s], l2[s], sizeof(l1[s]));
         for (int line = 0; line < 2; line++) {
             bool any = false;
             for (size_t s = s0; s < s1; s++)
@@ -597,6 +597,46 @@ static void print_block(const struct sbio_survey_matrix *m, size_t s0, size_t s1
             fputc('\n', out);
         }
     }
+}
+
+/* The grid in blocks of as many columns as fit in 72 (mail), else in one. */
+static void print_grid(const struct grid *g, bool mail, FILE *out)
+{
+    int w = col_width(g);
+    size_t per = mail ? (size_t)((SURVEY_WIDTH - SURVEY_INDENT) / w) : g->ns;
+    per = per ? per : 1;
+    for (size_t s0 = 0; s0 < g->ns; s0 += per) {
+        fputc('\n', out);
+        print_block(g, s0, s0 + per < g->ns ? s0 + per : g->ns, w, out);
+    }
+}
+
+/* A row's heading: "seq-read: read MiB/s (higher is better)", the unit added unless the
+ * metric's header says it ("write MiB/s"). */
+static void row_head(const struct sbio_survey_row *row, char *buf, size_t len)
+{
+    char label[160];
+    double div;
+    const char *unit = sbio_survey_row_unit(row, &div);
+    sbio_survey_row_label(row, label, sizeof(label));
+    size_t hl = strlen(label), ul = strlen(unit);
+    bool said = (hl >= ul && !strcmp(label + hl - ul, unit)) ||
+                (!strcmp(unit, "ops/s") && hl > 2 && !strcmp(label + hl - 2, "/s"));
+    snprintf(buf, len, "%s: %s%s%s (%s is better)", row->workload, label, said ? "" : ", ",
+             said ? "" : unit, row->better > 0 ? "higher" : "lower");
+}
+
+static void matrix_head(const void *ctx, size_t r, char *buf, size_t len)
+{
+    row_head(&((const struct sbio_survey_matrix *)ctx)->row[r], buf, len);
+}
+
+static void matrix_cell(const void *ctx, size_t r, size_t s, char *l1, char *l2, size_t len)
+{
+    const struct sbio_survey_row *row = &((const struct sbio_survey_matrix *)ctx)->row[r];
+    double div;
+    sbio_survey_row_unit(row, &div);
+    fmt_cell(&row->cell[s], div, l1, l2, len);
 }
 
 /* text, wrapped at width (0: not) after a first line's prefix, the next lines indented. */
@@ -625,13 +665,11 @@ void sbio_survey_print(const struct sbio_survey_matrix *m, const char *head, boo
 {
     if (head)
         fputs(head, out);
-    int w = col_width(m);
-    size_t per = mail ? (size_t)((SURVEY_WIDTH - SURVEY_INDENT) / w) : m->ns;
-    per = per ? per : 1;
-    for (size_t s0 = 0; s0 < m->ns; s0 += per) {
-        fputc('\n', out);
-        print_block(m, s0, s0 + per < m->ns ? s0 + per : m->ns, w, out);
-    }
+    const char *names[SBIO_SURVEY_MAX_SCHEDS];
+    for (size_t i = 0; i < m->ns; i++)
+        names[i] = m->sched[i];
+    struct grid g = {m, m->nrows, m->ns, names, matrix_head, matrix_cell};
+    print_grid(&g, mail, out);
     size_t nmin = SIZE_MAX, nmax = 0;
     for (size_t r = 0; r < m->nrows; r++)
         for (size_t s = 0; s < m->ns; s++) {
@@ -656,12 +694,181 @@ void sbio_survey_print(const struct sbio_survey_matrix *m, const char *head, boo
     }
 }
 
-/* ---- JSON ---- */
+/* ---- two surveys ---- */
 
 static json_t *num_or_null(double v)
 {
     return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
+
+/* Row r of B's matrix with a's row's workload, job and metric, or SIZE_MAX. */
+static size_t find_row(const struct sbio_survey_matrix *m, const struct sbio_survey_row *a)
+{
+    for (size_t r = 0; r < m->nrows; r++)
+        if (!strcmp(m->row[r].workload, a->workload) && !strcmp(m->row[r].job, a->job) &&
+            m->row[r].metric == a->metric)
+            return r;
+    return SIZE_MAX;
+}
+
+static size_t find_sched(const struct sbio_survey_matrix *m, const char *name)
+{
+    for (size_t s = 0; s < m->ns; s++)
+        if (!strcmp(m->sched[s], name))
+            return s;
+    return SIZE_MAX;
+}
+
+/* Cell (r, s) of the difference: A's and B's cells, B's change from A. */
+static void change_compute(struct sbio_survey_change *c)
+{
+    const struct sbio_survey_cell *a = c->a, *b = c->b;
+    c->pct = c->lo = c->hi = NAN;
+    c->p = c->p_holm = -1;
+    if (!a->n || !b->n)
+        return;
+    c->pct = a->mean != 0 ? 100 * (b->mean / a->mean - 1) : NAN;
+    if (a->n >= 2 && b->n >= 2) {
+        if (sbio_infer_diff_ci(b->mean, b->sd, b->n, a->mean, a->sd, a->n, 0.95, &c->lo, &c->hi))
+            c->lo = c->hi = NAN;
+        c->p = sbio_infer_ratio_p(b->mean, b->sd, b->n, a->mean, a->sd, a->n);
+    }
+}
+
+int sbio_survey_diff_compute(const struct sbio_survey_matrix *a, const struct sbio_survey_matrix *b,
+                             struct sbio_survey_diff *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->a = a;
+    d->b = b;
+    for (size_t s = 0; s < a->ns; s++)
+        if (find_sched(b, a->sched[s]) != SIZE_MAX)
+            d->sa[d->ns++] = s;
+    for (size_t r = 0; r < a->nrows; r++) {
+        size_t rb = find_row(b, &a->row[r]);
+        if (rb == SIZE_MAX)
+            continue;
+        d->ra[d->nrows] = r;
+        d->rb[d->nrows] = rb;
+        for (size_t k = 0; k < d->ns; k++) {
+            struct sbio_survey_change *c = &d->c[d->nrows][k];
+            c->a = &a->row[r].cell[d->sa[k]];
+            c->b = &b->row[rb].cell[find_sched(b, a->sched[d->sa[k]])];
+            change_compute(c);
+        }
+        d->nrows++;
+    }
+    double p[SBIO_SURVEY_MAX_ROWS * SBIO_SURVEY_MAX_SCHEDS], adj[sizeof(p) / sizeof(p[0])];
+    for (size_t r = 0; r < d->nrows; r++)
+        for (size_t k = 0; k < d->ns; k++)
+            p[r * d->ns + k] = d->c[r][k].p;
+    d->ntests = sbio_infer_holm(p, d->nrows * d->ns, adj);
+    for (size_t r = 0; r < d->nrows; r++)
+        for (size_t k = 0; k < d->ns; k++) {
+            struct sbio_survey_change *c = &d->c[r][k];
+            c->p_holm = adj[r * d->ns + k];
+            c->sig = c->p_holm >= 0 && c->p_holm < 0.05;
+            c->worse = !isnan(c->pct) && (a->row[d->ra[r]].better > 0 ? c->pct < 0 : c->pct > 0);
+        }
+    return d->nrows && d->ns ? 0 : -ENOENT;
+}
+
+static void diff_head(const void *ctx, size_t r, char *buf, size_t len)
+{
+    const struct sbio_survey_diff *d = ctx;
+    row_head(&d->a->row[d->ra[r]], buf, len);
+}
+
+/* "1170 -> 1102" (the row's unit, as A shows it) and "-5.8% [-12,+1]*". */
+static void diff_cell(const void *ctx, size_t r, size_t k, char *l1, char *l2, size_t len)
+{
+    const struct sbio_survey_diff *d = ctx;
+    const struct sbio_survey_change *c = &d->c[r][k];
+    char x[32] = "-", y[32] = "-";
+    double div;
+    sbio_survey_row_unit(&d->a->row[d->ra[r]], &div);
+    if (c->a->n)
+        fmt_num(x, sizeof(x), c->a->mean / div);
+    if (c->b->n)
+        fmt_num(y, sizeof(y), c->b->mean / div);
+    snprintf(l1, len, "%s -> %s", x, y);
+    l2[0] = 0;
+    if (isnan(c->pct))
+        return;
+    fmt_pct(x, sizeof(x), c->pct);
+    if (isnan(c->lo))
+        snprintf(l2, len, "%s", x);
+    else
+        snprintf(l2, len, "%s [%+.0f,%+.0f]%s", x, c->lo, c->hi, c->sig ? "*" : "");
+}
+
+void sbio_survey_diff_print(const struct sbio_survey_diff *d, bool mail, FILE *out)
+{
+    const char *names[SBIO_SURVEY_MAX_SCHEDS];
+    for (size_t k = 0; k < d->ns; k++)
+        names[k] = d->a->sched[d->sa[k]];
+    struct grid g = {d, d->nrows, d->ns, names, diff_head, diff_cell};
+    print_grid(&g, mail, out);
+    char legend[512];
+    snprintf(legend, sizeof(legend),
+             "Each cell: A's mean -> B's mean; below it B's change from A [its 95%% CI, %%]; "
+             "* significant at 5%% after Holm-Bonferroni over the %zu tests of the table "
+             "(Welch's t-test of the log ratio of the means).",
+             d->ntests);
+    fputc('\n', out);
+    print_wrapped(out, "", legend, mail ? SURVEY_WIDTH : 0, 0);
+    fputs("\nSignificant changes:\n", out);
+    size_t n = 0;
+    for (size_t r = 0; r < d->nrows; r++)
+        for (size_t k = 0; k < d->ns; k++) {
+            const struct sbio_survey_change *c = &d->c[r][k];
+            char label[160], v[512], pct[32];
+            if (!c->sig)
+                continue;
+            const struct sbio_survey_row *row = &d->a->row[d->ra[r]];
+            sbio_survey_row_label(row, label, sizeof(label));
+            fmt_pct(pct, sizeof(pct), c->pct);
+            snprintf(v, sizeof(v), "%s, %s, %s: %s [%+.0f%%, %+.0f%%] in B, %s", row->workload,
+                     label, names[k], pct, c->lo, c->hi, c->worse ? "worse" : "better");
+            print_wrapped(out, "- ", v, mail ? SURVEY_WIDTH : 0, 2);
+            n++;
+        }
+    if (!n)
+        fputs("- none\n", out);
+}
+
+json_t *sbio_survey_diff_json(const struct sbio_survey_diff *d)
+{
+    json_t *rows = json_array();
+    for (size_t r = 0; r < d->nrows; r++) {
+        const struct sbio_survey_row *row = &d->a->row[d->ra[r]];
+        json_t *cells = json_array();
+        for (size_t k = 0; k < d->ns; k++) {
+            const struct sbio_survey_change *c = &d->c[r][k];
+            json_t *j = json_pack(
+                "{s:s,s:I,s:o,s:I,s:o,s:o}", "scheduler", d->a->sched[d->sa[k]], "a_n",
+                (json_int_t)c->a->n, "a_mean", num_or_null(c->a->n ? c->a->mean : NAN), "b_n",
+                (json_int_t)c->b->n, "b_mean", num_or_null(c->b->n ? c->b->mean : NAN),
+                "change_pct", num_or_null(c->pct));
+            json_object_set_new(j, "change_ci95_pct",
+                                isnan(c->lo) ? json_null() : json_pack("[f,f]", c->lo, c->hi));
+            json_object_set_new(j, "p", c->p < 0 ? json_null() : json_real(c->p));
+            json_object_set_new(j, "p_holm", c->p_holm < 0 ? json_null() : json_real(c->p_holm));
+            json_object_set_new(j, "significant", json_boolean(c->sig));
+            json_object_set_new(j, "worse", json_boolean(c->worse));
+            json_array_append_new(cells, j);
+        }
+        json_array_append_new(rows,
+                              json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "workload", row->workload,
+                                        "job", row->job[0] ? json_string(row->job) : json_null(),
+                                        "metric", sbio_table_metric_name(row->metric), "unit",
+                                        sbio_table_metric_unit(row->metric), "better",
+                                        row->better > 0 ? "higher" : "lower", "cells", cells));
+    }
+    return json_pack("{s:I,s:f,s:o}", "tests", (json_int_t)d->ntests, "alpha", 0.05, "rows", rows);
+}
+
+/* ---- JSON ---- */
 
 static json_t *cell_json(const struct sbio_survey_matrix *m, const struct sbio_survey_cell *c,
                          size_t s)

@@ -142,6 +142,35 @@ int sbio_survey_matrix_from_json(struct json_t *doc, struct sbio_survey_matrix *
 void sbio_survey_row_label(const struct sbio_survey_row *row, char *buf, size_t len);
 const char *sbio_survey_row_unit(const struct sbio_survey_row *row, double *div);
 
+/* ---- two surveys ---- */
+
+/* One cell of the difference of two surveys: B's change from A (%), its 95% CI (the log
+ * ratio's, NAN without two runs a side), Welch's test of the log ratio, Holm's over the table;
+ * worse: B's change is in the row's worse direction. */
+struct sbio_survey_change {
+    const struct sbio_survey_cell *a, *b;
+    double pct, lo, hi, p, p_holm; /* p, p_holm -1: no test */
+    bool sig, worse;
+};
+
+/* The rows both surveys have (same workload, job and metric; A's order), the schedulers both
+ * list (A's order). */
+struct sbio_survey_diff {
+    const struct sbio_survey_matrix *a, *b;
+    size_t nrows, ns, ntests;
+    size_t ra[SBIO_SURVEY_MAX_ROWS], rb[SBIO_SURVEY_MAX_ROWS], sa[SBIO_SURVEY_MAX_SCHEDS];
+    struct sbio_survey_change c[SBIO_SURVEY_MAX_ROWS][SBIO_SURVEY_MAX_SCHEDS];
+};
+
+/* d from two computed matrices (which must outlive it). 0, or -ENOENT when they share no row
+ * or no scheduler. */
+int sbio_survey_diff_compute(const struct sbio_survey_matrix *a, const struct sbio_survey_matrix *b,
+                             struct sbio_survey_diff *d);
+/* The difference in the matrix's layout (within 72 columns when mail), its legend and the
+ * significant changes. */
+void sbio_survey_diff_print(const struct sbio_survey_diff *d, bool mail, FILE *out);
+struct json_t *sbio_survey_diff_json(const struct sbio_survey_diff *d);
+
 /* The survey command. 0; -SBIO_EUSAGE (one line, nothing touched); -SBIO_EFAILED (a
  * workload failed; the others are reported); -EINTR (interrupted: what was measured is
  * reported, the settings restored by each compare). */

@@ -141,7 +141,7 @@ done
 check "diff fast other: the random seed is not listed (every run draws its own)" \
 	test -z "$(sed '/^metric /q' "$TMP/out" | grep rand_seed)"
 check "diff fast other: a line says the figures are of every setting that differs together" \
-	grep -qE "^\([0-9]+ of [0-9]+ settings differ: every difference below is theirs together" "$TMP/out"
+	grep -qE "^\([0-9]+ of [0-9]+ settings differ: every change below is theirs together" "$TMP/out"
 json_expect "diff fast other -o: settings_differ holds threads, block size, flags, fsync freq and rate" "$TMP/other-d.json" '
 r = {x["name"]: (x["kind"], x["a"], x["b"]) for x in d["comparisons"][0]["settings_differ"]}
 want = {"threads": ("workload", [1], [2]), "block_size_bytes": ("workload", [16384], [8192]),
@@ -369,3 +369,60 @@ bad "not 3 files without '--'" "${R2K[@]}"
 bad "no file after '--'" "${R2K[@]}" --
 bad "no file before '--'" -- "${R2K[@]}"
 bad "report.txt: not JSON" "${R2K[@]}" -- "${R4K[0]}" "$TMP/report.txt"
+
+# --- two surveys ---
+# Made by hand (a survey takes a loop device and minutes; diff reads the matrix alone): A and
+# B of the same device, B's mq-deadline throughput halved and its none latency the same; B has a
+# scheduler and a row A lacks.
+python3 - "$TMP" <<'PY'
+import json, sys
+t = sys.argv[1]
+def cell(s, v): return {'scheduler': s, 'values': v}
+def survey(sched, rows, time='2'):
+    return {'schema': 'sbio-survey/1', 'device': 'loop7', 'budget_s': 600, 'took_s': 500,
+            'environment': {'hostname': 'box', 'kernel': '6.1'},
+            'workloads': [{'name': 'seq', 'script': '-', 'seconds': 2, 'options': ['--time=' + time]},
+                          {'name': 'mix', 'script': 'readers-vs-writer', 'seconds': 2, 'options': []}],
+            'matrix': {'schedulers': sched, 'rows': rows}}
+seq_a = {'workload': 'seq', 'job': None, 'metric': 'read.mib', 'better': 'higher',
+         'cells': [cell('none', [100, 102, 98, 101, 99]), cell('mq-deadline', [80, 81, 79, 80, 80.5])]}
+lat_a = {'workload': 'mix', 'job': 'readers', 'metric': 'read.p99', 'better': 'lower',
+         'cells': [cell('none', [2e6, 2.1e6, 1.9e6]), cell('mq-deadline', [3e6, 3.1e6, 2.9e6])]}
+json.dump(survey(['none', 'mq-deadline'], [seq_a, lat_a]), open(t + '/sva.json', 'w'))
+seq_b = {'workload': 'seq', 'job': None, 'metric': 'read.mib', 'better': 'higher',
+         'cells': [cell('kyber', [90, 91]), cell('mq-deadline', [40, 40.5, 39.5, 40, 40.2]),
+                   cell('none', [100.5, 99.5, 100, 101, 99])]}
+lat_b = dict(lat_a, cells=[cell('kyber', [1e6, 1.1e6]), cell('mq-deadline', [3.05e6, 2.95e6, 3e6]),
+                           cell('none', [2.05e6, 1.95e6, 2e6])])
+new_b = dict(seq_b, workload='rand')
+json.dump(survey(['kyber', 'mq-deadline', 'none'], [seq_b, lat_b, new_b], '3'), open(t + '/svb.json', 'w'))
+# Broken: a value that is not a number; a compare's document beside a survey.
+bad = survey(['none', 'mq-deadline'], [dict(seq_a, cells=[cell('none', [1, 'x']), cell('mq-deadline', [1])])])
+json.dump(bad, open(t + '/svbad.json', 'w'))
+PY
+expect_exit 0 "diff of two surveys" "$SBIO" diff "$TMP/sva.json" "$TMP/svb.json" -o "$TMP/svd.json"
+check "diff of two surveys: the workload option that differs is named first" \
+	grep -qE '^seq --time +2 +3$' "$TMP/out"
+check "diff of two surveys: the halved cell, its CI, significant" grep -qE '^    [^ ].*80\.1 -> 40\.0' "$TMP/out"
+check "diff of two surveys: listed as significant and worse" \
+	grep -qF -- "- seq, read MiB/s, mq-deadline: -50% [" "$TMP/out"
+eq "diff of two surveys: the one significant change" "$(grep -c '^- ' "$TMP/out")" 1
+check "diff of two surveys: the row only in B is named" grep -qF "row rand, read MiB/s: only in B, not compared" "$TMP/out"
+check "diff of two surveys: the scheduler only in B is named" grep -qF "scheduler kyber: only in B, not compared" "$TMP/out"
+eq "diff of two surveys: every line within 72 columns" \
+	"$(awk '{ if (length($0) > 72) n++ } END { print n + 0 }' "$TMP/out")" 0
+json_expect "diff of two surveys: -o has its kind, rows and cells" "$TMP/svd.json" \
+	"r = d['surveys']['rows']
+if not (d['schema'] == 'sbio-diff/1' and d['kind'] == 'surveys' and len(r) == 2 and \
+	[c['scheduler'] for c in r[0]['cells']] == ['none', 'mq-deadline'] and \
+	r[0]['cells'][1]['significant'] and r[0]['cells'][1]['worse'] and \
+	abs(r[0]['cells'][1]['change_pct'] - (40.04 / 80.1 - 1) * 100) < 1e-6 and \
+	d['not_compared']['schedulers_only_in_b'] == ['kyber']): print(json.dumps(d)[:300])"
+expect_exit 1 "diff of two surveys, --threshold=30: B's halved cell fires" "$SBIO" diff "$TMP/sva.json" "$TMP/svb.json" --threshold=30
+check "diff of two surveys, --threshold=30: one line names the cell" \
+	grep -qF "diff: seq, read MiB/s, mq-deadline: -50.0% in B against A: the whole 95% CI below -30%" "$TMP/err"
+expect_exit 0 "diff of two surveys, --threshold=70: nothing fires" "$SBIO" diff "$TMP/sva.json" "$TMP/svb.json" --threshold=70
+expect_exit 0 "diff of a survey with itself" "$SBIO" diff "$TMP/sva.json" "$TMP/sva.json"
+check "diff of a survey with itself: no significant change" grep -qx -- "- none" "$TMP/out"
+bad "svbad.json: matrix.rows[0].cells[0].values[1] is not a number" "$TMP/sva.json" "$TMP/svbad.json"
+bad "is a survey result but" "$TMP/sva.json" "${R2K[0]}"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "survey.h"
 #include "table.h"
 
@@ -300,6 +301,22 @@ static char *print(const struct sbio_survey_matrix *m, bool mail, char **buf, si
     return *buf;
 }
 
+/* The widest line of out, failing on one over 72 columns. */
+static size_t mail_width(const char *out)
+{
+    size_t maxw = 0;
+    for (const char *p = out; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        size_t c = cols(p, n);
+        if (c > 72)
+            fail_msg("mail line of %zu columns: %.*s", c, (int)n, p);
+        maxw = c > maxw ? c : maxw;
+        p += n + (nl != NULL);
+    }
+    return maxw;
+}
+
 /* Eight schedulers with wide figures: mail keeps every line within 72 columns and shows every
  * scheduler; text puts them all on one line. */
 static void test_mail_width(void **state)
@@ -316,17 +333,7 @@ static void test_mail_width(void **state)
     char *mem;
     size_t memlen;
     char *out = print(&m, true, &mem, &memlen);
-    size_t maxw = 0;
-    for (char *p = out; *p;) {
-        char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        size_t c = cols(p, n);
-        if (c > 72)
-            fail_msg("mail line of %zu columns: %.*s", c, (int)n, p);
-        maxw = c > maxw ? c : maxw;
-        p += n + (nl != NULL);
-    }
-    assert_true(maxw > 40);
+    assert_true(mail_width(out) > 40);
     for (size_t s = 0; s < 8; s++)
         assert_non_null(strstr(out, m.sched[s]));
     assert_non_null(strstr(out, "Verdicts:"));
@@ -362,6 +369,128 @@ static void test_json(void **state)
     sbio_survey_matrix_free(&m);
 }
 
+/* A matrix written as JSON and read back: the same cells, every figure computed again. */
+static void test_from_json(void **state)
+{
+    (void)state;
+    struct sbio_survey_matrix m, back;
+    char err[256];
+    fill(&m, 1, 3, "ops", 1, clear, 5);
+    json_t *doc = json_pack("{s:o}", "matrix", sbio_survey_matrix_json(&m));
+    assert_int_equal(sbio_survey_matrix_from_json(doc, &back, err, sizeof(err)), 0);
+    assert_int_equal(back.ns, 3);
+    assert_int_equal(back.nrows, 1);
+    for (size_t s = 0; s < 3; s++) {
+        assert_string_equal(back.sched[s], m.sched[s]);
+        assert_true(back.row[0].cell[s].mean == m.row[0].cell[s].mean);
+        assert_int_equal(back.row[0].cell[s].sig, m.row[0].cell[s].sig);
+    }
+    /* A file's own figures are never taken: a mean written there is computed again. */
+    json_t *c0 = json_array_get(
+        json_object_get(json_array_get(sbio_json_get(doc, "matrix.rows"), 0), "cells"), 0);
+    json_object_set_new(c0, "mean", json_real(1e9));
+    sbio_survey_matrix_free(&back);
+    assert_int_equal(sbio_survey_matrix_from_json(doc, &back, err, sizeof(err)), 0);
+    assert_true(back.row[0].cell[0].mean == m.row[0].cell[0].mean);
+    sbio_survey_matrix_free(&back);
+    json_object_set_new(c0, "values", json_pack("[i,s]", 1, "2"));
+    assert_int_equal(sbio_survey_matrix_from_json(doc, &back, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "matrix.rows[0].cells[0].values[1] is not a number");
+    json_decref(doc);
+    sbio_survey_matrix_free(&m);
+}
+
+/* The difference of two surveys: rows and schedulers matched by name whatever their order,
+ * B's change from A per cell; a halved throughput significant and worse, a lower latency
+ * better; what only one side has is left out; mail within 72 columns. */
+static void test_diff(void **state)
+{
+    (void)state;
+#define B_ROW                                                                                      \
+    {                                                                                              \
+        {100.5, 99.5, 100, 101, 99},    /* kyber (third in A): the same */                         \
+            {100, 101, 99, 100, 100},   /* none: the same */                                       \
+            {40, 40.5, 39.5, 40, 40.2}, /* mq-deadline: 80 -> 40, halved */                        \
+            {1, 2, 3, 4, 5},            /* bfq: only in B */                                       \
+    }
+    static const double b_vals[2][8][5] = {B_ROW, B_ROW};
+#undef B_ROW
+    struct sbio_survey_matrix a, b;
+    struct sbio_survey_diff *d = calloc(1, sizeof(*d));
+    assert_non_null(d);
+    fill(&a, 1, 3, "ops", 1, clear, 5);
+    fill(&b, 2, 4, "ops", 1, b_vals, 5);
+    snprintf(b.sched[0], sizeof(b.sched[0]), "kyber");
+    snprintf(b.sched[1], sizeof(b.sched[1]), "none");
+    snprintf(b.sched[2], sizeof(b.sched[2]), "mq-deadline");
+    snprintf(b.row[1].workload, sizeof(b.row[1].workload), "other"); /* a row only in B */
+    assert_int_equal(sbio_survey_diff_compute(&a, &b, d), 0);
+    assert_int_equal(d->nrows, 1);
+    assert_int_equal(d->ns, 3);
+    assert_int_equal(d->ntests, 3);
+    assert_true(fabs(d->c[0][1].pct - (40.04 / 80.1 - 1) * 100) < 0.01);
+    assert_true(d->c[0][1].sig && d->c[0][1].worse);
+    assert_true(d->c[0][1].hi < -40 && d->c[0][1].lo > -60);
+    assert_false(d->c[0][0].sig);
+    assert_false(d->c[0][2].sig);
+    char *out = NULL;
+    size_t len;
+    FILE *f = open_memstream(&out, &len);
+    sbio_survey_diff_print(d, true, f);
+    fclose(f);
+    mail_width(out);
+    assert_non_null(strstr(out, "80.1 -> 40.0"));
+    assert_non_null(strstr(out, "- w0, ops/s, mq-deadline: -50% ["));
+    assert_non_null(strstr(out, "in B, worse"));
+    free(out);
+    /* Nothing in common: -ENOENT. */
+    snprintf(b.row[0].workload, sizeof(b.row[0].workload), "gone");
+    assert_int_equal(sbio_survey_diff_compute(&a, &b, d), -ENOENT);
+    sbio_survey_matrix_free(&a);
+    sbio_survey_matrix_free(&b);
+    free(d);
+}
+
+/* Two surveys of the same machine (A/A, normal draws): at most about 5% of the tables mark
+ * a change. */
+static void test_diff_aa(void **state)
+{
+    (void)state;
+    uint64_t x = 777;
+    size_t any = 0;
+    struct sbio_survey_diff *d = calloc(1, sizeof(*d));
+    assert_non_null(d);
+    for (int k = 0; k < 500; k++) {
+        double vals[2][3][8][5];
+        for (size_t side = 0; side < 2; side++)
+            for (size_t r = 0; r < 3; r++)
+                for (size_t s = 0; s < 3; s++)
+                    for (size_t i = 0; i < 5; i++) {
+                        double u[2];
+                        for (int q = 0; q < 2; q++) {
+                            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                            u[q] = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
+                        }
+                        vals[side][r][s][i] = 100 + 5 * sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+                    }
+        struct sbio_survey_matrix a, b;
+        fill(&a, 3, 3, "ops", 1, (const double(*)[8][5])vals[0], 5);
+        fill(&b, 3, 3, "ops", 1, (const double(*)[8][5])vals[1], 5);
+        assert_int_equal(sbio_survey_diff_compute(&a, &b, d), 0);
+        bool sig = false;
+        for (size_t r = 0; r < 3; r++)
+            for (size_t s = 0; s < 3; s++)
+                sig |= d->c[r][s].sig;
+        any += sig;
+        sbio_survey_matrix_free(&a);
+        sbio_survey_matrix_free(&b);
+    }
+    free(d);
+    if (any > 35)
+        fail_msg("%zu of 500 A/A survey diffs marked a change (at most 35 expected)", any);
+    print_message("A/A diffs: %zu of 500 with a significant cell\n", any);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +499,8 @@ int main(void)
         cmocka_unit_test(test_matrix_higher),   cmocka_unit_test(test_matrix_lower),
         cmocka_unit_test(test_matrix_aa),       cmocka_unit_test(test_matrix_untested),
         cmocka_unit_test(test_mail_width),      cmocka_unit_test(test_json),
+        cmocka_unit_test(test_from_json),       cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_diff_aa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
