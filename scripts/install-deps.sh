@@ -18,10 +18,11 @@ libjansson-dev"
 # clang, its sanitizer runtimes and llvm-symbolizer for test-asan, test-tsan and fuzz;
 # clang-format; sysbench, which tests/integration/sysbench_suite.sh runs beside sbio, and gdb,
 # with which tests/integration/sysbench_doc.sh counts sysbench's lock calls; fio, fsmark and
-# postmark, whose cells tests/integration/samework.sh runs beside sbio's workloads.
+# postmark, whose cells tests/integration/samework.sh runs beside sbio's workloads; chromium,
+# in which tests/integration/html.sh opens plot's HTML reports headless.
 TEST_PKGS="libcmocka-dev strace fiu-utils util-linux e2fsprogs procps gnuplot-nox python3 \
 libopenmpi-dev openmpi-bin clang clang-format libclang-rt-14-dev llvm sysbench gdb fio fsmark \
-postmark"
+postmark chromium"
 
 if [ "${1:-}" = --test ]; then
 	shift

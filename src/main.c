@@ -622,7 +622,8 @@ static int plot_cmd(const struct sbio_config *cfg)
                                .args = cfg->args,
                                .output = cfg->output,
                                .plot_size = cfg->plot_size,
-                               .keep_data = cfg->keep_data};
+                               .keep_data = cfg->keep_data,
+                               .format = sbio_options_plot_format(cfg)};
     return sbio_plot(&o);
 }
 

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "html.h"
 #include "infer.h"
 #include "io.h"
 #include "report.h"
@@ -92,6 +93,7 @@ struct plot_ctx {
     struct plot_ops ops;
     unsigned width, height;
     bool svg;
+    bool html; /* a report (html.h), not a chart: no gnuplot, no data folder */
     bool temp; /* dir is ours to remove */
     char dir[PATH_MAX];
     int dirfd;              /* dir, opened: every file is made and gnuplot runs through it */
@@ -2273,7 +2275,11 @@ static int plot_output_path(struct plot_ctx *c)
         return -SBIO_EUSAGE;
     }
     size_t n = strlen(c->output);
-    c->svg = n > 4 && !strcasecmp(c->output + n - 4, ".svg");
+    const char *fmt = c->opt->format;
+    c->svg = fmt ? !strcmp(fmt, "svg") : n > 4 && !strcasecmp(c->output + n - 4, ".svg");
+    c->html = fmt ? !strcmp(fmt, "html")
+                  : (n > 4 && !strcasecmp(c->output + n - 4, ".htm")) ||
+                        (n > 5 && !strcasecmp(c->output + n - 5, ".html"));
     return 0;
 }
 
@@ -2712,6 +2718,37 @@ static int plot_load_all(struct plot_ctx *c)
     return 0;
 }
 
+/* The report (html.h) into the output sbio opened; a report that could not be written
+ * whole is removed. */
+static int plot_html(struct plot_ctx *c)
+{
+    struct sbio_html_doc docs[SBIO_MAX_ARGS];
+    int rc = plot_open_output(c), err = 0;
+    if (rc)
+        return rc;
+    for (int i = 0; i < c->nruns; i++)
+        docs[i] = (struct sbio_html_doc){.path = c->runs[i].path,
+                                         .doc = c->runs[i].doc,
+                                         .compare = c->runs[i].settings != NULL,
+                                         .survey = c->runs[i].survey};
+    int fd = dup(c->outfd);
+    FILE *f = fd >= 0 ? sbio_util_stream(fd, "w", &err) : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        rc = -(err ? err : errno);
+    } else {
+        rc = sbio_html_report(docs, (size_t)c->nruns, f);
+        if (fclose(f) && !rc)
+            rc = -EIO;
+    }
+    if (rc) {
+        sbio_err("plot: %s: write: %s", c->opt->output, strerror(-rc));
+        plot_drop_chart(c);
+    }
+    return rc;
+}
+
 int sbio_plot(const struct sbio_plot_opts *opt)
 {
     struct plot_ctx *c = calloc(1, sizeof(*c));
@@ -2735,8 +2772,13 @@ int sbio_plot(const struct sbio_plot_opts *opt)
     if ((rc = plot_parse_size(opt->plot_size && *opt->plot_size ? opt->plot_size : "1200x800",
                               &c->width, &c->height)))
         goto out;
-    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)) || (rc = plot_find_gnuplot(c)) ||
-        (rc = plot_make_dir(c, &made)))
+    if ((rc = plot_output_path(c)) || (rc = plot_load_all(c)))
+        goto out;
+    if (c->html) {
+        rc = plot_html(c);
+        goto out;
+    }
+    if ((rc = plot_find_gnuplot(c)) || (rc = plot_make_dir(c, &made)))
         goto out;
     /* A survey's chart grows downwards with its rows (about 260 px a row of panels). */
     if (c->runs[0].survey && !(opt->plot_size && *opt->plot_size)) {

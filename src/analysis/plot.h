@@ -9,6 +9,7 @@ struct sbio_plot_opts {
     const char *output;
     const char *plot_size; /* WIDTHxHEIGHT, or NULL */
     const char *keep_data; /* a folder, or NULL */
+    const char *format;    /* "png", "svg" or "html"; NULL: -o's extension says */
 };
 
 /* Chart the results named by opt->args (JSON files written by `sbio run -o X.json`, or one

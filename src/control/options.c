@@ -139,8 +139,10 @@ static const struct optdef base_opts[] = {
     {"script-trusted", NULL, T_BOOL, OFF(script_trusted), "off", NULL, 0, 0, SET_CMDS, 0, "on|off",
      "run the script with all of Lua (files, processes, FFI), not in the sandbox; on the "
      "command line only"},
-    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv", 0, 0, ALL_RUN, 0,
-     "FMT", "report format: text, json or csv"},
+    {"output-format", NULL, T_ENUM, OFF(output_format), "text", "text|json|csv|html|png|svg", 0, 0,
+     ALL_RUN | SBIO_C(SBIO_CMD_PLOT), 0, "FMT",
+     "report format: text, json or csv (run, compare); png, svg or html (plot: else -o's "
+     "extension)"},
     {"output", NULL, T_STR, OFF(output), "", NULL, 0, 0,
      ALL_RUN | SBIO_C(SBIO_CMD_PLOT) | SBIO_C(SBIO_CMD_DIFF) | SURVEY, 0, "FILE",
      "write the report to FILE (-o)"},
@@ -1252,7 +1254,15 @@ bool sbio_options_given(const struct sbio_config *cfg, const char *name)
     return false;
 }
 
-/* plot's results and its chart's file. */
+const char *sbio_options_plot_format(const struct sbio_config *cfg)
+{
+    return sbio_options_given(cfg, "output-format")
+               ? table_choice("output-format", cfg->output_format)
+               : NULL;
+}
+
+/* plot's results and its output's file: a chart (.png, .svg) or a report (.html), or any name
+ * with --output-format=png|svg|html. */
 static int opt_check_plot(const struct sbio_config *cfg)
 {
     if (!cfg->nargs) {
@@ -1260,11 +1270,21 @@ static int opt_check_plot(const struct sbio_config *cfg)
                  "chart.png");
         return -EINVAL;
     }
+    if (sbio_options_given(cfg, "output-format") && cfg->output_format < SBIO_OUT_HTML) {
+        sbio_err("plot: --output-format=%s: plot writes png, svg or html (text, json and csv "
+                 "are run's and compare's)",
+                 table_choice("output-format", cfg->output_format));
+        return -EINVAL;
+    }
     size_t ol = cfg->output ? strlen(cfg->output) : 0;
-    if (!cfg->output || ol < 5 ||
-        (strcmp(cfg->output + ol - 4, ".png") && strcmp(cfg->output + ol - 4, ".svg"))) {
-        sbio_err("plot needs -o FILE ending in .png or .svg%s%s", cfg->output ? ", not " : "",
-                 cfg->output ? cfg->output : "");
+    bool named =
+        ol > 4 && (!strcmp(cfg->output + ol - 4, ".png") || !strcmp(cfg->output + ol - 4, ".svg") ||
+                   !strcmp(cfg->output + ol - 4, ".htm") ||
+                   (ol > 5 && !strcmp(cfg->output + ol - 5, ".html")));
+    if (!cfg->output || !*cfg->output || (!named && !sbio_options_given(cfg, "output-format"))) {
+        sbio_err("plot needs -o FILE ending in .png, .svg or .html (or --output-format=png|svg|"
+                 "html)%s%s",
+                 cfg->output ? ", not " : "", cfg->output ? cfg->output : "");
         return -EINVAL;
     }
     return 0;
@@ -1451,6 +1471,13 @@ static int opt_check_engine(const struct sbio_config *cfg)
  * would get JSON. */
 static int opt_check_output(const struct sbio_config *cfg)
 {
+    if (cfg->output_format >= SBIO_OUT_HTML) {
+        sbio_err("--output-format=%s is plot's (sbio plot R.json -o report.html); %s writes "
+                 "text, json or csv",
+                 table_choice("output-format", cfg->output_format),
+                 cfg->cmd == SBIO_CMD_COMPARE ? "compare" : "run");
+        return -EINVAL;
+    }
     if (cfg->cmd == SBIO_CMD_COMPARE && cfg->output_format == SBIO_OUT_CSV) {
         sbio_err("compare has no CSV output: it writes one JSON document, -o FILE.json "
                  "(--output-format=csv is for run)");

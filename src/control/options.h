@@ -17,7 +17,14 @@
 /* Bit per command, for the table's "used by" column. */
 #define SBIO_C(cmd) (1u << (cmd))
 
-enum sbio_output_format { SBIO_OUT_TEXT, SBIO_OUT_JSON, SBIO_OUT_CSV };
+enum sbio_output_format {
+    SBIO_OUT_TEXT,
+    SBIO_OUT_JSON,
+    SBIO_OUT_CSV,
+    SBIO_OUT_HTML, /* plot's: a report */
+    SBIO_OUT_PNG,  /* plot's: charts */
+    SBIO_OUT_SVG
+};
 
 struct sbio_config {
     enum sbio_cmd cmd;
@@ -170,6 +177,10 @@ void sbio_options_forget(struct sbio_config *cfg, unsigned cmds);
 /* True when the option named NAME (canonical name, without dashes) was on the command
  * line, under any of its spellings. */
 bool sbio_options_given(const struct sbio_config *cfg, const char *name);
+
+/* plot's --output-format as given ("png", "svg" or "html"), or NULL when it was not: plot
+ * then goes by -o's extension. */
+const char *sbio_options_plot_format(const struct sbio_config *cfg);
 
 /* Print help: all options (topic NULL), or the options one command uses. Returns 0, or
  * -EINVAL for an unknown topic. */

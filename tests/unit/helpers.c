@@ -194,7 +194,8 @@ const struct sbio_plot_opts *TPLOT(const struct sbio_config *cfg)
                                  .args = cfg->args,
                                  .output = cfg->output,
                                  .plot_size = cfg->plot_size,
-                                 .keep_data = cfg->keep_data};
+                                 .keep_data = cfg->keep_data,
+                                 .format = sbio_options_plot_format(cfg)};
     return d;
 }
 

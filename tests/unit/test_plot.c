@@ -984,6 +984,40 @@ static void test_survey_bad(void **state)
     assert_int_equal(access(at("x.png"), F_OK), -1);
 }
 
+/* -o report.html: a report, written by sbio itself (gnuplot is not run: the stand-in would
+ * fail), every text of the document escaped. */
+static void test_html_report(void **state)
+{
+    (void)state;
+    char err[MSG_MAX];
+    write_survey_doc(at("sv.json"), survey_row1);
+    char *doc = read_all(at("sv.json"));
+    char *p = strstr(doc, "\"seq\"");
+    assert_non_null(p);
+    char evil[8192];
+    snprintf(evil, sizeof(evil), "%.*s\"<b>&'x\"%s", (int)(p - doc), doc, p + 5);
+    write_file(at("ev.json"), evil);
+    free(doc);
+    setenv("STUB_EXIT", "3", 1);
+    int rc = PLOT(err, at("ev.json"), "-o", at("r.html"));
+    unsetenv("STUB_EXIT");
+    assert_int_equal(rc, 0);
+    char *html = read_all(at("r.html"));
+    assert_non_null(html);
+    assert_true(!strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 31));
+    assert_has(html, "&lt;b&gt;&amp;&#39;x");
+    assert_null(strstr(html, "<b>"));
+    assert_has(html, "<td class=\"n best\">100 ± ");
+    assert_has(html, "</html>\n");
+    free(html);
+    /* --output-format=html under another name. */
+    assert_int_equal(PLOT(err, at("sv.json"), "-o", at("r.out"), "--output-format=html"), 0);
+    html = read_all(at("r.out"));
+    assert_non_null(html);
+    assert_true(!strncmp(html, "<!DOCTYPE html>", 15));
+    free(html);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1021,6 +1055,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_labels_by_settings),
         cmocka_unit_test(test_labels_apart),   cmocka_unit_test(test_fs_ops),
         cmocka_unit_test(test_survey_chart),   cmocka_unit_test(test_survey_bad),
+        cmocka_unit_test(test_html_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
