@@ -152,7 +152,7 @@ static void svg_yaxis(FILE *f, double top, const char *ylabel, double y0, double
     for (int i = 0; i <= 5; i++) {
         char b[32];
         double v = top * i / 5, y = y0 + h - h * i / 5;
-        snprintf(b, sizeof(b), "%.4g", v);
+        snprintf(b, sizeof(b), v >= 1000 || v == floor(v) ? "%.0f" : "%.4g", v);
         fprintf(f,
                 "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"g\"/><text x=\"%d\" "
                 "y=\"%.1f\" class=\"yl\">%s</text>",
@@ -394,12 +394,18 @@ static void html_command(FILE *f, json_t *doc)
     if (!json_array_size(argv))
         return;
     fputs("<p class=\"cmd\"><code>sbio", f);
+    bool skip = false; /* the word after -o */
     json_array_foreach(argv, i, a)
     {
-        if (!i || !json_is_string(a))
+        const char *w = json_string_value(a);
+        bool out = w && (!strcmp(w, "-o") || !strcmp(w, "--output"));
+        if (!i || !w || skip || out || !strncmp(w, "--output=", 9) ||
+            (!strncmp(w, "-o", 2) && w[2])) {
+            skip = out;
             continue;
+        }
         fputc(' ', f);
-        esc(f, json_string_value(a));
+        esc(f, w);
     }
     fputs("</code></p>\n", f);
 }

@@ -644,19 +644,18 @@ static void print_wrapped(FILE *out, const char *prefix, const char *text, int w
 {
     int col = fprintf(out, "%s", prefix);
     const char *p = text;
+    int gap = 0; /* the spaces before this word, kept unless the line breaks there */
     while (*p) {
         const char *sp = strchr(p, ' ');
         int n = sp ? (int)(sp - p) : (int)strlen(p);
-        if (width && col > indent && col + 1 + n > width) {
+        if (width && col > indent && col + gap + n > width)
             col = fprintf(out, "\n%*s", indent, "") - 1;
-        } else if (p != text) {
-            fputc(' ', out);
-            col++;
-        }
+        else
+            col += fprintf(out, "%*s", gap, "");
         col += fprintf(out, "%.*s", n, p);
         p += n;
-        while (*p == ' ')
-            p++;
+        for (gap = 0; *p == ' '; p++)
+            gap++;
     }
     fputc('\n', out);
 }
@@ -1170,8 +1169,8 @@ static void survey_print_plan(const struct survey *s)
     for (size_t i = 0; i < s->b.n; i++) {
         fmt_dur(b, sizeof(b), s->plan.share[i]);
         fmt_dur(l, sizeof(l), s->plan.least[i]);
-        snprintf(line, sizeof(line), "%-20s %s, about %s (at least %s)", s->b.line[i].name,
-                 s->b.line[i].script, b, l);
+        snprintf(line, sizeof(line), "%-18s %-18s about %s (at least %s)", s->b.line[i].name,
+                 strcmp(s->b.line[i].script, "-") ? s->b.line[i].script : "(built-in modes)", b, l);
         print_wrapped(s->out, "  ", line, w, 4);
     }
     fflush(s->out);
