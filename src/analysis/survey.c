@@ -1119,7 +1119,13 @@ static int survey_schedulers(struct survey *s)
     }
     s->m.ns = (size_t)n;
     for (int i = 0; i < n; i++) {
-        snprintf(s->m.sched[i], sizeof(s->m.sched[i]), "%.31s", names[i]);
+        /* A scheduler given again is an A/A column of its own, named as compare names its
+         * setting: mq-deadline#2. */
+        unsigned copy = 1;
+        for (int j = 0; j < i; j++)
+            copy += !strcmp(names[j], names[i]);
+        snprintf(s->m.sched[i], sizeof(s->m.sched[i]), copy > 1 ? "%.24s#%u" : "%.31s", names[i],
+                 copy);
         size_t k = strlen(s->list);
         snprintf(s->list + k, sizeof(s->list) - k, "%s%s", i ? "," : "", names[i]);
     }
@@ -1436,8 +1442,10 @@ static int survey_rows(struct survey *s)
             size_t j;
             json_array_foreach(sets, j, set)
             {
-                const char *sched =
-                    json_string_value(json_object_get(json_object_get(set, "values"), "scheduler"));
+                /* The setting's name, "scheduler=NAME" (or NAME#2 for a scheduler given again),
+                 * says its column. */
+                const char *sched = json_string_value(json_object_get(set, "name"));
+                sched = sched && !strncmp(sched, "scheduler=", 10) ? sched + 10 : NULL;
                 json_t *v = doc_values(set, m), *x;
                 double val[1024];
                 size_t n = 0, q;

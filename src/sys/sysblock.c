@@ -172,19 +172,19 @@ static void sched_join(char *buf, size_t len, char names[][32], const bool *pick
     }
 }
 
-/* Two names of one scheduler in names: one line, -SBIO_EUSAGE. */
+/* Two names of one scheduler in names (cfq and bfq): one line, -SBIO_EUSAGE. One name given
+ * again (none,bfq,bfq) is not refused: it is an A/A comparison, the same scheduler run as a
+ * setting of its own (bfq#2), as any value --vary repeats. */
 static int sched_check_twice(const char *opt, const char *list, char names[][32], int n)
 {
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             const char *c = sbio_sched_canonical(names[i]);
-            if (strcmp(c, sbio_sched_canonical(names[j])))
+            if (strcmp(c, sbio_sched_canonical(names[j])) || !strcmp(names[i], names[j]))
                 continue;
-            if (!strcmp(names[i], names[j]))
-                sbio_err("%s=%s: %s given twice", opt, list, names[i]);
-            else
-                sbio_err("%s=%s: %s and %s are one scheduler, %s: given twice", opt, list, names[i],
-                         names[j], c);
+            sbio_err("%s=%s: %s and %s are one scheduler, %s: given twice (to run one scheduler "
+                     "twice, an A/A comparison, give the same name twice)",
+                     opt, list, names[i], names[j], c);
             return -SBIO_EUSAGE;
         }
     return 0;

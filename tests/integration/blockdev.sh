@@ -259,10 +259,10 @@ refused "--scheduler=cfq2" "^sbio: --scheduler=cfq2: cfq2 is not offered by $LOO
 refused "--scheduler=bfq,none" "--scheduler=bfq,none: one scheduler per run" "$SBIO" "${RUN[@]}" --time=1 --scheduler=bfq,none
 CMPR=(compare "${SET[@]}" --file-test-mode=rndrd --time=1)
 refused "compare --schedulers=cfq,deadline,noop,anticipatory" \
-	"^sbio: --schedulers=cfq,deadline,noop,anticipatory: cfq and anticipatory are one scheduler, bfq: given twice$" \
+	"^sbio: --schedulers=cfq,deadline,noop,anticipatory: cfq and anticipatory are one scheduler, bfq: given twice \(to run one scheduler twice, an A/A comparison, give the same name twice\)$" \
 	"$SBIO" "${CMPR[@]}" --schedulers=cfq,deadline,noop,anticipatory
 refused "compare --schedulers=deadline,mq-deadline" \
-	"^sbio: --schedulers=deadline,mq-deadline: deadline and mq-deadline are one scheduler, mq-deadline: given twice$" \
+	"^sbio: --schedulers=deadline,mq-deadline: deadline and mq-deadline are one scheduler, mq-deadline: given twice \(to run one scheduler twice, an A/A comparison, give the same name twice\)$" \
 	"$SBIO" "${CMPR[@]}" --schedulers=deadline,mq-deadline
 refused "compare --schedulers=foo,none,bar (every bad name in one line)" \
 	"^sbio: --schedulers=foo,none,bar: foo and bar are not offered by $LOOP, which offers " \

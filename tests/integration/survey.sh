@@ -99,6 +99,27 @@ if d["took_s"] > d["budget_s"] + 15: print("took", d["took_s"], "of", d["budget_
 '
 nothing_left "after the survey: scheduler as before, no state, no set, no temporary folder"
 
+# --- an A/A survey: one scheduler given twice, its second column named as compare names it ---
+FIRST=${LIST%%,*}
+head -2 "$B" >"$TMP/one.battery"
+expect_exit 0 "an A/A survey: --schedulers=$FIRST,$FIRST" \
+	"$SBIO" survey --dir="$D" --battery="$TMP/one.battery" --schedulers="$FIRST,$FIRST" --budget=20s \
+	-o "$TMP/aa.json"
+json_expect "A/A: the columns $FIRST and $FIRST#2, each its own setting's runs, all under $FIRST" "$TMP/aa.json" '
+m = d["matrix"]
+if m["schedulers"] != ["'"$FIRST"'", "'"$FIRST"'#2"]: print("columns", m["schedulers"])
+cmp = d["workloads"][0]["compare"]
+names = [s["name"] for s in cmp["settings"]]
+if names != ["scheduler='"$FIRST"'", "scheduler='"$FIRST"'#2"]: print("settings", names)
+for r in m["rows"]:
+    for c, s in zip(r["cells"], cmp["settings"]):
+        vals = s["phases"][0]["jobs"][0]["metrics"][r["metric"]]["values"]
+        if c["values"] != vals or c["n"] < 1: print(r["metric"], c["scheduler"], c["values"], vals)
+        for run in s["runs"]:
+            if run["result"]["environment"]["scheduler"] != "'"$FIRST"'": print("ran", run["result"]["environment"]["scheduler"])
+'
+nothing_left "after the A/A survey: nothing left"
+
 # --- bad input: exit 2, one line, nothing touched ---
 bad() {
 	expect_exit 2 "refused: $1" "$SBIO" survey --dir="$D" --schedulers="$LIST" "${@:2}"
