@@ -676,13 +676,15 @@ void sbio_survey_print(const struct sbio_survey_matrix *m, const char *head, boo
             nmin = n && n < nmin ? n : nmin;
             nmax = n > nmax ? n : nmax;
         }
-    char legend[512];
+    char legend[512], runs[48];
+    nmin = nmin == SIZE_MAX ? 0 : nmin;
+    snprintf(runs, sizeof(runs), nmin == nmax ? "%zu" : "%zu to %zu", nmin, nmax);
     snprintf(legend, sizeof(legend),
              "Each cell: the mean ± the half-width of its 95%% confidence interval over "
-             "%zu to %zu runs; below it the difference to the row's best mean [its 95%% CI, "
+             "%s runs; below it the difference to the row's best mean [its 95%% CI, "
              "%%]; * significant at 5%% after Holm-Bonferroni over the %zu tests of the "
              "matrix (Welch's t-test of the log ratio of the means).",
-             nmin == SIZE_MAX ? 0 : nmin, nmax, m->ntests);
+             runs, m->ntests);
     fputc('\n', out);
     print_wrapped(out, "", legend, mail ? SURVEY_WIDTH : 0, 0);
     fputs("\nVerdicts:\n", out);
@@ -1085,18 +1087,82 @@ static int survey_battery(struct survey *s)
     return 0;
 }
 
+/* Whether line l only reads: a built-in mode that reads (seqrd, rndrd). A script's workload
+ * has files of its own and may write. */
+static bool line_reads_only(const struct sbio_survey_line *l)
+{
+    if (strcmp(l->script, "-"))
+        return false;
+    for (size_t k = 0; k < l->nopt; k++)
+        if (!strcmp(l->opt[k], "--file-test-mode=seqrd") ||
+            !strcmp(l->opt[k], "--file-test-mode=rndrd"))
+            return true;
+    return false;
+}
+
+/* A raw device (--filename) is surveyed read-only: of the shipped battery, the lines that
+ * write are left out (a note names them); a battery of the user's that has one is refused.
+ * 0 or -SBIO_EUSAGE (one line). */
+static int survey_raw_battery(struct survey *s)
+{
+    struct sbio_survey_battery *b = &s->b;
+    char left[512] = "";
+    bool own = sbio_options_given(s->cfg, "battery");
+    for (size_t i = 0; i < b->n;) {
+        struct sbio_survey_line *l = &b->line[i];
+        if (line_reads_only(l)) {
+            i++;
+            continue;
+        }
+        if (own) {
+            sbio_err("--filename=%s: %s line %s %s; a raw device is surveyed read-only: "
+                     "accepted: built-in modes that read (SCRIPT '-', --file-test-mode=seqrd or "
+                     "rndrd)",
+                     s->cfg->filename, s->battery, l->name,
+                     strcmp(l->script, "-") ? "runs a script" : "writes");
+            return -SBIO_EUSAGE;
+        }
+        size_t k = strlen(left);
+        snprintf(left + k, sizeof(left) - k, "%s%s", k ? ", " : "", l->name);
+        for (size_t o = 0; o < l->nopt; o++)
+            free(l->opt[o]);
+        b->nrows -= l->nm;
+        memmove(l, l + 1, (b->n - i - 1) * sizeof(*l));
+        memset(&b->line[--b->n], 0, sizeof(*l));
+    }
+    if (!b->n) {
+        sbio_err("--filename=%s: no line of %s only reads; accepted: built-in modes that read "
+                 "(SCRIPT '-', --file-test-mode=seqrd or rndrd)",
+                 s->cfg->filename, s->battery);
+        return -SBIO_EUSAGE;
+    }
+    if (left[0])
+        sbio_note("--filename=%s: a raw device is surveyed read-only: %s (which write) left out",
+                  s->cfg->filename, left);
+    return 0;
+}
+
 /* The schedulers: --schedulers (checked against what the device offers), or every one the
  * device offers. 0 or -SBIO_EUSAGE. */
 static int survey_schedulers(struct survey *s)
 {
     const struct sbio_config *cfg = s->cfg;
-    int rc = sbio_sysblock_resolve(cfg->dir, cfg->queue_device, &s->t);
+    /* A raw device is its own target, as run takes it. */
+    int rc = sbio_sysblock_resolve(cfg->filename ? "/" : cfg->dir,
+                                   cfg->filename ? cfg->filename : cfg->queue_device, &s->t);
+    if (cfg->filename && (rc || !s->t.has_top || !s->t.ndev)) {
+        sbio_err("--filename=%s: no such block device; accepted: a device node such as "
+                 "/dev/sdb (surveyed read-only)",
+                 cfg->filename);
+        return -SBIO_EUSAGE;
+    }
     if (rc || !s->t.has_top || !s->t.ndev) {
         sbio_err("--dir=%s: %s; accepted: a folder on a block device's file system (a survey "
                  "compares the device's I/O schedulers)",
                  cfg->dir, rc ? strerror(-rc) : "its file system has no block device");
         return -SBIO_EUSAGE;
     }
+
     char line[512], names[SBIO_MAX_SCHED][32];
     int cur, n = 0;
     if (!sbio_sysblock_read(&s->t.dev[0], "scheduler", line, sizeof(line)))
@@ -1156,6 +1222,18 @@ static int survey_plan(struct survey *s)
     return 0;
 }
 
+/* What is surveyed: "loop0 (ext4 on /dev/loop0 at /mnt/sv)", or "loop2 (raw device
+ * /dev/loop2, read-only)". */
+static void survey_where(const struct survey *s, char *buf, size_t len)
+{
+    if (s->cfg->filename)
+        snprintf(buf, len, "%.63s (raw device %.255s, read-only)", s->t.dev[0].name,
+                 s->cfg->filename);
+    else
+        snprintf(buf, len, "%.63s (%.63s on %.255s at %.500s)", s->t.dev[0].name, s->t.fstype,
+                 s->t.source, s->t.mountpoint);
+}
+
 static void survey_print_plan(const struct survey *s)
 {
     char b[32], l[32];
@@ -1163,9 +1241,10 @@ static void survey_print_plan(const struct survey *s)
     fmt_dur(l, sizeof(l), s->plan.least_total);
     char line[PATH_MAX * 3];
     int w = s->mail ? SURVEY_WIDTH : 0;
-    snprintf(line, sizeof(line), "of %s (%s on %s at %s): %zu schedulers (%s), %zu workloads of %s",
-             s->t.dev[0].name, s->t.fstype, s->t.source, s->t.mountpoint, s->m.ns, s->list, s->b.n,
-             s->battery);
+    char where[900];
+    survey_where(s, where, sizeof(where));
+    snprintf(line, sizeof(line), "of %s: %zu schedulers (%s), %zu workloads of %s", where, s->m.ns,
+             s->list, s->b.n, s->battery);
     print_wrapped(s->out, "Survey ", line, w, 2);
     snprintf(line, sizeof(line),
              "%s (at least %s: each workload %d runs per scheduler); the "
@@ -1215,7 +1294,8 @@ static int line_args(const struct survey *s, size_t i, const char *cmd, struct a
 {
     const struct sbio_survey_line *l = &s->b.line[i];
     int rc = args_add(a, "sbio") || args_add(a, "%s", cmd) ||
-             args_add(a, "--dir=%s/%s", s->cfg->dir, l->name);
+             (s->cfg->filename ? args_add(a, "--filename=%s", s->cfg->filename)
+                               : args_add(a, "--dir=%s/%s", s->cfg->dir, l->name));
     if (!rc && strcmp(l->script, "-"))
         rc = args_add(a, "--script=%s", l->script);
     if (!rc && s->cfg->queue_device)
@@ -1324,16 +1404,18 @@ static void line_run(struct survey *s, size_t i)
 {
     const struct sbio_survey_line *l = &s->b.line[i];
     char dir[PATH_MAX], json[PATH_MAX + 64], d1[32], d2[32];
+    /* A raw device needs no set made and none removed: it is the set. */
+    bool raw = s->cfg->filename != NULL;
     snprintf(dir, sizeof(dir), "%s/%s", s->cfg->dir, l->name);
-    bool made = !mkdir(dir, 0755);
-    if (!made && errno != EEXIST) {
+    bool made = !raw && !mkdir(dir, 0755);
+    if (!raw && !made && errno != EEXIST) {
         sbio_err("%s: %s", dir, strerror(errno));
         s->status[i] = "failed";
         return;
     }
     double start = since(s);
     const char *step = "prepare";
-    int rc = line_step(s, i, step, NULL);
+    int rc = raw ? 0 : line_step(s, i, step, NULL);
     if (!rc && !s->interrupted) {
         size_t left = s->b.n - i;
         double share =
@@ -1370,7 +1452,7 @@ static void line_run(struct survey *s, size_t i)
     if (rc && !s->interrupted)
         sbio_err("%s: sbio %s exited with status %d (its output: %s/%s.log)", l->name, step, rc,
                  s->tmp, l->name);
-    if (line_step(s, i, "cleanup", NULL))
+    if (!raw && line_step(s, i, "cleanup", NULL))
         sbio_err("%s: cleanup of %s failed (its output: %s/%s.log)", l->name, dir, s->tmp, l->name);
     else if (made)
         rmdir(dir);
@@ -1496,8 +1578,7 @@ static void survey_head(const struct survey *s, json_t *env)
              json_string_value(json_object_get(env, "kernel")) ?: "?");
     fputc('\n', s->out);
     print_wrapped(s->out, "Machine: ", buf, w, 2);
-    snprintf(buf, sizeof(buf), "%.63s (%.63s on %.255s at %.500s)", s->t.dev[0].name, s->t.fstype,
-             s->t.source, s->t.mountpoint);
+    survey_where(s, buf, sizeof(buf));
     static const char *const knobs[] = {"rotational",  "read_ahead_kb", "max_sectors_kb",
                                         "nr_requests", "nomerges",      "wbt_lat_usec",
                                         "write_cache"};
@@ -1549,6 +1630,7 @@ static json_t *survey_json(const struct survey *s, json_t *env)
                           "sbio_version", SBIO_VERSION, "command_line", argv, "battery", s->battery,
                           "device", s->t.dev[0].name, "budget_s", s->plan.budget, "least_s",
                           s->plan.least_total, "took_s", since(s), "interrupted", s->interrupted);
+    json_object_set_new(d, "filename", cfg->filename ? json_string(cfg->filename) : json_null());
     json_object_set(d, "environment", env ? env : json_null());
     json_object_set_new(d, "workloads", lines);
     json_object_set_new(d, "matrix", sbio_survey_matrix_json(&s->m));
@@ -1560,6 +1642,8 @@ static json_t *survey_json(const struct survey *s, json_t *env)
 static int survey_start(struct survey *s)
 {
     int rc = survey_battery(s);
+    if (!rc && s->cfg->filename)
+        rc = survey_raw_battery(s);
     if (!rc)
         rc = survey_schedulers(s);
     if (!rc)

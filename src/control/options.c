@@ -123,8 +123,9 @@ static const struct optdef base_opts[] = {
     /* sbio's own */
     {"dir", NULL, T_STR, OFF(dir), ".", NULL, 0, 0, DIR_CMDS | SURVEY, 0, "DIR",
      "folder of the file set (survey: of the workloads' sets, a folder each)"},
-    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, ALL_RUN, 0, "DEV",
-     "run on a raw block device instead of a file set (needs --allow-destroy)"},
+    {"filename", NULL, T_STR, OFF(filename), "", NULL, 0, 0, ALL_RUN | SURVEY, 0, "DEV",
+     "run on a raw block device instead of a file set (writes need --allow-destroy; survey: "
+     "its read-only workloads on the device)"},
     {"allow-destroy", NULL, T_BOOL, OFF(allow_destroy), "off", NULL, 0, 0, ALL_RUN, 0, "on|off",
      "allow writing to the device named by --filename"},
     {"ioengine", NULL, T_ENGINE, OFF(ioengine), "sync", NULL, 0, 0, ALL_RUN, 0, "NAME",
@@ -1303,6 +1304,12 @@ static int opt_check_survey(const struct sbio_config *cfg)
     if (!(cfg->target_ci > 0 && cfg->target_ci < 100)) {
         sbio_err("--target-ci=%g: accepted: a percentage above 0 and below 100, e.g. 5%%",
                  cfg->target_ci);
+        return -EINVAL;
+    }
+    if (cfg->filename && sbio_options_given(cfg, "dir")) {
+        sbio_err("survey: --dir=%s and --filename=%s: accepted: one of them (a folder for the "
+                 "workloads' sets, or a raw device surveyed read-only)",
+                 cfg->dir, cfg->filename);
         return -EINVAL;
     }
     return 0;

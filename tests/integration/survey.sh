@@ -14,7 +14,12 @@
 # - SIGINT while a workload's compare runs: exit 130, the matrix of what was measured, the
 #   JSON marked interrupted, no child left, the scheduler restored, the set removed;
 # - SIGKILL of the survey: its compare ends too (it dies with its parent), and the next sbio
-#   command leaves the scheduler as before.
+#   command leaves the scheduler as before;
+# - a raw device (--filename): the read-only line run on the device itself, reading and
+#   writing nothing (each run's own I/O counters), under each scheduler; a line that writes
+#   refused, --dir with --filename refused;
+# - an A/A survey (one scheduler given twice): two columns, NAME and NAME#2, each its own
+#   setting's runs.
 source "$(dirname "$0")/lib.sh"
 
 export SBIO_STATE_DIR=$TMP/state
@@ -98,6 +103,34 @@ for w in d["workloads"]:
 if d["took_s"] > d["budget_s"] + 15: print("took", d["took_s"], "of", d["budget_s"])
 '
 nothing_left "after the survey: scheduler as before, no state, no set, no temporary folder"
+
+# --- a raw device, read-only (the mounted device itself: reads only) ---
+head -2 "$B" >"$TMP/raw.battery"
+expect_exit 0 "a survey of the raw device /dev/$LOOP" \
+	"$SBIO" survey --filename="/dev/$LOOP" --battery="$TMP/raw.battery" --schedulers="$LIST" \
+	--budget=20s -o "$TMP/raw.json"
+check "raw: the head names the raw device, read-only" grep -qF "$LOOP (raw device /dev/$LOOP, read-only)" "$TMP/out"
+json_expect "raw: every run read /dev/$LOOP and wrote nothing, under its scheduler" "$TMP/raw.json" '
+if d["filename"] != "/dev/'"$LOOP"'": print("filename", d["filename"])
+cmp = d["workloads"][0]["compare"]
+if "--filename=/dev/'"$LOOP"'" not in cmp["command_line"]: print(cmp["command_line"])
+for s in cmp["settings"]:
+    for run in s["runs"]:
+        r = run["result"]
+        if r["result"]["process_io"]["write_bytes"] != 0: print("wrote", r["result"]["process_io"])
+        if r["result"]["process_io"]["read_bytes"] <= 0: print("read nothing")
+        if r["environment"]["scheduler"] != s["values"]["scheduler"]: print("ran", r["environment"]["scheduler"])
+for r in d["matrix"]["rows"]:
+    if any(c["n"] < 1 for c in r["cells"]): print("empty", r)
+'
+nothing_left "raw: nothing left"
+expect_exit 2 "raw: a battery line that writes is refused" \
+	"$SBIO" survey --filename="/dev/$LOOP" --battery="$B" --schedulers="$LIST" --budget=40s
+stderr_one_line "raw: a writing line: one line"
+check "raw: the message names the line and what is accepted" grep -qF "line rvw runs a script; a raw device is surveyed read-only" "$TMP/err"
+expect_exit 2 "raw: --dir and --filename together are refused" \
+	"$SBIO" survey --dir="$D" --filename="/dev/$LOOP" --battery="$TMP/raw.battery" --budget=20s
+nothing_left "raw refusals: nothing touched"
 
 # --- an A/A survey: one scheduler given twice, its second column named as compare names it ---
 FIRST=${LIST%%,*}
