@@ -917,26 +917,6 @@ static void diff_differs_read(struct diff_differs *d, json_t *const *a, size_t n
     free(fl);
 }
 
-/* A value as a row shows it: text as it is, "-" where a file lacks it, an array compact. */
-static void diff_value_text(char *buf, size_t len, json_t *v)
-{
-    if (json_is_null(v))
-        snprintf(buf, len, "-");
-    else if (json_is_string(v))
-        snprintf(buf, len, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%g", json_real_value(v));
-    else if (json_is_boolean(v))
-        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-    else {
-        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        snprintf(buf, len, "%s", s ? s : "?");
-        free(s);
-    }
-}
-
 /* A side's values in one cell: "4", or "2|4" when its files disagree. */
 static void diff_values_text(char *buf, size_t len, json_t *vals)
 {
@@ -946,7 +926,7 @@ static void diff_values_text(char *buf, size_t len, json_t *vals)
     json_array_foreach(vals, i, v)
     {
         char one[160];
-        diff_value_text(one, sizeof(one), v);
+        sbio_json_text(one, sizeof(one), v);
         l += (size_t)snprintf(buf + (l < len ? l : len), l < len ? len - l : 0, "%s%s",
                               i ? "|" : "", one);
     }

@@ -268,21 +268,6 @@ static void kv_row(FILE *f, const char *k, const char *v)
     fputs("</td></tr>\n", f);
 }
 
-/* A JSON value as text: a string as it is, a number as JSON writes it. */
-static void value_text(char *buf, size_t len, json_t *v)
-{
-    if (json_is_string(v))
-        snprintf(buf, len, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, len, "%g", json_real_value(v));
-    else if (json_is_boolean(v))
-        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-    else
-        snprintf(buf, len, "-");
-}
-
 /* The machine: host, kernel, CPUs, the file system, the VM's dirty ratios. */
 static void html_machine(FILE *f, json_t *env)
 {
@@ -290,7 +275,7 @@ static void html_machine(FILE *f, json_t *env)
     fputs("<h2>Machine</h2>\n<table class=\"kv\">\n", f);
     kv_row(f, "host", jstr(env, "hostname"));
     kv_row(f, "kernel", jstr(env, "kernel"));
-    value_text(b, sizeof(b), json_object_get(env, "cpus"));
+    sbio_json_text(b, sizeof(b), json_object_get(env, "cpus"));
     kv_row(f, "CPUs", b);
     snprintf(b, sizeof(b), "%s on %s at %s (%s)", jstr(env, "filesystem.type") ?: "?",
              jstr(env, "filesystem.source") ?: "?", jstr(env, "filesystem.mountpoint") ?: "?",
@@ -302,7 +287,7 @@ static void html_machine(FILE *f, json_t *env)
     {
         char key[128];
         snprintf(key, sizeof(key), "vm.%s", k);
-        value_text(b, sizeof(b), v);
+        sbio_json_text(b, sizeof(b), v);
         kv_row(f, key, b);
     }
     fputs("</table>\n", f);
@@ -330,7 +315,7 @@ static void html_readback(FILE *f, json_t *const *runs, const char *const *names
                 {
                     char key[256], val[256];
                     snprintf(key, sizeof(key), "%s\t%s", dn ? dn : "?", k);
-                    value_text(val, sizeof(val), v);
+                    sbio_json_text(val, sizeof(val), v);
                     json_object_set_new(keys, key, json_null());
                     json_t *m = json_object_get(agg[g], key);
                     if (!m)
@@ -483,13 +468,13 @@ static void html_run(FILE *f, const struct sbio_html_doc *d, bool several)
     html_command(f, doc);
     fputs("<table class=\"kv\">\n", f);
     kv_row(f, "mode", jstr(doc, "config.file_test_mode"));
-    value_text(b, sizeof(b), sbio_json_get(doc, "config.threads"));
+    sbio_json_text(b, sizeof(b), sbio_json_get(doc, "config.threads"));
     kv_row(f, "threads", b);
-    value_text(b, sizeof(b), sbio_json_get(doc, "config.block_size_bytes"));
+    sbio_json_text(b, sizeof(b), sbio_json_get(doc, "config.block_size_bytes"));
     kv_row(f, "block size (bytes)", b);
     kv_row(f, "engine", jstr(doc, "config.ioengine"));
     kv_row(f, "flags", jstr(doc, "config.file_extra_flags"));
-    value_text(b, sizeof(b), sbio_json_get(doc, "result.elapsed_s"));
+    sbio_json_text(b, sizeof(b), sbio_json_get(doc, "result.elapsed_s"));
     kv_row(f, "elapsed (s)", b);
     kv_row(f, "finished (UTC)", jstr(doc, "finished_utc"));
     fputs("</table>\n", f);
@@ -692,7 +677,7 @@ static void html_compare(FILE *f, const struct sbio_html_doc *d)
     html_command(f, doc);
     char b[256];
     fputs("<table class=\"kv\">\n", f);
-    value_text(b, sizeof(b), json_object_get(doc, "repeat"));
+    sbio_json_text(b, sizeof(b), json_object_get(doc, "repeat"));
     kv_row(f, "repeats", b);
     kv_row(f, "order", jstr(doc, "order"));
     kv_row(f, "cache", jstr(doc, "cache_drop"));

@@ -128,6 +128,10 @@ json_t *sbio_json_result(const struct sbio_report_of *of, const struct sbio_file
  * elements by index), or NULL. Keys containing dots are found whole. */
 json_t *sbio_json_get(json_t *doc, const char *path);
 
+/* A value as a table shows it, into buf: a string as it is, a number as JSON writes it, "-"
+ * for null or absent, anything else compact JSON. */
+void sbio_json_text(char *buf, size_t len, json_t *v);
+
 /* The number at such a path, or NAN when it is absent or not a number. */
 double sbio_json_num(json_t *doc, const char *path);
 

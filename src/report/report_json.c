@@ -876,3 +876,22 @@ json_t *sbio_json_declared(const struct sbio_script_job *sj)
     }
     return d;
 }
+
+void sbio_json_text(char *buf, size_t len, json_t *v)
+{
+    if (json_is_null(v))
+        snprintf(buf, len, "-");
+    else if (json_is_string(v))
+        snprintf(buf, len, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, len, "%s", s ? s : "?");
+        free(s);
+    }
+}

@@ -216,6 +216,17 @@ static void test_matrix_lower(void **state)
  * Tests of each cell against its row's best alone would not: the best is chosen as the extreme, and
  * (with uniform draws, 20 of 200 matrices had a significant cell that way); the family is
  * every pair. */
+/* A draw of a normal distribution of mean 100 and sd 5 (Box-Muller over a 64-bit LCG in *x). */
+static double normal(uint64_t *x)
+{
+    double u[2];
+    for (int q = 0; q < 2; q++) {
+        *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+        u[q] = ((double)(*x >> 11) + 0.5) / 9007199254740992.0;
+    }
+    return 100 + 5 * sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+}
+
 static void test_matrix_aa(void **state)
 {
     (void)state;
@@ -225,15 +236,8 @@ static void test_matrix_aa(void **state)
         double vals[4][8][5];
         for (size_t r = 0; r < 4; r++)
             for (size_t s = 0; s < 4; s++)
-                for (size_t i = 0; i < 5; i++) {
-                    /* Box-Muller: normal, mean 100, sd 5. */
-                    double u[2];
-                    for (int q = 0; q < 2; q++) {
-                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-                        u[q] = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
-                    }
-                    vals[r][s][i] = 100 + 5 * sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
-                }
+                for (size_t i = 0; i < 5; i++)
+                    vals[r][s][i] = normal(&x);
         struct sbio_survey_matrix m;
         fill(&m, 4, 4, "ops", 1, (const double(*)[8][5])vals, 5);
         assert_int_equal(m.ntests, 24);
@@ -465,14 +469,8 @@ static void test_diff_aa(void **state)
         for (size_t side = 0; side < 2; side++)
             for (size_t r = 0; r < 3; r++)
                 for (size_t s = 0; s < 3; s++)
-                    for (size_t i = 0; i < 5; i++) {
-                        double u[2];
-                        for (int q = 0; q < 2; q++) {
-                            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-                            u[q] = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
-                        }
-                        vals[side][r][s][i] = 100 + 5 * sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
-                    }
+                    for (size_t i = 0; i < 5; i++)
+                        vals[side][r][s][i] = normal(&x);
         struct sbio_survey_matrix a, b;
         fill(&a, 3, 3, "ops", 1, (const double(*)[8][5])vals[0], 5);
         fill(&b, 3, 3, "ops", 1, (const double(*)[8][5])vals[1], 5);
