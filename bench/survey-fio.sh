@@ -1,7 +1,8 @@
 #!/bin/bash
 # The survey's readers-vs-writer row beside fio: under each scheduler the device offers, sbio's
 # readers-vs-writer workload (as the shipped survey.battery runs it) and fio's same pair of
-# jobs on the same file, interleaved (sbio, then fio, scheduler after scheduler), ROUNDS rounds.
+# jobs on the same file, interleaved (the two tools taking turns to go first, scheduler after
+# scheduler), ROUNDS rounds.
 # Prints, per scheduler and tool, the readers' p99 and p50 (ms) and the writer's MiB/s: the
 # median of the rounds (min–max). The scheduler is set on the folder's device and put back on
 # exit.
@@ -19,18 +20,31 @@ Q=/sys/block/$DEV/queue/scheduler
 [ -w "$Q" ] || { echo "$DIR: no scheduler file for its device ($Q)" >&2; exit 2; }
 BEFORE=$(sed 's/.*\[\(.*\)\].*/\1/' "$Q")
 SCHEDS=$(tr -d '[]' <"$Q")
-OUT=$(mktemp -d)
-trap 'echo "$BEFORE" >"$Q"; "$SBIO" cleanup --script readers-vs-writer --dir="$DIR" --size="$SIZE" >/dev/null 2>&1; rm -rf "$OUT"' EXIT
+# KEEP=DIR keeps every run's JSON there (sbio-S-R.json, fio-S-R.json).
+OUT=${KEEP:-$(mktemp -d)}
+mkdir -p "$OUT"
+trap 'echo "$BEFORE" >"$Q"; "$SBIO" cleanup --script readers-vs-writer --dir="$DIR" --size="$SIZE" >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$OUT"' EXIT
 "$SBIO" prepare --script readers-vs-writer --dir="$DIR" --size="$SIZE" >/dev/null
+sbio_run() {
+	"$SBIO" run --script readers-vs-writer --dir="$DIR" --size="$SIZE" --time="$SECS" \
+		-o "$OUT/sbio-$1-$2.json" >/dev/null
+}
+fio_run() {
+	fio --filename="$DIR/test_file.0" --size="$SIZE" --direct=1 --runtime="$SECS" --time_based \
+		--group_reporting --output-format=json --name=reader --rw=randread --bs=4k \
+		--ioengine=psync --numjobs=2 --name=writer --new_group --rw=write --bs=1M \
+		--ioengine=libaio --iodepth=8 >"$OUT/fio-$1-$2.json"
+}
+# The tools take turns going first, round after round, so that neither always runs in the
+# other's wake.
 for r in $(seq "$ROUNDS"); do
 	for s in $SCHEDS; do
 		echo "$s" >"$Q"
-		"$SBIO" run --script readers-vs-writer --dir="$DIR" --size="$SIZE" --time="$SECS" \
-			-o "$OUT/sbio-$s-$r.json" >/dev/null
-		fio --filename="$DIR/test_file.0" --size="$SIZE" --direct=1 --runtime="$SECS" --time_based \
-			--group_reporting --output-format=json --name=reader --rw=randread --bs=4k \
-			--ioengine=psync --numjobs=2 --name=writer --new_group --rw=write --bs=1M \
-			--ioengine=libaio --iodepth=8 >"$OUT/fio-$s-$r.json"
+		if [ $((r % 2)) = 1 ]; then
+			sbio_run "$s" "$r" && fio_run "$s" "$r"
+		else
+			fio_run "$s" "$r" && sbio_run "$s" "$r"
+		fi
 	done
 done
 python3 - "$OUT" "$SCHEDS" "$ROUNDS" <<'PY'
@@ -45,7 +59,8 @@ def fio(f):
     p = jobs[0]['read']['clat_ns']['percentile']
     return p['99.000000'] / 1e6, p['50.000000'] / 1e6, jobs[1]['write']['bw'] / 1024
 def cell(v):
-    return '%.3g (%.3g–%.3g)' % (statistics.median(v), min(v), max(v))
+    f = lambda x: '%.0f' % x if x >= 100 else '%.3g' % x
+    return '%s (%s–%s)' % (f(statistics.median(v)), f(min(v)), f(max(v)))
 print('| scheduler | tool | readers p99 (ms) | readers p50 (ms) | writer MiB/s |')
 print('|---|---|---:|---:|---:|')
 for s in scheds:

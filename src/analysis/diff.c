@@ -52,7 +52,7 @@
 
 #include "infer.h"
 #include "report.h"
-#include "survey.h"
+#include "matrix.h"
 #include "table.h"
 #include "util.h"
 #include "version.h"

@@ -17,7 +17,7 @@
 
 #include "io.h"
 #include "report.h"
-#include "survey.h"
+#include "matrix.h"
 #include "table.h"
 #include "util.h"
 #include "version.h"

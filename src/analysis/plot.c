@@ -41,7 +41,7 @@
 #include "infer.h"
 #include "io.h"
 #include "report.h"
-#include "survey.h"
+#include "matrix.h"
 #include "table.h"
 #include "util.h"
 

@@ -207,7 +207,8 @@ check "SIGINT: no child left" test -z "$(pgrep -f "$D/rand" || true)"
 nothing_left "SIGINT: scheduler restored, no state, set removed"
 
 # --- SIGKILL ---
-"$SBIO" survey --dir="$D" --battery="$B" --schedulers="$LIST" --budget=40s >"$TMP/k.out" 2>&1 &
+echo "an earlier survey" >"$TMP/k.json"
+"$SBIO" survey --dir="$D" --battery="$B" --schedulers="$LIST" --budget=40s -o "$TMP/k.json" >"$TMP/k.out" 2>&1 &
 SP=$!
 PIDS+=("$SP")
 wait_for '^\[1/2\] rand: comparing' "$TMP/k.out" && sleep 2
@@ -218,6 +219,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 check "SIGKILL: the compare died with the survey" test -z "$(pgrep -f -- "--dir=$D/rand" || true)"
+eq "SIGKILL: the -o file that was there is left as it was" "$(cat "$TMP/k.json")" "an earlier survey"
 "$SBIO" cleanup --dir="$D/rand" >/dev/null 2>&1
 rmdir "$D/rand" 2>/dev/null
 # The survey's temporary folder (the compares' documents) is the one thing a SIGKILL leaves.
