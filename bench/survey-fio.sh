@@ -30,8 +30,10 @@ sbio_run() {
 		-o "$OUT/sbio-$1-$2.json" >/dev/null
 }
 fio_run() {
+	# --randrepeat=0: fio's readers otherwise read the same blocks in every run (its seed is
+	# fixed by default), which a cache below the device (a VM host's) then serves.
 	fio --filename="$DIR/test_file.0" --size="$SIZE" --direct=1 --runtime="$SECS" --time_based \
-		--group_reporting --output-format=json --name=reader --rw=randread --bs=4k \
+		--randrepeat=0 --group_reporting --output-format=json --name=reader --rw=randread --bs=4k \
 		--ioengine=psync --numjobs=2 --name=writer --new_group --rw=write --bs=1M \
 		--ioengine=libaio --iodepth=8 >"$OUT/fio-$1-$2.json"
 }
