@@ -934,21 +934,23 @@ static void diff_values_text(char *buf, size_t len, json_t *vals)
 
 /* Before the figures: every setting that differs under a "setting  A  B" heading, the
  * workload's first (then a blank line when gap), or one line saying that none does ("settings: the
- * same in A and B (34 workload, 11 machine and 21 device settings compared)"); nothing when neither
- * side recorded any. */
-static void diff_differs_print(FILE *out, const struct diff_differs *d, bool gap)
+ * same in A and B (34 workload, 11 machine and 21 device settings compared)", wrapped at width
+ * when not 0); nothing when neither side recorded any. */
+static void diff_differs_print(FILE *out, const struct diff_differs *d, bool gap, int width)
 {
     size_t w = strlen("setting"), wa = DIFF_VAL_W, wb = DIFF_VAL_W;
     size_t all = d->compared[0] + d->compared[1] + d->compared[2];
     json_t *r;
     size_t i;
     if (!json_array_size(d->rows)) {
+        char line[256];
+        snprintf(line, sizeof(line),
+                 "settings: the same in A and B (%zu workload, %zu machine and %zu device "
+                 "settings compared)",
+                 d->compared[DIFF_FACT_WORKLOAD], d->compared[DIFF_FACT_MACHINE],
+                 d->compared[DIFF_FACT_DEVICE]);
         if (all)
-            fprintf(out,
-                    "settings: the same in A and B (%zu workload, %zu machine and %zu device "
-                    "settings compared)\n",
-                    d->compared[DIFF_FACT_WORKLOAD], d->compared[DIFF_FACT_MACHINE],
-                    d->compared[DIFF_FACT_DEVICE]);
+            sbio_survey_wrap(out, "", line, width, 2);
         return;
     }
     json_array_foreach(d->rows, i, r)
@@ -1013,7 +1015,7 @@ static int diff_runs(FILE *out, json_t *a, json_t *b, const struct diff_differs 
     t.n = 0;
     diff_run_rows(&t, a, b);
     int w = diff_name_width(&t, "");
-    diff_differs_print(out, dd, true);
+    diff_differs_print(out, dd, true, 0);
     diff_print_head(out, w);
     diff_print_rows(out, &t, "", w);
     diff_noise_note(out, 1, 1, check, thr);
@@ -1352,7 +1354,7 @@ static void diff_cmp_names(struct diff_cmp *d)
 static int diff_cmp_print(struct diff_cmp *d, FILE *out, const char *where, bool check, double thr)
 {
     const char *names[2] = {d->name[0], d->name[1]};
-    diff_differs_print(out, &d->differs, false);
+    diff_differs_print(out, &d->differs, false, 0);
     sbio_table_print(&d->t, out, names);
     diff_noise_note(out, d->t.nrun[0], d->t.nrun[1], check, thr);
     fflush(out); /* the table before the --threshold lines on stderr */
@@ -1699,7 +1701,8 @@ static int diff_survey_gate(const struct sbio_survey_diff *d, double thr)
             sbio_survey_row_label(row, label, sizeof(label));
             sbio_err("diff: %s, %s, %s: %+.1f%% in B against A: %s %s %+g%% (--threshold=%g)",
                      row->workload, label, d->a->sched[d->sa[k]], c->pct,
-                     ci ? "the whole 95% CI" : "no CI (1 run on a side), the point difference",
+                     ci ? "the whole 95% CI"
+                        : "no CI (a side of 1 run, or of zeros), the point difference",
                      row->better > 0 ? "below" : "above", row->better > 0 ? -thr : thr, thr);
             n++;
         }
@@ -1812,7 +1815,7 @@ static int diff_surveys(const struct sbio_diff_opts *opt, int fd, FILE *out,
         struct diff_differs dd;
         diff_differs_read(&dd, &in->doc[0], 1, &in->doc[1], 1);
         diff_survey_common(&dd, in);
-        diff_differs_print(out, &dd, false);
+        diff_differs_print(out, &dd, false, SBIO_SURVEY_WIDTH);
         sbio_survey_diff_print(d, true, out);
         fputc('\n', out);
         json_t *skipped = diff_survey_skipped(d, out);

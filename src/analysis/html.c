@@ -24,18 +24,47 @@
 
 /* ---- text ---- */
 
-static void esc(FILE *f, const char *s)
+/* The length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
+    size_t len = s[0] < 0x80             ? 1
+                 : (s[0] & 0xe0) == 0xc0 ? 2
+                 : (s[0] & 0xf0) == 0xe0 ? 3
+                 : (s[0] & 0xf8) == 0xf0 ? 4
+                                         : 0;
+    if (!len || len > n || (len == 2 && s[0] < 0xc2))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* n bytes of s as HTML text: markup's characters as entities, a byte that is not valid UTF-8
+ * (text cut inside a character) as U+FFFD, so the page stays well-formed. */
+static void esc_n(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (s && n) {
+        size_t len = utf8_len(p, n);
+        switch (len ? *p : 0) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
+        case 0: fputs("\xef\xbf\xbd", f); break;
+        default: fwrite(p, 1, len, f);
         }
+        len = len ? len : 1;
+        p += len;
+        n -= len;
     }
+}
+
+static void esc(FILE *f, const char *s)
+{
+    esc_n(f, s, s ? strlen(s) : 0);
 }
 
 static const char *jstr(json_t *o, const char *path)
@@ -235,7 +264,7 @@ static void svg_lines(FILE *f, const char *title, const char *ylabel, const doub
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                 colours[k]);
         for (size_t i = 0; i < n; i++)
-            if (!isnan(y[k][i]))
+            if (!isnan(y[k][i]) && !isnan(x[i]) && !isinf(y[k][i]))
                 fprintf(f, "%.1f,%.1f ", SVG_L + w * x[i] / xmax, SVG_T + h - h * y[k][i] / top);
         fprintf(f, "\"/><text x=\"%.1f\" y=\"%d\" class=\"k\" fill=\"%s\">", SVG_L + 8 + 80.0 * k,
                 SVG_H - 14, colours[k]);
@@ -293,6 +322,30 @@ static void html_machine(FILE *f, json_t *env)
     fputs("</table>\n", f);
 }
 
+/* One setting k = v of device dn that a run read back: keys gets "DEV\tKEY" (in order of
+ * first sight), agg counts the value's text under it. Nothing is cut: a key or value jansson
+ * refuses is left out, never used after. */
+static void readback_add(json_t *keys, json_t *agg, const char *dn, const char *k, json_t *v)
+{
+    char val[256];
+    size_t n = strlen(dn) + strlen(k) + 2;
+    char *key = malloc(n);
+    if (!key)
+        return;
+    snprintf(key, n, "%s\t%s", dn, k);
+    const char *vt = val;
+    if (json_is_string(v))
+        vt = json_string_value(v);
+    else
+        sbio_json_text(val, sizeof(val), v);
+    json_t *m = json_object_get(agg, key);
+    if (!m && !json_object_set_new(agg, key, json_object()))
+        m = json_object_get(agg, key);
+    if (m && !json_object_set_new(keys, key, json_null()))
+        json_object_set_new(m, vt, json_integer(json_integer_value(json_object_get(m, vt)) + 1));
+    free(key);
+}
+
 /* The device settings the runs read back before they ran: a table per device, a row per
  * setting, a column per group of runs (runs[g] the documents of group g, named names[g]); a
  * cell lists each value the group's runs read, with how many runs read it when they differ. */
@@ -311,18 +364,7 @@ static void html_readback(FILE *f, json_t *const *runs, const char *const *names
             {
                 json_t *set = sbio_json_device_settings(dev), *v;
                 const char *k, *dn = json_string_value(json_object_get(dev, "name"));
-                json_object_foreach(set, k, v)
-                {
-                    char key[256], val[256];
-                    snprintf(key, sizeof(key), "%s\t%s", dn ? dn : "?", k);
-                    sbio_json_text(val, sizeof(val), v);
-                    json_object_set_new(keys, key, json_null());
-                    json_t *m = json_object_get(agg[g], key);
-                    if (!m)
-                        json_object_set_new(agg[g], key, m = json_object());
-                    json_object_set_new(
-                        m, val, json_integer(json_integer_value(json_object_get(m, val)) + 1));
-                }
+                json_object_foreach(set, k, v) readback_add(keys, agg[g], dn ? dn : "?", k, v);
                 json_decref(set);
             }
         }
@@ -338,14 +380,11 @@ static void html_readback(FILE *f, json_t *const *runs, const char *const *names
     json_t *unused;
     json_object_foreach(keys, key, unused)
     {
-        char dev[256];
-        snprintf(dev, sizeof(dev), "%s", key);
-        char *tab = strchr(dev, '\t');
-        *tab = 0;
+        const char *tab = strchr(key, '\t');
         fputs("<tr><td>", f);
-        esc(f, dev);
+        esc_n(f, key, tab ? (size_t)(tab - key) : strlen(key));
         fputs("</td><td>", f);
-        esc(f, tab + 1);
+        esc(f, tab ? tab + 1 : "");
         fputs("</td>", f);
         for (size_t g = 0; agg && g < ng; g++) {
             json_t *m = json_object_get(agg[g], key), *c;

@@ -561,7 +561,7 @@ static int col_width(const struct grid *g)
 }
 
 /* Columns s0..s1 of every row, each w wide. */
-static void print_block(const struct grid *g, size_t s0, size_t s1, int w, FILE *out)
+static void print_block(const struct grid *g, size_t s0, size_t s1, int w, bool mail, FILE *out)
 {
     fprintf(out, "%*s", SURVEY_INDENT, "");
     for (size_t s = s0; s < s1; s++)
@@ -570,7 +570,7 @@ static void print_block(const struct grid *g, size_t s0, size_t s1, int w, FILE 
     for (size_t r = 0; r < g->nrows; r++) {
         char head[320], l1[SBIO_SURVEY_MAX_SCHEDS][64], l2[SBIO_SURVEY_MAX_SCHEDS][64];
         g->head(g->ctx, r, head, sizeof(head));
-        fprintf(out, "%s\n", head);
+        sbio_survey_wrap(out, "", head, mail ? SBIO_SURVEY_WIDTH : 0, SURVEY_INDENT);
         for (size_t s = s0; s < s1; s++)
             g->cell(g->ctx, r, s, l1[s], l2[s], sizeof(l1[s]));
         for (int line = 0; line < 2; line++) {
@@ -595,7 +595,7 @@ static void print_grid(const struct grid *g, bool mail, FILE *out)
     per = per ? per : 1;
     for (size_t s0 = 0; s0 < g->ns; s0 += per) {
         fputc('\n', out);
-        print_block(g, s0, s0 + per < g->ns ? s0 + per : g->ns, w, out);
+        print_block(g, s0, s0 + per < g->ns ? s0 + per : g->ns, w, mail, out);
     }
 }
 
@@ -811,14 +811,16 @@ void sbio_survey_diff_print(const struct sbio_survey_diff *d, bool mail, FILE *o
     for (size_t r = 0; r < d->nrows; r++)
         for (size_t k = 0; k < d->ns; k++) {
             const struct sbio_survey_change *c = &d->c[r][k];
-            char label[160], v[512], pct[32];
+            char label[160], v[512], pct[32], ci[64] = "";
             if (!c->sig)
                 continue;
             const struct sbio_survey_row *row = &d->a->row[d->ra[r]];
             sbio_survey_row_label(row, label, sizeof(label));
             fmt_pct(pct, sizeof(pct), c->pct);
-            snprintf(v, sizeof(v), "%s, %s, %s: %s [%+.0f%%, %+.0f%%] in B, %s", row->workload,
-                     label, names[k], pct, c->lo, c->hi, c->worse ? "worse" : "better");
+            if (!isnan(c->lo) && !isnan(c->hi))
+                snprintf(ci, sizeof(ci), " [%+.0f%%, %+.0f%%]", c->lo, c->hi);
+            snprintf(v, sizeof(v), "%s, %s, %s: %s%s in B, %s", row->workload, label, names[k], pct,
+                     ci, c->worse ? "worse" : "better");
             sbio_survey_wrap(out, "- ", v, mail ? SBIO_SURVEY_WIDTH : 0, 2);
             n++;
         }
@@ -941,7 +943,7 @@ static int cell_from_json(struct sbio_survey_matrix *m, size_t r, size_t s, json
     json_t *vals = json_object_get(cell, "values"), *v;
     const char *name = json_string_value(json_object_get(cell, "scheduler"));
     size_t n = json_array_size(vals), i;
-    if (!name || strcmp(name, m->sched[s]) || !json_is_array(vals) || n > 100000) {
+    if (!name || strcmp(name, m->sched[s]) || !json_is_array(vals) || n > 1024) {
         snprintf(err, len, "matrix.rows[%zu].cells[%zu] is not %s's cell with its values", r, s,
                  m->sched[s]);
         return -EINVAL;
@@ -951,9 +953,13 @@ static int cell_from_json(struct sbio_survey_matrix *m, size_t r, size_t s, json
         return -ENOMEM;
     json_array_foreach(vals, i, v)
     {
+        /* What a run measures: a rate, a size or a time, never below 0 nor past 1e15. */
         x[i] = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!isfinite(x[i])) {
-            snprintf(err, len, "matrix.rows[%zu].cells[%zu].values[%zu] is not a number", r, s, i);
+        if (!(x[i] >= 0 && x[i] <= 1e15)) {
+            snprintf(err, len,
+                     "matrix.rows[%zu].cells[%zu].values[%zu] is not a figure sbio measures (a "
+                     "number from 0 to 1e15)",
+                     r, s, i);
             free(x);
             return -EINVAL;
         }
@@ -986,11 +992,24 @@ int sbio_survey_matrix_from_json(json_t *doc, struct sbio_survey_matrix *m, char
             return -EINVAL;
         }
         snprintf(m->sched[s], sizeof(m->sched[s]), "%s", n);
+        for (size_t t = 0; t < s; t++)
+            if (!strcmp(m->sched[t], n)) {
+                snprintf(err, len, "matrix.schedulers[%zu] is %s again (sbio names a repeat #2)", s,
+                         n);
+                return -EINVAL;
+            }
     }
     int rc = 0;
     for (size_t r = 0; r < m->nrows && !rc; r++) {
         json_t *row = json_array_get(rows, r);
         rc = row_from_json(m, r, row, err, len);
+        for (size_t q = 0; !rc && q < r; q++)
+            if (!strcmp(m->row[q].workload, m->row[r].workload) &&
+                !strcmp(m->row[q].job, m->row[r].job) && m->row[q].metric == m->row[r].metric) {
+                snprintf(err, len,
+                         "matrix.rows[%zu] repeats rows[%zu] (its workload, job and metric)", r, q);
+                rc = -EINVAL;
+            }
         for (size_t s = 0; s < m->ns && !rc; s++)
             rc =
                 cell_from_json(m, r, s, json_array_get(json_object_get(row, "cells"), s), err, len);

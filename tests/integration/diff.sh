@@ -403,7 +403,9 @@ PY
 expect_exit 0 "diff of two surveys" "$SBIO" diff "$TMP/sva.json" "$TMP/svb.json" -o "$TMP/svd.json"
 check "diff of two surveys: the workload option that differs is named first" \
 	grep -qE '^seq --time +2 +3$' "$TMP/out"
-check "diff of two surveys: the halved cell, its CI, significant" grep -qE '^    [^ ].*80\.1 -> 40\.0' "$TMP/out"
+check "diff of two surveys: the halved cell, its CI, significant" \
+	grep -qE -A1 '^    [^ ].*80\.1 -> 40\.0' "$TMP/out"
+check "diff of two surveys: below it -50% [CI]*" grep -qE '^    .*-50% \[-[0-9]+,-[0-9]+\]\*' "$TMP/out"
 check "diff of two surveys: listed as significant and worse" \
 	grep -qF -- "- seq, read MiB/s, mq-deadline: -50% [" "$TMP/out"
 eq "diff of two surveys: the one significant change" "$(grep -c '^- ' "$TMP/out")" 1
@@ -424,5 +426,5 @@ check "diff of two surveys, --threshold=30: one line names the cell" \
 expect_exit 0 "diff of two surveys, --threshold=70: nothing fires" "$SBIO" diff "$TMP/sva.json" "$TMP/svb.json" --threshold=70
 expect_exit 0 "diff of a survey with itself" "$SBIO" diff "$TMP/sva.json" "$TMP/sva.json"
 check "diff of a survey with itself: no significant change" grep -qx -- "- none" "$TMP/out"
-bad "svbad.json: matrix.rows[0].cells[0].values[1] is not a number" "$TMP/sva.json" "$TMP/svbad.json"
+bad "svbad.json: matrix.rows[0].cells[0].values[1] is not a figure sbio measures" "$TMP/sva.json" "$TMP/svbad.json"
 bad "is a survey result but" "$TMP/sva.json" "${R2K[0]}"

@@ -961,13 +961,17 @@ static void test_survey_bad(void **state)
     } cases[] = {
         {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, \"2\"]}, {\"scheduler\": \"none\", "
          "\"values\": []}]",
-         "matrix.rows[1].cells[0].values[1] is not a number"},
+         "matrix.rows[1].cells[0].values[1] is not a figure sbio measures"},
         {"[{\"scheduler\": \"bfq\", \"values\": [1]}, {\"scheduler\": \"none\", \"values\": []}]",
          "matrix.rows[1].cells[0] is not mq-deadline's cell with its values"},
         {"[{\"scheduler\": \"mq-deadline\", \"values\": [1]}]", "matrix.rows[1].cells is not"},
-        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, 1e999]}, {\"scheduler\": \"none\", "
+        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, -2]}, {\"scheduler\": \"none\", "
          "\"values\": []}]",
-         "not JSON"},
+         "matrix.rows[1].cells[0].values[1] is not a figure sbio measures (a number from 0 to "
+         "1e15)"},
+        {"[{\"scheduler\": \"mq-deadline\", \"values\": [1, 1e300]}, {\"scheduler\": \"none\", "
+         "\"values\": []}]",
+         "values[1] is not a figure sbio measures"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         write_survey_doc(at("bad.json"), cases[i].cells);
@@ -1008,6 +1012,24 @@ static void test_html_report(void **state)
     assert_has(html, "&lt;b&gt;&amp;&#39;x");
     assert_null(strstr(html, "<b>"));
     assert_has(html, "<td class=\"n best\">100 ± ");
+    assert_has(html, "</html>\n");
+    free(html);
+    /* A device name longer than any buffer, of two-byte characters: the settings read back
+     * are keyed whole (a name cut there once crashed the report). */
+    char longrun[4096], name[700] = "";
+    for (int i = 0; i < 300; i++)
+        strcat(name, "\xc3\xa9");
+    snprintf(longrun, sizeof(longrun),
+             "{\"schema\": \"sbio-result/1\", \"environment\": {\"devices\": [{\"name\": "
+             "\"%s\", \"queue\": {\"scheduler\": \"[none] mq-deadline\", \"nr_requests\": "
+             "\"64\"}}]},\n \"result\": {\"elapsed_s\": 1, \"op_types\": {\"read\": {\"ops\": "
+             "10, \"ops_per_s\": 10}}}}\n",
+             name);
+    write_file(at("long.json"), longrun);
+    assert_int_equal(PLOT(err, at("long.json"), "-o", at("long.html")), 0);
+    html = read_all(at("long.html"));
+    assert_non_null(html);
+    assert_has(html, "<td>nr_requests</td><td>64</td>");
     assert_has(html, "</html>\n");
     free(html);
     /* --output-format=html under another name. */

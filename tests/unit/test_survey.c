@@ -399,7 +399,13 @@ static void test_from_json(void **state)
     sbio_survey_matrix_free(&back);
     json_object_set_new(c0, "values", json_pack("[i,s]", 1, "2"));
     assert_int_equal(sbio_survey_matrix_from_json(doc, &back, err, sizeof(err)), -EINVAL);
-    assert_string_equal(err, "matrix.rows[0].cells[0].values[1] is not a number");
+    assert_string_equal(err, "matrix.rows[0].cells[0].values[1] is not a figure sbio measures (a "
+                             "number from 0 to 1e15)");
+    /* A scheduler named twice, or a row given twice, is not what sbio writes. */
+    json_object_set_new(c0, "values", json_pack("[i]", 1));
+    json_array_set_new(sbio_json_get(doc, "matrix.schedulers"), 1, json_string("none"));
+    assert_int_equal(sbio_survey_matrix_from_json(doc, &back, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "matrix.schedulers[1] is none again (sbio names a repeat #2)");
     json_decref(doc);
     sbio_survey_matrix_free(&m);
 }
