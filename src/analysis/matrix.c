@@ -483,6 +483,17 @@ static void fmt_pct(char *buf, size_t len, double v)
     snprintf(buf, len, fabs(v) >= 10 ? "%+.0f%%" : "%+.1f%%", v);
 }
 
+/* A change as a cell's second line: "+15%", or "+15% [+5,+26]*" with its CI (* significant). */
+static void fmt_change(char *buf, size_t len, double pct, double lo, double hi, bool sig)
+{
+    char a[32];
+    fmt_pct(a, sizeof(a), pct);
+    if (isnan(lo))
+        snprintf(buf, len, "%s", a);
+    else
+        snprintf(buf, len, "%s [%+.0f,%+.0f]%s", a, lo, hi, sig ? "*" : "");
+}
+
 /* Cell's two lines: "3.38 ± 0.41" and "best", or "+15% [+5,+26]*" (*: significant). */
 static void fmt_cell(const struct sbio_survey_cell *c, double div, char *l1, char *l2, size_t len)
 {
@@ -501,11 +512,7 @@ static void fmt_cell(const struct sbio_survey_cell *c, double div, char *l1, cha
     }
     if (isnan(c->diff_pct))
         return;
-    fmt_pct(a, sizeof(a), c->diff_pct);
-    if (isnan(c->lo))
-        snprintf(l2, len, "%s", a);
-    else
-        snprintf(l2, len, "%s [%+.0f,%+.0f]%s", a, c->lo, c->hi, c->sig ? "*" : "");
+    fmt_change(l2, len, c->diff_pct, c->lo, c->hi, c->sig);
 }
 
 static int text_cols(const char *s);
@@ -784,11 +791,7 @@ static void diff_cell(const void *ctx, size_t r, size_t k, char *l1, char *l2, s
     l2[0] = 0;
     if (isnan(c->pct))
         return;
-    fmt_pct(x, sizeof(x), c->pct);
-    if (isnan(c->lo))
-        snprintf(l2, len, "%s", x);
-    else
-        snprintf(l2, len, "%s [%+.0f,%+.0f]%s", x, c->lo, c->hi, c->sig ? "*" : "");
+    fmt_change(l2, len, c->pct, c->lo, c->hi, c->sig);
 }
 
 void sbio_survey_diff_print(const struct sbio_survey_diff *d, bool mail, FILE *out)

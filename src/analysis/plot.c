@@ -1948,16 +1948,21 @@ static int plot_srv_write_row(const struct plot_ctx *c, const struct sbio_survey
 
 /* Over each bar: "best", or its difference to the best with "*" when significant; "no runs"
  * in an empty slot. Returns the highest point of the row (value or CI), in the shown unit. */
+/* The highest point of a cell: its CI's top or its highest run. */
+static double plot_srv_top(const struct sbio_survey_cell *e)
+{
+    double t = e->mean + (isnan(e->half) ? 0 : e->half);
+    for (size_t i = 0; i < e->n; i++)
+        t = e->val[i] > t ? e->val[i] : t;
+    return t;
+}
+
 static double plot_srv_labels(FILE *f, const struct sbio_survey_row *row, size_t ns, double div)
 {
     double top = 0;
-    for (size_t s = 0; s < ns; s++) {
-        const struct sbio_survey_cell *e = &row->cell[s];
-        double t = e->mean + (isnan(e->half) ? 0 : e->half);
-        for (size_t i = 0; i < e->n; i++)
-            t = e->val[i] > t ? e->val[i] : t;
-        top = e->n && t / div > top ? t / div : top;
-    }
+    for (size_t s = 0; s < ns; s++)
+        if (row->cell[s].n && plot_srv_top(&row->cell[s]) / div > top)
+            top = plot_srv_top(&row->cell[s]) / div;
     for (size_t s = 0; s < ns; s++) {
         const struct sbio_survey_cell *e = &row->cell[s];
         char d[48];
@@ -1976,9 +1981,7 @@ static double plot_srv_labels(FILE *f, const struct sbio_survey_row *row, size_t
             snprintf(d, sizeof(d),
                      fabs(e->diff_pct) >= 10 ? "%+.0f%%%s\nn=%zu" : "%+.1f%%%s\nn=%zu", e->diff_pct,
                      e->sig ? " *" : "", e->n);
-        double t = e->mean + (isnan(e->half) ? 0 : e->half);
-        for (size_t i = 0; i < e->n; i++)
-            t = e->val[i] > t ? e->val[i] : t;
+        double t = plot_srv_top(e);
         fprintf(f, "set label ");
         plot_dquote(f, d);
         fprintf(f, " at first %zu, first %.6g center offset 0,1.3 font ',9'\n", s, t / div);
