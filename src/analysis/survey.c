@@ -341,7 +341,10 @@ static int run_child(struct survey *s, char **argv, const char *log)
         _exit(127);
     }
     setpgid(pid, pid);
-    bool passed = false;
+    /* A stop asked before this child started (the cleanup after an interrupted compare) is
+     * not passed on: a SIGINT landing before the child's own handler would kill it half done
+     * and leave its set behind. */
+    bool passed = sbio_stop_requested() != 0;
     int st;
     for (;;) {
         int sig = sbio_stop_requested();
